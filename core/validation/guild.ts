@@ -1,0 +1,43 @@
+import { z } from "zod";
+import { oneLine } from "./fields";
+
+/** Fields an operator may set on a guild. */
+const guildFields = {
+  name: oneLine(120),
+  description: z.string().max(2000),
+  routines_enabled: z.boolean(),
+  git_author_email: z.email().max(320).nullable(),
+};
+
+/**
+ * Body of `POST /api/guilds`.
+ *
+ * @example GuildCreate.parse({ name: "Research" }) // routines_enabled: true
+ */
+export const GuildCreate = z.strictObject({
+  name: guildFields.name,
+  description: guildFields.description.default(""),
+  routines_enabled: guildFields.routines_enabled.default(true),
+  git_author_email: guildFields.git_author_email.default(null),
+});
+
+/** Body of `PATCH /api/guilds/:id`: any subset of the fields, at least one. */
+export const GuildPatch = z
+  .strictObject(guildFields)
+  .partial()
+  .refine((body) => Object.keys(body).length > 0, { message: "no field to change" });
+
+/** A guild as the API returns it. */
+export const Guild = z.object({
+  id: z.uuid(),
+  organisation_id: z.uuid(),
+  name: z.string(),
+  description: z.string(),
+  routines_enabled: z.boolean(),
+  git_author_email: z.string().nullable(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+
+export type GuildCreate = z.infer<typeof GuildCreate>;
+export type GuildPatch = z.infer<typeof GuildPatch>;

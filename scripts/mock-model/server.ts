@@ -1,0 +1,241 @@
+/**
+ * The scripted mock model: a real HTTP server speaking the OpenAI Chat Completions
+ * protocol, so the platform's model client is exercised over the wire exactly as in
+ * production, while tests decide each reply by queueing it over HTTP.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  completionBody,
+  echoReply,
+  errorBody,
+  isObject,
+  parseScript,
+  ScriptError,
+  streamChunks,
+  usageFor,
+  type Json,
+  type ScriptedReply,
+} from "./replies";
+
+export interface MockModel {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export interface MockModelOptions {
+  port?: number;
+  host?: string;
+}
+
+/** One model call as the server saw it; `aborted` turns true if the client left early. */
+export interface RecordedRequest {
+  received_at: string;
+  path: string;
+  headers: Record<string, string>;
+  body: Json;
+  aborted: boolean;
+}
+
+/** Header values that must never be echoed back or logged. */
+const SECRET_HEADERS = new Set(["authorization", "proxy-authorization", "x-api-key", "api-key", "cookie"]);
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Mutable state shared by all requests of one server instance. */
+class MockState {
+  queue: ScriptedReply[] = [];
+  requests: RecordedRequest[] = [];
+  private callIds = 0;
+  private completions = 0;
+
+  nextCallId = (): string => `call_${++this.callIds}`;
+  nextCompletionId = (): string => `chatcmpl-mock-${++this.completions}`;
+
+  reset(): void {
+    this.queue = [];
+    this.requests = [];
+    this.callIds = 0;
+  }
+}
+
+export async function startMockModel(options: MockModelOptions = {}): Promise<MockModel> {
+  const host = options.host ?? "127.0.0.1";
+  const state = new MockState();
+  const server = createServer((req, res) => {
+    handle(state, req, res).catch((err: unknown) => {
+      // A handler failure must not take the server down; answer if still possible.
+      if (!res.headersSent && !res.destroyed) {
+        sendJson(res, 500, errorBody(500, err instanceof Error ? err.message : String(err)));
+      } else {
+        res.destroy();
+      }
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    close() {
+      closing ??= new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        // Keep-alive sockets and streams in progress would otherwise hold close() open.
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+async function handle(state: MockState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const path = new URL(req.url ?? "/", "http://mock").pathname.replace(/\/+$/, "") || "/";
+  const method = req.method ?? "GET";
+  try {
+    if (path === "/__health" && method === "GET") return sendJson(res, 200, { ok: true });
+    if (path === "/__requests" && method === "GET") return sendJson(res, 200, { requests: state.requests });
+    if (path === "/__script" && method === "DELETE") {
+      state.reset();
+      return sendJson(res, 200, { queued: 0 });
+    }
+    if (path === "/__script" && method === "POST") {
+      const replies = parseScript(await readJson(req), state.nextCallId);
+      state.queue.push(...replies);
+      return sendJson(res, 200, { queued: state.queue.length });
+    }
+    if ((path === "/v1/models" || path === "/models") && method === "GET") {
+      return sendJson(res, 200, {
+        object: "list",
+        data: [{ id: "mock-model", object: "model", created: 0, owned_by: "mock" }],
+      });
+    }
+    if ((path === "/v1/chat/completions" || path === "/chat/completions") && method === "POST") {
+      return await chatCompletion(state, req, res, path);
+    }
+    throw new HttpError(404, `No route for ${method} ${path}`, "not_found");
+  } catch (err) {
+    if (err instanceof ScriptError) return sendJson(res, 400, errorBody(400, err.message));
+    if (err instanceof HttpError) return sendJson(res, err.status, errorBody(err.status, err.message, err.code));
+    throw err;
+  }
+}
+
+async function chatCompletion(state: MockState, req: IncomingMessage, res: ServerResponse, path: string) {
+  const body = await readJson(req);
+  if (!isObject(body)) throw new HttpError(400, "request body must be a JSON object");
+  const messages = body.messages;
+  if (!Array.isArray(messages)) throw new HttpError(400, "messages must be an array");
+
+  const record: RecordedRequest = {
+    received_at: new Date().toISOString(),
+    path,
+    headers: redactedHeaders(req),
+    body,
+    aborted: false,
+  };
+  state.requests.push(record);
+
+  // `close` before the response finished means the client went away (or the server is closing).
+  const gone = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) {
+      record.aborted = true;
+      gone.abort();
+    }
+  });
+
+  const reply = state.queue.shift() ?? echoReply(messages);
+  if (reply.delay_ms) {
+    if (!(await pause(reply.delay_ms, gone.signal))) return;
+  }
+  if (reply.status !== undefined) return sendJson(res, reply.status, errorBody(reply.status, reply.content));
+
+  const meta = {
+    id: state.nextCompletionId(),
+    created: Math.floor(Date.now() / 1000),
+    model: typeof body.model === "string" ? body.model : "mock-model",
+  };
+  const usage = usageFor(reply, messages);
+  if (body.stream !== true) return sendJson(res, 200, completionBody(reply, meta, usage));
+
+  const streamOptions = body.stream_options;
+  const includeUsage = isObject(streamOptions) && streamOptions.include_usage === true;
+  res.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+  });
+  const events = streamChunks(reply, meta, usage, includeUsage).map((chunk) => JSON.stringify(chunk));
+  events.push("[DONE]");
+  for (const [i, event] of events.entries()) {
+    if (i > 0 && reply.stream_chunk_ms) {
+      if (!(await pause(reply.stream_chunk_ms, gone.signal))) return;
+    }
+    if (gone.signal.aborted) return;
+    res.write(`data: ${event}\n\n`);
+  }
+  res.end();
+}
+
+/** Resolves false instead of throwing when the client leaves, so callers just stop. */
+async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function redactedHeaders(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    const key = name.toLowerCase();
+    headers[key] = SECRET_HEADERS.has(key) ? "[redacted]" : Array.isArray(value) ? value.join(", ") : value;
+  }
+  return headers;
+}
+
+async function readJson(req: IncomingMessage): Promise<Json> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const part of req) {
+    const buf = part as Buffer;
+    size += buf.length;
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, "request body too large");
+    parts.push(buf);
+  }
+  const text = Buffer.concat(parts).toString("utf8");
+  try {
+    return JSON.parse(text) as Json;
+  } catch {
+    throw new HttpError(400, "request body is not valid JSON");
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  if (res.destroyed) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}

@@ -1,0 +1,33 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TestProject } from "vitest/node";
+import { migrateDatabase } from "../../scripts/db/migrate";
+import { startDatabase } from "../../scripts/stack/postgres";
+import { startWsProxy } from "../../scripts/stack/ws-proxy";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    databaseUrl: string;
+    neonWsProxy: string;
+  }
+}
+
+/**
+ * Global setup of the workerd tests: a real Postgres on a free port (the server at
+ * TEST_DATABASE_URL when set, otherwise an embedded one in a temporary folder),
+ * migrated, behind the WebSocket proxy the Neon driver uses locally.
+ */
+export default async function setup(project: TestProject) {
+  const dataDir = mkdtempSync(join(tmpdir(), "guilds-test-pg-"));
+  const db = await startDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, dataDir });
+  await migrateDatabase(db.url);
+  const proxy = await startWsProxy({ allow: [`${db.host}:${db.port}`] });
+  project.provide("databaseUrl", db.url);
+  project.provide("neonWsProxy", proxy.address);
+  return async () => {
+    await proxy.close();
+    await db.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+}

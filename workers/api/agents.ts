@@ -1,0 +1,87 @@
+import { and, eq, sql } from "drizzle-orm";
+import { Hono } from "hono";
+import { z } from "zod";
+import { fromWire, toWire } from "../../core/db/rows";
+import { agents } from "../../core/db/schema";
+import { Agent, AgentCreate, AgentPatch } from "../../core/validation/agent";
+import { isUuid } from "../../core/validation/fields";
+import { readBody } from "../body";
+import type { AppEnv } from "../context";
+import { notFound } from "../errors";
+import type { RouteDoc } from "../openapi";
+import { listPage } from "../pagination";
+import { findGuild } from "./guilds";
+
+/** The model a new agent gets when its body names none. */
+export const FALLBACK_MODEL = "gpt-4.1-mini";
+
+export const toAgent = (row: typeof agents.$inferSelect) => toWire(row);
+
+/** The caller's agent with this id, or 404 (also for another organisation's agent). */
+export async function findAgent(db: AppEnv["Variables"]["db"], organisationId: string, id: string) {
+  if (!isUuid(id)) throw notFound("agent");
+  const [row] = await db.select().from(agents)
+    .where(and(eq(agents.id, id), eq(agents.organisationId, organisationId))).limit(1);
+  if (!row) throw notFound("agent");
+  return row;
+}
+
+/** `POST /api/guilds/:id/agents`, mounted beside the guild routes. */
+export const guildAgentRoutes = new Hono<AppEnv>().post("/:id/agents", async (c) => {
+  const guild = await findGuild(c.get("db"), c.get("organisationId"), c.req.param("id"));
+  const body = await readBody(c, AgentCreate);
+  const [row] = await c.get("db").insert(agents).values({
+    ...(fromWire(body) as typeof agents.$inferInsert),
+    model: body.model ?? c.env.DEFAULT_MODEL ?? FALLBACK_MODEL,
+    guildId: guild.id,
+    organisationId: guild.organisationId,
+  }).returning();
+  return c.json(toAgent(row!), 201);
+});
+
+export const agentRoutes = new Hono<AppEnv>()
+  .get("/", async (c) => {
+    const page = listPage(c.req.query(), { guild_id: z.uuid().optional() });
+    const guildId = page.params.guild_id as string | undefined;
+    const rows = await c.get("db").select().from(agents)
+      .where(and(
+        eq(agents.organisationId, c.get("organisationId")),
+        guildId ? eq(agents.guildId, guildId) : undefined,
+        page.where(agents.createdAt, agents.id),
+      ))
+      .orderBy(...page.order(agents.createdAt, agents.id))
+      .limit(page.limit + 1);
+    return c.json(page.result(rows, toAgent));
+  })
+  .get("/:id", async (c) => {
+    return c.json(toAgent(await findAgent(c.get("db"), c.get("organisationId"), c.req.param("id"))));
+  })
+  .patch("/:id", async (c) => {
+    const id = c.req.param("id");
+    await findAgent(c.get("db"), c.get("organisationId"), id);
+    const body = await readBody(c, AgentPatch);
+    const [row] = await c.get("db").update(agents)
+      .set({ ...fromWire(body), updatedAt: sql`now()` })
+      .where(and(eq(agents.id, id), eq(agents.organisationId, c.get("organisationId"))))
+      .returning();
+    if (!row) throw notFound("agent");
+    return c.json(toAgent(row));
+  })
+  .delete("/:id", async (c) => {
+    const id = c.req.param("id");
+    if (!isUuid(id)) throw notFound("agent");
+    // Cascades to runs, messages, schedules, scripts and the agent's counter row.
+    const deleted = await c.get("db").delete(agents)
+      .where(and(eq(agents.id, id), eq(agents.organisationId, c.get("organisationId"))))
+      .returning({ id: agents.id });
+    if (deleted.length === 0) throw notFound("agent");
+    return c.body(null, 204);
+  });
+
+export const agentDocs: RouteDoc[] = [
+  { method: "post", path: "/api/guilds/{id}/agents", summary: "Create an agent in a guild", tag: "Agents", body: AgentCreate, response: Agent, status: 201 },
+  { method: "get", path: "/api/agents", summary: "List the organisation's agents, newest first (filter with ?guild_id=)", tag: "Agents", response: Agent, list: true },
+  { method: "get", path: "/api/agents/{id}", summary: "Read an agent", tag: "Agents", response: Agent },
+  { method: "patch", path: "/api/agents/{id}", summary: "Change an agent's configuration (new runs only)", tag: "Agents", body: AgentPatch, response: Agent },
+  { method: "delete", path: "/api/agents/{id}", summary: "Delete an agent with its runs and messages", tag: "Agents", status: 204 },
+];

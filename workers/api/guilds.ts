@@ -1,0 +1,71 @@
+import { and, eq, sql } from "drizzle-orm";
+import { Hono } from "hono";
+import { toWire, fromWire } from "../../core/db/rows";
+import { guilds } from "../../core/db/schema";
+import { Guild, GuildCreate, GuildPatch } from "../../core/validation/guild";
+import { isUuid } from "../../core/validation/fields";
+import { readBody } from "../body";
+import type { AppEnv } from "../context";
+import { notFound } from "../errors";
+import type { RouteDoc } from "../openapi";
+import { listPage } from "../pagination";
+
+export const toGuild = (row: typeof guilds.$inferSelect) => toWire(row);
+
+/** The caller's guild with this id, or 404 (also for another organisation's guild). */
+export async function findGuild(db: AppEnv["Variables"]["db"], organisationId: string, id: string) {
+  if (!isUuid(id)) throw notFound("guild");
+  const [row] = await db.select().from(guilds)
+    .where(and(eq(guilds.id, id), eq(guilds.organisationId, organisationId))).limit(1);
+  if (!row) throw notFound("guild");
+  return row;
+}
+
+export const guildRoutes = new Hono<AppEnv>()
+  .post("/", async (c) => {
+    const body = await readBody(c, GuildCreate);
+    const [row] = await c.get("db").insert(guilds)
+      .values({ ...(fromWire(body) as typeof guilds.$inferInsert), organisationId: c.get("organisationId") })
+      .returning();
+    return c.json(toGuild(row!), 201);
+  })
+  .get("/", async (c) => {
+    const page = listPage(c.req.query());
+    const rows = await c.get("db").select().from(guilds)
+      .where(and(eq(guilds.organisationId, c.get("organisationId")), page.where(guilds.createdAt, guilds.id)))
+      .orderBy(...page.order(guilds.createdAt, guilds.id))
+      .limit(page.limit + 1);
+    return c.json(page.result(rows, toGuild));
+  })
+  .get("/:id", async (c) => {
+    return c.json(toGuild(await findGuild(c.get("db"), c.get("organisationId"), c.req.param("id"))));
+  })
+  .patch("/:id", async (c) => {
+    const id = c.req.param("id");
+    await findGuild(c.get("db"), c.get("organisationId"), id);
+    const body = await readBody(c, GuildPatch);
+    const [row] = await c.get("db").update(guilds)
+      .set({ ...fromWire(body), updatedAt: sql`now()` })
+      .where(and(eq(guilds.id, id), eq(guilds.organisationId, c.get("organisationId"))))
+      .returning();
+    if (!row) throw notFound("guild");
+    return c.json(toGuild(row));
+  })
+  .delete("/:id", async (c) => {
+    const id = c.req.param("id");
+    if (!isUuid(id)) throw notFound("guild");
+    // Cascades to the guild's agents, their runs and messages, and its counter row.
+    const deleted = await c.get("db").delete(guilds)
+      .where(and(eq(guilds.id, id), eq(guilds.organisationId, c.get("organisationId"))))
+      .returning({ id: guilds.id });
+    if (deleted.length === 0) throw notFound("guild");
+    return c.body(null, 204);
+  });
+
+export const guildDocs: RouteDoc[] = [
+  { method: "post", path: "/api/guilds", summary: "Create a guild", tag: "Guilds", body: GuildCreate, response: Guild, status: 201 },
+  { method: "get", path: "/api/guilds", summary: "List the organisation's guilds, newest first", tag: "Guilds", response: Guild, list: true },
+  { method: "get", path: "/api/guilds/{id}", summary: "Read a guild", tag: "Guilds", response: Guild },
+  { method: "patch", path: "/api/guilds/{id}", summary: "Change a guild", tag: "Guilds", body: GuildPatch, response: Guild },
+  { method: "delete", path: "/api/guilds/{id}", summary: "Delete a guild with its agents, runs and messages", tag: "Guilds", status: 204 },
+];

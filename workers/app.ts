@@ -1,0 +1,47 @@
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { agentDocs, agentRoutes, guildAgentRoutes } from "./api/agents";
+import { guildDocs, guildRoutes } from "./api/guilds";
+import { healthDocs, healthRoutes } from "./api/health";
+import type { AppEnv } from "./context";
+import { ApiError, errorResponse } from "./errors";
+import { authenticate, database } from "./middleware";
+import { openApiDocument } from "./openapi";
+
+export const API_VERSION = "0.1.0";
+const routeDocs = [...healthDocs, ...guildDocs, ...agentDocs];
+
+/** The edge API under /api; everything else is the console's static assets. */
+export const app = new Hono<AppEnv>();
+
+app.route("/api/health", healthRoutes);
+app.get("/api/openapi.json", (c) => c.json(openApiDocument(routeDocs, API_VERSION)));
+
+const api = new Hono<AppEnv>();
+api.use(database, authenticate);
+api.route("/guilds", guildRoutes);
+api.route("/guilds", guildAgentRoutes);
+api.route("/agents", agentRoutes);
+app.route("/api", api);
+
+app.notFound((c) => {
+  if (c.req.path.startsWith("/api/") || c.req.path === "/api") {
+    return errorResponse(c, new ApiError(404, "route.not_found", `No route ${c.req.method} ${c.req.path}`));
+  }
+  return c.env.ASSETS ? c.env.ASSETS.fetch(c.req.raw) : c.text("Not found", 404);
+});
+
+app.onError((error, c) => {
+  if (error instanceof ApiError) return errorResponse(c, error);
+  if (error instanceof HTTPException) {
+    return errorResponse(c, new ApiError(error.status as 400, "request.invalid", error.message));
+  }
+  // Unknown failures: one structured line with no request body, payloads or secrets.
+  console.error(JSON.stringify({
+    level: "error",
+    operation: `${c.req.method} ${c.req.routePath}`,
+    error: error instanceof Error ? error.name : "Error",
+    message: error instanceof Error ? error.message.slice(0, 300) : String(error).slice(0, 300),
+  }));
+  return errorResponse(c, new ApiError(500, "internal", "Something went wrong on our side"));
+});

@@ -1,0 +1,64 @@
+import type { Context } from "hono";
+import type { z } from "zod";
+import { fieldIssues } from "../core/validation/issues";
+import { ApiError, validationFailed } from "./errors";
+
+const DEFAULT_LIMIT = 1024 * 1024;
+
+/**
+ * Reads a JSON body no larger than MAX_BODY_BYTES and validates it: 413 over the
+ * limit (stopping the read there), 415 for another content type, 400 for bad
+ * JSON, 422 naming each bad field.
+ *
+ * @example const body = await readBody(c, GuildCreate);
+ */
+export async function readBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
+  const limit = Number(c.env?.MAX_BODY_BYTES) || DEFAULT_LIMIT;
+  const type = c.req.header("content-type") ?? "";
+  if (!/^application\/(.+\+)?json\b/i.test(type)) {
+    throw new ApiError(415, "request.unsupported_media_type", "Send the body as application/json");
+  }
+  const declared = Number(c.req.header("content-length"));
+  if (declared > limit) throw tooLarge(limit);
+  const text = await readLimited(c.req.raw, limit);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ApiError(400, "request.invalid_json", "The body is not valid JSON");
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw validationFailed(fieldIssues(parsed.error));
+  return parsed.data;
+}
+
+async function readLimited(request: Request, limit: number): Promise<string> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new ApiError(400, "request.invalid_json", "The body is not valid UTF-8");
+  }
+}
+
+const tooLarge = (limit: number) =>
+  new ApiError(413, "request.too_large", `The body is larger than ${limit} bytes`, { limit_bytes: limit });

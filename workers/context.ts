@@ -1,0 +1,12 @@
+import type { Database } from "../core/db/client";
+import type { Env } from "./env";
+
+/** Hono's typing of this Worker: its bindings and what middleware puts on the context. */
+export interface AppEnv {
+  Bindings: Env;
+  Variables: {
+    db: Database;
+    /** The caller's organisation, set by the auth middleware. */
+    organisationId: string;
+  };
+}

@@ -1,0 +1,17 @@
+import type { AgentObject } from "../durable-objects/agent/agent-object";
+
+/** Bindings of the edge Worker and the agent objects (see wrangler.toml). */
+export interface Env {
+  AGENT: DurableObjectNamespace<AgentObject>;
+  ASSETS?: Fetcher;
+  /** Postgres connection string; Neon in production. */
+  DATABASE_URL?: string;
+  /** Local development: host:port of the WebSocket-to-TCP proxy in front of Postgres. */
+  NEON_WS_PROXY?: string;
+  /** Model a new agent gets when its body names none. */
+  DEFAULT_MODEL?: string;
+  /** Base URL of the platform's default OpenAI-compatible provider. */
+  MODEL_BASE_URL?: string;
+  /** Largest accepted JSON body in bytes (default 1 MiB). */
+  MAX_BODY_BYTES?: string;
+}

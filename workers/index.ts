@@ -1,0 +1,5 @@
+import { app } from "./app";
+
+export { AgentObject } from "../durable-objects/agent/agent-object";
+
+export default app;

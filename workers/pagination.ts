@@ -1,0 +1,63 @@
+import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
+import type { PgColumn } from "drizzle-orm/pg-core";
+import { z } from "zod";
+import { fieldIssues } from "../core/validation/issues";
+import { validationFailed } from "./errors";
+
+/** Query of every list route: `?limit=` (1..200, default 50) and an opaque `?cursor=`. */
+export const ListQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(200).optional(),
+});
+
+interface Position {
+  createdAt: Date;
+  id: string;
+}
+
+/**
+ * Newest-first keyset pagination on (created_at, id): stable under inserts,
+ * and each page is one index range scan.
+ *
+ * @example
+ *   const page = listPage(c.req.query());
+ *   const rows = await db.select().from(guilds).where(and(scope, page.where(guilds.createdAt, guilds.id)))
+ *     .orderBy(...page.order(guilds.createdAt, guilds.id)).limit(page.limit + 1);
+ *   return c.json(page.result(rows, toGuild));
+ */
+export function listPage(query: Record<string, string>, extra: z.ZodRawShape = {}) {
+  const parsed = ListQuery.extend(extra).safeParse(query);
+  if (!parsed.success) throw validationFailed(fieldIssues(parsed.error));
+  const { limit, cursor } = parsed.data as { limit: number; cursor?: string };
+  const after = cursor ? decodeCursor(cursor) : null;
+  return {
+    limit,
+    params: parsed.data as Record<string, unknown>,
+    where(createdAt: PgColumn, id: PgColumn): SQL | undefined {
+      if (!after) return undefined;
+      return or(lt(createdAt, after.createdAt), and(eq(createdAt, after.createdAt), lt(id, after.id)));
+    },
+    order: (createdAt: PgColumn, id: PgColumn) => [desc(createdAt), desc(id)],
+    result<R extends Position>(rows: R[], wire: (row: R) => unknown) {
+      const more = rows.length > limit;
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return { data: page.map(wire), next_cursor: more && last ? encodeCursor(last) : null };
+    },
+  };
+}
+
+function encodeCursor(position: Position): string {
+  return btoa(`${position.createdAt.toISOString()}|${position.id}`).replace(/=+$/, "");
+}
+
+function decodeCursor(cursor: string): Position {
+  try {
+    const [at, id] = atob(cursor).split("|");
+    const createdAt = new Date(at ?? "");
+    if (!id || Number.isNaN(createdAt.getTime())) throw new Error("bad cursor");
+    return { createdAt, id };
+  } catch {
+    throw validationFailed([{ field: "cursor", message: "not a cursor this API returned" }]);
+  }
+}

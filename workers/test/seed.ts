@@ -1,0 +1,30 @@
+import { env } from "cloudflare:workers";
+import { openDatabase } from "../../core/db/client";
+import { createOrganisation } from "../../core/db/organisations";
+
+/** A fresh organisation and its token in the test database. */
+export async function seedOrganisation(name = "Test org") {
+  const { db, close } = openDatabase(env);
+  try {
+    return await createOrganisation(db, name);
+  } finally {
+    await close();
+  }
+}
+
+/** Calls the Worker like a client would, with JSON and an optional token. */
+export async function call(method: string, path: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  const { exports } = await import("cloudflare:workers");
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
+    headers["content-type"] ??= "application/json";
+  }
+  const response = await (exports as unknown as { default: Fetcher }).default.fetch(`http://api.test${path}`, { method, headers, body });
+  const text = await response.text();
+  let json: any = null;
+  try { json = text ? JSON.parse(text) : null; } catch { json = text; }
+  return { status: response.status, json, headers: response.headers };
+}
