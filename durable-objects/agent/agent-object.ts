@@ -1,13 +1,146 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../workers/env";
+import { DeadlineLog } from "./deadline-log";
+import { DeadlineMultiplexer, deadlineKind, type Deadline, type DeadlineHandler } from "./deadlines";
+import { GenerationLock } from "./generation-lock";
+
+/** `generationState()`: the agent's lock as the Worker reports it (UTC ISO times). */
+export interface GenerationState {
+  generating: boolean;
+  run_id?: string;
+  generation?: number;
+  started_at?: string;
+  lease_until?: string;
+  /** The lease ran out without a release: the generation is presumed dead (recovery pending). */
+  lease_expired?: boolean;
+}
+
+/** `deadlines()`: one pending deadline, for diagnostics (the payload is left out). */
+export interface DeadlineView {
+  name: string;
+  kind: string;
+  due_at: string;
+  version: number;
+  attempts: number;
+}
+
+/** `firedDeadlines()`: one successful firing. */
+export interface FiredDeadlineView {
+  name: string;
+  due_at: string;
+  fired_at: string;
+}
 
 /**
  * One object per agent, addressed by the agent id (`idFromName(agentId)`).
  * It is the single writer of the agent's runs: it holds the generation lock and
  * multiplexes every deadline of the agent onto the object's one alarm.
+ *
+ * The run loop, the heartbeat that renews the lease and the recovery of an expired lease
+ * come later; this class holds their storage and the alarm path they will use.
  */
 export class AgentObject extends DurableObject<Env> {
+  /**
+   * The clock every part of the object reads (deadlines, lease times). Public so tests
+   * can replace it through `runInDurableObject` and drive time without waiting.
+   */
+  now: () => number = () => Date.now();
+
+  /** The agent's named deadlines on the object's one alarm. */
+  readonly multiplexer: DeadlineMultiplexer;
+  /** One generation at a time per agent (GEN-002). */
+  readonly lock: GenerationLock;
+  /**
+   * Handlers by deadline kind. Later features add theirs here (`schedule`, `sandbox.idle`,
+   * `generation.heartbeat`); a kind that is not registered cannot be set over RPC, and a
+   * stored entry of an unknown kind is dropped when it comes due.
+   */
+  readonly deadlineHandlers: Record<string, DeadlineHandler>;
+  private readonly firings: DeadlineLog;
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    const sql = ctx.storage.sql;
+    const clock = () => this.now();
+    this.firings = new DeadlineLog(sql);
+    this.multiplexer = new DeadlineMultiplexer(ctx.storage, clock, {
+      onFired: (entry, firedAt) => this.firings.record(entry.name, entry.dueAt, firedAt),
+    });
+    this.lock = new GenerationLock(sql, clock);
+    this.deadlineHandlers = {
+      // Does nothing but succeed: lets operators and tests check the whole alarm path.
+      probe: () => {},
+    };
+    void ctx.blockConcurrencyWhile(async () => {
+      DeadlineMultiplexer.migrate(sql);
+      GenerationLock.migrate(sql);
+      DeadlineLog.migrate(sql);
+    });
   }
+
+  /** The object's one alarm: runs whatever deadlines are due and re-arms at the next. */
+  override async alarm(): Promise<void> {
+    await this.multiplexer.fire(this.now(), this.deadlineHandlers);
+  }
+
+  /** Whether a generation holds the agent's lock, and which. */
+  async generationState(): Promise<GenerationState> {
+    const held = this.lock.current();
+    if (!held) return { generating: false };
+    return {
+      generating: true,
+      run_id: held.runId,
+      generation: held.generation,
+      started_at: iso(held.startedAt),
+      lease_until: iso(held.leaseUntil),
+      lease_expired: held.leaseUntil <= this.now(),
+    };
+  }
+
+  /** Pending deadlines, earliest first (diagnostics). */
+  async deadlines(): Promise<DeadlineView[]> {
+    return this.multiplexer.list().map(deadlineView);
+  }
+
+  /**
+   * Sets (creates or replaces) a deadline. `dueAt` is epoch milliseconds or an ISO-8601
+   * time; the name's kind (before the first ':') must have a registered handler.
+   */
+  async setDeadline(name: string, dueAt: string | number, payload?: unknown): Promise<DeadlineView> {
+    const kind = deadlineKind(String(name));
+    if (!Object.hasOwn(this.deadlineHandlers, kind)) {
+      throw new RangeError(`unknown deadline kind "${kind}"`);
+    }
+    return deadlineView(await this.multiplexer.set(name, parseTime(dueAt), payload));
+  }
+
+  /** Removes a deadline; true if it existed. */
+  async clearDeadline(name: string): Promise<boolean> {
+    return this.multiplexer.clear(name);
+  }
+
+  /** The last 100 successful firings, oldest first. */
+  async firedDeadlines(): Promise<FiredDeadlineView[]> {
+    return this.firings.list().map((f) => ({ name: f.name, due_at: iso(f.dueAt), fired_at: iso(f.firedAt) }));
+  }
+}
+
+function deadlineView(entry: Deadline): DeadlineView {
+  return {
+    name: entry.name,
+    kind: entry.kind,
+    due_at: iso(entry.dueAt),
+    version: entry.version,
+    attempts: entry.attempts,
+  };
+}
+
+function parseTime(value: string | number): number {
+  const ms = typeof value === "number" ? value : typeof value === "string" ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(ms)) throw new RangeError("due_at must be epoch milliseconds or an ISO-8601 time");
+  return ms;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
 }

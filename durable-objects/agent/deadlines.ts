@@ -36,8 +36,7 @@ export interface Deadline {
 /** Runs one due entry. Throwing keeps the entry and retries it later with backoff. */
 export type DeadlineHandler = (entry: Deadline, now: number) => void | Promise<void>;
 
-/** Handlers by kind. */
-export type DeadlineHandlers = Readonly<Record<string, DeadlineHandler>>;
+export type DeadlineHandlers = Readonly<Record<string, DeadlineHandler>>; // by kind
 
 /** What one `fire()` did, by entry name, in firing order. */
 export interface FireReport {
@@ -83,12 +82,15 @@ const MAX_NAME_LENGTH = 256;
 export class DeadlineMultiplexer {
   /** Serialises `fire()` calls: two overlapping firings could both run one entry. */
   private firing: Promise<unknown> = Promise.resolve();
+  private readonly sql: SqlStorage;
 
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly now: () => number,
     private readonly options: DeadlineOptions = {},
-  ) {}
+  ) {
+    this.sql = storage.sql;
+  }
 
   /** Creates the tables; idempotent. Call inside `blockConcurrencyWhile`. */
   static migrate(sql: SqlStorage): void {
@@ -106,10 +108,6 @@ export class DeadlineMultiplexer {
       id INTEGER PRIMARY KEY CHECK (id = 1),
       n INTEGER NOT NULL
     )`);
-  }
-
-  private get sql(): SqlStorage {
-    return this.storage.sql;
   }
 
   /** Creates or replaces the named deadline (new version, attempts reset) and re-arms. */
@@ -262,8 +260,7 @@ function toDeadline(row: Row): Deadline {
 }
 
 function errorSummary(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+  return (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).slice(0, 300);
 }
 
 /** One structured JSON line per event, for Workers Logs and `wrangler tail`. */

@@ -17,9 +17,10 @@ export async function call(method: string, path: string, options: { token?: stri
   const { exports } = await import("cloudflare:workers");
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  let body: string | undefined;
+  let body: string | Uint8Array | undefined;
   if (options.body !== undefined) {
-    body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
+    const raw = options.body;
+    body = typeof raw === "string" || raw instanceof Uint8Array ? raw : JSON.stringify(raw);
     headers["content-type"] ??= "application/json";
   }
   const response = await (exports as unknown as { default: Fetcher }).default.fetch(`http://api.test${path}`, { method, headers, body });

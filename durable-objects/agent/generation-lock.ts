@@ -1,0 +1,149 @@
+/**
+ * The agent's generation lock (GEN-002: one generation at a time per agent, across all of
+ * its runs), kept in the object's SQLite storage as at most one row.
+ *
+ * It lives in storage rather than in memory because it must outlive the object: after an
+ * eviction or a crash, a lock whose lease has run out is how the object learns that a
+ * generation died mid-way and needs its interruption results. For the same reason an
+ * expired lease is NOT free for the taking: `acquire` keeps reporting busy (with
+ * `leaseExpired: true`) until recovery has written those results and released the lock.
+ *
+ * All methods are synchronous: SQLite calls in a Durable Object are, and the object's
+ * single thread makes check-then-write atomic without a transaction.
+ */
+
+/** The held lock, times in epoch milliseconds. */
+export interface GenerationLease {
+  runId: string;
+  generation: number;
+  leaseUntil: number;
+  startedAt: number;
+}
+
+export type AcquireResult =
+  | { ok: true; lease: GenerationLease }
+  | { ok: false; busyRunId: string; leaseExpired: boolean };
+
+type Row = { run_id: string; generation: number; lease_until: number; started_at: number };
+
+export class GenerationLock {
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly now: () => number,
+  ) {}
+
+  /** Creates the table; idempotent. The CHECK keeps it to one row. */
+  static migrate(sql: SqlStorage): void {
+    sql.exec(`CREATE TABLE IF NOT EXISTS generation_lock (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      run_id TEXT NOT NULL,
+      generation INTEGER NOT NULL,
+      lease_until INTEGER NOT NULL,
+      started_at INTEGER NOT NULL
+    )`);
+  }
+
+  /** Takes the lock for `runId`'s generation, or names the run that holds it. */
+  acquire(runId: string, generation: number, leaseMs: number): AcquireResult {
+    checkRunId(runId);
+    checkGeneration(generation);
+    checkLease(leaseMs);
+    const held = this.current();
+    if (held) return { ok: false, busyRunId: held.runId, leaseExpired: held.leaseUntil <= this.now() };
+    const now = this.now();
+    const row = this.sql
+      .exec<Row>(
+        `INSERT INTO generation_lock (id, run_id, generation, lease_until, started_at)
+         VALUES (1, ?, ?, ?, ?) RETURNING run_id, generation, lease_until, started_at`,
+        runId,
+        generation,
+        now + leaseMs,
+        now,
+      )
+      .one();
+    return { ok: true, lease: toLease(row) };
+  }
+
+  /**
+   * Extends the holder's lease to now + leaseMs; null if `runId` does not hold the lock.
+   * A holder may renew a lease that has just run out: only the live loop renews, and the
+   * lock was not handed to anyone else in between (see `acquire`).
+   */
+  renew(runId: string, leaseMs: number): GenerationLease | null {
+    checkLease(leaseMs);
+    const row = this.sql
+      .exec<Row>(
+        `UPDATE generation_lock SET lease_until = ? WHERE run_id = ?
+         RETURNING run_id, generation, lease_until, started_at`,
+        this.now() + leaseMs,
+        runId,
+      )
+      .toArray()[0];
+    return row ? toLease(row) : null;
+  }
+
+  /**
+   * Passes the lock from a run to its continuation without releasing it (CHAIN-010), so
+   * no other generation or delivery can slip in between. False if `fromRunId` does not
+   * hold it.
+   */
+  handOver(fromRunId: string, toRunId: string, generation: number, leaseMs: number): boolean {
+    checkRunId(toRunId);
+    checkGeneration(generation);
+    checkLease(leaseMs);
+    const now = this.now();
+    return (
+      this.sql.exec(
+        `UPDATE generation_lock SET run_id = ?, generation = ?, lease_until = ?, started_at = ?
+         WHERE run_id = ?`,
+        toRunId,
+        generation,
+        now + leaseMs,
+        now,
+        fromRunId,
+      ).rowsWritten > 0
+    );
+  }
+
+  /** Frees the lock if `runId` holds it; true when it did. Any other run id is a no-op. */
+  release(runId: string): boolean {
+    return this.sql.exec(`DELETE FROM generation_lock WHERE run_id = ?`, runId).rowsWritten > 0;
+  }
+
+  /** The held lock, or null when the agent is not generating. */
+  current(): GenerationLease | null {
+    const row = this.sql
+      .exec<Row>(`SELECT run_id, generation, lease_until, started_at FROM generation_lock WHERE id = 1`)
+      .toArray()[0];
+    return row ? toLease(row) : null;
+  }
+
+  /** True when a lock is held and its lease ran out at `now`: the generation is presumed dead. */
+  expired(now: number = this.now()): boolean {
+    const held = this.current();
+    return held !== null && held.leaseUntil <= now;
+  }
+}
+
+function toLease(row: Row): GenerationLease {
+  return {
+    runId: row.run_id,
+    generation: row.generation,
+    leaseUntil: row.lease_until,
+    startedAt: row.started_at,
+  };
+}
+
+function checkRunId(runId: string): void {
+  if (typeof runId !== "string" || runId.length === 0) throw new RangeError("run id must be a non-empty string");
+}
+
+function checkGeneration(generation: number): void {
+  if (!Number.isSafeInteger(generation) || generation < 1) {
+    throw new RangeError("generation must be an integer >= 1 (RUN-011)");
+  }
+}
+
+function checkLease(leaseMs: number): void {
+  if (!Number.isFinite(leaseMs) || leaseMs <= 0) throw new RangeError("lease must be a positive number of ms");
+}

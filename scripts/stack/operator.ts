@@ -1,0 +1,40 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import pg from "pg";
+import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
+import { eq } from "drizzle-orm";
+import { hashToken } from "../../core/auth/tokens";
+import { createOrganisation } from "../../core/db/organisations";
+import { apiTokens } from "../../core/db/schema";
+import * as schema from "../../core/db/schema";
+
+/**
+ * Runs `work` with a drizzle database over node-postgres (the Node-side tools use
+ * plain TCP; the Worker uses the Neon driver).
+ */
+export async function withDatabase<T>(url: string, work: (db: NodePgDatabase<typeof schema>) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(drizzle(client, { schema }));
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The local operator's token: the one saved in `tokenFile` while the database still
+ * knows it, otherwise a new organisation and token (first start, or a wiped database).
+ */
+export async function ensureOperatorToken(databaseUrl: string, tokenFile: string): Promise<{ token: string; created: boolean }> {
+  return withDatabase(databaseUrl, async (db) => {
+    if (existsSync(tokenFile)) {
+      const token = readFileSync(tokenFile, "utf8").trim();
+      const [found] = await db.select({ id: apiTokens.id }).from(apiTokens)
+        .where(eq(apiTokens.tokenHash, await hashToken(token))).limit(1);
+      if (found) return { token, created: false };
+    }
+    const { token } = await createOrganisation(db, "Local organisation");
+    writeFileSync(tokenFile, token + "\n", { mode: 0o600 });
+    return { token, created: true };
+  });
+}

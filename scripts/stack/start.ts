@@ -1,0 +1,58 @@
+/**
+ * `npm start`: the whole platform locally, in one command. Honours PORT (API port,
+ * default 8787), DATABASE_URL (use that Postgres instead of the embedded one) and
+ * MODEL_BASE_URL / MODEL_API_KEY / DEFAULT_MODEL (a real provider instead of the mock).
+ * Ctrl-C or SIGTERM stops every child.
+ */
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { portInUse } from "./ports";
+import { startStack } from "./stack";
+import { stateDir as localStateDir } from "../local";
+
+const stateDir = localStateDir();
+const port = Number(process.env.PORT || 8787);
+const verbose = process.env.STACK_VERBOSE === "1";
+// wrangler dev looks up Cloudflare's request metadata online; offline that is harmless.
+const OFFLINE_NOISE = /Request\.cf|workers\.cloudflare\.com/;
+
+if (await portInUse(port)) {
+  console.error(`Port ${port} is in use. Stop what listens there or start with PORT=<another port> npm start.`);
+  process.exit(1);
+}
+
+const stack = await startStack({
+  port,
+  stateDir,
+  databaseUrl: process.env.DATABASE_URL || undefined,
+  modelBaseUrl: process.env.MODEL_BASE_URL || undefined,
+  modelApiKey: process.env.MODEL_API_KEY || undefined,
+  defaultModel: process.env.DEFAULT_MODEL || undefined,
+  log: (line) => console.log(`[stack] ${line}`),
+  output: (line) => {
+    if (verbose || (/error|exception|\[wrangler:(warn|error)\]/i.test(line) && !OFFLINE_NOISE.test(line))) {
+      console.log(`[worker] ${line}`);
+    }
+  },
+}).catch((error: unknown) => {
+  console.error(`[stack] failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
+
+console.log(`API ${stack.apiUrl}`);
+console.log(`Console ${stack.apiUrl}/`);
+console.log(`Operator token ${stack.token}`);
+if (stack.mockModelUrl) console.log(`Mock model ${stack.mockModelUrl} (script it with POST /__script)`);
+console.log("Ready. Ctrl-C stops everything.");
+
+let stopping = false;
+const shutdown = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  console.log(`[stack] ${signal}: stopping`);
+  await stack.stop();
+  rmSync(join(stateDir, "stack.json"), { force: true });
+  process.exit(0);
+};
+process.on("SIGINT", () => void shutdown("SIGINT"));
+process.on("SIGTERM", () => void shutdown("SIGTERM"));

@@ -1,0 +1,105 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+export interface WranglerDev {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export interface WranglerOptions {
+  port: number;
+  inspectorPort: number;
+  /** Worker variables; written to a private env file, never to the command line. */
+  vars: Record<string, string>;
+  envFile: string;
+  persistTo: string;
+  onOutput: (line: string) => void;
+}
+
+/**
+ * Runs `wrangler dev` (workerd with every Durable Object) in its own process group,
+ * so stopping it also stops workerd, and waits until `/api/health` answers.
+ */
+export async function startWranglerDev(options: WranglerOptions): Promise<WranglerDev> {
+  writeFileSync(
+    options.envFile,
+    Object.entries(options.vars).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join("\n") + "\n",
+    { mode: 0o600 },
+  );
+  const child = spawn(
+    process.execPath,
+    [
+      `${ROOT}/node_modules/wrangler/bin/wrangler.js`, "dev",
+      "--ip", "127.0.0.1", "--port", String(options.port),
+      "--inspector-port", String(options.inspectorPort),
+      "--env-file", options.envFile,
+      "--persist-to", options.persistTo,
+      "--show-interactive-dev-session=false",
+    ],
+    {
+      cwd: ROOT,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", FORCE_COLOR: "0" },
+    },
+  );
+  for (const stream of [child.stdout, child.stderr]) {
+    let buffered = "";
+    stream?.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split("\n");
+      buffered = lines.pop() ?? "";
+      for (const line of lines) if (line.trim()) options.onOutput(line);
+    });
+  }
+  const url = `http://127.0.0.1:${options.port}`;
+  const exited = new Promise<never>((_, reject) =>
+    child.once("exit", (code) => reject(new Error(`wrangler dev exited early (code ${code})`))),
+  );
+  const stop = () => stopGroup(child);
+  try {
+    await Promise.race([waitForHealth(url), exited]);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url, child, stop };
+}
+
+async function waitForHealth(url: string, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(5_000) });
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`wrangler dev did not answer ${url}/api/health within ${timeoutMs / 1000} s`);
+}
+
+/** SIGTERM to the whole process group, SIGKILL after a grace period. */
+export function stopGroup(child: ChildProcess, graceMs = 5_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || !child.pid) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => signal("SIGKILL"), graceMs);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    const signal = (name: NodeJS.Signals) => {
+      try {
+        process.kill(-child.pid!, name);
+      } catch {
+        // already gone
+      }
+    };
+    signal("SIGTERM");
+  });
+}

@@ -1,0 +1,44 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TestProject } from "vitest/node";
+import { freePort } from "../../scripts/stack/ports";
+import { startStack } from "../../scripts/stack/stack";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    apiUrl: string;
+    token: string;
+    mockModelUrl: string;
+    stackDatabaseUrl: string;
+    stackStateDir: string;
+  }
+}
+
+/**
+ * Global setup of the end-to-end tests: the whole local stack, exactly as
+ * `npm start` runs it, on free ports with its state in a temporary folder.
+ * TEST_DATABASE_URL points it at an existing Postgres instead of an embedded one.
+ */
+export default async function setup(project: TestProject) {
+  const stateDir = mkdtempSync(join(tmpdir(), "guilds-e2e-"));
+  const output: string[] = [];
+  const stack = await startStack({
+    port: await freePort(),
+    stateDir,
+    databaseUrl: process.env.TEST_DATABASE_URL,
+    output: (line) => output.push(line),
+  }).catch((error: unknown) => {
+    console.error(output.slice(-40).join("\n"));
+    throw error;
+  });
+  project.provide("apiUrl", stack.apiUrl);
+  project.provide("token", stack.token);
+  project.provide("mockModelUrl", stack.mockModelUrl ?? "");
+  project.provide("stackDatabaseUrl", stack.databaseUrl);
+  project.provide("stackStateDir", stateDir);
+  return async () => {
+    await stack.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  };
+}
