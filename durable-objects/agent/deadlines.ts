@@ -117,7 +117,7 @@ export class DeadlineMultiplexer {
     }
     if (!Number.isFinite(dueAtMs)) throw new RangeError("deadline due time must be a finite number");
     const dueAt = Math.floor(dueAtMs);
-    const json = payload === undefined ? null : JSON.stringify(payload);
+    const json = payload === undefined ? null : (JSON.stringify(payload) ?? null);
     const row = this.storage.transactionSync(() => {
       const { n } = this.sql
         .exec<{ n: number }>(
@@ -179,8 +179,9 @@ export class DeadlineMultiplexer {
     const { earliest } = this.sql
       .exec<{ earliest: number | null }>(`SELECT MIN(due_at) AS earliest FROM deadlines`)
       .one();
-    // Always write, even when the same time seems armed: inside alarm() the runtime
-    // deletes the alarm that is running unless it was set again during the handler.
+    // Always write, never "skip if already armed there": inside alarm() the running alarm
+    // is consumed when the handler returns, so skipping would lean on what getAlarm()
+    // reports mid-handler. Setting it again (even to the same time) keeps it.
     if (earliest === null) await this.storage.deleteAlarm();
     else await this.storage.setAlarm(earliest);
   }

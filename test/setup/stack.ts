@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
@@ -22,6 +22,8 @@ declare module "vitest" {
  */
 export default async function setup(project: TestProject) {
   const stateDir = mkdtempSync(join(tmpdir(), "guilds-e2e-"));
+  // As root, Postgres runs as its own user, who must be able to reach its data folder.
+  chmodSync(stateDir, 0o755);
   const output: string[] = [];
   const stack = await startStack({
     port: await freePort(),

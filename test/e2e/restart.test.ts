@@ -1,0 +1,73 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { freePort, portInUse } from "../../scripts/stack/ports";
+import { api } from "./http";
+
+/** Runs `npm start` as a newcomer would, and resolves once it printed its API line. */
+function npmStart(env: Record<string, string>): Promise<{ child: ChildProcess; output: string[] }> {
+  const child = spawn("npm", ["start"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const output: string[] = [];
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start did not get ready:\n${output.join("")}`)), 90_000);
+    const onData = (chunk: Buffer) => {
+      output.push(chunk.toString());
+      if (/^Ready\./m.test(output.join(""))) {
+        clearTimeout(timer);
+        resolve({ child, output });
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`npm start exited (${code}):\n${output.join("")}`)));
+  });
+}
+
+/**
+ * SIGTERM to the whole process group, as Ctrl-C (SIGINT) or a service manager
+ * does, then waits until the stack has finished stopping (it removes stack.json last).
+ */
+async function terminate(child: ChildProcess, stateDir: string): Promise<void> {
+  process.kill(-child.pid!, "SIGTERM");
+  const deadline = Date.now() + 30_000;
+  while (existsSync(join(stateDir, "stack.json"))) {
+    if (Date.now() > deadline) throw new Error("the stack did not stop within 30 s");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("npm start", () => {
+  const stateDir = mkdtempSync(join(tmpdir(), "guilds-start-"));
+  chmodSync(stateDir, 0o755);
+  afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
+
+  it("honours PORT, prints the API line, stops every child on SIGTERM and reuses its data on a second start", async () => {
+    const port = await freePort();
+    const env = { PORT: String(port), STACK_STATE_DIR: stateDir, DATABASE_URL: "" };
+    const base = `http://127.0.0.1:${port}`;
+
+    const first = await npmStart(env);
+    const stack = JSON.parse(readFileSync(join(stateDir, "stack.json"), "utf8"));
+    expect(stack.api_url).toBe(base);
+    expect(first.output.join("")).toMatch(new RegExp(`^API ${base}$`, "m"));
+    expect(first.output.join("")).toContain(stack.token);
+    expect((await api("GET", "/api/health", { base, token: null })).json.database.reachable).toBe(true);
+    const guild = await api("POST", "/api/guilds", { base, token: stack.token, body: { name: "Survives restarts" } });
+    expect(guild.status).toBe(201);
+    const databasePort = Number(new URL(stack.database_url).port);
+
+    await terminate(first.child, stateDir);
+    expect(await portInUse(port)).toBe(false);
+    expect(await portInUse(databasePort)).toBe(false);
+
+    const second = await npmStart(env);
+    const again = JSON.parse(readFileSync(join(stateDir, "stack.json"), "utf8"));
+    expect(again.token).toBe(stack.token);
+    const read = await api("GET", `/api/guilds/${guild.json.id}`, { base, token: again.token });
+    expect(read.json.name).toBe("Survives restarts");
+    await terminate(second.child, stateDir);
+    expect(await portInUse(port)).toBe(false);
+  }, 240_000);
+});

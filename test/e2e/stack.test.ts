@@ -1,0 +1,67 @@
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, inject, it } from "vitest";
+import { api } from "./http";
+
+const run = promisify(execFile);
+
+describe("local stack over HTTP", () => {
+  it("reports the database up with the schema version at /api/health", async () => {
+    const res = await api("GET", "/api/health", { token: null });
+    expect(res.status).toBe(200);
+    expect(res.json.status).toBe("ok");
+    expect(res.json.database.reachable).toBe(true);
+    expect(res.json.schema).toMatchObject({ up_to_date: true });
+    expect(res.json.schema.version).toBe(res.json.schema.expected);
+  });
+
+  it("writes stack.json with the API URL, the operator token and the mock model URL", () => {
+    const stack = JSON.parse(readFileSync(join(inject("stackStateDir"), "stack.json"), "utf8"));
+    expect(stack).toMatchObject({ api_url: inject("apiUrl"), token: inject("token"), mock_model_url: inject("mockModelUrl") });
+    expect(stack.api_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it("runs guilds and agents end to end; a new agent uses the local default model", async () => {
+    const guild = await api("POST", "/api/guilds", { body: { name: "E2E guild" } });
+    expect(guild.status).toBe(201);
+    const agent = await api("POST", `/api/guilds/${guild.json.id}/agents`, { body: { name: "E2E agent" } });
+    expect(agent.status).toBe(201);
+    expect(agent.json.model).toBe("mock-model");
+    expect((await api("GET", `/api/agents?guild_id=${guild.json.id}`)).json.data).toHaveLength(1);
+    expect((await api("DELETE", `/api/guilds/${guild.json.id}`)).status).toBe(204);
+    expect((await api("GET", `/api/agents/${agent.json.id}`)).status).toBe(404);
+  });
+
+  it("npm run bootstrap -- --json finds the stack's database and creates a separate organisation", async () => {
+    const { stdout } = await run("npm", ["run", "--silent", "bootstrap", "--", "--json"], {
+      env: { ...process.env, STACK_STATE_DIR: inject("stackStateDir"), DATABASE_URL: "" },
+    });
+    const created = JSON.parse(stdout.trim().split("\n").at(-1)!);
+    expect(created).toEqual({ organisation_id: expect.any(String), token: expect.stringMatching(/^gld_/) });
+    const theirs = await api("POST", "/api/guilds", { token: created.token, body: { name: "Theirs" } });
+    expect(theirs.status).toBe(201);
+    expect(theirs.json.organisation_id).toBe(created.organisation_id);
+    expect((await api("GET", `/api/guilds/${theirs.json.id}`)).status).toBe(404);
+  });
+
+  it("answers the mock model's scripted replies at mock_model_url", async () => {
+    const mock = inject("mockModelUrl");
+    await fetch(`${mock}/__script`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ replies: [{ content: "scripted" }] }) });
+    const res = await fetch(`${mock}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "mock-model", messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(((await res.json()) as any).choices[0].message.content).toBe("scripted");
+  });
+
+  it("serves the console page and the OpenAPI document from the same Worker", async () => {
+    const page = await api("GET", "/", { token: null });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("<title>Guilds platform</title>");
+    const doc = await api("GET", "/api/openapi.json", { token: null });
+    expect(doc.json.paths["/api/agents/{id}"]).toBeDefined();
+  });
+});
