@@ -71,11 +71,7 @@ export class AgentObject extends DurableObject<Env> {
       // Does nothing but succeed: lets operators and tests check the whole alarm path.
       probe: () => {},
     };
-    void ctx.blockConcurrencyWhile(async () => {
-      DeadlineMultiplexer.migrate(sql);
-      GenerationLock.migrate(sql);
-      DeadlineLog.migrate(sql);
-    });
+    void ctx.blockConcurrencyWhile(async () => this.migrateStorage());
   }
 
   /** The object's one alarm: runs whatever deadlines are due and re-arms at the next. */
@@ -117,6 +113,26 @@ export class AgentObject extends DurableObject<Env> {
   /** Removes a deadline; true if it existed. */
   async clearDeadline(name: string): Promise<boolean> {
     return this.multiplexer.clear(name);
+  }
+
+  /**
+   * The agent was deleted: drop every deadline and the lock so nothing of it fires
+   * again. Refused while a generation holds the lock.
+   */
+  async forget(): Promise<{ forgotten: boolean; busyRunId?: string }> {
+    const held = this.lock.current();
+    if (held && held.leaseUntil > this.now()) return { forgotten: false, busyRunId: held.runId };
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.migrateStorage();
+    return { forgotten: true };
+  }
+
+  private migrateStorage(): void {
+    const sql = this.ctx.storage.sql;
+    DeadlineMultiplexer.migrate(sql);
+    GenerationLock.migrate(sql);
+    DeadlineLog.migrate(sql);
   }
 
   /** The last 100 successful firings, oldest first. */

@@ -7,6 +7,7 @@ import { Agent, AgentCreate, AgentPatch } from "../../core/validation/agent";
 import { isUuid } from "../../core/validation/fields";
 import { readBody } from "../body";
 import type { AppEnv } from "../context";
+import { agentObject, forgetAgents } from "../agent-object";
 import { notFound } from "../errors";
 import type { RouteDoc } from "../openapi";
 import { listPage } from "../pagination";
@@ -14,6 +15,17 @@ import { findGuild } from "./guilds";
 
 /** The model a new agent gets when its body names none. */
 export const FALLBACK_MODEL = "gpt-4.1-mini";
+
+const AgentStatus = z.object({
+  agent_id: z.uuid(),
+  generating: z.boolean(),
+  run_id: z.uuid().optional(),
+  generation: z.int().optional(),
+  started_at: z.iso.datetime().optional(),
+  lease_until: z.iso.datetime().optional(),
+  lease_expired: z.boolean().optional(),
+  deadlines: z.array(z.object({ name: z.string(), kind: z.string(), due_at: z.iso.datetime(), version: z.int(), attempts: z.int() })),
+});
 
 export const toAgent = (row: typeof agents.$inferSelect) => toWire(row);
 
@@ -67,9 +79,17 @@ export const agentRoutes = new Hono<AppEnv>()
     if (!row) throw notFound("agent");
     return c.json(toAgent(row));
   })
+  .get("/:id/status", async (c) => {
+    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.param("id"));
+    const object = agentObject(c.env, agent.id);
+    const [generation, deadlines] = await Promise.all([object.generationState(), object.deadlines()]);
+    return c.json({ agent_id: agent.id, ...generation, deadlines });
+  })
   .delete("/:id", async (c) => {
-    const id = c.req.param("id");
-    if (!isUuid(id)) throw notFound("agent");
+    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.param("id"));
+    const id = agent.id;
+    // The object goes first, so no deadline of a deleted agent fires afterwards.
+    await forgetAgents(c.env, [id]);
     // Cascades to runs, messages, schedules, scripts and the agent's counter row.
     const deleted = await c.get("db").delete(agents)
       .where(and(eq(agents.id, id), eq(agents.organisationId, c.get("organisationId"))))
@@ -83,5 +103,6 @@ export const agentDocs: RouteDoc[] = [
   { method: "get", path: "/api/agents", summary: "List the organisation's agents, newest first (filter with ?guild_id=)", tag: "Agents", response: Agent, list: true },
   { method: "get", path: "/api/agents/{id}", summary: "Read an agent", tag: "Agents", response: Agent },
   { method: "patch", path: "/api/agents/{id}", summary: "Change an agent's configuration (new runs only)", tag: "Agents", body: AgentPatch, response: Agent },
-  { method: "delete", path: "/api/agents/{id}", summary: "Delete an agent with its runs and messages", tag: "Agents", status: 204 },
+  { method: "get", path: "/api/agents/{id}/status", summary: "Whether the agent generates, and its pending deadlines", tag: "Agents", response: AgentStatus },
+  { method: "delete", path: "/api/agents/{id}", summary: "Delete an agent with its runs and messages (409 while it generates)", tag: "Agents", status: 204 },
 ];

@@ -1,9 +1,10 @@
 import { and, eq, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { toWire, fromWire } from "../../core/db/rows";
-import { guilds } from "../../core/db/schema";
+import { agents, guilds } from "../../core/db/schema";
 import { Guild, GuildCreate, GuildPatch } from "../../core/validation/guild";
 import { isUuid } from "../../core/validation/fields";
+import { forgetAgents } from "../agent-object";
 import { readBody } from "../body";
 import type { AppEnv } from "../context";
 import { notFound } from "../errors";
@@ -52,8 +53,9 @@ export const guildRoutes = new Hono<AppEnv>()
     return c.json(toGuild(row));
   })
   .delete("/:id", async (c) => {
-    const id = c.req.param("id");
-    if (!isUuid(id)) throw notFound("guild");
+    const { id } = await findGuild(c.get("db"), c.get("organisationId"), c.req.param("id"));
+    const members = await c.get("db").select({ id: agents.id }).from(agents).where(eq(agents.guildId, id));
+    await forgetAgents(c.env, members.map((a) => a.id));
     // Cascades to the guild's agents, their runs and messages, and its counter row.
     const deleted = await c.get("db").delete(guilds)
       .where(and(eq(guilds.id, id), eq(guilds.organisationId, c.get("organisationId"))))
@@ -67,5 +69,5 @@ export const guildDocs: RouteDoc[] = [
   { method: "get", path: "/api/guilds", summary: "List the organisation's guilds, newest first", tag: "Guilds", response: Guild, list: true },
   { method: "get", path: "/api/guilds/{id}", summary: "Read a guild", tag: "Guilds", response: Guild },
   { method: "patch", path: "/api/guilds/{id}", summary: "Change a guild", tag: "Guilds", body: GuildPatch, response: Guild },
-  { method: "delete", path: "/api/guilds/{id}", summary: "Delete a guild with its agents, runs and messages", tag: "Guilds", status: 204 },
+  { method: "delete", path: "/api/guilds/{id}", summary: "Delete a guild with its agents, runs and messages (409 while one generates)", tag: "Guilds", status: 204 },
 ];

@@ -1,0 +1,54 @@
+import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { AgentObject } from "../../durable-objects/agent/agent-object";
+import type { Env } from "../env";
+import { call, seedOrganisation } from "../test/seed";
+
+const objectOf = (agentId: string) => {
+  const ns = (env as unknown as Env).AGENT;
+  return ns.get(ns.idFromName(agentId));
+};
+const FAR = Date.UTC(2100, 0, 1);
+
+describe("agent object through the API", () => {
+  let token: string;
+  let guildId: string;
+  beforeAll(async () => {
+    ({ token } = await seedOrganisation());
+    guildId = (await call("POST", "/api/guilds", { token, body: { name: "G" } })).json.id;
+  });
+
+  const newAgent = async () => (await call("POST", `/api/guilds/${guildId}/agents`, { token, body: { name: "A" } })).json.id as string;
+
+  it("GET /api/agents/:id/status reports the lock and the pending deadlines of the agent's object", async () => {
+    const id = await newAgent();
+    await objectOf(id).setDeadline("probe:check", FAR);
+    const status = await call("GET", `/api/agents/${id}/status`, { token });
+    expect(status.status).toBe(200);
+    expect(status.json).toMatchObject({ agent_id: id, generating: false });
+    expect(status.json.deadlines.map((d: { name: string }) => d.name)).toEqual(["probe:check"]);
+  });
+
+  it("GEN-002: deleting an agent while it generates answers 409 agent.busy and deletes nothing", async () => {
+    const id = await newAgent();
+    await runInDurableObject(objectOf(id), (agent: AgentObject) => {
+      expect(agent.lock.acquire("00000000-0000-4000-8000-000000000001", 1, 60_000).ok).toBe(true);
+    });
+    const status = await call("GET", `/api/agents/${id}/status`, { token });
+    expect(status.json).toMatchObject({ generating: true, run_id: "00000000-0000-4000-8000-000000000001", generation: 1 });
+    const res = await call("DELETE", `/api/agents/${id}`, { token });
+    expect(res.status).toBe(409);
+    expect(res.json.error).toMatchObject({ code: "agent.busy", details: { run_id: "00000000-0000-4000-8000-000000000001" } });
+    expect((await call("GET", `/api/agents/${id}`, { token })).status).toBe(200);
+    expect((await call("DELETE", `/api/guilds/${guildId}`, { token })).status).toBe(409);
+  });
+
+  it("deleting an agent clears its object, so none of its deadlines fires later", async () => {
+    const id = await newAgent();
+    await objectOf(id).setDeadline("probe:later", FAR);
+    expect((await call("DELETE", `/api/agents/${id}`, { token })).status).toBe(204);
+    expect(await objectOf(id).deadlines()).toEqual([]);
+    expect(await runInDurableObject(objectOf(id), (_a: AgentObject, state) => state.storage.getAlarm())).toBeNull();
+  });
+});
