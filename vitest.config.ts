@@ -27,6 +27,8 @@ export default defineConfig({
               bindings: {
                 DATABASE_URL: inject("databaseUrl"),
                 NEON_WS_PROXY: inject("neonWsProxy"),
+                MODEL_BASE_URL: `${inject("mockModelUrl")}/v1`,
+                DEFAULT_MODEL: "mock-model",
               },
             },
           })),

@@ -7,9 +7,11 @@ import type { AppEnv } from "./context";
 import { ApiError, errorResponse } from "./errors";
 import { authenticate, database } from "./middleware";
 import { openApiDocument } from "./openapi";
+import { runMessageDocs, runRoutes } from "./api/run-messages";
+import { agentRunRoutes, runDocs } from "./api/runs";
 
 export const API_VERSION = "0.1.0";
-const routeDocs = [...healthDocs, ...guildDocs, ...agentDocs];
+const routeDocs = [...healthDocs, ...guildDocs, ...agentDocs, ...runDocs, ...runMessageDocs];
 
 /** The edge API under /api; everything else is the console's static assets. */
 export const app = new Hono<AppEnv>();
@@ -22,6 +24,8 @@ api.use(database, authenticate);
 api.route("/guilds", guildRoutes);
 api.route("/guilds", guildAgentRoutes);
 api.route("/agents", agentRoutes);
+api.route("/agents", agentRunRoutes);
+api.route("/runs", runRoutes);
 app.route("/api", api);
 
 app.notFound((c) => {

@@ -4,6 +4,10 @@ import type { AgentObject } from "../durable-objects/agent/agent-object";
 export interface Env {
   AGENT: DurableObjectNamespace<AgentObject>;
   ASSETS?: Fetcher;
+  /** Uploaded attachments (images) referenced from user rows. */
+  ATTACHMENTS?: R2Bucket;
+  /** Key of the default model provider (a secret). */
+  MODEL_API_KEY?: string;
   /** Postgres connection string; Neon in production. */
   DATABASE_URL?: string;
   /** Local development: host:port of the WebSocket-to-TCP proxy in front of Postgres. */

@@ -3,6 +3,9 @@ import type { Env } from "../../workers/env";
 import { DeadlineLog } from "./deadline-log";
 import { DeadlineMultiplexer, deadlineKind, type Deadline, type DeadlineHandler } from "./deadlines";
 import { GenerationLock } from "./generation-lock";
+import type { Outcome } from "./results";
+import { HEARTBEAT, RunService, type NewMessage } from "./run-service";
+import type { RunKind } from "../../core/runs/rules";
 
 /** `generationState()`: the agent's lock as the Worker reports it (UTC ISO times). */
 export interface GenerationState {
@@ -57,6 +60,8 @@ export class AgentObject extends DurableObject<Env> {
    */
   readonly deadlineHandlers: Record<string, DeadlineHandler>;
   private readonly firings: DeadlineLog;
+  /** The agent's runs: creation, the generation loop, cancel, resume, SSE, recovery. */
+  readonly runs: RunService;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -67,9 +72,12 @@ export class AgentObject extends DurableObject<Env> {
       onFired: (entry, firedAt) => this.firings.record(entry.name, entry.dueAt, firedAt),
     });
     this.lock = new GenerationLock(sql, clock);
+    this.runs = new RunService({ ctx, env, lock: this.lock, multiplexer: this.multiplexer, now: clock });
     this.deadlineHandlers = {
       // Does nothing but succeed: lets operators and tests check the whole alarm path.
       probe: () => {},
+      // Renews a running generation's lease; recovers one the object lost (CANCEL-006).
+      [HEARTBEAT]: () => this.runs.heartbeat(),
     };
     void ctx.blockConcurrencyWhile(async () => this.migrateStorage());
   }
@@ -77,6 +85,33 @@ export class AgentObject extends DurableObject<Env> {
   /** The object's one alarm: runs whatever deadlines are due and re-arms at the next. */
   override async alarm(): Promise<void> {
     await this.multiplexer.fire(this.now(), this.deadlineHandlers);
+  }
+
+  /** Creates a run of this agent; with a message it starts generating (RUN-003/004). */
+  async createRun(agentId: string, input: { kind: RunKind; message?: NewMessage; title?: string | null }): Promise<Outcome<{ run_id: string }>> {
+    return this.runs.createRun(agentId, input);
+  }
+
+  /** A user message on a run: 409 agent.busy while any run of the agent generates (GEN-003). */
+  async postMessage(runId: string, message: NewMessage): Promise<Outcome<{ seq: number; generation: number }>> {
+    return this.runs.postMessage(runId, message);
+  }
+
+  async cancel(runId: string): Promise<Outcome<{ cancelled: true }>> {
+    return this.runs.cancel(runId);
+  }
+
+  async resume(runId: string): Promise<Outcome<{ resumed_at: string }>> {
+    return this.runs.resume(runId);
+  }
+
+  /** `GET /runs/:id/events?after=N`: the run's SSE stream, forwarded by the Worker. */
+  override async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const match = /^\/runs\/([0-9a-f-]{36})\/events$/.exec(url.pathname);
+    if (!match) return new Response("not found", { status: 404 });
+    const after = Number(url.searchParams.get("after") ?? "-1");
+    return this.runs.hub.subscribe(match[1]!, Number.isFinite(after) ? after : -1);
   }
 
   /** Whether a generation holds the agent's lock, and which. */
@@ -121,7 +156,8 @@ export class AgentObject extends DurableObject<Env> {
    */
   async forget(): Promise<{ forgotten: boolean; busyRunId?: string }> {
     const held = this.lock.current();
-    if (held && held.leaseUntil > this.now()) return { forgotten: false, busyRunId: held.runId };
+    if (held && this.runs.current) return { forgotten: false, busyRunId: held.runId };
+    this.runs.reset();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.migrateStorage();

@@ -56,6 +56,11 @@ class HttpError extends Error {
 /** Mutable state shared by all requests of one server instance. */
 class MockState {
   queue: ScriptedReply[] = [];
+  /**
+   * Replies scripted for one model name. Tests that run side by side give each agent its
+   * own model name, so one test never takes another's reply.
+   */
+  modelQueues = new Map<string, ScriptedReply[]>();
   requests: RecordedRequest[] = [];
   private callIds = 0;
   private completions = 0;
@@ -65,6 +70,7 @@ class MockState {
 
   reset(): void {
     this.queue = [];
+    this.modelQueues.clear();
     this.requests = [];
     this.callIds = 0;
   }
@@ -112,15 +118,28 @@ async function handle(state: MockState, req: IncomingMessage, res: ServerRespons
   const method = req.method ?? "GET";
   try {
     if (path === "/__health" && method === "GET") return sendJson(res, 200, { ok: true });
-    if (path === "/__requests" && method === "GET") return sendJson(res, 200, { requests: state.requests });
+    if (path === "/__requests" && method === "GET") {
+      const model = new URL(req.url ?? "/", "http://mock").searchParams.get("model");
+      const requests = model ? state.requests.filter((r) => isObject(r.body) && r.body.model === model) : state.requests;
+      return sendJson(res, 200, { requests });
+    }
     if (path === "/__script" && method === "DELETE") {
       state.reset();
       return sendJson(res, 200, { queued: 0 });
     }
     if (path === "/__script" && method === "POST") {
-      const replies = parseScript(await readJson(req), state.nextCallId);
-      state.queue.push(...replies);
-      return sendJson(res, 200, { queued: state.queue.length });
+      const body = await readJson(req);
+      const replies = parseScript(body, state.nextCallId);
+      const model = isObject(body) && typeof body.model === "string" ? body.model : null;
+      if (isObject(body) && body.model !== undefined && model === null) throw new ScriptError("model must be a string");
+      if (model === null) {
+        state.queue.push(...replies);
+        return sendJson(res, 200, { queued: state.queue.length });
+      }
+      const queue = state.modelQueues.get(model) ?? [];
+      queue.push(...replies);
+      state.modelQueues.set(model, queue);
+      return sendJson(res, 200, { queued: queue.length });
     }
     if ((path === "/v1/models" || path === "/models") && method === "GET") {
       return sendJson(res, 200, {
@@ -163,7 +182,8 @@ async function chatCompletion(state: MockState, req: IncomingMessage, res: Serve
     }
   });
 
-  const reply = state.queue.shift() ?? echoReply(messages);
+  const forModel = typeof body.model === "string" ? state.modelQueues.get(body.model) : undefined;
+  const reply = forModel?.shift() ?? state.queue.shift() ?? echoReply(messages);
   if (reply.delay_ms) {
     if (!(await pause(reply.delay_ms, gone.signal))) return;
   }

@@ -5,18 +5,21 @@ import type { TestProject } from "vitest/node";
 import { migrateDatabase } from "../../scripts/db/migrate";
 import { startDatabase } from "../../scripts/stack/postgres";
 import { startWsProxy } from "../../scripts/stack/ws-proxy";
+import { startMockModel } from "../../scripts/mock-model/server";
 
 declare module "vitest" {
   export interface ProvidedContext {
     databaseUrl: string;
     neonWsProxy: string;
+    mockModelUrl: string;
   }
 }
 
 /**
  * Global setup of the workerd tests: a real Postgres on a free port (the server at
  * TEST_DATABASE_URL when set, otherwise an embedded one in a temporary folder),
- * migrated, behind the WebSocket proxy the Neon driver uses locally.
+ * migrated, behind the WebSocket proxy the Neon driver uses locally; and the scripted
+ * mock model, the default provider of the Worker under test.
  */
 export default async function setup(project: TestProject) {
   const dataDir = mkdtempSync(join(tmpdir(), "guilds-test-pg-"));
@@ -25,7 +28,10 @@ export default async function setup(project: TestProject) {
   const proxy = await startWsProxy({ allow: [`${db.host}:${db.port}`] });
   project.provide("databaseUrl", db.url);
   project.provide("neonWsProxy", proxy.address);
+  const mock = await startMockModel();
+  project.provide("mockModelUrl", mock.url);
   return async () => {
+    await mock.close();
     await proxy.close();
     await db.stop();
     rmSync(dataDir, { recursive: true, force: true });

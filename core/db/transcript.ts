@@ -1,0 +1,167 @@
+import { and, asc, eq, gt, sql } from "drizzle-orm";
+import type { Database } from "./client";
+import { messages, runs } from "./schema";
+
+/** The roles of transcript rows. */
+export type Role = "system" | "user" | "assistant" | "tool";
+
+/** A committed transcript row as the API and SSE carry it. */
+export interface WireRow {
+  seq: number;
+  generation: number | null;
+  role: Role;
+  payload: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  cost_usd: string | null;
+  created_at: string;
+}
+
+export interface NewRow {
+  runId: string;
+  seq: number;
+  generation: number | null;
+  role: Role;
+  payload: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  tokenCount: number;
+}
+
+/** Who a priced assistant row is billed to: every scope of its counters. */
+export interface UsageScope {
+  agentId: string;
+  guildId: string;
+  organisationId: string;
+  month: string;
+}
+
+export interface UsageFigures {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  reasoningTokens: number;
+  costUsd: number;
+}
+
+/** Rows of a run in seq order, after `afterSeq` when given. */
+export async function loadRows(db: Database, runId: string, afterSeq = -1) {
+  return db.select().from(messages)
+    .where(and(eq(messages.runId, runId), gt(messages.seq, afterSeq)))
+    .orderBy(asc(messages.seq));
+}
+
+export function toWireRow(row: typeof messages.$inferSelect): WireRow {
+  return {
+    seq: row.seq,
+    generation: row.generation,
+    role: row.role as Role,
+    payload: row.payload as Record<string, unknown>,
+    metadata: row.metadata as Record<string, unknown>,
+    cost_usd: row.costUsd,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+/** Appends one row (user, tool, or an unpriced assistant row): one round trip. */
+export async function appendRow(db: Database, row: NewRow): Promise<WireRow> {
+  const [inserted] = await db.insert(messages).values({
+    runId: row.runId,
+    seq: row.seq,
+    generation: row.generation,
+    role: row.role,
+    payload: row.payload,
+    metadata: row.metadata,
+    tokenCount: row.tokenCount,
+  }).returning();
+  return toWireRow(inserted!);
+}
+
+/**
+ * Commits an assistant row with its cost and increments the five usage counters
+ * (agent, guild, organisation, global, org month) in ONE statement: data-modifying
+ * CTEs run atomically, so the row and the counters commit together in one round trip.
+ * Returns the committed row and the organisation's spend this month, which the loop
+ * keeps for the spend-limit check before its next call.
+ */
+export async function commitAssistantRow(
+  db: Database,
+  row: NewRow,
+  scope: UsageScope,
+  usage: UsageFigures,
+): Promise<{ row: WireRow; monthCostUsd: number }> {
+  const cost = usage.costUsd.toFixed(6);
+  const figures = sql`${usage.inputTokens}, ${usage.outputTokens}, ${usage.cachedInputTokens}, ${usage.reasoningTokens}, ${cost}::numeric, 1`;
+  const increment = (table: string) => sql.raw(`
+    input_tokens = ${table}.input_tokens + excluded.input_tokens,
+    output_tokens = ${table}.output_tokens + excluded.output_tokens,
+    cached_input_tokens = ${table}.cached_input_tokens + excluded.cached_input_tokens,
+    reasoning_tokens = ${table}.reasoning_tokens + excluded.reasoning_tokens,
+    cost_usd = ${table}.cost_usd + excluded.cost_usd,
+    calls = ${table}.calls + 1,
+    updated_at = now()`);
+  const columns = sql.raw("input_tokens, output_tokens, cached_input_tokens, reasoning_tokens, cost_usd, calls");
+  const result = await db.execute<{ seq: number; created_at: string; month_cost: string }>(sql`
+    with m as (
+      insert into messages (run_id, seq, generation, role, payload, metadata, cost_usd, token_count)
+      values (${row.runId}, ${row.seq}, ${row.generation}, ${row.role}, ${JSON.stringify(row.payload)}::jsonb,
+              ${JSON.stringify(row.metadata)}::jsonb, ${cost}::numeric, ${row.tokenCount})
+      returning seq, created_at
+    ), a as (
+      insert into agent_usage (agent_id, ${columns}) values (${scope.agentId}, ${figures})
+      on conflict (agent_id) do update set ${increment("agent_usage")} returning 1
+    ), g as (
+      insert into guild_usage (guild_id, ${columns}) values (${scope.guildId}, ${figures})
+      on conflict (guild_id) do update set ${increment("guild_usage")} returning 1
+    ), o as (
+      insert into organisation_usage (organisation_id, ${columns}) values (${scope.organisationId}, ${figures})
+      on conflict (organisation_id) do update set ${increment("organisation_usage")} returning 1
+    ), w as (
+      insert into global_usage (scope, ${columns}) values ('global', ${figures})
+      on conflict (scope) do update set ${increment("global_usage")} returning 1
+    ), mo as (
+      insert into org_monthly_usage (organisation_id, month, ${columns}) values (${scope.organisationId}, ${scope.month}, ${figures})
+      on conflict (organisation_id, month) do update set ${increment("org_monthly_usage")} returning cost_usd
+    )
+    select m.seq, m.created_at::text as created_at, mo.cost_usd::text as month_cost
+    from m, mo, a, g, o, w`);
+  const out = result.rows[0]!;
+  return {
+    row: {
+      seq: row.seq,
+      generation: row.generation,
+      role: row.role,
+      payload: row.payload,
+      metadata: row.metadata,
+      cost_usd: cost,
+      created_at: new Date(out.created_at).toISOString(),
+    },
+    monthCostUsd: Number(out.month_cost),
+  };
+}
+
+/** A run error entry: `{code, message, generation, operation, at, ...}` appended to runs.errors. */
+export interface RunError {
+  code: string;
+  message: string;
+  generation: number | null;
+  operation: string;
+  at: string;
+  [key: string]: unknown;
+}
+
+/**
+ * Ends a generation's bookkeeping in one statement: appends errors, sets the status,
+ * and merges metadata.
+ */
+export async function updateRun(
+  db: Database,
+  runId: string,
+  change: { status?: "active" | "completed"; errors?: RunError[]; metadata?: Record<string, unknown>; generation?: number },
+): Promise<void> {
+  await db.update(runs).set({
+    ...(change.status ? { status: change.status, completedAt: change.status === "completed" ? sql`now()` : null } : {}),
+    ...(change.errors?.length ? { errors: sql`${runs.errors} || ${JSON.stringify(change.errors)}::jsonb` } : {}),
+    ...(change.metadata ? { metadata: sql`${runs.metadata} || ${JSON.stringify(change.metadata)}::jsonb` } : {}),
+    ...(change.generation !== undefined ? { generation: change.generation } : {}),
+    updatedAt: sql`now()`,
+  }).where(eq(runs.id, runId));
+}

@@ -1,0 +1,172 @@
+/**
+ * Secret redaction for tool results, logs and diffs (ERR-004, ERR-011, OP-ERR-5, OP-ERR-6).
+ *
+ * The run redaction set holds the agent's secret values, MCP token payloads and the GitHub
+ * tokens minted for the generation; callers add them with `withSecrets` as they appear.
+ * Every occurrence of a value (length ≥ 4) becomes `[REDACTED:<name>]`, and so do its
+ * encoded forms: URL-encoded (encodeURIComponent) and base64, standard and url-safe, with
+ * and without padding. Base64 is also matched inside a longer encoded string (as in
+ * `Authorization: Basic base64(user:token)`) through its three byte alignments; there only
+ * the characters that depend on the value alone are replaced.
+ */
+
+/** One secret of the redaction set. `name` appears in the marker, `value` never leaves. */
+export interface SecretValue {
+  name: string;
+  value: string;
+}
+
+/** Values shorter than this would shred ordinary text, so they are not redacted. */
+export const MIN_SECRET_LENGTH = 4;
+/** Shortest base64 fragment matched inside a longer encoded string: shorter ones collide. */
+const MIN_FRAGMENT_LENGTH = 8;
+
+/**
+ * Replaces known secret values in text with `[REDACTED:<name>]`, longest value first.
+ * One combined regex (escaped alternatives, longest first) scans the text once, so the
+ * cost grows with the text, not with the number of secrets. An empty set is the identity.
+ *
+ * @example
+ * const r = new Redactor([{ name: "GITHUB_TOKEN", value: "ghp_abc123" }]);
+ * r.redact("token=ghp_abc123") // "token=[REDACTED:GITHUB_TOKEN]"
+ */
+export class Redactor {
+  /** The redactor of the empty set: returns its input. */
+  static readonly none = new Redactor([]);
+
+  readonly #secrets: readonly SecretValue[];
+  readonly #pattern: RegExp | null;
+  readonly #names: ReadonlyMap<string, string>;
+
+  constructor(secrets: readonly SecretValue[]) {
+    this.#secrets = secrets.filter((s) => typeof s.value === "string" && s.value.length >= MIN_SECRET_LENGTH);
+    // Longest raw value first, so a secret containing another is named after itself,
+    // and its variants claim their text before a shorter secret's variants do.
+    const ordered = [...this.#secrets].sort((a, b) => b.value.length - a.value.length || cmp(a.name, b.name));
+    const names = new Map<string, string>();
+    for (const secret of ordered) {
+      for (const variant of variants(secret.value)) if (!names.has(variant)) names.set(variant, secret.name);
+    }
+    this.#names = names;
+    const alternatives = [...names.keys()].sort((a, b) => b.length - a.length || cmp(a, b));
+    this.#pattern = alternatives.length === 0 ? null : buildPattern(alternatives);
+  }
+
+  /** Number of secrets in the set (values shorter than 4 characters are not counted). */
+  get size(): number {
+    return this.#secrets.length;
+  }
+
+  /**
+   * A redactor for this set plus `more`, e.g. the tokens minted during a generation.
+   *
+   * @example const run = agentRedactor.withSecrets([{ name: "github:acme", value: token }]);
+   */
+  withSecrets(more: readonly SecretValue[]): Redactor {
+    return more.length === 0 ? this : new Redactor([...this.#secrets, ...more]);
+  }
+
+  /** Text with every known value and encoded form replaced by its marker. */
+  redact(text: string): string {
+    if (this.#pattern === null || text.length === 0) return text;
+    this.#pattern.lastIndex = 0;
+    return text.replace(this.#pattern, (match) => `[REDACTED:${this.#names.get(match) ?? "secret"}]`);
+  }
+
+  /**
+   * A copy of a JSON-like value with every string (object keys included) redacted.
+   * Numbers, booleans and null pass through; cycles become "[Circular]".
+   *
+   * @example r.redactDeep({ env: { TOKEN: "ghp_abc123" } }) // { env: { TOKEN: "[REDACTED:GITHUB_TOKEN]" } }
+   */
+  redactDeep<T>(value: T): T {
+    if (this.#pattern === null) return value;
+    return this.#walk(value, new WeakSet()) as T;
+  }
+
+  #walk(value: unknown, seen: WeakSet<object>): unknown {
+    if (typeof value === "string") return this.redact(value);
+    if (value === null || typeof value !== "object") return value;
+    if (seen.has(value)) return "[Circular]";
+    seen.add(value);
+    try {
+      if (Array.isArray(value)) return value.map((item) => this.#walk(item, seen));
+      const out: Record<string, unknown> = {};
+      for (const [key, item] of Object.entries(value)) out[this.redact(key)] = this.#walk(item, seen);
+      return out;
+    } finally {
+      seen.delete(value);
+    }
+  }
+
+  /** Never shows values: a redactor logged by mistake prints only the secret names. */
+  toJSON(): { secrets: string[] } {
+    return { secrets: this.#secrets.map((s) => s.name) };
+  }
+}
+
+/** The strings to redact for one value: itself, URL-encoded, and the base64 forms. */
+export function variants(value: string): string[] {
+  const out = new Set<string>([value, encodeURIComponent(value)]);
+  const bytes = new TextEncoder().encode(value);
+  for (const encoded of [base64(bytes), base64url(bytes)]) {
+    out.add(encoded);
+    out.add(encoded.replace(/=+$/, ""));
+  }
+  for (const fragment of base64Fragments(bytes)) {
+    out.add(fragment);
+    out.add(toUrlAlphabet(fragment));
+  }
+  return [...out].filter((v) => v.length >= MIN_SECRET_LENGTH);
+}
+
+/**
+ * The base64 characters that depend only on `bytes` when they sit at byte offset 0, 1 or
+ * 2 of a longer encoded buffer. Leading characters shared with the preceding bytes and
+ * trailing ones shared with the following bytes are dropped.
+ */
+function base64Fragments(bytes: Uint8Array): string[] {
+  const out: string[] = [];
+  for (const offset of [0, 1, 2]) {
+    const shifted = new Uint8Array(offset + bytes.length);
+    shifted.set(bytes, offset);
+    const encoded = base64(shifted).replace(/=+$/, "");
+    const head = [0, 2, 3][offset]!;
+    const rest = shifted.length % 3;
+    const tail = rest === 0 ? 0 : 1;
+    const fragment = encoded.slice(head, encoded.length - tail);
+    if (fragment.length >= MIN_FRAGMENT_LENGTH) out.push(fragment);
+  }
+  return out;
+}
+
+function buildPattern(alternatives: string[]): RegExp {
+  try {
+    return new RegExp(alternatives.map(escapeRegExp).join("|"), "g");
+  } catch {
+    // The engine's message quotes the pattern, that is, the secret values.
+    throw new Error(`redaction: could not build the pattern for ${alternatives.length} secret variants`);
+  }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+}
+
+function base64(bytes: Uint8Array): string {
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary);
+}
+
+function base64url(bytes: Uint8Array): string {
+  return toUrlAlphabet(base64(bytes));
+}
+
+function toUrlAlphabet(encoded: string): string {
+  return encoded.replace(/\+/g, "-").replace(/\//g, "_");
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

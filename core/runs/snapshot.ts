@@ -1,0 +1,63 @@
+import type { agents } from "../db/schema";
+
+type AgentRow = typeof agents.$inferSelect;
+
+/** A tool schema exactly as offered to the model (Chat Completions `tools[]` entry). */
+export interface OfferedTool {
+  type: "function";
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+/**
+ * The immutable snapshot a run takes at creation (EXACT-008..024): model settings,
+ * flags, limits, the complete tool schemas offered, and secrets by id, name and
+ * description only. Only the secrets list and a deleted script may change later
+ * (EXACT-025); everything else is fixed for the run.
+ */
+export interface RunSnapshot {
+  version: 1;
+  model: {
+    model: string;
+    /** null: the platform's default provider. */
+    base_url: string | null;
+    api_key_secret: string | null;
+    thinking_level: string;
+    max_steps: number;
+    max_tool_calls: number;
+    max_input_tokens: number;
+    keep_tool_result_generations: number;
+    projection_policy_version: number;
+  };
+  flags: { browser: boolean; coding: boolean; cli: boolean; scripting: boolean; memory: boolean };
+  browser_language: string;
+  tools: OfferedTool[];
+  secrets: Array<{ id: string; name: string; description: string }>;
+  mcp: Array<{ connection_id: string; server_id: string; slug: string; tools: Array<{ name: string; remote_name: string }> }>;
+  scripts: Array<{ id: string; name: string; description: string; parameters: unknown; source: string; source_hash: string }>;
+}
+
+/**
+ * @example buildSnapshot(agentRow, toolSchemas(offeredTools(agentRow))).model.max_tool_calls // 50
+ */
+export function buildSnapshot(agent: AgentRow, tools: OfferedTool[], secrets: RunSnapshot["secrets"] = []): RunSnapshot {
+  return {
+    version: 1,
+    model: {
+      model: agent.model,
+      base_url: agent.modelBaseUrl,
+      api_key_secret: agent.modelApiKeySecret,
+      thinking_level: agent.thinkingLevel,
+      max_steps: agent.maxSteps,
+      max_tool_calls: agent.maxToolCalls,
+      max_input_tokens: agent.maxInputTokens,
+      keep_tool_result_generations: agent.keepToolResultGenerations,
+      projection_policy_version: agent.projectionPolicyVersion,
+    },
+    flags: { browser: agent.browser, coding: agent.coding, cli: agent.cli, scripting: agent.scripting, memory: agent.memory },
+    browser_language: agent.browserLanguage,
+    tools,
+    secrets,
+    mcp: [],
+    scripts: [],
+  };
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { MemoryNotesRecordsStore } from "./memory-store";
+import { offeredTools, runTool, toolSchemas } from "./registry";
+import type { AnyToolDefinition, ToolContext } from "./types";
+
+const ctx = (): ToolContext => ({
+  agentId: "agent-1",
+  runId: "run-1",
+  toolCallId: "call-1",
+  now: () => new Date("2026-01-01T00:00:00Z"),
+  store: new MemoryNotesRecordsStore(() => new Date("2026-01-01T00:00:00Z")),
+});
+
+const boom: AnyToolDefinition = {
+  name: "boom",
+  description: "always fails",
+  binding: "test",
+  parameters: z.strictObject({}),
+  execute: async () => {
+    throw new Error("disk on fire");
+  },
+};
+
+const NAMES = ["note_write", "note_read", "note_list", "note_delete", "record_create", "record_list"];
+
+describe("offeredTools", () => {
+  it("EXACT-011/OP-EXACT-3: note and record tools are offered on every run kind, in a fixed order", () => {
+    for (const kind of ["direct", "group", "schedule"] as const) {
+      expect(offeredTools({ kind }).map((t) => t.name)).toEqual(NAMES);
+    }
+    expect(new Set(offeredTools({ kind: "direct" }).map((t) => t.binding))).toEqual(new Set(["note", "record"]));
+  });
+
+  it("later bindings plug in by flags", () => {
+    const extra = { binding: "memory", offered: (f: { memory?: boolean }) => f.memory === true, tools: [boom] };
+    expect(offeredTools({ kind: "direct", memory: true }, [extra]).map((t) => t.name)).toEqual(["boom"]);
+    expect(offeredTools({ kind: "direct", memory: false }, [extra])).toEqual([]);
+  });
+});
+
+describe("toolSchemas", () => {
+  const schemas = toolSchemas(offeredTools({ kind: "direct" }));
+
+  it("EXACT-010: Chat Completions function schemas without $schema, deterministic", () => {
+    expect(schemas.map((s) => s.function.name)).toEqual(NAMES);
+    for (const schema of schemas) {
+      expect(schema.type).toBe("function");
+      expect(schema.function.description.length).toBeGreaterThan(0);
+      expect(schema.function.parameters).toMatchObject({ type: "object", additionalProperties: false });
+      expect("$schema" in schema.function.parameters).toBe(false);
+    }
+    expect(JSON.stringify(toolSchemas(offeredTools({ kind: "direct" })))).toBe(JSON.stringify(schemas));
+  });
+
+  it("describes the arguments the model writes: defaulted fields are optional", () => {
+    const recordList = schemas.find((s) => s.function.name === "record_list")!.function.parameters;
+    expect(recordList.required ?? []).toEqual([]);
+    expect(recordList.properties).toMatchObject({ limit: { type: "integer", maximum: 100, default: 20 } });
+    const noteWrite = schemas.find((s) => s.function.name === "note_write")!.function.parameters;
+    expect(noteWrite.required).toEqual(["title", "body"]);
+  });
+
+  it("refuses duplicate names", () => {
+    expect(() => toolSchemas([boom, boom])).toThrow("duplicate tool name boom");
+  });
+});
+
+describe("runTool", () => {
+  const tools = [...offeredTools({ kind: "direct" }), boom];
+
+  it("unknown tool", async () => {
+    expect(await runTool(tools, "nope", "{}", ctx())).toEqual({ content: "ERROR: unknown tool nope" });
+  });
+
+  it("arguments that are not a JSON object", async () => {
+    for (const raw of ["{not json", "[1,2]", "null", "42", "\"text\""]) {
+      expect((await runTool(tools, "note_read", raw, ctx())).content).toBe("ERROR: arguments must be a JSON object");
+    }
+  });
+
+  it("invalid arguments name each field and its problem", async () => {
+    const result = await runTool(tools, "note_write", JSON.stringify({ title: "", body: 5, extra: true }), ctx());
+    expect(result.content).toMatch(/^ERROR: invalid arguments: /);
+    expect(result.content).toContain("title: Too small");
+    expect(result.content).toContain("body: Invalid input: expected string, received number");
+    expect(result.content).toContain("extra: unknown field");
+  });
+
+  it("an exception in execute becomes an ERROR result and nothing throws", async () => {
+    expect(await runTool(tools, "boom", "{}", ctx())).toEqual({ content: "ERROR: disk on fire" });
+    const throwsString = { ...boom, execute: async () => Promise.reject("plain string") };
+    expect(await runTool([throwsString], "boom", "{}", ctx())).toEqual({ content: "ERROR: plain string" });
+    await expect(runTool(tools, "note_list", undefined as unknown as string, ctx())).resolves.toEqual({
+      content: "ERROR: arguments must be a JSON object",
+    });
+  });
+
+  it("empty arguments count as {}", async () => {
+    expect((await runTool(tools, "note_list", "", ctx())).content).toBe('{"count":0,"notes":[]}');
+  });
+
+  it("passes the validated, defaulted arguments to execute", async () => {
+    const c = ctx();
+    await runTool(tools, "record_create", '{"content":"hello"}', c);
+    const listed = JSON.parse((await runTool(tools, "record_list", "{}", c)).content);
+    expect(listed.records[0]).toMatchObject({ kind: "note", content: "hello", run_id: "run-1" });
+  });
+});

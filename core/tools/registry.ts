@@ -1,0 +1,118 @@
+/**
+ * The native tool registry: which definitions a run offers (EXACT-010, EXACT-011), their
+ * JSON schemas for the snapshot and the model, and `runTool`, which turns one model tool
+ * call into a result string without ever throwing. The loop stores what `runTool` returns
+ * only after the output pipeline (GEN-025, core/output/tool-output.ts).
+ */
+import { z } from "zod";
+import { fieldIssues } from "../validation/issues";
+import { NOTE_TOOLS } from "./notes";
+import { RECORD_TOOLS } from "./records";
+import type { AnyToolDefinition, ToolContext, ToolResult, ToolSchema } from "./types";
+
+/** Run settings that select bindings. Later bindings read more of them (see NATIVE_BINDINGS). */
+export interface ToolFlags {
+  kind: "direct" | "group" | "schedule";
+  memory?: boolean;
+  scripting?: boolean;
+  browser?: boolean;
+  coding?: boolean;
+}
+
+/** One native binding: its tools and when a run offers them. */
+export interface NativeBinding {
+  binding: string;
+  offered(flags: ToolFlags): boolean;
+  tools: readonly AnyToolDefinition[];
+}
+
+/**
+ * Native bindings in offer order. note and record are always on (EXACT-011); later issues
+ * append memory (flags.memory), schedules (direct and group runs), group_post, scripts
+ * (flags.scripting), secret_store/secret_request, browser and code tools here.
+ */
+export const NATIVE_BINDINGS: readonly NativeBinding[] = [
+  { binding: "note", offered: () => true, tools: NOTE_TOOLS },
+  { binding: "record", offered: () => true, tools: RECORD_TOOLS },
+];
+
+/**
+ * The definitions a run offers, in a fixed order: the run snapshots their schemas, so the
+ * same flags must always give the same list (EXACT-005).
+ *
+ * @example offeredTools({ kind: "direct" }).map((t) => t.name) // ["note_write", …, "record_list"]
+ */
+export function offeredTools(flags: ToolFlags, bindings: readonly NativeBinding[] = NATIVE_BINDINGS): AnyToolDefinition[] {
+  return bindings.filter((b) => b.offered(flags)).flatMap((b) => [...b.tools]);
+}
+
+/**
+ * The Chat Completions `tools` array for these definitions: draft-7 JSON Schema of each
+ * argument object as the model writes it (zod's input side, so defaulted fields are
+ * optional), without `$schema`. Throws on a duplicate name: that is a programming error.
+ *
+ * @example toolSchemas([noteRead])[0] // { type: "function", function: { name: "note_read", description, parameters: { type: "object", … } } }
+ */
+export function toolSchemas(definitions: readonly AnyToolDefinition[]): ToolSchema[] {
+  const names = new Set<string>();
+  return definitions.map((definition) => {
+    if (names.has(definition.name)) throw new Error(`duplicate tool name ${definition.name}`);
+    names.add(definition.name);
+    const { $schema: _ignored, ...parameters } = z.toJSONSchema(definition.parameters, { target: "draft-7", io: "input" });
+    return { type: "function", function: { name: definition.name, description: definition.description, parameters } };
+  });
+}
+
+/**
+ * Runs one tool call. Every failure is a result the model can read and correct:
+ * unknown tool, arguments that are not a JSON object, invalid fields, or an exception in
+ * the tool. Empty arguments ("") count as `{}`, as some providers send them for no-arg tools.
+ *
+ * @example await runTool(tools, "note_read", '{"title":""}', ctx)
+ * // { content: "ERROR: invalid arguments: title: Too small: expected string to have >=1 characters" }
+ */
+export async function runTool(
+  definitions: readonly AnyToolDefinition[],
+  name: string,
+  rawArguments: string,
+  ctx: ToolContext,
+): Promise<ToolResult> {
+  const definition = definitions.find((d) => d.name === name);
+  if (!definition) return { content: `ERROR: unknown tool ${name}` };
+  const parsed = parseArguments(rawArguments);
+  if (parsed === undefined) return { content: "ERROR: arguments must be a JSON object" };
+  const checked = definition.parameters.safeParse(parsed);
+  if (!checked.success) {
+    const issues = fieldIssues(checked.error).map((i) => `${i.field || "(arguments)"}: ${i.message}`);
+    return { content: `ERROR: invalid arguments: ${issues.join("; ")}` };
+  }
+  try {
+    const result = await definition.execute(checked.data, ctx);
+    return typeof result?.content === "string" ? result : { content: "ERROR: the tool returned no result" };
+  } catch (error) {
+    return { content: `ERROR: ${errorMessage(error)}` };
+  }
+}
+
+/** The arguments object, or undefined when the text is not a JSON object. */
+function parseArguments(raw: string): Record<string, unknown> | undefined {
+  if (typeof raw !== "string") return undefined; // a caller bypassing the types must not make it throw
+  if (raw.trim() === "") return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === "string") return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}

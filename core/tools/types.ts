@@ -1,0 +1,95 @@
+/**
+ * Native tool contracts. A tool is a zod argument schema plus an `execute` over a small
+ * context; the registry turns the schema into the JSON schema offered to the model and
+ * validates the model's arguments against the same schema, so both always agree.
+ */
+import type { z } from "zod";
+
+/** One tool as offered to the model (Chat Completions `tools` entry). */
+export interface ToolSchema {
+  type: "function";
+  function: {
+    name: string;
+    description: string;
+    /** JSON Schema (draft-7) of the arguments object, without `$schema`. */
+    parameters: Record<string, unknown>;
+  };
+}
+
+/** What a tool returns. The loop passes `content` through the output pipeline. */
+export interface ToolResult {
+  content: string;
+  /** Stored beside the result; the projector names them in stubs (PROJ-002, OP-PROJ-6). */
+  metadata?: { path?: string; range?: string };
+}
+
+/** Per-call context. Ids come from the run; `now` is injectable for tests. */
+export interface ToolContext {
+  agentId: string;
+  runId: string;
+  /** The provider's tool-call id (RUN-017). */
+  toolCallId: string;
+  now(): Date;
+  store: NotesRecordsStore;
+}
+
+/**
+ * A native tool. `binding` is the native binding that offers it (`note`, `record`,
+ * later `memory`, `schedule`, …), so a run's flags can select whole bindings.
+ *
+ * @example
+ * const echo: ToolDefinition<{ text: string }> = {
+ *   name: "echo", description: "Echo text", binding: "debug",
+ *   parameters: z.strictObject({ text: z.string() }),
+ *   execute: async ({ text }) => ({ content: text }),
+ * };
+ */
+export interface ToolDefinition<Args = unknown> {
+  name: string;
+  description: string;
+  parameters: z.ZodType<Args>;
+  binding: string;
+  execute(args: Args, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/**
+ * A definition of any argument type, as registries hold them. `ToolDefinition<{ title: string }>`
+ * is assignable to it because `execute` is a method (bivariant parameters) and the zod
+ * type is covariant in its output; `runTool` validates before calling `execute`.
+ */
+export type AnyToolDefinition = ToolDefinition<unknown>;
+
+/** An agent note (note_* tools). Titles are unique per agent. */
+export interface Note {
+  title: string;
+  body: string;
+  updatedAt: Date;
+}
+
+/** A time-ordered agent record (record_* tools). */
+export interface AgentRecord {
+  id: number;
+  kind: string;
+  content: string;
+  data: unknown;
+  runId: string | null;
+  createdAt: Date;
+}
+
+/**
+ * Storage of notes and records, implemented over Postgres (tables `notes`, `records`).
+ * Every method is scoped to one agent.
+ */
+export interface NotesRecordsStore {
+  /** Creates or replaces the note with this title; `created` is false on a replace. */
+  noteWrite(agentId: string, title: string, body: string): Promise<{ created: boolean }>;
+  /** The note, or null when the agent has none with this title. */
+  noteRead(agentId: string, title: string): Promise<Note | null>;
+  /** Every note of the agent, by title (bodies may be left empty by the store). */
+  noteList(agentId: string): Promise<{ title: string; updatedAt: Date }[]>;
+  /** True when a note was deleted. */
+  noteDelete(agentId: string, title: string): Promise<boolean>;
+  recordCreate(agentId: string, runId: string, input: { kind: string; content: string; data?: unknown }): Promise<AgentRecord>;
+  /** Newest first; with `since`, only records created strictly after it. */
+  recordList(agentId: string, options: { since?: Date; limit: number }): Promise<AgentRecord[]>;
+}

@@ -1,0 +1,60 @@
+/**
+ * Model prices in USD per million tokens. Cost is computed when the assistant row is
+ * inserted; a cost the provider reports itself takes precedence. Unknown models cost 0
+ * (and say so in metadata), so a self-hosted model is never billed by guesswork.
+ */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  /** Cached input tokens, when the provider discounts them. */
+  cachedInput?: number;
+}
+
+export const PRICE_TABLE_VERSION = 1;
+
+/** Prefix-matched, longest prefix first. Extend through MODEL_PRICES (JSON) in configuration. */
+export const DEFAULT_PRICES: Record<string, ModelPrice> = {
+  "gpt-4.1": { input: 2, output: 8, cachedInput: 0.5 },
+  "gpt-4.1-mini": { input: 0.4, output: 1.6, cachedInput: 0.1 },
+  "gpt-4.1-nano": { input: 0.1, output: 0.4, cachedInput: 0.025 },
+  "gpt-4o": { input: 2.5, output: 10, cachedInput: 1.25 },
+  "gpt-4o-mini": { input: 0.15, output: 0.6, cachedInput: 0.075 },
+  "o4-mini": { input: 1.1, output: 4.4, cachedInput: 0.275 },
+  "kimi-k2": { input: 0.6, output: 2.5, cachedInput: 0.15 },
+  "mock-model": { input: 1, output: 2, cachedInput: 0.5 },
+};
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens?: number;
+  reasoning_tokens?: number;
+  /** Some providers (OpenRouter) report the call's cost themselves. */
+  cost?: number;
+}
+
+/**
+ * Cost of one model call in USD, rounded to the column's 6 decimals.
+ *
+ * @example costUsd("gpt-4.1-mini", { prompt_tokens: 1000, completion_tokens: 100 }) // 0.00056
+ */
+export function costUsd(model: string, usage: Usage, prices: Record<string, ModelPrice> = DEFAULT_PRICES): { cost: number; priced: boolean } {
+  if (typeof usage.cost === "number" && Number.isFinite(usage.cost)) return { cost: round6(usage.cost), priced: true };
+  const price = priceFor(model, prices);
+  if (!price) return { cost: 0, priced: false };
+  const cached = Math.min(usage.cached_tokens ?? 0, usage.prompt_tokens);
+  const fresh = usage.prompt_tokens - cached;
+  const cost = (fresh * price.input + cached * (price.cachedInput ?? price.input) + usage.completion_tokens * price.output) / 1e6;
+  return { cost: round6(cost), priced: true };
+}
+
+export function priceFor(model: string, prices: Record<string, ModelPrice> = DEFAULT_PRICES): ModelPrice | undefined {
+  const name = model.toLowerCase().replace(/^[^/]+\//, "");
+  const key = Object.keys(prices).filter((p) => name.startsWith(p)).sort((a, b) => b.length - a.length)[0];
+  return key ? prices[key] : undefined;
+}
+
+/** 'YYYY-MM' in UTC: the key of org_monthly_usage. */
+export const usageMonth = (at: Date) => at.toISOString().slice(0, 7);
+
+const round6 = (n: number) => Math.round(n * 1e6) / 1e6;

@@ -1,0 +1,128 @@
+import OpenAI from "openai";
+import type { ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
+import type { Usage } from "../../core/usage/pricing";
+
+export interface ToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+export interface ModelReply {
+  content: string | null;
+  toolCalls: ToolCall[];
+  reasoning: string;
+  usage: Usage | null;
+  finishReason: string | null;
+  latencyMs: number;
+  /** Time to the first streamed token. */
+  firstTokenMs: number | null;
+  providerModel: string | null;
+}
+
+export interface ModelRequest {
+  baseURL: string;
+  apiKey: string;
+  model: string;
+  messages: unknown[];
+  tools: unknown[];
+  thinkingLevel: string;
+  signal: AbortSignal;
+  onDelta: (kind: "content" | "reasoning", text: string) => void;
+}
+
+/** A failed model call, with what the run's error entry needs (never the prompt). */
+export class ProviderError extends Error {
+  override name = "ProviderError";
+  constructor(message: string, readonly httpStatus: number | null, readonly providerCode: string | null) {
+    super(message);
+  }
+}
+
+/**
+ * One streamed Chat Completions call with automatic retries off (EXACT-006): the SDK's
+ * `maxRetries: 0`, so each model call is attempted exactly once. Deltas go to `onDelta`
+ * as they arrive; the reply is assembled from the stream.
+ */
+export async function callModel(request: ModelRequest): Promise<ModelReply> {
+  const client = new OpenAI({ baseURL: request.baseURL, apiKey: request.apiKey || "none", maxRetries: 0, timeout: 10 * 60_000 });
+  const params: ChatCompletionCreateParamsStreaming = {
+    model: request.model,
+    messages: request.messages as ChatCompletionMessageParam[],
+    stream: true,
+    stream_options: { include_usage: true },
+    ...(request.tools.length ? { tools: request.tools as ChatCompletionTool[] } : {}),
+    ...(request.thinkingLevel !== "off" ? { reasoning_effort: request.thinkingLevel as "low" | "medium" | "high" } : {}),
+  };
+  const started = Date.now();
+  let firstTokenMs: number | null = null;
+  let content = "";
+  let sawContent = false;
+  let reasoning = "";
+  let usage: Usage | null = null;
+  let finishReason: string | null = null;
+  let providerModel: string | null = null;
+  const calls: ToolCall[] = [];
+  try {
+    const stream = await client.chat.completions.create(params, { signal: request.signal });
+    for await (const chunk of stream) {
+      providerModel ??= chunk.model ?? null;
+      if (chunk.usage) usage = readUsage(chunk.usage);
+      const choice = chunk.choices?.[0];
+      if (!choice) continue;
+      const delta = choice.delta as typeof choice.delta & { reasoning_content?: string; reasoning?: string };
+      const thought = delta.reasoning_content ?? delta.reasoning;
+      if (thought) {
+        firstTokenMs ??= Date.now() - started;
+        reasoning += thought;
+        request.onDelta("reasoning", thought);
+      }
+      if (delta.content) {
+        firstTokenMs ??= Date.now() - started;
+        sawContent = true;
+        content += delta.content;
+        request.onDelta("content", delta.content);
+      }
+      for (const part of delta.tool_calls ?? []) {
+        const call = (calls[part.index] ??= { id: "", type: "function", function: { name: "", arguments: "" } });
+        if (part.id) call.id = part.id;
+        if (part.function?.name) call.function.name += part.function.name;
+        if (part.function?.arguments) call.function.arguments += part.function.arguments;
+      }
+      if (choice.finish_reason) finishReason = choice.finish_reason;
+    }
+  } catch (error) {
+    if (request.signal.aborted) throw error;
+    throw toProviderError(error);
+  }
+  const toolCalls = calls.filter(Boolean).map((call, i) => ({ ...call, id: call.id || `call_${started}_${i}` }));
+  return {
+    content: sawContent ? content : null,
+    toolCalls,
+    reasoning,
+    usage,
+    finishReason,
+    latencyMs: Date.now() - started,
+    firstTokenMs,
+    providerModel,
+  };
+}
+
+function readUsage(raw: OpenAI.CompletionUsage & { cost?: number }): Usage {
+  return {
+    prompt_tokens: raw.prompt_tokens ?? 0,
+    completion_tokens: raw.completion_tokens ?? 0,
+    cached_tokens: raw.prompt_tokens_details?.cached_tokens ?? 0,
+    reasoning_tokens: raw.completion_tokens_details?.reasoning_tokens ?? 0,
+    ...(typeof raw.cost === "number" ? { cost: raw.cost } : {}),
+  };
+}
+
+function toProviderError(error: unknown): ProviderError {
+  if (error instanceof OpenAI.APIError) {
+    const code = typeof error.code === "string" ? error.code : null;
+    return new ProviderError(`model provider answered ${error.status ?? "without a status"}: ${error.message}`.slice(0, 500), error.status ?? null, code);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ProviderError(`model call failed: ${message}`.slice(0, 500), null, null);
+}

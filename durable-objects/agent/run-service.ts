@@ -1,0 +1,335 @@
+import { and, eq, sql } from "drizzle-orm";
+import { openDatabase, type Connection, type Database } from "../../core/db/client";
+import { agents, messages, notes, organisations, orgMonthlyUsage, runs } from "../../core/db/schema";
+import { appendRow, loadRows, toWireRow, updateRun, type RunError } from "../../core/db/transcript";
+import { describeError, logEvent } from "../../core/output/log";
+import { Redactor } from "../../core/output/redaction";
+import { countRowTokens } from "../../core/projection/token-count";
+import type { AttachmentRef, ChatPayload } from "../../core/projection/types";
+import { composeSystemPrompt } from "../../core/prompt/system-prompt";
+import { messageRefusal, resumeRefusal, statusAfterGeneration, type RunKind } from "../../core/runs/rules";
+import { buildSnapshot, type OfferedTool } from "../../core/runs/snapshot";
+import { offeredTools, toolSchemas } from "../../core/tools/registry";
+import { DEFAULT_PRICES, usageMonth } from "../../core/usage/pricing";
+import type { Env } from "../../workers/env";
+import type { DeadlineMultiplexer } from "./deadlines";
+import { interruptUnresolved, runGeneration } from "./generation";
+import type { GenerationLock } from "./generation-lock";
+import { hydrateAttachments } from "./hydrate";
+import { PostgresToolStore } from "./tool-store";
+import { busy, refuse, type Outcome } from "./results";
+import { RunSession, storedRow } from "./run-session";
+import { SseHub } from "./sse-hub";
+
+/** The lease a generation holds; the heartbeat renews it well before it runs out. */
+export const LEASE_MS = 60_000;
+export const HEARTBEAT_MS = 20_000;
+export const HEARTBEAT = "generation.heartbeat";
+/** Runs whose rows stay in memory between generations. */
+const MAX_SESSIONS = 8;
+
+interface Host {
+  ctx: DurableObjectState;
+  env: Env;
+  lock: GenerationLock;
+  multiplexer: DeadlineMultiplexer;
+  now: () => number;
+}
+
+interface ActiveGeneration {
+  runId: string;
+  generation: number;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+export interface NewMessage {
+  content: string;
+  attachments?: AttachmentRef[];
+}
+
+/**
+ * The agent's runs as the agent object drives them: creation with the composed system
+ * row and the snapshot, user messages under the generation lock, the background loop,
+ * cancellation, resume, SSE, and recovery of a generation the object lost.
+ */
+export class RunService {
+  readonly hub = new SseHub((runId, after) => this.withDatabase(async (db) => (await loadRows(db, runId, after)).map(toWireRow)));
+  private readonly sessions = new Map<string, RunSession>();
+  private active: ActiveGeneration | null = null;
+  private conn: Connection | null = null;
+
+  constructor(private readonly host: Host) {}
+
+  /** The generation running in this object's memory, if any. */
+  get current(): ActiveGeneration | null {
+    return this.active;
+  }
+
+  /** `POST /api/agents/:id/runs`: row 0, then row 1 and a generation when a message is given (RUN-003/004). */
+  async createRun(agentId: string, input: { kind: RunKind; message?: NewMessage; title?: string | null }): Promise<Outcome<{ run_id: string }>> {
+    await this.recoverOrphan();
+    const held = this.host.lock.current();
+    if (input.message && held) return busy(held.runId);
+    const db = this.db();
+    const [agent] = await db.select().from(agents).where(eq(agents.id, agentId)).limit(1);
+    if (!agent) return refuse(404, "agent.not_found", "No such agent");
+    if (agent.archivedAt) return refuse(409, "agent.archived", "The agent is archived");
+    const definitions = offeredTools({ kind: input.kind, ...agent });
+    const tools = toolSchemas(definitions) as OfferedTool[];
+    const snapshot = buildSnapshot(agent, tools);
+    const noteTitles = await db.select({ title: notes.title }).from(notes).where(eq(notes.agentId, agentId)).orderBy(notes.title);
+    const memory = agent.memory
+      ? ((await db.execute<{ content: string }>(sql`select content from memories where agent_id = ${agentId}`)).rows[0]?.content ?? "")
+      : "";
+    const system: ChatPayload = {
+      role: "system",
+      content: composeSystemPrompt({
+        agent: { name: agent.name, instructions: agent.instructions },
+        now: new Date(this.host.now()),
+        maxToolCalls: agent.maxToolCalls,
+        kind: input.kind,
+        notes: noteTitles,
+        secrets: [],
+        ...(agent.scripting ? { scripts: [] } : {}),
+        memory: { enabled: agent.memory, content: memory },
+      }),
+    };
+    const title = input.title ?? (input.message ? input.message.content.slice(0, 80) || null : null);
+    const run = await db.transaction(async (tx) => {
+      const [created] = await tx.insert(runs).values({ agentId, kind: input.kind, title, snapshot, metadata: {} }).returning();
+      await tx.insert(messages).values({ runId: created!.id, seq: 0, generation: null, role: "system", payload: system, metadata: { source: "system" }, tokenCount: countRowTokens(system, {}) });
+      return created!;
+    });
+    const session = await this.session(run.id);
+    if (input.message) {
+      const started = await this.startGeneration(session!, input.message, "operator");
+      if (!started.ok) return started;
+    }
+    return { ok: true, run_id: run.id };
+  }
+
+  /** `POST /api/runs/:id/messages`: 409 while the agent generates (GEN-003); refusals per RUN-006/GEN-018. */
+  async postMessage(runId: string, message: NewMessage): Promise<Outcome<{ seq: number; generation: number }>> {
+    await this.recoverOrphan();
+    const held = this.host.lock.current();
+    if (held) return busy(held.runId);
+    const session = await this.session(runId);
+    if (!session) return refuse(404, "run.not_found", "No such run");
+    const refusal = messageRefusal(session.facts);
+    if (refusal) return refuse(409, refusal.code, refusal.message, refusal.details);
+    return this.startGeneration(session, message, "operator");
+  }
+
+  /** `POST /api/runs/:id/cancel` (CANCEL-001..003). */
+  async cancel(runId: string): Promise<Outcome<{ cancelled: true }>> {
+    await this.recoverOrphan();
+    if (!this.active || this.active.runId !== runId) return refuse(409, "run.not_generating", "The run is not generating");
+    const active = this.active;
+    active.controller.abort();
+    await active.done;
+    return { ok: true, cancelled: true };
+  }
+
+  /** `POST /api/runs/:id/resume` (CANCEL-012/013). */
+  async resume(runId: string): Promise<Outcome<{ resumed_at: string }>> {
+    const session = await this.session(runId);
+    if (!session) return refuse(404, "run.not_found", "No such run");
+    const refusal = resumeRefusal(session.facts);
+    if (refusal) return refuse(409, refusal.code, refusal.message, refusal.details);
+    const resumedAt = new Date(this.host.now()).toISOString();
+    await updateRun(this.db(), runId, { status: "active", metadata: { resumed_at: resumedAt } });
+    session.facts = { ...session.facts, status: "active", metadata: { ...session.facts.metadata, resumed_at: resumedAt } };
+    this.hub.publish(runId, "status", { run_id: runId, status: "active", generating: false });
+    return { ok: true, resumed_at: resumedAt };
+  }
+
+  /** The heartbeat deadline: renew the lease while the loop runs, or recover a lost one. */
+  async heartbeat(): Promise<void> {
+    const held = this.host.lock.current();
+    if (!held) return;
+    if (this.active?.runId === held.runId) {
+      this.host.lock.renew(held.runId, LEASE_MS);
+      await this.host.multiplexer.set(HEARTBEAT, this.host.now() + HEARTBEAT_MS);
+      return;
+    }
+    await this.recoverOrphan();
+  }
+
+  /**
+   * A lock held with no loop in this object's memory means the object was evicted,
+   * crashed or redeployed mid-generation: unresolved tool calls get interruption results,
+   * the error is recorded, one-shot runs complete, and the lock is released. The model
+   * call is never replayed (CANCEL-006/007).
+   */
+  async recoverOrphan(): Promise<void> {
+    const held = this.host.lock.current();
+    if (!held || this.active) return;
+    try {
+      const db = this.db();
+      const session = await this.session(held.runId);
+      if (session) {
+        await interruptUnresolved(db, session, held.generation, (row) => this.hub.publishRow(session.runId, row));
+        const errors: RunError[] = [{
+          code: "generation.interrupted",
+          message: "The generation was interrupted (the agent's object restarted); no model call was replayed",
+          generation: held.generation, operation: "recovery", at: new Date(this.host.now()).toISOString(),
+        }];
+        const status = statusAfterGeneration(session.facts, []);
+        await updateRun(db, session.runId, { status, errors });
+        session.facts = { ...session.facts, status, errors: [...session.facts.errors, ...errors] };
+        this.hub.publish(session.runId, "status", { run_id: session.runId, status, generating: false });
+      }
+    } finally {
+      this.host.lock.release(held.runId);
+      await this.host.multiplexer.clear(HEARTBEAT);
+    }
+  }
+
+  private async startGeneration(session: RunSession, message: NewMessage, source: string): Promise<Outcome<{ seq: number; generation: number }>> {
+    const generation = session.facts.generation + 1;
+    const acquired = this.host.lock.acquire(session.runId, generation, LEASE_MS);
+    if (!acquired.ok) return busy(acquired.busyRunId);
+    let userSeq: number;
+    try {
+      const payload: ChatPayload = { role: "user", content: message.content };
+      const metadata = { source, ...(message.attachments?.length ? { attachments: message.attachments } : {}) };
+      const tokenCount = countRowTokens(payload, metadata);
+      const row = await appendRow(this.db(), { runId: session.runId, seq: session.nextSeq, generation, role: "user", payload: payload as never, metadata, tokenCount });
+      await updateRun(this.db(), session.runId, { generation });
+      session.facts = { ...session.facts, generation };
+      session.push(storedRow({ ...row, tokenCount }));
+      this.hub.publishRow(session.runId, row);
+      userSeq = row.seq;
+      await this.host.multiplexer.set(HEARTBEAT, this.host.now() + HEARTBEAT_MS);
+    } catch (error) {
+      this.host.lock.release(session.runId);
+      throw error;
+    }
+    const controller = new AbortController();
+    const active: ActiveGeneration = { runId: session.runId, generation, controller, done: Promise.resolve() };
+    active.done = this.loop(session, generation, controller.signal);
+    this.active = active;
+    this.host.ctx.waitUntil(active.done);
+    return { ok: true, seq: userSeq, generation };
+  }
+
+  private async loop(session: RunSession, generation: number, signal: AbortSignal): Promise<void> {
+    const { env } = this.host;
+    const runId = session.runId;
+    this.hub.publish(runId, "status", { run_id: runId, status: "active", generating: true, generation });
+    let status = session.facts.status;
+    try {
+      const db = this.db();
+      const redactor = new Redactor(env.MODEL_API_KEY ? [{ name: "MODEL_API_KEY", value: env.MODEL_API_KEY }] : []);
+      const baseURL = session.snapshot.model.base_url ?? env.MODEL_BASE_URL;
+      const startError = !baseURL
+        ? "No model provider is configured (set MODEL_BASE_URL or the agent's model_base_url)"
+        : session.snapshot.model.api_key_secret
+          ? `The agent's model key secret ${session.snapshot.model.api_key_secret} cannot be resolved yet`
+          : null;
+      if (startError) {
+        const errors: RunError[] = [{ code: baseURL ? "secret.unavailable" : "provider.unconfigured", message: startError, generation, operation: "generation.start", at: new Date(this.host.now()).toISOString() }];
+        status = statusAfterGeneration(session.facts, []);
+        await updateRun(db, runId, { status, errors });
+        session.facts = { ...session.facts, status, errors: [...session.facts.errors, ...errors] };
+        for (const e of errors) this.hub.publish(runId, "error", { run_id: runId, ...e });
+        return;
+      }
+      const outcome = await runGeneration({
+        db,
+        session,
+        generation,
+        signal,
+        provider: { baseURL: baseURL!, apiKey: env.MODEL_API_KEY ?? "" },
+        tools: snapshotTools(session),
+        store: new PostgresToolStore(db),
+        redactor,
+        prices: DEFAULT_PRICES,
+        spend: await this.spend(db, session.scope.organisationId),
+        hydrate: (messages, rows) => hydrateAttachments(messages, rows, env, session.snapshot.model.model),
+        publishRow: (row) => this.hub.publishRow(runId, row),
+        publish: (event, data) => this.hub.publish(runId, event, data),
+        now: this.host.now,
+      });
+      status = outcome.status;
+      for (const e of outcome.errors) this.hub.publish(runId, "error", { run_id: runId, ...e });
+    } catch (error) {
+      logEvent("error", { operation: "generation", run_id: runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId, ...describeError(error) });
+      const errors: RunError[] = [{ code: "generation.failed", message: "The generation failed on the platform side", generation, operation: "generation", at: new Date(this.host.now()).toISOString() }];
+      await updateRun(this.db(), runId, { errors }).catch(() => {});
+      this.hub.publish(runId, "error", { run_id: runId, ...errors[0] });
+    } finally {
+      this.host.lock.release(runId);
+      await this.host.multiplexer.clear(HEARTBEAT);
+      this.active = null;
+      this.hub.publish(runId, "status", { run_id: runId, status, generating: false, generation });
+      void this.closeIdle();
+    }
+  }
+
+  /** The organisation's monthly limit and this month's spend, read once per generation. */
+  private async spend(db: Database, organisationId: string) {
+    const [row] = await db
+      .select({ limit: organisations.monthlySpendLimitUsd, spent: orgMonthlyUsage.costUsd })
+      .from(organisations)
+      .leftJoin(orgMonthlyUsage, and(eq(orgMonthlyUsage.organisationId, organisations.id), eq(orgMonthlyUsage.month, usageMonth(new Date(this.host.now())))))
+      .where(eq(organisations.id, organisationId));
+    return { limitUsd: row?.limit == null ? null : Number(row.limit), monthCostUsd: Number(row?.spent ?? 0) };
+  }
+
+  /**
+   * The run's session, loaded from Postgres once per wake. The object is the single
+   * writer of its agent's runs, so what it holds in memory stays current.
+   */
+  private async session(runId: string): Promise<RunSession | null> {
+    const cached = this.sessions.get(runId);
+    if (cached) {
+      // Most recently used last, so the oldest is evicted first.
+      this.sessions.delete(runId);
+      this.sessions.set(runId, cached);
+      return cached;
+    }
+    const loaded = await RunSession.load(this.db(), runId);
+    if (!loaded) return null;
+    this.sessions.set(runId, loaded);
+    for (const [id] of this.sessions) {
+      if (this.sessions.size <= MAX_SESSIONS) break;
+      if (id !== this.active?.runId) this.sessions.delete(id);
+    }
+    return loaded;
+  }
+
+  /** Drops what memory holds (the agent was deleted). */
+  reset(): void {
+    this.sessions.clear();
+  }
+
+  /** One connection while the object works; closed when it goes idle. */
+  private db(): Database {
+    this.conn ??= openDatabase(this.host.env);
+    return this.conn.db;
+  }
+
+  private async withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T> {
+    const conn = openDatabase(this.host.env);
+    try {
+      return await work(conn.db);
+    } finally {
+      await conn.close();
+    }
+  }
+
+  private async closeIdle(): Promise<void> {
+    if (this.active || !this.conn) return;
+    const conn = this.conn;
+    this.conn = null;
+    await conn.close();
+  }
+}
+
+/** The definitions behind the run's snapshotted schemas: the tools it was offered, no others (EXACT-005). */
+function snapshotTools(session: RunSession) {
+  const offered = new Set(session.snapshot.tools.map((t) => t.function.name));
+  return offeredTools({ kind: session.facts.kind, ...session.snapshot.flags }).filter((d) => offered.has(d.name));
+}

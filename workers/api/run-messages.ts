@@ -1,0 +1,113 @@
+import { and, asc, eq, gt, lt } from "drizzle-orm";
+import { Hono } from "hono";
+import { z } from "zod";
+import { messages } from "../../core/db/schema";
+import { toWireRow } from "../../core/db/transcript";
+import { replayProjection, STUB_FLOOR_BYTES } from "../../core/projection/projection";
+import { promptHash } from "../../core/projection/prompt-hash";
+import type { RunSnapshot } from "../../core/runs/snapshot";
+import { fieldIssues } from "../../core/validation/issues";
+import { Message, MessageCreate, Run } from "../../core/validation/run";
+import { storedRow } from "../../durable-objects/agent/run-session";
+import { agentObject } from "../agent-object";
+import { readBody } from "../body";
+import type { AppEnv } from "../context";
+import { notFound, validationFailed } from "../errors";
+import type { RouteDoc } from "../openapi";
+import { attachmentRefs, findRun, settle, toRun } from "./runs";
+
+const MessagesQuery = z.strictObject({
+  after_seq: z.coerce.number().int().min(-1).default(-1),
+  limit: z.coerce.number().int().min(1).max(1000).default(500),
+});
+
+const PromptReplay = z.object({
+  seq: z.int(),
+  model: z.string(),
+  messages: z.array(z.record(z.string(), z.unknown())),
+  tools: z.array(z.unknown()),
+  hash: z.string(),
+  recorded_hash: z.string().nullable(),
+  matches: z.boolean(),
+});
+
+/** `/api/runs/:id/...`: one run's transcript, messages, cancel, resume, events, prompt replay. */
+export const runRoutes = new Hono<AppEnv>()
+  .get("/:id", async (c) => {
+    const { run, cost } = await findRun(c.get("db"), c.get("organisationId"), c.req.param("id"));
+    const state = await agentObject(c.env, run.agentId).generationState();
+    return c.json(toRun(run, cost, { generating: state.generating && state.run_id === run.id, withSnapshot: true }));
+  })
+  .get("/:id/messages", async (c) => {
+    const { run } = await findRun(c.get("db"), c.get("organisationId"), c.req.param("id"));
+    const query = MessagesQuery.safeParse(c.req.query());
+    if (!query.success) throw validationFailed(fieldIssues(query.error));
+    const rows = await c.get("db").select().from(messages)
+      .where(and(eq(messages.runId, run.id), gt(messages.seq, query.data.after_seq)))
+      .orderBy(asc(messages.seq)).limit(query.data.limit);
+    return c.json({ data: rows.map(toWireRow) });
+  })
+  .post("/:id/messages", async (c) => {
+    const db = c.get("db");
+    const { run } = await findRun(db, c.get("organisationId"), c.req.param("id"));
+    const body = await readBody(c, MessageCreate);
+    const refs = await attachmentRefs(db, c.get("organisationId"), body.attachments, "attachments");
+    const result = settle(await agentObject(c.env, run.agentId).postMessage(run.id, { content: body.content, attachments: refs }));
+    return c.json({ run_id: run.id, seq: result.seq, generation: result.generation }, 202);
+  })
+  .post("/:id/cancel", async (c) => {
+    const { run } = await findRun(c.get("db"), c.get("organisationId"), c.req.param("id"));
+    settle(await agentObject(c.env, run.agentId).cancel(run.id));
+    const after = await findRun(c.get("db"), c.get("organisationId"), run.id);
+    return c.json(toRun(after.run, after.cost, { generating: false }));
+  })
+  .post("/:id/resume", async (c) => {
+    const { run } = await findRun(c.get("db"), c.get("organisationId"), c.req.param("id"));
+    settle(await agentObject(c.env, run.agentId).resume(run.id));
+    const after = await findRun(c.get("db"), c.get("organisationId"), run.id);
+    return c.json(toRun(after.run, after.cost));
+  })
+  .get("/:id/events", async (c) => {
+    const { run } = await findRun(c.get("db"), c.get("organisationId"), c.req.param("id"));
+    // Last-Event-ID (a reconnecting EventSource) wins over ?after_seq (a client that loaded history).
+    const after = c.req.header("last-event-id") ?? c.req.query("after_seq") ?? "-1";
+    if (!/^-?\d+$/.test(after)) throw validationFailed([{ field: "after_seq", message: "must be a row seq" }]);
+    return agentObject(c.env, run.agentId).fetch(`https://agent/runs/${run.id}/events?after=${after}`, { signal: c.req.raw.signal });
+  })
+  .get("/:id/messages/:seq/prompt", async (c) => {
+    const db = c.get("db");
+    const { run } = await findRun(db, c.get("organisationId"), c.req.param("id"));
+    const seq = Number(c.req.param("seq"));
+    if (!Number.isInteger(seq)) throw notFound("message");
+    const [target] = await db.select().from(messages).where(and(eq(messages.runId, run.id), eq(messages.seq, seq))).limit(1);
+    if (!target || target.role !== "assistant") throw notFound("message");
+    const projection = (target.metadata as { projection?: { pressure_stubbed?: number[]; hash?: string; keep?: number } }).projection ?? {};
+    const snapshot = run.snapshot as RunSnapshot;
+    const prefix = await db.select().from(messages).where(and(eq(messages.runId, run.id), lt(messages.seq, seq))).orderBy(asc(messages.seq));
+    const replayed = replayProjection({
+      rows: prefix.map(storedRow),
+      currentGeneration: target.generation ?? 0,
+      keep: snapshot.model.keep_tool_result_generations,
+      floor: STUB_FLOOR_BYTES,
+      pressureStubbed: projection.pressure_stubbed ?? [],
+    });
+    const hash = await promptHash(replayed, snapshot.tools, snapshot.model.model);
+    return c.json({
+      seq,
+      model: snapshot.model.model,
+      messages: replayed,
+      tools: snapshot.tools,
+      hash,
+      recorded_hash: projection.hash ?? null,
+      matches: hash === projection.hash,
+    });
+  });
+
+export const runMessageDocs: RouteDoc[] = [
+  { method: "get", path: "/api/runs/{id}/messages", summary: "The run's rows in order (?after_seq=N, ?limit=)", tag: "Runs", response: z.object({ data: z.array(Message) }) },
+  { method: "post", path: "/api/runs/{id}/messages", summary: "Send a message; 202 and a generation starts (409 agent.busy while the agent generates)", tag: "Runs", body: MessageCreate, status: 202, response: z.object({ run_id: z.uuid(), seq: z.int(), generation: z.int() }) },
+  { method: "post", path: "/api/runs/{id}/cancel", summary: "Cancel the running generation (409 run.not_generating otherwise)", tag: "Runs", response: Run },
+  { method: "post", path: "/api/runs/{id}/resume", summary: "Reopen a completed run (409 run.not_resumable with the reason)", tag: "Runs", response: Run },
+  { method: "get", path: "/api/runs/{id}/events", summary: "Server-Sent Events: message (id: seq), delta, status, error; resumes after Last-Event-ID or ?after_seq", tag: "Runs" },
+  { method: "get", path: "/api/runs/{id}/messages/{seq}/prompt", summary: "The exact projection sent for assistant row seq, rebuilt from stored rows, with its hash", tag: "Runs", response: PromptReplay },
+];

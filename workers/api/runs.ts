@@ -1,0 +1,124 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { Hono } from "hono";
+import { z } from "zod";
+import type { Database } from "../../core/db/client";
+import { agents, attachments, messages, runs } from "../../core/db/schema";
+import type { AttachmentRef } from "../../core/projection/types";
+import { runLabel, type RunKind } from "../../core/runs/rules";
+import type { RunSnapshot } from "../../core/runs/snapshot";
+import { isUuid } from "../../core/validation/fields";
+import { Run, RunCreate, RunKindFilter } from "../../core/validation/run";
+import type { Refused } from "../../durable-objects/agent/results";
+import { agentObject } from "../agent-object";
+import { readBody } from "../body";
+import type { AppEnv } from "../context";
+import { ApiError, notFound, validationFailed } from "../errors";
+import type { RouteDoc } from "../openapi";
+import { listPage } from "../pagination";
+import { findAgent } from "./agents";
+
+type RunRow = typeof runs.$inferSelect;
+
+/** Cost of a run: the sum of its priced assistant rows. */
+const runCost = sql<string>`coalesce((select sum(${messages.costUsd}) from ${messages} where ${messages.runId} = ${runs.id}), 0)::text`;
+
+/** The caller's run with this id and its agent's scope, or 404. */
+export async function findRun(db: Database, organisationId: string, id: string) {
+  if (!isUuid(id)) throw notFound("run");
+  const [found] = await db.select({ run: runs, cost: runCost, guildId: agents.guildId })
+    .from(runs).innerJoin(agents, eq(agents.id, runs.agentId))
+    .where(and(eq(runs.id, id), eq(agents.organisationId, organisationId))).limit(1);
+  if (!found) throw notFound("run");
+  return found;
+}
+
+/** The run payload (RUN-023): chain, continuation and schedule fields only when set. */
+export function toRun(run: RunRow, cost: string, extra: { generating?: boolean; withSnapshot?: boolean } = {}) {
+  const metadata = run.metadata as Record<string, unknown>;
+  const snapshot = run.snapshot as RunSnapshot;
+  return {
+    id: run.id,
+    agent_id: run.agentId,
+    kind: run.kind,
+    status: run.status,
+    label: runLabel(run.kind as RunKind, run.title),
+    title: run.title,
+    generation: run.generation,
+    ...(extra.generating !== undefined ? { generating: extra.generating } : {}),
+    cost_usd: cost,
+    schedule_id: run.scheduleId,
+    ...(metadata.instruction_hash ? { instruction_hash: metadata.instruction_hash } : {}),
+    ...(metadata.chain ? { chain: metadata.chain } : {}),
+    ...(metadata.continued_by_run_id ? { continued_by_run_id: metadata.continued_by_run_id } : {}),
+    errors: run.errors,
+    metadata,
+    ...(extra.withSnapshot && snapshot?.model
+      ? { snapshot: { model: snapshot.model, flags: snapshot.flags, tools: snapshot.tools.map((t) => t.function.name) } }
+      : {}),
+    archived_at: run.archivedAt?.toISOString() ?? null,
+    completed_at: run.completedAt?.toISOString() ?? null,
+    created_at: run.createdAt.toISOString(),
+    updated_at: run.updatedAt.toISOString(),
+  };
+}
+
+/** Attachment ids of the caller's organisation as refs for metadata.attachments (ATT-001, OP-ATT-5). */
+export async function attachmentRefs(db: Database, organisationId: string, ids: string[], field: string): Promise<AttachmentRef[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.select().from(attachments)
+    .where(and(inArray(attachments.id, ids), eq(attachments.organisationId, organisationId)));
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const missing = ids.findIndex((id) => !byId.has(id));
+  if (missing !== -1) throw validationFailed([{ field: `${field}.${missing}`, message: "no such attachment" }]);
+  return ids.map((id) => {
+    const r = byId.get(id)!;
+    return { id: r.id, filename: r.filename, mime: r.mime, kind: r.kind };
+  });
+}
+
+/** The agent object's answer, or its refusal thrown as the API's error. */
+export function settle<T extends { ok: boolean }>(result: T): Extract<T, { ok: true }> {
+  if (!result.ok) {
+    const refusal = result as unknown as Refused;
+    throw new ApiError(refusal.status, refusal.code, refusal.message, refusal.details);
+  }
+  return result as Extract<T, { ok: true }>;
+}
+
+/** `/api/agents/:id/runs`, mounted beside the agent routes. */
+export const agentRunRoutes = new Hono<AppEnv>()
+  .post("/:id/runs", async (c) => {
+    const db = c.get("db");
+    const agent = await findAgent(db, c.get("organisationId"), c.req.param("id"));
+    const body = await readBody(c, RunCreate);
+    const refs = await attachmentRefs(db, c.get("organisationId"), body.attachments, "attachments");
+    const result = settle(await agentObject(c.env, agent.id).createRun(agent.id, {
+      kind: "direct",
+      title: body.title ?? null,
+      ...(body.message !== undefined ? { message: { content: body.message, attachments: refs } } : {}),
+    }));
+    const found = await findRun(db, c.get("organisationId"), result.run_id);
+    return c.json(toRun(found.run, found.cost, { withSnapshot: true }), 201);
+  })
+  .get("/:id/runs", async (c) => {
+    const db = c.get("db");
+    const agent = await findAgent(db, c.get("organisationId"), c.req.param("id"));
+    const page = listPage(c.req.query(), { kind: RunKindFilter.optional(), schedule_id: z.uuid().optional() });
+    const { kind, schedule_id } = page.params as { kind?: string; schedule_id?: string };
+    const rows = await db.select({ run: runs, cost: runCost }).from(runs)
+      .where(and(
+        eq(runs.agentId, agent.id),
+        kind ? eq(runs.kind, kind) : undefined,
+        schedule_id ? eq(runs.scheduleId, schedule_id) : undefined,
+        page.where(runs.createdAt, runs.id),
+      ))
+      .orderBy(...page.order(runs.createdAt, runs.id))
+      .limit(page.limit + 1);
+    return c.json(page.result(rows.map((r) => ({ ...r, createdAt: r.run.createdAt, id: r.run.id })), (r) => toRun(r.run, r.cost)));
+  });
+
+export const runDocs: RouteDoc[] = [
+  { method: "post", path: "/api/agents/{id}/runs", summary: "Create a direct run; with a message it starts generating (409 agent.busy while the agent generates)", tag: "Runs", body: RunCreate, response: Run, status: 201 },
+  { method: "get", path: "/api/agents/{id}/runs", summary: "The agent's runs, newest first (filter ?kind= and ?schedule_id=)", tag: "Runs", response: Run, list: true },
+  { method: "get", path: "/api/runs/{id}", summary: "A run: status, snapshot summary, errors, metadata, cost", tag: "Runs", response: Run },
+];

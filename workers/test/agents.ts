@@ -1,0 +1,53 @@
+import { env } from "cloudflare:workers";
+import { expect } from "vitest";
+import type { Env } from "../env";
+import { call } from "./seed";
+
+const mockUrl = () => (env as unknown as Env).MODEL_BASE_URL!.replace(/\/v1$/, "");
+
+/**
+ * A fresh agent whose model name is its own, so the mock model's replies scripted for
+ * it are never taken by a test running beside it.
+ */
+export async function newAgent(token: string, guildId: string, settings: Record<string, unknown> = {}) {
+  const model = `mock-model-${crypto.randomUUID().slice(0, 8)}`;
+  const res = await call("POST", `/api/guilds/${guildId}/agents`, { token, body: { name: "Agent", model, ...settings } });
+  expect(res.status, JSON.stringify(res.json)).toBe(201);
+  return { id: res.json.id as string, model };
+}
+
+/** Queues replies of the mock model for one model name. */
+export async function script(model: string, replies: unknown[]) {
+  const res = await fetch(`${mockUrl()}/__script`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model, replies }),
+  });
+  expect(res.status).toBe(200);
+}
+
+/** The chat completion requests the mock received for a model, in order. */
+export async function modelRequests(model: string): Promise<Array<{ body: any; aborted: boolean }>> {
+  const res = await fetch(`${mockUrl()}/__requests?model=${encodeURIComponent(model)}`);
+  return ((await res.json()) as { requests: Array<{ body: any; aborted: boolean }> }).requests;
+}
+
+/** Polls the run until its agent no longer generates; returns the run payload. */
+export async function settled(token: string, runId: string, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const run = await call("GET", `/api/runs/${runId}`, { token });
+    if (!run.json.generating) return run.json;
+    if (Date.now() > deadline) throw new Error(`run ${runId} still generating after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The run's rows in order. */
+export async function rows(token: string, runId: string) {
+  const res = await call("GET", `/api/runs/${runId}/messages`, { token });
+  expect(res.status).toBe(200);
+  return res.json.data as Array<{ seq: number; generation: number | null; role: string; payload: any; metadata: any; cost_usd: string | null }>;
+}
+
+export const toolCall = (name: string, args: Record<string, unknown>) => ({ name, arguments: args });
