@@ -9,9 +9,11 @@ import { authenticate, database } from "./middleware";
 import { openApiDocument } from "./openapi";
 import { runMessageDocs, runRoutes } from "./api/run-messages";
 import { agentRunRoutes, runDocs } from "./api/runs";
+import { attachmentDocs, attachmentRoutes } from "./api/attachments";
+import { organisationRoutes, usageDocs, usageRoutes } from "./api/usage";
 
 export const API_VERSION = "0.1.0";
-const routeDocs = [...healthDocs, ...guildDocs, ...agentDocs, ...runDocs, ...runMessageDocs];
+const routeDocs = [...healthDocs, ...guildDocs, ...agentDocs, ...runDocs, ...runMessageDocs, ...attachmentDocs, ...usageDocs];
 
 /** The edge API under /api; everything else is the console's static assets. */
 export const app = new Hono<AppEnv>();
@@ -26,6 +28,9 @@ api.route("/guilds", guildAgentRoutes);
 api.route("/agents", agentRoutes);
 api.route("/agents", agentRunRoutes);
 api.route("/runs", runRoutes);
+api.route("/attachments", attachmentRoutes);
+api.route("/usage", usageRoutes);
+api.route("/organisation", organisationRoutes);
 app.route("/api", api);
 
 app.notFound((c) => {

@@ -36,7 +36,7 @@ export function openApiDocument(routes: RouteDoc[], version: string): Record<str
   const errorRef = { $ref: "#/components/schemas/Error" };
   for (const route of routes) {
     const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
-      name: m[1], in: "path", required: true, schema: { type: "string", format: "uuid" },
+      name: m[1], in: "path", required: true, schema: m[1] === "seq" ? { type: "integer", minimum: 0 } : { type: "string", format: "uuid" },
     }));
     const status = String(route.status ?? 200);
     let response: Record<string, unknown> | undefined;
