@@ -1,0 +1,62 @@
+import { exports } from "cloudflare:workers";
+
+export interface SseEvent {
+  event: string;
+  id?: string;
+  data: any;
+}
+
+/**
+ * Opens the run's event stream as a browser's EventSource would and collects events
+ * until `until` says stop (or the time runs out), then closes the stream.
+ */
+export async function collectEvents(
+  token: string,
+  runId: string,
+  until: (events: SseEvent[]) => boolean,
+  options: { lastEventId?: string; afterSeq?: number; timeoutMs?: number } = {},
+): Promise<SseEvent[]> {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: "text/event-stream" };
+  if (options.lastEventId !== undefined) headers["last-event-id"] = options.lastEventId;
+  const query = options.afterSeq !== undefined ? `?after_seq=${options.afterSeq}` : "";
+  const controller = new AbortController();
+  const response = await (exports as unknown as { default: Fetcher }).default.fetch(`http://api.test/api/runs/${runId}/events${query}`, {
+    headers,
+    signal: controller.signal,
+  });
+  if (response.status !== 200) throw new Error(`events answered ${response.status}: ${await response.text()}`);
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const events: SseEvent[] = [];
+  let buffer = "";
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  try {
+    while (!until(events) && Date.now() < deadline) {
+      const { done, value } = await Promise.race([
+        reader.read(),
+        new Promise<{ done: true; value: undefined }>((r) => setTimeout(() => r({ done: true, value: undefined }), Math.max(0, deadline - Date.now()))),
+      ]);
+      if (done) break;
+      buffer += value;
+      let end: number;
+      while ((end = buffer.indexOf("\n\n")) !== -1) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event: Partial<SseEvent> = { event: "message" };
+        let data = "";
+        for (const line of frame.split("\n")) {
+          if (line.startsWith(":")) continue;
+          const [field, ...rest] = line.split(": ");
+          const value = rest.join(": ");
+          if (field === "event") event.event = value;
+          if (field === "id") event.id = value;
+          if (field === "data") data += value;
+        }
+        if (data) events.push({ ...(event as SseEvent), data: JSON.parse(data) });
+      }
+    }
+  } finally {
+    controller.abort();
+    await reader.cancel().catch(() => {});
+  }
+  return events;
+}
