@@ -5,9 +5,38 @@ import { defineConfig } from "vitest/config";
  * Three projects:
  * - unit: pure modules and Node-side tools (mock model, planners, validation), in Node.
  * - workers: the Worker and the agent object inside workerd, against a real Postgres
- *   that the project's global setup starts on free ports.
+ *   that the project's global setup starts on free ports (workers-eviction: the tests
+ *   that evict an object, run on their own).
  * - e2e: black-box HTTP tests against the whole local stack (`wrangler dev`).
  */
+/** A project of tests inside workerd, against a Postgres and mock model its global setup starts. */
+function workerd(name: string, include: string[], exclude: string[], groupOrder: number) {
+  return {
+    plugins: [
+      cloudflareTest(({ inject }) => ({
+        main: "./workers/index.ts",
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          bindings: {
+            DATABASE_URL: inject("databaseUrl"),
+            NEON_WS_PROXY: inject("neonWsProxy"),
+            MODEL_BASE_URL: `${inject("mockModelUrl")}/v1`,
+            DEFAULT_MODEL: "mock-model",
+          },
+        },
+      })),
+    ],
+    test: {
+      name,
+      include,
+      exclude: ["**/node_modules/**", ...exclude],
+      globalSetup: ["./test/setup/database.ts"],
+      sequence: { groupOrder },
+      testTimeout: 20_000,
+    },
+  };
+}
+
 export default defineConfig({
   test: {
     projects: [
@@ -15,34 +44,19 @@ export default defineConfig({
         test: {
           name: "unit",
           environment: "node",
+          sequence: { groupOrder: 0 },
           include: ["core/**/*.test.ts", "scripts/**/*.test.ts", "test/unit/**/*.test.ts"],
         },
       },
-      {
-        plugins: [
-          cloudflareTest(({ inject }) => ({
-            main: "./workers/index.ts",
-            wrangler: { configPath: "./wrangler.toml" },
-            miniflare: {
-              bindings: {
-                DATABASE_URL: inject("databaseUrl"),
-                NEON_WS_PROXY: inject("neonWsProxy"),
-                MODEL_BASE_URL: `${inject("mockModelUrl")}/v1`,
-                DEFAULT_MODEL: "mock-model",
-              },
-            },
-          })),
-        ],
-        test: {
-          name: "workers",
-          include: ["workers/**/*.test.ts", "durable-objects/**/*.test.ts"],
-          globalSetup: ["./test/setup/database.ts"],
-        },
-      },
+      workerd("workers", ["workers/**/*.test.ts", "durable-objects/**/*.test.ts"], ["**/*.eviction.test.ts"], 0),
+      // Evicting an object resets the isolate the tests share with it: these files run
+      // alone, after the others.
+      workerd("workers-eviction", ["**/*.eviction.test.ts"], [], 1),
       {
         test: {
           name: "e2e",
           environment: "node",
+          sequence: { groupOrder: 0 },
           include: ["test/e2e/**/*.test.ts"],
           globalSetup: ["./test/setup/stack.ts"],
           testTimeout: 30_000,

@@ -40,3 +40,19 @@ describe("prompt hash (PROJ-010)", () => {
     expect(await promptHash(messages, [], "gpt-4o")).not.toBe(base);
   });
 });
+
+describe("promptHash assembly", () => {
+  it("PROJ-010: the per-message assembly hashes exactly the canonical JSON of the whole prompt", async () => {
+    const messages = [
+      { role: "system", content: "s" },
+      { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "n", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "c", content: "r" },
+    ] as const;
+    const tools = [{ type: "function", function: { name: "n", parameters: { type: "object", b: 1, a: 2 } } }];
+    const expected = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonicalJson({ tools, model: "m", messages }))));
+    const hex = [...expected].map((b) => b.toString(16).padStart(2, "0")).join("");
+    expect(await promptHash(messages as never, tools, "m")).toBe(hex);
+    // A second call (served from the cache) gives the same hash.
+    expect(await promptHash(messages as never, tools, "m")).toBe(hex);
+  });
+});

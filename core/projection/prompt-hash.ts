@@ -32,11 +32,30 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
+ * Canonical JSON of each payload object, kept while the object lives. Stored payloads are
+ * immutable and the projection hands the same objects back every step, so a step encodes
+ * only its new rows instead of the whole history.
+ */
+const canonicalCache = new WeakMap<object, string>();
+
+function canonicalOf(value: object): string {
+  let text = canonicalCache.get(value);
+  if (text === undefined) {
+    text = canonicalJson(value);
+    canonicalCache.set(value, text);
+  }
+  return text;
+}
+
+/**
  * Hex SHA-256 of canonicalJson({ model, messages, tools }), via WebCrypto (Workers and Node).
+ * The document is assembled from per-message pieces (keys in sorted order: messages,
+ * model, tools), which gives exactly canonicalJson's bytes.
  * @example await promptHash(plan.messages, snapshot.tools, snapshot.model) // "3f5a…" (64 hex chars)
  */
 export async function promptHash(messages: readonly ChatPayload[], tools: readonly unknown[], model: string): Promise<string> {
-  const bytes = new TextEncoder().encode(canonicalJson({ model, messages, tools }));
+  const document = `{"messages":[${messages.map(canonicalOf).join(",")}],"model":${JSON.stringify(model)},"tools":${canonicalOf(tools)}}`;
+  const bytes = new TextEncoder().encode(document);
   const digest = await crypto.subtle.digest("SHA-256", bytes);
   let hex = "";
   for (const b of new Uint8Array(digest)) hex += b.toString(16).padStart(2, "0");

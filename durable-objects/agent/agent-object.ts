@@ -111,7 +111,11 @@ export class AgentObject extends DurableObject<Env> {
     const match = /^\/runs\/([0-9a-f-]{36})\/events$/.exec(url.pathname);
     if (!match) return new Response("not found", { status: 404 });
     const after = Number(url.searchParams.get("after") ?? "-1");
-    return this.runs.hub.subscribe(match[1]!, Number.isFinite(after) ? after : -1);
+    const runId = match[1]!;
+    return this.runs.hub.subscribe(runId, Number.isFinite(after) ? after : -1, () => ({
+      run_id: runId,
+      generating: this.lock.current()?.runId === runId,
+    }));
   }
 
   /** Whether a generation holds the agent's lock, and which. */

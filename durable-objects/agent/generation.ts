@@ -58,6 +58,7 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
         fail("usage.spend_limit", `The organisation reached its monthly spend limit of ${deps.spend.limitUsd} USD; no model call was made`);
         break;
       }
+      const stepStarted = deps.now();
       const plan = planProjection({
         rows: session.rows,
         currentGeneration: generation,
@@ -71,7 +72,9 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
         fail("generation.max_input_tokens", `The prompt needs ${plan.tokens} tokens, above max_input_tokens ${settings.max_input_tokens}; no model call was made. Start a new run.`, { tokens: plan.tokens });
         break;
       }
+      const planned = deps.now();
       const hash = await promptHash(plan.messages, session.snapshot.tools, settings.model);
+      const hashed = deps.now();
       let reply: ModelReply;
       try {
         reply = await callModel({
@@ -94,7 +97,8 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
         break;
       }
       if (deps.signal.aborted) throw new DOMException("cancelled", "AbortError");
-      await commitAssistant(deps, reply, plan, hash);
+      const answered = deps.now();
+      await commitAssistant(deps, reply, plan, hash, { projection_ms: planned - stepStarted, hash_ms: hashed - planned, model_ms: answered - hashed });
       if (reply.toolCalls.length === 0) break;
 
       for (const call of reply.toolCalls) {
@@ -136,7 +140,13 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
   return { errors, status };
 }
 
-async function commitAssistant(deps: GenerationDeps, reply: ModelReply, plan: { pressureStubbed: number[]; tokens: number }, hash: string) {
+async function commitAssistant(
+  deps: GenerationDeps,
+  reply: ModelReply,
+  plan: { pressureStubbed: number[]; tokens: number },
+  hash: string,
+  timings: Record<string, number>,
+) {
   const { session, generation } = deps;
   const settings = session.snapshot.model;
   const payload: Extract<ChatPayload, { role: "assistant" }> = {
@@ -155,6 +165,7 @@ async function commitAssistant(deps: GenerationDeps, reply: ModelReply, plan: { 
     latency_ms: reply.latencyMs,
     first_token_ms: reply.firstTokenMs,
     finish_reason: reply.finishReason,
+    timings,
     ...(reply.reasoning ? { reasoning: reply.reasoning } : {}),
     projection: {
       policy_version: settings.projection_policy_version,

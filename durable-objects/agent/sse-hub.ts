@@ -32,15 +32,19 @@ export class SseHub {
 
   constructor(private readonly replay: Replay) {}
 
-  /** Opens a stream of the run's rows after `afterSeq`, then its live events. */
-  subscribe(runId: string, afterSeq: number): Response {
+  /**
+   * Opens a stream of the run's rows after `afterSeq`, then a `status` event saying
+   * whether the run generates now (so a late subscriber knows whether to wait), then
+   * its live events.
+   */
+  subscribe(runId: string, afterSeq: number, status: () => unknown): Response {
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
     const subscriber: Subscriber = { writer: writable.getWriter(), lastSeq: afterSeq, pending: [] };
     let set = this.runs.get(runId);
     if (!set) this.runs.set(runId, (set = new Set()));
     set.add(subscriber);
     this.startKeepalive();
-    void this.catchUp(runId, subscriber);
+    void this.catchUp(runId, subscriber, status);
     return new Response(readable, {
       headers: {
         "content-type": "text/event-stream; charset=utf-8",
@@ -72,14 +76,14 @@ export class SseHub {
     return n;
   }
 
-  private async catchUp(runId: string, s: Subscriber): Promise<void> {
+  private async catchUp(runId: string, s: Subscriber, status: () => unknown): Promise<void> {
     try {
       for (const row of await this.replay(runId, s.lastSeq)) {
         if (row.seq <= s.lastSeq) continue;
         s.lastSeq = row.seq;
         await s.writer.write(frame("message", row, row.seq));
       }
-      await s.writer.write(encoder.encode(": replayed\n\n"));
+      await s.writer.write(frame("status", status()));
     } catch {
       this.drop(runId, s);
       return;

@@ -391,3 +391,26 @@ describe("mock model: disconnects and shutdown", () => {
     expect(await exited).toBe(0);
   }, 20_000);
 });
+
+describe("mock model: per-model queues", () => {
+  it("serves replies scripted for a model only to requests naming it, before the shared queue", async () => {
+    await fetch(`${mock.url}/__script`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ replies: [{ content: "shared" }] }) });
+    await fetch(`${mock.url}/__script`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "alpha", replies: [{ content: "for alpha" }] }) });
+    const ask = async (model: string) => {
+      const res = await fetch(`${mock.url}/v1/chat/completions`, {
+        method: "POST", headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model, messages: [{ role: "user", content: "hi" }] }),
+      });
+      return ((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content;
+    };
+    expect(await ask("beta")).toBe("shared");
+    expect(await ask("alpha")).toBe("for alpha");
+    expect(await ask("alpha")).toBe("echo: hi");
+    const count = (await (await fetch(`${mock.url}/__requests/count?model=alpha`)).json()) as { count: number };
+    expect(count.count).toBe(2);
+    const alpha = (await (await fetch(`${mock.url}/__requests?model=alpha`)).json()) as { requests: unknown[] };
+    expect(alpha.requests).toHaveLength(2);
+    const bad = await fetch(`${mock.url}/__script`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: 5, replies: [] }) });
+    expect(bad.status).toBe(400);
+  });
+});

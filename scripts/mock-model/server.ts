@@ -118,6 +118,12 @@ async function handle(state: MockState, req: IncomingMessage, res: ServerRespons
   const method = req.method ?? "GET";
   try {
     if (path === "/__health" && method === "GET") return sendJson(res, 200, { ok: true });
+    if (path === "/__requests/count" && method === "GET") {
+      // Cheap to poll: a count instead of every recorded body.
+      const model = new URL(req.url ?? "/", "http://mock").searchParams.get("model");
+      const count = model ? state.requests.filter((r) => isObject(r.body) && r.body.model === model).length : state.requests.length;
+      return sendJson(res, 200, { count });
+    }
     if (path === "/__requests" && method === "GET") {
       const model = new URL(req.url ?? "/", "http://mock").searchParams.get("model");
       const requests = model ? state.requests.filter((r) => isObject(r.body) && r.body.model === model) : state.requests;

@@ -23,6 +23,8 @@ export interface StackOptions {
   log?: (line: string) => void;
   /** Output of wrangler dev and Postgres. */
   output?: (line: string) => void;
+  /** Record the Worker's Postgres round trips (benchmarks). */
+  countRoundTrips?: boolean;
 }
 
 export interface Stack {
@@ -30,6 +32,8 @@ export interface Stack {
   token: string;
   mockModelUrl: string | null;
   databaseUrl: string;
+  /** The proxy's record of round trips, when countRoundTrips was set. */
+  roundTrips: number[];
   stop(): Promise<void>;
 }
 
@@ -57,7 +61,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     log(`Postgres ${db.embedded ? "(embedded) " : ""}${redactUrl(db.url)}`);
     await migrateDatabase(db.url);
     log("migrations applied");
-    const proxy = await startWsProxy({ allow: [`${db.host}:${db.port}`] });
+    const proxy = await startWsProxy({ allow: [`${db.host}:${db.port}`], countRoundTrips: options.countRoundTrips });
     stops.push(proxy.close);
     let mock: MockModel | null = null;
     if (!options.modelBaseUrl) {
@@ -84,7 +88,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       onOutput: output,
     });
     stops.push(wrangler.stop);
-    const stack: Stack = { apiUrl: wrangler.url, token, mockModelUrl: mock?.url ?? null, databaseUrl: db.url, stop };
+    const stack: Stack = { apiUrl: wrangler.url, token, mockModelUrl: mock?.url ?? null, databaseUrl: db.url, roundTrips: proxy.clientMessages, stop };
     writeFileSync(
       join(options.stateDir, "stack.json"),
       JSON.stringify({ api_url: stack.apiUrl, token, mock_model_url: stack.mockModelUrl, database_url: db.url, pid: process.pid }, null, 2) + "\n",

@@ -4,6 +4,11 @@ import { WebSocketServer, type RawData } from "ws";
 
 export interface WsProxy {
   port: number;
+  /**
+   * Arrival times (ms) of the client's WebSocket messages. The Neon driver sends each
+   * pipelined query batch as one message, so these count Postgres round trips.
+   */
+  readonly clientMessages: number[];
   /** The value for NEON_WS_PROXY: where the Neon driver opens its WebSocket. */
   address: string;
   close(): Promise<void>;
@@ -18,8 +23,9 @@ export interface WsProxy {
  *   const proxy = await startWsProxy({ allow: ["127.0.0.1:5432"] });
  *   // neonConfig.wsProxy = () => `${proxy.address}/v1?address=127.0.0.1:5432`
  */
-export async function startWsProxy(options: { allow: string[]; port?: number }): Promise<WsProxy> {
+export async function startWsProxy(options: { allow: string[]; port?: number; countRoundTrips?: boolean }): Promise<WsProxy> {
   const allowed = new Set(options.allow);
+  const clientMessages: number[] = [];
   const http: Server = createServer((_req, res) => {
     res.writeHead(426, { "content-type": "text/plain" }).end("WebSocket upgrade required\n");
   });
@@ -31,7 +37,7 @@ export async function startWsProxy(options: { allow: string[]; port?: number }):
       return;
     }
     const [host, port] = splitAddress(target);
-    const tcp = createConnection({ host, port });
+    const tcp = createConnection({ host, port, noDelay: true });
     const pending: Buffer[] = [];
     let connected = false;
     tcp.on("connect", () => {
@@ -42,6 +48,7 @@ export async function startWsProxy(options: { allow: string[]; port?: number }):
     tcp.on("close", () => socket.close());
     tcp.on("error", () => socket.close());
     socket.on("message", (data: RawData) => {
+      if (options.countRoundTrips) clientMessages.push(Date.now());
       const chunk = toBuffer(data);
       if (connected) tcp.write(chunk);
       else pending.push(chunk);
@@ -57,6 +64,7 @@ export async function startWsProxy(options: { allow: string[]; port?: number }):
   const port = typeof address === "object" && address ? address.port : 0;
   return {
     port,
+    clientMessages,
     address: `127.0.0.1:${port}`,
     close: () =>
       new Promise((resolve) => {

@@ -30,7 +30,7 @@ describe("generation limits", () => {
     await script(agent.model, [{ tool_calls: [note(1), note(2), note(3)] }, { content: "never asked" }]);
     const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "go" } })).json;
     const after = await settled(token, run.id);
-    expect(after.status).toBe("completed");
+    expect(after.status, JSON.stringify({ after, rows: await rows(token, run.id), requests: (await modelRequests(agent.model)).length })).toBe("completed");
     expect(after.errors.map((e: { code: string }) => e.code)).toEqual(["generation.max_tool_calls"]);
     const results = (await rows(token, run.id)).filter((r) => r.role === "tool");
     expect(results.map((r) => r.payload.content.split("\n").at(-1))).toEqual(["remaining_tool_calls: 1", "remaining_tool_calls: 0", "remaining_tool_calls: 0"]);
@@ -48,8 +48,8 @@ describe("generation limits", () => {
     await script(agent.model, [{ tool_calls: [note(1)] }, { tool_calls: [note(2)] }, { content: "never asked" }]);
     const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "go" } })).json;
     const after = await settled(token, run.id);
+    expect(after.errors.map((e: { code: string }) => e.code), JSON.stringify({ after, rows: await rows(token, run.id) })).toEqual(["generation.max_steps"]);
     expect(after.status).toBe("active");
-    expect(after.errors.map((e: { code: string }) => e.code)).toEqual(["generation.max_steps"]);
     expect((await rows(token, run.id)).map((r) => r.role)).toEqual(["system", "user", "assistant", "tool", "assistant", "tool"]);
     expect(await modelRequests(agent.model)).toHaveLength(2);
   });
@@ -58,7 +58,7 @@ describe("generation limits", () => {
     const agent = await newAgent(token, guildId, { max_input_tokens: 1000 });
     const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "word ".repeat(2000) } })).json;
     const after = await settled(token, run.id);
-    expect(after.status).toBe("completed");
+    expect(after.status, JSON.stringify({ after, rows: await rows(token, run.id), requests: (await modelRequests(agent.model)).length })).toBe("completed");
     expect(after.errors[0]).toMatchObject({ code: "generation.max_input_tokens" });
     expect(after.errors[0].message).toContain("Start a new run");
     expect(await modelRequests(agent.model)).toHaveLength(0);

@@ -59,3 +59,22 @@ describe("direct runs", () => {
     expect(requests[1]!.body.messages.filter((m: { role: string }) => m.role === "tool")).toHaveLength(2);
   });
 });
+
+describe("run history", () => {
+  it("RUN-009 / OP-RUN-1: lists an agent's runs newest first with label, status and cost, filtered by kind", async () => {
+    const { token } = await seedOrganisation();
+    const guildId = (await call("POST", "/api/guilds", { token, body: { name: "G" } })).json.id;
+    const agent = await newAgent(token, guildId);
+    await script(agent.model, [{ content: "hi", usage: { prompt_tokens: 1000, completion_tokens: 0 } }]);
+    const first = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "Plan the week" } })).json;
+    await settled(token, first.id);
+    const second = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
+    const list = await call("GET", `/api/agents/${agent.id}/runs`, { token });
+    expect(list.status, JSON.stringify(list.json)).toBe(200);
+    expect(list.json.data.map((r: { id: string }) => r.id)).toEqual([second.id, first.id]);
+    expect(list.json.data[1]).toMatchObject({ kind: "direct", status: "active", label: "Plan the week", cost_usd: "0.001000" });
+    expect(list.json.data[0]).toMatchObject({ label: "New chat", cost_usd: "0" });
+    expect((await call("GET", `/api/agents/${agent.id}/runs?kind=schedule`, { token })).json.data).toEqual([]);
+    expect((await call("GET", `/api/agents/${agent.id}/runs?kind=weird`, { token })).status).toBe(422);
+  });
+});

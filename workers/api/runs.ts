@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { Database } from "../../core/db/client";
-import { agents, attachments, messages, runs } from "../../core/db/schema";
+import { agents, attachments, runs } from "../../core/db/schema";
 import type { AttachmentRef } from "../../core/projection/types";
 import { runLabel, type RunKind } from "../../core/runs/rules";
 import type { RunSnapshot } from "../../core/runs/snapshot";
@@ -20,7 +20,8 @@ import { findAgent } from "./agents";
 type RunRow = typeof runs.$inferSelect;
 
 /** Cost of a run: the sum of its priced assistant rows. */
-const runCost = sql<string>`coalesce((select sum(${messages.costUsd}) from ${messages} where ${messages.runId} = ${runs.id}), 0)::text`;
+// Spelled out: drizzle drops table qualifiers from columns in a single-table select.
+const runCost = sql<string>`coalesce((select sum(m.cost_usd) from messages m where m.run_id = "runs"."id"), 0)::text`;
 
 /** The caller's run with this id and its agent's scope, or 404. */
 export async function findRun(db: Database, organisationId: string, id: string) {

@@ -43,6 +43,15 @@ export async function settled(token: string, runId: string, timeoutMs = 15_000) 
   }
 }
 
+/** Polls the run until its agent generates for it. */
+export async function untilGenerating(token: string, runId: string) {
+  for (let i = 0; i < 200; i++) {
+    if ((await call("GET", `/api/runs/${runId}`, { token })).json.generating) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error("never started generating");
+}
+
 /** The run's rows in order. */
 export async function rows(token: string, runId: string) {
   const res = await call("GET", `/api/runs/${runId}/messages`, { token });
