@@ -16,6 +16,8 @@ export interface Env {
   DEFAULT_MODEL?: string;
   /** Base URL of the platform's default OpenAI-compatible provider. */
   MODEL_BASE_URL?: string;
+  /** Extra model prices, JSON (see core/usage/pricing.ts). */
+  MODEL_PRICES?: string;
   /** Largest accepted JSON body in bytes (default 1 MiB). */
   MAX_BODY_BYTES?: string;
 }

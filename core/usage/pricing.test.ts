@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { costUsd, priceFor, usageMonth } from "./pricing";
+import { costUsd, priceFor, pricesFrom, usageMonth } from "./pricing";
 
 describe("pricing", () => {
   it("USAGE-001: prices input, cached input and output per million tokens", () => {
@@ -20,5 +20,12 @@ describe("pricing", () => {
   it("keys monthly usage by the UTC month", () => {
     expect(usageMonth(new Date("2026-11-30T23:59:59.999Z"))).toBe("2026-11");
     expect(usageMonth(new Date("2026-12-01T00:00:00.000Z"))).toBe("2026-12");
+  });
+
+  it("adds MODEL_PRICES to the table and ignores malformed entries", () => {
+    const prices = pricesFrom(JSON.stringify({ "my-llama": { input: 0.2, output: 0.4 }, broken: { input: "x" } }));
+    expect(costUsd("my-llama-70b", { prompt_tokens: 1_000_000, completion_tokens: 1_000_000 }, prices).cost).toBe(0.6);
+    expect(prices.broken).toBeUndefined();
+    expect(pricesFrom("not json")).toBe(pricesFrom(undefined));
   });
 });

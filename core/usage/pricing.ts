@@ -12,7 +12,7 @@ export interface ModelPrice {
 
 export const PRICE_TABLE_VERSION = 1;
 
-/** Prefix-matched, longest prefix first. Extend through MODEL_PRICES (JSON) in configuration. */
+/** Prefix-matched, longest prefix first. MODEL_PRICES in configuration adds to it (pricesFrom). */
 export const DEFAULT_PRICES: Record<string, ModelPrice> = {
   "gpt-4.1": { input: 2, output: 8, cachedInput: 0.5 },
   "gpt-4.1-mini": { input: 0.4, output: 1.6, cachedInput: 0.1 },
@@ -58,3 +58,21 @@ export function priceFor(model: string, prices: Record<string, ModelPrice> = DEF
 export const usageMonth = (at: Date) => at.toISOString().slice(0, 7);
 
 const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
+
+/**
+ * The price table with MODEL_PRICES (JSON, USD per million tokens) laid over the
+ * built-in one; a malformed value is ignored rather than failing every generation.
+ *
+ * @example pricesFrom('{"my-llama": {"input": 0.2, "output": 0.2}}')["my-llama"] // { input: 0.2, output: 0.2 }
+ */
+export function pricesFrom(json: string | undefined): Record<string, ModelPrice> {
+  if (!json) return DEFAULT_PRICES;
+  try {
+    const extra = JSON.parse(json) as Record<string, ModelPrice>;
+    const valid = Object.entries(extra).filter(([, p]) =>
+      p && Number.isFinite(p.input) && Number.isFinite(p.output) && (p.cachedInput === undefined || Number.isFinite(p.cachedInput)));
+    return { ...DEFAULT_PRICES, ...Object.fromEntries(valid) };
+  } catch {
+    return DEFAULT_PRICES;
+  }
+}

@@ -10,7 +10,7 @@ import { composeSystemPrompt } from "../../core/prompt/system-prompt";
 import { messageRefusal, resumeRefusal, statusAfterGeneration, type RunKind } from "../../core/runs/rules";
 import { buildSnapshot, type OfferedTool } from "../../core/runs/snapshot";
 import { offeredTools, toolSchemas } from "../../core/tools/registry";
-import { DEFAULT_PRICES, usageMonth } from "../../core/usage/pricing";
+import { pricesFrom, usageMonth } from "../../core/usage/pricing";
 import type { Env } from "../../workers/env";
 import type { DeadlineMultiplexer } from "./deadlines";
 import { interruptUnresolved, runGeneration } from "./generation";
@@ -245,7 +245,7 @@ export class RunService {
         tools: snapshotTools(session),
         store: new PostgresToolStore(db),
         redactor,
-        prices: DEFAULT_PRICES,
+        prices: pricesFrom(env.MODEL_PRICES),
         spend: await this.spend(db, session.scope.organisationId),
         hydrate: (messages, rows) => hydrateAttachments(messages, rows, env, session.snapshot.model.model),
         publishRow: (row) => this.hub.publishRow(runId, row),

