@@ -22,6 +22,8 @@ function workerd(name: string, include: string[], exclude: string[], groupOrder:
             NEON_WS_PROXY: inject("neonWsProxy"),
             MODEL_BASE_URL: `${inject("mockModelUrl")}/v1`,
             DEFAULT_MODEL: "mock-model",
+            // A provider key, so tests can check it never reaches a log, an error or a row.
+            MODEL_API_KEY: "sk-test-provider-key-0123456789",
           },
         },
       })),

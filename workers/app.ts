@@ -7,6 +7,8 @@ import type { AppEnv } from "./context";
 import { ApiError, errorResponse } from "./errors";
 import { authenticate, database } from "./middleware";
 import { openApiDocument } from "./openapi";
+import { describeError, logEvent } from "../core/output/log";
+import { platformRedactor } from "../core/output/redaction";
 import { runMessageDocs, runRoutes } from "./api/run-messages";
 import { agentRunRoutes, runDocs } from "./api/runs";
 import { attachmentDocs, attachmentRoutes } from "./api/attachments";
@@ -46,11 +48,7 @@ app.onError((error, c) => {
     return errorResponse(c, new ApiError(error.status as 400, "request.invalid", error.message));
   }
   // Unknown failures: one structured line with no request body, payloads or secrets.
-  console.error(JSON.stringify({
-    level: "error",
-    operation: `${c.req.method} ${c.req.routePath}`,
-    error: error instanceof Error ? error.name : "Error",
-    message: error instanceof Error ? error.message.slice(0, 300) : String(error).slice(0, 300),
-  }));
+  logEvent("error", { operation: `${c.req.method} ${c.req.routePath}`, ...describeError(error) }, platformRedactor(c.env));
   return errorResponse(c, new ApiError(500, "internal", "Something went wrong on our side"));
 });
+

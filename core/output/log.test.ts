@@ -87,3 +87,12 @@ describe("structured logs", () => {
     expect(log.mock.calls.map((c) => JSON.parse(String(c[0])).operation)).toEqual(["c"]);
   });
 });
+
+describe("query parameters", () => {
+  it("ERR-005: a failed query's bound parameters (row payloads) never reach a log line", () => {
+    const error = new Error("Failed query: insert into messages values ($1, $2)\nparams: 7,the secret plan");
+    const line = formatLogLine("error", { operation: "generation", error }, undefined, new Date(0));
+    expect(line).not.toContain("the secret plan");
+    expect(line).toContain("params: [omitted]");
+  });
+});

@@ -99,16 +99,26 @@ export function formatLogLine(level: LogLevel, fields: LogFields, redactor?: Red
  */
 export function describeError(error: unknown): { message: string; traceback?: string } {
   if (!(error instanceof Error)) {
-    return { message: typeof error === "string" ? error : safeJson(error) };
+    return { message: typeof error === "string" ? withoutQueryParams(error) : safeJson(error) };
   }
-  const message = `${error.name}: ${error.message}`;
+  const message = withoutQueryParams(`${error.name}: ${error.message}`);
   const parts: string[] = [];
   let current: unknown = error;
   for (let depth = 0; current instanceof Error && depth < 5; depth++) {
-    parts.push(current.stack ?? `${current.name}: ${current.message}`);
+    parts.push(withoutQueryParams(current.stack ?? `${current.name}: ${current.message}`));
     current = current.cause;
   }
   return { message, traceback: parts.join("\nCaused by: ") };
+}
+
+/**
+ * Drops the bound parameters a failed query's message lists (drizzle writes
+ * `Failed query: <sql>\nparams: <values>`): they are row payloads, which logs omit (ERR-005).
+ *
+ * @example withoutQueryParams("Failed query: insert …\nparams: 1,secret text") // "Failed query: insert …\nparams: [omitted]"
+ */
+export function withoutQueryParams(text: string): string {
+  return text.replace(/(\bparams:)[^\n]*/g, "$1 [omitted]");
 }
 
 function sanitize(

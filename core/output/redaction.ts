@@ -170,3 +170,16 @@ function toUrlAlphabet(encoded: string): string {
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/**
+ * The platform's own secret values (the provider key, the database URL with its
+ * password), redacted from every log line, error and tool result beside the agent's.
+ *
+ * @example platformRedactor(env).redact(`failed: ${env.MODEL_API_KEY}`) // "failed: [REDACTED:MODEL_API_KEY]"
+ */
+export function platformRedactor(env: { MODEL_API_KEY?: string; DATABASE_URL?: string }): Redactor {
+  const secrets: SecretValue[] = [];
+  if (env.MODEL_API_KEY) secrets.push({ name: "MODEL_API_KEY", value: env.MODEL_API_KEY });
+  if (env.DATABASE_URL) secrets.push({ name: "DATABASE_URL", value: env.DATABASE_URL });
+  return new Redactor(secrets);
+}

