@@ -7,7 +7,7 @@ import type { AgentObject } from "../../durable-objects/agent/agent-object";
 import { HEARTBEAT } from "../../durable-objects/agent/run-service";
 import type { Env } from "../env";
 import { call, seedOrganisation } from "../test/seed";
-import { modelRequests, newAgent, rows, script, settled, toolCall, untilGenerating } from "../test/agents";
+import { modelRequests, newAgent, rows, script, settled, untilGenerating } from "../test/agents";
 
 const objectOf = (agentId: string) => {
   const ns = (env as unknown as Env).AGENT;

@@ -1,10 +1,9 @@
 import { env } from "cloudflare:workers";
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { messages, runs } from "../../core/db/schema";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import { HEARTBEAT } from "../../durable-objects/agent/run-service";
 import type { Env } from "../env";
 import { call, seedOrganisation } from "../test/seed";
 import { modelRequests, newAgent, rows, script, settled, toolCall, untilGenerating } from "../test/agents";
@@ -78,5 +77,48 @@ describe("cancellation, recovery and resume", () => {
     await settled(token, run.id);
     const tool = (await rows(token, run.id)).find((r) => r.role === "tool")!;
     expect(tool.payload.content).toMatch(/^ERROR: unknown tool rm_rf/);
+  });
+
+  it("CANCEL-006: the heartbeat renews the lease of a generation still running in memory and leaves it alone", async () => {
+    const agent = await newAgent(token, guildId);
+    await script(agent.model, [{ content: "slow but fine", delay_ms: 1500 }]);
+    const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "go" } })).json;
+    await untilGenerating(token, run.id);
+    const stub = objectOf(agent.id);
+    const before = await stub.generationState();
+    await runInDurableObject(stub, async (object: AgentObject) => {
+      const realNow = object.now;
+      object.now = () => realNow() + 30_000;
+      await object.alarm();
+      object.now = realNow;
+    });
+    const renewed = await stub.generationState();
+    expect(renewed.generating).toBe(true);
+    expect(Date.parse(renewed.lease_until!)).toBeGreaterThan(Date.parse(before.lease_until!));
+    const after = await settled(token, run.id);
+    expect(after.errors).toEqual([]);
+    expect((await rows(token, run.id)).at(-1)!.payload.content).toBe("slow but fine");
+  });
+
+  it("RUN-014 / record_list since: records are kept in Postgres and listed after a cursor", async () => {
+    const agent = await newAgent(token, guildId);
+    await script(agent.model, [
+      { tool_calls: [toolCall("record_create", { kind: "price", content: "BTC 1" })] },
+      { content: "stored" },
+    ]);
+    const first = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "store" } })).json;
+    await settled(token, first.id);
+    const cursor = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 20));
+    await script(agent.model, [
+      { tool_calls: [toolCall("record_create", { kind: "price", content: "BTC 2" })] },
+      { tool_calls: [toolCall("record_list", { since: cursor })] },
+      { content: "listed" },
+    ]);
+    await call("POST", `/api/runs/${first.id}/messages`, { token, body: { content: "store and list" } });
+    await settled(token, first.id);
+    const listed = (await rows(token, first.id)).filter((r) => r.metadata.tool_name === "record_list").at(-1)!.payload.content as string;
+    expect(listed).toContain("BTC 2");
+    expect(listed).not.toContain("BTC 1");
   });
 });
