@@ -17,6 +17,7 @@ import { parseArgs } from "node:util";
 import { neonConfig, Pool } from "@neondatabase/serverless";
 import pg from "pg";
 import { WebSocket } from "ws";
+import { useLocalProxy } from "../core/db/client";
 import { countRowTokens } from "../core/projection/token-count";
 import type { ChatPayload } from "../core/projection/types";
 import { composeSystemPrompt } from "../core/prompt/system-prompt";
@@ -109,10 +110,7 @@ async function measurePlatform(guildId: string, tokens: number) {
 async function measureFloor(prompt: any, runId: string) {
   neonConfig.webSocketConstructor = WebSocket as never;
   const proxyAddress = (await import("node:fs")).readFileSync(join(stateDir, "worker.env"), "utf8").match(/NEON_WS_PROXY="([^"]+)"/)![1]!;
-  neonConfig.wsProxy = (host, port) => `${proxyAddress}/v1?address=${host}:${port}`;
-  neonConfig.useSecureWebSocket = false;
-  neonConfig.pipelineTLS = false;
-  neonConfig.pipelineConnect = false;
+  useLocalProxy(proxyAddress);
   const pool = new Pool({ connectionString: stack.databaseUrl, max: 1 });
   pool.on("error", () => {});
   await pool.query("select 1");

@@ -26,13 +26,7 @@ export interface Connection {
  */
 export function openDatabase(config: DatabaseConfig): Connection {
   if (!config.DATABASE_URL) throw new DatabaseUnavailable("DATABASE_URL is not configured");
-  const proxy = config.NEON_WS_PROXY;
-  if (proxy) {
-    neonConfig.wsProxy = (host, port) => `${proxy}/v1?address=${host}:${port}`;
-    neonConfig.useSecureWebSocket = false;
-    neonConfig.pipelineTLS = false;
-    neonConfig.pipelineConnect = false;
-  }
+  if (config.NEON_WS_PROXY) useLocalProxy(config.NEON_WS_PROXY);
   const pool = new Pool({ connectionString: config.DATABASE_URL, max: 4 });
   // The driver may report "Network connection lost" after end(); nothing awaits it then.
   pool.on("error", () => {});
@@ -45,6 +39,18 @@ export function openDatabase(config: DatabaseConfig): Connection {
       await pool.end().catch(() => {});
     },
   };
+}
+
+/**
+ * Points the Neon driver at a local WebSocket-to-TCP proxy (plain Postgres, no TLS).
+ *
+ * @example useLocalProxy("127.0.0.1:4444")
+ */
+export function useLocalProxy(proxy: string): void {
+  neonConfig.wsProxy = (host, port) => `${proxy}/v1?address=${host}:${port}`;
+  neonConfig.useSecureWebSocket = false;
+  neonConfig.pipelineTLS = false;
+  neonConfig.pipelineConnect = false;
 }
 
 /** Raised when the database is not configured or cannot be reached. */

@@ -1,23 +1,15 @@
-import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import type { Env } from "../env";
-import { call, seedOrganisation } from "../test/seed";
+import { call, seedGuild } from "../test/seed";
+import { objectOf } from "../test/agents";
 
-const objectOf = (agentId: string) => {
-  const ns = (env as unknown as Env).AGENT;
-  return ns.get(ns.idFromName(agentId));
-};
 const FAR = Date.UTC(2100, 0, 1);
 
 describe("agent object through the API", () => {
   let token: string;
   let guildId: string;
-  beforeAll(async () => {
-    ({ token } = await seedOrganisation());
-    guildId = (await call("POST", "/api/guilds", { token, body: { name: "G" } })).json.id;
-  });
+  beforeAll(async () => ({ token, guildId } = await seedGuild()));
 
   const newAgent = async () => (await call("POST", `/api/guilds/${guildId}/agents`, { token, body: { name: "A" } })).json.id as string;
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { call, seedOrganisation } from "../test/seed";
+import { call, seedGuild } from "../test/seed";
 import { newAgent, rows, script, settled } from "../test/agents";
 
 /** The provider key the workerd test projects bind as MODEL_API_KEY. */
@@ -8,10 +8,7 @@ const KEY = "sk-test-provider-key-0123456789";
 describe("provider failures in runs.errors and logs", () => {
   let token: string;
   let guildId: string;
-  beforeAll(async () => {
-    ({ token } = await seedOrganisation());
-    guildId = (await call("POST", "/api/guilds", { token, body: { name: "G" } })).json.id;
-  });
+  beforeAll(async () => ({ token, guildId } = await seedGuild()));
   afterEach(() => vi.restoreAllMocks());
 
   it("ERR-002 / ERR-003 / ERR-004 / ERR-005: one structured line with run, guild, agent, operation and traceback; the key redacted; no prompt", async () => {

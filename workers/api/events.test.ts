@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, seedOrganisation } from "../test/seed";
+import { call, seedGuild, seedOrganisation } from "../test/seed";
 import { newAgent, rows, script, settled, toolCall } from "../test/agents";
 import { collectEvents, type SseEvent } from "../test/sse";
 
@@ -13,10 +13,7 @@ const seqs = (events: SseEvent[]) => events.filter((e) => e.event === "message")
 describe("run events over SSE", () => {
   let token: string;
   let guildId: string;
-  beforeAll(async () => {
-    ({ token } = await seedOrganisation());
-    guildId = (await call("POST", "/api/guilds", { token, body: { name: "G" } })).json.id;
-  });
+  beforeAll(async () => ({ token, guildId } = await seedGuild()));
 
   it("SSE-001 / SSE-002: deltas stream first, then each committed row arrives once with id: seq, then the end status", async () => {
     const agent = await newAgent(token, guildId);

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, seedOrganisation } from "../test/seed";
+import { call, seedGuild } from "../test/seed";
 import { modelRequests, newAgent, rows, script, settled, toolCall } from "../test/agents";
 
 const note = (i: number) => toolCall("note_write", { title: `n${i}`, body: "x" });
@@ -8,10 +8,7 @@ const lastLines = (content: string, n: number) => content.split("\n").slice(-n);
 describe("generation limits", () => {
   let token: string;
   let guildId: string;
-  beforeAll(async () => {
-    ({ token } = await seedOrganisation());
-    guildId = (await call("POST", "/api/guilds", { token, body: { name: "G" } })).json.id;
-  });
+  beforeAll(async () => ({ token, guildId } = await seedGuild()));
 
   it("GEN-016: at 8 or fewer remaining the wrap-up line sits above the trailer, not before", async () => {
     const agent = await newAgent(token, guildId, { max_tool_calls: 10 });

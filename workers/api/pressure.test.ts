@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, seedOrganisation } from "../test/seed";
+import { call, seedGuild } from "../test/seed";
 import { modelRequests, newAgent, rows, script, settled, toolCall } from "../test/agents";
 
 const big = "lorem ipsum dolor sit amet ".repeat(150); // about 4 KB per result, above the floor
@@ -21,10 +21,7 @@ async function readMany(token: string, guildId: string, maxInputTokens: number) 
 describe("pressure stubbing", () => {
   let token: string;
   let guildId: string;
-  beforeAll(async () => {
-    ({ token } = await seedOrganisation());
-    guildId = (await call("POST", "/api/guilds", { token, body: { name: "G" } })).json.id;
-  });
+  beforeAll(async () => ({ token, guildId } = await seedGuild()));
 
   it("PROJ-008 / GEN-019 / PROJ-010: over the cap, the oldest large live results are stubbed until it fits; the choice is recorded and replays exactly", async () => {
     // Calibrate on an uncapped run: the last prompt's count and what one more read adds.

@@ -1,6 +1,6 @@
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, seedOrganisation } from "../test/seed";
+import { call, seedGuild } from "../test/seed";
 import { modelRequests, newAgent, rows, script, settled, toolCall } from "../test/agents";
 
 const big = "lorem ipsum dolor sit amet ".repeat(150); // about 4 KB, above the 2048-byte floor
@@ -23,10 +23,7 @@ async function twoGenerations(token: string, guildId: string, settings: Record<s
 describe("projection and exactness", () => {
   let token: string;
   let guildId: string;
-  beforeAll(async () => {
-    ({ token } = await seedOrganisation());
-    guildId = (await call("POST", "/api/guilds", { token, body: { name: "G" } })).json.id;
-  });
+  beforeAll(async () => ({ token, guildId } = await seedGuild()));
 
   it("PROJ-001 / PROJ-002 / PROJ-005 / PROJ-007: with keep 1 the previous generation's large result is stubbed in the request only; small ones stay", async () => {
     const { requests, transcript } = await twoGenerations(token, guildId, {});

@@ -5,14 +5,8 @@ import { openDatabase } from "../../core/db/client";
 import { messages, runs } from "../../core/db/schema";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
 import { HEARTBEAT } from "../../durable-objects/agent/run-service";
-import type { Env } from "../env";
-import { call, seedOrganisation } from "../test/seed";
-import { modelRequests, newAgent, rows, script, settled, untilGenerating } from "../test/agents";
-
-const objectOf = (agentId: string) => {
-  const ns = (env as unknown as Env).AGENT;
-  return ns.get(ns.idFromName(agentId));
-};
+import { call, seedGuild } from "../test/seed";
+import { modelRequests, newAgent, rows, script, settled, untilGenerating, objectOf } from "../test/agents";
 
 /** Resets the object as an eviction or crash would; its storage stays. */
 async function evict(stub: DurableObjectStub<AgentObject>) {
@@ -32,10 +26,7 @@ async function heartbeatNow(stub: DurableObjectStub<AgentObject>) {
 describe("recovery after an eviction", () => {
   let token: string;
   let guildId: string;
-  beforeAll(async () => {
-    ({ token } = await seedOrganisation());
-    guildId = (await call("POST", "/api/guilds", { token, body: { name: "G" } })).json.id;
-  });
+  beforeAll(async () => ({ token, guildId } = await seedGuild()));
 
   it("CANCEL-005 / CANCEL-006 / CANCEL-007: an object lost mid-tool leaves interruption results for unresolved calls, a free lock, and no replayed model call", async () => {
     const agent = await newAgent(token, guildId);

@@ -4,22 +4,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { messages, runs } from "../../core/db/schema";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import type { Env } from "../env";
-import { call, seedOrganisation } from "../test/seed";
-import { modelRequests, newAgent, rows, script, settled, toolCall, untilGenerating } from "../test/agents";
-
-const objectOf = (agentId: string) => {
-  const ns = (env as unknown as Env).AGENT;
-  return ns.get(ns.idFromName(agentId));
-};
+import { call, seedGuild } from "../test/seed";
+import { modelRequests, newAgent, rows, script, settled, toolCall, untilGenerating, objectOf } from "../test/agents";
 
 describe("cancellation, recovery and resume", () => {
   let token: string;
   let guildId: string;
-  beforeAll(async () => {
-    ({ token } = await seedOrganisation());
-    guildId = (await call("POST", "/api/guilds", { token, body: { name: "G" } })).json.id;
-  });
+  beforeAll(async () => ({ token, guildId } = await seedGuild()));
 
   it("CANCEL-001 / CANCEL-002 / CANCEL-003 / OP-CANCEL-3: cancel stops the model call, records generation.cancelled, keeps no partial row and leaves the direct run active", async () => {
     const agent = await newAgent(token, guildId);

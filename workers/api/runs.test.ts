@@ -1,14 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, seedOrganisation } from "../test/seed";
+import { call, seedGuild, seedOrganisation } from "../test/seed";
 import { modelRequests, newAgent, rows, script, settled, toolCall } from "../test/agents";
 
 describe("direct runs", () => {
   let token: string;
   let guildId: string;
-  beforeAll(async () => {
-    ({ token } = await seedOrganisation());
-    guildId = (await call("POST", "/api/guilds", { token, body: { name: "G" } })).json.id;
-  });
+  beforeAll(async () => ({ token, guildId } = await seedGuild()));
 
   it("RUN-003: a run created without a message holds only the system row and does not generate", async () => {
     const agent = await newAgent(token, guildId);

@@ -3,16 +3,13 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { globalUsage } from "../../core/db/schema";
-import { call, seedOrganisation } from "../test/seed";
+import { call, seedGuild, seedOrganisation } from "../test/seed";
 import { modelRequests, newAgent, rows, script, settled, toolCall } from "../test/agents";
 
 describe("usage and spend limit", () => {
   let token: string;
   let guildId: string;
-  beforeAll(async () => {
-    ({ token } = await seedOrganisation());
-    guildId = (await call("POST", "/api/guilds", { token, body: { name: "G" } })).json.id;
-  });
+  beforeAll(async () => ({ token, guildId } = await seedGuild()));
 
   it("USAGE-001 / USAGE-002 / USAGE-003 / USAGE-009: priced assistant rows carry cost_usd and metadata usage; counters of every scope add up", async () => {
     const globalBefore = await globalCalls();

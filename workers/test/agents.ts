@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
+import type { AgentObject } from "../../durable-objects/agent/agent-object";
 import type { Env } from "../env";
 import { call } from "./seed";
 
@@ -41,6 +42,12 @@ export async function settled(token: string, runId: string, timeoutMs = 15_000) 
     if (Date.now() > deadline) throw new Error(`run ${runId} still generating after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** The agent's Durable Object, as the Worker addresses it. */
+export function objectOf(agentId: string): DurableObjectStub<AgentObject> {
+  const ns = (env as unknown as Env).AGENT;
+  return ns.get(ns.idFromName(agentId));
 }
 
 /** Polls the run until its agent generates for it. */

@@ -12,6 +12,13 @@ export async function seedOrganisation(name = "Test org") {
   }
 }
 
+/** A fresh organisation with one guild: what most API tests start from. */
+export async function seedGuild(name = "Test org") {
+  const { token, organisation_id } = await seedOrganisation(name);
+  const guild = await call("POST", "/api/guilds", { token, body: { name: "Guild" } });
+  return { token, organisationId: organisation_id, guildId: guild.json.id as string };
+}
+
 /** Calls the Worker like a client would, with JSON and an optional token. */
 export async function call(method: string, path: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
   const { exports } = await import("cloudflare:workers");
