@@ -44,7 +44,12 @@ export const Run = z.object({
   continued_by_run_id: z.uuid().optional(),
   errors: z.array(z.object({ code: z.string(), message: z.string() }).passthrough()),
   metadata: z.record(z.string(), z.unknown()),
-  snapshot: z.object({ model: z.record(z.string(), z.unknown()), flags: z.record(z.string(), z.boolean()), tools: z.array(z.string()) }).optional(),
+  snapshot: z.object({
+    model: z.record(z.string(), z.unknown()),
+    flags: z.record(z.string(), z.boolean()),
+    tools: z.array(z.string()),
+    secrets: z.array(z.object({ id: z.uuid(), name: z.string(), description: z.string() })),
+  }).optional(),
   archived_at: z.iso.datetime().nullable(),
   completed_at: z.iso.datetime().nullable(),
   created_at: z.iso.datetime(),

@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { openDatabase, type Connection, type Database } from "../../core/db/client";
 import { agents, messages, notes, organisations, orgMonthlyUsage, runs } from "../../core/db/schema";
+import { resolveSecrets } from "../../core/db/secrets";
 import { appendRow, loadRows, toWireRow, updateRun, type RunError } from "../../core/db/transcript";
 import { describeError, logEvent } from "../../core/output/log";
 import { platformRedactor } from "../../core/output/redaction";
@@ -77,7 +78,8 @@ export class RunService {
     if (agent.archivedAt) return refuse(409, "agent.archived", "The agent is archived");
     const definitions = offeredTools({ kind: input.kind, ...agent });
     const tools = toolSchemas(definitions) as OfferedTool[];
-    const snapshot = buildSnapshot(agent, tools);
+    const secretRefs = await resolveSecrets(db, agent);
+    const snapshot = buildSnapshot(agent, tools, secretRefs);
     const noteTitles = await db.select({ title: notes.title }).from(notes).where(eq(notes.agentId, agentId)).orderBy(notes.title);
     const memory = agent.memory
       ? ((await db.execute<{ content: string }>(sql`select content from memories where agent_id = ${agentId}`)).rows[0]?.content ?? "")
@@ -90,7 +92,7 @@ export class RunService {
         maxToolCalls: agent.maxToolCalls,
         kind: input.kind,
         notes: noteTitles,
-        secrets: [],
+        secrets: secretRefs,
         ...(agent.scripting ? { scripts: [] } : {}),
         memory: { enabled: agent.memory, content: memory },
       }),
@@ -236,6 +238,7 @@ export class RunService {
         for (const e of errors) this.hub.publish(runId, "error", { run_id: runId, ...e });
         return;
       }
+      await this.refreshSecrets(db, session);
       const outcome = await runGeneration({
         db,
         session,
@@ -266,6 +269,20 @@ export class RunService {
       this.hub.publish(runId, "status", { run_id: runId, status, generating: false, generation });
       void this.closeIdle();
     }
+  }
+
+  /**
+   * Each generation re-resolves the agent's secrets and writes the list onto the run
+   * snapshot, so a later grant, removal or rename reaches an existing run (SEC-001..003,
+   * EXACT-025). Names and descriptions only; one write, and only when the list changed.
+   */
+  private async refreshSecrets(db: Database, session: RunSession): Promise<void> {
+    const current = await resolveSecrets(db, { id: session.scope.agentId, ...session.scope });
+    if (JSON.stringify(current) === JSON.stringify(session.snapshot.secrets)) return;
+    await db.update(runs)
+      .set({ snapshot: sql`jsonb_set(${runs.snapshot}, '{secrets}', ${JSON.stringify(current)}::jsonb)` })
+      .where(eq(runs.id, session.runId));
+    session.snapshot.secrets = current;
   }
 
   /** The organisation's monthly limit and this month's spend, read once per generation. */

@@ -54,7 +54,7 @@ export function toRun(run: RunRow, cost: string, extra: { generating?: boolean; 
     errors: run.errors,
     metadata,
     ...(extra.withSnapshot && snapshot?.model
-      ? { snapshot: { model: snapshot.model, flags: snapshot.flags, tools: snapshot.tools.map((t) => t.function.name) } }
+      ? { snapshot: { model: snapshot.model, flags: snapshot.flags, tools: snapshot.tools.map((t) => t.function.name), secrets: snapshot.secrets } }
       : {}),
     archived_at: run.archivedAt?.toISOString() ?? null,
     completed_at: run.completedAt?.toISOString() ?? null,

@@ -1,0 +1,61 @@
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../../core/db/client";
+import { secretGrants, secrets } from "../../core/db/schema";
+import { call, seedGuild } from "../test/seed";
+import { newAgent, rows, script, settled } from "../test/agents";
+
+const CIPHERTEXT = "c2VjcmV0LWNpcGhlcnRleHQtbmV2ZXItc2hvd24";
+
+async function addSecret(organisationId: string, name: string, grant: { orgWide?: boolean; guildId?: string; agentId?: string }) {
+  const { db, close } = openDatabase(env);
+  try {
+    const [secret] = await db.insert(secrets).values({
+      organisationId, name, description: `${name} for tests`, orgWide: grant.orgWide ?? false, ciphertext: CIPHERTEXT, iv: "aXY",
+    }).returning();
+    if (grant.guildId || grant.agentId) await db.insert(secretGrants).values({ secretId: secret!.id, guildId: grant.guildId ?? null, agentId: grant.agentId ?? null });
+    return secret!.id;
+  } finally {
+    await close();
+  }
+}
+
+describe("secrets in the run snapshot", () => {
+  let token: string;
+  let guildId: string;
+  let organisationId: string;
+  beforeAll(async () => ({ token, guildId, organisationId } = await seedGuild()));
+
+  it("EXACT-022 / SEC-001 / SEC-006: the snapshot and State list the secrets that reach the agent by name and description only", async () => {
+    const agent = await newAgent(token, guildId);
+    const other = await newAgent(token, guildId);
+    await addSecret(organisationId, "ORG_WIDE_KEY", { orgWide: true });
+    await addSecret(organisationId, "GUILD_KEY", { guildId });
+    await addSecret(organisationId, "AGENT_KEY", { agentId: agent.id });
+    await addSecret(organisationId, "OTHER_AGENT_KEY", { agentId: other.id });
+    const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
+    expect(run.snapshot.secrets.map((s: { name: string }) => s.name)).toEqual(["AGENT_KEY", "GUILD_KEY", "ORG_WIDE_KEY"]);
+    expect(run.snapshot.secrets[0]).toEqual({ id: expect.any(String), name: "AGENT_KEY", description: "AGENT_KEY for tests" });
+    const system = (await rows(token, run.id))[0]!.payload.content as string;
+    expect(system).toContain("GUILD_KEY");
+    expect(system).not.toContain("OTHER_AGENT_KEY");
+    expect(JSON.stringify(run)).not.toContain(CIPHERTEXT);
+    expect(system).not.toContain(CIPHERTEXT);
+  });
+
+  it("SEC-002 / SEC-003 / EXACT-025: each generation re-resolves the list, so a later grant reaches an existing run", async () => {
+    const agent = await newAgent(token, guildId);
+    const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
+    const before = run.snapshot.secrets.map((s: { name: string }) => s.name);
+    expect(before).not.toContain("LATE_GRANT");
+    await addSecret(organisationId, "LATE_GRANT", { agentId: agent.id });
+    await script(agent.model, [{ content: "ok" }]);
+    await call("POST", `/api/runs/${run.id}/messages`, { token, body: { content: "go" } });
+    await settled(token, run.id);
+    const after = (await call("GET", `/api/runs/${run.id}`, { token })).json;
+    expect(after.snapshot.secrets.map((s: { name: string }) => s.name)).toContain("LATE_GRANT");
+    // Everything else in the snapshot stays as it was (EXACT-005).
+    expect(after.snapshot.tools).toEqual(run.snapshot.tools);
+    expect(after.snapshot.model).toEqual(run.snapshot.model);
+  });
+});
