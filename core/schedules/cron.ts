@@ -1,0 +1,79 @@
+import { CronExpressionParser } from "cron-parser";
+
+/**
+ * Cron triggers (SCHED-002): a 5-field expression (minute hour day-of-month month
+ * day-of-week) evaluated in UTC. cron-parser also takes seconds, macros and `H`; the
+ * spec says 5 fields, so those are refused here before cron-parser sees the text.
+ */
+
+export type CronCheck = { ok: true } | { ok: false; message: string };
+
+const FIELD_NAMES = "minute hour day-of-month month day-of-week";
+
+/** The whitespace-separated fields, so "0  9 * * *" and " 0 9 * * * " count as five. */
+function fieldsOf(expr: string): string[] {
+  const trimmed = expr.trim();
+  return trimmed === "" ? [] : trimmed.split(/\s+/);
+}
+
+/** cron-parser's expression object, anchored at `after`, always in UTC. */
+function parse(expr: string, after: Date) {
+  return CronExpressionParser.parse(expr.trim(), { currentDate: after, tz: "UTC" });
+}
+
+/**
+ * Checks a schedule's cron expression. Rejects anything that is not exactly five fields
+ * (seconds, `@daily` macros, too few fields), the `H` hash form (cron-parser draws it from
+ * Math.random without a seed, so next_run_at would change on every parse), and whatever
+ * cron-parser rejects, including expressions that never match (`0 0 30 2 *`).
+ *
+ * @example validateCron("0 9 * * 1-5") // { ok: true }
+ * @example validateCron("0 0 9 * * *") // { ok: false, message: "cron must have 5 fields (minute hour day-of-month month day-of-week), got 6; seconds are not supported" }
+ */
+export function validateCron(expr: string): CronCheck {
+  if (typeof expr !== "string") return { ok: false, message: "cron must be a string" };
+  const fields = fieldsOf(expr);
+  if (fields.length !== 5) {
+    const seconds = fields.length === 6 ? "; seconds are not supported" : "";
+    const macro = fields.length === 1 && fields[0]!.startsWith("@") ? "; macros such as @daily are not supported" : "";
+    return { ok: false, message: `cron must have 5 fields (${FIELD_NAMES}), got ${fields.length}${seconds}${macro}` };
+  }
+  // Among month and weekday names only `thu` has an "h"; any other "h" is the hash form.
+  if (/h/i.test(expr.replace(/thu/gi, ""))) {
+    return { ok: false, message: "cron does not support the H (hash) form; give explicit values" };
+  }
+  try {
+    // Taking one run proves the expression can match at all (cron-parser gives up on a
+    // loop limit for dates that never occur).
+    parse(expr, new Date(0)).next();
+  } catch (err) {
+    return { ok: false, message: `invalid cron expression: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  return { ok: true };
+}
+
+/**
+ * The first run strictly after `after`, in UTC. Throws on an expression validateCron
+ * rejects; call it only for stored (validated) schedules.
+ *
+ * @example nextCronRun("0 9 * * *", new Date("2026-01-01T09:00:00Z")) // 2026-01-02T09:00:00.000Z
+ */
+export function nextCronRun(expr: string, after: Date): Date {
+  const check = validateCron(expr);
+  if (!check.ok) throw new Error(check.message);
+  return parse(expr, after).next().toDate();
+}
+
+/**
+ * The next `count` runs strictly after `after`, for the Routine tab's preview.
+ *
+ * @example cronRuns("30 8 * * *", new Date("2026-01-01T00:00:00Z"), 2) // [2026-01-01T08:30Z, 2026-01-02T08:30Z]
+ */
+export function cronRuns(expr: string, after: Date, count: number): Date[] {
+  const check = validateCron(expr);
+  if (!check.ok) throw new Error(check.message);
+  if (count <= 0) return [];
+  return parse(expr, after)
+    .take(count)
+    .map((d) => d.toDate());
+}
