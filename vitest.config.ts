@@ -35,6 +35,9 @@ function workerd(name: string, include: string[], exclude: string[], groupOrder:
       globalSetup: ["./test/setup/database.ts"],
       sequence: { groupOrder },
       testTimeout: 20_000,
+      // cron-parser is CommonJS requiring luxon; pre-bundled, it resolves inside workerd as
+      // it does in wrangler's deploy bundle.
+      deps: { optimizer: { ssr: { enabled: true, include: ["cron-parser"] } } },
     },
   };
 }

@@ -13,9 +13,10 @@ import { runMessageDocs, runRoutes } from "./api/run-messages";
 import { agentRunRoutes, runDocs } from "./api/runs";
 import { attachmentDocs, attachmentRoutes } from "./api/attachments";
 import { organisationRoutes, usageDocs, usageRoutes } from "./api/usage";
+import { agentScheduleRoutes, scheduleDocs, scheduleRoutes } from "./api/schedules";
 
 export const API_VERSION = "0.1.0";
-const routeDocs = [...healthDocs, ...guildDocs, ...agentDocs, ...runDocs, ...runMessageDocs, ...attachmentDocs, ...usageDocs];
+const routeDocs = [...healthDocs, ...guildDocs, ...agentDocs, ...runDocs, ...runMessageDocs, ...attachmentDocs, ...usageDocs, ...scheduleDocs];
 
 /** The edge API under /api; everything else is the console's static assets. */
 export const app = new Hono<AppEnv>();
@@ -29,7 +30,9 @@ api.route("/guilds", guildRoutes);
 api.route("/guilds", guildAgentRoutes);
 api.route("/agents", agentRoutes);
 api.route("/agents", agentRunRoutes);
+api.route("/agents", agentScheduleRoutes);
 api.route("/runs", runRoutes);
+api.route("/schedules", scheduleRoutes);
 api.route("/attachments", attachmentRoutes);
 api.route("/usage", usageRoutes);
 api.route("/organisation", organisationRoutes);

@@ -31,6 +31,32 @@ export interface ToolContext {
   toolCallId: string;
   now(): Date;
   store: NotesRecordsStore;
+  /** The agent's routines; absent where the schedule tools are not offered. */
+  schedules?: ScheduleTools;
+}
+
+/** A routine as the schedule tools show it to the model. */
+export interface ScheduleView {
+  id: string;
+  description: string;
+  instruction: string;
+  cron: string | null;
+  wake_window: { timezone: string; start: string; end: string; max_wakes: number } | null;
+  paused: boolean;
+  next_run_at: string | null;
+  last_run_at: string | null;
+}
+
+/** The agent's routines, as the schedule tools change them; null for an unknown id. */
+export interface ScheduleTools {
+  create(input: {
+    description: string; instruction: string; cron?: string | null;
+    wake_window?: ScheduleView["wake_window"]; paused: boolean;
+  }): Promise<ScheduleView>;
+  list(): Promise<ScheduleView[]>;
+  update(id: string, patch: Record<string, unknown>): Promise<ScheduleView | null>;
+  setPaused(id: string, paused: boolean): Promise<ScheduleView | null>;
+  remove(id: string): Promise<boolean>;
 }
 
 /**

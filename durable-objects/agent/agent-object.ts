@@ -5,6 +5,7 @@ import { DeadlineMultiplexer, deadlineKind, type Deadline, type DeadlineHandler 
 import { GenerationLock } from "./generation-lock";
 import type { Outcome } from "./results";
 import { HEARTBEAT, RunService, type NewMessage } from "./run-service";
+import { SCHEDULE, ScheduleFiring } from "./schedule-firing";
 import type { RunKind } from "../../core/runs/rules";
 
 /** `generationState()`: the agent's lock as the Worker reports it (UTC ISO times). */
@@ -62,6 +63,10 @@ export class AgentObject extends DurableObject<Env> {
   private readonly firings: DeadlineLog;
   /** The agent's runs: creation, the generation loop, cancel, resume, SSE, recovery. */
   readonly runs: RunService;
+  /** Schedule wake-ups on the object's alarm. */
+  readonly schedules: ScheduleFiring;
+  /** Randomness of the wake-window planner; tests may pin it. */
+  random: () => number = () => Math.random();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -72,12 +77,19 @@ export class AgentObject extends DurableObject<Env> {
       onFired: (entry, firedAt) => this.firings.record(entry.name, entry.dueAt, firedAt),
     });
     this.lock = new GenerationLock(sql, clock);
-    this.runs = new RunService({ ctx, env, lock: this.lock, multiplexer: this.multiplexer, now: clock });
+    this.runs = new RunService({
+      ctx, env, lock: this.lock, multiplexer: this.multiplexer, now: clock,
+      afterGeneration: (agentId) => this.schedules.refresh(agentId),
+      random: () => this.random(),
+    });
+    this.schedules = new ScheduleFiring({ runs: this.runs, multiplexer: this.multiplexer, lock: this.lock, now: clock, random: () => this.random() });
     this.deadlineHandlers = {
       // Does nothing but succeed: lets operators and tests check the whole alarm path.
       probe: () => {},
       // Renews a running generation's lease; recovers one the object lost (CANCEL-006).
       [HEARTBEAT]: () => this.runs.heartbeat(),
+      // The agent's earliest schedule wake-up (SCHED-006..010).
+      [SCHEDULE]: (entry) => this.schedules.fire(entry),
     };
     void ctx.blockConcurrencyWhile(async () => this.migrateStorage());
   }
@@ -95,6 +107,14 @@ export class AgentObject extends DurableObject<Env> {
   /** A user message on a run: 409 agent.busy while any run of the agent generates (GEN-003). */
   async postMessage(runId: string, message: NewMessage): Promise<Outcome<{ seq: number; generation: number }>> {
     return this.runs.postMessage(runId, message);
+  }
+
+  /**
+   * Re-arms the schedule deadline after any change to the agent's schedules or its
+   * guild's routines switch; returns the time it is armed at, or null.
+   */
+  async refreshSchedules(agentId: string): Promise<string | null> {
+    return this.schedules.refresh(agentId);
   }
 
   async cancel(runId: string): Promise<Outcome<{ cancelled: true }>> {

@@ -9,7 +9,7 @@ import { countRowTokens } from "../../core/projection/token-count";
 import type { ChatPayload, StoredRow } from "../../core/projection/types";
 import { statusAfterGeneration } from "../../core/runs/rules";
 import { runTool } from "../../core/tools/registry";
-import type { NotesRecordsStore, ToolDefinition } from "../../core/tools/types";
+import type { NotesRecordsStore, ScheduleTools, ToolDefinition } from "../../core/tools/types";
 import { costUsd, usageMonth, type ModelPrice } from "../../core/usage/pricing";
 import { callModel, ProviderError, type ModelReply } from "./model-call";
 import type { RunSession } from "./run-session";
@@ -24,6 +24,8 @@ export interface GenerationDeps {
   provider: { baseURL: string; apiKey: string };
   tools: ToolDefinition[];
   store: NotesRecordsStore;
+  /** The schedule tools' store, where the run offers them. */
+  schedules?: ScheduleTools;
   redactor: Redactor;
   prices: Record<string, ModelPrice>;
   spend: { limitUsd: number | null; monthCostUsd: number };
@@ -110,6 +112,7 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
           toolCallId: call.id,
           now: () => new Date(deps.now()),
           store: deps.store,
+          ...(deps.schedules ? { schedules: deps.schedules } : {}),
         });
         const remaining = remainingAfter(settings.max_tool_calls, session.toolResults + 1);
         const content = toolOutput({ text: result.content, redactor: deps.redactor, remaining });

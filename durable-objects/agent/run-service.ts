@@ -1,16 +1,14 @@
 import { and, eq, sql } from "drizzle-orm";
 import { openDatabase, type Connection, type Database } from "../../core/db/client";
-import { agents, messages, notes, organisations, orgMonthlyUsage, runs } from "../../core/db/schema";
+import { agents, messages, organisations, orgMonthlyUsage, runs } from "../../core/db/schema";
 import { resolveSecrets } from "../../core/db/secrets";
 import { appendRow, loadRows, toWireRow, updateRun, type RunError } from "../../core/db/transcript";
 import { describeError, logEvent } from "../../core/output/log";
 import { platformRedactor } from "../../core/output/redaction";
 import { countRowTokens } from "../../core/projection/token-count";
 import type { AttachmentRef, ChatPayload } from "../../core/projection/types";
-import { composeSystemPrompt } from "../../core/prompt/system-prompt";
 import { messageRefusal, resumeRefusal, statusAfterGeneration, type RunKind } from "../../core/runs/rules";
-import { buildSnapshot, type OfferedTool } from "../../core/runs/snapshot";
-import { offeredTools, toolSchemas } from "../../core/tools/registry";
+import { offeredTools } from "../../core/tools/registry";
 import { pricesFrom, usageMonth } from "../../core/usage/pricing";
 import type { Env } from "../../workers/env";
 import type { DeadlineMultiplexer } from "./deadlines";
@@ -18,7 +16,11 @@ import { interruptUnresolved, runGeneration } from "./generation";
 import type { GenerationLock } from "./generation-lock";
 import { hydrateAttachments } from "./hydrate";
 import { PostgresToolStore } from "./tool-store";
+import { scheduleTools } from "./schedule-tools";
 import { busy, refuse, type Outcome } from "./results";
+import { advancePastFire, type ScheduleRow } from "../../core/db/schedules";
+import { instructionHash, scheduleWakeUpMessage } from "../../core/schedules/instruction";
+import { prepareOpening } from "./run-opening";
 import { RunSession, storedRow } from "./run-session";
 import { SseHub } from "./sse-hub";
 
@@ -35,6 +37,10 @@ interface Host {
   lock: GenerationLock;
   multiplexer: DeadlineMultiplexer;
   now: () => number;
+  /** Re-arms the schedule deadline: after a generation (due schedules fire then) and after a schedule tool. */
+  afterGeneration: (agentId: string) => Promise<unknown>;
+  /** Randomness of the wake-window planner. */
+  random: () => number;
 }
 
 interface ActiveGeneration {
@@ -76,27 +82,7 @@ export class RunService {
     const [agent] = await db.select().from(agents).where(eq(agents.id, agentId)).limit(1);
     if (!agent) return refuse(404, "agent.not_found", "No such agent");
     if (agent.archivedAt) return refuse(409, "agent.archived", "The agent is archived");
-    const definitions = offeredTools({ kind: input.kind, ...agent });
-    const tools = toolSchemas(definitions) as OfferedTool[];
-    const secretRefs = await resolveSecrets(db, agent);
-    const snapshot = buildSnapshot(agent, tools, secretRefs);
-    const noteTitles = await db.select({ title: notes.title }).from(notes).where(eq(notes.agentId, agentId)).orderBy(notes.title);
-    const memory = agent.memory
-      ? ((await db.execute<{ content: string }>(sql`select content from memories where agent_id = ${agentId}`)).rows[0]?.content ?? "")
-      : "";
-    const system: ChatPayload = {
-      role: "system",
-      content: composeSystemPrompt({
-        agent: { name: agent.name, instructions: agent.instructions },
-        now: new Date(this.host.now()),
-        maxToolCalls: agent.maxToolCalls,
-        kind: input.kind,
-        notes: noteTitles,
-        secrets: secretRefs,
-        ...(agent.scripting ? { scripts: [] } : {}),
-        memory: { enabled: agent.memory, content: memory },
-      }),
-    };
+    const { snapshot, system } = await prepareOpening(db, agent, input.kind, new Date(this.host.now()));
     const title = input.title ?? (input.message ? input.message.content.slice(0, 80) || null : null);
     const run = await db.transaction(async (tx) => {
       const [created] = await tx.insert(runs).values({ agentId, kind: input.kind, title, snapshot, metadata: {} }).returning();
@@ -203,17 +189,65 @@ export class RunService {
       session.push(storedRow({ ...row, tokenCount }));
       this.hub.publishRow(session.runId, row);
       userSeq = row.seq;
-      await this.host.multiplexer.set(HEARTBEAT, this.host.now() + HEARTBEAT_MS);
     } catch (error) {
       this.host.lock.release(session.runId);
       throw error;
     }
+    await this.beginLoop(session, generation);
+    return { ok: true, seq: userSeq, generation };
+  }
+
+  /** Runs the loop in the object's background; the lock is held and the opening row committed. */
+  private async beginLoop(session: RunSession, generation: number): Promise<void> {
+    await this.host.multiplexer.set(HEARTBEAT, this.host.now() + HEARTBEAT_MS);
     const controller = new AbortController();
     const active: ActiveGeneration = { runId: session.runId, generation, controller, done: Promise.resolve() };
     active.done = this.loop(session, generation, controller.signal);
     this.active = active;
     this.host.ctx.waitUntil(active.done);
-    return { ok: true, seq: userSeq, generation };
+  }
+
+  /**
+   * A schedule wake-up (SCHED-013/014/017/018): the lock is taken first, then in one
+   * transaction the schedule advances past this fire (only if it still waits for it)
+   * and the run opens with its system row and the wake-up message; then it generates.
+   * "skipped" when a repeated alarm or a change got there first.
+   */
+  async openScheduleRun(agentId: string, schedule: ScheduleRow, firedAt: Date, random: () => number): Promise<"started" | "busy" | "skipped"> {
+    const runId = crypto.randomUUID();
+    if (!this.host.lock.acquire(runId, 1, LEASE_MS).ok) return "busy";
+    try {
+      const db = this.db();
+      const [agent] = await db.select().from(agents).where(eq(agents.id, agentId)).limit(1);
+      if (!agent || agent.archivedAt) throw new Error("the agent is archived or gone");
+      const { snapshot, system } = await prepareOpening(db, agent, "schedule", firedAt);
+      const wake: ChatPayload = {
+        role: "user",
+        content: scheduleWakeUpMessage({
+          id: schedule.id, cron: schedule.cron, window: schedule.wakeWindow, instruction: schedule.instruction,
+          previous_run_at: schedule.lastRunAt,
+        }),
+      };
+      const metadata = { instruction_hash: await instructionHash(schedule.instruction) };
+      const fired = await db.transaction(async (tx) => {
+        if (!(await advancePastFire(tx as never, schedule, firedAt, random, true))) return false;
+        await tx.insert(runs).values({ id: runId, agentId, kind: "schedule", scheduleId: schedule.id, title: schedule.description, snapshot, metadata, generation: 1 });
+        await tx.insert(messages).values([
+          { runId, seq: 0, generation: null, role: "system", payload: system, metadata: { source: "system" }, tokenCount: countRowTokens(system, {}) },
+          { runId, seq: 1, generation: 1, role: "user", payload: wake, metadata: { source: "schedule", schedule_id: schedule.id }, tokenCount: countRowTokens(wake, {}) },
+        ]);
+        return true;
+      });
+      if (!fired) {
+        this.host.lock.release(runId);
+        return "skipped";
+      }
+    } catch (error) {
+      this.host.lock.release(runId);
+      throw error;
+    }
+    await this.beginLoop((await this.session(runId))!, 1);
+    return "started";
   }
 
   private async loop(session: RunSession, generation: number, signal: AbortSignal): Promise<void> {
@@ -247,6 +281,7 @@ export class RunService {
         provider: { baseURL: baseURL!, apiKey: env.MODEL_API_KEY ?? "" },
         tools: snapshotTools(session),
         store: new PostgresToolStore(db),
+        schedules: scheduleTools(db, session.scope.agentId, () => new Date(this.host.now()), this.host.random, () => this.host.afterGeneration(session.scope.agentId)),
         redactor,
         prices: pricesFrom(env.MODEL_PRICES),
         spend: await this.spend(db, session.scope.organisationId),
@@ -267,6 +302,7 @@ export class RunService {
       await this.host.multiplexer.clear(HEARTBEAT);
       this.active = null;
       this.hub.publish(runId, "status", { run_id: runId, status, generating: false, generation });
+      await this.host.afterGeneration(session.scope.agentId).catch(() => {});
       void this.closeIdle();
     }
   }
@@ -320,6 +356,11 @@ export class RunService {
   /** Drops what memory holds (the agent was deleted). */
   reset(): void {
     this.sessions.clear();
+  }
+
+  /** The object's database connection (opened on first use). */
+  database(): Database {
+    return this.db();
   }
 
   /** One connection while the object works; closed when it goes idle. */

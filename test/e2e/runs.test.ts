@@ -42,3 +42,21 @@ describe("runs on the local stack", () => {
     expect(list.json.data[0]).toMatchObject({ id: run.json.id, kind: "direct", status: "active", label: "ping over the edge" });
   });
 });
+
+describe("routines on the local stack", () => {
+  it("SCHED-002: cron and wake-window routines are planned in the deployed bundle (cron-parser and Temporal inside workerd)", async () => {
+    const guild = (await api("POST", "/api/guilds", { body: { name: "Routines" } })).json;
+    const agent = (await api("POST", `/api/guilds/${guild.id}/agents`, { body: { name: "Planner" } })).json;
+    const cron = await api("POST", `/api/agents/${agent.id}/schedules`, { body: { description: "Yearly", instruction: "Review the year.", cron: "0 0 1 1 *" } });
+    expect(cron.status).toBe(201);
+    expect(cron.json.next_run_at).toMatch(/-01-01T00:00:00\.000Z$/);
+    const window = await api("POST", `/api/agents/${agent.id}/schedules`, {
+      body: { description: "Daytime", instruction: "Look around.", wake_window: { timezone: "Europe/Berlin", start: "09:00", end: "17:00", max_wakes: 3 } },
+    });
+    expect(window.status).toBe(201);
+    const status = await api("GET", `/api/agents/${agent.id}/status`);
+    expect(status.json.deadlines.find((d: { name: string }) => d.name === "schedule").due_at).toBe(
+      [cron.json.next_run_at, window.json.next_run_at].sort()[0],
+    );
+  });
+});

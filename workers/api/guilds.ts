@@ -4,7 +4,10 @@ import { toWire, fromWire } from "../../core/db/rows";
 import { agents, guilds } from "../../core/db/schema";
 import { Guild, GuildCreate, GuildPatch } from "../../core/validation/guild";
 import { isUuid } from "../../core/validation/fields";
-import { forgetAgents } from "../agent-object";
+import { agentObject, forgetAgents } from "../agent-object";
+import type { Database } from "../../core/db/client";
+import { replanDueAfterReenable } from "../../core/db/schedules";
+import type { Env } from "../env";
 import { readBody } from "../body";
 import type { AppEnv } from "../context";
 import { notFound } from "../errors";
@@ -14,12 +17,22 @@ import { listPage } from "../pagination";
 export const toGuild = (row: typeof guilds.$inferSelect) => toWire(row);
 
 /** The caller's guild with this id, or 404 (also for another organisation's guild). */
-export async function findGuild(db: AppEnv["Variables"]["db"], organisationId: string, id: string) {
+export async function findGuild(db: Database, organisationId: string, id: string) {
   if (!isUuid(id)) throw notFound("guild");
   const [row] = await db.select().from(guilds)
     .where(and(eq(guilds.id, id), eq(guilds.organisationId, organisationId))).limit(1);
   if (!row) throw notFound("guild");
   return row;
+}
+
+/**
+ * The guild's routines switch: off disarms every agent's schedule deadline (SCHED-007);
+ * on replans the unpaused schedules that are already due from now (SCHED-012) and re-arms.
+ */
+async function switchRoutines(db: Database, env: Env, guildId: string, enabled: boolean): Promise<void> {
+  if (enabled) await replanDueAfterReenable(db, guildId, new Date(), Math.random);
+  const members = await db.select({ id: agents.id }).from(agents).where(eq(agents.guildId, guildId));
+  await Promise.all(members.map((a) => agentObject(env, a.id).refreshSchedules(a.id)));
 }
 
 export const guildRoutes = new Hono<AppEnv>()
@@ -43,13 +56,16 @@ export const guildRoutes = new Hono<AppEnv>()
   })
   .patch("/:id", async (c) => {
     const id = c.req.param("id");
-    await findGuild(c.get("db"), c.get("organisationId"), id);
+    const before = await findGuild(c.get("db"), c.get("organisationId"), id);
     const body = await readBody(c, GuildPatch);
     const [row] = await c.get("db").update(guilds)
       .set({ ...fromWire(body), updatedAt: sql`now()` })
       .where(and(eq(guilds.id, id), eq(guilds.organisationId, c.get("organisationId"))))
       .returning();
     if (!row) throw notFound("guild");
+    if (body.routines_enabled !== undefined && body.routines_enabled !== before.routinesEnabled) {
+      await switchRoutines(c.get("db"), c.env, id, body.routines_enabled);
+    }
     return c.json(toGuild(row));
   })
   .delete("/:id", async (c) => {

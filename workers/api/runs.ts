@@ -102,21 +102,25 @@ export const agentRunRoutes = new Hono<AppEnv>()
     return c.json(toRun(found.run, found.cost, { withSnapshot: true }), 201);
   })
   .get("/:id/runs", async (c) => {
-    const db = c.get("db");
-    const agent = await findAgent(db, c.get("organisationId"), c.req.param("id"));
-    const page = listPage(c.req.query(), { kind: RunKindFilter.optional(), schedule_id: z.uuid().optional() });
-    const { kind, schedule_id } = page.params as { kind?: string; schedule_id?: string };
-    const rows = await db.select({ run: runs, cost: runCost }).from(runs)
-      .where(and(
-        eq(runs.agentId, agent.id),
-        kind ? eq(runs.kind, kind) : undefined,
-        schedule_id ? eq(runs.scheduleId, schedule_id) : undefined,
-        page.where(runs.createdAt, runs.id),
-      ))
-      .orderBy(...page.order(runs.createdAt, runs.id))
-      .limit(page.limit + 1);
-    return c.json(page.result(rows.map((r) => ({ ...r, createdAt: r.run.createdAt, id: r.run.id })), (r) => toRun(r.run, r.cost)));
+    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.param("id"));
+    return c.json(await listRuns(c.get("db"), agent.id, c.req.query()));
   });
+
+/** An agent's runs, newest first, by kind and routine (`?kind=`, `?schedule_id=`). */
+export async function listRuns(db: Database, agentId: string, query: Record<string, string>) {
+  const page = listPage(query, { kind: RunKindFilter.optional(), schedule_id: z.uuid().optional() });
+  const { kind, schedule_id } = page.params as { kind?: string; schedule_id?: string };
+  const rows = await db.select({ run: runs, cost: runCost }).from(runs)
+    .where(and(
+      eq(runs.agentId, agentId),
+      kind ? eq(runs.kind, kind) : undefined,
+      schedule_id ? eq(runs.scheduleId, schedule_id) : undefined,
+      page.where(runs.createdAt, runs.id),
+    ))
+    .orderBy(...page.order(runs.createdAt, runs.id))
+    .limit(page.limit + 1);
+  return page.result(rows.map((r) => ({ ...r, createdAt: r.run.createdAt, id: r.run.id })), (r) => toRun(r.run, r.cost));
+}
 
 export const runDocs: RouteDoc[] = [
   { method: "post", path: "/api/agents/{id}/runs", summary: "Create a direct run; with a message it starts generating (409 agent.busy while the agent generates)", tag: "Runs", body: RunCreate, response: Run, status: 201 },

@@ -1,0 +1,70 @@
+import { earliestWakeUp, firstDue, advancePastFire } from "../../core/db/schedules";
+import { describeError, logEvent } from "../../core/output/log";
+import type { Deadline } from "./deadlines";
+import type { DeadlineMultiplexer } from "./deadlines";
+import type { GenerationLock } from "./generation-lock";
+import type { RunService } from "./run-service";
+
+/** The agent's one schedule deadline, armed at its earliest wake-up. */
+export const SCHEDULE = "schedule";
+/** A due schedule of a busy agent tries again this much later, without advancing (SCHED-008). */
+export const BUSY_RETRY_MS = 30_000;
+
+interface Host {
+  runs: RunService;
+  multiplexer: DeadlineMultiplexer;
+  lock: GenerationLock;
+  now: () => number;
+  random: () => number;
+}
+
+/**
+ * The spec's 30-second ticker, as the agent object's alarm: the `schedule` deadline sits
+ * at the agent's earliest unpaused next_run_at, so a wake-up fires at its planned time.
+ * Firing opens one schedule run; other due schedules follow when the generation ends.
+ */
+export class ScheduleFiring {
+  constructor(private readonly host: Host) {}
+
+  /** Re-arms the deadline at the earliest wake-up that can fire, or clears it. */
+  async refresh(agentId: string): Promise<string | null> {
+    const at = await earliestWakeUp(this.host.runs.database(), agentId);
+    if (!at) {
+      await this.host.multiplexer.clear(SCHEDULE);
+      return null;
+    }
+    await this.host.multiplexer.set(SCHEDULE, at.getTime(), { agent_id: agentId });
+    return at.toISOString();
+  }
+
+  /** The deadline handler. */
+  async fire(entry: Deadline): Promise<void> {
+    const agentId = (entry.payload as { agent_id?: string } | undefined)?.agent_id;
+    if (!agentId) return;
+    await this.host.runs.recoverOrphan();
+    const now = new Date(this.host.now());
+    if (this.host.lock.current()) {
+      // Busy (a group delivery included): stay due, try again without advancing (SCHED-008).
+      await this.host.multiplexer.set(SCHEDULE, now.getTime() + BUSY_RETRY_MS, { agent_id: agentId });
+      return;
+    }
+    const db = this.host.runs.database();
+    const due = await firstDue(db, agentId, now);
+    if (due?.routinesEnabled) {
+      try {
+        const outcome = await this.host.runs.openScheduleRun(agentId, due.schedule, now, this.host.random);
+        if (outcome === "busy") {
+          await this.host.multiplexer.set(SCHEDULE, now.getTime() + BUSY_RETRY_MS, { agent_id: agentId });
+          return;
+        }
+      } catch (error) {
+        // A failed creation advances to the next planned wake-up, so one broken agent
+        // does not tight-loop (SCHED-010).
+        await advancePastFire(db, due.schedule, now, this.host.random, false);
+        logEvent("error", { operation: "schedule.fire", agent_id: agentId, schedule_id: due.schedule.id, ...describeError(error) });
+      }
+    }
+    // Routines off (SCHED-007) or nothing due: arm at whatever can fire next.
+    await this.refresh(agentId);
+  }
+}

@@ -1,0 +1,52 @@
+import type { Database } from "../../core/db/client";
+import { scheduleStore, type ScheduleRow } from "../../core/db/schedules";
+import type { ScheduleTools, ScheduleView } from "../../core/tools/types";
+import { isUuid } from "../../core/validation/fields";
+
+const view = (row: ScheduleRow): ScheduleView => ({
+  id: row.id,
+  description: row.description,
+  instruction: row.instruction,
+  cron: row.cron,
+  wake_window: row.wakeWindow,
+  paused: row.paused,
+  next_run_at: row.nextRunAt?.toISOString() ?? null,
+  last_run_at: row.lastRunAt?.toISOString() ?? null,
+});
+
+/**
+ * The schedule tools' store for one agent: the Routine API's operations, then the
+ * object's schedule deadline re-armed, exactly as after a change made in the console.
+ */
+export function scheduleTools(db: Database, agentId: string, now: () => Date, random: () => number, rearm: () => Promise<unknown>): ScheduleTools {
+  const find = (id: string) => (isUuid(id) ? scheduleStore.get(db, agentId, id) : Promise.resolve(null));
+  return {
+    async create(input) {
+      const row = await scheduleStore.create(db, agentId, input, now(), random);
+      await rearm();
+      return view(row);
+    },
+    async list() {
+      return (await scheduleStore.list(db, agentId)).map(view);
+    },
+    async update(id, patch) {
+      const row = await find(id);
+      if (!row) return null;
+      const updated = await scheduleStore.update(db, row, patch, now(), random);
+      await rearm();
+      return view(updated);
+    },
+    async setPaused(id, paused) {
+      const row = await find(id);
+      if (!row) return null;
+      const updated = await scheduleStore.setPaused(db, row, paused, now(), random);
+      await rearm();
+      return view(updated);
+    },
+    async remove(id) {
+      const removed = isUuid(id) && (await scheduleStore.remove(db, agentId, id));
+      if (removed) await rearm();
+      return removed;
+    },
+  };
+}
