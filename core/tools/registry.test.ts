@@ -23,13 +23,20 @@ const boom: AnyToolDefinition = {
 };
 
 const NAMES = ["note_write", "note_read", "note_list", "note_delete", "record_create", "record_list"];
+const SCHEDULE_NAMES = ["schedule_create", "schedule_list", "schedule_update", "schedule_pause", "schedule_resume", "schedule_delete"];
 
 describe("offeredTools", () => {
   it("EXACT-011/OP-EXACT-3: note and record tools are offered on every run kind, in a fixed order", () => {
     for (const kind of ["direct", "group", "schedule"] as const) {
-      expect(offeredTools({ kind }).map((t) => t.name)).toEqual(NAMES);
+      expect(offeredTools({ kind }).map((t) => t.name).slice(0, NAMES.length)).toEqual(NAMES);
     }
-    expect(new Set(offeredTools({ kind: "direct" }).map((t) => t.binding))).toEqual(new Set(["note", "record"]));
+    expect(new Set(offeredTools({ kind: "direct" }).map((t) => t.binding))).toEqual(new Set(["note", "record", "schedule"]));
+  });
+
+  it("EXACT-017 / SCHED-037: the six schedule tools are offered on direct and group runs, not on schedule runs", () => {
+    expect(offeredTools({ kind: "direct" }).map((t) => t.name)).toEqual([...NAMES, ...SCHEDULE_NAMES]);
+    expect(offeredTools({ kind: "group" }).map((t) => t.name)).toEqual([...NAMES, ...SCHEDULE_NAMES]);
+    expect(offeredTools({ kind: "schedule" }).map((t) => t.name)).toEqual(NAMES);
   });
 
   it("later bindings plug in by flags", () => {
@@ -43,7 +50,7 @@ describe("toolSchemas", () => {
   const schemas = toolSchemas(offeredTools({ kind: "direct" }));
 
   it("EXACT-010: Chat Completions function schemas without $schema, deterministic", () => {
-    expect(schemas.map((s) => s.function.name)).toEqual(NAMES);
+    expect(schemas.map((s) => s.function.name)).toEqual([...NAMES, ...SCHEDULE_NAMES]);
     for (const schema of schemas) {
       expect(schema.type).toBe("function");
       expect(schema.function.description.length).toBeGreaterThan(0);
