@@ -28,6 +28,8 @@ import { SseHub } from "./sse-hub";
 export const LEASE_MS = 60_000;
 export const HEARTBEAT_MS = 20_000;
 export const HEARTBEAT = "generation.heartbeat";
+/** An idle object closes its database connection after this long. */
+const IDLE_CLOSE_MS = 5_000;
 /** Runs whose rows stay in memory between generations. */
 const MAX_SESSIONS = 8;
 
@@ -65,6 +67,7 @@ export class RunService {
   private readonly sessions = new Map<string, RunSession>();
   private active: ActiveGeneration | null = null;
   private conn: Connection | null = null;
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly host: Host) {}
 
@@ -303,7 +306,6 @@ export class RunService {
       this.active = null;
       this.hub.publish(runId, "status", { run_id: runId, status, generating: false, generation });
       await this.host.afterGeneration(session.scope.agentId).catch(() => {});
-      void this.closeIdle();
     }
   }
 
@@ -363,9 +365,14 @@ export class RunService {
     return this.db();
   }
 
-  /** One connection while the object works; closed when it goes idle. */
+  /**
+   * One connection while the object works, closed after IDLE_CLOSE_MS without use and
+   * no generation: thousands of idle agents must not hold thousands of connections.
+   */
   private db(): Database {
     this.conn ??= openDatabase(this.host.env);
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => this.closeIdle(), IDLE_CLOSE_MS);
     return this.conn.db;
   }
 
@@ -378,11 +385,14 @@ export class RunService {
     }
   }
 
-  private async closeIdle(): Promise<void> {
-    if (this.active || !this.conn) return;
+  private closeIdle(): void {
+    if (this.active) {
+      this.idleTimer = setTimeout(() => this.closeIdle(), IDLE_CLOSE_MS);
+      return;
+    }
     const conn = this.conn;
     this.conn = null;
-    await conn.close();
+    void conn?.close();
   }
 }
 
