@@ -21,6 +21,8 @@ export interface DatabaseOptions {
   /** Data folder of the embedded server; reused on the next start. */
   dataDir: string;
   port?: number;
+  /** max_connections of the embedded server (default 300: one connection per busy agent object). */
+  maxConnections?: number;
   log?: (line: string) => void;
 }
 
@@ -66,6 +68,7 @@ export async function startDatabase(options: DatabaseOptions): Promise<Database>
     port,
     persistent: true,
     createPostgresUser: true,
+    postgresFlags: ["-c", `max_connections=${options.maxConnections ?? 300}`],
     onLog: (message) => log(String(message).trimEnd()),
     onError: (message) => log(String(message).trimEnd()),
   });

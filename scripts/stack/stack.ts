@@ -23,6 +23,8 @@ export interface StackOptions {
   log?: (line: string) => void;
   /** Output of wrangler dev and Postgres. */
   output?: (line: string) => void;
+  /** max_connections of the embedded Postgres (benchmarks with many agents raise it). */
+  maxConnections?: number;
   /** Record the Worker's Postgres round trips (benchmarks). */
   countRoundTrips?: boolean;
 }
@@ -56,7 +58,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   };
   try {
     mkdirSync(options.stateDir, { recursive: true });
-    const db = await startDatabase({ databaseUrl: options.databaseUrl, dataDir: join(options.stateDir, "postgres"), log: output });
+    const db = await startDatabase({ databaseUrl: options.databaseUrl, dataDir: join(options.stateDir, "postgres"), maxConnections: options.maxConnections, log: output });
     stops.push(db.stop);
     log(`Postgres ${db.embedded ? "(embedded) " : ""}${redactUrl(db.url)}`);
     await migrateDatabase(db.url);
