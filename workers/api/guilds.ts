@@ -32,8 +32,13 @@ export async function findGuild(db: Database, organisationId: string, id: string
 async function switchRoutines(db: Database, env: Env, guildId: string, enabled: boolean): Promise<void> {
   if (enabled) await replanDueAfterReenable(db, guildId, new Date(), Math.random);
   const members = await db.select({ id: agents.id }).from(agents).where(eq(agents.guildId, guildId));
-  await Promise.all(members.map((a) => agentObject(env, a.id).refreshSchedules(a.id)));
+  // A few objects at a time: a large guild must not wake every agent at once.
+  for (let i = 0; i < members.length; i += REARM_BATCH) {
+    await Promise.all(members.slice(i, i + REARM_BATCH).map((a) => agentObject(env, a.id).refreshSchedules(a.id)));
+  }
 }
+
+const REARM_BATCH = 25;
 
 export const guildRoutes = new Hono<AppEnv>()
   .post("/", async (c) => {
