@@ -8,6 +8,8 @@ import { defineConfig } from "vitest/config";
  *   that the project's global setup starts on free ports (workers-eviction: the tests
  *   that evict an object, run on their own).
  * - e2e: black-box HTTP tests against the whole local stack (`wrangler dev`).
+ * - browser: the operator console in headless Chromium (Debian's /usr/bin/chromium,
+ *   driven by playwright-core) against its own local stack.
  */
 /** A project of tests inside workerd, against a Postgres and mock model its global setup starts. */
 function workerd(name: string, include: string[], exclude: string[], groupOrder: number) {
@@ -50,7 +52,8 @@ export default defineConfig({
           name: "unit",
           environment: "node",
           sequence: { groupOrder: 0 },
-          include: ["core/**/*.test.ts", "scripts/**/*.test.ts", "test/unit/**/*.test.ts"],
+          include: ["core/**/*.test.ts", "scripts/**/*.test.ts", "test/unit/**/*.test.ts", "web/**/*.test.ts"],
+          exclude: ["**/node_modules/**", "web/dist/**"],
         },
       },
       workerd("workers", ["workers/**/*.test.ts", "durable-objects/**/*.test.ts"], ["**/*.eviction.test.ts"], 0),
@@ -65,6 +68,17 @@ export default defineConfig({
           include: ["test/e2e/**/*.test.ts"],
           globalSetup: ["./test/setup/stack.ts"],
           testTimeout: 30_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: "browser",
+          environment: "node",
+          sequence: { groupOrder: 0 },
+          include: ["test/browser/**/*.test.ts"],
+          globalSetup: ["./test/setup/stack.ts"],
+          testTimeout: 60_000,
           hookTimeout: 120_000,
         },
       },

@@ -30,7 +30,10 @@ export interface DatabaseOptions {
 // with its own process.exit(code): that would replace a test runner's failing exit code
 // with 0 and cut our own shutdown short (and at `exit` its async hook only throws). We
 // stop the server explicitly instead, and clear a server a crashed run left behind.
-for (const event of ["exit", "beforeExit", "SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "message"]) exitHook.unhookEvent(event);
+// Only hooked events: this module may be evaluated more than once in one process (one
+// test project's global setup each), and unhooking an event twice throws.
+const hooked = new Set(exitHook.hookedEvents());
+for (const event of ["exit", "beforeExit", "SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "message"]) if (hooked.has(event)) exitHook.unhookEvent(event);
 
 const USER = "postgres";
 const PASSWORD = "postgres";

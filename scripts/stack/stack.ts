@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { migrateDatabase } from "../db/migrate";
 import { startMockModel, type MockModel } from "../mock-model/server";
+import { ensureConsoleBuilt } from "./console";
 import { ensureOperatorToken } from "./operator";
 import { freePort } from "./ports";
 import { redactUrl, startDatabase } from "./postgres";
@@ -41,7 +42,8 @@ export interface Stack {
 
 /**
  * Brings the local platform up in order: Postgres, migrations, the WebSocket proxy,
- * the mock model (when no provider is configured), the operator token, wrangler dev.
+ * the mock model (when no provider is configured), the operator token, the console's
+ * static assets (built when missing or stale), wrangler dev.
  * `stop()` takes it down in reverse order.
  *
  * @example
@@ -81,6 +83,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     };
     if (options.modelApiKey) vars.MODEL_API_KEY = options.modelApiKey;
     const port = options.port ?? 8787;
+    await ensureConsoleBuilt(log);
     const wrangler = await startWranglerDev({
       port,
       inspectorPort: await freePort(),

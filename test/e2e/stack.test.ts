@@ -60,7 +60,15 @@ describe("local stack over HTTP", () => {
   it("serves the console page and the OpenAPI document from the same Worker", async () => {
     const page = await api("GET", "/", { token: null });
     expect(page.status).toBe(200);
-    expect(page.text).toContain("<title>Guilds platform</title>");
+    expect(page.text).toContain("<title>Guilds console</title>");
+    expect(page.text).toContain('<div id="app"></div>');
+    // Client-side routes fall back to the app; unknown API paths stay API errors.
+    const deep = await api("GET", "/runs/00000000-0000-4000-8000-000000000000", { token: null });
+    expect(deep.status).toBe(200);
+    expect(deep.text).toContain('<div id="app"></div>');
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(page.text)![1]!;
+    expect((await api("GET", script, { token: null })).headers.get("content-type")).toContain("javascript");
+    expect((await api("GET", "/api/no-such-route")).json.error.code).toBe("route.not_found");
     const doc = await api("GET", "/api/openapi.json", { token: null });
     expect(doc.json.paths["/api/agents/{id}"]).toBeDefined();
   });

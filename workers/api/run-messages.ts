@@ -34,9 +34,13 @@ const PromptReplay = z.object({
 /** `/api/runs/:id/...`: one run's transcript, messages, cancel, resume, events, prompt replay. */
 export const runRoutes = new Hono<AppEnv>()
   .get("/:id", async (c) => {
-    const { run, cost } = await findRun(c.get("db"), c.get("organisationId"), c.req.param("id"));
-    const state = await agentObject(c.env, run.agentId).generationState();
-    return c.json(toRun(run, cost, { generating: state.generating && state.run_id === run.id, withSnapshot: true }));
+    const found = await findRun(c.get("db"), c.get("organisationId"), c.req.param("id"));
+    const state = await agentObject(c.env, found.run.agentId).generationState();
+    const generating = state.generating && state.run_id === found.run.id;
+    // The object writes a generation's outcome before it frees the lock: once it says
+    // "not generating", a fresh read shows that outcome, never a half-finished state.
+    const { run, cost } = generating ? found : await findRun(c.get("db"), c.get("organisationId"), found.run.id);
+    return c.json(toRun(run, cost, { generating, withSnapshot: true }));
   })
   .get("/:id/messages", async (c) => {
     const { run } = await findRun(c.get("db"), c.get("organisationId"), c.req.param("id"));

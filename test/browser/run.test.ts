@@ -1,0 +1,216 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { api } from "../e2e/http";
+import { launchChromium, screenshot, scriptModel, signIn, until, type Chromium, type Page } from "./browser";
+import { startDropProxy, type DropProxy } from "./drop-proxy";
+
+/** A fresh agent with its own mock model name, so parallel tests never take each other's replies. */
+async function newAgent(name: string) {
+  const model = `mock-model-${Math.random().toString(36).slice(2, 10)}`;
+  const guild = (await api("POST", "/api/guilds", { body: { name: `Runs ${name}` } })).json;
+  const agent = (await api("POST", `/api/guilds/${guild.id}/agents`, { body: { name, model } })).json;
+  return { guild, agent, model };
+}
+
+const words = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(" ");
+
+/** The seqs of the transcript's rows, in page order. */
+const seqs = (page: Page) => page.locator("li[data-seq]").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-seq"))));
+
+async function storedSeqs(runId: string): Promise<number[]> {
+  return (await api("GET", `/api/runs/${runId}/messages`)).json.data.map((r: { seq: number }) => r.seq);
+}
+
+describe("operator console: the run view, live", () => {
+  let chromium: Chromium;
+  let page: Page;
+  const apiUrl = inject("apiUrl");
+  const mockUrl = inject("mockModelUrl");
+
+  /** A routine that fires at the next minute, while the other tests run. */
+  let routine: { agent: { id: string }; scheduleId: string };
+
+  beforeAll(async () => {
+    const { agent } = await newAgent("Routine");
+    const schedule = await api("POST", `/api/agents/${agent.id}/schedules`, {
+      body: { description: "Every minute", instruction: "Say hello", cron: "* * * * *" },
+    });
+    if (schedule.status !== 201) throw new Error(`schedule refused: ${schedule.text}`);
+    routine = { agent, scheduleId: schedule.json.id };
+    chromium = await launchChromium();
+    page = await chromium.context.newPage();
+    await signIn(page, apiUrl, inject("token"));
+  });
+  afterAll(async () => {
+    if (routine) await api("DELETE", `/api/schedules/${routine.scheduleId}`);
+    await chromium?.close();
+  });
+
+  it("UI-008: a chat started in the console streams its reply live: a tool call with its arguments, its result, token deltas, then the committed row", async () => {
+    const { agent, model } = await newAgent("Streamer");
+    await scriptModel(mockUrl, model, [
+      { tool_calls: [{ name: "note_write", arguments: { title: "plan", body: "step one" } }], reasoning: "A plan first." },
+      { content: `Done. ${words(40, "w")}`, stream_chunk_ms: 100 },
+    ]);
+    await page.goto(`${apiUrl}/agents/${agent.id}`);
+    await page.getByLabel("First message (optional)").fill("Plan, then answer");
+    await page.getByRole("button", { name: "Start chat" }).click();
+
+    const call = page.locator('[data-tool-call="note_write"]');
+    await call.waitFor();
+    expect(await call.locator("pre").textContent()).toContain('"title": "plan"');
+    await page.locator("li[data-role=tool]", { hasText: "Result of note_write" }).waitFor();
+    // Deltas render before the committed row exists.
+    const draft = page.locator("li[data-draft]");
+    await draft.filter({ hasText: "w3" }).waitFor();
+    expect(await page.locator("li[data-role=assistant]", { hasText: "Done." }).count()).toBe(0);
+    await screenshot(page, "07-run-streaming");
+
+    const final = page.locator("li[data-role=assistant]", { hasText: "w39" });
+    await final.waitFor();
+    await draft.waitFor({ state: "detached" });
+    await page.getByTestId("generating").waitFor({ state: "detached" });
+    expect(await seqs(page)).toEqual([0, 1, 2, 3, 4]);
+    // System row collapsed; reasoning collapsible; per-row cost and usage.
+    expect(await page.locator("li[data-role=system] details").getAttribute("open")).toBeNull();
+    expect(await page.locator("li[data-seq='2'] details.reasoning summary").textContent()).toBe("Reasoning");
+    expect(await final.getByTestId("row-usage").textContent()).toMatch(/^\$0\.\d+ · [\d,]+ in · [\d,]+ out/);
+    await screenshot(page, "08-run-done");
+
+    // History lists it with its kind, status and cost.
+    await page.getByRole("link", { name: "Streamer", exact: true }).click();
+    const history = page.locator("table.history tbody tr").first();
+    await history.waitFor();
+    expect(await history.locator("td").allTextContents()).toEqual(["Plan, then answer", "Direct chat", "active", expect.stringMatching(/^\$0\.\d{4}$/), expect.any(String)]);
+    await screenshot(page, "09-agent-history");
+  });
+
+  it("GEN-003: a message sent while the agent generates shows the busy state plainly and keeps the typed text; it sends once the agent is free", async () => {
+    const { agent, model } = await newAgent("Busy");
+    await scriptModel(mockUrl, model, [{ content: words(60, "slow"), stream_chunk_ms: 100 }]);
+    const run = (await api("POST", `/api/agents/${agent.id}/runs`, { body: { message: "Take your time" } })).json;
+    await page.goto(`${apiUrl}/runs/${run.id}`);
+    await page.getByTestId("generating").waitFor();
+
+    const box = page.getByLabel("Message", { exact: true });
+    await box.fill("And another thing");
+    await page.getByRole("button", { name: "Send" }).click();
+    const busy = page.getByTestId("busy");
+    await busy.waitFor();
+    expect(await busy.textContent()).toContain("Busy: not sent.");
+    expect(await box.inputValue()).toBe("And another thing");
+    await screenshot(page, "10-run-busy");
+
+    await page.getByTestId("generating").waitFor({ state: "detached", timeout: 20_000 });
+    expect(await busy.textContent()).toContain("it has finished now");
+    expect(await box.inputValue()).toBe("And another thing");
+    await box.press("Control+Enter");
+    await page.locator("li[data-role=user]", { hasText: "And another thing" }).waitFor();
+    await until(async () => (await box.inputValue()) === "", "the sent text leaves the box");
+    await busy.waitFor({ state: "detached" });
+    await page.locator("li[data-role=assistant]", { hasText: "echo: And another thing" }).waitFor();
+  });
+
+  it("OP-UI-1: Cancel stops a long generation; the partial text is dropped and the run shows generation.cancelled", async () => {
+    const { agent, model } = await newAgent("Canceller");
+    await scriptModel(mockUrl, model, [{ content: words(200, "long"), stream_chunk_ms: 150 }]);
+    const run = (await api("POST", `/api/agents/${agent.id}/runs`, { body: { message: "Write a lot" } })).json;
+    await page.goto(`${apiUrl}/runs/${run.id}`);
+    await page.locator("li[data-draft]", { hasText: "long2" }).waitFor();
+    await page.getByRole("button", { name: "Cancel generation" }).click();
+    await page.getByTestId("run-errors").filter({ hasText: "generation.cancelled" }).waitFor();
+    await page.getByTestId("generating").waitFor({ state: "detached" });
+    await page.locator("li[data-draft]").waitFor({ state: "detached" });
+    expect(await page.getByRole("button", { name: "Cancel generation" }).count()).toBe(0);
+    expect(await seqs(page)).toEqual([0, 1]);
+    await screenshot(page, "11-run-cancelled");
+    const stored = (await api("GET", `/api/runs/${run.id}`)).json;
+    expect(stored.errors.map((e: { code: string }) => e.code)).toEqual(["generation.cancelled"]);
+  });
+
+  it("UI-007: a reload mid-stream shows the whole transcript exactly once, then the rest of the stream", async () => {
+    const { agent, model } = await newAgent("Reloader");
+    await scriptModel(mockUrl, model, [
+      { tool_calls: [{ name: "note_write", arguments: { title: "a", body: "b" } }] },
+      { tool_calls: [{ name: "note_list", arguments: {} }] },
+      { content: words(50, "r"), stream_chunk_ms: 100 },
+    ]);
+    const run = (await api("POST", `/api/agents/${agent.id}/runs`, { body: { message: "Reload me" } })).json;
+    await page.goto(`${apiUrl}/runs/${run.id}`);
+    await page.locator("li[data-draft]", { hasText: "r3" }).waitFor();
+    await page.reload();
+    await page.locator("li[data-role=assistant]", { hasText: "r49" }).waitFor();
+    await page.getByTestId("generating").waitFor({ state: "detached" });
+    const shown = await seqs(page);
+    expect(shown).toEqual(await storedSeqs(run.id));
+    expect(shown).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(await page.locator("li[data-draft]").count()).toBe(0);
+  });
+
+  it("UI-007: after a dropped connection the stream reconnects with Last-Event-ID and shows every row once", async () => {
+    const proxy: DropProxy = await startDropProxy(apiUrl);
+    const second = await chromium.context.newPage();
+    try {
+      await signIn(second, proxy.url, inject("token"));
+      const { agent, model } = await newAgent("Dropper");
+      await scriptModel(mockUrl, model, [
+        { tool_calls: [{ name: "note_write", arguments: { title: "x", body: "y" } }] },
+        { content: words(60, "d"), stream_chunk_ms: 80 },
+      ]);
+      const run = (await api("POST", `/api/agents/${agent.id}/runs`, { body: { message: "Drop me" } })).json;
+      const reconnects: Array<string | undefined> = [];
+      second.on("request", (request) => {
+        if (request.url().includes(`/api/runs/${run.id}/events`)) reconnects.push(request.headers()["last-event-id"]);
+      });
+      await second.goto(`${proxy.url}/runs/${run.id}`);
+      await second.locator("li[data-draft]", { hasText: "d3" }).waitFor();
+      proxy.dropAll();
+      await second.locator("li[data-role=assistant]", { hasText: "d59" }).waitFor({ timeout: 20_000 });
+      await second.getByTestId("generating").waitFor({ state: "detached" });
+      expect(reconnects.length).toBeGreaterThanOrEqual(2);
+      expect(reconnects[0]).toBeUndefined();
+      expect(Number(reconnects[1])).toBeGreaterThanOrEqual(1);
+      expect(await seqs(second)).toEqual(await storedSeqs(run.id));
+    } finally {
+      await second.close();
+      await proxy.close();
+    }
+  });
+
+  it("UI-006 / UI-003 / UI-004: a schedule wake-up is listed as such, refuses messages (text kept) until Resume, then accepts them", async () => {
+    // The routine made in beforeAll fires at the turn of the minute; its one-shot run completes.
+    const { agent, scheduleId } = routine;
+    let runId = "";
+    await until(async () => {
+      const fired = (await api("GET", `/api/schedules/${scheduleId}/runs`)).json.data as Array<{ id: string; status: string }>;
+      runId = fired.find((r) => r.status === "completed")?.id ?? "";
+      return runId !== "";
+    }, "the routine's wake-up completes", 80_000);
+    // Paused, not deleted: a deleted routine's runs lose their schedule_id.
+    await api("POST", `/api/schedules/${scheduleId}/pause`);
+
+    await page.goto(`${apiUrl}/agents/${agent.id}`);
+    const listed = page.locator(`tr[data-run="${runId}"]`);
+    await listed.waitFor();
+    expect(await listed.locator("td").nth(0).textContent()).toBe("Schedule wake-up");
+    expect(await listed.locator("td").nth(2).textContent()).toBe("completed");
+    await listed.getByRole("link", { name: "Schedule wake-up" }).click();
+
+    await page.getByTestId("run-status").filter({ hasText: "completed" }).waitFor();
+    expect(await page.locator(".run-head").textContent()).toContain(scheduleId);
+    const box = page.getByLabel("Message", { exact: true });
+    await box.fill("Are you there?");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.getByTestId("refused").filter({ hasText: "run.not_accepting_messages" }).waitFor();
+    expect(await box.inputValue()).toBe("Are you there?");
+
+    await page.getByRole("button", { name: "Resume run" }).click();
+    await page.getByTestId("run-status").filter({ hasText: "active" }).waitFor();
+    await page.getByText("Run resumed: it accepts messages again.").waitFor();
+    await page.getByTestId("refused").waitFor({ state: "detached" });
+    expect(await page.getByRole("button", { name: "Resume run" }).count()).toBe(0);
+    await screenshot(page, "12-run-resumed");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.locator("li[data-role=assistant]", { hasText: "echo: Are you there?" }).waitFor();
+    await until(async () => (await box.inputValue()) === "", "the sent text leaves the box");
+  }, 120_000);
+});

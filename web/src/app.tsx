@@ -1,0 +1,80 @@
+import { useEffect, useState } from "preact/hooks";
+import { Link } from "./components/link";
+import { setUnauthorizedHandler } from "./lib/api";
+import { clearToken, getToken } from "./lib/auth";
+import { match, navigate, usePath } from "./lib/router";
+import { AgentView } from "./views/agent";
+import { AgentSettingsView } from "./views/agent-settings";
+import { GuildView } from "./views/guild";
+import { GuildsView } from "./views/guilds";
+import { RunView } from "./views/run";
+import { SignInView } from "./views/sign-in";
+import { UsageView } from "./views/usage";
+
+/** The console's frame: sign-in gate, navigation, and the view of the current path. */
+export function App() {
+  const path = usePath();
+  const [token, setTokenState] = useState(getToken());
+  const [notice, setNotice] = useState<string | null>(null);
+
+  useEffect(() => {
+    setUnauthorizedHandler(() => {
+      setTokenState(null);
+      setNotice("Your token is no longer accepted. Sign in again.");
+    });
+  }, []);
+
+  const route = match(path);
+  useEffect(() => {
+    const titles: Record<string, string> = { guilds: "Guilds", guild: "Guild", agent: "Agent", "agent-settings": "Agent settings", run: "Run", usage: "Usage", "sign-in": "Sign in" };
+    document.title = `${titles[route.view] ?? "Not found"} · Guilds console`;
+  }, [route.view]);
+
+  if (!token || route.view === "sign-in") {
+    return (
+      <SignInView
+        notice={notice}
+        onSignedIn={(t) => {
+          setTokenState(t);
+          setNotice(null);
+          if (route.view === "sign-in") navigate("/guilds", { replace: true });
+        }}
+      />
+    );
+  }
+
+  const signOut = () => {
+    clearToken();
+    setTokenState(null);
+    setNotice("Signed out.");
+    navigate("/sign-in", { replace: true });
+  };
+
+  return (
+    <div class="frame">
+      <a class="skip" href="#main">Skip to content</a>
+      <header class="topbar">
+        <Link href="/guilds" class="brand">Guilds console</Link>
+        <nav aria-label="Main">
+          <Link href="/guilds" aria-current={["guilds", "guild", "agent", "agent-settings", "run"].includes(route.view) ? "page" : undefined}>Guilds &amp; agents</Link>
+          <Link href="/usage" aria-current={route.view === "usage" ? "page" : undefined}>Usage</Link>
+        </nav>
+        <button type="button" class="signout" onClick={signOut}>Sign out</button>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {route.view === "guilds" && <GuildsView />}
+        {route.view === "guild" && <GuildView key={route.id} id={route.id!} />}
+        {route.view === "agent" && <AgentView key={route.id} id={route.id!} />}
+        {route.view === "agent-settings" && <AgentSettingsView key={route.id} id={route.id!} />}
+        {route.view === "run" && <RunView key={route.id} id={route.id!} />}
+        {route.view === "usage" && <UsageView />}
+        {route.view === "not-found" && (
+          <section>
+            <h1>Not found</h1>
+            <p>There is no page at {path}. <Link href="/guilds">Go to the guilds</Link>.</p>
+          </section>
+        )}
+      </main>
+    </div>
+  );
+}

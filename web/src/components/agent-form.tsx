@@ -1,0 +1,107 @@
+import { useState } from "preact/hooks";
+import { agentBody, FLAGS, LABELS, NUMBERS, TEXT, valuesOf, type Flag, type NumberField, type TextField, type Values } from "../lib/agent-settings";
+import { ApiError, describe, type Agent } from "../lib/api";
+import { Field, Toggle } from "./field";
+import { Notice } from "./notice";
+
+/**
+ * Agent settings, for the create dialog and the Settings page: identity, the model
+ * section with its run limits, and the capability flags. A 422 shows each message
+ * beside the field it names.
+ */
+export function AgentForm(props: { agent: Agent | null; submitLabel: string; onSubmit: (body: Record<string, unknown>) => Promise<void> }) {
+  const [values, setValues] = useState<Values>(() => valuesOf(props.agent));
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [failure, setFailure] = useState<string | null>(null);
+  const [saved, setSaved] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const prefix = props.agent ? "agent-edit" : "agent-new";
+
+  const set = (key: keyof Values, value: string | boolean) => {
+    setValues((v) => ({ ...v, [key]: value }));
+    setSaved(false);
+  };
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setErrors({});
+    setFailure(null);
+    try {
+      const body = agentBody(values, props.agent);
+      if (props.agent && Object.keys(body).length === 0) {
+        setFailure("Nothing changed.");
+        return;
+      }
+      await props.onSubmit(body);
+      setSaved(true);
+    } catch (e) {
+      if (e instanceof ApiError && e.code === "validation.failed") setErrors(e.fieldErrors());
+      else setFailure(describe(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const shown = new Set<string>([...TEXT, ...NUMBERS, ...FLAGS, "thinking_level"]);
+  const elsewhere = Object.entries(errors).filter(([field]) => !shown.has(field));
+  const text = (key: TextField, hint?: string, multiline = false) => (
+    <Field name={key} label={LABELS[key]!} error={errors[key]} prefix={prefix} {...(hint ? { hint } : {})}>
+      {(a) => multiline
+        ? <textarea {...a} rows={key === "instructions" ? 4 : 2} value={values[key]} onInput={(e) => set(key, (e.currentTarget as HTMLTextAreaElement).value)} />
+        : <input {...a} type="text" value={values[key]} onInput={(e) => set(key, (e.currentTarget as HTMLInputElement).value)} />}
+    </Field>
+  );
+  const number = (key: NumberField) => (
+    <Field name={key} label={LABELS[key]!} error={errors[key]} prefix={prefix}>
+      {(a) => <input {...a} type="text" inputMode="numeric" value={values[key]} onInput={(e) => set(key, (e.currentTarget as HTMLInputElement).value)} />}
+    </Field>
+  );
+  const flag = (key: Flag) => <Toggle name={key} label={LABELS[key]!} checked={values[key]} error={errors[key]} prefix={prefix} onChange={(v) => set(key, v)} />;
+
+  return (
+    <form class="agent-form" onSubmit={submit} noValidate>
+      {failure && <Notice kind={failure === "Nothing changed." ? "info" : "error"}>{failure}</Notice>}
+      {elsewhere.length > 0 && <Notice kind="error">{elsewhere.map(([f, m]) => `${f || "body"}: ${m}`).join("; ")}</Notice>}
+      <div class="form-grid">
+        <fieldset>
+          <legend>Agent</legend>
+          {text("name")}
+          {text("description", undefined, true)}
+          {text("instructions", "Added to the system prompt of new runs.", true)}
+        </fieldset>
+        <fieldset>
+          <legend>{values.coding ? "Lead model" : "Model"}</legend>
+          {text("model", props.agent ? undefined : "Empty: the platform's default model.")}
+          <Field name="thinking_level" label={LABELS.thinking_level!} error={errors.thinking_level} prefix={prefix}>
+            {(a) => (
+              <select {...a} value={values.thinking_level} onChange={(e) => set("thinking_level", (e.currentTarget as HTMLSelectElement).value)}>
+                {["off", "low", "medium", "high"].map((l) => <option key={l} value={l}>{l}</option>)}
+              </select>
+            )}
+          </Field>
+          {text("model_base_url", "Empty: the platform's provider.")}
+          {text("model_api_key_secret", "An environment-style secret name, e.g. OPENAI_KEY.")}
+        </fieldset>
+        <fieldset>
+          <legend>Run limits</legend>
+          {number("max_steps")}
+          {number("max_tool_calls")}
+          {number("max_input_tokens")}
+          {number("keep_tool_result_generations")}
+          {number("max_workspace_mib")}
+          {number("max_scripts")}
+        </fieldset>
+        <fieldset>
+          <legend>Agent capabilities</legend>
+          {FLAGS.map((f) => <div key={f}>{flag(f)}</div>)}
+          {text("browser_language", "A language tag such as en-US.")}
+        </fieldset>
+      </div>
+      <div class="form-actions">
+        <button type="submit" class="primary" disabled={busy}>{busy ? "Saving…" : props.submitLabel}</button>
+        {saved && <span role="status" class="saved">Saved.</span>}
+      </div>
+    </form>
+  );
+}

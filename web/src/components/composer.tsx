@@ -1,0 +1,80 @@
+import { useEffect, useState } from "preact/hooks";
+import { api, ApiError, describe } from "../lib/api";
+import { Link } from "./link";
+import { Notice } from "./notice";
+
+type Problem =
+  | { kind: "busy"; runId: string | null }
+  | { kind: "refused"; message: string; latestRunId?: string }
+  | { kind: "failed"; message: string };
+
+/**
+ * Sends a user message to the run (POST /api/runs/:id/messages). The typed text is
+ * cleared only once the API accepted it (202); a 409 `agent.busy` is shown plainly
+ * and the text stays in the box for another try.
+ */
+export function Composer(props: { runId: string; status: string; generating: boolean; onCancel: () => void }) {
+  const [text, setText] = useState("");
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [sending, setSending] = useState(false);
+  // A refusal may not hold once the run changes (resumed, say): let the operator try again.
+  useEffect(() => setProblem((p) => (p?.kind === "refused" ? null : p)), [props.status]);
+
+  const send = async (event?: Event) => {
+    event?.preventDefault();
+    if (!text.trim() || sending) return;
+    setSending(true);
+    try {
+      await api("POST", `/api/runs/${props.runId}/messages`, { content: text });
+      setText("");
+      setProblem(null);
+    } catch (e) {
+      if (e instanceof ApiError && e.code === "agent.busy") {
+        setProblem({ kind: "busy", runId: typeof e.details.run_id === "string" ? e.details.run_id : null });
+      } else if (e instanceof ApiError && e.status === 409) {
+        const latest = typeof e.details.latest_run_id === "string" ? e.details.latest_run_id : undefined;
+        setProblem({ kind: "refused", message: describe(e), ...(latest ? { latestRunId: latest } : {}) });
+      } else {
+        setProblem({ kind: "failed", message: describe(e) });
+      }
+    } finally {
+      setSending(false);
+    }
+  };
+
+  return (
+    <form class="composer" onSubmit={send} aria-label="Send a message">
+      {problem?.kind === "busy" && (
+        <Notice kind="warning" testId="busy">
+          <strong>Busy: not sent.</strong>{" "}
+          {problem.runId && problem.runId !== props.runId
+            ? <>The agent is generating in <Link href={`/runs/${problem.runId}`}>another run</Link>.</>
+            : props.generating
+              ? <>The agent is still generating its reply here.</>
+              : <>The agent was generating; it has finished now.</>}{" "}
+          Your message is kept below: send it again when the agent is free
+          {props.generating && problem.runId === props.runId && <>, or <button type="button" class="link" onClick={props.onCancel}>cancel the generation</button></>}.
+        </Notice>
+      )}
+      {problem?.kind === "refused" && (
+        <Notice kind="error" testId="refused">
+          Not sent: {problem.message}.
+          {problem.latestRunId && <> <Link href={`/runs/${problem.latestRunId}`}>Go to the latest run</Link>.</>} Your message is kept below.
+        </Notice>
+      )}
+      {problem?.kind === "failed" && <Notice kind="error">Not sent: {problem.message}. Your message is kept below.</Notice>}
+      <div class="composer-row">
+        <label for="composer-text" class="sr-only">Message</label>
+        <textarea
+          id="composer-text" name="content" rows={2} value={text}
+          placeholder={props.generating ? "The agent is generating; you can type, and send once it is done" : "Message (Ctrl+Enter sends)"}
+          onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)}
+          onKeyDown={(e) => {
+            if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) void send(e);
+          }}
+        />
+        <button type="submit" class="primary" disabled={sending || !text.trim()}>{sending ? "Sending…" : "Send"}</button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,43 @@
+import { useState } from "preact/hooks";
+import { describe } from "../lib/api";
+
+/**
+ * A delete button that asks first, in the page (no browser dialog): "Delete…" opens
+ * "Delete <what>? [Delete] [Cancel]"; the confirming button takes focus. A refusal
+ * (409 while the agent generates, say) is shown beside it.
+ */
+export function ConfirmDelete(props: { what: string; onConfirm: () => Promise<void> | void; label?: string }) {
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  if (!asking) {
+    return (
+      <span class="confirm">
+        <button type="button" class="danger-outline" onClick={() => { setAsking(true); setError(null); }}>{props.label ?? "Delete…"}</button>
+        {error && <span class="field-error" role="alert">{error}</span>}
+      </span>
+    );
+  }
+  return (
+    <span class="confirm" role="group" aria-label={`Confirm deleting ${props.what}`}>
+      <span>Delete {props.what}? This cannot be undone.</span>
+      <button
+        type="button" class="danger" disabled={busy} ref={(el) => { if (el && !busy) el.focus(); }}
+        onClick={async () => {
+          setBusy(true);
+          try {
+            await props.onConfirm();
+          } catch (e) {
+            setError(`Not deleted: ${describe(e)}`);
+          } finally {
+            setBusy(false);
+            setAsking(false);
+          }
+        }}
+      >
+        Delete
+      </button>
+      <button type="button" onClick={() => setAsking(false)}>Cancel</button>
+    </span>
+  );
+}

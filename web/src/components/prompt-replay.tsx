@@ -1,0 +1,50 @@
+import { useState } from "preact/hooks";
+import { api, describe } from "../lib/api";
+import { contentText } from "../lib/format";
+
+interface Replay {
+  model: string;
+  messages: Array<{ role: string; content?: unknown; tool_calls?: unknown }>;
+  hash: string;
+  matches: boolean;
+}
+
+/**
+ * "Exact prompt" of an assistant row, loaded on demand from
+ * GET /api/runs/:id/messages/:seq/prompt: what the model was sent for it (UI-005).
+ */
+export function PromptReplay(props: { runId: string; seq: number }) {
+  const [replay, setReplay] = useState<Replay | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const load = async (event: Event) => {
+    if (!(event.currentTarget as HTMLDetailsElement).open || replay) return;
+    try {
+      setReplay(await api<Replay>("GET", `/api/runs/${props.runId}/messages/${props.seq}/prompt`));
+    } catch (e) {
+      setError(describe(e));
+    }
+  };
+  return (
+    <details class="prompt-replay" onToggle={load}>
+      <summary>Exact prompt</summary>
+      {error && <p class="field-error">{error}</p>}
+      {!replay && !error && <p aria-busy="true">Loading…</p>}
+      {replay && (
+        <>
+          <p class="muted">
+            {replay.messages.length} messages to <code>{replay.model}</code> · hash <code>{replay.hash.slice(0, 16)}</code>{" "}
+            {replay.matches ? "matches the recorded hash" : "differs from the recorded hash"}
+          </p>
+          <ol class="prompt-messages">
+            {replay.messages.map((m, i) => (
+              <li key={i}>
+                <strong>{m.role}</strong>
+                <pre>{contentText(m.content) || (m.tool_calls ? JSON.stringify(m.tool_calls, null, 2) : "")}</pre>
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+    </details>
+  );
+}

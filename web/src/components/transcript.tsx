@@ -1,0 +1,136 @@
+import type { ComponentChildren } from "preact";
+import type { Draft } from "../lib/live-run";
+import type { Row } from "../lib/sse";
+import { contentText, prettyArguments, tokens, usd, when } from "../lib/format";
+import { PromptReplay } from "./prompt-replay";
+
+interface ToolCall {
+  id: string;
+  function: { name: string; arguments: string };
+}
+
+interface AssistantUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  cached_tokens?: number;
+  reasoning_tokens?: number;
+}
+
+/**
+ * A run's rows in seq order: the system row collapsed, user and assistant messages,
+ * tool calls with their arguments, tool results (interruption results and results
+ * stubbed in a later prompt marked), reasoning collapsible, cost and usage per row;
+ * then the streamed draft of the generation in progress.
+ */
+export function Transcript(props: { runId: string; rows: Row[]; draft: Draft | null; generating: boolean }) {
+  const stubbed = new Set<number>();
+  for (const row of props.rows) {
+    const projection = row.metadata.projection as { pressure_stubbed?: number[] } | undefined;
+    for (const seq of projection?.pressure_stubbed ?? []) stubbed.add(seq);
+  }
+  return (
+    <ol class="transcript" aria-label="Transcript">
+      {props.rows.map((row) => (
+        <li key={row.seq} class={`row row-${row.role}`} data-seq={row.seq} data-role={row.role}>
+          <RowView runId={props.runId} row={row} stubbed={stubbed.has(row.seq)} />
+        </li>
+      ))}
+      {props.draft && (props.draft.content || props.draft.reasoning) && (
+        <li class="row row-assistant row-draft" data-draft="true" aria-live="polite" aria-busy="true">
+          <header class="row-head"><span class="role">Assistant</span> <span class="muted">writing…</span></header>
+          {props.draft.reasoning && (
+            <details class="reasoning" open>
+              <summary>Reasoning (streaming)</summary>
+              <div class="text">{props.draft.reasoning}</div>
+            </details>
+          )}
+          {props.draft.content && <div class="text">{props.draft.content}</div>}
+        </li>
+      )}
+      {props.generating && !props.draft && (
+        <li class="row row-waiting" aria-live="polite"><span class="spinner" aria-hidden="true" /> The agent is working…</li>
+      )}
+    </ol>
+  );
+}
+
+function RowView(props: { runId: string; row: Row; stubbed: boolean }) {
+  const { row } = props;
+  const payload = row.payload;
+  const meta = row.metadata;
+  if (row.role === "system") {
+    const text = contentText(payload.content);
+    return (
+      <details class="system">
+        <summary>System prompt <span class="muted">· row {row.seq} · {text.length.toLocaleString("en-US")} characters</span></summary>
+        <pre class="text">{text}</pre>
+      </details>
+    );
+  }
+  const head = (label: string, extra?: ComponentChildren) => (
+    <header class="row-head">
+      <span class="role">{label}</span>
+      <span class="muted"> #{row.seq}{row.generation !== null ? ` · generation ${row.generation}` : ""} · {when(row.created_at)}</span>
+      {extra}
+    </header>
+  );
+  if (row.role === "user") {
+    const attachments = (meta.attachments as Array<{ filename: string }> | undefined) ?? [];
+    return (
+      <>
+        {head(meta.source === "operator" || !meta.source ? "You" : `User (${String(meta.source)})`)}
+        <div class="text">{contentText(payload.content) || <span class="muted">(no text)</span>}</div>
+        {attachments.length > 0 && <p class="muted">Attachments: {attachments.map((a) => a.filename).join(", ")}</p>}
+      </>
+    );
+  }
+  if (row.role === "assistant") {
+    const calls = (payload.tool_calls as ToolCall[] | undefined) ?? [];
+    const usage = (meta.usage as AssistantUsage | undefined) ?? {};
+    const reasoning = typeof meta.reasoning === "string" ? meta.reasoning : "";
+    const text = contentText(payload.content);
+    return (
+      <>
+        {head("Assistant", (
+          <span class="usage" data-testid="row-usage">
+            {usd(row.cost_usd)} · {tokens(usage.prompt_tokens)} in{usage.cached_tokens ? ` (${tokens(usage.cached_tokens)} cached)` : ""} · {tokens(usage.completion_tokens)} out
+            {usage.reasoning_tokens ? ` (${tokens(usage.reasoning_tokens)} reasoning)` : ""}
+            {typeof meta.latency_ms === "number" ? ` · ${(meta.latency_ms / 1000).toFixed(1)} s` : ""}
+          </span>
+        ))}
+        {reasoning && (
+          <details class="reasoning">
+            <summary>Reasoning</summary>
+            <div class="text">{reasoning}</div>
+          </details>
+        )}
+        {text && <div class="text">{text}</div>}
+        {calls.map((call) => (
+          <div class="tool-call" key={call.id} data-tool-call={call.function.name}>
+            <div><span class="badge">Tool call</span> <code>{call.function.name}</code> <span class="muted">{call.id}</span></div>
+            <pre aria-label={`Arguments of ${call.function.name}`}>{prettyArguments(call.function.arguments)}</pre>
+          </div>
+        ))}
+        <PromptReplay runId={props.runId} seq={row.seq} />
+      </>
+    );
+  }
+  const content = contentText(payload.content);
+  const interrupted = meta.source === "interruption";
+  return (
+    <>
+      {head(`Result of ${String(meta.tool_name ?? "tool")}`, (
+        <span class="usage">
+          {interrupted && <span class="badge status-error" data-testid="interrupted">Interrupted</span>}
+          {props.stubbed && <span class="badge status-stub" title="A later prompt sent a stub in place of this result (context pressure)">Stubbed in later prompts</span>}
+          {typeof meta.duration_ms === "number" ? ` ${meta.duration_ms} ms` : ""}
+          <span class="muted"> {String(payload.tool_call_id ?? "")}</span>
+        </span>
+      ))}
+      <details class="tool-result" open={content.length < 600}>
+        <summary>{content.length.toLocaleString("en-US")} characters</summary>
+        <pre>{content}</pre>
+      </details>
+    </>
+  );
+}

@@ -1,0 +1,88 @@
+import { mergeRows, type Row, type SseEvent } from "./sse";
+
+/** Text streamed for a generation before its assistant row commits (UI-008). */
+export interface Draft {
+  generation: number | null;
+  content: string;
+  reasoning: string;
+}
+
+/** An error the run reported, from GET /api/runs/:id or an SSE `error` event. */
+export interface RunErrorInfo {
+  code: string;
+  message: string;
+  generation?: number | null;
+  at?: string;
+}
+
+/** What the run view shows of a run while it streams. */
+export interface LiveRun {
+  rows: Row[];
+  draft: Draft | null;
+  generating: boolean;
+  status: string | null;
+  errors: RunErrorInfo[];
+}
+
+export const emptyLiveRun = (): LiveRun => ({ rows: [], draft: null, generating: false, status: null, errors: [] });
+
+/** The errors with each (code, generation, message) once, in order of arrival. */
+export function mergeErrors(held: RunErrorInfo[], incoming: RunErrorInfo[]): RunErrorInfo[] {
+  const key = (e: RunErrorInfo) => `${e.code}|${e.generation ?? ""}|${e.message}`;
+  const seen = new Set(held.map(key));
+  const added = incoming.filter((e) => !seen.has(key(e)) && seen.add(key(e)));
+  return added.length ? [...held, ...added] : held;
+}
+
+/** Rows loaded over GET (history), merged without duplicates. */
+export function withRows(state: LiveRun, rows: Row[]): LiveRun {
+  const merged = mergeRows(state.rows, rows);
+  if (merged === state.rows) return state;
+  // The committed assistant row replaces the streamed draft (UI-008).
+  const committedAssistant = rows.some((r) => r.role === "assistant" && state.draft && r.generation === state.draft.generation);
+  return { ...state, rows: merged, draft: committedAssistant ? null : state.draft };
+}
+
+/**
+ * Applies one event of GET /api/runs/:id/events: `message` rows (de-duplicated by
+ * seq), `delta` text into the draft, `status` (a run that stops generating drops its
+ * draft), `error`. Unknown events and unreadable data leave the state as it was.
+ *
+ * @example state = applyEvent(state, { event: "delta", data: '{"kind":"content","text":"Hi","generation":1}' })
+ */
+export function applyEvent(state: LiveRun, event: SseEvent): LiveRun {
+  let data: Record<string, unknown>;
+  try {
+    data = JSON.parse(event.data) as Record<string, unknown>;
+  } catch {
+    return state;
+  }
+  switch (event.event) {
+    case "message":
+      return typeof data.seq === "number" ? withRows(state, [data as unknown as Row]) : state;
+    case "delta": {
+      const generation = typeof data.generation === "number" ? data.generation : null;
+      const text = typeof data.text === "string" ? data.text : "";
+      const draft = state.draft && state.draft.generation === generation ? state.draft : { generation, content: "", reasoning: "" };
+      const next = data.kind === "reasoning" ? { ...draft, reasoning: draft.reasoning + text } : { ...draft, content: draft.content + text };
+      return { ...state, draft: next, generating: true };
+    }
+    case "status": {
+      const generating = data.generating === true;
+      const status = typeof data.status === "string" ? data.status : state.status;
+      return { ...state, generating, status, draft: generating ? state.draft : null };
+    }
+    case "error": {
+      if (typeof data.code !== "string") return state;
+      const error: RunErrorInfo = {
+        code: data.code,
+        message: typeof data.message === "string" ? data.message : "",
+        ...(typeof data.generation === "number" ? { generation: data.generation } : {}),
+        ...(typeof data.at === "string" ? { at: data.at } : {}),
+      };
+      return { ...state, errors: mergeErrors(state.errors, [error]) };
+    }
+    default:
+      return state;
+  }
+}

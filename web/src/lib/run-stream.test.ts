@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { applyEvent, emptyLiveRun, withRows, type LiveRun } from "./live-run";
+import { openRunStream } from "./run-stream";
+import { lastSeq, type Row } from "./sse";
+
+const row = (seq: number): Row => ({
+  seq, generation: seq === 0 ? null : 1, role: seq === 0 ? "system" : "user", payload: {}, metadata: {}, cost_usd: null, created_at: "2026-01-01T00:00:00Z",
+});
+const frame = (r: Row) => `event: message\nid: ${r.seq}\ndata: ${JSON.stringify(r)}\n\n`;
+
+/** A Response whose SSE body sends these chunks, then ends (a dropped connection) or stays open. */
+function sse(chunks: string[], end = true): Response {
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const c of chunks) controller.enqueue(new TextEncoder().encode(c));
+      if (end) controller.close();
+    },
+  });
+  return new Response(body, { headers: { "content-type": "text/event-stream" } });
+}
+
+const waitFor = async (check: () => boolean, ms = 2_000) => {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
+
+describe("openRunStream", () => {
+  it("UI-007: after a dropped connection it reloads history, reconnects with Last-Event-ID, and no row shows twice", async () => {
+    const calls: Array<{ url: string; headers: Record<string, string> }> = [];
+    let state: LiveRun = withRows(emptyLiveRun(), [row(0)]);
+    let reloads = 0;
+    const responses = [
+      () => sse([frame(row(1)), frame(row(2)).slice(0, 20)]), // dropped mid-frame
+      () => sse([frame(row(2)), frame(row(3)), 'event: status\ndata: {"generating":false}\n\n'], false),
+    ];
+    const stream = openRunStream({
+      runId: "r1",
+      token: "gld_x",
+      lastSeq: () => lastSeq(state.rows),
+      onEvent: (e) => { state = applyEvent(state, e); },
+      beforeReconnect: async () => { reloads++; state = withRows(state, [row(2)]); },
+      retryDelayMs: () => 1,
+      fetch: async (url, init) => {
+        calls.push({ url: String(url), headers: init?.headers as Record<string, string> });
+        return responses[calls.length - 1]!();
+      },
+    });
+    await waitFor(() => state.rows.length === 4 && state.status === null && calls.length === 2 && !state.generating);
+    stream.close();
+    expect(state.rows.map((r) => r.seq)).toEqual([0, 1, 2, 3]);
+    expect(reloads).toBe(1);
+    expect(calls[0]!.url).toBe("/api/runs/r1/events?after_seq=0");
+    expect(calls[0]!.headers.authorization).toBe("Bearer gld_x");
+    expect(calls[0]!.headers["last-event-id"]).toBeUndefined();
+    expect(calls[1]!.url).toBe("/api/runs/r1/events");
+    expect(calls[1]!.headers["last-event-id"]).toBe("2");
+  });
+
+  it("stops for good on 401 and 404 and reports it", async () => {
+    let fatal: number | null = null;
+    let calls = 0;
+    openRunStream({
+      runId: "r1", token: "bad", lastSeq: () => -1, onEvent: () => {}, retryDelayMs: () => 1,
+      onFatal: (status) => { fatal = status; },
+      fetch: async () => { calls++; return new Response('{"error":{}}', { status: 401 }); },
+    });
+    await waitFor(() => fatal !== null);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(fatal).toBe(401);
+    expect(calls).toBe(1);
+  });
+
+  it("treats a silent stream as dropped and reconnects; close() stops everything", async () => {
+    let calls = 0;
+    const states: string[] = [];
+    const stream = openRunStream({
+      runId: "r1", token: "t", lastSeq: () => 5, onEvent: () => {}, retryDelayMs: () => 1, idleTimeoutMs: 20,
+      onConnection: (s) => states.push(s),
+      fetch: async (_url, init) => {
+        calls++;
+        const signal = init?.signal;
+        const body = new ReadableStream<Uint8Array>({
+          start(controller) {
+            signal?.addEventListener("abort", () => controller.error(new DOMException("aborted", "AbortError")));
+          },
+        });
+        return new Response(body);
+      },
+    });
+    await waitFor(() => calls >= 2);
+    stream.close();
+    await waitFor(() => states.at(-1) === "closed");
+    const after = calls;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(calls).toBe(after);
+    expect(states).toContain("reconnecting");
+  });
+});

@@ -1,0 +1,127 @@
+import { SseParser, type SseEvent } from "./sse";
+
+export type ConnectionState = "connecting" | "open" | "reconnecting" | "closed";
+
+export interface RunStreamOptions {
+  runId: string;
+  token: string;
+  /** The highest row seq the view holds; read before every (re)connect. */
+  lastSeq: () => number;
+  onEvent: (event: SseEvent) => void;
+  /**
+   * Runs before each reconnect: the view reloads the ordered history after its last
+   * seq (UI-007), so the stream then resumes from there.
+   */
+  beforeReconnect?: () => Promise<void>;
+  onConnection?: (state: ConnectionState) => void;
+  /** The API refused the stream for good (401, 403, 404): no retry. */
+  onFatal?: (status: number, body: string) => void;
+  fetch?: typeof fetch;
+  /** Delay before reconnect attempt n (0-based). */
+  retryDelayMs?: (attempt: number) => number;
+  /** A stream silent for this long (the server pings every 15 s) counts as dropped. */
+  idleTimeoutMs?: number;
+  baseUrl?: string;
+}
+
+export interface RunStream {
+  close(): void;
+}
+
+const defaultDelay = (attempt: number) => Math.min(500 * 2 ** attempt, 5_000);
+
+/**
+ * GET /api/runs/:id/events over fetch and a ReadableStream, since EventSource cannot
+ * send the Authorization header. The first connection asks for rows after the view's
+ * last seq (`?after_seq=`); after a drop it reconnects with `Last-Event-ID`, so rows
+ * resume with no gap, and the view drops any row it already holds by seq.
+ *
+ * @example
+ *   const stream = openRunStream({ runId, token, lastSeq: () => held, onEvent: apply });
+ *   stream.close();
+ */
+export function openRunStream(options: RunStreamOptions): RunStream {
+  const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
+  const delay = options.retryDelayMs ?? defaultDelay;
+  const idleTimeout = options.idleTimeoutMs ?? 45_000;
+  let closed = false;
+  let controller: AbortController | null = null;
+  let wake: (() => void) | null = null;
+  /** Highest seq seen on this stream's `id:` lines. */
+  let seenSeq = -1;
+
+  const connection = (state: ConnectionState) => options.onConnection?.(state);
+
+  async function connectOnce(first: boolean): Promise<"retry" | "stop"> {
+    controller = new AbortController();
+    const signal = controller.signal;
+    let idle: ReturnType<typeof setTimeout> | undefined;
+    const armIdle = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => controller?.abort(), idleTimeout);
+    };
+    try {
+      if (!first && options.beforeReconnect) await options.beforeReconnect();
+      if (closed) return "stop";
+      const after = Math.max(options.lastSeq(), seenSeq);
+      const headers: Record<string, string> = { authorization: `Bearer ${options.token}`, accept: "text/event-stream" };
+      let url = `${options.baseUrl ?? ""}/api/runs/${encodeURIComponent(options.runId)}/events`;
+      if (first) url += `?after_seq=${after}`;
+      else headers["last-event-id"] = String(after);
+      armIdle();
+      const response = await doFetch(url, { headers, signal, cache: "no-store" });
+      if ([401, 403, 404].includes(response.status)) {
+        options.onFatal?.(response.status, await response.text().catch(() => ""));
+        return "stop";
+      }
+      if (!response.ok || !response.body) throw new Error(`events answered ${response.status}`);
+      connection("open");
+      const parser = new SseParser();
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      for (;;) {
+        armIdle();
+        const { done, value } = await reader.read();
+        if (done || closed) break;
+        for (const event of parser.feed(value)) {
+          if (event.id !== undefined && /^\d+$/.test(event.id)) seenSeq = Math.max(seenSeq, Number(event.id));
+          options.onEvent(event);
+        }
+      }
+      return closed ? "stop" : "retry";
+    } catch {
+      return closed ? "stop" : "retry";
+    } finally {
+      clearTimeout(idle);
+      controller = null;
+    }
+  }
+
+  void (async () => {
+    connection("connecting");
+    let attempt = 0;
+    for (let first = true; !closed; first = false) {
+      const opened = Date.now();
+      if ((await connectOnce(first)) === "stop") break;
+      // A stream that stayed open a while resets the back-off.
+      if (Date.now() - opened > 10_000) attempt = 0;
+      connection("reconnecting");
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delay(attempt++));
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = null;
+    }
+    connection("closed");
+  })();
+
+  return {
+    close() {
+      closed = true;
+      controller?.abort();
+      wake?.();
+    },
+  };
+}

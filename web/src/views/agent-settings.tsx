@@ -1,0 +1,48 @@
+import { AgentForm } from "../components/agent-form";
+import { ConfirmDelete } from "../components/confirm";
+import { Link } from "../components/link";
+import { Notice } from "../components/notice";
+import { api, type Agent, type Guild } from "../lib/api";
+import { navigate } from "../lib/router";
+import { useLoad } from "../lib/use-load";
+
+/** An agent's settings (a change reaches new runs only), and deleting the agent. */
+export function AgentSettingsView(props: { id: string }) {
+  const agent = useLoad(() => api<Agent>("GET", `/api/agents/${props.id}`), [props.id]);
+  const guild = useLoad(async () => (agent.data ? api<Guild>("GET", `/api/guilds/${agent.data.guild_id}`) : null), [agent.data?.guild_id]);
+
+  if (agent.error) return <Notice kind="error">Could not load the agent: {agent.error}</Notice>;
+  if (!agent.data) return <p aria-busy="true">Loading…</p>;
+  const a = agent.data;
+
+  return (
+    <section>
+      <p class="crumbs">
+        <Link href="/guilds">Guilds</Link> › {guild.data ? <Link href={`/guilds/${guild.data.id}`}>{guild.data.name}</Link> : "…"} ›{" "}
+        <Link href={`/agents/${a.id}`}>{a.name}</Link> ›
+      </p>
+      <h1>Settings of {a.name}</h1>
+      <p class="lead">Runs keep the settings they started with; a change reaches new runs only.</p>
+      <AgentForm
+        key={a.id}
+        agent={a}
+        submitLabel="Save settings"
+        onSubmit={async (body) => {
+          agent.setData(await api<Agent>("PATCH", `/api/agents/${a.id}`, body));
+        }}
+      />
+      <section class="card danger-zone" aria-labelledby="delete-agent">
+        <h2 id="delete-agent">Delete this agent</h2>
+        <p>Deletes the agent with all its runs and messages.</p>
+        <ConfirmDelete
+          what={`agent ${a.name}`}
+          label="Delete agent…"
+          onConfirm={async () => {
+            await api("DELETE", `/api/agents/${a.id}`);
+            navigate(`/guilds/${a.guild_id}`);
+          }}
+        />
+      </section>
+    </section>
+  );
+}

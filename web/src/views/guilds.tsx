@@ -1,0 +1,88 @@
+import { useState } from "preact/hooks";
+import { ConfirmDelete } from "../components/confirm";
+import { Field } from "../components/field";
+import { Link } from "../components/link";
+import { Notice } from "../components/notice";
+import { api, ApiError, describe, type Guild, type Page } from "../lib/api";
+import { when } from "../lib/format";
+import { navigate } from "../lib/router";
+import { useLoad } from "../lib/use-load";
+
+/** The organisation's guilds: list, create, delete. */
+export function GuildsView() {
+  const guilds = useLoad(() => api<Page<Guild>>("GET", "/api/guilds?limit=200"), []);
+  const [failure, setFailure] = useState<string | null>(null);
+
+  const remove = async (guild: Guild) => {
+    try {
+      await api("DELETE", `/api/guilds/${guild.id}`);
+      await guilds.reload();
+    } catch (e) {
+      setFailure(`Could not delete ${guild.name}: ${describe(e)}`);
+    }
+  };
+
+  return (
+    <section>
+      <h1>Guilds</h1>
+      {failure && <Notice kind="error">{failure}</Notice>}
+      {guilds.error && <Notice kind="error">Could not load the guilds: {guilds.error}</Notice>}
+      {guilds.data && guilds.data.data.length === 0 && <p>No guild yet. Create the first one below.</p>}
+      {guilds.data && guilds.data.data.length > 0 && (
+        <table class="list">
+          <caption class="sr-only">Guilds, newest first</caption>
+          <thead><tr><th scope="col">Name</th><th scope="col">Description</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+          <tbody>
+            {guilds.data.data.map((g) => (
+              <tr key={g.id} data-guild={g.name}>
+                <td><Link href={`/guilds/${g.id}`}>{g.name}</Link></td>
+                <td>{g.description || <span class="muted">–</span>}</td>
+                <td>{when(g.created_at)}</td>
+                <td class="actions"><ConfirmDelete what={`guild ${g.name} with its agents and runs`} onConfirm={() => remove(g)} /></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <CreateGuild onCreated={(g) => navigate(`/guilds/${g.id}`)} />
+    </section>
+  );
+}
+
+function CreateGuild(props: { onCreated: (guild: Guild) => void }) {
+  const [name, setName] = useState("");
+  const [description, setDescription] = useState("");
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [failure, setFailure] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setErrors({});
+    setFailure(null);
+    try {
+      props.onCreated(await api<Guild>("POST", "/api/guilds", { name, description }));
+    } catch (e) {
+      if (e instanceof ApiError && e.code === "validation.failed") setErrors(e.fieldErrors());
+      else setFailure(describe(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="card" onSubmit={submit} noValidate aria-labelledby="new-guild">
+      <h2 id="new-guild">New guild</h2>
+      {failure && <Notice kind="error">{failure}</Notice>}
+      {errors[""] && <Notice kind="error">{errors[""]}</Notice>}
+      <Field name="name" label="Name" error={errors.name} prefix="guild-new">
+        {(a) => <input {...a} type="text" value={name} onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} />}
+      </Field>
+      <Field name="description" label="Description" error={errors.description} prefix="guild-new">
+        {(a) => <textarea {...a} rows={2} value={description} onInput={(e) => setDescription((e.currentTarget as HTMLTextAreaElement).value)} />}
+      </Field>
+      <button type="submit" class="primary" disabled={busy}>Create guild</button>
+    </form>
+  );
+}

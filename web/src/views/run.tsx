@@ -1,0 +1,162 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { Composer } from "../components/composer";
+import { Link } from "../components/link";
+import { Notice } from "../components/notice";
+import { Transcript } from "../components/transcript";
+import { api, ApiError, describe, loadRows, signOutUnauthorized, type Agent, type Guild, type Run } from "../lib/api";
+import { getToken } from "../lib/auth";
+import { kindLabel, usd } from "../lib/format";
+import { applyEvent, emptyLiveRun, mergeErrors, withRows, type LiveRun } from "../lib/live-run";
+import { openRunStream, type ConnectionState } from "../lib/run-stream";
+import { lastSeq } from "../lib/sse";
+
+/**
+ * One run: its transcript from history, then live over SSE (rows, token deltas,
+ * status, errors; reconnecting with Last-Event-ID, each seq shown once), the composer,
+ * Cancel while it generates, Resume once it is completed, and its errors.
+ */
+export function RunView(props: { id: string }) {
+  const [run, setRun] = useState<Run | null>(null);
+  const [agent, setAgent] = useState<Agent | null>(null);
+  const [guild, setGuild] = useState<Guild | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [action, setAction] = useState<{ kind: "error" | "success"; text: string } | null>(null);
+  const [connection, setConnection] = useState<ConnectionState>("connecting");
+  const [live, setLive] = useState<LiveRun>(emptyLiveRun);
+  // The state as of the last event, read synchronously by the stream (lastSeq).
+  const liveRef = useRef<LiveRun>(live);
+  const update = (change: (s: LiveRun) => LiveRun) => {
+    liveRef.current = change(liveRef.current);
+    setLive(liveRef.current);
+  };
+
+  const refreshRun = async () => {
+    const next = await api<Run>("GET", `/api/runs/${props.id}`);
+    setRun(next);
+    update((s) => ({ ...s, status: next.status, errors: mergeErrors(s.errors, next.errors) }));
+    return next;
+  };
+
+  useEffect(() => {
+    let stream: { close(): void } | null = null;
+    let stopped = false;
+    (async () => {
+      try {
+        const first = await refreshRun();
+        update((s) => ({ ...s, generating: first.generating === true }));
+        void api<Agent>("GET", `/api/agents/${first.agent_id}`).then(async (a) => {
+          setAgent(a);
+          setGuild(await api<Guild>("GET", `/api/guilds/${a.guild_id}`));
+        }).catch(() => {});
+        const rows = await loadRows(props.id);
+        update((s) => withRows(s, rows));
+      } catch (e) {
+        setFailure(describe(e));
+        return;
+      }
+      if (stopped) return;
+      stream = openRunStream({
+        runId: props.id,
+        token: getToken() ?? "",
+        lastSeq: () => lastSeq(liveRef.current.rows),
+        onEvent: (event) => {
+          const wasGenerating = liveRef.current.generating;
+          update((s) => applyEvent(s, event));
+          // A finished generation: refresh the run's status, errors and cost.
+          if (event.event === "status" && wasGenerating && !liveRef.current.generating) void refreshRun().catch(() => {});
+        },
+        // UI-007: after a drop, reload the ordered history, then resume the stream.
+        beforeReconnect: async () => {
+          const rows = await loadRows(props.id, lastSeq(liveRef.current.rows));
+          update((s) => withRows(s, rows));
+          await refreshRun();
+        },
+        onConnection: setConnection,
+        onFatal: (status) => {
+          if (status === 401) signOutUnauthorized();
+          else setFailure(status === 404 ? "This run no longer exists." : `The live stream was refused (${status}).`);
+        },
+      });
+      if (stopped) stream.close();
+    })();
+    return () => {
+      stopped = true;
+      stream?.close();
+    };
+  }, [props.id]);
+
+  // Follow the transcript's end while the reader is near it.
+  const scroller = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = scroller.current;
+    if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 240) el.scrollTop = el.scrollHeight;
+  }, [live.rows.length, live.draft?.content.length, live.draft?.reasoning.length]);
+
+  if (failure && !run) return <Notice kind="error">Could not open the run: {failure}</Notice>;
+  if (!run) return <p aria-busy="true">Loading…</p>;
+
+  const cancel = async () => {
+    setAction(null);
+    try {
+      setRun(await api<Run>("POST", `/api/runs/${run.id}/cancel`));
+      setAction({ kind: "success", text: "Generation cancelled." });
+    } catch (e) {
+      setAction({ kind: "error", text: `Could not cancel: ${describe(e)}` });
+    }
+  };
+  const resume = async () => {
+    setAction(null);
+    try {
+      const next = await api<Run>("POST", `/api/runs/${run.id}/resume`);
+      setRun(next);
+      update((s) => ({ ...s, status: next.status }));
+      setAction({ kind: "success", text: "Run resumed: it accepts messages again." });
+    } catch (e) {
+      const reason = e instanceof ApiError && typeof e.details.reason === "string" ? ` (reason: ${e.details.reason})` : "";
+      setAction({ kind: "error", text: `Could not resume: ${describe(e)}${reason}` });
+    }
+  };
+
+  const status = live.status ?? run.status;
+  const cost = live.rows.reduce((sum, r) => sum + Number(r.cost_usd ?? 0), 0);
+  return (
+    <div class="run-view">
+      <header class="run-head">
+        <p class="crumbs">
+          <Link href="/guilds">Guilds</Link> ›{" "}
+          {agent ? <><Link href={`/guilds/${agent.guild_id}`}>{guild?.name ?? "Guild"}</Link> › <Link href={`/agents/${agent.id}`}>{agent.name}</Link> ›</> : "…"}
+        </p>
+        <div class="title-row">
+          <h1>{run.label}</h1>
+          <span class={`badge kind-${run.kind}`}>{kindLabel(run.kind)}</span>
+          <span class={`badge status-${status}`} data-testid="run-status">{status}</span>
+          {live.generating && <span class="badge status-generating" data-testid="generating">generating</span>}
+          <span class="live" data-connection={connection}>{connection === "open" ? "● live" : connection === "closed" ? "offline" : "connecting…"}</span>
+          <span class="spacer" />
+          <span class="cost" title="Sum of the rows' cost">{usd(cost)}</span>
+          {live.generating && <button type="button" class="danger" onClick={cancel}>Cancel generation</button>}
+          {status === "completed" && !run.archived_at && <button type="button" class="primary" onClick={resume}>Resume run</button>}
+        </div>
+        {run.kind === "schedule" && (
+          <p class="muted">Schedule <code>{run.schedule_id ?? "–"}</code>{run.instruction_hash && <> · instruction <code>{run.instruction_hash.slice(0, 12)}</code></>}</p>
+        )}
+        {run.continued_by_run_id && <Notice kind="info">This run continued in <Link href={`/runs/${run.continued_by_run_id}`}>a newer run</Link>.</Notice>}
+        {action && <Notice kind={action.kind}>{action.text}</Notice>}
+        {failure && <Notice kind="error">{failure}</Notice>}
+        {live.errors.length > 0 && (
+          <section class="run-errors" aria-label="Run errors" data-testid="run-errors">
+            <ul>
+              {live.errors.map((e, i) => (
+                <li key={i}><code>{e.code}</code>{e.generation != null ? ` (generation ${e.generation})` : ""}: {e.message}</li>
+              ))}
+            </ul>
+          </section>
+        )}
+      </header>
+      <div class="transcript-scroll" ref={scroller} tabIndex={0} aria-label="Transcript, scrollable">
+        <Transcript runId={run.id} rows={live.rows} draft={live.draft} generating={live.generating} />
+      </div>
+      <Composer runId={run.id} status={status} generating={live.generating} onCancel={cancel} />
+    </div>
+  );
+}
