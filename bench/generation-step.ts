@@ -10,12 +10,10 @@
  *
  *   npx tsx bench/generation-step.ts [--steps 20]
  */
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { benchStack, quantile } from "./bench-stack";
 import { neonConfig, Pool } from "@neondatabase/serverless";
-import pg from "pg";
 import { WebSocket } from "ws";
 import { useLocalProxy } from "../core/db/client";
 import { countRowTokens } from "../core/projection/token-count";
@@ -23,29 +21,13 @@ import type { ChatPayload } from "../core/projection/types";
 import { composeSystemPrompt } from "../core/prompt/system-prompt";
 import { buildSnapshot, type OfferedTool } from "../core/runs/snapshot";
 import { offeredTools, toolSchemas } from "../core/tools/registry";
-import { freePort } from "../scripts/stack/ports";
-import { startStack } from "../scripts/stack/stack";
 
 const { values } = parseArgs({ options: { steps: { type: "string", default: "20" } } });
 const STEPS = Number(values.steps);
 const SIZES = (process.env.BENCH_SIZES ?? "1000,20000,100000").split(",").map(Number);
 
-const stateDir = mkdtempSync(join(tmpdir(), "guilds-bench-"));
-chmodSync(stateDir, 0o755);
-const stack = await startStack({ port: await freePort(), stateDir, countRoundTrips: true });
-const db = new pg.Client({ connectionString: stack.databaseUrl });
-await db.connect();
-
-async function api(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${stack.apiUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${stack.token}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = (await res.json().catch(() => null)) as any;
-  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
+const bench = await benchStack({ countRoundTrips: true });
+const { stack, db, api, stateDir } = bench;
 
 const mock = (path: string, body?: unknown) =>
   fetch(`${stack.mockModelUrl}${path}`, {
@@ -80,9 +62,8 @@ async function runWithHistory(agentId: string, tokens: number): Promise<string> 
 }
 
 const stats = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
-  return { median: at(0.5), p90: at(0.9) };
+  const sorted = [...xs].sort((a, b) => a - b);
+  return { median: quantile(sorted, 0.5), p90: quantile(sorted, 0.9) };
 };
 
 async function measurePlatform(guildId: string, tokens: number) {
@@ -147,7 +128,5 @@ try {
   for (const line of results) console.log(line);
   if (medians[100_000] && medians[1_000]) console.log(`ratio 100k/1k (step medians): ${(medians[100_000].step / medians[1_000].step).toFixed(2)}`);
 } finally {
-  await db.end();
-  await stack.stop();
-  rmSync(stateDir, { recursive: true, force: true });
+  await bench.stop();
 }

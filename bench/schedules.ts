@@ -10,13 +10,8 @@
  *
  *   npx tsx bench/schedules.ts [--agents 1000] [--schedules 10] [--lead 60]
  */
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
-import pg from "pg";
-import { freePort } from "../scripts/stack/ports";
-import { startStack } from "../scripts/stack/stack";
+import { benchStack, quantile } from "./bench-stack";
 
 const { values } = parseArgs({
   options: { agents: { type: "string", default: "1000" }, schedules: { type: "string", default: "10" }, lead: { type: "string", default: "60" } },
@@ -26,24 +21,9 @@ const PER_AGENT = Number(values.schedules);
 const LEAD_S = Number(values.lead);
 const YEARLY = "0 0 1 1 *";
 
-const stateDir = mkdtempSync(join(tmpdir(), "guilds-bench-sched-"));
-chmodSync(stateDir, 0o755);
-const stack = await startStack({ port: await freePort(), stateDir, maxConnections: Math.max(300, AGENTS + 100) });
-const db = new pg.Client({ connectionString: stack.databaseUrl });
-await db.connect();
+const bench = await benchStack({ maxConnections: Math.max(300, AGENTS + 100) });
+const { db, api } = bench;
 
-async function api(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${stack.apiUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${stack.token}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = (await res.json().catch(() => null)) as any;
-  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
 try {
   const guild = await api("POST", "/api/guilds", { name: "bench", routines_enabled: false });
@@ -86,7 +66,5 @@ try {
   console.log(`fire lateness, each agent's first fire: p50 ${quantile(firstLateness, 0.5).toFixed(0)} ms, p99 ${quantile(firstLateness, 0.99).toFixed(0)} ms, max ${firstLateness.at(-1)?.toFixed(0)} ms`);
   console.log(`fired ${fired} of ${expected}; missed ${missed}, doubled ${doubled}`);
 } finally {
-  await db.end();
-  await stack.stop();
-  rmSync(stateDir, { recursive: true, force: true });
+  await bench.stop();
 }

@@ -20,6 +20,14 @@ const view = (row: ScheduleRow): ScheduleView => ({
  */
 export function scheduleTools(db: Database, agentId: string, now: () => Date, random: () => number, rearm: () => Promise<unknown>): ScheduleTools {
   const find = (id: string) => (isUuid(id) ? scheduleStore.get(db, agentId, id) : Promise.resolve(null));
+  /** Applies a change to one of the agent's routines and re-arms; null for an unknown id. */
+  const change = async (id: string, apply: (row: ScheduleRow) => Promise<ScheduleRow>) => {
+    const row = await find(id);
+    if (!row) return null;
+    const updated = await apply(row);
+    await rearm();
+    return view(updated);
+  };
   return {
     async create(input) {
       const row = await scheduleStore.create(db, agentId, input, now(), random);
@@ -29,20 +37,8 @@ export function scheduleTools(db: Database, agentId: string, now: () => Date, ra
     async list() {
       return (await scheduleStore.list(db, agentId)).map(view);
     },
-    async update(id, patch) {
-      const row = await find(id);
-      if (!row) return null;
-      const updated = await scheduleStore.update(db, row, patch, now(), random);
-      await rearm();
-      return view(updated);
-    },
-    async setPaused(id, paused) {
-      const row = await find(id);
-      if (!row) return null;
-      const updated = await scheduleStore.setPaused(db, row, paused, now(), random);
-      await rearm();
-      return view(updated);
-    },
+    update: (id, patch) => change(id, (row) => scheduleStore.update(db, row, patch, now(), random)),
+    setPaused: (id, paused) => change(id, (row) => scheduleStore.setPaused(db, row, paused, now(), random)),
     async remove(id) {
       const removed = isUuid(id) && (await scheduleStore.remove(db, agentId, id));
       if (removed) await rearm();
