@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { fieldIssues } from "../validation/issues";
 import { NOTE_TOOLS } from "./notes";
+import { MEMORY_TOOLS } from "./memory";
 import { RECORD_TOOLS } from "./records";
 import { SCHEDULE_TOOLS } from "./schedules";
 import type { AnyToolDefinition, ToolContext, ToolResult, ToolSchema } from "./types";
@@ -35,6 +36,7 @@ export interface NativeBinding {
 export const NATIVE_BINDINGS: readonly NativeBinding[] = [
   { binding: "note", offered: () => true, tools: NOTE_TOOLS },
   { binding: "record", offered: () => true, tools: RECORD_TOOLS },
+  { binding: "memory", offered: (flags) => flags.memory === true, tools: MEMORY_TOOLS },
   // Direct and group runs may plan wake-ups; a schedule run may not (EXACT-017).
   { binding: "schedule", offered: (flags) => flags.kind !== "schedule", tools: SCHEDULE_TOOLS },
 ];

@@ -33,6 +33,8 @@ export interface ToolContext {
   store: NotesRecordsStore;
   /** The agent's routines; absent where the schedule tools are not offered. */
   schedules?: ScheduleTools;
+  /** The agent's Memory document; absent when Memory is off. */
+  memory?: { write(content: string): Promise<void> };
 }
 
 /** A routine as the schedule tools show it to the model. */

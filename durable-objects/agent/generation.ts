@@ -8,6 +8,7 @@ import { promptHash } from "../../core/projection/prompt-hash";
 import { countRowTokens } from "../../core/projection/token-count";
 import type { ChatPayload, StoredRow } from "../../core/projection/types";
 import { statusAfterGeneration } from "../../core/runs/rules";
+import { MEMORY_REMINDER, MEMORY_WRITE } from "../../core/tools/memory";
 import { runTool } from "../../core/tools/registry";
 import type { NotesRecordsStore, ScheduleTools, ToolDefinition } from "../../core/tools/types";
 import { costUsd, usageMonth, type ModelPrice } from "../../core/usage/pricing";
@@ -26,6 +27,8 @@ export interface GenerationDeps {
   store: NotesRecordsStore;
   /** The schedule tools' store, where the run offers them. */
   schedules?: ScheduleTools;
+  /** The agent's Memory document, when Memory is on. */
+  memory?: { write(content: string): Promise<void> };
   redactor: Redactor;
   prices: Record<string, ModelPrice>;
   spend: { limitUsd: number | null; monthCostUsd: number };
@@ -54,8 +57,15 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
   const fail = (code: string, message: string, extra: Record<string, unknown> = {}) =>
     errors.push({ code, message, generation, operation: extra.operation as string ?? "generation", at: new Date(deps.now()).toISOString(), ...extra });
 
+  // Group and schedule runs with Memory on must call memory_write: one reminder row and
+  // one extra step when the generation returns without it (GROUP-006/007, SCHED-020).
+  const memoryRequired = session.facts.kind !== "direct" && session.snapshot.flags.memory && !session.facts.metadata.resumed_at;
+  let wroteMemory = false;
+  let reminded = false;
+  let stepsAllowed = settings.max_steps;
+
   try {
-    for (let step = 1; step <= settings.max_steps; step++) {
+    for (let step = 1; step <= stepsAllowed; step++) {
       if (deps.spend.limitUsd !== null && deps.spend.monthCostUsd >= deps.spend.limitUsd) {
         fail("usage.spend_limit", `The organisation reached its monthly spend limit of ${deps.spend.limitUsd} USD; no model call was made`);
         break;
@@ -101,7 +111,13 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
       if (deps.signal.aborted) throw new DOMException("cancelled", "AbortError");
       const answered = deps.now();
       await commitAssistant(deps, reply, plan, hash, { projection_ms: planned - stepStarted, hash_ms: hashed - planned, model_ms: answered - hashed });
-      if (reply.toolCalls.length === 0) break;
+      if (reply.toolCalls.length === 0) {
+        if (!memoryRequired || wroteMemory || reminded) break;
+        reminded = true;
+        stepsAllowed += 1;
+        await append(deps, "user", { role: "user", content: MEMORY_REMINDER }, { source: "memory_reminder" });
+        continue;
+      }
 
       for (const call of reply.toolCalls) {
         if (deps.signal.aborted) throw new DOMException("cancelled", "AbortError");
@@ -113,7 +129,9 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
           now: () => new Date(deps.now()),
           store: deps.store,
           ...(deps.schedules ? { schedules: deps.schedules } : {}),
+          ...(deps.memory ? { memory: deps.memory } : {}),
         });
+        if (call.function.name === MEMORY_WRITE && !result.content.startsWith("ERROR")) wroteMemory = true;
         const remaining = remainingAfter(settings.max_tool_calls, session.toolResults + 1);
         const content = toolOutput({ text: result.content, redactor: deps.redactor, remaining });
         await append(deps, "tool", { role: "tool", tool_call_id: call.id, content }, {
@@ -127,7 +145,7 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
         fail("generation.max_tool_calls", `The run used its ${settings.max_tool_calls} tool calls; start a new run`);
         break;
       }
-      if (step === settings.max_steps) {
+      if (step === stepsAllowed) {
         fail("generation.max_steps", `The generation reached max_steps (${settings.max_steps}) while the model still called tools`);
       }
     }
@@ -138,7 +156,9 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
   }
 
   const status = statusAfterGeneration(session.facts, errors.map((e) => e.code));
-  await updateRun(deps.db, session.runId, { status, errors });
+  const memorySkipped = memoryRequired && !wroteMemory;
+  await updateRun(deps.db, session.runId, { status, errors, ...(memorySkipped ? { metadata: { memory_skipped: true } } : {}) });
+  if (memorySkipped) session.facts = { ...session.facts, metadata: { ...session.facts.metadata, memory_skipped: true } };
   session.facts = { ...session.facts, status, errors: [...session.facts.errors, ...errors] };
   return { errors, status };
 }

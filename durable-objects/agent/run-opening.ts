@@ -1,6 +1,7 @@
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Database } from "../../core/db/client";
 import { agents, notes } from "../../core/db/schema";
+import { readMemory } from "../../core/db/memory";
 import { resolveSecrets } from "../../core/db/secrets";
 import type { ChatPayload } from "../../core/projection/types";
 import { composeSystemPrompt } from "../../core/prompt/system-prompt";
@@ -26,9 +27,7 @@ export async function prepareOpening(db: Database, agent: AgentRow, kind: RunKin
   const [secretRefs, noteTitles, memory] = await Promise.all([
     resolveSecrets(db, agent),
     db.select({ title: notes.title }).from(notes).where(eq(notes.agentId, agent.id)).orderBy(notes.title),
-    agent.memory
-      ? db.execute<{ content: string }>(sql`select content from memories where agent_id = ${agent.id}`).then((r) => r.rows[0]?.content ?? "")
-      : Promise.resolve(""),
+    agent.memory ? readMemory(db, agent.id).then((m) => m.content) : Promise.resolve(""),
   ]);
   const system: ChatPayload = {
     role: "system",

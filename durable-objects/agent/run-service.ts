@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { openDatabase, type Connection, type Database } from "../../core/db/client";
 import { agents, messages, organisations, orgMonthlyUsage, runs } from "../../core/db/schema";
+import { writeMemory } from "../../core/db/memory";
 import { resolveSecrets } from "../../core/db/secrets";
 import { appendRow, loadRows, toWireRow, updateRun, type RunError } from "../../core/db/transcript";
 import { describeError, logEvent } from "../../core/output/log";
@@ -284,6 +285,7 @@ export class RunService {
         provider: { baseURL: baseURL!, apiKey: env.MODEL_API_KEY ?? "" },
         tools: snapshotTools(session),
         store: new PostgresToolStore(db),
+        ...(session.snapshot.flags.memory ? { memory: { write: (content: string) => writeMemory(db, session.scope.agentId, content) } } : {}),
         schedules: scheduleTools(db, session.scope.agentId, () => new Date(this.host.now()), this.host.random, () => this.host.afterGeneration(session.scope.agentId)),
         redactor,
         prices: pricesFrom(env.MODEL_PRICES),

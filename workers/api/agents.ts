@@ -8,6 +8,8 @@ import { isUuid } from "../../core/validation/fields";
 import { readBody } from "../body";
 import type { AppEnv } from "../context";
 import { agentObject, forgetAgents } from "../agent-object";
+import { readMemory, writeMemory } from "../../core/db/memory";
+import { MEMORY_MAX } from "../../core/tools/memory";
 import { notFound } from "../errors";
 import type { RouteDoc } from "../openapi";
 import { listPage } from "../pagination";
@@ -15,6 +17,9 @@ import { findGuild } from "./guilds";
 
 /** The model a new agent gets when its body names none. */
 export const FALLBACK_MODEL = "gpt-4.1-mini";
+
+const MemoryBody = z.strictObject({ content: z.string().max(MEMORY_MAX) });
+const Memory = z.object({ agent_id: z.uuid(), enabled: z.boolean(), content: z.string(), updated_at: z.iso.datetime().nullable() });
 
 const AgentStatus = z.object({
   agent_id: z.uuid(),
@@ -85,6 +90,18 @@ export const agentRoutes = new Hono<AppEnv>()
     const [generation, deadlines] = await Promise.all([object.generationState(), object.deadlines()]);
     return c.json({ agent_id: agent.id, ...generation, deadlines });
   })
+  .get("/:id/memory", async (c) => {
+    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.param("id"));
+    const memory = await readMemory(c.get("db"), agent.id);
+    return c.json({ agent_id: agent.id, enabled: agent.memory, content: memory.content, updated_at: memory.updatedAt?.toISOString() ?? null });
+  })
+  .put("/:id/memory", async (c) => {
+    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.param("id"));
+    const body = await readBody(c, MemoryBody);
+    await writeMemory(c.get("db"), agent.id, body.content);
+    const memory = await readMemory(c.get("db"), agent.id);
+    return c.json({ agent_id: agent.id, enabled: agent.memory, content: memory.content, updated_at: memory.updatedAt?.toISOString() ?? null });
+  })
   .delete("/:id", async (c) => {
     const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.param("id"));
     const id = agent.id;
@@ -104,5 +121,7 @@ export const agentDocs: RouteDoc[] = [
   { method: "get", path: "/api/agents/{id}", summary: "Read an agent", tag: "Agents", response: Agent },
   { method: "patch", path: "/api/agents/{id}", summary: "Change an agent's configuration (new runs only)", tag: "Agents", body: AgentPatch, response: Agent },
   { method: "get", path: "/api/agents/{id}/status", summary: "Whether the agent generates, and its pending deadlines", tag: "Agents", response: AgentStatus },
+  { method: "get", path: "/api/agents/{id}/memory", summary: "The agent's Memory document (the opening <memory> of its new runs)", tag: "Agents", response: Memory },
+  { method: "put", path: "/api/agents/{id}/memory", summary: "Replace the agent's Memory document; new runs start with it", tag: "Agents", body: MemoryBody, response: Memory },
   { method: "delete", path: "/api/agents/{id}", summary: "Delete an agent with its runs and messages (409 while it generates)", tag: "Agents", status: 204 },
 ];
