@@ -7,6 +7,7 @@ import { AgentView } from "./views/agent";
 import { AgentSettingsView } from "./views/agent-settings";
 import { GuildView } from "./views/guild";
 import { GuildsView } from "./views/guilds";
+import { RoutinesView } from "./views/routines";
 import { RunView } from "./views/run";
 import { SignInView } from "./views/sign-in";
 import { UsageView } from "./views/usage";
@@ -26,7 +27,7 @@ export function App() {
 
   const route = match(path);
   useEffect(() => {
-    const titles: Record<string, string> = { guilds: "Guilds", guild: "Guild", agent: "Agent", "agent-settings": "Agent settings", run: "Run", usage: "Usage", "sign-in": "Sign in" };
+    const titles: Record<string, string> = { guilds: "Guilds", guild: "Guild", agent: "Agent", "agent-settings": "Agent settings", "agent-routines": "Routine", run: "Run", usage: "Usage", "sign-in": "Sign in" };
     document.title = `${titles[route.view] ?? "Not found"} · Guilds console`;
   }, [route.view]);
 
@@ -56,7 +57,7 @@ export function App() {
       <header class="topbar">
         <Link href="/guilds" class="brand">Guilds console</Link>
         <nav aria-label="Main">
-          <Link href="/guilds" aria-current={["guilds", "guild", "agent", "agent-settings", "run"].includes(route.view) ? "page" : undefined}>Guilds &amp; agents</Link>
+          <Link href="/guilds" aria-current={["guilds", "guild", "agent", "agent-settings", "agent-routines", "run"].includes(route.view) ? "page" : undefined}>Guilds &amp; agents</Link>
           <Link href="/usage" aria-current={route.view === "usage" ? "page" : undefined}>Usage</Link>
         </nav>
         <button type="button" class="signout" onClick={signOut}>Sign out</button>
@@ -66,6 +67,7 @@ export function App() {
         {route.view === "guild" && <GuildView key={route.id} id={route.id!} />}
         {route.view === "agent" && <AgentView key={route.id} id={route.id!} />}
         {route.view === "agent-settings" && <AgentSettingsView key={route.id} id={route.id!} />}
+        {route.view === "agent-routines" && <RoutinesView key={route.id} id={route.id!} />}
         {route.view === "run" && <RunView key={route.id} id={route.id!} />}
         {route.view === "usage" && <UsageView />}
         {route.view === "not-found" && (

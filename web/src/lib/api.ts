@@ -140,6 +140,31 @@ export interface Run {
   created_at: string;
 }
 
+/** A routine's random wake window: up to max_wakes wake-ups between start and end, local time in timezone. */
+export interface WakeWindow {
+  timezone: string;
+  start: string;
+  end: string;
+  max_wakes: number;
+}
+
+/** A routine (schedule): a 5-field UTC cron or a random wake window, and the instruction it wakes the agent with. */
+export interface Schedule {
+  id: string;
+  agent_id: string;
+  description: string;
+  instruction: string;
+  instruction_hash: string;
+  cron: string | null;
+  wake_window: WakeWindow | null;
+  paused: boolean;
+  next_run_at: string | null;
+  last_run_at: string | null;
+  window_fires: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Counters {
   input_tokens: number;
   output_tokens: number;

@@ -26,7 +26,7 @@ export function usePath(): string {
 }
 
 export interface Match {
-  view: "sign-in" | "guilds" | "guild" | "agent" | "agent-settings" | "run" | "usage" | "not-found";
+  view: "sign-in" | "guilds" | "guild" | "agent" | "agent-settings" | "agent-routines" | "run" | "usage" | "not-found";
   id?: string;
 }
 
@@ -36,6 +36,7 @@ const ROUTES: Array<[RegExp, Match["view"]]> = [
   [/^\/guilds\/([^/]+)\/?$/, "guild"],
   [/^\/agents\/([^/]+)\/?$/, "agent"],
   [/^\/agents\/([^/]+)\/settings\/?$/, "agent-settings"],
+  [/^\/agents\/([^/]+)\/routines\/?$/, "agent-routines"],
   [/^\/runs\/([^/]+)\/?$/, "run"],
   [/^\/usage\/?$/, "usage"],
 ];

@@ -1,4 +1,5 @@
 import { AgentForm } from "../components/agent-form";
+import { AgentTabs } from "../components/agent-tabs";
 import { ConfirmDelete } from "../components/confirm";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
@@ -22,6 +23,7 @@ export function AgentSettingsView(props: { id: string }) {
         <Link href={`/agents/${a.id}`}>{a.name}</Link> ›
       </p>
       <h1>Settings of {a.name}</h1>
+      <AgentTabs agentId={a.id} current="settings" />
       <p class="lead">Runs keep the settings they started with; a change reaches new runs only.</p>
       <AgentForm
         key={a.id}

@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { AgentTabs } from "../components/agent-tabs";
 import { Field } from "../components/field";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
@@ -25,10 +26,8 @@ export function AgentView(props: { id: string }) {
       <p class="crumbs">
         <Link href="/guilds">Guilds</Link> › {guild.data ? <Link href={`/guilds/${guild.data.id}`}>{guild.data.name}</Link> : "…"} ›
       </p>
-      <div class="title-row">
-        <h1>{a.name}</h1>
-        <Link href={`/agents/${a.id}/settings`} class="button">Settings</Link>
-      </div>
+      <h1>{a.name}</h1>
+      <AgentTabs agentId={a.id} current="chats" />
       <p class="lead">
         Model <code>{a.model}</code>
         {usage.data && <> · {usd(usage.data.totals.cost_usd)} over {usage.data.totals.calls} model calls, {tokens(usage.data.totals.input_tokens + usage.data.totals.output_tokens)} tokens</>}

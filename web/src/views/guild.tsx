@@ -1,9 +1,10 @@
 import { useState } from "preact/hooks";
 import { AgentForm } from "../components/agent-form";
 import { ConfirmDelete } from "../components/confirm";
-import { Field, Toggle } from "../components/field";
+import { Field } from "../components/field";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
+import { RoutinesSwitch } from "../components/routines-switch";
 import { api, ApiError, describe, type Agent, type Guild, type Page } from "../lib/api";
 import { when } from "../lib/format";
 import { navigate } from "../lib/router";
@@ -73,6 +74,7 @@ export function GuildView(props: { id: string }) {
           <button type="button" class="link" onClick={() => setCreating(false)}>Close</button>
         </section>
       )}
+      <RoutinesSwitch guild={g} onSaved={(next) => guild.setData(next)} />
       <GuildSettings guild={g} onSaved={(next) => guild.setData(next)} />
     </section>
   );
@@ -82,7 +84,6 @@ function GuildSettings(props: { guild: Guild; onSaved: (guild: Guild) => void })
   const [name, setName] = useState(props.guild.name);
   const [description, setDescription] = useState(props.guild.description);
   const [email, setEmail] = useState(props.guild.git_author_email ?? "");
-  const [routines, setRoutines] = useState(props.guild.routines_enabled);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<{ kind: "error" | "success"; text: string } | null>(null);
 
@@ -91,7 +92,7 @@ function GuildSettings(props: { guild: Guild; onSaved: (guild: Guild) => void })
     setErrors({});
     setMessage(null);
     try {
-      const body = { name, description, routines_enabled: routines, git_author_email: email.trim() === "" ? null : email };
+      const body = { name, description, git_author_email: email.trim() === "" ? null : email };
       props.onSaved(await api<Guild>("PATCH", `/api/guilds/${props.guild.id}`, body));
       setMessage({ kind: "success", text: "Saved." });
     } catch (e) {
@@ -114,7 +115,6 @@ function GuildSettings(props: { guild: Guild; onSaved: (guild: Guild) => void })
         <Field name="git_author_email" label="Git author email" error={errors.git_author_email} prefix="guild">
           {(a) => <input {...a} type="email" value={email} onInput={(e) => setEmail((e.currentTarget as HTMLInputElement).value)} />}
         </Field>
-        <Toggle name="routines_enabled" label="Routines enabled" checked={routines} onChange={setRoutines} error={errors.routines_enabled} prefix="guild" />
         <button type="submit" class="primary">Save guild</button>
       </form>
     </details>

@@ -138,7 +138,7 @@ export function RunView(props: { id: string }) {
           {status === "completed" && !run.archived_at && <button type="button" class="primary" onClick={resume}>Resume run</button>}
         </div>
         {run.kind === "schedule" && (
-          <p class="muted">Schedule <code>{run.schedule_id ?? "–"}</code>{run.instruction_hash && <> · instruction <code>{run.instruction_hash.slice(0, 12)}</code></>}</p>
+          <p class="muted">Schedule {run.schedule_id ? <Link href={`/agents/${run.agent_id}/routines#routine-${run.schedule_id}`}><code>{run.schedule_id}</code></Link> : <code>–</code>}{run.instruction_hash && <> · instruction <code>{run.instruction_hash.slice(0, 12)}</code></>}</p>
         )}
         {run.continued_by_run_id && <Notice kind="info">This run continued in <Link href={`/runs/${run.continued_by_run_id}`}>a newer run</Link>.</Notice>}
         {action && <Notice kind={action.kind}>{action.text}</Notice>}
