@@ -1,3 +1,4 @@
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
@@ -81,7 +82,22 @@ export async function startDatabase(options: DatabaseOptions): Promise<Database>
   await server.start();
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
   await ensureDatabase(`postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`, DATABASE);
-  return { url, host: "127.0.0.1", port, embedded: true, stop: () => server.stop() };
+  return { url, host: "127.0.0.1", port, embedded: true, stop: () => stopServer(server) };
+}
+
+/**
+ * Stops the embedded server. Its own stop() waits for an `exit` event that never comes
+ * when the server already exited (Ctrl-C or a SIGTERM to the process group reaches the
+ * server too), and a Node process with nothing left to wait for then quits in the middle
+ * of our shutdown. Check first, then signal and wait, with no tick in between.
+ */
+function stopServer(server: EmbeddedPostgres): Promise<void> {
+  const child = (server as unknown as { process?: ChildProcess }).process;
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once("exit", () => resolve());
+    child.kill("SIGINT"); // fast shutdown
+  });
 }
 
 /**
