@@ -1,16 +1,13 @@
 import { AgentForm } from "../components/agent-form";
-import { AgentTabs } from "../components/agent-tabs";
+import { AgentHeader, useAgentPage } from "../components/agent-tabs";
 import { ConfirmDelete } from "../components/confirm";
-import { Link } from "../components/link";
 import { Notice } from "../components/notice";
-import { api, type Agent, type Guild } from "../lib/api";
+import { api, type Agent } from "../lib/api";
 import { navigate } from "../lib/router";
-import { useLoad } from "../lib/use-load";
 
 /** An agent's settings (a change reaches new runs only), and deleting the agent. */
 export function AgentSettingsView(props: { id: string }) {
-  const agent = useLoad(() => api<Agent>("GET", `/api/agents/${props.id}`), [props.id]);
-  const guild = useLoad(async () => (agent.data ? api<Guild>("GET", `/api/guilds/${agent.data.guild_id}`) : null), [agent.data?.guild_id]);
+  const { agent, guild } = useAgentPage(props.id);
 
   if (agent.error) return <Notice kind="error">Could not load the agent: {agent.error}</Notice>;
   if (!agent.data) return <p aria-busy="true">Loading…</p>;
@@ -18,12 +15,7 @@ export function AgentSettingsView(props: { id: string }) {
 
   return (
     <section>
-      <p class="crumbs">
-        <Link href="/guilds">Guilds</Link> › {guild.data ? <Link href={`/guilds/${guild.data.id}`}>{guild.data.name}</Link> : "…"} ›{" "}
-        <Link href={`/agents/${a.id}`}>{a.name}</Link> ›
-      </p>
-      <h1>Settings of {a.name}</h1>
-      <AgentTabs agentId={a.id} current="settings" />
+      <AgentHeader agent={a} guild={guild.data} title={`Settings of ${a.name}`} current="settings" />
       <p class="lead">Runs keep the settings they started with; a change reaches new runs only.</p>
       <AgentForm
         key={a.id}

@@ -1,9 +1,9 @@
 import { useState } from "preact/hooks";
-import { AgentTabs } from "../components/agent-tabs";
+import { AgentHeader, useAgentPage } from "../components/agent-tabs";
 import { Field } from "../components/field";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
-import { api, ApiError, describe, type Agent, type Guild, type Page, type Run, type Usage } from "../lib/api";
+import { api, ApiError, describe, type Page, type Run, type Usage } from "../lib/api";
 import { kindLabel, tokens, usd, when } from "../lib/format";
 import { navigate } from "../lib/router";
 import { useLoad } from "../lib/use-load";
@@ -12,8 +12,7 @@ const KINDS = [["", "All kinds"], ["direct", "Direct chats"], ["group", "Group c
 
 /** An agent: a new chat, and its History of runs with kind, status and cost. */
 export function AgentView(props: { id: string }) {
-  const agent = useLoad(() => api<Agent>("GET", `/api/agents/${props.id}`), [props.id]);
-  const guild = useLoad(async () => (agent.data ? api<Guild>("GET", `/api/guilds/${agent.data.guild_id}`) : null), [agent.data?.guild_id]);
+  const { agent, guild } = useAgentPage(props.id);
   const usage = useLoad(() => api<Usage>("GET", `/api/usage?scope=agent&id=${props.id}`), [props.id]);
   const [kind, setKind] = useState("");
 
@@ -23,11 +22,7 @@ export function AgentView(props: { id: string }) {
 
   return (
     <section>
-      <p class="crumbs">
-        <Link href="/guilds">Guilds</Link> › {guild.data ? <Link href={`/guilds/${guild.data.id}`}>{guild.data.name}</Link> : "…"} ›
-      </p>
-      <h1>{a.name}</h1>
-      <AgentTabs agentId={a.id} current="chats" />
+      <AgentHeader agent={a} guild={guild.data} title={a.name} current="chats" />
       <p class="lead">
         Model <code>{a.model}</code>
         {usage.data && <> · {usd(usage.data.totals.cost_usd)} over {usage.data.totals.calls} model calls, {tokens(usage.data.totals.input_tokens + usage.data.totals.output_tokens)} tokens</>}

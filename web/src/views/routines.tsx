@@ -1,12 +1,12 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { AgentTabs } from "../components/agent-tabs";
+import { AgentHeader, useAgentPage } from "../components/agent-tabs";
 import { ConfirmDelete } from "../components/confirm";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
 import { RoutineDetails } from "../components/routine-details";
 import { RoutineForm } from "../components/routine-form";
-import { api, describe, type Agent, type Guild, type Schedule } from "../lib/api";
+import { api, describe, type Schedule } from "../lib/api";
 import { when } from "../lib/format";
 import { triggerText, utc } from "../lib/routines";
 import { useLoad } from "../lib/use-load";
@@ -20,8 +20,7 @@ const linkedRoutine = () => (location.hash.startsWith("#routine-") ? decodeURICo
  * cron or a random window; pause, resume and delete; each routine's preview and runs.
  */
 export function RoutinesView(props: { id: string }) {
-  const agent = useLoad(() => api<Agent>("GET", `/api/agents/${props.id}`), [props.id]);
-  const guild = useLoad(async () => (agent.data ? api<Guild>("GET", `/api/guilds/${agent.data.guild_id}`) : null), [agent.data?.guild_id]);
+  const { agent, guild } = useAgentPage(props.id);
   const list = useLoad(async () => (await api<{ data: Schedule[] }>("GET", `/api/agents/${props.id}/schedules`)).data, [props.id]);
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<string | null>(null);
@@ -58,12 +57,7 @@ export function RoutinesView(props: { id: string }) {
 
   return (
     <section>
-      <p class="crumbs">
-        <Link href="/guilds">Guilds</Link> › {guild.data ? <Link href={`/guilds/${guild.data.id}`}>{guild.data.name}</Link> : "…"} ›{" "}
-        <Link href={`/agents/${a.id}`}>{a.name}</Link> ›
-      </p>
-      <h1>Routine of {a.name}</h1>
-      <AgentTabs agentId={a.id} current="routines" />
+      <AgentHeader agent={a} guild={guild.data} title={`Routine of ${a.name}`} current="routines" />
       <p class="lead">Routines wake the agent by themselves, on a UTC cron or at random times in a daily window; each wake-up is a new "Schedule wake-up" run with the routine's instruction.</p>
       {routinesOff && guild.data && (
         <Notice kind="warning" testId="routines-off">
