@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, promptHash } from "./prompt-hash";
+import { canonicalJson, PROMPT_HASH_VERSION, promptHash } from "./prompt-hash";
 import type { ChatPayload } from "./types";
 
 const messages: ChatPayload[] = [
@@ -27,8 +27,9 @@ describe("prompt hash (PROJ-010)", () => {
     expect(await promptHash(reordered, toolsReordered, "gpt-4o")).toBe(await promptHash(messages, tools, "gpt-4o"));
   });
 
-  it("PROJ-010: the hash is SHA-256 hex of canonical {model, messages, tools}", async () => {
-    const expected = createHash("sha256").update(canonicalJson({ messages, model: "gpt-4o", tools }), "utf8").digest("hex");
+  it("PROJ-010: the hash is SHA-256 over the version, the model, and the digests of the tools and of each message", async () => {
+    const sha = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+    const expected = sha([PROMPT_HASH_VERSION, JSON.stringify("gpt-4o"), sha(canonicalJson(tools)), ...messages.map((m) => sha(canonicalJson(m)))].join("\n"));
     expect(await promptHash(messages, tools, "gpt-4o")).toBe(expected);
     expect(expected).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -38,21 +39,22 @@ describe("prompt hash (PROJ-010)", () => {
     expect(await promptHash(messages, tools, "gpt-4o-mini")).not.toBe(base);
     expect(await promptHash([...messages.slice(0, 3), { role: "tool", tool_call_id: "c1", content: "ok " }], tools, "gpt-4o")).not.toBe(base);
     expect(await promptHash(messages, [], "gpt-4o")).not.toBe(base);
+    // Order matters, and a message cannot move into the tools' place.
+    expect(await promptHash([...messages].reverse(), tools, "gpt-4o")).not.toBe(base);
+    expect(await promptHash(messages.slice(1), [messages[0]], "gpt-4o")).not.toBe(base);
   });
 });
 
-describe("promptHash assembly", () => {
-  it("PROJ-010: the per-message assembly hashes exactly the canonical JSON of the whole prompt", async () => {
+describe("promptHash cache", () => {
+  it("PROJ-010: a second call on the same payload objects (served from the digest cache) gives the same hash as fresh copies", async () => {
     const messages = [
       { role: "system", content: "s" },
       { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "n", arguments: "{}" } }] },
       { role: "tool", tool_call_id: "c", content: "r" },
     ] as const;
     const tools = [{ type: "function", function: { name: "n", parameters: { type: "object", b: 1, a: 2 } } }];
-    const expected = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonicalJson({ tools, model: "m", messages }))));
-    const hex = [...expected].map((b) => b.toString(16).padStart(2, "0")).join("");
-    expect(await promptHash(messages as never, tools, "m")).toBe(hex);
-    // A second call (served from the cache) gives the same hash.
-    expect(await promptHash(messages as never, tools, "m")).toBe(hex);
+    const first = await promptHash(messages as never, tools, "m");
+    expect(await promptHash(messages as never, tools, "m")).toBe(first);
+    expect(await promptHash(structuredClone(messages) as never, structuredClone(tools), "m")).toBe(first);
   });
 });

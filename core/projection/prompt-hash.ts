@@ -32,32 +32,40 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * Canonical JSON of each payload object, kept while the object lives. Stored payloads are
- * immutable and the projection hands the same objects back every step, so a step encodes
- * only its new rows instead of the whole history.
+ * SHA-256 of each payload's canonical JSON, kept while the object lives. Stored payloads
+ * are immutable and the projection hands the same objects back every step, so a step
+ * hashes only its new rows instead of re-serialising and re-hashing the whole history.
  */
-const canonicalCache = new WeakMap<object, string>();
+const digestCache = new WeakMap<object, Promise<string>>();
 
-function canonicalOf(value: object): string {
-  let text = canonicalCache.get(value);
-  if (text === undefined) {
-    text = canonicalJson(value);
-    canonicalCache.set(value, text);
+function digestOf(value: object): Promise<string> {
+  let digest = digestCache.get(value);
+  if (digest === undefined) {
+    digest = sha256Hex(canonicalJson(value));
+    digestCache.set(value, digest);
   }
-  return text;
+  return digest;
 }
 
-/**
- * Hex SHA-256 of canonicalJson({ model, messages, tools }), via WebCrypto (Workers and Node).
- * The document is assembled from per-message pieces (keys in sorted order: messages,
- * model, tools), which gives exactly canonicalJson's bytes.
- * @example await promptHash(plan.messages, snapshot.tools, snapshot.model) // "3f5a…" (64 hex chars)
- */
-export async function promptHash(messages: readonly ChatPayload[], tools: readonly unknown[], model: string): Promise<string> {
-  const document = `{"messages":[${messages.map(canonicalOf).join(",")}],"model":${JSON.stringify(model)},"tools":${canonicalOf(tools)}}`;
-  const bytes = new TextEncoder().encode(document);
-  const digest = await crypto.subtle.digest("SHA-256", bytes);
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   let hex = "";
   for (const b of new Uint8Array(digest)) hex += b.toString(16).padStart(2, "0");
   return hex;
+}
+
+/** Names the hash construction, so a later change of it cannot collide with this one. */
+export const PROMPT_HASH_VERSION = "prompt-hash-v1";
+
+/**
+ * The hash of one model request, recorded on its assistant row and recomputed by the
+ * replay endpoint: hex SHA-256 of the lines `prompt-hash-v1`, the model as JSON, the
+ * SHA-256 of the tools' canonical JSON, then the SHA-256 of each message's canonical JSON
+ * in order. Any change to the model, a tool schema, a message or their order changes it;
+ * per-message digests are cached, so a step costs the new rows, not the history.
+ * @example await promptHash(plan.messages, snapshot.tools, snapshot.model) // "3f5a…" (64 hex chars)
+ */
+export async function promptHash(messages: readonly ChatPayload[], tools: readonly unknown[], model: string): Promise<string> {
+  const [toolsDigest, ...messageDigests] = await Promise.all([digestOf(tools), ...messages.map(digestOf)]);
+  return sha256Hex([PROMPT_HASH_VERSION, JSON.stringify(model), toolsDigest, ...messageDigests].join("\n"));
 }
