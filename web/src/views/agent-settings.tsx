@@ -1,6 +1,7 @@
 import { AgentForm } from "../components/agent-form";
 import { AgentHeader, useAgentPage } from "../components/agent-tabs";
 import { ConfirmDelete } from "../components/confirm";
+import { MemoryEditor } from "../components/memory-editor";
 import { Notice } from "../components/notice";
 import { api, type Agent } from "../lib/api";
 import { navigate } from "../lib/router";
@@ -25,6 +26,7 @@ export function AgentSettingsView(props: { id: string }) {
           agent.setData(await api<Agent>("PATCH", `/api/agents/${a.id}`, body));
         }}
       />
+      <MemoryEditor agentId={a.id} />
       <section class="card danger-zone" aria-labelledby="delete-agent">
         <h2 id="delete-agent">Delete this agent</h2>
         <p>Deletes the agent with all its runs and messages.</p>
