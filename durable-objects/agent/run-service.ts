@@ -1,8 +1,7 @@
-import { and, eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { openDatabase, type Connection, type Database } from "../../core/db/client";
-import { agents, messages, organisations, orgMonthlyUsage, runs } from "../../core/db/schema";
+import { agents, messages, runs } from "../../core/db/schema";
 import { writeMemory } from "../../core/db/memory";
-import { resolveSecrets } from "../../core/db/secrets";
 import { appendRow, loadRows, toWireRow, updateRun, type RunError } from "../../core/db/transcript";
 import { describeError, logEvent } from "../../core/output/log";
 import { platformRedactor } from "../../core/output/redaction";
@@ -10,7 +9,7 @@ import { countRowTokens } from "../../core/projection/token-count";
 import type { AttachmentRef, ChatPayload } from "../../core/projection/types";
 import { messageRefusal, resumeRefusal, statusAfterGeneration, type RunKind } from "../../core/runs/rules";
 import { offeredTools } from "../../core/tools/registry";
-import { pricesFrom, usageMonth } from "../../core/usage/pricing";
+import { pricesFrom } from "../../core/usage/pricing";
 import type { Env } from "../../workers/env";
 import type { DeadlineMultiplexer } from "./deadlines";
 import { interruptUnresolved, runGeneration } from "./generation";
@@ -21,6 +20,7 @@ import { scheduleTools } from "./schedule-tools";
 import { busy, refuse, type Outcome } from "./results";
 import { advancePastFire, type ScheduleRow } from "../../core/db/schedules";
 import { instructionHash, scheduleWakeUpMessage } from "../../core/schedules/instruction";
+import { monthSpend, refreshSecrets } from "./generation-inputs";
 import { prepareOpening } from "./run-opening";
 import { RunSession, storedRow } from "./run-session";
 import { SseHub } from "./sse-hub";
@@ -276,7 +276,7 @@ export class RunService {
         for (const e of errors) this.hub.publish(runId, "error", { run_id: runId, ...e });
         return;
       }
-      await this.refreshSecrets(db, session);
+      await refreshSecrets(db, session);
       const outcome = await runGeneration({
         db,
         session,
@@ -289,7 +289,7 @@ export class RunService {
         schedules: scheduleTools(db, session.scope.agentId, () => new Date(this.host.now()), this.host.random, () => this.host.afterGeneration(session.scope.agentId)),
         redactor,
         prices: pricesFrom(env.MODEL_PRICES),
-        spend: await this.spend(db, session.scope.organisationId),
+        spend: await monthSpend(db, session.scope.organisationId, new Date(this.host.now())),
         hydrate: (messages, rows) => hydrateAttachments(messages, rows, env, session.snapshot.model.model),
         publishRow: (row) => this.hub.publishRow(runId, row),
         publish: (event, data) => this.hub.publish(runId, event, data),
@@ -309,30 +309,6 @@ export class RunService {
       this.hub.publish(runId, "status", { run_id: runId, status, generating: false, generation });
       await this.host.afterGeneration(session.scope.agentId).catch(() => {});
     }
-  }
-
-  /**
-   * Each generation re-resolves the agent's secrets and writes the list onto the run
-   * snapshot, so a later grant, removal or rename reaches an existing run (SEC-001..003,
-   * EXACT-025). Names and descriptions only; one write, and only when the list changed.
-   */
-  private async refreshSecrets(db: Database, session: RunSession): Promise<void> {
-    const current = await resolveSecrets(db, { id: session.scope.agentId, ...session.scope });
-    if (JSON.stringify(current) === JSON.stringify(session.snapshot.secrets)) return;
-    await db.update(runs)
-      .set({ snapshot: sql`jsonb_set(${runs.snapshot}, '{secrets}', ${JSON.stringify(current)}::jsonb)` })
-      .where(eq(runs.id, session.runId));
-    session.snapshot.secrets = current;
-  }
-
-  /** The organisation's monthly limit and this month's spend, read once per generation. */
-  private async spend(db: Database, organisationId: string) {
-    const [row] = await db
-      .select({ limit: organisations.monthlySpendLimitUsd, spent: orgMonthlyUsage.costUsd })
-      .from(organisations)
-      .leftJoin(orgMonthlyUsage, and(eq(orgMonthlyUsage.organisationId, organisations.id), eq(orgMonthlyUsage.month, usageMonth(new Date(this.host.now())))))
-      .where(eq(organisations.id, organisationId));
-    return { limitUsd: row?.limit == null ? null : Number(row.limit), monthCostUsd: Number(row?.spent ?? 0) };
   }
 
   /**
