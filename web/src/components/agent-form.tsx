@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { agentBody, FLAGS, LABELS, NUMBERS, TEXT, valuesOf, type Flag, type NumberField, type TextField, type Values } from "../lib/agent-settings";
-import { ApiError, describe, type Agent } from "../lib/api";
+import type { Agent } from "../lib/api";
+import { useSubmit } from "../lib/use-submit";
 import { Field, Toggle } from "./field";
 import { Notice } from "./notice";
 
@@ -11,10 +12,8 @@ import { Notice } from "./notice";
  */
 export function AgentForm(props: { agent: Agent | null; submitLabel: string; onSubmit: (body: Record<string, unknown>) => Promise<void> }) {
   const [values, setValues] = useState<Values>(() => valuesOf(props.agent));
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [failure, setFailure] = useState<string | null>(null);
+  const { errors, failure, setFailure, busy, run } = useSubmit();
   const [saved, setSaved] = useState(false);
-  const [busy, setBusy] = useState(false);
   const prefix = props.agent ? "agent-edit" : "agent-new";
 
   const set = (key: keyof Values, value: string | boolean) => {
@@ -22,12 +21,9 @@ export function AgentForm(props: { agent: Agent | null; submitLabel: string; onS
     setSaved(false);
   };
 
-  const submit = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setErrors({});
-    setFailure(null);
-    try {
+    return run(async () => {
       const body = agentBody(values, props.agent);
       if (props.agent && Object.keys(body).length === 0) {
         setFailure("Nothing changed.");
@@ -35,12 +31,7 @@ export function AgentForm(props: { agent: Agent | null; submitLabel: string; onS
       }
       await props.onSubmit(body);
       setSaved(true);
-    } catch (e) {
-      if (e instanceof ApiError && e.code === "validation.failed") setErrors(e.fieldErrors());
-      else setFailure(describe(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const shown = new Set<string>([...TEXT, ...NUMBERS, ...FLAGS, "thinking_level"]);

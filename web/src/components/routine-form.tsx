@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, ApiError, describe, type Schedule } from "../lib/api";
+import { api, type Schedule } from "../lib/api";
+import { useSubmit } from "../lib/use-submit";
 import { routineBody, routineValues, type RoutineValues, type Trigger } from "../lib/routines";
 import { Field } from "./field";
 import { Notice } from "./notice";
@@ -23,9 +24,7 @@ const WINDOW_FIELDS = ["description", "instruction", "wake_window", "wake_window
  */
 export function RoutineForm(props: { agentId: string; schedule: Schedule | null; onSaved: (schedule: Schedule) => void; onClose: () => void }) {
   const [values, setValues] = useState<RoutineValues>(() => routineValues(props.schedule));
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { errors, failure, setFailure, busy, run } = useSubmit();
   const form = useRef<HTMLFormElement>(null);
   const prefix = props.schedule ? `routine-${props.schedule.id}` : "routine-new";
 
@@ -35,27 +34,19 @@ export function RoutineForm(props: { agentId: string; schedule: Schedule | null;
 
   const set = (key: keyof RoutineValues, value: string) => setValues((v) => ({ ...v, [key]: value }));
 
-  const submit = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault();
-    setErrors({});
-    setFailure(null);
-    const body = routineBody(values, props.schedule);
-    if (props.schedule && Object.keys(body).length === 0) {
-      setFailure("Nothing changed.");
-      return;
-    }
-    setBusy(true);
-    try {
+    return run(async () => {
+      const body = routineBody(values, props.schedule);
+      if (props.schedule && Object.keys(body).length === 0) {
+        setFailure("Nothing changed.");
+        return;
+      }
       const saved = props.schedule
         ? await api<Schedule>("PATCH", `/api/schedules/${props.schedule.id}`, body)
         : await api<Schedule>("POST", `/api/agents/${props.agentId}/schedules`, body);
       props.onSaved(saved);
-    } catch (e) {
-      if (e instanceof ApiError && e.code === "validation.failed") setErrors(e.fieldErrors());
-      else setFailure(describe(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const shown = values.trigger === "cron" ? CRON_FIELDS : WINDOW_FIELDS;

@@ -3,7 +3,8 @@ import { ConfirmDelete } from "../components/confirm";
 import { Field } from "../components/field";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
-import { api, ApiError, describe, type Guild, type Page } from "../lib/api";
+import { api, describe, type Guild, type Page } from "../lib/api";
+import { useSubmit } from "../lib/use-submit";
 import { when } from "../lib/format";
 import { navigate } from "../lib/router";
 import { useLoad } from "../lib/use-load";
@@ -52,23 +53,11 @@ export function GuildsView() {
 function CreateGuild(props: { onCreated: (guild: Guild) => void }) {
   const [name, setName] = useState("");
   const [description, setDescription] = useState("");
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { errors, failure, busy, run } = useSubmit();
 
-  const submit = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setErrors({});
-    setFailure(null);
-    try {
-      props.onCreated(await api<Guild>("POST", "/api/guilds", { name, description }));
-    } catch (e) {
-      if (e instanceof ApiError && e.code === "validation.failed") setErrors(e.fieldErrors());
-      else setFailure(describe(e));
-    } finally {
-      setBusy(false);
-    }
+    return run(async () => props.onCreated(await api<Guild>("POST", "/api/guilds", { name, description })));
   };
 
   return (
