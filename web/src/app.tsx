@@ -5,6 +5,7 @@ import { clearToken, getToken } from "./lib/auth";
 import { match, navigate, usePath } from "./lib/router";
 import { AgentView } from "./views/agent";
 import { AgentSettingsView } from "./views/agent-settings";
+import { GroupChatView } from "./views/group-chat";
 import { GuildView } from "./views/guild";
 import { GuildsView } from "./views/guilds";
 import { RoutinesView } from "./views/routines";
@@ -27,7 +28,7 @@ export function App() {
 
   const route = match(path);
   useEffect(() => {
-    const titles: Record<string, string> = { guilds: "Guilds", guild: "Guild", agent: "Agent", "agent-settings": "Agent settings", "agent-routines": "Routine", run: "Run", usage: "Usage", "sign-in": "Sign in" };
+    const titles: Record<string, string> = { guilds: "Guilds", guild: "Guild", "guild-chat": "Group chat", agent: "Agent", "agent-settings": "Agent settings", "agent-routines": "Routine", run: "Run", usage: "Usage", "sign-in": "Sign in" };
     document.title = `${titles[route.view] ?? "Not found"} · Guilds console`;
   }, [route.view]);
 
@@ -57,7 +58,7 @@ export function App() {
       <header class="topbar">
         <Link href="/guilds" class="brand">Guilds console</Link>
         <nav aria-label="Main">
-          <Link href="/guilds" aria-current={["guilds", "guild", "agent", "agent-settings", "agent-routines", "run"].includes(route.view) ? "page" : undefined}>Guilds &amp; agents</Link>
+          <Link href="/guilds" aria-current={["guilds", "guild", "guild-chat", "agent", "agent-settings", "agent-routines", "run"].includes(route.view) ? "page" : undefined}>Guilds &amp; agents</Link>
           <Link href="/usage" aria-current={route.view === "usage" ? "page" : undefined}>Usage</Link>
         </nav>
         <button type="button" class="signout" onClick={signOut}>Sign out</button>
@@ -65,6 +66,7 @@ export function App() {
       <main id="main" tabIndex={-1}>
         {route.view === "guilds" && <GuildsView />}
         {route.view === "guild" && <GuildView key={route.id} id={route.id!} />}
+        {route.view === "guild-chat" && <GroupChatView key={route.id} id={route.id!} />}
         {route.view === "agent" && <AgentView key={route.id} id={route.id!} />}
         {route.view === "agent-settings" && <AgentSettingsView key={route.id} id={route.id!} />}
         {route.view === "agent-routines" && <RoutinesView key={route.id} id={route.id!} />}

@@ -2,6 +2,8 @@ import type { ComponentChildren } from "preact";
 import type { Draft } from "../lib/live-run";
 import type { Row } from "../lib/sse";
 import { contentText, prettyArguments, tokens, usd, when } from "../lib/format";
+import { GROUP_WAKE_HEADING } from "../lib/group-wake";
+import { GroupWake } from "./group-wake";
 import { PromptReplay } from "./prompt-replay";
 
 interface ToolCall {
@@ -17,10 +19,11 @@ interface AssistantUsage {
 }
 
 /**
- * A run's rows in seq order: the system row collapsed, user and assistant messages,
- * tool calls with their arguments, tool results (interruption results and results
- * stubbed in a later prompt marked), reasoning collapsible, cost and usage per row;
- * then the streamed draft of the generation in progress.
+ * A run's rows in seq order: the system row collapsed, user and assistant messages
+ * (a group run's wake read as "Group Chat info"), tool calls with their arguments,
+ * tool results (interruption results and results stubbed in a later prompt marked),
+ * reasoning collapsible, cost and usage per row; then the streamed draft of the
+ * generation in progress.
  */
 export function Transcript(props: { runId: string; rows: Row[]; draft: Draft | null; generating: boolean }) {
   const stubbed = new Set<number>();
@@ -74,6 +77,9 @@ function RowView(props: { runId: string; row: Row; stubbed: boolean }) {
       {extra}
     </header>
   );
+  if (row.role === "user" && meta.source === "group") {
+    return <GroupWake head={head(GROUP_WAKE_HEADING)} text={contentText(payload.content)} throughSeq={meta.group_chat_through_seq} />;
+  }
   if (row.role === "user") {
     const attachments = (meta.attachments as Array<{ filename: string }> | undefined) ?? [];
     return (

@@ -5,7 +5,7 @@ import type { Agent } from "./api";
 describe("agent settings body", () => {
   it("a new agent sends every field, numbers as numbers, no model when empty, empty provider fields as null", () => {
     const body = agentBody({ ...DEFAULTS, name: "Scout", max_steps: "12" }, null);
-    expect(body).toMatchObject({ name: "Scout", max_steps: 12, model_base_url: null, model_api_key_secret: null, scripting: true });
+    expect(body).toMatchObject({ name: "Scout", max_steps: 12, model_base_url: null, model_api_key_secret: null, scripting: true, group_post: true });
     expect(body).not.toHaveProperty("model");
   });
 

@@ -3,7 +3,7 @@ import type { Agent } from "./api";
 /** The agent settings form's fields, defaults and wire body; pure. */
 export const TEXT = ["name", "description", "instructions", "model", "model_base_url", "model_api_key_secret", "browser_language"] as const;
 export const NUMBERS = ["max_steps", "max_tool_calls", "max_input_tokens", "keep_tool_result_generations", "max_workspace_mib", "max_scripts"] as const;
-export const FLAGS = ["browser", "coding", "cli", "scripting", "memory"] as const;
+export const FLAGS = ["browser", "coding", "cli", "scripting", "memory", "group_post"] as const;
 const NULLABLE = new Set(["model_base_url", "model_api_key_secret"]);
 
 export type TextField = (typeof TEXT)[number];
@@ -15,7 +15,7 @@ export type Values = Record<TextField | NumberField, string> & Record<Flag, bool
 export const DEFAULTS: Values = {
   name: "", description: "", instructions: "", model: "", model_base_url: "", model_api_key_secret: "", browser_language: "en-US",
   max_steps: "40", max_tool_calls: "50", max_input_tokens: "100000", keep_tool_result_generations: "1", max_workspace_mib: "2048", max_scripts: "10",
-  browser: false, coding: false, cli: true, scripting: true, memory: false, thinking_level: "off",
+  browser: false, coding: false, cli: true, scripting: true, memory: false, group_post: true, thinking_level: "off",
 };
 
 export const LABELS: Record<string, string> = {
@@ -23,7 +23,7 @@ export const LABELS: Record<string, string> = {
   model_api_key_secret: "API key secret name", browser_language: "Browser language", thinking_level: "Thinking level",
   max_steps: "Max steps per generation", max_tool_calls: "Max tool calls per run", max_input_tokens: "Max input tokens",
   keep_tool_result_generations: "Keep tool results (generations)", max_workspace_mib: "Max workspace (MiB)", max_scripts: "Max scripts",
-  browser: "Browser", coding: "Coding", cli: "CLI", scripting: "Scripting", memory: "Memory",
+  browser: "Browser", coding: "Coding", cli: "CLI", scripting: "Scripting", memory: "Memory", group_post: "Posts in the group chat",
 };
 
 /** The form values of an agent (the defaults for a new one). */

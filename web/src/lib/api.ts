@@ -106,6 +106,8 @@ export interface Agent {
   cli: boolean;
   scripting: boolean;
   memory: boolean;
+  /** Offered the group_post tool: may post to its guild's chat. */
+  group_post: boolean;
   browser_language: string;
   max_workspace_mib: number;
   max_scripts: number;

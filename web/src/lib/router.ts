@@ -26,7 +26,7 @@ export function usePath(): string {
 }
 
 export interface Match {
-  view: "sign-in" | "guilds" | "guild" | "agent" | "agent-settings" | "agent-routines" | "run" | "usage" | "not-found";
+  view: "sign-in" | "guilds" | "guild" | "guild-chat" | "agent" | "agent-settings" | "agent-routines" | "run" | "usage" | "not-found";
   id?: string;
 }
 
@@ -34,6 +34,7 @@ const ROUTES: Array<[RegExp, Match["view"]]> = [
   [/^\/sign-in\/?$/, "sign-in"],
   [/^\/(guilds\/?)?$/, "guilds"],
   [/^\/guilds\/([^/]+)\/?$/, "guild"],
+  [/^\/guilds\/([^/]+)\/chat\/?$/, "guild-chat"],
   [/^\/agents\/([^/]+)\/?$/, "agent"],
   [/^\/agents\/([^/]+)\/settings\/?$/, "agent-settings"],
   [/^\/agents\/([^/]+)\/routines\/?$/, "agent-routines"],

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { applyChatEvent, emptyChat, reading, withMessages, type ChatState, type GroupMessage } from "./group-chat";
 import { applyEvent, emptyLiveRun, withRows, type LiveRun } from "./live-run";
-import { openRunStream } from "./run-stream";
+import { openEventStream, openRunStream } from "./run-stream";
 import { lastSeq, type Row } from "./sse";
 
 const row = (seq: number): Row => ({
@@ -97,5 +98,38 @@ describe("openRunStream", () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(calls).toBe(after);
     expect(states).toContain("reconnecting");
+  });
+
+  it("the guild chat's stream: its own path, messages resumed by seq after a drop with none twice, deliveries applied", async () => {
+    const message = (seq: number): GroupMessage => ({
+      seq, guild_id: "g1", author_kind: "operator", author_agent_id: null, author_name: "Operator", content: `m${seq}`, tagged: [], depth: 0, created_at: "2026-01-01T00:00:00Z",
+    });
+    const chatFrame = (m: GroupMessage) => `event: message\nid: ${m.seq}\ndata: ${JSON.stringify(m)}\n\n`;
+    const started = 'event: delivery\ndata: {"agent_id":"a1","agent_name":"Scout","run_id":"r9","through_seq":4,"state":"started"}\n\n';
+    let state: ChatState = withMessages(emptyChat(), [message(3)]);
+    const urls: string[] = [];
+    const ids: Array<string | undefined> = [];
+    const responses = [
+      () => sse([chatFrame(message(4)), 'event: status\ndata: {"guild_id":"g1"}\n\n', started]),
+      () => sse([chatFrame(message(4)), chatFrame(message(5))], false),
+    ];
+    const stream = openEventStream({
+      path: "/api/guilds/g1/events",
+      token: "gld_x",
+      lastSeq: () => lastSeq(state.messages),
+      onEvent: (e) => { state = applyChatEvent(state, e); },
+      retryDelayMs: () => 1,
+      fetch: async (url, init) => {
+        urls.push(String(url));
+        ids.push((init?.headers as Record<string, string>)["last-event-id"]);
+        return responses[urls.length - 1]!();
+      },
+    });
+    await waitFor(() => state.messages.length === 3);
+    stream.close();
+    expect(state.messages.map((m) => m.seq)).toEqual([3, 4, 5]);
+    expect(reading(state).map((d) => d.agent_name)).toEqual(["Scout"]);
+    expect(urls).toEqual(["/api/guilds/g1/events?after_seq=3", "/api/guilds/g1/events"]);
+    expect(ids).toEqual([undefined, "4"]);
   });
 });

@@ -2,8 +2,9 @@ import { SseParser, type SseEvent } from "./sse";
 
 export type ConnectionState = "connecting" | "open" | "reconnecting" | "closed";
 
-export interface RunStreamOptions {
-  runId: string;
+export interface EventStreamOptions {
+  /** The stream's path, e.g. `/api/runs/:id/events` or `/api/guilds/:id/events`. */
+  path: string;
   token: string;
   /** The highest row seq the view holds; read before every (re)connect. */
   lastSeq: () => number;
@@ -24,6 +25,8 @@ export interface RunStreamOptions {
   baseUrl?: string;
 }
 
+export type RunStreamOptions = Omit<EventStreamOptions, "path"> & { runId: string };
+
 export interface RunStream {
   close(): void;
 }
@@ -41,6 +44,14 @@ const defaultDelay = (attempt: number) => Math.min(500 * 2 ** attempt, 5_000);
  *   stream.close();
  */
 export function openRunStream(options: RunStreamOptions): RunStream {
+  return openEventStream({ ...options, path: `/api/runs/${encodeURIComponent(options.runId)}/events` });
+}
+
+/**
+ * Any of the API's seq-numbered event streams (a run's, a guild chat's), read as
+ * openRunStream describes: `?after_seq=` first, `Last-Event-ID` after a drop.
+ */
+export function openEventStream(options: EventStreamOptions): RunStream {
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
   const delay = options.retryDelayMs ?? defaultDelay;
   const idleTimeout = options.idleTimeoutMs ?? 45_000;
@@ -65,7 +76,7 @@ export function openRunStream(options: RunStreamOptions): RunStream {
       if (closed) return "stop";
       const after = Math.max(options.lastSeq(), seenSeq);
       const headers: Record<string, string> = { authorization: `Bearer ${options.token}`, accept: "text/event-stream" };
-      let url = `${options.baseUrl ?? ""}/api/runs/${encodeURIComponent(options.runId)}/events`;
+      let url = `${options.baseUrl ?? ""}${options.path}`;
       if (first) url += `?after_seq=${after}`;
       else headers["last-event-id"] = String(after);
       armIdle();

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { AgentForm } from "../components/agent-form";
 import { ConfirmDelete } from "../components/confirm";
 import { Field } from "../components/field";
+import { GuildHeader } from "../components/guild-tabs";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
 import { RoutinesSwitch } from "../components/routines-switch";
@@ -10,7 +11,7 @@ import { when } from "../lib/format";
 import { navigate } from "../lib/router";
 import { useLoad } from "../lib/use-load";
 
-/** One guild: its agents (list, create, delete) and its own settings. */
+/** One guild: its agents (list, create, delete) and its own settings; its group chat is the next tab. */
 export function GuildView(props: { id: string }) {
   const guild = useLoad(() => api<Guild>("GET", `/api/guilds/${props.id}`), [props.id]);
   const agents = useLoad(() => api<Page<Agent>>("GET", `/api/agents?guild_id=${props.id}&limit=200`), [props.id]);
@@ -32,8 +33,7 @@ export function GuildView(props: { id: string }) {
 
   return (
     <section>
-      <p class="crumbs"><Link href="/guilds">Guilds</Link> ›</p>
-      <h1>{g.name}</h1>
+      <GuildHeader guild={g} title={g.name} current="agents" />
       {g.description && <p class="lead">{g.description}</p>}
       {failure && <Notice kind="error">{failure}</Notice>}
       <h2>Agents</h2>

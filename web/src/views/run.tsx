@@ -140,6 +140,12 @@ export function RunView(props: { id: string }) {
         {run.kind === "schedule" && (
           <p class="muted">Schedule {run.schedule_id ? <Link href={`/agents/${run.agent_id}/routines#routine-${run.schedule_id}`}><code>{run.schedule_id}</code></Link> : <code>–</code>}{run.instruction_hash && <> · instruction <code>{run.instruction_hash.slice(0, 12)}</code></>}</p>
         )}
+        {run.kind === "group" && (
+          <p class="muted" data-testid="group-delivery">
+            Woken by the group chat{agent && <> of <Link href={`/guilds/${agent.guild_id}/chat`}>{guild?.name ?? "its guild"}</Link></>}
+            {typeof run.metadata.group_chat_through_seq === "number" && <> · delivered through seq {run.metadata.group_chat_through_seq}</>}
+          </p>
+        )}
         {run.continued_by_run_id && <Notice kind="info">This run continued in <Link href={`/runs/${run.continued_by_run_id}`}>a newer run</Link>.</Notice>}
         {action && <Notice kind={action.kind}>{action.text}</Notice>}
         {failure && <Notice kind="error">{failure}</Notice>}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { applyChatEvent, emptyChat, reading, settleRuns, withMessages, type ChatState, type GroupMessage } from "./group-chat";
+
+const message = (seq: number, content = `m${seq}`): GroupMessage => ({
+  seq, guild_id: "g1", author_kind: "operator", author_agent_id: null, author_name: "Operator", content, tagged: [], depth: 0, created_at: "2026-01-01T00:00:00Z",
+});
+const ev = (event: string, data: unknown, id?: string) => ({ event, data: JSON.stringify(data), ...(id ? { id } : {}) });
+const delivery = (agent: string, run: string, state: "started" | "completed", through = 3) =>
+  ev("delivery", { agent_id: agent, agent_name: agent.toUpperCase(), run_id: run, through_seq: through, state });
+
+describe("group chat state", () => {
+  it("history pages, the posted message and the live stream overlap: each seq shows once, in order", () => {
+    let s: ChatState = withMessages(emptyChat(), [message(4), message(5)]);
+    s = withMessages(s, [message(6)]); // the 201 of a post
+    s = applyChatEvent(s, ev("message", message(6), "6")); // the same row, live
+    s = applyChatEvent(s, ev("message", message(7), "7"));
+    s = withMessages(s, [message(2), message(3), message(4)]); // an older page, scrolling back
+    s = applyChatEvent(s, ev("message", message(5, "replayed after a reconnect"), "5"));
+    expect(s.messages.map((m) => m.seq)).toEqual([2, 3, 4, 5, 6, 7]);
+    expect(s.messages.find((m) => m.seq === 5)!.content).toBe("m5");
+  });
+
+  it("a message already held leaves the state as it was; status, unknown events and bad data are ignored", () => {
+    const s = withMessages(emptyChat(), [message(1)]);
+    expect(applyChatEvent(s, ev("message", message(1)))).toBe(s);
+    expect(applyChatEvent(s, ev("status", { guild_id: "g1" }))).toBe(s);
+    expect(applyChatEvent(s, ev("ping", {}))).toBe(s);
+    expect(applyChatEvent(s, { event: "message", data: "{not json" })).toBe(s);
+    expect(applyChatEvent(s, ev("delivery", { agent_id: "a", state: "later" }))).toBe(s);
+  });
+
+  it("delivery events tell who is reading now; a late completed event of an older run does not end a newer one", () => {
+    let s = applyChatEvent(emptyChat(), delivery("a", "r1", "started"));
+    s = applyChatEvent(s, delivery("b", "r2", "started"));
+    expect(reading(s).map((d) => [d.agent_name, d.run_id])).toEqual([["A", "r1"], ["B", "r2"]]);
+    s = applyChatEvent(s, delivery("a", "r1", "completed"));
+    expect(reading(s).map((d) => d.agent_id)).toEqual(["b"]);
+    expect(s.deliveries.find((d) => d.agent_id === "a")!.state).toBe("completed");
+    s = applyChatEvent(s, delivery("a", "r3", "started", 9));
+    s = applyChatEvent(s, delivery("a", "r1", "completed"));
+    expect(reading(s).map((d) => d.run_id)).toEqual(["r2", "r3"]);
+  });
+
+  it("runs found finished after a reconnect stop counting as reading", () => {
+    let s = applyChatEvent(emptyChat(), delivery("a", "r1", "started"));
+    s = applyChatEvent(s, delivery("b", "r2", "started"));
+    s = settleRuns(s, ["r2"]);
+    expect(reading(s).map((d) => d.run_id)).toEqual(["r1"]);
+    expect(settleRuns(s, ["r9"])).toBe(s);
+  });
+});

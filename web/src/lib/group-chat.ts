@@ -1,0 +1,90 @@
+import { mergeRows, type SseEvent } from "./sse";
+
+/**
+ * The guild's group chat as the console holds it, free of I/O so it is unit-tested:
+ * messages merged by seq (history pages, posts and the live stream overlap, and each
+ * seq shows once) and the latest delivery per agent (who is reading the chat now).
+ */
+
+/** A public row of the guild's chat (GET /api/guilds/:id/chat, SSE `message`). */
+export interface GroupMessage {
+  seq: number;
+  guild_id: string;
+  author_kind: "operator" | "agent";
+  author_agent_id: string | null;
+  author_name: string;
+  content: string;
+  tagged: string[];
+  depth: number;
+  created_at: string;
+}
+
+/** SSE `delivery`: an agent started or finished reading the chat in a group run. */
+export interface Delivery {
+  agent_id: string;
+  agent_name: string;
+  run_id: string;
+  through_seq: number;
+  state: "started" | "completed";
+}
+
+export interface ChatState {
+  messages: GroupMessage[];
+  /** The latest delivery of each agent, in order of arrival. */
+  deliveries: Delivery[];
+}
+
+export const emptyChat = (): ChatState => ({ messages: [], deliveries: [] });
+
+/** Messages from any source merged in: seq order, each seq once. */
+export function withMessages(state: ChatState, incoming: GroupMessage[]): ChatState {
+  const messages = mergeRows(state.messages, incoming);
+  return messages === state.messages ? state : { ...state, messages };
+}
+
+/**
+ * A delivery recorded as its agent's latest. A `completed` for another run than the
+ * one held (a late event of an older run) leaves the newer one as it is.
+ */
+export function withDelivery(state: ChatState, delivery: Delivery): ChatState {
+  const held = state.deliveries.find((d) => d.agent_id === delivery.agent_id);
+  if (held && delivery.state === "completed" && held.run_id !== delivery.run_id && held.state === "started") return state;
+  return { ...state, deliveries: [...state.deliveries.filter((d) => d.agent_id !== delivery.agent_id), delivery] };
+}
+
+/** Marks the given runs as done reading (their `completed` event was missed while offline). */
+export function settleRuns(state: ChatState, runIds: string[]): ChatState {
+  if (!state.deliveries.some((d) => d.state === "started" && runIds.includes(d.run_id))) return state;
+  return { ...state, deliveries: state.deliveries.map((d) => (d.state === "started" && runIds.includes(d.run_id) ? { ...d, state: "completed" } : d)) };
+}
+
+/** The deliveries still in progress: the agents reading the chat right now. */
+export const reading = (state: ChatState): Delivery[] => state.deliveries.filter((d) => d.state === "started");
+
+/**
+ * Applies one event of GET /api/guilds/:id/events: `message` rows and `delivery`
+ * changes. `status` and unknown events or unreadable data leave the state as it was.
+ *
+ * @example state = applyChatEvent(state, { event: "message", id: "7", data: '{"seq":7,...}' })
+ */
+export function applyChatEvent(state: ChatState, event: SseEvent): ChatState {
+  let data: Record<string, unknown>;
+  try {
+    data = JSON.parse(event.data) as Record<string, unknown>;
+  } catch {
+    return state;
+  }
+  if (event.event === "message") return typeof data.seq === "number" ? withMessages(state, [data as unknown as GroupMessage]) : state;
+  if (event.event === "delivery") {
+    const { agent_id, agent_name, run_id, through_seq, state: phase } = data;
+    if (typeof agent_id !== "string" || typeof run_id !== "string" || (phase !== "started" && phase !== "completed")) return state;
+    return withDelivery(state, {
+      agent_id,
+      agent_name: typeof agent_name === "string" ? agent_name : agent_id,
+      run_id,
+      through_seq: typeof through_seq === "number" ? through_seq : 0,
+      state: phase,
+    });
+  }
+  return state;
+}

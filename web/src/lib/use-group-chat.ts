@@ -1,0 +1,88 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api, describe, signOutUnauthorized, type Run } from "./api";
+import { getToken } from "./auth";
+import { applyChatEvent, emptyChat, reading, settleRuns, withMessages, type ChatState, type GroupMessage } from "./group-chat";
+import { openEventStream, type ConnectionState } from "./run-stream";
+import { lastSeq } from "./sse";
+
+interface ChatPage {
+  data: GroupMessage[];
+  has_more: boolean;
+}
+
+/**
+ * A guild chat, held live: the latest 50 messages, then GET /api/guilds/:id/events from
+ * the last seq held. After a drop it fetches what it missed (and asks the runs still
+ * shown as reading whether they finished), then resumes with Last-Event-ID.
+ * `loadOlder` pages back with `before_seq`; `add` merges a message the operator posted.
+ */
+export function useGroupChat(guildId: string) {
+  const [chat, setChat] = useState<ChatState>(emptyChat);
+  const [loaded, setLoaded] = useState(false);
+  const [hasOlder, setHasOlder] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [connection, setConnection] = useState<ConnectionState>("connecting");
+  // The state as of the last event, read synchronously by the stream (lastSeq).
+  const chatRef = useRef<ChatState>(chat);
+  const update = (change: (s: ChatState) => ChatState) => {
+    chatRef.current = change(chatRef.current);
+    setChat(chatRef.current);
+  };
+  const base = `/api/guilds/${encodeURIComponent(guildId)}`;
+
+  useEffect(() => {
+    let stream: { close(): void } | null = null;
+    let stopped = false;
+    const catchUp = async () => {
+      for (;;) {
+        const page = await api<ChatPage>("GET", `${base}/chat?after_seq=${lastSeq(chatRef.current.messages)}&limit=200`);
+        update((s) => withMessages(s, page.data));
+        if (!page.has_more || page.data.length === 0) break;
+      }
+      const runs = await Promise.all(reading(chatRef.current).map((d) => api<Run>("GET", `/api/runs/${d.run_id}`).catch(() => null)));
+      update((s) => settleRuns(s, runs.flatMap((r) => (r && !r.generating ? [r.id] : []))));
+    };
+    (async () => {
+      try {
+        const page = await api<ChatPage>("GET", `${base}/chat?limit=50`);
+        update((s) => withMessages(s, page.data));
+        setHasOlder(page.has_more);
+        setLoaded(true);
+      } catch (e) {
+        setFailure(describe(e));
+        return;
+      }
+      if (stopped) return;
+      stream = openEventStream({
+        path: `${base}/events`,
+        token: getToken() ?? "",
+        lastSeq: () => lastSeq(chatRef.current.messages),
+        onEvent: (event) => update((s) => applyChatEvent(s, event)),
+        beforeReconnect: catchUp,
+        onConnection: setConnection,
+        onFatal: (status) => {
+          if (status === 401) signOutUnauthorized();
+          else setFailure(status === 404 ? "This guild no longer exists." : `The live stream was refused (${status}).`);
+        },
+      });
+      if (stopped) stream.close();
+    })();
+    return () => {
+      stopped = true;
+      stream?.close();
+    };
+  }, [guildId]);
+
+  /** The page of messages before the oldest held; `beforeMerge` runs just before they show. */
+  const loadOlder = async (beforeMerge: () => void) => {
+    const first = chatRef.current.messages[0];
+    if (!first) return;
+    const page = await api<ChatPage>("GET", `${base}/chat?before_seq=${first.seq}&limit=50`);
+    beforeMerge();
+    update((s) => withMessages(s, page.data));
+    setHasOlder(page.has_more);
+  };
+
+  const add = (message: GroupMessage) => update((s) => withMessages(s, [message]));
+  return { chat, loaded, hasOlder, failure, connection, loadOlder, add };
+}
