@@ -4,11 +4,11 @@ import { insertMention, mentionParts } from "./mentions";
 describe("mentions", () => {
   it("finds @Name of the guild's agents case-insensitively, the longest name first, not inside words or addresses", () => {
     const names = ["Scout", "Scout Two", "Ada"];
-    expect(mentionParts("@scout two, ask @ADA; mail ada@example.com or @Scouting @nobody", names)).toEqual([
+    expect(mentionParts("@scout two, ask @ADA; mail ada@example.com or @Scouting @Ada-2 @nobody", names)).toEqual([
       { text: "@scout two", mention: "Scout Two" },
       { text: ", ask " },
       { text: "@ADA", mention: "Ada" },
-      { text: "; mail ada@example.com or @Scouting @nobody" },
+      { text: "; mail ada@example.com or @Scouting @Ada-2 @nobody" },
     ]);
     expect(mentionParts("no mentions", names)).toEqual([{ text: "no mentions" }]);
     expect(mentionParts("", names)).toEqual([]);

@@ -6,7 +6,8 @@ export interface TextPart {
   mention?: string;
 }
 
-const WORD = /[\p{L}\p{N}_]/u;
+/** A character that continues a name (as the server reads tags): `@Scout` is not in `@Scouter` or `@Scout-2`. */
+const WORD = /[\p{L}\p{N}_-]/u;
 
 /**
  * The text cut into plain parts and `@Name` mentions of the given agent names

@@ -29,13 +29,15 @@ export function useGroupChat(guildId: string) {
     setChat(chatRef.current);
   };
   const base = `/api/guilds/${encodeURIComponent(guildId)}`;
+  // The chat's seqs start at 1, and the API takes 0 (not -1) for "from the start".
+  const heldSeq = () => Math.max(0, lastSeq(chatRef.current.messages));
 
   useEffect(() => {
     let stream: { close(): void } | null = null;
     let stopped = false;
     const catchUp = async () => {
       for (;;) {
-        const page = await api<ChatPage>("GET", `${base}/chat?after_seq=${lastSeq(chatRef.current.messages)}&limit=200`);
+        const page = await api<ChatPage>("GET", `${base}/chat?after_seq=${heldSeq()}&limit=200`);
         update((s) => withMessages(s, page.data));
         if (!page.has_more || page.data.length === 0) break;
       }
@@ -56,7 +58,7 @@ export function useGroupChat(guildId: string) {
       stream = openEventStream({
         path: `${base}/events`,
         token: getToken() ?? "",
-        lastSeq: () => lastSeq(chatRef.current.messages),
+        lastSeq: heldSeq,
         onEvent: (event) => update((s) => applyChatEvent(s, event)),
         beforeReconnect: catchUp,
         onConnection: setConnection,
