@@ -26,6 +26,9 @@ function workerd(name: string, include: string[], exclude: string[], groupOrder:
             DEFAULT_MODEL: "mock-model",
             // A provider key, so tests can check it never reaches a log, an error or a row.
             MODEL_API_KEY: "sk-test-provider-key-0123456789",
+            // The group-history selector, served by the mock model under its own model name.
+            TYPESAFE_API_KEY: "sk-test-selector-key-0123456789",
+            GROUP_SELECTOR_MODEL: "selector-model",
           },
         },
       })),

@@ -6,6 +6,11 @@ export function agentObject(env: Env, agentId: string) {
   return env.AGENT.get(env.AGENT.idFromName(agentId));
 }
 
+/** The guild's Durable Object: its chat's single writer, addressed by the guild id. */
+export function guildObject(env: Env, guildId: string) {
+  return env.GUILD.get(env.GUILD.idFromName(guildId));
+}
+
 /**
  * Clears the objects of agents about to be deleted, so none of their deadlines fires
  * afterwards. 409 `agent.busy` (and nothing deleted) while one of them generates.

@@ -14,9 +14,10 @@ import { agentRunRoutes, runDocs } from "./api/runs";
 import { attachmentDocs, attachmentRoutes } from "./api/attachments";
 import { organisationRoutes, usageDocs, usageRoutes } from "./api/usage";
 import { agentScheduleRoutes, scheduleDocs, scheduleRoutes } from "./api/schedules";
+import { groupChatDocs, groupChatRoutes } from "./api/group-chat";
 
 export const API_VERSION = "0.1.0";
-const routeDocs = [...healthDocs, ...guildDocs, ...agentDocs, ...runDocs, ...runMessageDocs, ...attachmentDocs, ...usageDocs, ...scheduleDocs];
+const routeDocs = [...healthDocs, ...guildDocs, ...agentDocs, ...runDocs, ...runMessageDocs, ...attachmentDocs, ...usageDocs, ...scheduleDocs, ...groupChatDocs];
 
 /** The edge API under /api; everything else is the console's static assets. */
 export const app = new Hono<AppEnv>();
@@ -28,6 +29,7 @@ const api = new Hono<AppEnv>();
 api.use(database, authenticate);
 api.route("/guilds", guildRoutes);
 api.route("/guilds", guildAgentRoutes);
+api.route("/guilds", groupChatRoutes);
 api.route("/agents", agentRoutes);
 api.route("/agents", agentRunRoutes);
 api.route("/agents", agentScheduleRoutes);

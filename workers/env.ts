@@ -1,8 +1,10 @@
 import type { AgentObject } from "../durable-objects/agent/agent-object";
+import type { GuildObject } from "../durable-objects/guild/guild-object";
 
 /** Bindings of the edge Worker and the agent objects (see wrangler.toml). */
 export interface Env {
   AGENT: DurableObjectNamespace<AgentObject>;
+  GUILD: DurableObjectNamespace<GuildObject>;
   ASSETS?: Fetcher;
   /** Uploaded attachments (images) referenced from user rows. */
   ATTACHMENTS?: R2Bucket;
@@ -18,6 +20,11 @@ export interface Env {
   MODEL_BASE_URL?: string;
   /** Extra model prices, JSON (see core/usage/pricing.ts). */
   MODEL_PRICES?: string;
+  /** Turns on the group-history selector (GROUP-004): its provider key. */
+  TYPESAFE_API_KEY?: string;
+  /** The selector's model (default "jev") and base URL (default MODEL_BASE_URL). */
+  GROUP_SELECTOR_MODEL?: string;
+  GROUP_SELECTOR_BASE_URL?: string;
   /** Largest accepted JSON body in bytes (default 1 MiB). */
   MAX_BODY_BYTES?: string;
 }

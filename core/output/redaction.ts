@@ -177,9 +177,10 @@ function cmp(a: string, b: string): number {
  *
  * @example platformRedactor(env).redact(`failed: ${env.MODEL_API_KEY}`) // "failed: [REDACTED:MODEL_API_KEY]"
  */
-export function platformRedactor(env: { MODEL_API_KEY?: string; DATABASE_URL?: string }): Redactor {
+export function platformRedactor(env: { MODEL_API_KEY?: string; DATABASE_URL?: string; TYPESAFE_API_KEY?: string }): Redactor {
   const secrets: SecretValue[] = [];
   if (env.MODEL_API_KEY) secrets.push({ name: "MODEL_API_KEY", value: env.MODEL_API_KEY });
+  if (env.TYPESAFE_API_KEY) secrets.push({ name: "TYPESAFE_API_KEY", value: env.TYPESAFE_API_KEY });
   if (env.DATABASE_URL) secrets.push({ name: "DATABASE_URL", value: env.DATABASE_URL });
   return new Redactor(secrets);
 }

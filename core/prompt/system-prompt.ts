@@ -8,7 +8,10 @@
  * The output is a pure function of the input, so a stored row can be recomposed to check it.
  */
 
+import { historyLine } from "../group/history";
+
 export type RunKind = "direct" | "group" | "schedule";
+type HistoryRow = Parameters<typeof historyLine>[0];
 
 export interface SystemPromptInput {
   agent: { name: string; instructions: string };
@@ -24,6 +27,8 @@ export interface SystemPromptInput {
   /** The script catalog when scripting is on; undefined when scripting is off. */
   scripts?: readonly { name: string; description: string }[];
   memory: { enabled: boolean; content: string };
+  /** Group runs: the public rows through the delivery's snapshot seq (GROUP-003/004). */
+  groupChat?: { throughSeq: number; history: readonly HistoryRow[] };
 }
 
 /** The fixed platform guidelines: how to work in a run, the budget and durable findings. */
@@ -87,6 +92,13 @@ function stateText(input: SystemPromptInput): string {
       "none",
     ),
   ];
+  if (input.groupChat) {
+    lines.push("", ...list(
+      `group_chat_history (public rows through seq ${input.groupChat.throughSeq}; post with group_post)`,
+      input.groupChat.history.map(historyLine),
+      "none",
+    ));
+  }
   if (input.scripts !== undefined) {
     lines.push("", ...list("scripts (run with script_run)", input.scripts.map((s) => entry(s.name, s.description)), "none"));
   }

@@ -28,7 +28,7 @@ export interface RunSnapshot {
     keep_tool_result_generations: number;
     projection_policy_version: number;
   };
-  flags: { browser: boolean; coding: boolean; cli: boolean; scripting: boolean; memory: boolean };
+  flags: { browser: boolean; coding: boolean; cli: boolean; scripting: boolean; memory: boolean; group_post: boolean };
   browser_language: string;
   tools: OfferedTool[];
   secrets: Array<{ id: string; name: string; description: string }>;
@@ -53,7 +53,7 @@ export function buildSnapshot(agent: AgentRow, tools: OfferedTool[], secrets: Ru
       keep_tool_result_generations: agent.keepToolResultGenerations,
       projection_policy_version: agent.projectionPolicyVersion,
     },
-    flags: { browser: agent.browser, coding: agent.coding, cli: agent.cli, scripting: agent.scripting, memory: agent.memory },
+    flags: { browser: agent.browser, coding: agent.coding, cli: agent.cli, scripting: agent.scripting, memory: agent.memory, group_post: agent.groupPost },
     browser_language: agent.browserLanguage,
     tools,
     secrets,

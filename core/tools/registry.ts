@@ -10,6 +10,7 @@ import { NOTE_TOOLS } from "./notes";
 import { MEMORY_TOOLS } from "./memory";
 import { RECORD_TOOLS } from "./records";
 import { SCHEDULE_TOOLS } from "./schedules";
+import { GROUP_TOOLS } from "./group";
 import type { AnyToolDefinition, ToolContext, ToolResult, ToolSchema } from "./types";
 
 /** Run settings that select bindings. Later bindings read more of them (see NATIVE_BINDINGS). */
@@ -19,6 +20,7 @@ export interface ToolFlags {
   scripting?: boolean;
   browser?: boolean;
   coding?: boolean;
+  group_post?: boolean;
 }
 
 /** One native binding: its tools and when a run offers them. */
@@ -29,9 +31,10 @@ export interface NativeBinding {
 }
 
 /**
- * Native bindings in offer order. note and record are always on (EXACT-011); later issues
- * append memory (flags.memory), schedules (direct and group runs), group_post, scripts
- * (flags.scripting), secret_store/secret_request, browser and code tools here.
+ * Native bindings in offer order. note and record are always on (EXACT-011), memory with
+ * flags.memory, schedules on direct and group runs, group_post with its binding on; later
+ * issues append scripts (flags.scripting), secret_store/secret_request, browser and code
+ * tools here.
  */
 export const NATIVE_BINDINGS: readonly NativeBinding[] = [
   { binding: "note", offered: () => true, tools: NOTE_TOOLS },
@@ -39,6 +42,7 @@ export const NATIVE_BINDINGS: readonly NativeBinding[] = [
   { binding: "memory", offered: (flags) => flags.memory === true, tools: MEMORY_TOOLS },
   // Direct and group runs may plan wake-ups; a schedule run may not (EXACT-017).
   { binding: "schedule", offered: (flags) => flags.kind !== "schedule", tools: SCHEDULE_TOOLS },
+  { binding: "group_post", offered: (flags) => flags.group_post === true, tools: GROUP_TOOLS },
 ];
 
 /**

@@ -35,6 +35,8 @@ export interface ToolContext {
   schedules?: ScheduleTools;
   /** The agent's Memory document; absent when Memory is off. */
   memory?: { write(content: string): Promise<void> };
+  /** The guild's group chat; absent where group_post is not offered. `tagged` holds agent names. */
+  group?: { post(content: string): Promise<{ seq: number; tagged: string[] }> };
 }
 
 /** A routine as the schedule tools show it to the model. */

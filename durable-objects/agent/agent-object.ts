@@ -3,9 +3,10 @@ import type { Env } from "../../workers/env";
 import { DeadlineLog } from "./deadline-log";
 import { DeadlineMultiplexer, deadlineKind, type Deadline, type DeadlineHandler } from "./deadlines";
 import { GenerationLock } from "./generation-lock";
-import type { Outcome } from "./results";
+import type { Outcome } from "../results";
 import { HEARTBEAT, RunService, type NewMessage } from "./run-service";
 import { SCHEDULE, ScheduleFiring } from "./schedule-firing";
+import { GROUP_DELIVERY, GroupDelivery } from "./group-delivery";
 import type { RunKind } from "../../core/runs/rules";
 
 /** `generationState()`: the agent's lock as the Worker reports it (UTC ISO times). */
@@ -65,6 +66,8 @@ export class AgentObject extends DurableObject<Env> {
   readonly runs: RunService;
   /** Schedule wake-ups on the object's alarm. */
   readonly schedules: ScheduleFiring;
+  /** Group chat deliveries on the object's alarm. */
+  readonly groupDeliveries: GroupDelivery;
   /** Randomness of the wake-window planner; tests may pin it. */
   random: () => number = () => Math.random();
 
@@ -79,10 +82,15 @@ export class AgentObject extends DurableObject<Env> {
     this.lock = new GenerationLock(sql, clock);
     this.runs = new RunService({
       ctx, env, lock: this.lock, multiplexer: this.multiplexer, now: clock,
-      afterGeneration: (agentId) => this.schedules.refresh(agentId),
+      // A generation ended: due schedules and a waiting group delivery go now.
+      afterGeneration: async (agentId) => {
+        await this.groupDeliveries.pull();
+        await this.schedules.refresh(agentId);
+      },
       random: () => this.random(),
     });
     this.schedules = new ScheduleFiring({ runs: this.runs, multiplexer: this.multiplexer, lock: this.lock, now: clock, random: () => this.random() });
+    this.groupDeliveries = new GroupDelivery({ runs: this.runs, multiplexer: this.multiplexer, lock: this.lock, now: clock });
     this.deadlineHandlers = {
       // Does nothing but succeed: lets operators and tests check the whole alarm path.
       probe: () => {},
@@ -90,6 +98,8 @@ export class AgentObject extends DurableObject<Env> {
       [HEARTBEAT]: () => this.runs.heartbeat(),
       // The agent's earliest schedule wake-up (SCHED-006..010).
       [SCHEDULE]: (entry) => this.schedules.fire(entry),
+      // A queued group chat delivery (GROUP-009, GROUP-011).
+      [GROUP_DELIVERY]: (entry) => this.groupDeliveries.fire(entry),
     };
     void ctx.blockConcurrencyWhile(async () => this.migrateStorage());
   }
@@ -115,6 +125,11 @@ export class AgentObject extends DurableObject<Env> {
    */
   async refreshSchedules(agentId: string): Promise<string | null> {
     return this.schedules.refresh(agentId);
+  }
+
+  /** The guild object: new public rows wake this agent (GROUP-011). */
+  async queueGroupDelivery(agentId: string, guildId: string): Promise<void> {
+    await this.groupDeliveries.queue(agentId, guildId);
   }
 
   async cancel(runId: string): Promise<Outcome<{ cancelled: true }>> {

@@ -10,7 +10,7 @@ import type { ChatPayload, StoredRow } from "../../core/projection/types";
 import { statusAfterGeneration } from "../../core/runs/rules";
 import { MEMORY_REMINDER, MEMORY_WRITE } from "../../core/tools/memory";
 import { runTool } from "../../core/tools/registry";
-import type { NotesRecordsStore, ScheduleTools, ToolDefinition } from "../../core/tools/types";
+import type { NotesRecordsStore, ScheduleTools, ToolContext, ToolDefinition } from "../../core/tools/types";
 import { costUsd, usageMonth, type ModelPrice } from "../../core/usage/pricing";
 import { callModel, ProviderError, type ModelReply } from "./model-call";
 import type { RunSession } from "./run-session";
@@ -29,6 +29,8 @@ export interface GenerationDeps {
   schedules?: ScheduleTools;
   /** The agent's Memory document, when Memory is on. */
   memory?: { write(content: string): Promise<void> };
+  /** The guild's chat, where the run offers group_post. */
+  group?: ToolContext["group"];
   redactor: Redactor;
   prices: Record<string, ModelPrice>;
   spend: { limitUsd: number | null; monthCostUsd: number };
@@ -130,6 +132,7 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
           store: deps.store,
           ...(deps.schedules ? { schedules: deps.schedules } : {}),
           ...(deps.memory ? { memory: deps.memory } : {}),
+          ...(deps.group ? { group: deps.group } : {}),
         });
         if (call.function.name === MEMORY_WRITE && !result.content.startsWith("ERROR")) wroteMemory = true;
         const remaining = remainingAfter(settings.max_tool_calls, session.toolResults + 1);

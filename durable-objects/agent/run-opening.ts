@@ -1,10 +1,11 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../../core/db/client";
-import { agents, notes } from "../../core/db/schema";
+import { agents, messages, notes, runs } from "../../core/db/schema";
+import { countRowTokens } from "../../core/projection/token-count";
 import { readMemory } from "../../core/db/memory";
 import { resolveSecrets } from "../../core/db/secrets";
 import type { ChatPayload } from "../../core/projection/types";
-import { composeSystemPrompt } from "../../core/prompt/system-prompt";
+import { composeSystemPrompt, type SystemPromptInput } from "../../core/prompt/system-prompt";
 import type { RunKind } from "../../core/runs/rules";
 import { buildSnapshot, type OfferedTool, type RunSnapshot } from "../../core/runs/snapshot";
 import { offeredTools, toolSchemas } from "../../core/tools/registry";
@@ -20,10 +21,11 @@ export interface RunOpening {
 /**
  * What every run kind opens with: the snapshot (settings, flags, offered tools for this
  * kind, secrets by name) and the composed system row with the State of this moment
- * (notes, secrets, Memory, the UTC clock). Direct, group and schedule runs share it.
+ * (notes, secrets, Memory, the UTC clock, and a group run's chat history). Direct, group
+ * and schedule runs share it.
  */
-export async function prepareOpening(db: Database, agent: AgentRow, kind: RunKind, now: Date): Promise<RunOpening> {
-  const tools = toolSchemas(offeredTools({ kind, ...agent })) as OfferedTool[];
+export async function prepareOpening(db: Database, agent: AgentRow, kind: RunKind, now: Date, groupChat?: SystemPromptInput["groupChat"]): Promise<RunOpening> {
+  const tools = toolSchemas(offeredTools({ kind, ...agent, group_post: agent.groupPost })) as OfferedTool[];
   const [secretRefs, noteTitles, memory] = await Promise.all([
     resolveSecrets(db, agent),
     db.select({ title: notes.title }).from(notes).where(eq(notes.agentId, agent.id)).orderBy(notes.title),
@@ -40,7 +42,36 @@ export async function prepareOpening(db: Database, agent: AgentRow, kind: RunKin
       secrets: secretRefs,
       ...(agent.scripting ? { scripts: [] } : {}),
       memory: { enabled: agent.memory, content: memory },
+      ...(groupChat ? { groupChat } : {}),
     }),
   };
   return { snapshot: buildSnapshot(agent, tools, secretRefs), system };
+}
+
+/** A schedule or group run as it opens: its row, its wake message, and a guard for the write. */
+export interface OneShot {
+  kind: "schedule" | "group";
+  run: { title: string | null; scheduleId?: string; metadata: Record<string, unknown> };
+  wake: ChatPayload;
+  wakeMetadata: Record<string, unknown>;
+  groupChat?: SystemPromptInput["groupChat"];
+  /** Runs first in the opening transaction; false leaves everything unwritten. */
+  claim?: (tx: Database) => Promise<boolean>;
+}
+
+/**
+ * Writes a one-shot run in one transaction: the claim (a schedule advancing past its fire),
+ * the run at generation 1, its system row and its wake row. False when the claim failed.
+ */
+export async function writeOneShot(db: Database, agent: AgentRow, runId: string, now: Date, shot: OneShot): Promise<boolean> {
+  const { snapshot, system } = await prepareOpening(db, agent, shot.kind, now, shot.groupChat);
+  return db.transaction(async (tx) => {
+    if (shot.claim && !(await shot.claim(tx as never))) return false;
+    await tx.insert(runs).values({ id: runId, agentId: agent.id, kind: shot.kind, ...shot.run, snapshot, generation: 1 });
+    await tx.insert(messages).values([
+      { runId, seq: 0, generation: null, role: "system", payload: system, metadata: { source: "system" }, tokenCount: countRowTokens(system, {}) },
+      { runId, seq: 1, generation: 1, role: "user", payload: shot.wake, metadata: shot.wakeMetadata, tokenCount: countRowTokens(shot.wake, {}) },
+    ]);
+    return true;
+  });
 }

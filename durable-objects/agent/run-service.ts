@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import { openDatabase, type Connection, type Database } from "../../core/db/client";
+import { completeDelivery, groupChatOf, planGroupDelivery, reportDelivery } from "./group-run";
 import { agents, messages, runs } from "../../core/db/schema";
 import { writeMemory } from "../../core/db/memory";
 import { appendRow, loadRows, toWireRow, updateRun, type RunError } from "../../core/db/transcript";
@@ -17,13 +18,13 @@ import type { GenerationLock } from "./generation-lock";
 import { hydrateAttachments } from "./hydrate";
 import { PostgresToolStore } from "./tool-store";
 import { scheduleTools } from "./schedule-tools";
-import { busy, refuse, type Outcome } from "./results";
+import { busy, refuse, type Outcome } from "../results";
 import { advancePastFire, type ScheduleRow } from "../../core/db/schedules";
 import { instructionHash, scheduleWakeUpMessage } from "../../core/schedules/instruction";
 import { monthSpend, refreshSecrets } from "./generation-inputs";
-import { prepareOpening } from "./run-opening";
+import { prepareOpening, writeOneShot, type OneShot } from "./run-opening";
 import { RunSession, storedRow } from "./run-session";
-import { SseHub } from "./sse-hub";
+import { SseHub } from "../sse-hub";
 
 /** The lease a generation holds; the heartbeat renews it well before it runs out. */
 export const LEASE_MS = 60_000;
@@ -157,6 +158,7 @@ export class RunService {
   async recoverOrphan(): Promise<void> {
     const held = this.host.lock.current();
     if (!held || this.active) return;
+    let agentId: string | undefined;
     try {
       const db = this.db();
       const session = await this.session(held.runId);
@@ -171,11 +173,15 @@ export class RunService {
         await updateRun(db, session.runId, { status, errors });
         session.facts = { ...session.facts, status, errors: [...session.facts.errors, ...errors] };
         this.hub.publish(session.runId, "status", { run_id: session.runId, status, generating: false });
+        // An interrupted delivery completes and its cursor advances; dispatch resumes (GROUP-014).
+        await completeDelivery(db, this.host.env, session);
+        agentId = session.scope.agentId;
       }
     } finally {
       this.host.lock.release(held.runId);
       await this.host.multiplexer.clear(HEARTBEAT);
     }
+    if (agentId) await this.host.afterGeneration(agentId).catch(() => {});
   }
 
   private async startGeneration(session: RunSession, message: NewMessage, source: string): Promise<Outcome<{ seq: number; generation: number }>> {
@@ -212,37 +218,58 @@ export class RunService {
   }
 
   /**
-   * A schedule wake-up (SCHED-013/014/017/018): the lock is taken first, then in one
-   * transaction the schedule advances past this fire (only if it still waits for it)
-   * and the run opens with its system row and the wake-up message; then it generates.
-   * "skipped" when a repeated alarm or a change got there first.
+   * A schedule wake-up (SCHED-013/014/017/018): in one transaction the schedule advances
+   * past this fire (only if it still waits for it) and the run opens with its system row
+   * and the wake-up message. "skipped" when a repeated alarm or a change got there first.
    */
   async openScheduleRun(agentId: string, schedule: ScheduleRow, firedAt: Date, random: () => number): Promise<"started" | "busy" | "skipped"> {
+    return this.openOneShot(agentId, firedAt, async () => ({
+      kind: "schedule",
+      run: { scheduleId: schedule.id, title: schedule.description, metadata: { instruction_hash: await instructionHash(schedule.instruction) } },
+      wake: {
+        role: "user",
+        content: scheduleWakeUpMessage({
+          id: schedule.id, cron: schedule.cron, window: schedule.wakeWindow, instruction: schedule.instruction,
+          previous_run_at: schedule.lastRunAt,
+        }),
+      },
+      wakeMetadata: { source: "schedule", schedule_id: schedule.id },
+      claim: (tx) => advancePastFire(tx as never, schedule, firedAt, random, true),
+    }));
+  }
+
+  /**
+   * A group delivery (GROUP-001/002): the public rows after the agent's cursor through the
+   * latest one, as one group run. "skipped" when none of them wakes the agent.
+   */
+  async openGroupRun(agentId: string, guildId: string): Promise<"started" | "busy" | "skipped"> {
+    const now = new Date(this.host.now());
+    let throughSeq = 0;
+    const outcome = await this.openOneShot(agentId, now, async (db) => {
+      const delivery = await planGroupDelivery(db, this.host.env, agentId, guildId);
+      if (!delivery) return null;
+      throughSeq = delivery.metadata.group_chat_through_seq;
+      return { kind: "group", run: { title: null, metadata: delivery.metadata }, wake: delivery.wake, wakeMetadata: delivery.wakeMetadata, groupChat: delivery.groupChat };
+    });
+    if (outcome === "started") await reportDelivery(this.db(), this.host.env, this.active!.runId, agentId, guildId, throughSeq, "started");
+    return outcome;
+  }
+
+  /**
+   * Opens a one-shot run: the lock is taken first, then the opening is planned, then in one
+   * transaction (guarded by `claim`) the run, its system row and its wake row are written;
+   * then it generates.
+   */
+  private async openOneShot(agentId: string, now: Date, plan: (db: Database) => Promise<OneShot | null>): Promise<"started" | "busy" | "skipped"> {
     const runId = crypto.randomUUID();
     if (!this.host.lock.acquire(runId, 1, LEASE_MS).ok) return "busy";
     try {
       const db = this.db();
       const [agent] = await db.select().from(agents).where(eq(agents.id, agentId)).limit(1);
       if (!agent || agent.archivedAt) throw new Error("the agent is archived or gone");
-      const { snapshot, system } = await prepareOpening(db, agent, "schedule", firedAt);
-      const wake: ChatPayload = {
-        role: "user",
-        content: scheduleWakeUpMessage({
-          id: schedule.id, cron: schedule.cron, window: schedule.wakeWindow, instruction: schedule.instruction,
-          previous_run_at: schedule.lastRunAt,
-        }),
-      };
-      const metadata = { instruction_hash: await instructionHash(schedule.instruction) };
-      const fired = await db.transaction(async (tx) => {
-        if (!(await advancePastFire(tx as never, schedule, firedAt, random, true))) return false;
-        await tx.insert(runs).values({ id: runId, agentId, kind: "schedule", scheduleId: schedule.id, title: schedule.description, snapshot, metadata, generation: 1 });
-        await tx.insert(messages).values([
-          { runId, seq: 0, generation: null, role: "system", payload: system, metadata: { source: "system" }, tokenCount: countRowTokens(system, {}) },
-          { runId, seq: 1, generation: 1, role: "user", payload: wake, metadata: { source: "schedule", schedule_id: schedule.id }, tokenCount: countRowTokens(wake, {}) },
-        ]);
-        return true;
-      });
-      if (!fired) {
+      const shot = await plan(db);
+      const opened = shot && await writeOneShot(db, agent, runId, now, shot);
+      if (!opened) {
         this.host.lock.release(runId);
         return "skipped";
       }
@@ -286,6 +313,7 @@ export class RunService {
         tools: snapshotTools(session),
         store: new PostgresToolStore(db),
         ...(session.snapshot.flags.memory ? { memory: { write: (content: string) => writeMemory(db, session.scope.agentId, content) } } : {}),
+        ...(session.snapshot.flags.group_post ? { group: groupChatOf(env, session) } : {}),
         schedules: scheduleTools(db, session.scope.agentId, () => new Date(this.host.now()), this.host.random, () => this.host.afterGeneration(session.scope.agentId)),
         redactor,
         prices: pricesFrom(env.MODEL_PRICES),
@@ -307,6 +335,7 @@ export class RunService {
       await this.host.multiplexer.clear(HEARTBEAT);
       this.active = null;
       this.hub.publish(runId, "status", { run_id: runId, status, generating: false, generation });
+      await completeDelivery(this.db(), env, session).catch((error) => logEvent("error", { operation: "group.complete_delivery", run_id: runId, ...describeError(error) }));
       await this.host.afterGeneration(session.scope.agentId).catch(() => {});
     }
   }

@@ -9,6 +9,7 @@ import { readBody } from "../body";
 import type { AppEnv } from "../context";
 import { agentObject, forgetAgents } from "../agent-object";
 import { readMemory, writeMemory } from "../../core/db/memory";
+import { startCursor } from "../../core/db/group-chat";
 import { MEMORY_MAX } from "../../core/tools/memory";
 import { notFound } from "../errors";
 import type { RouteDoc } from "../openapi";
@@ -47,13 +48,18 @@ export async function findAgent(db: AppEnv["Variables"]["db"], organisationId: s
 export const guildAgentRoutes = new Hono<AppEnv>().post("/:id/agents", async (c) => {
   const guild = await findGuild(c.get("db"), c.get("organisationId"), c.req.param("id"));
   const body = await readBody(c, AgentCreate);
-  const [row] = await c.get("db").insert(agents).values({
-    ...(fromWire(body) as typeof agents.$inferInsert),
-    model: body.model ?? c.env.DEFAULT_MODEL ?? FALLBACK_MODEL,
-    guildId: guild.id,
-    organisationId: guild.organisationId,
-  }).returning();
-  return c.json(toAgent(row!), 201);
+  const row = await c.get("db").transaction(async (tx) => {
+    const [created] = await tx.insert(agents).values({
+      ...(fromWire(body) as typeof agents.$inferInsert),
+      model: body.model ?? c.env.DEFAULT_MODEL ?? FALLBACK_MODEL,
+      guildId: guild.id,
+      organisationId: guild.organisationId,
+    }).returning();
+    // A new agent joins the chat from here on: older posts never wake it.
+    await startCursor(tx as never, created!.id, guild.id);
+    return created!;
+  });
+  return c.json(toAgent(row), 201);
 });
 
 export const agentRoutes = new Hono<AppEnv>()

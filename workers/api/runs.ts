@@ -8,7 +8,7 @@ import { runLabel, type RunKind } from "../../core/runs/rules";
 import type { RunSnapshot } from "../../core/runs/snapshot";
 import { isUuid } from "../../core/validation/fields";
 import { Run, RunCreate, RunKindFilter } from "../../core/validation/run";
-import type { Refused } from "../../durable-objects/agent/results";
+import type { Refused } from "../../durable-objects/results";
 import { agentObject } from "../agent-object";
 import { readBody } from "../body";
 import type { AppEnv } from "../context";

@@ -14,6 +14,9 @@ export const groupMessages = pgTable("group_messages", {
   content: text("content").notNull(),
   // Agent ids tagged in this row.
   tagged: jsonb("tagged").notNull().default([]),
+  // Hops from the post that started the exchange: 0 for the operator (and for agents
+  // outside a group run); a reply in a group run is one more than what woke it.
+  depth: integer("depth").notNull().default(0),
   createdAt: createdAt(),
 }, (t) => [
   unique("group_messages_guild_seq_unique").on(t.guildId, t.seq),

@@ -64,6 +64,8 @@ export const agents = pgTable("agents", {
   cli: boolean("cli").notNull().default(true),
   scripting: boolean("scripting").notNull().default(true),
   memory: boolean("memory").notNull().default(false),
+  // The group_post binding: the agent may post to its guild's chat.
+  groupPost: boolean("group_post").notNull().default(true),
   browserLanguage: text("browser_language").notNull().default("en-US"),
   maxWorkspaceMib: integer("max_workspace_mib").notNull().default(2048),
   maxScripts: integer("max_scripts").notNull().default(10),

@@ -1,7 +1,7 @@
-import type { WireRow } from "../../core/db/transcript";
+import type { WireRow } from "../core/db/transcript";
 
-/** Replays committed rows after a seq, from Postgres. */
-export type Replay = (runId: string, afterSeq: number) => Promise<WireRow[]>;
+/** Replays committed rows of a stream (a run, or a guild's chat) after a seq, from Postgres. */
+export type Replay<Row> = (streamId: string, afterSeq: number) => Promise<Row[]>;
 
 interface Subscriber {
   writer: WritableStreamDefaultWriter<Uint8Array>;
@@ -15,7 +15,8 @@ const encoder = new TextEncoder();
 const KEEPALIVE_MS = 15_000;
 
 /**
- * The agent's Server-Sent Events fan-out, fed by the generation loop after each commit.
+ * A Server-Sent Events fan-out of ordered rows: a run's transcript, fed by the generation
+ * loop after each commit, or a guild's public chat, fed by the guild object.
  *
  * A subscriber first gets the committed rows after its Last-Event-ID from Postgres,
  * then live events; rows carry `id: <seq>` and a subscriber never gets a seq twice, so
@@ -26,11 +27,11 @@ const KEEPALIVE_MS = 15_000;
  *   return hub.subscribe(runId, lastEventId, (id, after) => loadRowsAfter(id, after));
  *   hub.publishRow(runId, committedRow); // after COMMIT only
  */
-export class SseHub {
+export class SseHub<Row extends { seq: number } = WireRow> {
   private readonly runs = new Map<string, Set<Subscriber>>();
   private keepalive: ReturnType<typeof setInterval> | undefined;
 
-  constructor(private readonly replay: Replay) {}
+  constructor(private readonly replay: Replay<Row>) {}
 
   /**
    * Opens a stream of the run's rows after `afterSeq`, then a `status` event saying
@@ -55,7 +56,7 @@ export class SseHub {
   }
 
   /** A committed row: `event: message`, `id: <seq>`. Call only after its transaction committed. */
-  publishRow(runId: string, row: WireRow): void {
+  publishRow(runId: string, row: Row): void {
     this.each(runId, (s) => {
       if (row.seq <= s.lastSeq) return;
       s.lastSeq = row.seq;

@@ -1,0 +1,150 @@
+import { and, asc, desc, eq, gt, isNull, lt, lte, sql } from "drizzle-orm";
+import type { Database } from "./client";
+import { agents, groupCursors, groupMessages, runs } from "./schema";
+import type { PublicRow } from "../group/wake";
+
+/** A stored public row of a guild's group chat. */
+export type GroupMessageRow = typeof groupMessages.$inferSelect;
+
+export interface NewGroupMessage {
+  guildId: string;
+  authorKind: "operator" | "agent";
+  authorAgentId: string | null;
+  authorName: string;
+  content: string;
+  tagged: string[];
+  depth: number;
+}
+
+/** The row as the wake rule and State read it. */
+export function publicRow(row: GroupMessageRow): PublicRow {
+  return {
+    seq: row.seq,
+    authorKind: row.authorKind as PublicRow["authorKind"],
+    authorAgentId: row.authorAgentId,
+    authorName: row.authorName,
+    content: row.content,
+    tagged: row.tagged as string[],
+    depth: row.depth,
+    createdAt: row.createdAt,
+  };
+}
+
+/** The row as the API and the guild's event stream show it. */
+export function groupMessageWire(row: GroupMessageRow) {
+  return {
+    seq: row.seq,
+    guild_id: row.guildId,
+    author_kind: row.authorKind,
+    author_agent_id: row.authorAgentId,
+    author_name: row.authorName,
+    content: row.content,
+    tagged: row.tagged as string[],
+    depth: row.depth,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+export type GroupMessageWire = ReturnType<typeof groupMessageWire>;
+
+/**
+ * Appends a public row with the guild's next seq. The guild object is the only writer
+ * and posts one at a time; the unique (guild_id, seq) constraint backs that up.
+ */
+export async function appendGroupMessage(db: Database, input: NewGroupMessage): Promise<GroupMessageRow> {
+  const [row] = await db.insert(groupMessages).values({
+    ...input,
+    seq: sql`(select coalesce(max(${groupMessages.seq}), 0) + 1 from ${groupMessages} where ${groupMessages.guildId} = ${input.guildId})`,
+  }).returning();
+  return row!;
+}
+
+/**
+ * A page of the chat in seq order: after `afterSeq`, or the `limit` rows before
+ * `beforeSeq`, or the latest `limit` rows. One extra row tells whether more exist.
+ */
+export async function listGroupMessages(
+  db: Database,
+  guildId: string,
+  page: { afterSeq?: number; beforeSeq?: number; limit: number },
+): Promise<{ rows: GroupMessageRow[]; hasMore: boolean }> {
+  const forward = page.afterSeq !== undefined;
+  const rows = await db.select().from(groupMessages)
+    .where(and(
+      eq(groupMessages.guildId, guildId),
+      forward ? gt(groupMessages.seq, page.afterSeq!) : undefined,
+      page.beforeSeq !== undefined ? lt(groupMessages.seq, page.beforeSeq) : undefined,
+    ))
+    .orderBy(forward ? asc(groupMessages.seq) : desc(groupMessages.seq))
+    .limit(page.limit + 1);
+  const hasMore = rows.length > page.limit;
+  const kept = rows.slice(0, page.limit);
+  return { rows: forward ? kept : kept.reverse(), hasMore };
+}
+
+/** Rows after `afterSeq` through `throughSeq` (all later rows when omitted), in seq order. */
+export async function groupRowsBetween(db: Database, guildId: string, afterSeq: number, throughSeq?: number): Promise<GroupMessageRow[]> {
+  return db.select().from(groupMessages)
+    .where(and(
+      eq(groupMessages.guildId, guildId),
+      gt(groupMessages.seq, afterSeq),
+      throughSeq !== undefined ? lte(groupMessages.seq, throughSeq) : undefined,
+    ))
+    .orderBy(asc(groupMessages.seq));
+}
+
+/** The last `count` rows through `throughSeq`, in seq order (State's candidates). */
+export async function lastGroupRows(db: Database, guildId: string, throughSeq: number, count: number): Promise<GroupMessageRow[]> {
+  const rows = await db.select().from(groupMessages)
+    .where(and(eq(groupMessages.guildId, guildId), lte(groupMessages.seq, throughSeq)))
+    .orderBy(desc(groupMessages.seq)).limit(count);
+  return rows.reverse();
+}
+
+/** The guild's agents that take part in its chat: the non-archived ones. */
+export async function groupParticipants(db: Database, guildId: string): Promise<Array<{ id: string; name: string }>> {
+  return db.select({ id: agents.id, name: agents.name }).from(agents)
+    .where(and(eq(agents.guildId, guildId), isNull(agents.archivedAt)))
+    .orderBy(asc(agents.createdAt));
+}
+
+/**
+ * How far the agent has been delivered its guild's chat (GROUP-011). The cursor moves when
+ * a delivery completes; should the object stop between completing the run and moving the
+ * cursor, the group runs themselves say how far deliveries went, so the cursor is first
+ * brought up to them and nothing is delivered twice.
+ */
+export async function deliveredThrough(db: Database, agentId: string, guildId: string): Promise<number> {
+  const result = await db.execute<{ cursor: number | null; delivered: number | null }>(sql`
+    select
+      (select ${groupCursors.deliveredThroughSeq} from ${groupCursors} where ${groupCursors.agentId} = ${agentId}) as cursor,
+      (select max((${runs.metadata}->>'group_chat_through_seq')::int) from ${runs}
+        where ${runs.agentId} = ${agentId} and ${runs.kind} = 'group') as delivered`);
+  const row = result.rows[0];
+  const cursor = Number(row?.cursor ?? 0);
+  const delivered = Number(row?.delivered ?? 0);
+  if (delivered > cursor) await advanceCursor(db, agentId, guildId, delivered);
+  return Math.max(cursor, delivered);
+}
+
+/** A new agent's cursor, at the guild's latest seq: it takes part in the chat from now on. */
+export async function startCursor(db: Database, agentId: string, guildId: string): Promise<void> {
+  await db.insert(groupCursors).values({
+    agentId, guildId,
+    deliveredThroughSeq: sql`(select coalesce(max(${groupMessages.seq}), 0) from ${groupMessages} where ${groupMessages.guildId} = ${guildId})`,
+  });
+}
+
+/** Moves the agent's cursor forward to `throughSeq` (never back). */
+export async function advanceCursor(db: Database, agentId: string, guildId: string, throughSeq: number): Promise<void> {
+  await db.insert(groupCursors).values({ agentId, guildId, deliveredThroughSeq: throughSeq })
+    .onConflictDoUpdate({
+      target: groupCursors.agentId,
+      set: { deliveredThroughSeq: sql`greatest(${groupCursors.deliveredThroughSeq}, ${throughSeq})`, guildId, updatedAt: sql`now()` },
+    });
+}
+
+/** The guild's latest seq (0 for an empty chat). */
+export async function latestGroupSeq(db: Database, guildId: string): Promise<number> {
+  const [row] = await db.select({ seq: sql<number | null>`max(${groupMessages.seq})` }).from(groupMessages).where(eq(groupMessages.guildId, guildId));
+  return Number(row?.seq ?? 0);
+}

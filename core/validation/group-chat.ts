@@ -1,0 +1,35 @@
+import { z } from "zod";
+import { GROUP_POST_MAX } from "../tools/group";
+
+/**
+ * Body of `POST /api/guilds/:id/chat`: the operator's public post. `@Name` mentions in the
+ * content tag agents too; `tagged` names agents by id.
+ *
+ * @example GroupPostBody.parse({ content: "@Scout please check the build" })
+ */
+export const GroupPostBody = z.strictObject({
+  content: z.string().trim().min(1).max(GROUP_POST_MAX),
+  tagged: z.array(z.uuid()).max(50).default([]),
+});
+
+/** Query of `GET /api/guilds/:id/chat`: a page after or before a seq, or the latest rows. */
+export const ChatQuery = z.strictObject({
+  after_seq: z.coerce.number().int().min(0).optional(),
+  before_seq: z.coerce.number().int().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+}).refine((q) => q.after_seq === undefined || q.before_seq === undefined, { message: "give after_seq or before_seq, not both", path: ["before_seq"] });
+
+/** A public row as the API returns it. */
+export const GroupMessage = z.object({
+  seq: z.int(),
+  guild_id: z.uuid(),
+  author_kind: z.enum(["operator", "agent"]),
+  author_agent_id: z.uuid().nullable(),
+  author_name: z.string(),
+  content: z.string(),
+  tagged: z.array(z.uuid()),
+  depth: z.int(),
+  created_at: z.iso.datetime(),
+});
+
+export const GroupMessagePage = z.object({ data: z.array(GroupMessage), has_more: z.boolean() });

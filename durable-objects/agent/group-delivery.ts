@@ -1,0 +1,47 @@
+import type { Deadline, DeadlineMultiplexer } from "./deadlines";
+import type { GenerationLock } from "./generation-lock";
+import type { RunService } from "./run-service";
+import { BUSY_RETRY_MS } from "./schedule-firing";
+
+/** The agent's one pending group delivery, on the object's alarm. */
+export const GROUP_DELIVERY = "group.delivery";
+
+interface Host {
+  runs: RunService;
+  multiplexer: DeadlineMultiplexer;
+  lock: GenerationLock;
+  now: () => number;
+}
+
+type Payload = { agent_id: string; guild_id: string };
+
+/**
+ * The agent's side of group dispatch (GROUP-009, GROUP-011). The guild object queues a
+ * delivery by setting this deadline; being in the object's storage, it survives a restart
+ * of either object. When it fires on a busy agent it waits: it is tried again when the
+ * generation ends (`pull`), with a timed retry behind that. A delivery is never refused.
+ * Many queued rows make one delivery: the run covers everything after the cursor.
+ */
+export class GroupDelivery {
+  constructor(private readonly host: Host) {}
+
+  /** The guild has new rows for this agent. */
+  async queue(agentId: string, guildId: string): Promise<void> {
+    await this.host.multiplexer.set(GROUP_DELIVERY, this.host.now(), { agent_id: agentId, guild_id: guildId } satisfies Payload);
+  }
+
+  /** A generation ended: a waiting delivery goes now. */
+  async pull(): Promise<void> {
+    const waiting = this.host.multiplexer.get(GROUP_DELIVERY);
+    if (waiting && waiting.dueAt > this.host.now()) await this.host.multiplexer.set(GROUP_DELIVERY, this.host.now(), waiting.payload);
+  }
+
+  /** The deadline handler. Throwing keeps the entry for the multiplexer's backoff. */
+  async fire(entry: Deadline): Promise<void> {
+    const payload = entry.payload as Payload | undefined;
+    if (!payload?.agent_id || !payload.guild_id) return;
+    await this.host.runs.recoverOrphan();
+    const outcome = this.host.lock.current() ? "busy" : await this.host.runs.openGroupRun(payload.agent_id, payload.guild_id);
+    if (outcome === "busy") await this.host.multiplexer.set(GROUP_DELIVERY, this.host.now() + BUSY_RETRY_MS, payload);
+  }
+}
