@@ -2,7 +2,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, seedGuild } from "../test/seed";
 import { MAX_WAKE_DEPTH } from "../../core/group/wake";
 import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall, untilGenerating } from "../test/agents";
-import { groupRuns, postChat, untilDelivered } from "../test/group-chat";
+import { groupRuns, postChat, seedChatRows, untilDelivered } from "../test/group-chat";
+import { collectStream } from "../test/sse";
+
+/** The selector's model name in the test bindings (vitest.config.ts). */
+const SELECTOR_MODEL = "selector-model";
 
 describe("group chat", () => {
   let token: string;
@@ -119,6 +123,105 @@ describe("group chat", () => {
     const again = (await call("GET", `/api/guilds/${guildId}/chat?limit=200`, { token })).json.data as Array<{ depth: number; author_kind: string }>;
     expect(again.length).toBeGreaterThan(chat.length + 1);
     expect(again.length).toBeLessThanOrEqual(2 * chat.length);
+  });
+});
+
+describe("group chat API", () => {
+  it("GROUP-002: bad posts get a 422 naming the field and write nothing; another organisation's guild is 404", async () => {
+    const { token, guildId } = await seedGuild();
+    const agent = await newAgent(token, guildId, { name: "Target" });
+    const cases: Array<[unknown, string]> = [
+      [{ content: "   " }, "content"],
+      [{ content: "x".repeat(8001) }, "content"],
+      [{}, "content"],
+      [{ content: "hi", tagged: [crypto.randomUUID()] }, "tagged.0"],
+      [{ content: "hi", tagged: [agent.id, "nope"] }, "tagged.1"],
+      [{ content: "hi", extra: 1 }, "extra"],
+    ];
+    for (const [body, field] of cases) {
+      const res = await call("POST", `/api/guilds/${guildId}/chat`, { token, body });
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.json.error.details.fields.map((f: { field: string }) => f.field)).toContain(field);
+    }
+    expect((await call("GET", `/api/guilds/${guildId}/chat`, { token })).json.data).toEqual([]);
+    expect((await call("GET", `/api/guilds/${guildId}/chat?after_seq=1&before_seq=5`, { token })).status).toBe(422);
+    const stranger = await seedGuild("Other org");
+    expect((await call("POST", `/api/guilds/${guildId}/chat`, { token: stranger.token, body: { content: "hi" } })).status).toBe(404);
+    expect((await call("GET", `/api/guilds/${guildId}/chat`, { token: stranger.token })).status).toBe(404);
+    expect((await call("GET", `/api/guilds/${guildId}/events`, { token: stranger.token })).status).toBe(404);
+    expect(await groupRuns(token, agent.id)).toEqual([]);
+  });
+
+  it("GROUP-011: the chat reads in seq order: the latest page, after_seq and before_seq, with has_more", async () => {
+    const { token, guildId } = await seedGuild();
+    await seedChatRows(guildId, 7);
+    const latest = (await call("GET", `/api/guilds/${guildId}/chat?limit=3`, { token })).json;
+    expect(latest.data.map((m: any) => m.seq)).toEqual([5, 6, 7]);
+    expect(latest.has_more).toBe(true);
+    const before = (await call("GET", `/api/guilds/${guildId}/chat?limit=3&before_seq=5`, { token })).json;
+    expect(before.data.map((m: any) => m.seq)).toEqual([2, 3, 4]);
+    const after = (await call("GET", `/api/guilds/${guildId}/chat?after_seq=5`, { token })).json;
+    expect(after).toMatchObject({ has_more: false });
+    expect(after.data.map((m: any) => m.seq)).toEqual([6, 7]);
+    // The next post takes the next seq after what is stored.
+    expect((await postChat(token, guildId, "eight")).seq).toBe(8);
+  });
+
+  it("GROUP-016: the guild's event stream replays rows after Last-Event-ID, then streams new rows and who is reading", async () => {
+    const { token, guildId } = await seedGuild();
+    const agent = await newAgent(token, guildId, { name: "Reader" });
+    await script(agent.model, [{ content: "read it", delay_ms: 200 }]);
+    const first = await postChat(token, guildId, "first");
+    await untilDelivered(token, agent.id, 1);
+    const path = `/api/guilds/${guildId}/events`;
+    const replayed = await collectStream(token, path, (e) => e.some((x) => x.event === "status"), { lastEventId: "0" });
+    expect(replayed.map((e) => [e.event, e.id])).toEqual([["message", String(first.seq)], ["status", undefined]]);
+    expect(replayed[0]!.data).toMatchObject({ seq: first.seq, content: "first", author_kind: "operator" });
+    expect(replayed[1]!.data).toEqual({ guild_id: guildId });
+    // Live: a new row, then the agent's delivery starting and completing.
+    await script(agent.model, [{ content: "again" }]);
+    const live = collectStream(token, path, (e) => e.filter((x) => x.event === "delivery").length === 2, { afterSeq: first.seq });
+    await new Promise((r) => setTimeout(r, 100));
+    const second = await postChat(token, guildId, "second");
+    const events = await live;
+    const [, run] = await untilDelivered(token, agent.id, 2);
+    expect(events.map((e) => e.event)).toEqual(["status", "message", "delivery", "delivery"]);
+    expect(events[1]).toMatchObject({ id: String(second.seq), data: { content: "second" } });
+    expect(events[2]!.data).toEqual({ agent_id: agent.id, agent_name: "Reader", run_id: run!.id, through_seq: second.seq, state: "started" });
+    expect(events[3]!.data).toMatchObject({ run_id: run!.id, state: "completed" });
+  });
+});
+
+describe("group_chat_history", () => {
+  it("GROUP-004: with a selector configured, State holds the 10 rows it picked from the last 40", async () => {
+    const { token, guildId } = await seedGuild();
+    await seedChatRows(guildId, 30);
+    const agent = await newAgent(token, guildId, { name: "Picky" });
+    const picked = [2, 4, 6, 8, 10, 12, 14, 16, 18, 31];
+    await script(SELECTOR_MODEL, [{ content: JSON.stringify({ seqs: picked }) }]);
+    await script(agent.model, [{ content: "ok" }]);
+    const posted = await postChat(token, guildId, "what did we decide?");
+    const [run] = await untilDelivered(token, agent.id, 1);
+    expect(run!.metadata.group_chat_history).toEqual({ source: "selector", seqs: picked });
+    const system = (await rows(token, run!.id))[0]!.payload.content as string;
+    const history = system.slice(system.indexOf("group_chat_history"));
+    expect(history.match(/^- \[\d+\]/gm)).toHaveLength(10);
+    expect(history).toContain("[2] operator");
+    expect(history).not.toContain("[3] operator");
+    expect(history).toContain(`[${posted.seq}] operator`);
+    const request = (await modelRequests(SELECTOR_MODEL)).at(-1);
+    expect(request!.body.messages[1].content.split("\n")).toHaveLength(31);
+  });
+
+  it("GROUP-004 / OP-GROUP-3: a selector answer that is not 10 of the candidates falls back to the last 10, and the run says so", async () => {
+    const { token, guildId } = await seedGuild();
+    await seedChatRows(guildId, 15);
+    const agent = await newAgent(token, guildId, { name: "Fallback" });
+    await script(SELECTOR_MODEL, [{ content: JSON.stringify({ seqs: [1, 999] }) }]);
+    await script(agent.model, [{ content: "ok" }]);
+    await postChat(token, guildId, "anyone?");
+    const [run] = await untilDelivered(token, agent.id, 1);
+    expect(run!.metadata.group_chat_history).toMatchObject({ source: "fallback", seqs: [7, 8, 9, 10, 11, 12, 13, 14, 15, 16], reason: expect.stringContaining("999") });
   });
 });
 

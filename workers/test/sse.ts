@@ -16,11 +16,21 @@ export async function collectEvents(
   until: (events: SseEvent[]) => boolean,
   options: { lastEventId?: string; afterSeq?: number; timeoutMs?: number } = {},
 ): Promise<SseEvent[]> {
+  return collectStream(token, `/api/runs/${runId}/events`, until, options);
+}
+
+/** `collectEvents` for any event stream of the API, e.g. a guild's `/api/guilds/:id/events`. */
+export async function collectStream(
+  token: string,
+  path: string,
+  until: (events: SseEvent[]) => boolean,
+  options: { lastEventId?: string; afterSeq?: number; timeoutMs?: number } = {},
+): Promise<SseEvent[]> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: "text/event-stream" };
   if (options.lastEventId !== undefined) headers["last-event-id"] = options.lastEventId;
   const query = options.afterSeq !== undefined ? `?after_seq=${options.afterSeq}` : "";
   const controller = new AbortController();
-  const response = await (exports as unknown as { default: Fetcher }).default.fetch(`http://api.test/api/runs/${runId}/events${query}`, {
+  const response = await (exports as unknown as { default: Fetcher }).default.fetch(`http://api.test${path}${query}`, {
     headers,
     signal: controller.signal,
   });
