@@ -1,5 +1,4 @@
-import type { ChatState } from "../lib/group-chat";
-import { reading } from "../lib/group-chat";
+import { reading, type ChatState } from "../lib/group-chat";
 import { Link } from "./link";
 
 /**
