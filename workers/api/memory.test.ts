@@ -4,6 +4,7 @@ import type { AgentObject } from "../../durable-objects/agent/agent-object";
 import { MEMORY_REMINDER } from "../../core/tools/memory";
 import { call, seedGuild } from "../test/seed";
 import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall } from "../test/agents";
+import { postChat, untilDelivered } from "../test/group-chat";
 
 /** Fires the agent's routine at its planned time and returns the schedule run once it ended. */
 async function fireRoutine(token: string, agentId: string) {
@@ -71,4 +72,40 @@ describe("Memory", () => {
     expect((await rows(token, run.id)).map((r) => r.role)).toEqual(["system", "user", "assistant"]);
     expect(run.metadata.memory_skipped).toBeUndefined();
   });
+
+  it("GROUP-005 / GROUP-006: a group delivery with Memory on that returns without memory_write gets the reminder row and exactly one extra step", async () => {
+    const { agent, run } = await deliverGroup({ memory: true }, [{ content: "read it" }, { tool_calls: [toolCall("memory_write", { content: "The group ships on Friday." })] }, { content: "saved" }]);
+    const transcript = await rows(token, run.id);
+    expect(transcript.map((r) => r.role)).toEqual(["system", "user", "assistant", "user", "assistant", "tool", "assistant"]);
+    expect(transcript[1]!.metadata.source).toBe("group");
+    expect(transcript[3]!).toMatchObject({ payload: { content: MEMORY_REMINDER }, metadata: { source: "memory_reminder" } });
+    expect(run).toMatchObject({ status: "completed" });
+    expect(run.metadata.memory_skipped).toBeUndefined();
+    expect((await call("GET", `/api/agents/${agent.id}/memory`, { token })).json.content).toBe("The group ships on Friday.");
+  });
+
+  it("GROUP-007: a group delivery that still does not write after the reminder completes with memory_skipped: true", async () => {
+    const { agent, run } = await deliverGroup({ memory: true, max_steps: 1 }, [{ content: "nothing" }, { content: "still nothing" }, { content: "never asked" }]);
+    expect((await rows(token, run.id)).filter((r) => r.metadata.source === "memory_reminder")).toHaveLength(1);
+    expect(await modelRequests(agent.model)).toHaveLength(2);
+    expect(run).toMatchObject({ status: "completed", metadata: { memory_skipped: true } });
+  });
+
+  it("GROUP-008: a group delivery with Memory off has no reminder and no memory_write requirement", async () => {
+    const { run } = await deliverGroup({}, [{ content: "read" }]);
+    expect((await rows(token, run.id)).map((r) => r.role)).toEqual(["system", "user", "assistant"]);
+    expect(run.snapshot.tools).not.toContain("memory_write");
+    expect(run.metadata.memory_skipped).toBeUndefined();
+  });
+
+  /** An operator post in a guild of one agent, and that agent's settled group run. */
+  async function deliverGroup(settings: Record<string, unknown>, replies: unknown[]) {
+    const { token: own, guildId: guild } = await seedGuild();
+    token = own;
+    const agent = await newAgent(token, guild, settings);
+    await script(agent.model, replies);
+    await postChat(token, guild, "news for everyone");
+    const [run] = await untilDelivered(token, agent.id, 1);
+    return { agent, run: run! };
+  }
 });

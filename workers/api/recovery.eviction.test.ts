@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
 import { openDatabase } from "../../core/db/client";
 import { messages, runs } from "../../core/db/schema";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
@@ -41,7 +42,7 @@ describe("recovery after an eviction", () => {
       ] }, metadata: {}, tokenCount: 20 },
       { runId: run.id, seq: 3, generation: 1, role: "tool", payload: { role: "tool", tool_call_id: "c1", content: "[]\nremaining_tool_calls: 49" }, metadata: { tool_name: "note_list" }, tokenCount: 9 },
     ]);
-    await db.update(runs).set({ generation: 1 });
+    await db.update(runs).set({ generation: 1 }).where(eq(runs.id, run.id));
     await close();
     const stub = objectOf(agent.id);
     await runInDurableObject(stub, async (object: AgentObject) => {
