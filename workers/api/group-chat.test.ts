@@ -48,7 +48,7 @@ describe("group chat", () => {
     const agent = await newAgent(token, guildId, { name: "Cursor" });
     await script(agent.model, [{ content: "first", delay_ms: 400 }, { content: "second" }]);
     const first = await postChat(token, guildId, "one");
-    await untilReading(agent.id);
+    await untilReading(token, agent.id);
     const second = await postChat(token, guildId, "two");
     const third = await postChat(token, guildId, "three");
     const runs = await untilDelivered(token, agent.id, 2);
@@ -225,10 +225,11 @@ describe("group_chat_history", () => {
   });
 });
 
-/** Waits until the agent generates (its first delivery is being read). */
-async function untilReading(agentId: string) {
-  for (let i = 0; i < 200 && !(await objectOf(agentId).generationState()).generating; i++) await new Promise((r) => setTimeout(r, 20));
-  expect((await objectOf(agentId).generationState()).generating).toBe(true);
+/** Waits until the agent reads its first delivery: the run is written (the lock comes first) and generates. */
+async function untilReading(token: string, agentId: string) {
+  for (let i = 0; i < 200 && (await groupRuns(token, agentId)).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+  const [run] = await groupRuns(token, agentId);
+  await untilGenerating(token, run!.id);
 }
 
 /** Waits until none of the agents generates or has a delivery queued, twice in a row. */

@@ -93,8 +93,10 @@ describe("group deliveries across restarts", () => {
     const agent = await newAgent(token, guildId, { name: "Interrupted" });
     await script(agent.model, [{ content: "slow group answer", delay_ms: 3_000 }, { content: "the second delivery" }]);
     const first = await postChat(token, guildId, "first");
-    for (let i = 0; i < 200 && !(await objectOf(agent.id).generationState()).generating; i++) await new Promise((r) => setTimeout(r, 20));
+    // The lock is taken before the run is written: wait for the run itself.
+    for (let i = 0; i < 200 && (await groupRuns(token, agent.id)).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
     const [interrupted] = await groupRuns(token, agent.id);
+    await untilGenerating(token, interrupted!.id);
     const second = await postChat(token, guildId, "second, while the first is read");
     await evict(objectOf(agent.id));
     await alarmLater(agent.id);
