@@ -25,6 +25,12 @@ async function alarmLater(agentId: string) {
   await runDurableObjectAlarm(stub);
 }
 
+/** Waits until the guild object has queued a delivery on the agent's object. */
+async function untilQueued(agentId: string) {
+  for (let i = 0; i < 100 && !(await objectOf(agentId).deadlines()).some((d) => d.name === "group.delivery"); i++) await new Promise((r) => setTimeout(r, 20));
+  expect((await objectOf(agentId).deadlines()).map((d) => d.name)).toContain("group.delivery");
+}
+
 const guildStub = (guildId: string) => {
   const ns = (env as unknown as Env).GUILD;
   return ns.get(ns.idFromName(guildId));
@@ -51,7 +57,7 @@ describe("group deliveries across restarts", () => {
     await untilGenerating(token, direct.id);
     const posted = await postChat(token, guildId, "queued while busy");
     // The delivery is queued on the busy agent and waits.
-    for (let i = 0; i < 100 && !(await objectOf(agent.id).deadlines()).some((d) => d.name === "group.delivery"); i++) await new Promise((r) => setTimeout(r, 20));
+    await untilQueued(agent.id);
     expect(await groupRuns(token, agent.id)).toEqual([]);
     await evict(objectOf(agent.id));
     expect((await objectOf(agent.id).deadlines()).map((d) => d.name)).toContain("group.delivery");
@@ -98,6 +104,7 @@ describe("group deliveries across restarts", () => {
     const [interrupted] = await groupRuns(token, agent.id);
     await untilGenerating(token, interrupted!.id);
     const second = await postChat(token, guildId, "second, while the first is read");
+    await untilQueued(agent.id);
     await evict(objectOf(agent.id));
     await alarmLater(agent.id);
     const runs = await untilDelivered(token, agent.id, 2);

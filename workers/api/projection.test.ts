@@ -68,7 +68,7 @@ describe("projection and exactness", () => {
     const agent = await newAgent(token, guildId, { max_tool_calls: 7 });
     const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
     expect(run.snapshot.model).toMatchObject({ max_tool_calls: 7, max_input_tokens: 100000, keep_tool_result_generations: 1, projection_policy_version: 1, thinking_level: "off" });
-    expect(run.snapshot.flags).toEqual({ browser: false, coding: false, cli: true, scripting: true, memory: false });
+    expect(run.snapshot.flags).toEqual({ browser: false, coding: false, cli: true, scripting: true, memory: false, group_post: true });
     expect(run.snapshot.tools).toEqual(expect.arrayContaining(["note_write", "note_read", "note_list", "note_delete", "record_create", "record_list"]));
     await call("PATCH", `/api/agents/${agent.id}`, { token, body: { max_tool_calls: 3 } });
     await script(agent.model, [{ tool_calls: [toolCall("note_list", {})] }, { content: "ok" }]);
