@@ -6,15 +6,8 @@ import type { PublicRow } from "../group/wake";
 /** A stored public row of a guild's group chat. */
 export type GroupMessageRow = typeof groupMessages.$inferSelect;
 
-export interface NewGroupMessage {
-  guildId: string;
-  authorKind: "operator" | "agent";
-  authorAgentId: string | null;
-  authorName: string;
-  content: string;
-  tagged: string[];
-  depth: number;
-}
+/** A post as the guild object appends it: the public row before it has a seq and a time. */
+export type NewGroupMessage = Omit<PublicRow, "seq" | "createdAt"> & { guildId: string };
 
 /** The row as the wake rule and State read it. */
 export function publicRow(row: GroupMessageRow): PublicRow {

@@ -1,4 +1,5 @@
 /** @mentions of agent names in chat text: highlighting them, and inserting one; pure. */
+import { findMentions } from "../../../core/group/mentions";
 
 export interface TextPart {
   text: string;
@@ -6,28 +7,19 @@ export interface TextPart {
   mention?: string;
 }
 
-/** A character that continues a name (as the server reads tags): `@Scout` is not in `@Scouter` or `@Scout-2`. */
-const WORD = /[\p{L}\p{N}_-]/u;
-
 /**
- * The text cut into plain parts and `@Name` mentions of the given agent names
- * (case-insensitive, the longest name first, not inside a word or an e-mail address).
+ * The text cut into plain parts and `@Name` mentions of the given agent names, by the
+ * server's own reading of tags.
  *
  * @example mentionParts("hi @scout!", ["Scout"]) // [{text:"hi "}, {text:"@scout", mention:"Scout"}, {text:"!"}]
  */
 export function mentionParts(content: string, names: string[]): TextPart[] {
-  const sorted = [...new Set(names.filter(Boolean))].sort((a, b) => b.length - a.length);
-  const lower = content.toLowerCase();
   const parts: TextPart[] = [];
   let plain = 0;
-  for (let i = content.indexOf("@"); i !== -1; i = content.indexOf("@", i + 1)) {
-    if (i > 0 && WORD.test(content[i - 1]!)) continue;
-    const name = sorted.find((n) => lower.startsWith(n.toLowerCase(), i + 1) && !WORD.test(content[i + 1 + n.length] ?? ""));
-    if (!name) continue;
-    if (i > plain) parts.push({ text: content.slice(plain, i) });
-    parts.push({ text: content.slice(i, i + 1 + name.length), mention: name });
-    plain = i + 1 + name.length;
-    i = plain - 1;
+  for (const m of findMentions(content, names)) {
+    if (m.start > plain) parts.push({ text: content.slice(plain, m.start) });
+    parts.push({ text: content.slice(m.start, m.end), mention: m.name });
+    plain = m.end;
   }
   if (plain < content.length) parts.push({ text: content.slice(plain) });
   return parts;
