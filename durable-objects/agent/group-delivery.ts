@@ -1,6 +1,7 @@
 import type { Deadline, DeadlineMultiplexer } from "./deadlines";
 import type { GenerationLock } from "./generation-lock";
 import type { RunService } from "./run-service";
+import { AgentUnavailable } from "./run-opening";
 import { BUSY_RETRY_MS } from "./schedule-firing";
 
 /** The agent's one pending group delivery, on the object's alarm. */
@@ -41,7 +42,14 @@ export class GroupDelivery {
     const payload = entry.payload as Payload | undefined;
     if (!payload?.agent_id || !payload.guild_id) return;
     await this.host.runs.recoverOrphan();
-    const outcome = this.host.lock.current() ? "busy" : await this.host.runs.openGroupRun(payload.agent_id, payload.guild_id);
+    let outcome: "started" | "busy" | "skipped";
+    try {
+      outcome = this.host.lock.current() ? "busy" : await this.host.runs.openGroupRun(payload.agent_id, payload.guild_id);
+    } catch (error) {
+      // An archived agent reads nothing; its cursor stays, so nothing is lost if it returns.
+      if (error instanceof AgentUnavailable) return;
+      throw error;
+    }
     if (outcome === "busy") await this.host.multiplexer.set(GROUP_DELIVERY, this.host.now() + BUSY_RETRY_MS, payload);
   }
 }

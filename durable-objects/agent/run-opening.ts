@@ -75,3 +75,10 @@ export async function writeOneShot(db: Database, agent: AgentRow, runId: string,
     return true;
   });
 }
+
+/** A one-shot run for an archived or deleted agent: nothing to retry. */
+export class AgentUnavailable extends Error {
+  constructor() {
+    super("the agent is archived or gone");
+  }
+}

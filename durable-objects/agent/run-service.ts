@@ -22,7 +22,7 @@ import { busy, refuse, type Outcome } from "../results";
 import { advancePastFire, type ScheduleRow } from "../../core/db/schedules";
 import { instructionHash, scheduleWakeUpMessage } from "../../core/schedules/instruction";
 import { monthSpend, refreshSecrets } from "./generation-inputs";
-import { prepareOpening, writeOneShot, type OneShot } from "./run-opening";
+import { AgentUnavailable, prepareOpening, writeOneShot, type OneShot } from "./run-opening";
 import { RunSession, storedRow } from "./run-session";
 import { SseHub } from "../sse-hub";
 
@@ -266,7 +266,7 @@ export class RunService {
     try {
       const db = this.db();
       const [agent] = await db.select().from(agents).where(eq(agents.id, agentId)).limit(1);
-      if (!agent || agent.archivedAt) throw new Error("the agent is archived or gone");
+      if (!agent || agent.archivedAt) throw new AgentUnavailable();
       const shot = await plan(db);
       const opened = shot && await writeOneShot(db, agent, runId, now, shot);
       if (!opened) {

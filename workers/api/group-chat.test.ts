@@ -1,4 +1,6 @@
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { AgentObject } from "../../durable-objects/agent/agent-object";
 import { call, seedGuild } from "../test/seed";
 import { MAX_WAKE_DEPTH } from "../../core/group/wake";
 import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall, untilGenerating } from "../test/agents";
@@ -74,6 +76,25 @@ describe("group chat", () => {
     expect(run!.metadata.group_chat_through_seq).toBe(posted.seq);
     expect(await groupRuns(token, agent.id)).toHaveLength(1);
     expect((await settled(token, direct.id)).status).toBe("active");
+  });
+
+  it("GROUP-010 / SCHED-008: a routine that comes due while the agent reads the group chat stays due, then fires after the delivery", async () => {
+    const agent = await newAgent(token, guildId, { name: "Routine" });
+    await script(agent.model, [{ content: "reading slowly", delay_ms: 1_000 }, { content: "routine done" }]);
+    const routine = (await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: { description: "Yearly", instruction: "Reflect.", cron: "0 0 1 1 *" } })).json;
+    await postChat(token, guildId, "read this");
+    await untilReading(token, agent.id);
+    const stub = objectOf(agent.id);
+    await runInDurableObject(stub, (object: AgentObject) => {
+      object.now = () => Date.parse(routine.next_run_at) + 100;
+    });
+    await runDurableObjectAlarm(stub);
+    expect((await call("GET", `/api/schedules/${routine.id}/runs`, { token })).json.data).toEqual([]);
+    expect((await call("GET", `/api/schedules/${routine.id}`, { token })).json.next_run_at).toBe(routine.next_run_at);
+    await untilDelivered(token, agent.id, 1);
+    await runDurableObjectAlarm(stub);
+    const [fired] = (await call("GET", `/api/schedules/${routine.id}/runs`, { token })).json.data;
+    expect((await settled(token, fired.id)).kind).toBe("schedule");
   });
 
   it("GROUP-015 / GROUP-016: group_post posts publicly as the agent, the run's tool trace stays private, and a group run offers group_post and the schedule tools", async () => {
