@@ -50,6 +50,8 @@ const REPLAY_MAX = 1_000;
 export class GuildObject extends DurableObject<Env> {
   private readonly hub = new SseHub<GroupMessageWire>((guildId, after) =>
     this.withDatabase(async (db) => (await listGroupMessages(db, guildId, { afterSeq: after, limit: REPLAY_MAX })).rows.map(groupMessageWire)));
+  /** Deliveries started and not yet completed, so a new subscriber learns who is reading. */
+  private readonly reading = new Map<string, DeliveryEvent>();
   /** Posts are appended one at a time, so each takes the next seq. */
   private tail: Promise<unknown> = Promise.resolve();
 
@@ -62,10 +64,15 @@ export class GuildObject extends DurableObject<Env> {
 
   /** An agent object reports a delivery starting or ending; the console shows who is reading. */
   async deliveryEvent(guildId: string, event: DeliveryEvent): Promise<void> {
+    if (event.state === "started") this.reading.set(event.agent_id, event);
+    else if (this.reading.get(event.agent_id)?.run_id === event.run_id) this.reading.delete(event.agent_id);
     this.hub.publish(guildId, "delivery", event);
   }
 
-  /** `GET /guilds/:id/events?after=N`: the chat's rows after N (new ones only without N), then live. */
+  /**
+   * `GET /guilds/:id/events?after=N`: the chat's rows after N (new ones only without N),
+   * a `status` naming the deliveries in progress, then live events.
+   */
   override async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const match = /^\/guilds\/([0-9a-f-]{36})\/events$/.exec(url.pathname);
@@ -73,7 +80,7 @@ export class GuildObject extends DurableObject<Env> {
     const guildId = match[1]!;
     const given = url.searchParams.get("after");
     const after = given !== null && /^-?\d+$/.test(given) ? Number(given) : await this.withDatabase((db) => latestGroupSeq(db, guildId));
-    return this.hub.subscribe(guildId, after, () => ({ guild_id: guildId }));
+    return this.hub.subscribe(guildId, after, () => ({ guild_id: guildId, reading: [...this.reading.values()] }));
   }
 
   /** Retries a dispatch that was not confirmed. */

@@ -198,7 +198,7 @@ describe("group chat API", () => {
     const replayed = await collectStream(token, path, (e) => e.some((x) => x.event === "status"), { lastEventId: "0" });
     expect(replayed.map((e) => [e.event, e.id])).toEqual([["message", String(first.seq)], ["status", undefined]]);
     expect(replayed[0]!.data).toMatchObject({ seq: first.seq, content: "first", author_kind: "operator" });
-    expect(replayed[1]!.data).toEqual({ guild_id: guildId });
+    expect(replayed[1]!.data).toEqual({ guild_id: guildId, reading: [] });
     // Live: a new row, then the agent's delivery starting and completing.
     await script(agent.model, [{ content: "again" }]);
     const live = collectStream(token, path, (e) => e.filter((x) => x.event === "delivery").length === 2, { afterSeq: first.seq });
@@ -210,6 +210,29 @@ describe("group chat API", () => {
     expect(events[1]).toMatchObject({ id: String(second.seq), data: { content: "second" } });
     expect(events[2]!.data).toEqual({ agent_id: agent.id, agent_name: "Reader", run_id: run!.id, through_seq: second.seq, state: "started" });
     expect(events[3]!.data).toMatchObject({ run_id: run!.id, state: "completed" });
+  });
+});
+
+describe("who is reading", () => {
+  it("GROUP-016: a subscriber that connects while an agent reads learns it from the stream's status", async () => {
+    const { token, guildId } = await seedGuild();
+    const agent = await newAgent(token, guildId, { name: "Slow reader" });
+    await script(agent.model, [{ content: "done reading", delay_ms: 1_000 }]);
+    const posted = await postChat(token, guildId, "a long read");
+    await untilReading(token, agent.id);
+    const [run] = await groupRuns(token, agent.id);
+    for (let i = 0; i < 50; i++) {
+      const [status] = await collectStream(token, `/api/guilds/${guildId}/events`, (e) => e.some((x) => x.event === "status"));
+      if (status!.data.reading.length > 0) {
+        expect(status!.data.reading).toEqual([{ agent_id: agent.id, agent_name: "Slow reader", run_id: run!.id, through_seq: posted.seq, state: "started" }]);
+        break;
+      }
+      expect(i, "the delivery never showed as reading").toBeLessThan(49);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await untilDelivered(token, agent.id, 1);
+    const [after] = await collectStream(token, `/api/guilds/${guildId}/events`, (e) => e.some((x) => x.event === "status"));
+    expect(after!.data.reading).toEqual([]);
   });
 });
 

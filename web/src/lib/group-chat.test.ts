@@ -23,7 +23,7 @@ describe("group chat state", () => {
   it("a message already held leaves the state as it was; status, unknown events and bad data are ignored", () => {
     const s = withMessages(emptyChat(), [message(1)]);
     expect(applyChatEvent(s, ev("message", message(1)))).toBe(s);
-    expect(applyChatEvent(s, ev("status", { guild_id: "g1" }))).toBe(s);
+    expect(applyChatEvent(s, ev("status", { guild_id: "g1", reading: [] }))).toBe(s);
     expect(applyChatEvent(s, ev("ping", {}))).toBe(s);
     expect(applyChatEvent(s, { event: "message", data: "{not json" })).toBe(s);
     expect(applyChatEvent(s, ev("delivery", { agent_id: "a", state: "later" }))).toBe(s);
@@ -47,5 +47,11 @@ describe("group chat state", () => {
     s = settleRuns(s, ["r2"]);
     expect(reading(s).map((d) => d.run_id)).toEqual(["r1"]);
     expect(settleRuns(s, ["r9"])).toBe(s);
+  });
+
+  it("a status on (re)connect names the agents already reading", () => {
+    const started = { agent_id: "a", agent_name: "A", run_id: "r1", through_seq: 4, state: "started" };
+    const s = applyChatEvent(emptyChat(), ev("status", { guild_id: "g1", reading: [started, { agent_id: 5 }] }));
+    expect(reading(s).map((d) => [d.agent_name, d.run_id, d.through_seq])).toEqual([["A", "r1", 4]]);
   });
 });

@@ -62,8 +62,9 @@ export function settleRuns(state: ChatState, runIds: string[]): ChatState {
 export const reading = (state: ChatState): Delivery[] => state.deliveries.filter((d) => d.state === "started");
 
 /**
- * Applies one event of GET /api/guilds/:id/events: `message` rows and `delivery`
- * changes. `status` and unknown events or unreadable data leave the state as it was.
+ * Applies one event of GET /api/guilds/:id/events: `message` rows, `delivery` changes and
+ * the deliveries in progress a `status` names. Unknown events or unreadable data leave
+ * the state as it was.
  *
  * @example state = applyChatEvent(state, { event: "message", id: "7", data: '{"seq":7,...}' })
  */
@@ -75,16 +76,23 @@ export function applyChatEvent(state: ChatState, event: SseEvent): ChatState {
     return state;
   }
   if (event.event === "message") return typeof data.seq === "number" ? withMessages(state, [data as unknown as GroupMessage]) : state;
-  if (event.event === "delivery") {
-    const { agent_id, agent_name, run_id, through_seq, state: phase } = data;
-    if (typeof agent_id !== "string" || typeof run_id !== "string" || (phase !== "started" && phase !== "completed")) return state;
-    return withDelivery(state, {
-      agent_id,
-      agent_name: typeof agent_name === "string" ? agent_name : agent_id,
-      run_id,
-      through_seq: typeof through_seq === "number" ? through_seq : 0,
-      state: phase,
-    });
+  if (event.event === "delivery") return withDeliveryData(state, data);
+  // A (re)connect's status names the deliveries in progress, so a page opened mid-read shows them.
+  if (event.event === "status" && Array.isArray(data.reading)) {
+    return (data.reading as Record<string, unknown>[]).reduce(withDeliveryData, state);
   }
   return state;
+}
+
+/** A delivery event's data, checked; anything malformed leaves the state as it was. */
+function withDeliveryData(state: ChatState, data: Record<string, unknown>): ChatState {
+  const { agent_id, agent_name, run_id, through_seq, state: phase } = data;
+  if (typeof agent_id !== "string" || typeof run_id !== "string" || (phase !== "started" && phase !== "completed")) return state;
+  return withDelivery(state, {
+    agent_id,
+    agent_name: typeof agent_name === "string" ? agent_name : agent_id,
+    run_id,
+    through_seq: typeof through_seq === "number" ? through_seq : 0,
+    state: phase,
+  });
 }
