@@ -57,6 +57,8 @@ export interface OneShot {
   groupChat?: SystemPromptInput["groupChat"];
   /** Runs first in the opening transaction; false leaves everything unwritten. */
   claim?: (tx: Database) => Promise<boolean>;
+  /** Runs once the run is written, before it generates. */
+  opened?: (runId: string) => Promise<void>;
 }
 
 /**

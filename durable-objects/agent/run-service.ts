@@ -243,16 +243,15 @@ export class RunService {
    * latest one, as one group run. "skipped" when none of them wakes the agent.
    */
   async openGroupRun(agentId: string, guildId: string): Promise<"started" | "busy" | "skipped"> {
-    const now = new Date(this.host.now());
-    let throughSeq = 0;
-    const outcome = await this.openOneShot(agentId, now, async (db) => {
+    return this.openOneShot(agentId, new Date(this.host.now()), async (db) => {
       const delivery = await planGroupDelivery(db, this.host.env, agentId, guildId);
       if (!delivery) return null;
-      throughSeq = delivery.metadata.group_chat_through_seq;
-      return { kind: "group", run: { title: null, metadata: delivery.metadata }, wake: delivery.wake, wakeMetadata: delivery.wakeMetadata, groupChat: delivery.groupChat };
+      const throughSeq = delivery.metadata.group_chat_through_seq;
+      return {
+        kind: "group", run: { title: null, metadata: delivery.metadata }, wake: delivery.wake, wakeMetadata: delivery.wakeMetadata, groupChat: delivery.groupChat,
+        opened: (runId) => reportDelivery(db, this.host.env, runId, agentId, guildId, throughSeq, "started"),
+      };
     });
-    if (outcome === "started") await reportDelivery(this.db(), this.host.env, this.active!.runId, agentId, guildId, throughSeq, "started");
-    return outcome;
   }
 
   /**
@@ -273,6 +272,7 @@ export class RunService {
         this.host.lock.release(runId);
         return "skipped";
       }
+      await shot.opened?.(runId);
     } catch (error) {
       this.host.lock.release(runId);
       throw error;
