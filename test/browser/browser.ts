@@ -52,6 +52,14 @@ export async function screenshot(page: Page, name: string, options: { fullPage?:
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: options.fullPage ?? false });
 }
 
+/** Chromium with one page signed in to the console: where most browser test files start. */
+export async function signedInPage(apiUrl: string, token: string): Promise<{ chromium: Chromium; page: Page }> {
+  const chromium = await launchChromium();
+  const page = await chromium.context.newPage();
+  await signIn(page, apiUrl, token);
+  return { chromium, page };
+}
+
 /** Signs in on the sign-in page with the token. */
 export async function signIn(page: Page, apiUrl: string, token: string): Promise<void> {
   await page.goto(`${apiUrl}/guilds`);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api } from "../e2e/http";
-import { launchChromium, screenshot, scriptModel, signIn, until, type Chromium, type Page } from "./browser";
+import { signedInPage, screenshot, scriptModel, signIn, until, type Chromium, type Page } from "./browser";
 import { startDropProxy } from "./drop-proxy";
 
 /** A guild with these agents, each on its own mock model name so parallel files never take each other's replies. */
@@ -33,9 +33,7 @@ describe("operator console: the guild's group chat", () => {
   const suffix = Math.random().toString(36).slice(2, 8);
 
   beforeAll(async () => {
-    chromium = await launchChromium();
-    page = await chromium.context.newPage();
-    await signIn(page, apiUrl, inject("token"));
+    ({ chromium, page } = await signedInPage(apiUrl, inject("token")));
   });
   afterAll(async () => {
     await chromium?.close();

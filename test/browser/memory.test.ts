@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api } from "../e2e/http";
-import { launchChromium, screenshot, signIn, type Chromium, type Page } from "./browser";
+import { signedInPage, screenshot, type Chromium, type Page } from "./browser";
 
 /** The agent's Memory in its settings: read, edit, and what new runs open with. */
 describe("console: Memory", () => {
@@ -9,9 +9,7 @@ describe("console: Memory", () => {
   const apiUrl = inject("apiUrl");
 
   beforeAll(async () => {
-    chromium = await launchChromium();
-    page = await chromium.context.newPage();
-    await signIn(page, apiUrl, inject("token"));
+    ({ chromium, page } = await signedInPage(apiUrl, inject("token")));
   });
   afterAll(async () => {
     await chromium?.close();

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api } from "../e2e/http";
-import { launchChromium, screenshot, signIn, until, type Chromium, type Page } from "./browser";
+import { signedInPage, screenshot, until, type Chromium, type Page } from "./browser";
 
 /** "2026-05-01 08:00 UTC", as the Routine tab shows a time in UTC. */
 const utc = (iso: string) => `${new Date(iso).toISOString().slice(0, 16).replace("T", " ")} UTC`;
@@ -35,9 +35,7 @@ describe("operator console: the agent's Routine tab", () => {
     agent = (await api("POST", `/api/guilds/${guild.id}/agents`, { body: { name: `Waker ${suffix}`, model: `mock-model-r${suffix}` } })).json;
     db = new pg.Client({ connectionString: inject("stackDatabaseUrl") });
     await db.connect();
-    chromium = await launchChromium();
-    page = await chromium.context.newPage();
-    await signIn(page, apiUrl, inject("token"));
+    ({ chromium, page } = await signedInPage(apiUrl, inject("token")));
   });
   afterAll(async () => {
     await db?.end();

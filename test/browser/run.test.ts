@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api } from "../e2e/http";
-import { launchChromium, screenshot, scriptModel, signIn, until, type Chromium, type Page } from "./browser";
+import { signedInPage, screenshot, scriptModel, signIn, until, type Chromium, type Page } from "./browser";
 import { startDropProxy, type DropProxy } from "./drop-proxy";
 
 /** A fresh agent with its own mock model name, so parallel tests never take each other's replies. */
@@ -36,9 +36,7 @@ describe("operator console: the run view, live", () => {
     });
     if (schedule.status !== 201) throw new Error(`schedule refused: ${schedule.text}`);
     routine = { agent, scheduleId: schedule.json.id };
-    chromium = await launchChromium();
-    page = await chromium.context.newPage();
-    await signIn(page, apiUrl, inject("token"));
+    ({ chromium, page } = await signedInPage(apiUrl, inject("token")));
   });
   afterAll(async () => {
     if (routine) await api("DELETE", `/api/schedules/${routine.scheduleId}`);
