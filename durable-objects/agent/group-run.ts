@@ -3,7 +3,7 @@ import type { Database } from "../../core/db/client";
 import { advanceCursor, deliveredThrough, groupRowsBetween, lastGroupRows, publicRow } from "../../core/db/group-chat";
 import { agents } from "../../core/db/schema";
 import { describeError, logEvent } from "../../core/output/log";
-import { guildObject } from "../../workers/agent-object";
+import { guildObject } from "../../workers/objects";
 import type { RunSession } from "./run-session";
 import type { Refused } from "../results";
 import { chooseHistory, modelSelector, SELECTOR_CANDIDATES, type Selector } from "../../core/group/history";

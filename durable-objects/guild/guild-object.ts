@@ -7,7 +7,7 @@ import { taggedAgents } from "../../core/group/mentions";
 import { wakes } from "../../core/group/wake";
 import { describeError, logEvent } from "../../core/output/log";
 import type { Env } from "../../workers/env";
-import { agentObject } from "../../workers/agent-object";
+import { agentObject } from "../../workers/objects";
 import { refuse, type Outcome } from "../results";
 import { SseHub } from "../sse-hub";
 

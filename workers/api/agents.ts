@@ -7,7 +7,7 @@ import { Agent, AgentCreate, AgentPatch } from "../../core/validation/agent";
 import { isUuid } from "../../core/validation/fields";
 import { readBody } from "../body";
 import type { AppEnv } from "../context";
-import { agentObject, forgetAgents } from "../agent-object";
+import { agentObject, forgetAgents } from "../objects";
 import { readMemory, writeMemory } from "../../core/db/memory";
 import { startCursor } from "../../core/db/group-chat";
 import { MEMORY_MAX } from "../../core/tools/memory";

@@ -4,7 +4,7 @@ import { groupMessageWire, listGroupMessages } from "../../core/db/group-chat";
 import { agents } from "../../core/db/schema";
 import { fieldIssues } from "../../core/validation/issues";
 import { ChatQuery, GroupMessage, GroupMessagePage, GroupPostBody } from "../../core/validation/group-chat";
-import { guildObject } from "../agent-object";
+import { guildObject } from "../objects";
 import { readBody } from "../body";
 import type { AppEnv } from "../context";
 import { validationFailed } from "../errors";

@@ -4,7 +4,7 @@ import { toWire, fromWire } from "../../core/db/rows";
 import { agents, guilds } from "../../core/db/schema";
 import { Guild, GuildCreate, GuildPatch } from "../../core/validation/guild";
 import { isUuid } from "../../core/validation/fields";
-import { agentObject, forgetAgents } from "../agent-object";
+import { agentObject, forgetAgents } from "../objects";
 import type { Database } from "../../core/db/client";
 import { replanDueAfterReenable } from "../../core/db/schedules";
 import type { Env } from "../env";

@@ -9,7 +9,7 @@ import type { RunSnapshot } from "../../core/runs/snapshot";
 import { fieldIssues } from "../../core/validation/issues";
 import { Message, MessageCreate, Run } from "../../core/validation/run";
 import { storedRow } from "../../durable-objects/agent/run-session";
-import { agentObject } from "../agent-object";
+import { agentObject } from "../objects";
 import { readBody } from "../body";
 import type { AppEnv } from "../context";
 import { notFound, validationFailed } from "../errors";

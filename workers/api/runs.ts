@@ -9,7 +9,7 @@ import type { RunSnapshot } from "../../core/runs/snapshot";
 import { isUuid } from "../../core/validation/fields";
 import { Run, RunCreate, RunKindFilter } from "../../core/validation/run";
 import type { Refused } from "../../durable-objects/results";
-import { agentObject } from "../agent-object";
+import { agentObject } from "../objects";
 import { readBody } from "../body";
 import type { AppEnv } from "../context";
 import { ApiError, notFound, validationFailed } from "../errors";

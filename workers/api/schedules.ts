@@ -11,7 +11,7 @@ import { isUuid } from "../../core/validation/fields";
 import { fieldIssues } from "../../core/validation/issues";
 import { Run } from "../../core/validation/run";
 import { Schedule, ScheduleCreate, SchedulePatch } from "../../core/validation/schedule";
-import { agentObject } from "../agent-object";
+import { agentObject } from "../objects";
 import { readBody } from "../body";
 import type { AppEnv } from "../context";
 import type { Env } from "../env";

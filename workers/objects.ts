@@ -1,3 +1,4 @@
+/** How the Worker and the objects address the Durable Objects: agents and guilds by their ids. */
 import type { Env } from "./env";
 import { ApiError } from "./errors";
 
