@@ -3,6 +3,7 @@ import type { Database } from "../../core/db/client";
 import { advanceCursor, deliveredThrough, groupRowsBetween, lastGroupRows, publicRow } from "../../core/db/group-chat";
 import { agents } from "../../core/db/schema";
 import { describeError, logEvent } from "../../core/output/log";
+import { platformRedactor } from "../../core/output/redaction";
 import { guildObject } from "../../workers/objects";
 import type { RunSession } from "./run-session";
 import type { Refused } from "../results";
@@ -49,7 +50,7 @@ export async function planGroupDelivery(db: Database, env: Env, agentId: string,
       group_chat_through_seq: throughSeq,
       group_chat_after_seq: cursor,
       group_depth: depth,
-      group_chat_history: { source: history.source, seqs: history.rows.map((r) => r.seq), ...(history.reason ? { reason: history.reason } : {}) },
+      group_chat_history: { source: history.source, seqs: history.rows.map((r) => r.seq), ...(history.reason ? { reason: platformRedactor(env).redact(history.reason) } : {}) },
     },
   };
 }
