@@ -97,6 +97,21 @@ describe("group chat", () => {
     expect((await settled(token, fired.id)).kind).toBe("schedule");
   });
 
+  it("OP-CANCEL-2 / GROUP-011: cancelling a delivery completes its run and advances the cursor; the next post starts after it", async () => {
+    const agent = await newAgent(token, guildId, { name: "Cancelled" });
+    await script(agent.model, [{ content: "a very long read", delay_ms: 5_000 }, { content: "the next one" }]);
+    const first = await postChat(token, guildId, "cancel me");
+    await untilReading(token, agent.id);
+    const [reading] = await groupRuns(token, agent.id);
+    expect((await call("POST", `/api/runs/${reading!.id}/cancel`, { token })).status).toBe(200);
+    const cancelled = await settled(token, reading!.id);
+    expect(cancelled.status).toBe("completed");
+    expect(cancelled.errors.map((e: { code: string }) => e.code)).toEqual(["generation.cancelled"]);
+    const second = await postChat(token, guildId, "after the cancel");
+    const runs = await untilDelivered(token, agent.id, 2);
+    expect(runs[1]!.metadata).toMatchObject({ group_chat_after_seq: first.seq, group_chat_through_seq: second.seq });
+  });
+
   it("GROUP-015 / GROUP-016: group_post posts publicly as the agent, the run's tool trace stays private, and a group run offers group_post and the schedule tools", async () => {
     const { token, guildId } = await seedGuild();
     const poster = await newAgent(token, guildId, { name: "Poster" });
