@@ -74,15 +74,12 @@ export async function listGroupMessages(
   return { rows: forward ? kept : kept.reverse(), hasMore };
 }
 
-/** Rows after `afterSeq` through `throughSeq` (all later rows when omitted), in seq order. */
-export async function groupRowsBetween(db: Database, guildId: string, afterSeq: number, throughSeq?: number): Promise<GroupMessageRow[]> {
-  return db.select().from(groupMessages)
-    .where(and(
-      eq(groupMessages.guildId, guildId),
-      gt(groupMessages.seq, afterSeq),
-      throughSeq !== undefined ? lte(groupMessages.seq, throughSeq) : undefined,
-    ))
-    .orderBy(asc(groupMessages.seq));
+/** The latest `limit` rows after `afterSeq`, in seq order (what a delivery brings news of). */
+export async function newGroupRows(db: Database, guildId: string, afterSeq: number, limit: number): Promise<GroupMessageRow[]> {
+  const rows = await db.select().from(groupMessages)
+    .where(and(eq(groupMessages.guildId, guildId), gt(groupMessages.seq, afterSeq)))
+    .orderBy(desc(groupMessages.seq)).limit(limit);
+  return rows.reverse();
 }
 
 /** The last `count` rows through `throughSeq`, in seq order (State's candidates). */

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../../core/db/client";
-import { advanceCursor, deliveredThrough, groupRowsBetween, lastGroupRows, publicRow } from "../../core/db/group-chat";
+import { advanceCursor, deliveredThrough, lastGroupRows, newGroupRows, publicRow } from "../../core/db/group-chat";
 import { agents } from "../../core/db/schema";
 import { describeError, logEvent } from "../../core/output/log";
 import { platformRedactor } from "../../core/output/redaction";
@@ -29,6 +29,9 @@ export interface GroupDelivery {
   };
 }
 
+/** Rows a delivery reads for its wake at most; an agent far behind still gets the latest. */
+const NEW_ROWS_MAX = 500;
+
 /**
  * The delivery due to the agent: every public row after its cursor, through the latest
  * row now (one delivery covers them all). Null when none of those rows wakes the agent:
@@ -36,7 +39,7 @@ export interface GroupDelivery {
  */
 export async function planGroupDelivery(db: Database, env: Env, agentId: string, guildId: string): Promise<GroupDelivery | null> {
   const cursor = await deliveredThrough(db, agentId, guildId);
-  const fresh = (await groupRowsBetween(db, guildId, cursor)).map(publicRow);
+  const fresh = (await newGroupRows(db, guildId, cursor, NEW_ROWS_MAX)).map(publicRow);
   const depth = deliveryDepth(fresh, agentId);
   if (depth === null) return null;
   const throughSeq = fresh.at(-1)!.seq;
