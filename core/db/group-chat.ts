@@ -2,6 +2,9 @@ import { and, asc, desc, eq, gt, isNull, lt, lte, sql } from "drizzle-orm";
 import type { Database } from "./client";
 import { agents, groupCursors, groupMessages, runs } from "./schema";
 import type { PublicRow } from "../group/wake";
+import type { z } from "zod";
+import type { GroupMessage } from "../validation/group-chat";
+import { toWire } from "./rows";
 
 /** A stored public row of a guild's group chat. */
 export type GroupMessageRow = typeof groupMessages.$inferSelect;
@@ -23,21 +26,15 @@ export function publicRow(row: GroupMessageRow): PublicRow {
   };
 }
 
-/** The row as the API and the guild's event stream show it. */
-export function groupMessageWire(row: GroupMessageRow) {
-  return {
-    seq: row.seq,
-    guild_id: row.guildId,
-    author_kind: row.authorKind,
-    author_agent_id: row.authorAgentId,
-    author_name: row.authorName,
-    content: row.content,
-    tagged: row.tagged as string[],
-    depth: row.depth,
-    created_at: row.createdAt.toISOString(),
-  };
-}
-export type GroupMessageWire = ReturnType<typeof groupMessageWire>;
+/** A public row as the API and the guild's event stream show it. */
+export type GroupMessageWire = z.infer<typeof GroupMessage>;
+
+/** The row in the API's words: snake_case and ISO times, without the storage id. */
+export const groupMessageWire = (row: GroupMessageRow) => toWire(row, ["id"]) as GroupMessageWire;
+
+/** The guild's latest seq as SQL (0 for an empty chat), so each statement reads it itself. */
+const latestSeqOf = (guildId: string) =>
+  sql<number>`(select coalesce(max(${groupMessages.seq}), 0) from ${groupMessages} where ${groupMessages.guildId} = ${guildId})`;
 
 /**
  * Appends a public row with the guild's next seq. The guild object is the only writer
@@ -46,7 +43,7 @@ export type GroupMessageWire = ReturnType<typeof groupMessageWire>;
 export async function appendGroupMessage(db: Database, input: NewGroupMessage): Promise<GroupMessageRow> {
   const [row] = await db.insert(groupMessages).values({
     ...input,
-    seq: sql`(select coalesce(max(${groupMessages.seq}), 0) + 1 from ${groupMessages} where ${groupMessages.guildId} = ${input.guildId})`,
+    seq: sql`${latestSeqOf(input.guildId)} + 1`,
   }).returning();
   return row!;
 }
@@ -74,19 +71,18 @@ export async function listGroupMessages(
   return { rows: forward ? kept : kept.reverse(), hasMore };
 }
 
-/** The latest `limit` rows after `afterSeq`, in seq order (what a delivery brings news of). */
-export async function newGroupRows(db: Database, guildId: string, afterSeq: number, limit: number): Promise<GroupMessageRow[]> {
+/**
+ * The latest `limit` rows of a seq range, in seq order: what a delivery brings news of
+ * (after the cursor), or State's candidates (through the snapshot).
+ */
+export async function latestGroupRows(db: Database, guildId: string, range: { afterSeq?: number; throughSeq?: number }, limit: number): Promise<GroupMessageRow[]> {
   const rows = await db.select().from(groupMessages)
-    .where(and(eq(groupMessages.guildId, guildId), gt(groupMessages.seq, afterSeq)))
+    .where(and(
+      eq(groupMessages.guildId, guildId),
+      range.afterSeq !== undefined ? gt(groupMessages.seq, range.afterSeq) : undefined,
+      range.throughSeq !== undefined ? lte(groupMessages.seq, range.throughSeq) : undefined,
+    ))
     .orderBy(desc(groupMessages.seq)).limit(limit);
-  return rows.reverse();
-}
-
-/** The last `count` rows through `throughSeq`, in seq order (State's candidates). */
-export async function lastGroupRows(db: Database, guildId: string, throughSeq: number, count: number): Promise<GroupMessageRow[]> {
-  const rows = await db.select().from(groupMessages)
-    .where(and(eq(groupMessages.guildId, guildId), lte(groupMessages.seq, throughSeq)))
-    .orderBy(desc(groupMessages.seq)).limit(count);
   return rows.reverse();
 }
 
@@ -120,7 +116,7 @@ export async function deliveredThrough(db: Database, agentId: string, guildId: s
 export async function startCursor(db: Database, agentId: string, guildId: string): Promise<void> {
   await db.insert(groupCursors).values({
     agentId, guildId,
-    deliveredThroughSeq: sql`(select coalesce(max(${groupMessages.seq}), 0) from ${groupMessages} where ${groupMessages.guildId} = ${guildId})`,
+    deliveredThroughSeq: latestSeqOf(guildId),
   });
 }
 
@@ -135,6 +131,6 @@ export async function advanceCursor(db: Database, agentId: string, guildId: stri
 
 /** The guild's latest seq (0 for an empty chat). */
 export async function latestGroupSeq(db: Database, guildId: string): Promise<number> {
-  const [row] = await db.select({ seq: sql<number | null>`max(${groupMessages.seq})` }).from(groupMessages).where(eq(groupMessages.guildId, guildId));
-  return Number(row?.seq ?? 0);
+  const result = await db.execute<{ seq: number }>(sql`select ${latestSeqOf(guildId)} as seq`);
+  return Number(result.rows[0]?.seq ?? 0);
 }

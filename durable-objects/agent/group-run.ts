@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../../core/db/client";
-import { advanceCursor, deliveredThrough, lastGroupRows, newGroupRows, publicRow } from "../../core/db/group-chat";
+import { advanceCursor, deliveredThrough, latestGroupRows, publicRow } from "../../core/db/group-chat";
 import { agents } from "../../core/db/schema";
 import { describeError, logEvent } from "../../core/output/log";
 import { platformRedactor } from "../../core/output/redaction";
@@ -39,11 +39,11 @@ const NEW_ROWS_MAX = 500;
  */
 export async function planGroupDelivery(db: Database, env: Env, agentId: string, guildId: string): Promise<GroupDelivery | null> {
   const cursor = await deliveredThrough(db, agentId, guildId);
-  const fresh = (await newGroupRows(db, guildId, cursor, NEW_ROWS_MAX)).map(publicRow);
+  const fresh = (await latestGroupRows(db, guildId, { afterSeq: cursor }, NEW_ROWS_MAX)).map(publicRow);
   const depth = deliveryDepth(fresh, agentId);
   if (depth === null) return null;
   const throughSeq = fresh.at(-1)!.seq;
-  const candidates = (await lastGroupRows(db, guildId, throughSeq, SELECTOR_CANDIDATES)).map(publicRow);
+  const candidates = (await latestGroupRows(db, guildId, { throughSeq }, SELECTOR_CANDIDATES)).map(publicRow);
   const history = await chooseHistory(candidates, selectorFrom(env));
   return {
     groupChat: { throughSeq, history: history.rows },
