@@ -38,6 +38,18 @@ export function signOutUnauthorized(): void {
 }
 
 /**
+ * A view's answer to its event stream being refused: 401 signs out, otherwise `show` says why.
+ *
+ * @example onFatal: streamRefused("run", setFailure)
+ */
+export function streamRefused(what: string, show: (message: string) => void): (status: number) => void {
+  return (status) => {
+    if (status === 401) signOutUnauthorized();
+    else show(status === 404 ? `This ${what} no longer exists.` : `The live stream was refused (${status}).`);
+  };
+}
+
+/**
  * One JSON call to the API with the session's token.
  *
  * @example const guild = await api<Guild>("POST", "/api/guilds", { name: "Research" });

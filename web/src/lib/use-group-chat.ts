@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, describe, signOutUnauthorized, type Run } from "./api";
+import { api, describe, streamRefused, type Run } from "./api";
 import { getToken } from "./auth";
 import { applyChatEvent, emptyChat, reading, settleRuns, withMessages, type ChatState, type GroupMessage } from "./group-chat";
 import { openEventStream, type ConnectionState } from "./run-stream";
@@ -62,10 +62,7 @@ export function useGroupChat(guildId: string) {
         onEvent: (event) => update((s) => applyChatEvent(s, event)),
         beforeReconnect: catchUp,
         onConnection: setConnection,
-        onFatal: (status) => {
-          if (status === 401) signOutUnauthorized();
-          else setFailure(status === 404 ? "This guild no longer exists." : `The live stream was refused (${status}).`);
-        },
+        onFatal: streamRefused("guild", setFailure),
       });
       if (stopped) stream.close();
     })();

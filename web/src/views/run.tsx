@@ -3,7 +3,7 @@ import { Composer } from "../components/composer";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
 import { Transcript } from "../components/transcript";
-import { api, ApiError, describe, loadRows, signOutUnauthorized, type Agent, type Guild, type Run } from "../lib/api";
+import { api, ApiError, describe, loadRows, streamRefused, type Agent, type Guild, type Run } from "../lib/api";
 import { getToken } from "../lib/auth";
 import { kindLabel, usd } from "../lib/format";
 import { applyEvent, emptyLiveRun, mergeErrors, withRows, type LiveRun } from "../lib/live-run";
@@ -72,10 +72,7 @@ export function RunView(props: { id: string }) {
           await refreshRun();
         },
         onConnection: setConnection,
-        onFatal: (status) => {
-          if (status === 401) signOutUnauthorized();
-          else setFailure(status === 404 ? "This run no longer exists." : `The live stream was refused (${status}).`);
-        },
+        onFatal: streamRefused("run", setFailure),
       });
       if (stopped) stream.close();
     })();
