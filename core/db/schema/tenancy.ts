@@ -9,6 +9,9 @@ export const organisations = pgTable("organisations", {
   id: id(),
   name: text("name").notNull(),
   monthlySpendLimitUsd: numeric("monthly_spend_limit_usd", { precision: 14, scale: 6 }),
+  // Set by the platform's operator, never through the organisation's own tokens: the
+  // effective monthly limit is the lower of this and monthly_spend_limit_usd.
+  spendCeilingUsd: numeric("spend_ceiling_usd", { precision: 14, scale: 6 }),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -22,6 +25,7 @@ export const apiTokens = pgTable("api_tokens", {
   prefix: text("prefix").notNull(),
   createdAt: createdAt(),
   lastUsedAt: at("last_used_at"),
+  expiresAt: at("expires_at"),
   revokedAt: at("revoked_at"),
 }, (t) => [index("api_tokens_organisation_idx").on(t.organisationId)]);
 
