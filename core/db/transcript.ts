@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import type { Database } from "./client";
 import { messages, runs } from "./schema";
+import type { ChatPayload, StoredRow } from "../projection/types";
 
 /** The roles of transcript rows. */
 export type Role = "system" | "user" | "assistant" | "tool";
@@ -58,6 +59,46 @@ export function toWireRow(row: typeof messages.$inferSelect): WireRow {
     metadata: row.metadata as Record<string, unknown>,
     cost_usd: row.costUsd,
     created_at: row.createdAt.toISOString(),
+  };
+}
+
+/**
+ * A user row that opens a generation, and the run's generation number, in ONE statement:
+ * a failure between the two can never leave a row of a generation the run does not know.
+ */
+export async function appendOpeningRow(db: Database, row: NewRow & { generation: number }): Promise<WireRow> {
+  const result = await db.execute<{ created_at: string }>(sql`
+    with m as (
+      insert into messages (run_id, seq, generation, role, payload, metadata, token_count)
+      values (${row.runId}, ${row.seq}, ${row.generation}, ${row.role}, ${JSON.stringify(row.payload)}::jsonb,
+              ${JSON.stringify(row.metadata)}::jsonb, ${row.tokenCount})
+      returning created_at
+    ), r as (
+      update runs set generation = ${row.generation}, updated_at = now() where id = ${row.runId} returning 1
+    )
+    select m.created_at::text as created_at from m, r`);
+  const created = result.rows[0];
+  if (!created) throw new Error(`run ${row.runId} does not exist`);
+  return { seq: row.seq, generation: row.generation, role: row.role, payload: row.payload, metadata: row.metadata, cost_usd: null, created_at: new Date(created.created_at).toISOString() };
+}
+
+/** The stored row at `seq`, or null: how a retried write learns whether its first try committed. */
+export async function rowAt(db: Database, runId: string, seq: number): Promise<WireRow | null> {
+  const [row] = await db.select().from(messages).where(and(eq(messages.runId, runId), eq(messages.seq, seq))).limit(1);
+  return row ? toWireRow(row) : null;
+}
+
+/** A database row as the projection reads it. */
+export function storedRow(row: {
+  seq: number; generation: number | null; role: string; payload: unknown; metadata: unknown; tokenCount: number | null;
+}): StoredRow {
+  return {
+    seq: row.seq,
+    generation: row.generation,
+    role: row.role as StoredRow["role"],
+    payload: row.payload as ChatPayload,
+    metadata: (row.metadata ?? {}) as StoredRow["metadata"],
+    tokenCount: row.tokenCount ?? 0,
   };
 }
 

@@ -37,6 +37,8 @@ export interface ToolContext {
   memory?: { write(content: string): Promise<void> };
   /** The guild's group chat; absent where group_post is not offered. `tagged` holds agent names. */
   group?: { post(content: string): Promise<{ seq: number; tagged: string[] }> };
+  /** Aborted when the operator cancels the generation (CANCEL-001): a long tool stops early. */
+  signal?: AbortSignal;
 }
 
 /** A routine as the schedule tools show it to the model. */

@@ -41,8 +41,9 @@ export interface FiredDeadlineView {
  * It is the single writer of the agent's runs: it holds the generation lock and
  * multiplexes every deadline of the agent onto the object's one alarm.
  *
- * The run loop, the heartbeat that renews the lease and the recovery of an expired lease
- * come later; this class holds their storage and the alarm path they will use.
+ * Arrows point one way: the object → its triggers (schedule firing, group delivery),
+ * each owning its run's opening and end → the run lifecycle (RunService) → the
+ * generation, the session, the lock and the deadlines.
  */
 export class AgentObject extends DurableObject<Env> {
   /**
@@ -82,15 +83,21 @@ export class AgentObject extends DurableObject<Env> {
     this.lock = new GenerationLock(sql, clock);
     this.runs = new RunService({
       ctx, env, lock: this.lock, multiplexer: this.multiplexer, now: clock,
-      // A generation ended: due schedules and a waiting group delivery go now.
-      afterGeneration: async (agentId) => {
-        await this.groupDeliveries.pull();
-        await this.schedules.refresh(agentId);
+      hooks: {
+        runEnded: (session) => this.groupDeliveries.runEnded(session),
+        // The agent is free: a waiting group delivery and due schedules go now.
+        idle: async (agentId) => {
+          await this.groupDeliveries.pull();
+          await this.schedules.refresh(agentId);
+        },
+        schedulesChanged: async (agentId) => {
+          await this.schedules.refresh(agentId);
+        },
       },
       random: () => this.random(),
     });
     this.schedules = new ScheduleFiring({ runs: this.runs, multiplexer: this.multiplexer, lock: this.lock, now: clock, random: () => this.random() });
-    this.groupDeliveries = new GroupDelivery({ runs: this.runs, multiplexer: this.multiplexer, lock: this.lock, now: clock });
+    this.groupDeliveries = new GroupDelivery({ env, runs: this.runs, multiplexer: this.multiplexer, lock: this.lock, now: clock });
     this.deadlineHandlers = {
       // Does nothing but succeed: lets operators and tests check the whole alarm path.
       probe: () => {},

@@ -13,7 +13,7 @@ describe("generation lock", () => {
       i.now = () => T0;
       return [i.lock.acquire("run-a", 1, LEASE), i.lock.acquire("run-b", 1, LEASE), i.lock.acquire("run-a", 2, LEASE)];
     });
-    expect(first).toEqual({ ok: true, lease: { runId: "run-a", generation: 1, leaseUntil: T0 + LEASE, startedAt: T0 } });
+    expect(first).toMatchObject({ ok: true, lease: { runId: "run-a", generation: 1, leaseUntil: T0 + LEASE, startedAt: T0 } });
     expect(second).toEqual({ ok: false, busyRunId: "run-a", leaseExpired: false });
     // The same run's next generation waits too: one generation at a time, not one run.
     expect(third).toEqual({ ok: false, busyRunId: "run-a", leaseExpired: false });
@@ -47,7 +47,7 @@ describe("generation lock", () => {
     });
     expect(result.renewed?.leaseUntil).toBe(T0 + 20_000 + LEASE);
     expect(result.other).toBeNull();
-    expect(result.current).toEqual({ runId: "run-a", generation: 1, leaseUntil: T0 + 50_000, startedAt: T0 });
+    expect(result.current).toMatchObject({ runId: "run-a", generation: 1, leaseUntil: T0 + 50_000, startedAt: T0 });
   });
 
   it("lease expiry: expired() turns true once the clock passes lease_until, and the lock is not taken over", async () => {
@@ -87,7 +87,7 @@ describe("generation lock", () => {
     });
     expect(result.wrongHolder).toBe(false);
     expect(result.passed).toBe(true);
-    expect(result.current).toEqual({ runId: "run-b", generation: 1, leaseUntil: T0 + 1_000 + LEASE, startedAt: T0 + 1_000 });
+    expect(result.current).toMatchObject({ runId: "run-b", generation: 1, leaseUntil: T0 + 1_000 + LEASE, startedAt: T0 + 1_000 });
     expect(result.other).toEqual({ ok: false, busyRunId: "run-b", leaseExpired: false });
   });
 
@@ -121,7 +121,47 @@ describe("generation lock", () => {
       const restarted = new GenerationLock(state.storage.sql, () => T0 + LEASE);
       return { lease: restarted.current(), expired: restarted.expired() };
     });
-    expect(seen).toEqual({ lease: { runId: "run-a", generation: 1, leaseUntil: T0 + LEASE, startedAt: T0 }, expired: true });
+    expect(seen).toMatchObject({ lease: { runId: "run-a", generation: 1, leaseUntil: T0 + LEASE, startedAt: T0 }, expired: true });
+  });
+
+  it("GEN-002: a lock this instance took is never an orphan while its lease runs, even before its loop starts", async () => {
+    const agent = freshAgent();
+    const seen = await runInDurableObject(agent, (i: AgentObject) => {
+      let clock = T0;
+      i.now = () => clock;
+      i.lock.acquire("run-a", 1, LEASE);
+      const starting = i.lock.orphaned();
+      clock = T0 + LEASE;
+      const expired = i.lock.orphaned()?.runId ?? null;
+      return { starting, expired };
+    });
+    expect(seen).toEqual({ starting: null, expired: "run-a" });
+  });
+
+  it("CANCEL-006: a lock an earlier instance took is an orphan at once, and its renewal is refused", async () => {
+    const agent = freshAgent();
+    const seen = await runInDurableObject(agent, (i: AgentObject, state) => {
+      i.now = () => T0;
+      i.lock.acquire("run-a", 1, LEASE);
+      // The next instance of the object, over the same storage, before the lease ran out.
+      const next = new GenerationLock(state.storage.sql, () => T0 + 1);
+      return { orphan: next.orphaned()?.runId ?? null, renewed: next.renew("run-a", LEASE), byOwner: i.lock.orphaned() };
+    });
+    expect(seen).toEqual({ orphan: "run-a", renewed: null, byOwner: null });
+  });
+
+  it("GEN-002: a lock written before instances were recorded reads as an earlier instance's", async () => {
+    const agent = freshAgent();
+    const seen = await runInDurableObject(agent, (_i: AgentObject, state) => {
+      const sql = state.storage.sql;
+      sql.exec("DROP TABLE generation_lock");
+      sql.exec(`CREATE TABLE generation_lock (id INTEGER PRIMARY KEY CHECK (id = 1), run_id TEXT NOT NULL,
+        generation INTEGER NOT NULL, lease_until INTEGER NOT NULL, started_at INTEGER NOT NULL)`);
+      sql.exec("INSERT INTO generation_lock VALUES (1, 'run-old', 3, ?, ?)", T0 + LEASE, T0);
+      GenerationLock.migrate(sql);
+      return new GenerationLock(sql, () => T0).orphaned();
+    });
+    expect(seen).toMatchObject({ runId: "run-old", generation: 3, instance: "" });
   });
 
   it("acquire refuses a generation below 1 and a non-positive lease", async () => {

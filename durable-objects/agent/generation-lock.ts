@@ -3,10 +3,15 @@
  * its runs), kept in the object's SQLite storage as at most one row.
  *
  * It lives in storage rather than in memory because it must outlive the object: after an
- * eviction or a crash, a lock whose lease has run out is how the object learns that a
- * generation died mid-way and needs its interruption results. For the same reason an
- * expired lease is NOT free for the taking: `acquire` keeps reporting busy (with
- * `leaseExpired: true`) until recovery has written those results and released the lock.
+ * eviction or a crash, a lock left by an earlier instance of the object (or whose lease
+ * has run out) is how the object learns that a generation died mid-way and needs its
+ * interruption results. For the same reason such a lock is NOT free for the taking:
+ * `acquire` keeps reporting busy until recovery has written those results and released it.
+ *
+ * Each row records the instance that took it. A lock this instance holds is never an
+ * orphan while its lease runs, even when its loop is not in memory yet: the lock is taken
+ * before the database round trips that open the generation, and other requests get in
+ * between.
  *
  * All methods are synchronous: SQLite calls in a Durable Object are, and the object's
  * single thread makes check-then-write atomic without a transaction.
@@ -18,18 +23,26 @@ export interface GenerationLease {
   generation: number;
   leaseUntil: number;
   startedAt: number;
+  /** The object instance that took the lock. */
+  instance: string;
 }
 
 export type AcquireResult =
   | { ok: true; lease: GenerationLease }
   | { ok: false; busyRunId: string; leaseExpired: boolean };
 
-type Row = { run_id: string; generation: number; lease_until: number; started_at: number };
+type Row = { run_id: string; generation: number; lease_until: number; started_at: number; instance: string };
+const COLUMNS = "run_id, generation, lease_until, started_at, instance";
 
 export class GenerationLock {
+  /**
+   * @param instance this object instance's id: a fresh one per constructor call, so a
+   *   lock written before an eviction or a crash is told apart from one taken now.
+   */
   constructor(
     private readonly sql: SqlStorage,
     private readonly now: () => number,
+    readonly instance: string = crypto.randomUUID(),
   ) {}
 
   /** Creates the table; idempotent. The CHECK keeps it to one row. */
@@ -39,8 +52,12 @@ export class GenerationLock {
       run_id TEXT NOT NULL,
       generation INTEGER NOT NULL,
       lease_until INTEGER NOT NULL,
-      started_at INTEGER NOT NULL
+      started_at INTEGER NOT NULL,
+      instance TEXT NOT NULL DEFAULT ''
     )`);
+    // Objects created before the instance column: a lock they hold reads as an earlier instance's.
+    const columns = sql.exec<{ name: string }>(`PRAGMA table_info(generation_lock)`).toArray().map((c) => c.name);
+    if (!columns.includes("instance")) sql.exec(`ALTER TABLE generation_lock ADD COLUMN instance TEXT NOT NULL DEFAULT ''`);
   }
 
   /** Takes the lock for `runId`'s generation, or names the run that holds it. */
@@ -53,12 +70,13 @@ export class GenerationLock {
     const now = this.now();
     const row = this.sql
       .exec<Row>(
-        `INSERT INTO generation_lock (id, run_id, generation, lease_until, started_at)
-         VALUES (1, ?, ?, ?, ?) RETURNING run_id, generation, lease_until, started_at`,
+        `INSERT INTO generation_lock (id, run_id, generation, lease_until, started_at, instance)
+         VALUES (1, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
         runId,
         generation,
         now + leaseMs,
         now,
+        this.instance,
       )
       .one();
     return { ok: true, lease: toLease(row) };
@@ -73,10 +91,11 @@ export class GenerationLock {
     checkLease(leaseMs);
     const row = this.sql
       .exec<Row>(
-        `UPDATE generation_lock SET lease_until = ? WHERE run_id = ?
-         RETURNING run_id, generation, lease_until, started_at`,
+        `UPDATE generation_lock SET lease_until = ? WHERE run_id = ? AND instance = ?
+         RETURNING ${COLUMNS}`,
         this.now() + leaseMs,
         runId,
+        this.instance,
       )
       .toArray()[0];
     return row ? toLease(row) : null;
@@ -94,12 +113,13 @@ export class GenerationLock {
     const now = this.now();
     return (
       this.sql.exec(
-        `UPDATE generation_lock SET run_id = ?, generation = ?, lease_until = ?, started_at = ?
+        `UPDATE generation_lock SET run_id = ?, generation = ?, lease_until = ?, started_at = ?, instance = ?
          WHERE run_id = ?`,
         toRunId,
         generation,
         now + leaseMs,
         now,
+        this.instance,
         fromRunId,
       ).rowsWritten > 0
     );
@@ -113,7 +133,7 @@ export class GenerationLock {
   /** The held lock, or null when the agent is not generating. */
   current(): GenerationLease | null {
     const row = this.sql
-      .exec<Row>(`SELECT run_id, generation, lease_until, started_at FROM generation_lock WHERE id = 1`)
+      .exec<Row>(`SELECT ${COLUMNS} FROM generation_lock WHERE id = 1`)
       .toArray()[0];
     return row ? toLease(row) : null;
   }
@@ -123,6 +143,17 @@ export class GenerationLock {
     const held = this.current();
     return held !== null && held.leaseUntil <= now;
   }
+
+  /**
+   * The held lock when its generation is presumed dead: an earlier instance of the object
+   * took it (evicted, crashed, redeployed), or its lease ran out. Null otherwise, and in
+   * particular for a lock this instance took whose loop has not started yet.
+   */
+  orphaned(now: number = this.now()): GenerationLease | null {
+    const held = this.current();
+    if (!held) return null;
+    return held.instance !== this.instance || held.leaseUntil <= now ? held : null;
+  }
 }
 
 function toLease(row: Row): GenerationLease {
@@ -131,6 +162,7 @@ function toLease(row: Row): GenerationLease {
     generation: row.generation,
     leaseUntil: row.lease_until,
     startedAt: row.started_at,
+    instance: row.instance,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Database } from "../../core/db/client";
-import { appendRow, commitAssistantRow, updateRun, type NewRow, type RunError, type WireRow } from "../../core/db/transcript";
+import { riding } from "../../core/db/outage";
+import { commitAssistantRow, updateRun, type RunError } from "../../core/db/transcript";
 import { describeError, logEvent } from "../../core/output/log";
 import type { Redactor } from "../../core/output/redaction";
 import { INTERRUPTED_RESULT, remainingAfter, toolOutput } from "../../core/output/tool-output";
@@ -13,8 +14,7 @@ import { runTool } from "../../core/tools/registry";
 import type { NotesRecordsStore, ScheduleTools, ToolContext, ToolDefinition } from "../../core/tools/types";
 import { costUsd, usageMonth, type ModelPrice } from "../../core/usage/pricing";
 import { callModel, ProviderError, type ModelReply } from "./model-call";
-import type { RunSession } from "./run-session";
-import { fromWire } from "./run-session";
+import type { RowDraft, RunSession } from "./run-session";
 
 /** Everything one generation needs from the agent object. */
 export interface GenerationDeps {
@@ -36,7 +36,7 @@ export interface GenerationDeps {
   spend: { limitUsd: number | null; monthCostUsd: number };
   /** Attachment hydration for the provider request (ATT-004); identity when none. */
   hydrate: (messages: ChatPayload[], rows: readonly StoredRow[]) => Promise<unknown[]>;
-  publishRow: (row: WireRow) => void;
+  /** Transient events (token deltas); committed rows go out through the session. */
   publish: (event: string, data: unknown) => void;
   now: () => number;
 }
@@ -50,7 +50,9 @@ export interface GenerationOutcome {
  * One generation (GEN-009): up to max_steps model calls; each assistant row commits
  * with its usage before it is published; its tool calls run one after another, each
  * result through the output pipeline, each committed and published. Ends on a reply
- * without tool calls, a cap, a provider failure, or cancellation.
+ * without tool calls, a cap, a provider failure, cancellation, or a platform failure;
+ * whichever it is, tool calls left open get interruption results and the run's status
+ * follows its kind's rules, so the run stays valid and usable.
  */
 export async function runGeneration(deps: GenerationDeps): Promise<GenerationOutcome> {
   const { session, generation } = deps;
@@ -64,6 +66,8 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
   const memoryRequired = session.facts.kind !== "direct" && session.snapshot.flags.memory && !session.facts.metadata.resumed_at;
   let wroteMemory = false;
   let reminded = false;
+  // The model answered without tool calls: the only ending after which memory_skipped applies.
+  let returned = false;
   let stepsAllowed = settings.max_steps;
 
   try {
@@ -114,30 +118,34 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
       const answered = deps.now();
       await commitAssistant(deps, reply, plan, hash, { projection_ms: planned - stepStarted, hash_ms: hashed - planned, model_ms: answered - hashed });
       if (reply.toolCalls.length === 0) {
-        if (!memoryRequired || wroteMemory || reminded) break;
+        if (!memoryRequired || wroteMemory || reminded) {
+          returned = true;
+          break;
+        }
         reminded = true;
         stepsAllowed += 1;
-        await append(deps, "user", { role: "user", content: MEMORY_REMINDER }, { source: "memory_reminder" });
+        await commitRow(deps, "user", { role: "user", content: MEMORY_REMINDER }, { source: "memory_reminder" });
         continue;
       }
 
       for (const call of reply.toolCalls) {
         if (deps.signal.aborted) throw new DOMException("cancelled", "AbortError");
         const started = deps.now();
-        const result = await runTool(deps.tools, call.function.name, call.function.arguments, {
+        const result = await untilAborted(runTool(deps.tools, call.function.name, call.function.arguments, {
           agentId: session.scope.agentId,
           runId: session.runId,
           toolCallId: call.id,
           now: () => new Date(deps.now()),
           store: deps.store,
+          signal: deps.signal,
           ...(deps.schedules ? { schedules: deps.schedules } : {}),
           ...(deps.memory ? { memory: deps.memory } : {}),
           ...(deps.group ? { group: deps.group } : {}),
-        });
+        }), deps.signal);
         if (call.function.name === MEMORY_WRITE && !result.content.startsWith("ERROR")) wroteMemory = true;
         const remaining = remainingAfter(settings.max_tool_calls, session.toolResults + 1);
         const content = toolOutput({ text: result.content, redactor: deps.redactor, remaining });
-        await append(deps, "tool", { role: "tool", tool_call_id: call.id, content }, {
+        await commitRow(deps, "tool", { role: "tool", tool_call_id: call.id, content }, {
           tool_name: call.function.name,
           tool_call_id: call.id,
           duration_ms: deps.now() - started,
@@ -153,14 +161,21 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
       }
     }
   } catch (error) {
-    if (!deps.signal.aborted) throw error;
-    await interruptUnresolved(deps.db, session, generation, deps.publishRow);
-    fail("generation.cancelled", "The operator cancelled the generation");
+    if (deps.signal.aborted) {
+      fail("generation.cancelled", "The operator cancelled the generation");
+    } else {
+      // A platform failure (the database gone for longer than a write waits, a bug): the
+      // run ends this generation as its kind's rules say, like any other ending.
+      logEvent("error", { operation: "generation", run_id: session.runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId, ...describeError(error) }, deps.redactor);
+      fail("generation.failed", "The generation failed on the platform side");
+    }
+    // If even this cannot be written, the next generation writes them before it starts.
+    await interruptUnresolved(deps.db, session, generation).catch(() => {});
   }
 
   const status = statusAfterGeneration(session.facts, errors.map((e) => e.code));
-  const memorySkipped = memoryRequired && !wroteMemory;
-  await updateRun(deps.db, session.runId, { status, errors, ...(memorySkipped ? { metadata: { memory_skipped: true } } : {}) });
+  const memorySkipped = memoryRequired && !wroteMemory && returned;
+  await riding(() => updateRun(deps.db, session.runId, { status, errors, ...(memorySkipped ? { metadata: { memory_skipped: true } } : {}) }));
   if (memorySkipped) session.facts = { ...session.facts, metadata: { ...session.facts.metadata, memory_skipped: true } };
   session.facts = { ...session.facts, status, errors: [...session.facts.errors, ...errors] };
   return { errors, status };
@@ -201,30 +216,24 @@ async function commitAssistant(
       hash,
     },
   };
-  const row: NewRow = {
-    runId: session.runId, seq: session.nextSeq, generation, role: "assistant", payload, metadata,
-    tokenCount: countRowTokens(payload, {}),
-  };
-  const committed = await commitAssistantRow(deps.db, row, { ...session.scope, month: usageMonth(new Date(deps.now())) }, {
+  const draft: RowDraft = { generation, role: "assistant", payload, metadata, tokenCount: countRowTokens(payload, {}) };
+  const scope = { ...session.scope, month: usageMonth(new Date(deps.now())) };
+  const figures = {
     inputTokens: usage.prompt_tokens,
     outputTokens: usage.completion_tokens,
     cachedInputTokens: usage.cached_tokens ?? 0,
     reasoningTokens: usage.reasoning_tokens ?? 0,
     costUsd: priced.cost,
+  };
+  await session.commit(deps.db, draft, async (db, row) => {
+    const committed = await commitAssistantRow(db, row, scope, figures);
+    deps.spend.monthCostUsd = committed.monthCostUsd;
+    return committed.row;
   });
-  deps.spend.monthCostUsd = committed.monthCostUsd;
-  session.push(fromWire(committed.row, row.tokenCount));
-  deps.publishRow(committed.row);
 }
 
-async function append(deps: GenerationDeps, role: "tool" | "user", payload: ChatPayload, metadata: Record<string, unknown>) {
-  const { session } = deps;
-  const tokenCount = countRowTokens(payload, metadata);
-  const row = await appendRow(deps.db, {
-    runId: session.runId, seq: session.nextSeq, generation: deps.generation, role, payload: payload as never, metadata, tokenCount,
-  });
-  session.push(fromWire(row, tokenCount));
-  deps.publishRow(row);
+function commitRow(deps: GenerationDeps, role: "tool" | "user", payload: ChatPayload, metadata: Record<string, unknown>) {
+  return deps.session.commit(deps.db, { generation: deps.generation, role, payload: payload as never, metadata, tokenCount: countRowTokens(payload, metadata) });
 }
 
 /**
@@ -232,13 +241,24 @@ async function append(deps: GenerationDeps, role: "tool" | "user", payload: Chat
  * assistant row, so the next model request is valid (CANCEL-005/006). These results
  * carry no trailer and do not count against the budget.
  */
-export async function interruptUnresolved(db: Database, session: RunSession, generation: number, publishRow: (row: WireRow) => void) {
+export async function interruptUnresolved(db: Database, session: RunSession, generation: number): Promise<void> {
   for (const call of session.unresolvedCalls()) {
     const payload: ChatPayload = { role: "tool", tool_call_id: call.id, content: INTERRUPTED_RESULT };
     const metadata = { tool_name: call.name, tool_call_id: call.id, source: "interruption" };
-    const tokenCount = countRowTokens(payload, metadata);
-    const row = await appendRow(db, { runId: session.runId, seq: session.nextSeq, generation, role: "tool", payload: payload as never, metadata, tokenCount });
-    session.push(fromWire(row, tokenCount));
-    publishRow(row);
+    await session.commit(db, { generation, role: "tool", payload: payload as never, metadata, tokenCount: countRowTokens(payload, metadata) });
   }
+}
+
+/**
+ * The tool's result, or an AbortError as soon as the operator cancels (CANCEL-001): a
+ * tool that ignores its signal keeps running in the background, but its result is
+ * never committed and the run gets its interruption result at once.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new DOMException("cancelled", "AbortError"));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new DOMException("cancelled", "AbortError"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }

@@ -1,13 +1,17 @@
+import type { Env } from "../../workers/env";
 import type { Deadline, DeadlineMultiplexer } from "./deadlines";
+import { completeDelivery, planGroupDelivery, reportDelivery } from "./group-run";
 import type { GenerationLock } from "./generation-lock";
 import type { RunService } from "./run-service";
 import { AgentUnavailable } from "./run-opening";
+import type { RunSession } from "./run-session";
 import { BUSY_RETRY_MS } from "./schedule-firing";
 
 /** The agent's one pending group delivery, on the object's alarm. */
 export const GROUP_DELIVERY = "group.delivery";
 
 interface Host {
+  env: Env;
   runs: RunService;
   multiplexer: DeadlineMultiplexer;
   lock: GenerationLock;
@@ -44,12 +48,37 @@ export class GroupDelivery {
     await this.host.runs.recoverOrphan();
     let outcome: "started" | "busy" | "skipped";
     try {
-      outcome = this.host.lock.current() ? "busy" : await this.host.runs.openGroupRun(payload.agent_id, payload.guild_id);
+      outcome = this.host.lock.current() ? "busy" : await this.open(payload.agent_id, payload.guild_id);
     } catch (error) {
       // An archived agent reads nothing; its cursor stays, so nothing is lost if it returns.
       if (error instanceof AgentUnavailable) return;
       throw error;
     }
     if (outcome === "busy") await this.host.multiplexer.set(GROUP_DELIVERY, this.host.now() + BUSY_RETRY_MS, payload);
+  }
+
+  /**
+   * A group run ended (GROUP-011, CANCEL-008): its delivery is over and the cursor
+   * advances through its snapshot seq. Other kinds of run are not ours.
+   */
+  async runEnded(session: RunSession): Promise<void> {
+    await completeDelivery(this.host.runs.database(), this.host.env, session);
+  }
+
+  /**
+   * A delivery (GROUP-001/002): the public rows after the agent's cursor through the
+   * latest one, as one group run. "skipped" when none of them wakes the agent.
+   */
+  private open(agentId: string, guildId: string): Promise<"started" | "busy" | "skipped"> {
+    const { env } = this.host;
+    return this.host.runs.openOneShot(agentId, new Date(this.host.now()), async (db) => {
+      const delivery = await planGroupDelivery(db, env, agentId, guildId);
+      if (!delivery) return null;
+      const throughSeq = delivery.metadata.group_chat_through_seq;
+      return {
+        kind: "group", run: { title: null, metadata: delivery.metadata }, wake: delivery.wake, wakeMetadata: delivery.wakeMetadata, groupChat: delivery.groupChat,
+        opened: (runId) => reportDelivery(db, env, runId, agentId, guildId, throughSeq, "started"),
+      };
+    });
   }
 }

@@ -48,12 +48,13 @@ export async function prepareOpening(db: Database, agent: AgentRow, kind: RunKin
   return { snapshot: buildSnapshot(agent, tools, secretRefs), system };
 }
 
-/** A schedule or group run as it opens: its row, its wake message, and a guard for the write. */
-export interface OneShot {
-  kind: "schedule" | "group";
+/** A run as it opens: its row, its first message (if any), and a guard for the write. */
+export interface Opening {
+  kind: RunKind;
   run: { title: string | null; scheduleId?: string; metadata: Record<string, unknown> };
-  wake: ChatPayload;
-  wakeMetadata: Record<string, unknown>;
+  /** Row 1, generation 1: the operator's message, a schedule's wake-up, a group chat's info row. */
+  wake?: ChatPayload;
+  wakeMetadata?: Record<string, unknown>;
   groupChat?: SystemPromptInput["groupChat"];
   /** Runs first in the opening transaction; false leaves everything unwritten. */
   claim?: (tx: Database) => Promise<boolean>;
@@ -62,17 +63,20 @@ export interface OneShot {
 }
 
 /**
- * Writes a one-shot run in one transaction: the claim (a schedule advancing past its fire),
- * the run at generation 1, its system row and its wake row. False when the claim failed.
+ * Writes a run in one transaction: the claim (a schedule advancing past its fire), the
+ * run, its system row, and with a first message that row at generation 1. False when
+ * the claim failed. Nothing of a run is ever half-written.
  */
-export async function writeOneShot(db: Database, agent: AgentRow, runId: string, now: Date, shot: OneShot): Promise<boolean> {
-  const { snapshot, system } = await prepareOpening(db, agent, shot.kind, now, shot.groupChat);
+export async function writeOpening(db: Database, agent: AgentRow, runId: string, now: Date, opening: Opening): Promise<boolean> {
+  const { snapshot, system } = await prepareOpening(db, agent, opening.kind, now, opening.groupChat);
   return db.transaction(async (tx) => {
-    if (shot.claim && !(await shot.claim(tx as never))) return false;
-    await tx.insert(runs).values({ id: runId, agentId: agent.id, kind: shot.kind, ...shot.run, snapshot, generation: 1 });
+    if (opening.claim && !(await opening.claim(tx as never))) return false;
+    await tx.insert(runs).values({ id: runId, agentId: agent.id, kind: opening.kind, ...opening.run, snapshot, generation: opening.wake ? 1 : 0 });
     await tx.insert(messages).values([
       { runId, seq: 0, generation: null, role: "system", payload: system, metadata: { source: "system" }, tokenCount: countRowTokens(system, {}) },
-      { runId, seq: 1, generation: 1, role: "user", payload: shot.wake, metadata: shot.wakeMetadata, tokenCount: countRowTokens(shot.wake, {}) },
+      ...(opening.wake
+        ? [{ runId, seq: 1, generation: 1, role: "user", payload: opening.wake, metadata: opening.wakeMetadata ?? {}, tokenCount: countRowTokens(opening.wake, opening.wakeMetadata ?? {}) }]
+        : []),
     ]);
     return true;
   });

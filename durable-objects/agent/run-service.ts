@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import { openDatabase, type Connection, type Database } from "../../core/db/client";
-import { completeDelivery, groupChatOf, planGroupDelivery, reportDelivery } from "./group-run";
-import { agents, messages, runs } from "../../core/db/schema";
+import { agents } from "../../core/db/schema";
 import { writeMemory } from "../../core/db/memory";
-import { appendRow, loadRows, toWireRow, updateRun, type RunError } from "../../core/db/transcript";
+import { isTransient, riding } from "../../core/db/outage";
+import { appendOpeningRow, loadRows, toWireRow, updateRun, type RunError } from "../../core/db/transcript";
 import { describeError, logEvent } from "../../core/output/log";
 import { platformRedactor } from "../../core/output/redaction";
 import { countRowTokens } from "../../core/projection/token-count";
@@ -18,12 +18,11 @@ import type { GenerationLock } from "./generation-lock";
 import { hydrateAttachments } from "./hydrate";
 import { PostgresToolStore } from "./tool-store";
 import { scheduleTools } from "./schedule-tools";
-import { busy, refuse, type Outcome } from "../results";
-import { advancePastFire, type ScheduleRow } from "../../core/db/schedules";
-import { instructionHash, scheduleWakeUpMessage } from "../../core/schedules/instruction";
+import { busy, refuse, type Outcome, type Refused } from "../results";
 import { monthSpend, refreshSecrets } from "./generation-inputs";
-import { AgentUnavailable, prepareOpening, writeOneShot, type OneShot } from "./run-opening";
-import { RunSession, storedRow } from "./run-session";
+import { AgentUnavailable, writeOpening, type Opening } from "./run-opening";
+import { RunSession } from "./run-session";
+import { groupChatOf } from "./group-run";
 import { SseHub } from "../sse-hub";
 
 /** The lease a generation holds; the heartbeat renews it well before it runs out. */
@@ -32,8 +31,20 @@ export const HEARTBEAT_MS = 20_000;
 export const HEARTBEAT = "generation.heartbeat";
 /** An idle object closes its database connection after this long. */
 const IDLE_CLOSE_MS = 5_000;
-/** Runs whose rows stay in memory between generations. */
-const MAX_SESSIONS = 8;
+/** Memory the cached sessions may hold together (the object has 128 MB in all). */
+const SESSION_BUDGET_BYTES = 24 * 1024 * 1024;
+/** How long a request waits out a database outage before it answers 503. */
+const REQUEST_OUTAGE_POLICY = { budgetMs: 3_000, firstPauseMs: 200, maxPauseMs: 1_000 };
+
+/** What the triggers of runs (schedules, group deliveries) hear from the run lifecycle. */
+export interface RunHooks {
+  /** A generation ended and its run's status is settled; runs before the lock is released. */
+  runEnded(session: RunSession): Promise<void>;
+  /** The agent is free again: a waiting trigger may go now. */
+  idle(agentId: string): Promise<void>;
+  /** A schedule tool changed the agent's routines. */
+  schedulesChanged(agentId: string): Promise<void>;
+}
 
 interface Host {
   ctx: DurableObjectState;
@@ -41,17 +52,19 @@ interface Host {
   lock: GenerationLock;
   multiplexer: DeadlineMultiplexer;
   now: () => number;
-  /** Re-arms the schedule deadline: after a generation (due schedules fire then) and after a schedule tool. */
-  afterGeneration: (agentId: string) => Promise<unknown>;
+  hooks: RunHooks;
   /** Randomness of the wake-window planner. */
   random: () => number;
 }
 
+/** The generation this object instance holds the lock for, from the moment it took it. */
 interface ActiveGeneration {
   runId: string;
   generation: number;
   controller: AbortController;
+  /** Settles when the lock is released. */
   done: Promise<void>;
+  finish: () => void;
 }
 
 export interface NewMessage {
@@ -60,46 +73,61 @@ export interface NewMessage {
 }
 
 /**
- * The agent's runs as the agent object drives them: creation with the composed system
- * row and the snapshot, user messages under the generation lock, the background loop,
- * cancellation, resume, SSE, and recovery of a generation the object lost.
+ * The run lifecycle as the agent object drives it: opening runs, user messages under the
+ * generation lock, the background loop, cancellation, resume, SSE, and recovery of a
+ * generation the object lost. The triggers (schedule firing, group delivery) open their
+ * runs through `openOneShot` and hear of their end through `RunHooks`.
+ *
+ * The lock and `active` change together, synchronously: a request that finds the lock
+ * held by this instance is busy, whatever the holder is awaiting.
  */
 export class RunService {
   readonly hub = new SseHub((runId, after) => this.withDatabase(async (db) => (await loadRows(db, runId, after)).map(toWireRow)));
   private readonly sessions = new Map<string, RunSession>();
+  private readonly loading = new Map<string, Promise<RunSession | null>>();
   private active: ActiveGeneration | null = null;
+  private recovering: Promise<void> | null = null;
   private conn: Connection | null = null;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly host: Host) {}
 
-  /** The generation running in this object's memory, if any. */
+  /** The generation this instance holds the lock for, if any. */
   get current(): ActiveGeneration | null {
     return this.active;
   }
 
-  /** `POST /api/agents/:id/runs`: row 0, then row 1 and a generation when a message is given (RUN-003/004). */
+  /**
+   * `POST /api/agents/:id/runs`: row 0, and with a message row 1 and a generation
+   * (RUN-003/004). With a message the lock is taken before anything is written, so a
+   * request that loses the race leaves no run behind.
+   */
   async createRun(agentId: string, input: { kind: RunKind; message?: NewMessage; title?: string | null }): Promise<Outcome<{ run_id: string }>> {
     await this.recoverOrphan();
-    const held = this.host.lock.current();
-    if (input.message && held) return busy(held.runId);
-    const db = this.db();
-    const [agent] = await db.select().from(agents).where(eq(agents.id, agentId)).limit(1);
-    if (!agent) return refuse(404, "agent.not_found", "No such agent");
-    if (agent.archivedAt) return refuse(409, "agent.archived", "The agent is archived");
-    const { snapshot, system } = await prepareOpening(db, agent, input.kind, new Date(this.host.now()));
-    const title = input.title ?? (input.message ? input.message.content.slice(0, 80) || null : null);
-    const run = await db.transaction(async (tx) => {
-      const [created] = await tx.insert(runs).values({ agentId, kind: input.kind, title, snapshot, metadata: {} }).returning();
-      await tx.insert(messages).values({ runId: created!.id, seq: 0, generation: null, role: "system", payload: system, metadata: { source: "system" }, tokenCount: countRowTokens(system, {}) });
-      return created!;
-    });
-    const session = await this.session(run.id);
-    if (input.message) {
-      const started = await this.startGeneration(session!, input.message, "operator");
-      if (!started.ok) return started;
+    const runId = crypto.randomUUID();
+    const claimed = input.message ? await this.claim(runId, 1) : null;
+    if (claimed && !claimed.ok) return claimed;
+    try {
+      const db = this.db();
+      const [agent] = await db.select().from(agents).where(eq(agents.id, agentId)).limit(1);
+      const refused = !agent ? refuse(404, "agent.not_found", "No such agent") : agent.archivedAt ? refuse(409, "agent.archived", "The agent is archived") : null;
+      if (refused) {
+        if (claimed) await this.release(runId);
+        return refused;
+      }
+      const { message } = input;
+      const title = input.title ?? (message ? message.content.slice(0, 80) || null : null);
+      await writeOpening(db, agent!, runId, new Date(this.host.now()), {
+        kind: input.kind,
+        run: { title, metadata: {} },
+        ...(message ? { wake: { role: "user", content: message.content }, wakeMetadata: userMetadata(message, "operator") } : {}),
+      });
+      if (claimed) this.beginLoop((await this.session(runId))!, claimed);
+    } catch (error) {
+      if (claimed) await this.release(runId);
+      return unavailable(error);
     }
-    return { ok: true, run_id: run.id };
+    return { ok: true, run_id: runId };
   }
 
   /** `POST /api/runs/:id/messages`: 409 while the agent generates (GEN-003); refusals per RUN-006/GEN-018. */
@@ -107,18 +135,23 @@ export class RunService {
     await this.recoverOrphan();
     const held = this.host.lock.current();
     if (held) return busy(held.runId);
-    const session = await this.session(runId);
+    let session: RunSession | null;
+    try {
+      session = await this.session(runId);
+    } catch (error) {
+      return unavailable(error);
+    }
     if (!session) return refuse(404, "run.not_found", "No such run");
     const refusal = messageRefusal(session.facts);
     if (refusal) return refuse(409, refusal.code, refusal.message, refusal.details);
-    return this.startGeneration(session, message, "operator");
+    return this.startGeneration(session, message);
   }
 
-  /** `POST /api/runs/:id/cancel` (CANCEL-001..003). */
+  /** `POST /api/runs/:id/cancel` (CANCEL-001..003): stops the model call or the tool in flight. */
   async cancel(runId: string): Promise<Outcome<{ cancelled: true }>> {
     await this.recoverOrphan();
-    if (!this.active || this.active.runId !== runId) return refuse(409, "run.not_generating", "The run is not generating");
     const active = this.active;
+    if (!active || active.runId !== runId) return refuse(409, "run.not_generating", "The run is not generating");
     active.controller.abort();
     await active.done;
     return { ok: true, cancelled: true };
@@ -137,7 +170,7 @@ export class RunService {
     return { ok: true, resumed_at: resumedAt };
   }
 
-  /** The heartbeat deadline: renew the lease while the loop runs, or recover a lost one. */
+  /** The heartbeat deadline: renew the lease while this instance generates, or recover a lost one. */
   async heartbeat(): Promise<void> {
     const held = this.host.lock.current();
     if (!held) return;
@@ -150,140 +183,143 @@ export class RunService {
   }
 
   /**
-   * A lock held with no loop in this object's memory means the object was evicted,
-   * crashed or redeployed mid-generation: unresolved tool calls get interruption results,
-   * the error is recorded, one-shot runs complete, and the lock is released. The model
-   * call is never replayed (CANCEL-006/007).
+   * A lock left by an earlier instance of this object (evicted, crashed or redeployed
+   * mid-generation), or whose lease ran out: unresolved tool calls get interruption
+   * results, the error is recorded, one-shot runs complete, and the lock is released.
+   * The model call is never replayed (CANCEL-006/007). One recovery at a time: requests
+   * arriving meanwhile wait for it.
    */
-  async recoverOrphan(): Promise<void> {
-    const held = this.host.lock.current();
-    if (!held || this.active) return;
+  recoverOrphan(): Promise<void> {
+    this.recovering ??= this.recover().finally(() => {
+      this.recovering = null;
+    });
+    return this.recovering;
+  }
+
+  private async recover(): Promise<void> {
+    if (this.active) return;
+    const held = this.host.lock.orphaned();
+    if (!held) return;
     let agentId: string | undefined;
     try {
       const db = this.db();
       const session = await this.session(held.runId);
       if (session) {
-        await interruptUnresolved(db, session, held.generation, (row) => this.hub.publishRow(session.runId, row));
+        await interruptUnresolved(db, session, held.generation);
         const errors: RunError[] = [{
           code: "generation.interrupted",
           message: "The generation was interrupted (the agent's object restarted); no model call was replayed",
           generation: held.generation, operation: "recovery", at: new Date(this.host.now()).toISOString(),
         }];
         const status = statusAfterGeneration(session.facts, []);
-        await updateRun(db, session.runId, { status, errors });
+        await riding(() => updateRun(db, session.runId, { status, errors }));
         session.facts = { ...session.facts, status, errors: [...session.facts.errors, ...errors] };
         this.hub.publish(session.runId, "status", { run_id: session.runId, status, generating: false });
         // An interrupted delivery completes and its cursor advances; dispatch resumes (GROUP-014).
-        await completeDelivery(db, this.host.env, session);
+        await this.host.hooks.runEnded(session);
         agentId = session.scope.agentId;
       }
     } finally {
       this.host.lock.release(held.runId);
       await this.host.multiplexer.clear(HEARTBEAT);
     }
-    if (agentId) await this.host.afterGeneration(agentId).catch(() => {});
-  }
-
-  private async startGeneration(session: RunSession, message: NewMessage, source: string): Promise<Outcome<{ seq: number; generation: number }>> {
-    const generation = session.facts.generation + 1;
-    const acquired = this.host.lock.acquire(session.runId, generation, LEASE_MS);
-    if (!acquired.ok) return busy(acquired.busyRunId);
-    let userSeq: number;
-    try {
-      const payload: ChatPayload = { role: "user", content: message.content };
-      const metadata = { source, ...(message.attachments?.length ? { attachments: message.attachments } : {}) };
-      const tokenCount = countRowTokens(payload, metadata);
-      const row = await appendRow(this.db(), { runId: session.runId, seq: session.nextSeq, generation, role: "user", payload: payload as never, metadata, tokenCount });
-      await updateRun(this.db(), session.runId, { generation });
-      session.facts = { ...session.facts, generation };
-      session.push(storedRow({ ...row, tokenCount }));
-      this.hub.publishRow(session.runId, row);
-      userSeq = row.seq;
-    } catch (error) {
-      this.host.lock.release(session.runId);
-      throw error;
-    }
-    await this.beginLoop(session, generation);
-    return { ok: true, seq: userSeq, generation };
-  }
-
-  /** Runs the loop in the object's background; the lock is held and the opening row committed. */
-  private async beginLoop(session: RunSession, generation: number): Promise<void> {
-    await this.host.multiplexer.set(HEARTBEAT, this.host.now() + HEARTBEAT_MS);
-    const controller = new AbortController();
-    const active: ActiveGeneration = { runId: session.runId, generation, controller, done: Promise.resolve() };
-    active.done = this.loop(session, generation, controller.signal);
-    this.active = active;
-    this.host.ctx.waitUntil(active.done);
+    if (agentId) await this.host.hooks.idle(agentId).catch(() => {});
   }
 
   /**
-   * A schedule wake-up (SCHED-013/014/017/018): in one transaction the schedule advances
-   * past this fire (only if it still waits for it) and the run opens with its system row
-   * and the wake-up message. "skipped" when a repeated alarm or a change got there first.
+   * Opens a one-shot run for a trigger: the lock is taken first, then the opening is
+   * planned, then written in one transaction (guarded by its `claim`); then it generates.
+   * "skipped" when the plan has nothing to open or its claim lost.
    */
-  async openScheduleRun(agentId: string, schedule: ScheduleRow, firedAt: Date, random: () => number): Promise<"started" | "busy" | "skipped"> {
-    return this.openOneShot(agentId, firedAt, async () => ({
-      kind: "schedule",
-      run: { scheduleId: schedule.id, title: schedule.description, metadata: { instruction_hash: await instructionHash(schedule.instruction) } },
-      wake: {
-        role: "user",
-        content: scheduleWakeUpMessage({
-          id: schedule.id, cron: schedule.cron, window: schedule.wakeWindow, instruction: schedule.instruction,
-          previous_run_at: schedule.lastRunAt,
-        }),
-      },
-      wakeMetadata: { source: "schedule", schedule_id: schedule.id },
-      claim: (tx) => advancePastFire(tx as never, schedule, firedAt, random, true),
-    }));
-  }
-
-  /**
-   * A group delivery (GROUP-001/002): the public rows after the agent's cursor through the
-   * latest one, as one group run. "skipped" when none of them wakes the agent.
-   */
-  async openGroupRun(agentId: string, guildId: string): Promise<"started" | "busy" | "skipped"> {
-    return this.openOneShot(agentId, new Date(this.host.now()), async (db) => {
-      const delivery = await planGroupDelivery(db, this.host.env, agentId, guildId);
-      if (!delivery) return null;
-      const throughSeq = delivery.metadata.group_chat_through_seq;
-      return {
-        kind: "group", run: { title: null, metadata: delivery.metadata }, wake: delivery.wake, wakeMetadata: delivery.wakeMetadata, groupChat: delivery.groupChat,
-        opened: (runId) => reportDelivery(db, this.host.env, runId, agentId, guildId, throughSeq, "started"),
-      };
-    });
-  }
-
-  /**
-   * Opens a one-shot run: the lock is taken first, then the opening is planned, then in one
-   * transaction (guarded by `claim`) the run, its system row and its wake row are written;
-   * then it generates.
-   */
-  private async openOneShot(agentId: string, now: Date, plan: (db: Database) => Promise<OneShot | null>): Promise<"started" | "busy" | "skipped"> {
+  async openOneShot(agentId: string, now: Date, plan: (db: Database) => Promise<Opening | null>): Promise<"started" | "busy" | "skipped"> {
     const runId = crypto.randomUUID();
-    if (!this.host.lock.acquire(runId, 1, LEASE_MS).ok) return "busy";
+    const claimed = await this.claim(runId, 1);
+    if (!claimed.ok) return "busy";
     try {
       const db = this.db();
       const [agent] = await db.select().from(agents).where(eq(agents.id, agentId)).limit(1);
       if (!agent || agent.archivedAt) throw new AgentUnavailable();
-      const shot = await plan(db);
-      const opened = shot && await writeOneShot(db, agent, runId, now, shot);
-      if (!opened) {
-        this.host.lock.release(runId);
+      const opening = await plan(db);
+      if (!opening || !(await writeOpening(db, agent, runId, now, opening))) {
+        await this.release(runId);
         return "skipped";
       }
-      await shot.opened?.(runId);
+      await opening.opened?.(runId);
+      this.beginLoop((await this.session(runId))!, claimed);
     } catch (error) {
-      this.host.lock.release(runId);
+      await this.release(runId);
       throw error;
     }
-    await this.beginLoop((await this.session(runId))!, 1);
     return "started";
   }
 
-  private async loop(session: RunSession, generation: number, signal: AbortSignal): Promise<void> {
+  /**
+   * Takes the lock for a generation and marks it active in the same tick, then arms
+   * the heartbeat, so recovery finds the lock if this instance dies before it ends.
+   */
+  private async claim(runId: string, generation: number): Promise<(ActiveGeneration & { ok: true }) | Refused> {
+    const acquired = this.host.lock.acquire(runId, generation, LEASE_MS);
+    if (!acquired.ok) return busy(acquired.busyRunId);
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    const active = { runId, generation, controller: new AbortController(), done, finish };
+    this.active = active;
+    await this.host.multiplexer.set(HEARTBEAT, this.host.now() + HEARTBEAT_MS);
+    return { ok: true, ...active };
+  }
+
+  /** Frees the lock `runId` holds and forgets its generation. */
+  private async release(runId: string): Promise<void> {
+    this.host.lock.release(runId);
+    const active = this.active;
+    if (active?.runId === runId) {
+      this.active = null;
+      active.finish();
+    }
+    await this.host.multiplexer.clear(HEARTBEAT);
+  }
+
+  /**
+   * A user message opens generation N+1: tool calls a failed generation left open get
+   * their interruption results first, then the message and the run's generation number
+   * commit in one statement.
+   */
+  private async startGeneration(session: RunSession, message: NewMessage): Promise<Outcome<{ seq: number; generation: number }>> {
+    const generation = session.facts.generation + 1;
+    const claimed = await this.claim(session.runId, generation);
+    if (!claimed.ok) return claimed;
+    let seq: number;
+    try {
+      const db = this.db();
+      await interruptUnresolved(db, session, session.facts.generation);
+      const payload: ChatPayload = { role: "user", content: message.content };
+      const metadata = userMetadata(message, "operator");
+      const row = await session.commit(
+        db,
+        { generation, role: "user", payload: payload as never, metadata, tokenCount: countRowTokens(payload, metadata) },
+        (tx, draft) => appendOpeningRow(tx, { ...draft, generation }),
+        REQUEST_OUTAGE_POLICY,
+      );
+      session.facts = { ...session.facts, generation };
+      seq = row.seq;
+    } catch (error) {
+      this.forget(session);
+      await this.release(session.runId);
+      return unavailable(error);
+    }
+    this.beginLoop(session, claimed);
+    return { ok: true, seq, generation };
+  }
+
+  /** Runs the loop in the object's background; the lock is held and the opening row committed. */
+  private beginLoop(session: RunSession, active: ActiveGeneration): void {
+    this.host.ctx.waitUntil(this.loop(session, active));
+  }
+
+  private async loop(session: RunSession, active: ActiveGeneration): Promise<void> {
     const { env } = this.host;
-    const runId = session.runId;
+    const { runId, generation } = active;
+    const signal = active.controller.signal;
     this.hub.publish(runId, "status", { run_id: runId, status: "active", generating: true, generation });
     let status = session.facts.status;
     try {
@@ -314,52 +350,79 @@ export class RunService {
         store: new PostgresToolStore(db),
         ...(session.snapshot.flags.memory ? { memory: { write: (content: string) => writeMemory(db, session.scope.agentId, content) } } : {}),
         ...(session.snapshot.flags.group_post ? { group: groupChatOf(env, session) } : {}),
-        schedules: scheduleTools(db, session.scope.agentId, () => new Date(this.host.now()), this.host.random, () => this.host.afterGeneration(session.scope.agentId)),
+        schedules: scheduleTools(db, session.scope.agentId, () => new Date(this.host.now()), this.host.random, () => this.host.hooks.schedulesChanged(session.scope.agentId)),
         redactor,
         prices: pricesFrom(env.MODEL_PRICES),
         spend: await monthSpend(db, session.scope.organisationId, new Date(this.host.now())),
         hydrate: (messages, rows) => hydrateAttachments(messages, rows, env, session.snapshot.model.model),
-        publishRow: (row) => this.hub.publishRow(runId, row),
         publish: (event, data) => this.hub.publish(runId, event, data),
         now: this.host.now,
       });
       status = outcome.status;
       for (const e of outcome.errors) this.hub.publish(runId, "error", { run_id: runId, ...e });
     } catch (error) {
+      // The generation could not start, or its ending could not be written: the run ends
+      // this generation by its kind's rules as far as the database lets us, and the next
+      // generation repairs what is left (interruption results before its first row).
       logEvent("error", { operation: "generation", run_id: runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId, ...describeError(error) }, platformRedactor(env));
       const errors: RunError[] = [{ code: "generation.failed", message: "The generation failed on the platform side", generation, operation: "generation", at: new Date(this.host.now()).toISOString() }];
-      await updateRun(this.db(), runId, { errors }).catch(() => {});
+      status = statusAfterGeneration(session.facts, errors.map((e) => e.code));
+      await riding(() => updateRun(this.db(), runId, { status, errors }))
+        .then(() => { session.facts = { ...session.facts, status, errors: [...session.facts.errors, ...errors] }; })
+        .catch(() => this.forget(session));
       this.hub.publish(runId, "error", { run_id: runId, ...errors[0] });
     } finally {
-      this.host.lock.release(runId);
-      await this.host.multiplexer.clear(HEARTBEAT);
-      this.active = null;
+      // A delivery's cursor advances before the lock is free, so no other generation sees it behind.
+      await this.host.hooks.runEnded(session).catch((error) => logEvent("error", { operation: "run.ended", run_id: runId, ...describeError(error) }));
+      if (session.stale) this.forget(session);
+      await this.release(runId);
       this.hub.publish(runId, "status", { run_id: runId, status, generating: false, generation });
-      await completeDelivery(this.db(), env, session).catch((error) => logEvent("error", { operation: "group.complete_delivery", run_id: runId, ...describeError(error) }));
-      await this.host.afterGeneration(session.scope.agentId).catch(() => {});
+      await this.host.hooks.idle(session.scope.agentId).catch(() => {});
     }
   }
 
   /**
-   * The run's session, loaded from Postgres once per wake. The object is the single
-   * writer of its agent's runs, so what it holds in memory stays current.
+   * The run's session, loaded from Postgres once per wake and shared by concurrent
+   * callers. The object is the single writer of its agent's runs, so what it holds in
+   * memory stays current, unless a write's outcome was lost (`stale`): then it loads again.
    */
   private async session(runId: string): Promise<RunSession | null> {
     const cached = this.sessions.get(runId);
-    if (cached) {
+    if (cached && !cached.stale) {
       // Most recently used last, so the oldest is evicted first.
       this.sessions.delete(runId);
       this.sessions.set(runId, cached);
       return cached;
     }
-    const loaded = await RunSession.load(this.db(), runId);
-    if (!loaded) return null;
-    this.sessions.set(runId, loaded);
-    for (const [id] of this.sessions) {
-      if (this.sessions.size <= MAX_SESSIONS) break;
-      if (id !== this.active?.runId) this.sessions.delete(id);
+    if (cached) this.forget(cached);
+    let pending = this.loading.get(runId);
+    if (!pending) {
+      pending = RunSession.load(this.db(), runId).finally(() => this.loading.delete(runId));
+      this.loading.set(runId, pending);
+      const loaded = await pending;
+      if (loaded) this.remember(loaded);
+      return loaded;
     }
-    return loaded;
+    return pending;
+  }
+
+  /** Caches a loaded session, evicting the least recently used past the byte budget. */
+  private remember(session: RunSession): void {
+    session.publishRow = (row) => this.hub.publishRow(session.runId, row);
+    this.sessions.set(session.runId, session);
+    let total = 0;
+    for (const s of this.sessions.values()) total += s.bytes;
+    for (const [id, s] of this.sessions) {
+      if (total <= SESSION_BUDGET_BYTES || this.sessions.size <= 1) break;
+      if (id === this.active?.runId || id === session.runId) continue;
+      this.sessions.delete(id);
+      total -= s.bytes;
+    }
+  }
+
+  /** Drops a session whose memory may not match the database. */
+  private forget(session: RunSession): void {
+    if (this.sessions.get(session.runId) === session) this.sessions.delete(session.runId);
   }
 
   /** Drops what memory holds (the agent was deleted). */
@@ -375,6 +438,7 @@ export class RunService {
   /**
    * One connection while the object works, closed after IDLE_CLOSE_MS without use and
    * no generation: thousands of idle agents must not hold thousands of connections.
+   * A generation includes the time its opening is planned (a slow history selector).
    */
   private db(): Database {
     this.conn ??= openDatabase(this.host.env);
@@ -393,7 +457,7 @@ export class RunService {
   }
 
   private closeIdle(): void {
-    if (this.active) {
+    if (this.active || this.recovering || this.loading.size > 0) {
       this.idleTimer = setTimeout(() => this.closeIdle(), IDLE_CLOSE_MS);
       return;
     }
@@ -401,6 +465,17 @@ export class RunService {
     this.conn = null;
     void conn?.close();
   }
+}
+
+/** A user row's metadata: who wrote it, and its attachments. */
+function userMetadata(message: NewMessage, source: string): Record<string, unknown> {
+  return { source, ...(message.attachments?.length ? { attachments: message.attachments } : {}) };
+}
+
+/** A request that met a database outage answers 503; anything else is a bug and goes up. */
+function unavailable(error: unknown): Refused {
+  if (isTransient(error)) return refuse(503, "database.unavailable", "The database cannot be reached right now; try again shortly");
+  throw error;
 }
 
 /** The definitions behind the run's snapshotted schemas: the tools it was offered, no others (EXACT-005). */

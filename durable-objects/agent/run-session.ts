@@ -1,12 +1,19 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../../core/db/client";
 import { agents, runs } from "../../core/db/schema";
-import { loadRows, type WireRow } from "../../core/db/transcript";
+import { riding, sqlState, UNIQUE_VIOLATION, type OutagePolicy } from "../../core/db/outage";
+import { appendRow, loadRows, rowAt, storedRow, type NewRow, type WireRow } from "../../core/db/transcript";
 import { StubCounts } from "../../core/projection/projection";
 import { countToolSchemas } from "../../core/projection/token-count";
 import type { ChatPayload, StoredRow } from "../../core/projection/types";
 import type { RunFacts } from "../../core/runs/rules";
 import type { RunSnapshot } from "../../core/runs/snapshot";
+
+/** How a row reaches Postgres: a plain insert by default; the assistant row also bills usage. */
+export type RowWrite = (db: Database, row: NewRow) => Promise<WireRow>;
+
+/** A row as the loop drafts it; the session gives it its run and its seq. */
+export type RowDraft = Omit<NewRow, "runId" | "seq">;
 
 /**
  * What the agent object keeps in memory for a run it generates for: the rows with
@@ -19,6 +26,15 @@ export class RunSession {
   readonly toolTokens: number;
   /** Tool results on the run so far (GEN-013 counts every generation). */
   toolResults = 0;
+  /** About how much memory the rows hold (their JSON text), for the object's session budget. */
+  bytes = 0;
+  /**
+   * Set when a write failed without a known outcome: memory may no longer match the
+   * database, so the object drops this copy and loads the run again next time.
+   */
+  stale = false;
+  /** Where committed rows go live (the run's event stream); set by the object. */
+  publishRow: (row: WireRow) => void = () => {};
 
   constructor(
     readonly runId: string,
@@ -36,7 +52,40 @@ export class RunSession {
   /** Adds a committed row to memory (the database has it already). */
   push(row: StoredRow): void {
     this.rows.push(row);
+    this.bytes += JSON.stringify(row.payload).length + JSON.stringify(row.metadata).length + 64;
     if (row.role === "tool" && row.metadata.source !== "interruption") this.toolResults += 1;
+  }
+
+  /**
+   * The one path every row of the run takes: written at the next seq (riding out a
+   * database outage), then added to memory, then published. Nothing is published before
+   * it committed. A retry that finds its seq taken by the same row takes it as committed:
+   * the first try's answer was lost, not its write.
+   *
+   * @example await session.commit(db, { generation, role: "tool", payload, metadata, tokenCount });
+   */
+  async commit(db: Database, draft: RowDraft, write: RowWrite = appendRow, policy?: OutagePolicy): Promise<WireRow> {
+    const row: NewRow = { ...draft, runId: this.runId, seq: this.nextSeq };
+    let committed: WireRow;
+    try {
+      committed = await riding(async (attempt) => {
+        try {
+          return await write(db, row);
+        } catch (error) {
+          if (attempt > 0 && sqlState(error) === UNIQUE_VIOLATION) {
+            const stored = await rowAt(db, row.runId, row.seq);
+            if (stored && sameRow(stored, row)) return stored;
+          }
+          throw error;
+        }
+      }, policy);
+    } catch (error) {
+      this.stale = true;
+      throw error;
+    }
+    this.push(storedRow({ ...committed, tokenCount: row.tokenCount }));
+    this.publishRow(committed);
+    return committed;
   }
 
   /** Tool calls of the last assistant row that have no result yet (CANCEL-005). */
@@ -76,21 +125,14 @@ export class RunSession {
   }
 }
 
-/** A database row as the projection reads it. */
-export function storedRow(row: {
-  seq: number; generation: number | null; role: string; payload: unknown; metadata: unknown; tokenCount: number | null;
-}): StoredRow {
-  return {
-    seq: row.seq,
-    generation: row.generation,
-    role: row.role as StoredRow["role"],
-    payload: row.payload as ChatPayload,
-    metadata: (row.metadata ?? {}) as StoredRow["metadata"],
-    tokenCount: row.tokenCount ?? 0,
-  };
+/** Whether a stored row is the one we tried to write (jsonb reorders keys: compare canonically). */
+function sameRow(stored: WireRow, row: NewRow): boolean {
+  return stored.role === row.role && stored.generation === row.generation && canonical(stored.payload) === canonical(row.payload);
 }
 
-/** A committed wire row (as published) back into the in-memory form. */
-export function fromWire(row: WireRow, tokenCount: number): StoredRow {
-  return storedRow({ ...row, tokenCount });
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v);
 }

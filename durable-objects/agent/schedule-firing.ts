@@ -1,5 +1,6 @@
-import { earliestWakeUp, firstDue, advancePastFire } from "../../core/db/schedules";
+import { earliestWakeUp, firstDue, advancePastFire, type ScheduleRow } from "../../core/db/schedules";
 import { describeError, logEvent } from "../../core/output/log";
+import { instructionHash, scheduleWakeUpMessage } from "../../core/schedules/instruction";
 import type { Deadline } from "./deadlines";
 import type { DeadlineMultiplexer } from "./deadlines";
 import type { GenerationLock } from "./generation-lock";
@@ -52,7 +53,7 @@ export class ScheduleFiring {
     const due = await firstDue(db, agentId, now);
     if (due?.routinesEnabled) {
       try {
-        const outcome = await this.host.runs.openScheduleRun(agentId, due.schedule, now, this.host.random);
+        const outcome = await this.open(agentId, due.schedule, now);
         if (outcome === "busy") {
           await this.host.multiplexer.set(SCHEDULE, now.getTime() + BUSY_RETRY_MS, { agent_id: agentId });
           return;
@@ -66,5 +67,26 @@ export class ScheduleFiring {
     }
     // Routines off (SCHED-007) or nothing due: arm at whatever can fire next.
     await this.refresh(agentId);
+  }
+
+  /**
+   * A schedule wake-up (SCHED-013/014/017/018): in one transaction the schedule advances
+   * past this fire (only if it still waits for it) and the run opens with its system row
+   * and the wake-up message. "skipped" when a repeated alarm or a change got there first.
+   */
+  private open(agentId: string, schedule: ScheduleRow, firedAt: Date): Promise<"started" | "busy" | "skipped"> {
+    return this.host.runs.openOneShot(agentId, firedAt, async () => ({
+      kind: "schedule",
+      run: { scheduleId: schedule.id, title: schedule.description, metadata: { instruction_hash: await instructionHash(schedule.instruction) } },
+      wake: {
+        role: "user",
+        content: scheduleWakeUpMessage({
+          id: schedule.id, cron: schedule.cron, window: schedule.wakeWindow, instruction: schedule.instruction,
+          previous_run_at: schedule.lastRunAt,
+        }),
+      },
+      wakeMetadata: { source: "schedule", schedule_id: schedule.id },
+      claim: (tx) => advancePastFire(tx as never, schedule, firedAt, this.host.random, true),
+    }));
   }
 }

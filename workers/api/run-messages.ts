@@ -8,7 +8,7 @@ import { promptHash } from "../../core/projection/prompt-hash";
 import type { RunSnapshot } from "../../core/runs/snapshot";
 import { fieldIssues } from "../../core/validation/issues";
 import { Message, MessageCreate, Run } from "../../core/validation/run";
-import { storedRow } from "../../durable-objects/agent/run-session";
+import { storedRow } from "../../core/db/transcript";
 import { agentObject } from "../objects";
 import { readBody } from "../body";
 import type { AppEnv } from "../context";
