@@ -63,7 +63,7 @@ export async function untilGenerating(token: string, runId: string) {
 export async function rows(token: string, runId: string) {
   const res = await call("GET", `/api/runs/${runId}/messages`, { token });
   expect(res.status).toBe(200);
-  return res.json.data as Array<{ seq: number; generation: number | null; role: string; payload: any; metadata: any; cost_usd: string | null }>;
+  return res.json.data as Array<{ seq: number; generation: number | null; role: string; payload: any; metadata: any; cost_usd: string | null; created_at: string }>;
 }
 
 export const toolCall = (name: string, args: Record<string, unknown>) => ({ name, arguments: args });
