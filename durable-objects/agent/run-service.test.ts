@@ -136,3 +136,32 @@ describe("the generation lock under truly concurrent requests", () => {
     expect((await settled(token, runId)).errors).toEqual([]);
   });
 });
+
+describe("the object's memory", () => {
+  it("HARDEN-3: cached sessions are bounded by bytes: the least recently used go first, and an evicted run loads again when used", async () => {
+    const { token, guildId } = await seedGuild();
+    const agent = await newAgent(token, guildId);
+    const stub = objectOf(agent.id);
+    await runInDurableObject(stub, (object: AgentObject) => {
+      object.runs.sessionBudgetBytes = 40_000;
+    });
+    const big = "x".repeat(15_000);
+    const runIds: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      await script(agent.model, [{ content: `reply ${i}` }]);
+      const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: `${i} ${big}` } })).json;
+      runIds.push(run.id);
+      await settled(token, run.id);
+    }
+    const cached = await runInDurableObject(stub, (object: AgentObject) => object.runs.cachedSessions());
+    expect(cached.reduce((n, s) => n + s.bytes, 0)).toBeLessThanOrEqual(40_000);
+    expect(cached.map((s) => s.runId)).toEqual(runIds.slice(-cached.length));
+    expect(cached.length).toBeLessThan(4);
+    // The first run was evicted; a message loads it again with every row.
+    await script(agent.model, [{ content: "back" }]);
+    expect((await call("POST", `/api/runs/${runIds[0]}/messages`, { token, body: { content: "again" } })).status).toBe(202);
+    const transcript = await expectWholeRun(token, runIds[0]!);
+    expect(transcript.map((r) => r.role)).toEqual(["system", "user", "assistant", "user", "assistant"]);
+  });
+});
+

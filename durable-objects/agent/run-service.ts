@@ -32,7 +32,7 @@ export const HEARTBEAT = "generation.heartbeat";
 /** An idle object closes its database connection after this long. */
 const IDLE_CLOSE_MS = 5_000;
 /** Memory the cached sessions may hold together (the object has 128 MB in all). */
-const SESSION_BUDGET_BYTES = 24 * 1024 * 1024;
+export const SESSION_BUDGET_BYTES = 24 * 1024 * 1024;
 /** How long a request waits out a database outage before it answers 503. */
 const REQUEST_OUTAGE_POLICY = { budgetMs: 3_000, firstPauseMs: 200, maxPauseMs: 1_000 };
 
@@ -85,6 +85,8 @@ export class RunService {
   readonly hub = new SseHub((runId, after) => this.withDatabase(async (db) => (await loadRows(db, runId, after)).map(toWireRow)));
   private readonly sessions = new Map<string, RunSession>();
   private readonly loading = new Map<string, Promise<RunSession | null>>();
+  /** What the cached sessions may hold together, in bytes; tests lower it. */
+  sessionBudgetBytes = SESSION_BUDGET_BYTES;
   private active: ActiveGeneration | null = null;
   private recovering: Promise<void> | null = null;
   private conn: Connection | null = null;
@@ -413,7 +415,7 @@ export class RunService {
     let total = 0;
     for (const s of this.sessions.values()) total += s.bytes;
     for (const [id, s] of this.sessions) {
-      if (total <= SESSION_BUDGET_BYTES || this.sessions.size <= 1) break;
+      if (total <= this.sessionBudgetBytes || this.sessions.size <= 1) break;
       if (id === this.active?.runId || id === session.runId) continue;
       this.sessions.delete(id);
       total -= s.bytes;
@@ -428,6 +430,11 @@ export class RunService {
   /** Drops what memory holds (the agent was deleted). */
   reset(): void {
     this.sessions.clear();
+  }
+
+  /** The cached sessions' run ids (least recently used first) and their bytes: for diagnostics. */
+  cachedSessions(): Array<{ runId: string; bytes: number }> {
+    return [...this.sessions.values()].map((s) => ({ runId: s.runId, bytes: s.bytes }));
   }
 
   /** The object's database connection (opened on first use). */

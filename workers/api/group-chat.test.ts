@@ -284,6 +284,26 @@ describe("group_chat_history", () => {
   });
 });
 
+describe("a slow group-history selector", () => {
+  it("GROUP-004 / HARDEN-2: the object keeps its database connection while a delivery's opening waits for the selector", async () => {
+    const { token, guildId } = await seedGuild();
+    await seedChatRows(guildId, 12);
+    const agent = await newAgent(token, guildId, { name: "Patient" });
+    const picked = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13];
+    await script(SELECTOR_MODEL, [{ content: JSON.stringify({ seqs: picked }), delay_ms: 1_500 }]);
+    await script(agent.model, [{ content: "read it" }]);
+    await postChat(token, guildId, "slow news");
+    // The lock is held while the selector thinks; the idle close comes due meanwhile.
+    const stub = objectOf(agent.id);
+    for (let i = 0; i < 100 && !(await stub.generationState()).generating; i++) await new Promise((r) => setTimeout(r, 10));
+    expect((await groupRuns(token, agent.id))).toHaveLength(0);
+    await runInDurableObject(stub, (object: AgentObject) => (object.runs as unknown as { closeIdle(): void }).closeIdle());
+    const [run] = await untilDelivered(token, agent.id, 1);
+    expect(run!.metadata.group_chat_history).toEqual({ source: "selector", seqs: picked });
+    expect(run!.errors).toEqual([]);
+  });
+});
+
 /** Waits until the agent reads its first delivery: the run is written (the lock comes first) and generates. */
 async function untilReading(token: string, agentId: string) {
   for (let i = 0; i < 200 && (await groupRuns(token, agentId)).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
