@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import { fieldIssues } from "../core/validation/issues";
+import { unstorableField } from "../core/validation/storable";
 import { ApiError, validationFailed } from "./errors";
 
 const DEFAULT_LIMIT = 1024 * 1024;
@@ -8,7 +9,7 @@ const DEFAULT_LIMIT = 1024 * 1024;
 /**
  * Reads a JSON body no larger than MAX_BODY_BYTES and validates it: 413 over the
  * limit (stopping the read there), 415 for another content type, 400 for bad
- * JSON, 422 naming each bad field.
+ * JSON, 422 naming each bad field (text Postgres cannot store included).
  *
  * @example const body = await readBody(c, GuildCreate);
  */
@@ -26,6 +27,11 @@ export async function readBody<S extends z.ZodType>(c: Context, schema: S): Prom
     value = JSON.parse(text);
   } catch {
     throw new ApiError(400, "request.invalid_json", "The body is not valid JSON");
+  }
+  // Postgres refuses NUL characters and lone surrogates: refuse them here, by field, not as a 500.
+  const unstorable = unstorableField(value);
+  if (unstorable !== null) {
+    throw validationFailed([{ field: unstorable, message: "must not contain NUL characters or unpaired UTF-16 surrogates" }]);
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw validationFailed(fieldIssues(parsed.error));

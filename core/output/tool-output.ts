@@ -7,6 +7,7 @@
  * 3. append the wrap-up line when N ≤ 8 (GEN-016) and always `remaining_tool_calls: N` as
  *    the very last line (GEN-015). They come after the cap so they are never cut off.
  */
+import { storableText } from "../validation/storable";
 import type { Redactor } from "./redaction";
 
 /** Platform byte cap of a tool result body, before the wrap-up line and trailer. */
@@ -43,7 +44,7 @@ export interface ToolOutputInput {
  * // "ok\nwrite durable findings and finish with text; a batch costs one call each\nremaining_tool_calls: 3"
  */
 export function toolOutput(input: ToolOutputInput): string {
-  const body = capUtf8(input.redactor.redact(input.text), input.maxBytes ?? TOOL_OUTPUT_MAX_BYTES).text;
+  const body = capUtf8(input.redactor.redact(storableText(input.text)), input.maxBytes ?? TOOL_OUTPUT_MAX_BYTES).text;
   return appendTrailer(body, input.remaining);
 }
 

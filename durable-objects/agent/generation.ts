@@ -9,6 +9,7 @@ import { promptHash } from "../../core/projection/prompt-hash";
 import { countRowTokens } from "../../core/projection/token-count";
 import type { ChatPayload, StoredRow } from "../../core/projection/types";
 import { statusAfterGeneration } from "../../core/runs/rules";
+import { storableText } from "../../core/validation/storable";
 import { MEMORY_REMINDER, MEMORY_WRITE } from "../../core/tools/memory";
 import { runTool } from "../../core/tools/registry";
 import type { NotesRecordsStore, ScheduleTools, ToolContext, ToolDefinition } from "../../core/tools/types";
@@ -192,8 +193,11 @@ async function commitAssistant(
   const settings = session.snapshot.model;
   const payload: Extract<ChatPayload, { role: "assistant" }> = {
     role: "assistant",
-    content: reply.content,
-    ...(reply.toolCalls.length ? { tool_calls: reply.toolCalls } : {}),
+    // A provider may stream what Postgres cannot store (NUL); it must not lose the reply.
+    content: reply.content === null ? null : storableText(reply.content),
+    ...(reply.toolCalls.length
+      ? { tool_calls: reply.toolCalls.map((c) => ({ ...c, function: { name: storableText(c.function.name), arguments: storableText(c.function.arguments) } })) }
+      : {}),
   };
   const usage = reply.usage ?? { prompt_tokens: 0, completion_tokens: 0 };
   const priced = costUsd(settings.model, usage, deps.prices);
@@ -207,7 +211,7 @@ async function commitAssistant(
     first_token_ms: reply.firstTokenMs,
     finish_reason: reply.finishReason,
     timings,
-    ...(reply.reasoning ? { reasoning: reply.reasoning } : {}),
+    ...(reply.reasoning ? { reasoning: storableText(reply.reasoning) } : {}),
     projection: {
       policy_version: settings.projection_policy_version,
       keep: settings.keep_tool_result_generations,
