@@ -57,9 +57,9 @@ export class AgentObject extends DurableObject<Env> {
   /** One generation at a time per agent (GEN-002). */
   readonly lock: GenerationLock;
   /**
-   * Handlers by deadline kind. Later features add theirs here (`schedule`, `sandbox.idle`,
-   * `generation.heartbeat`); a kind that is not registered cannot be set over RPC, and a
-   * stored entry of an unknown kind is dropped when it comes due.
+   * Handlers by deadline kind (the sandbox's idle timer will be one more); a kind that
+   * is not registered cannot be set over RPC, and a stored entry of an unknown kind is
+   * dropped when it comes due.
    */
   readonly deadlineHandlers: Record<string, DeadlineHandler>;
   private readonly firings: DeadlineLog;
