@@ -113,9 +113,9 @@ const MINUTE_MS = 60_000;
  * none of it exists. Both ends resolve to the first instant whose local time reaches them
  * (OP-SCHED-7): a time in a spring-forward gap becomes the first valid instant after the
  * gap (Berlin 02:25 on 2026-03-29 → 03:00 CEST), so a window keeps exactly the part of it
- * that exists (01:14-02:25 that day is 01:14-02:00 CET; 02:39-03:38 is 03:00-03:38 CEST),
- * and a window wholly inside the gap (02:10-02:50) has no existing part: no window, so no
- * wake-up that day. A repeated time (fall back) is its first occurrence, at both ends, so
+ * that exists (01:14-02:25 that day runs from 01:14 CET to 03:00 CEST; 02:39-03:38 is
+ * 03:00-03:38 CEST), and a window wholly inside the gap (02:10-02:50) resolves to an empty
+ * one: no window, so no wake-up that day (docs/decisions/0003-schedules.md says why). A repeated time (fall back) is its first occurrence, at both ends, so
  * a window through the repeated hour is one longer window with max_wakes as usual; when
  * its start is repeated, the clock's second pass before the start is its `skip`.
  * Resolution keeps wall-time order, so windows never overlap and open in day order.
