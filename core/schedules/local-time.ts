@@ -1,7 +1,8 @@
 /**
- * Local wall-clock time in an IANA zone, from the runtime's Intl time-zone data (the same
- * in Node and workerd, and about a hundred times faster than a Temporal polyfill, which
- * matters because the planners resolve a few windows on every plan).
+ * Local wall-clock time in an IANA zone, from the runtime's Intl time-zone data: the same
+ * in Node and workerd, and a few microseconds a conversion where the Temporal polyfill
+ * took about 0.2 ms, which matters because the planners resolve several days' windows
+ * on a plan.
  *
  * A wall time is written as milliseconds like an instant: the instant that wall time
  * would be in UTC, `Date.UTC(year, month - 1, day, hour, minute)`.
