@@ -56,9 +56,10 @@ function parse(expr: string, after: Date) {
 /**
  * Checks a schedule's cron expression. Lists whose items overlap are taken, as Vixie cron
  * and cronie take them (`0 0 * * 0,7`, `0 0 * * 1-5,3`). Rejects anything that is not
- * exactly five fields (seconds, `@daily` macros, too few fields), the `H` hash form (cron-parser draws it from
- * Math.random without a seed, so next_run_at would change on every parse), and whatever
- * cron-parser rejects, including expressions that never match (`0 0 30 2 *`).
+ * exactly five fields (seconds, `@daily` macros, too few fields), the `H` hash form
+ * (cron-parser draws it from Math.random without a seed, so next_run_at would change on
+ * every parse), and whatever cron-parser rejects, including expressions that never match
+ * (`0 0 30 2 *`).
  *
  * @example validateCron("0 9 * * 1-5") // { ok: true }
  * @example validateCron("0 0 9 * * *") // { ok: false, message: "cron must have 5 fields (minute hour day-of-month month day-of-week), got 6; seconds are not supported" }
