@@ -27,6 +27,24 @@ describe("cron schedules (SCHED-002)", () => {
     expect(validateCron("61 * * * *")).toEqual({ ok: false, message: expect.stringMatching(/^invalid cron expression: .*61/) });
   });
 
+  it("SCHED-002: lists with overlapping values, as Vixie cron and cronie take them, are accepted and match each minute once", () => {
+    for (const expr of ["0 0 * * 0,7", "0 0 * * 1-5,3", "0 0 * * sun,7", "0,0,30 * * * *", "*/15,30 * * * *", "0 0 1,L * *", "0 0 * jan,1,feb *"]) {
+      expect(validateCron(expr), expr).toEqual({ ok: true });
+    }
+    const runs = (expr: string, from: string, count: number) => cronRuns(expr, new Date(from), count).map((d) => d.toISOString().slice(0, 16));
+    // Sunday as 0 and as 7: every Sunday once (2026-01-04 is a Sunday).
+    expect(runs("0 0 * * 0,7", "2026-01-01T00:00:00Z", 3)).toEqual(["2026-01-04T00:00", "2026-01-11T00:00", "2026-01-18T00:00"]);
+    // Wednesday inside 1-5 and listed again: the working week, Wednesday once.
+    expect(runs("0 0 * * 1-5,3", "2026-01-04T00:00:00Z", 6)).toEqual(["2026-01-05T00:00", "2026-01-06T00:00", "2026-01-07T00:00", "2026-01-08T00:00", "2026-01-09T00:00", "2026-01-12T00:00"]);
+    expect(runs("*/15,30 * * * *", "2026-01-01T00:00:00Z", 4)).toEqual(["2026-01-01T00:15", "2026-01-01T00:30", "2026-01-01T00:45", "2026-01-01T01:00"]);
+    // The same minutes as the list written without overlap, 7 in a range included.
+    expect(runs("0 0 * * 5-7,0", "2026-01-01T00:00:00Z", 12)).toEqual(runs("0 0 * * 5,6,0", "2026-01-01T00:00:00Z", 12));
+    expect(nextCronRun("0 0 * * 0,7", new Date("2026-01-04T00:00:00Z")).toISOString()).toBe("2026-01-11T00:00:00.000Z");
+    // Overlap does not excuse an out-of-range value or a date that never comes.
+    expect(validateCron("61,1 * * * *")).toEqual({ ok: false, message: expect.stringMatching(/^invalid cron expression: .*61/) });
+    expect(validateCron("0 0 30,30 2 *").ok).toBe(false);
+  });
+
   it("SCHED-002: next run is strictly after the given instant, in UTC", () => {
     expect(nextCronRun("0 9 * * *", new Date("2026-01-01T08:59:59.999Z")).toISOString()).toBe("2026-01-01T09:00:00.000Z");
     expect(nextCronRun("0 9 * * *", new Date("2026-01-01T09:00:00.000Z")).toISOString()).toBe("2026-01-02T09:00:00.000Z");

@@ -16,16 +16,50 @@ function fieldsOf(expr: string): string[] {
   return trimmed === "" ? [] : trimmed.split(/\s+/);
 }
 
-/** cron-parser's expression object, anchored at `after`, always in UTC. */
+const FIELD_KEYS = ["minute", "hour", "dayOfMonth", "month", "dayOfWeek"] as const;
+
+/**
+ * A list field as the union of its items' values, when its items overlap. Vixie cron and
+ * cronie take overlapping lists (`0,7`: Sunday twice; `1-5,3`) and match each minute
+ * once; cron-parser refuses them as duplicates. Each item is read by cron-parser alone, so
+ * names, ranges, steps and `L` mean what they mean there; day-of-week 7 is Sunday, 0.
+ * A field without overlap, or with an item cron-parser refuses, stays as written (the
+ * whole expression's parse then names the error).
+ *
+ * @example unionOfList("1-5,3", 4) // "1,2,3,4,5"
+ */
+function unionOfList(field: string, index: number): string {
+  if (!field.includes(",")) return field;
+  const key = FIELD_KEYS[index]!;
+  const values = new Set<string>();
+  let items = 0;
+  for (const item of field.split(",")) {
+    let itemValues: readonly (number | string)[];
+    try {
+      const probe = FIELD_KEYS.map((k) => (k === key ? item : "*")).join(" ");
+      itemValues = CronExpressionParser.parse(probe, { tz: "UTC" }).fields[key].values;
+    } catch {
+      return field;
+    }
+    items += itemValues.length;
+    for (const v of itemValues) values.add(key === "dayOfWeek" && v === 7 ? "0" : String(v));
+  }
+  return values.size < items ? [...values].join(",") : field;
+}
+
+/** cron-parser's expression object, anchored at `after`, always in UTC; overlapping lists read as their union. */
 function parse(expr: string, after: Date) {
-  return CronExpressionParser.parse(expr.trim(), { currentDate: after, tz: "UTC" });
+  const fields = fieldsOf(expr).map(unionOfList);
+  return CronExpressionParser.parse(fields.join(" "), { currentDate: after, tz: "UTC" });
 }
 
 /**
- * Checks a schedule's cron expression. Rejects anything that is not exactly five fields
- * (seconds, `@daily` macros, too few fields), the `H` hash form (cron-parser draws it from
- * Math.random without a seed, so next_run_at would change on every parse), and whatever
- * cron-parser rejects, including expressions that never match (`0 0 30 2 *`).
+ * Checks a schedule's cron expression. Lists whose items overlap are taken, as Vixie cron
+ * and cronie take them (`0 0 * * 0,7`, `0 0 * * 1-5,3`). Rejects anything that is not
+ * exactly five fields (seconds, `@daily` macros, too few fields), the `H` hash form
+ * (cron-parser draws it from Math.random without a seed, so next_run_at would change on
+ * every parse), and whatever cron-parser rejects, including expressions that never match
+ * (`0 0 30 2 *`).
  *
  * @example validateCron("0 9 * * 1-5") // { ok: true }
  * @example validateCron("0 0 9 * * *") // { ok: false, message: "cron must have 5 fields (minute hour day-of-month month day-of-week), got 6; seconds are not supported" }

@@ -158,26 +158,6 @@ describe("wake window planning (SCHED-029..036)", () => {
     expect(windowAt(early, at("2026-10-25T01:00:00Z"))).toEqual({ start: at("2026-10-24T23:00:00Z"), end: at("2026-10-25T04:00:00Z") });
   });
 
-  it("SCHED-025: a start in a spring-forward gap moves forward (compatible); a repeated time takes its first occurrence", () => {
-    const gapStart: WakeWindow = { timezone: "Europe/Berlin", start: "02:30", end: "06:00", max_wakes: 2 };
-    // 02:30 does not exist on 2026-03-29: it becomes 03:30 CEST (01:30Z).
-    expect(nextWindow(gapStart, at("2026-03-28T12:00:00Z"))).toEqual({ start: at("2026-03-29T01:30:00Z"), end: at("2026-03-29T04:00:00Z") });
-    const ny: WakeWindow = { timezone: "America/New_York", start: "02:30", end: "04:00", max_wakes: 1 };
-    expect(nextWindow(ny, at("2026-03-07T12:00:00Z")).start).toEqual(at("2026-03-08T07:30:00Z"));
-    // 01:30 happens twice on 2026-11-01: the first (EDT) one is used.
-    const fold: WakeWindow = { timezone: "America/New_York", start: "01:30", end: "03:00", max_wakes: 1 };
-    expect(nextWindow(fold, at("2026-10-31T12:00:00Z"))).toEqual({ start: at("2026-11-01T05:30:00Z"), end: at("2026-11-01T08:00:00Z") });
-  });
-
-  it("SCHED-033: windows never overlap when an end falls in a spring-forward gap", () => {
-    // 03:10 to 02:50 (over midnight). The 28 March window ends at 02:50 on the 29th, which does
-    // not exist and becomes 03:50 CEST (01:50Z); the 29 March window would open at 03:10 CEST
-    // (01:10Z), so it opens when the previous one ends.
-    const w: WakeWindow = { timezone: "Europe/Berlin", start: "03:10", end: "02:50", max_wakes: 4 };
-    expect(windowAt(w, at("2026-03-29T01:30:00Z"))).toEqual({ start: at("2026-03-28T02:10:00Z"), end: at("2026-03-29T01:50:00Z") });
-    expect(nextWindow(w, at("2026-03-29T01:30:00Z"))).toEqual({ start: at("2026-03-29T01:50:00Z"), end: at("2026-03-30T00:50:00Z") });
-  });
-
   it("SCHED-029: the preview simulates fires at each planned wake-up", () => {
     const out = previewWakeUps(office, at("2026-01-05T07:00:00Z"), 10, seq(0.5, 0.5, 0.5, 0.5, 0.9, 0.5));
     expect(out).toHaveLength(10);

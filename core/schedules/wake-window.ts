@@ -1,9 +1,14 @@
-import { MIN_GAP_MS, parse, spanAfter, spanAt, type Parsed, type Span, type WakeWindow } from "./windows";
+import { elapsedAt, instantAt, lengthOf, MIN_GAP_MS, parse, spanAfter, spanAt, type Parsed, type Span, type WakeWindow } from "./windows";
 
 /**
  * The random-window planner (SCHED-029..036). Wake-ups are planned one at a time: the
  * schedule row stores next_run_at and window_fires (the fires in the window that holds
  * next_run_at), and each fire plans the next from them.
+ *
+ * Slots and gaps are measured in window time, the window's existing part (windows.ts):
+ * on a fall-back day whose repeated hour holds the window's start, the second pass before
+ * the start is left out, so no wake-up shows a local time before the start. A gap in
+ * window time is never shorter in real time, so the 5-minute floor holds.
  */
 
 export { MIN_GAP_MS, nextWindow, validateWakeWindow, windowAt, type WakeWindow, type WindowSpan } from "./windows";
@@ -19,10 +24,14 @@ function draw(random: () => number): number {
   return Math.min(Math.max(random(), 0), 1 - Number.EPSILON);
 }
 
-/** Uniform in the first slot, [start, start + length / max_wakes) (SCHED-030), with the real (DST) length. */
-function firstSlot(p: Parsed, s: Span, random: () => number): WakePlan {
-  const slot = (s.end - s.start) / p.max;
-  return { nextRunAt: new Date(s.start + Math.floor(draw(random) * slot)), windowFires: 0 };
+/**
+ * Uniform in the first slot of what is left of window `s` from `from` on,
+ * [from, from + left / max_wakes) (SCHED-030), with the real (DST) length.
+ */
+function firstSlot(p: Parsed, s: Span, from: number, random: () => number): WakePlan {
+  const done = elapsedAt(s, from);
+  const slot = (lengthOf(s) - done) / p.max;
+  return { nextRunAt: new Date(instantAt(s, done + Math.floor(draw(random) * slot))), windowFires: 0 };
 }
 
 /**
@@ -38,10 +47,9 @@ export function planFresh(args: { window: WakeWindow; now: Date; random: () => n
   const p = parse(args.window);
   const now = args.now.getTime();
   const current = spanAt(p, now);
-  if (current && now + MIN_GAP_MS < current.end) {
-    return firstSlot(p, { start: now + MIN_GAP_MS, end: current.end }, args.random);
-  }
-  return firstSlot(p, spanAfter(p, now), args.random);
+  if (current && elapsedAt(current, now + MIN_GAP_MS) < lengthOf(current)) return firstSlot(p, current, now + MIN_GAP_MS, args.random);
+  const next = spanAfter(p, now);
+  return firstSlot(p, next, next.start, args.random);
 }
 
 /**
@@ -82,12 +90,15 @@ export function planNext(args: { window: WakeWindow; now: Date; lastFire: Date |
   const from = Math.max(args.now.getTime(), args.lastFire.getTime());
   const current = spanAt(p, args.lastFire.getTime());
   if (!current || from >= current.end) return planFresh({ window, now: new Date(from), random });
+  const done = elapsedAt(current, from);
+  const left = lengthOf(current) - done;
   if (args.windowFires < p.max) {
-    const mean = (current.end - from) / (p.max - args.windowFires);
+    const mean = left / (p.max - args.windowFires);
     const gap = Math.max(MIN_GAP_MS, Math.round(mean * (0.5 + draw(random))));
-    if (from + gap < current.end) return { nextRunAt: new Date(from + gap), windowFires: args.windowFires };
+    if (gap < left) return { nextRunAt: new Date(instantAt(current, done + gap)), windowFires: args.windowFires };
   }
-  return firstSlot(p, spanAfter(p, from), random);
+  const next = spanAfter(p, from);
+  return firstSlot(p, next, next.start, random);
 }
 
 /**

@@ -1,11 +1,11 @@
-import { Temporal } from "@js-temporal/polyfill";
 import type { FieldIssue } from "../validation/issues";
+import { isKnownZone, resolveWall } from "./local-time";
 
 /**
  * Wake windows as real instants (SCHED-024..028). A wake window is a local wall-clock
- * interval, every day, in an IANA zone; its instants come from Temporal, so a
- * daylight-saving change day has a shorter or longer window. The planner is in
- * wake-window.ts, which re-exports this module's public API.
+ * interval, every day, in an IANA zone; a daylight-saving change day has a shorter or
+ * longer window (OP-SCHED-7, see local-time.ts). The planner is in wake-window.ts, which
+ * re-exports this module's public API.
  */
 
 /** wake_window as stored on the schedule row (SCHED-024). */
@@ -20,14 +20,19 @@ export interface WakeWindow {
   max_wakes: number;
 }
 
-/** One day's window as real instants, half-open: [start, end). */
+/**
+ * One day's window as real instants, half-open: [start, end). `skip`, on a day the clocks
+ * fall back through the window's start, is the second pass through the repeated hour
+ * before the start: inside [start, end) in real time, outside the window on the clock.
+ */
 export interface WindowSpan {
   start: Date;
   end: Date;
+  skip?: { start: Date; end: Date };
 }
 
-/** A window as epoch milliseconds, half-open: [start, end). Internal to the schedules modules. */
-export type Span = { start: number; end: number };
+/** A window as epoch milliseconds, half-open, with its skipped part as in WindowSpan. Internal to the schedules modules. */
+export type Span = { start: number; end: number; skip?: { start: number; end: number } };
 
 /** Floor on a gap between fires, and the least time per wake-up a window must leave (SCHED-028, SCHED-031). */
 export const MIN_GAP_MS = 5 * 60_000;
@@ -40,15 +45,9 @@ function minutesOf(hhmm: unknown): number | null {
   return m ? Number(m[1]) * 60 + Number(m[2]) : null;
 }
 
-/** An IANA name Temporal knows. Offsets such as "+02:00" resolve too but follow no daylight saving. */
+/** An IANA name Intl knows. Offsets such as "+02:00" follow no daylight saving, so they are refused. */
 function isIanaZone(tz: unknown): tz is string {
-  if (typeof tz !== "string" || tz === "" || /^[+-]/.test(tz)) return false;
-  try {
-    Temporal.Instant.fromEpochMilliseconds(0).toZonedDateTimeISO(tz);
-    return true;
-  } catch {
-    return false;
-  }
+  return typeof tz === "string" && tz !== "" && !/^[+-]/.test(tz) && isKnownZone(tz);
 }
 
 /** Nominal window length in minutes: end minus start, a day added when it spans midnight. */
@@ -107,24 +106,19 @@ export function parse(w: WakeWindow): Parsed {
 }
 
 const DAY_MS = 86_400_000;
+const MINUTE_MS = 60_000;
 
 /**
- * Local wall time on a day (days since 1970-01-01, as a calendar date) → epoch ms.
- * "compatible" disambiguation: a time in a spring-forward gap moves forward by the gap
- * (02:30 → 03:30 CEST), so a window lying wholly in the gap keeps its length; a time that
- * occurs twice takes its first occurrence.
- */
-function wallToMs(tz: string, day: number, minutes: number): number {
-  const date = new Date(day * DAY_MS);
-  const fields = { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate(), hour: Math.floor(minutes / 60), minute: minutes % 60 };
-  return Temporal.ZonedDateTime.from({ timeZone: tz, ...fields }, { disambiguation: "compatible" }).epochMilliseconds;
-}
-
-/**
- * The window that opens on local calendar day `day`, or null when a DST change leaves none.
- * It never starts before the previous day's window ends: with "compatible", an end in a
- * spring-forward gap can land after the next start, and two windows must never overlap
- * (window_fires belongs to exactly one window). So windows open and end in day order.
+ * The window that opens on local calendar day `day` (days since 1970-01-01), or null when
+ * none of it exists. Both ends resolve to the first instant whose local time reaches them
+ * (OP-SCHED-7): a time in a spring-forward gap becomes the first valid instant after the
+ * gap (Berlin 02:25 on 2026-03-29 → 03:00 CEST), so a window keeps exactly the part of it
+ * that exists (01:14-02:25 that day runs from 01:14 CET to 03:00 CEST; 02:39-03:38 is
+ * 03:00-03:38 CEST), and a window wholly inside the gap (02:10-02:50) resolves to an empty
+ * one: no window, so no wake-up that day (docs/decisions/0003-schedules.md says why). A repeated time (fall back) is its first occurrence, at both ends, so
+ * a window through the repeated hour is one longer window with max_wakes as usual; when
+ * its start is repeated, the clock's second pass before the start is its `skip`.
+ * Resolution keeps wall-time order, so windows never overlap and open in day order.
  * Memoised: zone rules do not change while an isolate lives, and the planners ask for the
  * same few days on every call.
  */
@@ -133,10 +127,11 @@ function spanOfDay(p: Parsed, day: number): Span | null {
   const key = `${p.tz}|${p.start}|${p.end}|${day}`;
   let span = spanCache.get(key);
   if (span === undefined) {
-    const endDay = p.spans ? day + 1 : day;
-    const end = wallToMs(p.tz, endDay, p.end);
-    const start = Math.max(wallToMs(p.tz, day, p.start), wallToMs(p.tz, endDay - 1, p.end));
-    span = end > start ? { start, end } : null;
+    const start = resolveWall(p.tz, day * DAY_MS + p.start * MINUTE_MS);
+    const end = resolveWall(p.tz, (p.spans ? day + 1 : day) * DAY_MS + p.end * MINUTE_MS).first;
+    span = end > start.first ? { start: start.first, end } : null;
+    const repeated = start.repeatedBefore;
+    if (span && repeated && repeated.start < end) span.skip = { start: repeated.start, end: Math.min(repeated.end, end) };
     if (spanCache.size >= 4096) spanCache.clear();
     spanCache.set(key, span);
   }
@@ -144,10 +139,34 @@ function spanOfDay(p: Parsed, day: number): Span | null {
 }
 
 function toSpan(s: Span): WindowSpan {
-  return { start: new Date(s.start), end: new Date(s.end) };
+  const span: WindowSpan = { start: new Date(s.start), end: new Date(s.end) };
+  if (s.skip) span.skip = { start: new Date(s.skip.start), end: new Date(s.skip.end) };
+  return span;
 }
 
-/** The window (epoch ms) holding `ms`, if any. */
+/** Length of a window's existing part in ms: [start, end) without its skip. */
+export function lengthOf(s: Span): number {
+  return s.end - s.start - (s.skip ? s.skip.end - s.skip.start : 0);
+}
+
+/** Window time at instant `ms`: how much of the window's existing part lies before it (clamped to the window). */
+export function elapsedAt(s: Span, ms: number): number {
+  const t = Math.min(Math.max(ms, s.start), s.end);
+  const skipped = s.skip ? Math.max(0, Math.min(t, s.skip.end) - s.skip.start) : 0;
+  return t - s.start - skipped;
+}
+
+/** The instant at window time `x` (0 <= x < lengthOf(s)): never inside the skip. */
+export function instantAt(s: Span, x: number): number {
+  const t = s.start + x;
+  return s.skip && t >= s.skip.start ? t + (s.skip.end - s.skip.start) : t;
+}
+
+/**
+ * The window (epoch ms) holding `ms`, if any. An instant in a window's skip belongs to it:
+ * a late fire there counts for that window (never more fires than max_wakes in one span),
+ * and the next wake-up is planned from the skip's end.
+ */
 export function spanAt(p: Parsed, ms: number): Span | null {
   // Offsets stay within a day, so the local date is the UTC date ±1 and the window holding
   // `ms` opened that day or the day before (over midnight); a day more on each side covers

@@ -44,7 +44,7 @@ describe("runs on the local stack", () => {
 });
 
 describe("routines on the local stack", () => {
-  it("SCHED-002: cron and wake-window routines are planned in the deployed bundle (cron-parser and Temporal inside workerd)", async () => {
+  it("SCHED-002: cron and wake-window routines are planned in the deployed bundle (cron-parser and Intl time zones inside workerd)", async () => {
     const guild = (await api("POST", "/api/guilds", { body: { name: "Routines" } })).json;
     const agent = (await api("POST", `/api/guilds/${guild.id}/agents`, { body: { name: "Planner" } })).json;
     const cron = await api("POST", `/api/agents/${agent.id}/schedules`, { body: { description: "Yearly", instruction: "Review the year.", cron: "0 0 1 1 *" } });

@@ -60,6 +60,20 @@ describe("schedules", () => {
     expect((await call("GET", `/api/agents/${agent.id}/schedules`, { token })).json.data).toEqual([]);
   });
 
+  it("SCHED-002: a cron list with overlapping values, as Vixie cron and cronie take it, is accepted and wakes once per matching minute", async () => {
+    const agent = await newAgent(token, guildId);
+    // New year's day listed twice: still yearly.
+    const created = await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: schedule({ cron: "0 0 1,1 1 *" }) });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    expect(created.json.cron).toBe("0 0 1,1 1 *");
+    const preview = (await call("GET", `/api/schedules/${created.json.id}/preview?count=3`, { token })).json.wake_ups as string[];
+    expect(new Set(preview).size).toBe(3);
+    for (const at of preview) expect(at).toMatch(/-01-01T00:00:00\.000Z$/);
+    const updated = await call("PATCH", `/api/schedules/${created.json.id}`, { token, body: { cron: "0 0 1 jan,1 *" } });
+    expect(updated.status, JSON.stringify(updated.json)).toBe(200);
+    await call("DELETE", `/api/schedules/${created.json.id}`, { token });
+  });
+
   it("SCHED-006 / SCHED-013..019: at its planned time the wake-up opens a one-shot schedule run with the wake-up message, once", async () => {
     const agent = await newAgent(token, guildId);
     const created = await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: schedule() });
