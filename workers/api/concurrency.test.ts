@@ -15,7 +15,7 @@ import { groupRuns, seedChatRows } from "../test/group-chat";
 
 const ROUNDS = 5;
 const BURST = 20;
-const SLOW_REPLY = { content: "slow reply", delay_ms: 1_000 };
+const SLOW_REPLY = { content: "slow reply", delay_ms: 2_500 };
 /** Once a year, so no alarm of these tests comes due on the real clock. */
 const YEARLY = "0 0 1 1 *";
 
@@ -56,12 +56,13 @@ async function alarmWithBurst(agentId: string, at: number, token: string, runId:
 /** Judges one round: the burst's answers, and the transcripts of the direct run and the run the deadline opened. */
 async function judgeRound(token: string, directId: string, opened: Array<{ id: string }>, answers: Answer[]): Promise<Round> {
   const winners = answers.filter((a) => a.status === 202);
-  const busyRun = winners.length ? directId : opened[0]?.id;
+  // A refusal names whichever run held the lock: the direct run if a message won, or the deadline's run.
+  const busyRuns = [...(winners.length ? [directId] : []), ...opened.map((r) => r.id)];
   const round: Round = { accepted: winners.length, opened: opened.length, serverErrors: [], badRefusals: [], interrupted: [], overlaps: [], gaps: [] };
   for (const a of answers) {
     if (a.status >= 500) round.serverErrors.push(`${a.status} ${JSON.stringify(a.json)}`);
-    else if (a.status !== 202 && !(a.status === 409 && a.json?.error?.code === "agent.busy" && a.json.error.details?.run_id === busyRun)) {
-      round.badRefusals.push(`${a.status} ${JSON.stringify(a.json)} (busy run ${busyRun})`);
+    else if (a.status !== 202 && !(a.status === 409 && a.json?.error?.code === "agent.busy" && busyRuns.includes(a.json.error.details?.run_id))) {
+      round.badRefusals.push(`${a.status} ${JSON.stringify(a.json)} (generating: ${busyRuns.join(", ")})`);
     }
   }
   const spans: Array<{ run: string; from: number; to: number }> = [];
@@ -82,18 +83,20 @@ async function judgeRound(token: string, directId: string, opened: Array<{ id: s
 /** A new message on the direct run answers 202 and gets its reply. */
 async function expectUsable(token: string, agentId: string, directId: string) {
   const sent = await call("POST", `/api/runs/${directId}/messages`, { token, body: { content: "still there?" } });
-  expect(sent.status, JSON.stringify(sent.json)).toBe(202);
+  expect.soft(sent.status, `a new message on ${directId}: ${JSON.stringify(sent.json)}`).toBe(202);
+  if (sent.status !== 202) return;
   await idle(agentId);
-  expect((await rows(token, directId)).at(-1)!.payload).toEqual({ role: "assistant", content: "echo: still there?" });
+  expect.soft((await rows(token, directId)).at(-1)!.payload, `the reply on ${directId}`).toEqual({ role: "assistant", content: "echo: still there?" });
 }
 
-function expectRounds(rounds: Round[]) {
+/** `fits` says whether a round's count of direct 202s and deadline runs is one generation at a time. */
+function expectRounds(rounds: Round[], fits: (round: Round) => boolean) {
   const all = (key: "serverErrors" | "badRefusals" | "interrupted" | "overlaps" | "gaps") => rounds.flatMap((r) => r[key]);
   expect.soft(all("serverErrors"), "5xx answers").toEqual([]);
   expect.soft(all("interrupted"), "runs with a false generation.interrupted").toEqual([]);
   expect.soft(all("overlaps"), "generations that ran at once").toEqual([]);
   expect.soft(all("gaps"), "transcripts with a seq gap").toEqual([]);
-  expect.soft(rounds.map((r) => r.accepted <= 1 && r.opened <= 1 && r.accepted + r.opened >= 1), `direct 202s / deadline runs per round: ${rounds.map((r) => `${r.accepted}/${r.opened}`)}`)
+  expect.soft(rounds.map(fits), `direct 202s / deadline runs per round: ${rounds.map((r) => `${r.accepted}/${r.opened}`)}`)
     .toEqual(Array(ROUNDS).fill(true));
   expect.soft(all("badRefusals"), "refusals other than 409 agent.busy naming the generating run").toEqual([]);
 }
@@ -116,7 +119,8 @@ describe("deadlines firing while messages arrive", () => {
       rounds.push(await judgeRound(token, direct.id, opened, answers));
       await expectUsable(token, agent.id, direct.id);
     }
-    expectRounds(rounds);
+    // Either a message won and the wake-up waits 30 s (SCHED-008), or the wake-up won and every message is refused.
+    expectRounds(rounds, (r) => r.accepted + r.opened === 1);
   }, 120_000);
 
   it(`GEN-002 / GEN-003 / GROUP-009: a group delivery firing with ${BURST} messages at once: one generation at a time, the delivery arrives once, no false interruption (${ROUNDS} rounds)`, async () => {
@@ -148,6 +152,7 @@ describe("deadlines firing while messages arrive", () => {
       rounds.push(round);
       await expectUsable(token, agent.id, direct.id);
     }
-    expectRounds(rounds);
+    // The delivery always arrives; at most one message is accepted, before or after it.
+    expectRounds(rounds, (r) => r.accepted <= 1 && r.opened === 1);
   }, 120_000);
 });
