@@ -14,6 +14,12 @@ export interface Database {
   /** True when this process started the server (and stops it). */
   embedded: boolean;
   stop(): Promise<void>;
+  /**
+   * The embedded server alone, stopped and started again on the same port and data while
+   * the rest of the stack keeps running: a database outage, for tests. Absent for a server
+   * given by URL.
+   */
+  server?: { stop(): Promise<void>; start(): Promise<void> };
 }
 
 export interface DatabaseOptions {
@@ -82,7 +88,10 @@ export async function startDatabase(options: DatabaseOptions): Promise<Database>
   await server.start();
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
   await ensureDatabase(`postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`, DATABASE);
-  return { url, host: "127.0.0.1", port, embedded: true, stop: () => stopServer(server) };
+  return {
+    url, host: "127.0.0.1", port, embedded: true, stop: () => stopServer(server),
+    server: { stop: () => stopServer(server), start: () => server.start() },
+  };
 }
 
 /**
