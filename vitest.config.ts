@@ -26,6 +26,8 @@ function workerd(name: string, include: string[], exclude: string[], groupOrder:
             DEFAULT_MODEL: "mock-model",
             // A provider key, so tests can check it never reaches a log, an error or a row.
             MODEL_API_KEY: "sk-test-provider-key-0123456789",
+            // Agents may point at the mock model's other paths (127.0.0.1), as on the local stack.
+            ALLOW_PRIVATE_MODEL_URLS: "loopback",
             // The group-history selector, served by the mock model under its own model name.
             TYPESAFE_API_KEY: "sk-test-selector-key-0123456789",
             GROUP_SELECTOR_MODEL: "selector-model",

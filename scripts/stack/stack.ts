@@ -20,6 +20,11 @@ export interface StackOptions {
   modelBaseUrl?: string;
   modelApiKey?: string;
   defaultModel?: string;
+  /** MODEL_PRICES and DEFAULT_MODEL_PRICE of the Worker (JSON, USD per million tokens). */
+  modelPrices?: string;
+  defaultModelPrice?: string;
+  /** ALLOW_PRIVATE_MODEL_URLS of the Worker; default `loopback`, so agents may use a model served on this machine. */
+  allowPrivateModelUrls?: string;
   /** Progress lines of the stack itself. */
   log?: (line: string) => void;
   /** Output of wrangler dev and Postgres. */
@@ -82,6 +87,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       DEFAULT_MODEL: options.defaultModel ?? (mock ? "mock-model" : "gpt-4.1-mini"),
     };
     if (options.modelApiKey) vars.MODEL_API_KEY = options.modelApiKey;
+    if (options.modelPrices) vars.MODEL_PRICES = options.modelPrices;
+    if (options.defaultModelPrice) vars.DEFAULT_MODEL_PRICE = options.defaultModelPrice;
+    vars.ALLOW_PRIVATE_MODEL_URLS = options.allowPrivateModelUrls ?? "loopback";
     const port = options.port ?? 8787;
     await ensureConsoleBuilt(log);
     const wrangler = await startWranglerDev({
