@@ -10,7 +10,7 @@ export const MAX_PROVIDER_MESSAGE = 200;
 /** Shapes of API keys and bearer credentials, masked even when not in the redaction set. */
 const KEY_SHAPES = [
   /\bBearer\s+[^\s"',;]+/gi,
-  /\b(?:sk|pk|rk|gsk|sess|key)[-_][A-Za-z0-9_-]{12,}/g,
+  /\b(?:sk|pk|rk|gsk)[-_][A-Za-z0-9_-]{12,}/g,
 ];
 
 /**

@@ -100,6 +100,7 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
           tools: session.snapshot.tools,
           thinkingLevel: settings.thinking_level,
           signal: deps.signal,
+          redactor: deps.redactor,
           onDelta: (kind, text) => deps.publish("delta", { run_id: session.runId, generation, kind, text }),
         });
       } catch (error) {
