@@ -24,7 +24,8 @@ type Recorded = { path: string; authorization_sha256: string | null };
 describe("provider keys, egress and cost integrity", () => {
   let token: string;
   let guildId: string;
-  beforeAll(async () => ({ token, guildId } = await seedGuild()));
+  // The first file of a run may wait for the isolate and the database pool to warm up.
+  beforeAll(async () => ({ token, guildId } = await seedGuild()), 30_000);
   afterEach(() => vi.restoreAllMocks());
 
   it("HARDEN-4: the platform key reaches the platform's provider however its URL is spelled, and no other base URL", async () => {
