@@ -46,7 +46,7 @@ if (values.org !== undefined) {
 } else {
   const result = await withDatabase(localDatabaseUrl(), (db) => createOrganisation(db, values.name!, { spendCeilingUsd: ceiling }));
   if (values.json) {
-    console.log(JSON.stringify({ ...result, spend_ceiling_usd: ceiling }));
+    console.log(JSON.stringify(ceiling === null ? result : { ...result, spend_ceiling_usd: ceiling }));
   } else {
     console.log(`Organisation ${result.organisation_id}`);
     console.log(`Token ${result.token}`);

@@ -53,6 +53,7 @@ describe("bootstrap: the operator's spend ceiling", () => {
 
   it("HARDEN-4: a bad amount, an unknown organisation or a missing amount is refused with a message and no change", async () => {
     const plain = JSON.parse((await bootstrap("--json")).stdout);
+    expect(Object.keys(plain).sort()).toEqual(["organisation_id", "token"]);
     expect(await ceilingOf(plain.organisation_id)).toBeNull();
     await expect(bootstrap("--org", plain.organisation_id, "--spend-ceiling=-5")).rejects.toMatchObject({ stderr: expect.stringContaining("--spend-ceiling must be") });
     await expect(bootstrap("--org", crypto.randomUUID(), "--spend-ceiling", "5")).rejects.toMatchObject({ stderr: expect.stringContaining("No organisation") });
