@@ -18,6 +18,7 @@ describe("the provider of a generation", () => {
     expect(isPlatformProvider("https://models.example.com/v1?x=1", env.MODEL_BASE_URL)).toBe(false);
     expect(isPlatformProvider("https://models.example.com.evil.test/v1", env.MODEL_BASE_URL)).toBe(false);
     expect(isPlatformProvider("https://models.example.com/v1", undefined)).toBe(false);
+    expect(isPlatformProvider("https://user:pw@models.example.com/v1", env.MODEL_BASE_URL)).toBe(false);
   });
 
   it("HARDEN-4: the platform's key goes to the platform's provider, however its URL is spelled", () => {
@@ -77,6 +78,7 @@ describe("the provider of a generation", () => {
     expect(modelBaseUrlIssue("http://127.0.0.1:9/v1", { ...env, ALLOW_PRIVATE_MODEL_URLS: "loopback" })).toBeNull();
     expect(modelBaseUrlIssue("http://127.0.0.1:9/v1/", { MODEL_BASE_URL: "http://127.0.0.1:9/v1" })).toBeNull();
     expect(modelBaseUrlIssue("https://tenant.example.net/v1", env)).toBeNull();
+    expect(modelBaseUrlIssue("https://user:pw@models.example.com/v1", env)?.message).toContain("credentials");
     expect(modelBaseUrlIssue(null, env)).toBeNull();
   });
 });

@@ -33,14 +33,16 @@ export type GenerationProvider =
 
 /**
  * A base URL reduced to what decides where requests go: scheme, host, port (the default
- * one dropped) and path without trailing slashes, plus any query. Null when unparsable.
+ * one dropped) and path without trailing slashes, plus any query and credentials (so a
+ * URL carrying credentials is never taken for the platform's). Null when unparsable.
  *
  * @example normaliseBaseUrl("HTTPS://API.example.com:443/v1/") // "https://api.example.com/v1"
  */
 export function normaliseBaseUrl(raw: string): string | null {
   try {
     const url = new URL(raw.trim());
-    return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, "")}${url.search}`;
+    const credentials = url.username || url.password ? `${url.username}:${url.password}@` : "";
+    return `${url.protocol}//${credentials}${url.host}${url.pathname.replace(/\/+$/, "")}${url.search}`;
   } catch {
     return null;
   }
