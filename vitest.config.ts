@@ -53,10 +53,11 @@ function workerd(name: string, include: string[], exclude: string[], groupOrder:
 
 export default defineConfig({
   test: {
-    // Console lines of the Worker and objects under test, checked for the platform key.
+    // Console lines of the Worker and objects under test, checked for the platform key;
+    // lines outside any test (an object logging after its test ended) count too.
     onConsoleLog(log, _type, entity) {
-      const project = entity?.project.name ?? "";
-      if (project.startsWith("workers")) noteConsoleLine(log, entity ? ("module" in entity ? entity.module.moduleId : entity.moduleId) : project);
+      if (!entity) noteConsoleLine(log, "no test");
+      else if (entity.project.name.startsWith("workers")) noteConsoleLine(log, "module" in entity ? entity.module.moduleId : entity.moduleId);
     },
     projects: [
       {
