@@ -1,5 +1,6 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { noteConsoleLine, PLATFORM_KEY_CANARY } from "./test/setup/canary.js";
 
 /**
  * Three projects:
@@ -24,8 +25,11 @@ function workerd(name: string, include: string[], exclude: string[], groupOrder:
             NEON_WS_PROXY: inject("neonWsProxy"),
             MODEL_BASE_URL: `${inject("mockModelUrl")}/v1`,
             DEFAULT_MODEL: "mock-model",
-            // A provider key, so tests can check it never reaches a log, an error or a row.
-            MODEL_API_KEY: "sk-test-provider-key-0123456789",
+            // A provider key, so tests can check it never reaches a log, an error or a row
+            // (checked for the whole run by the global setup's teardown, test/setup/canary.ts).
+            MODEL_API_KEY: PLATFORM_KEY_CANARY,
+            // Agents may point at the mock model's other paths (127.0.0.1), as on the local stack.
+            ALLOW_PRIVATE_MODEL_URLS: "loopback",
             // The group-history selector, served by the mock model under its own model name.
             TYPESAFE_API_KEY: "sk-test-selector-key-0123456789",
             GROUP_SELECTOR_MODEL: "selector-model",
@@ -49,6 +53,12 @@ function workerd(name: string, include: string[], exclude: string[], groupOrder:
 
 export default defineConfig({
   test: {
+    // Console lines of the Worker and objects under test, checked for the platform key;
+    // lines outside any test (an object logging after its test ended) count too.
+    onConsoleLog(log, _type, entity) {
+      if (!entity) noteConsoleLine(log, "no test");
+      else if (entity.project.name.startsWith("workers")) noteConsoleLine(log, "module" in entity ? entity.module.moduleId : entity.moduleId);
+    },
     projects: [
       {
         test: {

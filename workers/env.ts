@@ -20,6 +20,10 @@ export interface Env {
   MODEL_BASE_URL?: string;
   /** Extra model prices, JSON (see core/usage/pricing.ts). */
   MODEL_PRICES?: string;
+  /** Price of a model missing from the table, on the platform's key: JSON {input, output, cachedInput} USD per million tokens. */
+  DEFAULT_MODEL_PRICE?: string;
+  /** Address kinds an agent's model_base_url may reach: comma list of loopback, private, link-local, or * (core/providers/egress.ts). */
+  ALLOW_PRIVATE_MODEL_URLS?: string;
   /** Turns on the group-history selector (GROUP-004): its provider key. */
   TYPESAFE_API_KEY?: string;
   /** The selector's model (default "jev") and base URL (default MODEL_BASE_URL). */

@@ -1,5 +1,6 @@
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { newToken } from "../auth/tokens";
+import { eq, sql } from "drizzle-orm";
 import { apiTokens, organisations } from "./schema";
 
 /** Any drizzle Postgres database: Neon in the Worker, node-postgres in scripts. */
@@ -7,15 +8,31 @@ export type AnyDatabase = PgDatabase<PgQueryResultHKT, Record<string, unknown>>;
 
 /**
  * Creates an organisation with one operator token; the token is returned once and
- * only its hash is stored.
+ * only its hash is stored. `spendCeilingUsd` is the operator's monthly ceiling
+ * (core/usage/spend-limit.ts), as a numeric string.
  *
  * @example const { organisation_id, token } = await createOrganisation(db, "Acme");
  */
-export async function createOrganisation(db: AnyDatabase, name: string) {
+export async function createOrganisation(db: AnyDatabase, name: string, options: { spendCeilingUsd?: string | null } = {}) {
   return db.transaction(async (tx) => {
-    const [org] = await tx.insert(organisations).values({ name }).returning({ id: organisations.id });
+    const [org] = await tx.insert(organisations).values({ name, spendCeilingUsd: options.spendCeilingUsd ?? null }).returning({ id: organisations.id });
     const { token, hash, prefix } = await newToken();
     await tx.insert(apiTokens).values({ organisationId: org!.id, name: "operator", tokenHash: hash, prefix });
     return { organisation_id: org!.id, token };
   });
+}
+
+/**
+ * Sets (or with null lifts) the operator's monthly spend ceiling of an organisation.
+ * Only the operator's tools call this; no API route does. Returns false when no
+ * organisation has that id.
+ *
+ * @example await setSpendCeiling(db, orgId, "100.000000")
+ */
+export async function setSpendCeiling(db: AnyDatabase, organisationId: string, spendCeilingUsd: string | null): Promise<boolean> {
+  const updated = await db.update(organisations)
+    .set({ spendCeilingUsd, updatedAt: sql`now()` })
+    .where(eq(organisations.id, organisationId))
+    .returning({ id: organisations.id });
+  return updated.length > 0;
 }

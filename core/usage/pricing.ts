@@ -1,7 +1,10 @@
 /**
  * Model prices in USD per million tokens. Cost is computed when the assistant row is
- * inserted; a cost the provider reports itself takes precedence. Unknown models cost 0
- * (and say so in metadata), so a self-hosted model is never billed by guesswork.
+ * inserted; a valid cost the provider reports itself takes precedence. On the platform's
+ * own key an unknown model is priced at the operator's DEFAULT_MODEL_PRICE (without one
+ * its generation is refused before the call, see core/providers/provider.ts), so the
+ * spend limit always holds; on an agent's own key it costs 0 (the tenant pays its
+ * provider) and says so in metadata.
  */
 export interface ModelPrice {
   input: number;
@@ -39,13 +42,17 @@ export interface Usage {
  * @example costUsd("gpt-4.1-mini", { prompt_tokens: 1000, completion_tokens: 100 }) // 0.00056
  */
 export function costUsd(model: string, usage: Usage, prices: Record<string, ModelPrice> = DEFAULT_PRICES): { cost: number; priced: boolean } {
-  if (typeof usage.cost === "number" && Number.isFinite(usage.cost)) return { cost: round6(usage.cost), priced: true };
+  if (typeof usage.cost === "number" && Number.isFinite(usage.cost) && usage.cost >= 0) return { cost: round6(usage.cost), priced: true };
   const price = priceFor(model, prices);
   if (!price) return { cost: 0, priced: false };
+  return { cost: tokensCost(usage, price), priced: true };
+}
+
+/** The tokens of one call at one price, in USD rounded to 6 decimals. */
+function tokensCost(usage: Usage, price: ModelPrice): number {
   const cached = Math.min(usage.cached_tokens ?? 0, usage.prompt_tokens);
   const fresh = usage.prompt_tokens - cached;
-  const cost = (fresh * price.input + cached * (price.cachedInput ?? price.input) + usage.completion_tokens * price.output) / 1e6;
-  return { cost: round6(cost), priced: true };
+  return round6((fresh * price.input + cached * (price.cachedInput ?? price.input) + usage.completion_tokens * price.output) / 1e6);
 }
 
 export function priceFor(model: string, prices: Record<string, ModelPrice> = DEFAULT_PRICES): ModelPrice | undefined {
@@ -69,10 +76,60 @@ export function pricesFrom(json: string | undefined): Record<string, ModelPrice>
   if (!json) return DEFAULT_PRICES;
   try {
     const extra = JSON.parse(json) as Record<string, ModelPrice>;
-    const valid = Object.entries(extra).filter(([, p]) =>
-      p && Number.isFinite(p.input) && Number.isFinite(p.output) && (p.cachedInput === undefined || Number.isFinite(p.cachedInput)));
+    const valid = Object.entries(extra).filter(([, p]) => isPrice(p));
     return { ...DEFAULT_PRICES, ...Object.fromEntries(valid) };
   } catch {
     return DEFAULT_PRICES;
   }
+}
+
+/**
+ * One price as JSON `{"input": 1, "output": 2, "cachedInput": 0.5}` (USD per million
+ * tokens), or null when absent or malformed (DEFAULT_MODEL_PRICE).
+ *
+ * @example modelPriceFrom('{"input": 3, "output": 15}') // { input: 3, output: 15 }
+ */
+export function modelPriceFrom(json: string | undefined): ModelPrice | null {
+  if (!json) return null;
+  try {
+    const p = JSON.parse(json) as ModelPrice;
+    if (!isPrice(p)) return null;
+    return { input: p.input, output: p.output, ...(p.cachedInput !== undefined ? { cachedInput: p.cachedInput } : {}) };
+  } catch {
+    return null;
+  }
+}
+
+/** How one generation's replies are priced. */
+export interface Pricing {
+  prices: Record<string, ModelPrice>;
+  /** DEFAULT_MODEL_PRICE: the price of a model missing from `prices`, on the platform's key. */
+  fallback: ModelPrice | null;
+  /** Whether the call runs on the platform's key (the platform pays the provider). */
+  platformKey: boolean;
+}
+
+/** Where a reply's cost came from, kept in the row's metadata. */
+export type PriceSource = "provider" | "table" | "default" | "none";
+
+/**
+ * The cost of one reply whose usage has been checked (readReportedUsage).
+ *
+ * @example replyCost("my-llama", { prompt_tokens: 1e6, completion_tokens: 0 }, { prices: {}, fallback: { input: 1, output: 1 }, platformKey: true })
+ * // { cost: 1, priced: true, source: "default" }
+ */
+export function replyCost(model: string, usage: Usage, pricing: Pricing): { cost: number; priced: boolean; source: PriceSource } {
+  if (typeof usage.cost === "number" && Number.isFinite(usage.cost) && usage.cost >= 0) {
+    return { cost: round6(usage.cost), priced: true, source: "provider" };
+  }
+  const table = priceFor(model, pricing.prices);
+  const price = table ?? (pricing.platformKey ? pricing.fallback : null);
+  if (!price) return { cost: 0, priced: false, source: "none" };
+  return { cost: tokensCost(usage, price), priced: true, source: table ? "table" : "default" };
+}
+
+/** A price with finite, non-negative figures: a negative one would credit the organisation for every call. */
+function isPrice(p: ModelPrice | null | undefined): p is ModelPrice {
+  const ok = (n: unknown) => typeof n === "number" && Number.isFinite(n) && n >= 0;
+  return !!p && typeof p === "object" && ok(p.input) && ok(p.output) && (p.cachedInput === undefined || ok(p.cachedInput));
 }

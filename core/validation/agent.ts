@@ -12,8 +12,11 @@ const agentFields = {
   description: z.string().max(2000),
   instructions: z.string().max(100_000),
   model: z.string().trim().min(1).max(200),
-  model_base_url: z.url({ protocol: /^https?$/ }).max(2000).nullable(),
-  model_api_key_secret: envName.nullable(),
+  // Where the URL may point depends on the operator's settings: checked by the routes
+  // (core/providers/provider.ts modelBaseUrlIssue) and again at each generation start.
+  model_base_url: z.url({ protocol: /^https?$/ }).max(2000).nullable()
+    .describe("An OpenAI-compatible provider; null: the platform's. Any other provider needs model_api_key_secret (the platform's key is never sent there). Loopback, private, link-local and metadata addresses and URLs with credentials are refused unless the operator allows them."),
+  model_api_key_secret: envName.nullable().describe("Name of the secret holding the key for model_base_url"),
   max_steps: boundedInt(1, 500),
   max_tool_calls: boundedInt(1, 10_000),
   max_input_tokens: boundedInt(1_000, 2_000_000),

@@ -3,6 +3,7 @@ import type { Database } from "../../core/db/client";
 import { organisations, orgMonthlyUsage, runs } from "../../core/db/schema";
 import { resolveSecrets } from "../../core/db/secrets";
 import { usageMonth } from "../../core/usage/pricing";
+import { effectiveSpendLimit } from "../../core/usage/spend-limit";
 import type { RunSession } from "./run-session";
 
 /**
@@ -19,12 +20,15 @@ export async function refreshSecrets(db: Database, session: RunSession): Promise
   session.snapshot.secrets = current;
 }
 
-/** The organisation's monthly spend limit and this month's spend, read once per generation (USAGE-005). */
+/**
+ * The organisation's effective monthly spend limit (the lower of its own limit and the
+ * operator's ceiling) and this month's spend, read once per generation (USAGE-005).
+ */
 export async function monthSpend(db: Database, organisationId: string, now: Date) {
   const [row] = await db
-    .select({ limit: organisations.monthlySpendLimitUsd, spent: orgMonthlyUsage.costUsd })
+    .select({ limit: organisations.monthlySpendLimitUsd, ceiling: organisations.spendCeilingUsd, spent: orgMonthlyUsage.costUsd })
     .from(organisations)
     .leftJoin(orgMonthlyUsage, and(eq(orgMonthlyUsage.organisationId, organisations.id), eq(orgMonthlyUsage.month, usageMonth(now))))
     .where(eq(organisations.id, organisationId));
-  return { limitUsd: row?.limit == null ? null : Number(row.limit), monthCostUsd: Number(row?.spent ?? 0) };
+  return { limitUsd: effectiveSpendLimit(row?.limit, row?.ceiling), monthCostUsd: Number(row?.spent ?? 0) };
 }

@@ -13,7 +13,9 @@ import { storableText } from "../../core/validation/storable";
 import { MEMORY_REMINDER, MEMORY_WRITE } from "../../core/tools/memory";
 import { runTool } from "../../core/tools/registry";
 import type { NotesRecordsStore, ScheduleTools, ToolContext, ToolDefinition } from "../../core/tools/types";
-import { costUsd, usageMonth, type ModelPrice } from "../../core/usage/pricing";
+import { providerErrorMessage } from "../../core/providers/provider-error";
+import { replyCost, usageMonth, type Pricing } from "../../core/usage/pricing";
+import { readReportedUsage } from "../../core/usage/reported-usage";
 import { callModel, ProviderError, type ModelReply } from "./model-call";
 import type { RowDraft, RunSession } from "./run-session";
 
@@ -33,7 +35,7 @@ export interface GenerationDeps {
   /** The guild's chat, where the run offers group_post. */
   group?: ToolContext["group"];
   redactor: Redactor;
-  prices: Record<string, ModelPrice>;
+  pricing: Pricing;
   spend: { limitUsd: number | null; monthCostUsd: number };
   /** Attachment hydration for the provider request (ATT-004); identity when none. */
   hydrate: (messages: ChatPayload[], rows: readonly StoredRow[]) => Promise<unknown[]>;
@@ -103,12 +105,13 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
           tools: session.snapshot.tools,
           thinkingLevel: settings.thinking_level,
           signal: deps.signal,
+          redactor: deps.redactor,
           onDelta: (kind, text) => deps.publish("delta", { run_id: session.runId, generation, kind, text }),
         });
       } catch (error) {
         if (deps.signal.aborted) throw error;
         const provider = error instanceof ProviderError ? error : new ProviderError(String(error), null, null);
-        fail("provider.error", deps.redactor.redact(provider.message), { operation: "model.call", http_status: provider.httpStatus, provider_code: provider.providerCode });
+        fail("provider.error", providerErrorMessage(provider.message, deps.redactor), { operation: "model.call", http_status: provider.httpStatus, provider_code: provider.providerCode });
         logEvent("error", {
           operation: "model.call", run_id: session.runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId,
           ...describeError(provider),
@@ -199,14 +202,16 @@ async function commitAssistant(
       ? { tool_calls: reply.toolCalls.map((c) => ({ ...c, function: { name: storableText(c.function.name), arguments: storableText(c.function.arguments) } })) }
       : {}),
   };
-  const usage = reply.usage ?? { prompt_tokens: 0, completion_tokens: 0 };
-  const priced = costUsd(settings.model, usage, deps.prices);
+  const { usage, rejected } = readReportedUsage(reply.usage);
+  if (Object.keys(rejected).length) logEvent("warn", { operation: "model.usage_rejected", run_id: session.runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId, rejected }, deps.redactor);
+  const priced = replyCost(settings.model, usage, deps.pricing);
   const metadata = {
     source: "model",
     model: reply.providerModel ?? settings.model,
     usage,
     cost_usd: priced.cost,
     priced: priced.priced,
+    price_source: priced.source,
     latency_ms: reply.latencyMs,
     first_token_ms: reply.firstTokenMs,
     finish_reason: reply.finishReason,

@@ -1,5 +1,7 @@
 import OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
+import type { Redactor } from "../../core/output/redaction";
+import { providerErrorMessage } from "../../core/providers/provider-error";
 import type { Usage } from "../../core/usage/pricing";
 
 export interface ToolCall {
@@ -29,9 +31,15 @@ export interface ModelRequest {
   thinkingLevel: string;
   signal: AbortSignal;
   onDelta: (kind: "content" | "reasoning", text: string) => void;
+  /** Applied to a failure's message before it is cut short, so no part of a secret survives. */
+  redactor: Redactor;
 }
 
-/** A failed model call, with what the run's error entry needs (never the prompt). */
+/**
+ * A failed model call, with what the run's error entry needs (never the prompt). The
+ * message is the provider's answer reduced to one short redacted line (providerErrorMessage):
+ * the body may come from a server the tenant runs, and the message reaches rows and logs.
+ */
 export class ProviderError extends Error {
   override name = "ProviderError";
   constructor(message: string, readonly httpStatus: number | null, readonly providerCode: string | null) {
@@ -93,7 +101,7 @@ export async function callModel(request: ModelRequest): Promise<ModelReply> {
     }
   } catch (error) {
     if (request.signal.aborted) throw error;
-    throw toProviderError(error);
+    throw toProviderError(error, request.redactor);
   }
   const toolCalls = calls.filter(Boolean).map((call, i) => ({ ...call, id: call.id || `call_${started}_${i}` }));
   return {
@@ -118,11 +126,11 @@ function readUsage(raw: OpenAI.CompletionUsage & { cost?: number }): Usage {
   };
 }
 
-function toProviderError(error: unknown): ProviderError {
+function toProviderError(error: unknown, redactor: Redactor): ProviderError {
   if (error instanceof OpenAI.APIError) {
-    const code = typeof error.code === "string" ? error.code : null;
-    return new ProviderError(`model provider answered ${error.status ?? "without a status"}: ${error.message}`.slice(0, 500), error.status ?? null, code);
+    const code = typeof error.code === "string" ? error.code.slice(0, 100) : null;
+    return new ProviderError(providerErrorMessage(`model provider answered ${error.status ?? "without a status"}: ${error.message}`, redactor), error.status ?? null, code);
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new ProviderError(`model call failed: ${message}`.slice(0, 500), null, null);
+  return new ProviderError(providerErrorMessage(`model call failed: ${message}`, redactor), null, null);
 }

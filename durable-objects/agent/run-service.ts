@@ -10,7 +10,7 @@ import { countRowTokens } from "../../core/projection/token-count";
 import type { AttachmentRef, ChatPayload } from "../../core/projection/types";
 import { messageRefusal, resumeRefusal, statusAfterGeneration, type RunKind } from "../../core/runs/rules";
 import { offeredTools } from "../../core/tools/registry";
-import { pricesFrom } from "../../core/usage/pricing";
+import { providerForGeneration } from "../../core/providers/provider";
 import type { Env } from "../../workers/env";
 import type { DeadlineMultiplexer } from "./deadlines";
 import { interruptUnresolved, runGeneration } from "./generation";
@@ -327,14 +327,9 @@ export class RunService {
     try {
       const db = this.db();
       const redactor = platformRedactor(env);
-      const baseURL = session.snapshot.model.base_url ?? env.MODEL_BASE_URL;
-      const startError = !baseURL
-        ? "No model provider is configured (set MODEL_BASE_URL or the agent's model_base_url)"
-        : session.snapshot.model.api_key_secret
-          ? `The agent's model key secret ${session.snapshot.model.api_key_secret} cannot be resolved yet`
-          : null;
-      if (startError) {
-        const errors: RunError[] = [{ code: baseURL ? "secret.unavailable" : "provider.unconfigured", message: startError, generation, operation: "generation.start", at: new Date(this.host.now()).toISOString() }];
+      const start = providerForGeneration(session.snapshot.model, env);
+      if (!start.ok) {
+        const errors: RunError[] = [{ code: start.code, message: start.message, generation, operation: "generation.start", at: new Date(this.host.now()).toISOString() }];
         status = statusAfterGeneration(session.facts, []);
         await updateRun(db, runId, { status, errors });
         session.facts = { ...session.facts, status, errors: [...session.facts.errors, ...errors] };
@@ -347,14 +342,14 @@ export class RunService {
         session,
         generation,
         signal,
-        provider: { baseURL: baseURL!, apiKey: env.MODEL_API_KEY ?? "" },
+        provider: start.provider,
         tools: snapshotTools(session),
         store: new PostgresToolStore(db),
         ...(session.snapshot.flags.memory ? { memory: { write: (content: string) => writeMemory(db, session.scope.agentId, content) } } : {}),
         ...(session.snapshot.flags.group_post ? { group: groupChatOf(env, session) } : {}),
         schedules: scheduleTools(db, session.scope.agentId, () => new Date(this.host.now()), this.host.random, () => this.host.hooks.schedulesChanged(session.scope.agentId)),
         redactor,
-        prices: pricesFrom(env.MODEL_PRICES),
+        pricing: start.pricing,
         spend: await monthSpend(db, session.scope.organisationId, new Date(this.host.now())),
         hydrate: (messages, rows) => hydrateAttachments(messages, rows, env, session.snapshot.model.model),
         publish: (event, data) => this.hub.publish(runId, event, data),

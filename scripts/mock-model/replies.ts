@@ -23,6 +23,8 @@ export interface ScriptedReply {
   tool_calls?: ScriptedToolCall[];
   reasoning?: string;
   usage?: ScriptedUsage;
+  /** Fields laid over the usage as sent, whatever their values: a provider's `cost`, or a broken report. */
+  usage_extra?: JsonObject;
   status?: number;
   delay_ms?: number;
   stream_chunk_ms?: number;
@@ -48,6 +50,7 @@ const REPLY_FIELDS = new Set([
   "tool_calls",
   "reasoning",
   "usage",
+  "usage_extra",
   "status",
   "delay_ms",
   "stream_chunk_ms",
@@ -105,6 +108,10 @@ function parseReply(raw: Json, where: string, nextCallId: () => string): Scripte
     reply.status = status;
   }
   if (raw.usage !== undefined) reply.usage = parseUsage(raw.usage, `${where}.usage`);
+  if (raw.usage_extra !== undefined) {
+    if (!isObject(raw.usage_extra)) throw new ScriptError(`${where}.usage_extra must be an object`);
+    reply.usage_extra = raw.usage_extra;
+  }
   if (raw.tool_calls !== undefined) {
     const calls = raw.tool_calls;
     if (!Array.isArray(calls)) throw new ScriptError(`${where}.tool_calls must be an array`);
@@ -175,7 +182,8 @@ export function usageFor(reply: ScriptedReply, messages: Json[]): WireUsage {
     total_tokens: prompt + completion,
     prompt_tokens_details: { cached_tokens: given?.cached_tokens ?? 0 },
     completion_tokens_details: { reasoning_tokens: reasoning },
-  };
+    ...reply.usage_extra,
+  } as WireUsage;
 }
 
 function completionText(reply: ScriptedReply): string {

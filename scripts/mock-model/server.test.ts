@@ -290,6 +290,25 @@ describe("mock model: control endpoints", () => {
     expect(raw).not.toContain("sk-test-secret");
   });
 
+  it("HARDEN-4: serves any base path, and records a fingerprint of the key, not the key", async () => {
+    const tenant = new OpenAI({ baseURL: `${mock.url}/tenant/v1`, apiKey: "sk-tenant-key", maxRetries: 0 });
+    await tenant.chat.completions.create({ model: "t", messages: user("1") });
+    await client.chat.completions.create({ model: "p", messages: user("2") });
+    const [first, second] = await requests();
+    const { createHash } = await import("node:crypto");
+    const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+    expect(first).toMatchObject({ path: "/tenant/v1/chat/completions", authorization_sha256: sha("Bearer sk-tenant-key") });
+    expect(second).toMatchObject({ path: "/v1/chat/completions", authorization_sha256: sha("Bearer sk-test-secret") });
+    expect(JSON.stringify(await requests())).not.toContain("sk-tenant-key");
+  });
+
+  it("HARDEN-4: usage_extra lays any fields over the usage as sent, as a broken provider would", async () => {
+    expect((await script([{ content: "x", usage_extra: { cost: -5000, prompt_tokens: -3 } }])).status).toBe(200);
+    const reply = await client.chat.completions.create({ model: "m", messages: user("1") });
+    expect(reply.usage).toMatchObject({ cost: -5000, prompt_tokens: -3 });
+    expect((await script([{ usage_extra: 5 }])).status).toBe(400);
+  });
+
   it("rejects an invalid script with 400 naming the bad field, queueing nothing", async () => {
     const cases: [unknown, string][] = [
       [[{ content: "ok" }, { delay_ms: "soon" }], "replies[1].delay_ms"],

@@ -3,6 +3,7 @@
  * protocol, so the platform's model client is exercised over the wire exactly as in
  * production, while tests decide each reply by queueing it over HTTP.
  */
+import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -35,6 +36,11 @@ export interface RecordedRequest {
   received_at: string;
   path: string;
   headers: Record<string, string>;
+  /**
+   * SHA-256 (hex) of the Authorization header, or null without one: the key itself is
+   * never recorded, yet a test can tell which key a request carried.
+   */
+  authorization_sha256: string | null;
   body: Json;
   aborted: boolean;
 }
@@ -153,7 +159,8 @@ async function handle(state: MockState, req: IncomingMessage, res: ServerRespons
         data: [{ id: "mock-model", object: "model", created: 0, owned_by: "mock" }],
       });
     }
-    if ((path === "/v1/chat/completions" || path === "/chat/completions") && method === "POST") {
+    // Any prefix: a second base URL on the same server (`/tenant/v1`) stands for another provider.
+    if (path.endsWith("/chat/completions") && method === "POST") {
       return await chatCompletion(state, req, res, path);
     }
     throw new HttpError(404, `No route for ${method} ${path}`, "not_found");
@@ -174,6 +181,7 @@ async function chatCompletion(state: MockState, req: IncomingMessage, res: Serve
     received_at: new Date().toISOString(),
     path,
     headers: redactedHeaders(req),
+    authorization_sha256: req.headers.authorization ? createHash("sha256").update(req.headers.authorization).digest("hex") : null,
     body,
     aborted: false,
   };

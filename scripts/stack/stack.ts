@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { DEFAULT_PRICES } from "../../core/usage/pricing";
 import { migrateDatabase } from "../db/migrate";
 import { startMockModel, type MockModel } from "../mock-model/server";
 import { ensureConsoleBuilt } from "./console";
@@ -20,6 +21,11 @@ export interface StackOptions {
   modelBaseUrl?: string;
   modelApiKey?: string;
   defaultModel?: string;
+  /** MODEL_PRICES and DEFAULT_MODEL_PRICE of the Worker (JSON, USD per million tokens); with the mock the default price is mock-model's. */
+  modelPrices?: string;
+  defaultModelPrice?: string;
+  /** ALLOW_PRIVATE_MODEL_URLS of the Worker; default `loopback`, so agents may use a model served on this machine. */
+  allowPrivateModelUrls?: string;
   /** Progress lines of the stack itself. */
   log?: (line: string) => void;
   /** Output of wrangler dev and Postgres. */
@@ -84,6 +90,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       DEFAULT_MODEL: options.defaultModel ?? (mock ? "mock-model" : "gpt-4.1-mini"),
     };
     if (options.modelApiKey) vars.MODEL_API_KEY = options.modelApiKey;
+    if (options.modelPrices) vars.MODEL_PRICES = options.modelPrices;
+    // With the mock, every model name is the mock: any name an agent uses is priced as mock-model,
+    // where a real provider's unknown models are refused until the operator sets a price.
+    const defaultModelPrice = options.defaultModelPrice ?? (mock ? JSON.stringify(DEFAULT_PRICES["mock-model"]) : undefined);
+    if (defaultModelPrice) vars.DEFAULT_MODEL_PRICE = defaultModelPrice;
+    vars.ALLOW_PRIVATE_MODEL_URLS = options.allowPrivateModelUrls ?? "loopback";
     const port = options.port ?? 8787;
     await ensureConsoleBuilt(log);
     const wrangler = await startWranglerDev({

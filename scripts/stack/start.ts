@@ -1,7 +1,8 @@
 /**
  * `npm start`: the whole platform locally, in one command. Honours PORT (API port,
  * default 8787), DATABASE_URL (use that Postgres instead of the embedded one) and
- * MODEL_BASE_URL / MODEL_API_KEY / DEFAULT_MODEL (a real provider instead of the mock).
+ * MODEL_BASE_URL / MODEL_API_KEY / DEFAULT_MODEL (a real provider instead of the mock),
+ * MODEL_PRICES / DEFAULT_MODEL_PRICE and ALLOW_PRIVATE_MODEL_URLS (default loopback).
  * Ctrl-C or SIGTERM stops every child.
  */
 import { rmSync } from "node:fs";
@@ -28,6 +29,9 @@ const stack = await startStack({
   modelBaseUrl: process.env.MODEL_BASE_URL || undefined,
   modelApiKey: process.env.MODEL_API_KEY || undefined,
   defaultModel: process.env.DEFAULT_MODEL || undefined,
+  modelPrices: process.env.MODEL_PRICES || undefined,
+  defaultModelPrice: process.env.DEFAULT_MODEL_PRICE || undefined,
+  allowPrivateModelUrls: process.env.ALLOW_PRIVATE_MODEL_URLS || undefined,
   log: (line) => console.log(`[stack] ${line}`),
   output: (line) => {
     if (verbose || (/error|exception|\[wrangler:(warn|error)\]/i.test(line) && !OFFLINE_NOISE.test(line))) {

@@ -6,6 +6,7 @@ import { migrateDatabase } from "../../scripts/db/migrate";
 import { startDatabase } from "../../scripts/stack/postgres";
 import { startWsProxy } from "../../scripts/stack/ws-proxy";
 import { startMockModel } from "../../scripts/mock-model/server";
+import { platformKeyLeaks } from "./canary";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -19,7 +20,8 @@ declare module "vitest" {
  * Global setup of the workerd tests: a real Postgres on a free port (the server at
  * TEST_DATABASE_URL when set, otherwise an embedded one in a temporary folder),
  * migrated, behind the WebSocket proxy the Neon driver uses locally; and the scripted
- * mock model, the default provider of the Worker under test.
+ * mock model, the default provider of the Worker under test. Its teardown fails the run
+ * when the platform key's canary turns up anywhere it must not.
  */
 export default async function setup(project: TestProject) {
   const dataDir = mkdtempSync(join(tmpdir(), "guilds-test-pg-"));
@@ -31,9 +33,17 @@ export default async function setup(project: TestProject) {
   const mock = await startMockModel();
   project.provide("mockModelUrl", mock.url);
   return async () => {
+    // Acceptance of the provider-key rules: the platform key in no row, no request to
+    // another provider and no console line of the whole run (./canary.ts).
+    const leaks = await platformKeyLeaks(db.url, mock.url).catch((error: unknown) => [`the check failed: ${String(error)}`]);
     await mock.close();
     await proxy.close();
     await db.stop();
     rmSync(dataDir, { recursive: true, force: true });
+    if (leaks.length > 0) {
+      // vitest only logs a teardown error; the exit code makes it fail the run.
+      process.exitCode = 1;
+      throw new Error(`The platform key (MODEL_API_KEY canary) leaked:\n- ${leaks.join("\n- ")}`);
+    }
   };
 }

@@ -11,7 +11,8 @@ import { agentObject, forgetAgents } from "../objects";
 import { readMemory, writeMemory } from "../../core/db/memory";
 import { startCursor } from "../../core/db/group-chat";
 import { MEMORY_MAX } from "../../core/tools/memory";
-import { notFound } from "../errors";
+import { notFound, validationFailed } from "../errors";
+import { modelBaseUrlIssue } from "../../core/providers/provider";
 import type { RouteDoc } from "../openapi";
 import { listPage } from "../pagination";
 import { findGuild } from "./guilds";
@@ -44,10 +45,22 @@ export async function findAgent(db: AppEnv["Variables"]["db"], organisationId: s
   return row;
 }
 
+/**
+ * 422 for a model_base_url the platform will not call (loopback, private, link-local or
+ * metadata addresses unless the operator allows them, credentials in the URL). A custom
+ * URL without model_api_key_secret is accepted: the key may be named in a later change,
+ * and until then each generation stops with `provider.key_required`.
+ */
+function refuseModelBaseUrl(baseUrl: string | null | undefined, env: AppEnv["Bindings"]) {
+  const issue = modelBaseUrlIssue(baseUrl, env);
+  if (issue) throw validationFailed([issue]);
+}
+
 /** `POST /api/guilds/:id/agents`, mounted beside the guild routes. */
 export const guildAgentRoutes = new Hono<AppEnv>().post("/:id/agents", async (c) => {
   const guild = await findGuild(c.get("db"), c.get("organisationId"), c.req.param("id"));
   const body = await readBody(c, AgentCreate);
+  refuseModelBaseUrl(body.model_base_url, c.env);
   const row = await c.get("db").transaction(async (tx) => {
     const [created] = await tx.insert(agents).values({
       ...(fromWire(body) as typeof agents.$inferInsert),
@@ -83,6 +96,7 @@ export const agentRoutes = new Hono<AppEnv>()
     const id = c.req.param("id");
     await findAgent(c.get("db"), c.get("organisationId"), id);
     const body = await readBody(c, AgentPatch);
+    refuseModelBaseUrl(body.model_base_url, c.env);
     const [row] = await c.get("db").update(agents)
       .set({ ...fromWire(body), updatedAt: sql`now()` })
       .where(and(eq(agents.id, id), eq(agents.organisationId, c.get("organisationId"))))

@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { agentUsage, guildUsage, organisations, organisationUsage, orgMonthlyUsage } from "../../core/db/schema";
 import { usageMonth } from "../../core/usage/pricing";
+import { effectiveSpendLimit } from "../../core/usage/spend-limit";
 import { fieldIssues } from "../../core/validation/issues";
 import { readBody } from "../body";
 import type { AppEnv } from "../context";
@@ -21,7 +22,12 @@ const Usage = z.object({
   scope: z.enum(["agent", "guild", "org"]),
   id: z.uuid(),
   totals: Counters,
-  month: z.object({ month: z.string(), ...Counters.shape, limit_usd: z.string().nullable() }).optional(),
+  month: z.object({
+    month: z.string(), ...Counters.shape,
+    limit_usd: z.string().nullable().describe("The effective monthly limit: the lower of the organisation's own limit and the operator's ceiling"),
+    monthly_spend_limit_usd: z.string().nullable(),
+    spend_ceiling_usd: z.string().nullable(),
+  }).optional(),
 });
 
 const ZERO = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0, cost_usd: "0.000000", calls: 0 };
@@ -57,9 +63,9 @@ export const usageRoutes = new Hono<AppEnv>().get("/", async (c) => {
   const [[totals], [monthly], [policy]] = await Promise.all([
     db.select().from(organisationUsage).where(eq(organisationUsage.organisationId, org)),
     db.select().from(orgMonthlyUsage).where(and(eq(orgMonthlyUsage.organisationId, org), eq(orgMonthlyUsage.month, month))),
-    db.select({ limit: organisations.monthlySpendLimitUsd }).from(organisations).where(eq(organisations.id, org)),
+    db.select().from(organisations).where(eq(organisations.id, org)),
   ]);
-  return c.json({ scope, id: org, totals: counters(totals), month: { month, ...counters(monthly), limit_usd: policy?.limit ?? null } });
+  return c.json({ scope, id: org, totals: counters(totals), month: { month, ...counters(monthly), ...spendPolicy(policy!) } });
 });
 
 const OrganisationPatch = z.strictObject({
@@ -67,26 +73,41 @@ const OrganisationPatch = z.strictObject({
   monthly_spend_limit_usd: z.number().min(0).max(1e8).nullable().optional(),
 }).refine((b) => Object.keys(b).length > 0, { message: "no field to change" });
 
-const Organisation = z.object({ id: z.uuid(), name: z.string(), monthly_spend_limit_usd: z.string().nullable() });
+const Organisation = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  monthly_spend_limit_usd: z.string().nullable(),
+  spend_ceiling_usd: z.string().nullable().describe("Set by the platform's operator; the organisation's token cannot change it"),
+  limit_usd: z.string().nullable().describe("The effective monthly limit: the lower of monthly_spend_limit_usd and spend_ceiling_usd"),
+});
+
+/** The organisation's own limit, the operator's ceiling and the lower of the two, as the API shows them. */
+function spendPolicy(row: typeof organisations.$inferSelect) {
+  const limit = effectiveSpendLimit(row.monthlySpendLimitUsd, row.spendCeilingUsd);
+  return { limit_usd: limit === null ? null : limit.toFixed(6), monthly_spend_limit_usd: row.monthlySpendLimitUsd, spend_ceiling_usd: row.spendCeilingUsd };
+}
+
+const toOrganisation = (row: typeof organisations.$inferSelect) => ({ id: row.id, name: row.name, ...spendPolicy(row) });
 
 /** `GET/PATCH /api/organisation`: the caller's organisation and its monthly spend limit (USAGE-005). */
 export const organisationRoutes = new Hono<AppEnv>()
   .get("/", async (c) => {
     const [row] = await c.get("db").select().from(organisations).where(eq(organisations.id, c.get("organisationId")));
-    return c.json({ id: row!.id, name: row!.name, monthly_spend_limit_usd: row!.monthlySpendLimitUsd });
+    return c.json(toOrganisation(row!));
   })
   .patch("/", async (c) => {
+    // The operator's ceiling is not among the fields: a token can lower its limit, never lift the ceiling.
     const body = await readBody(c, OrganisationPatch);
     const [row] = await c.get("db").update(organisations).set({
       ...(body.name !== undefined ? { name: body.name } : {}),
       ...(body.monthly_spend_limit_usd !== undefined ? { monthlySpendLimitUsd: body.monthly_spend_limit_usd === null ? null : body.monthly_spend_limit_usd.toFixed(6) } : {}),
       updatedAt: sql`now()`,
     }).where(eq(organisations.id, c.get("organisationId"))).returning();
-    return c.json({ id: row!.id, name: row!.name, monthly_spend_limit_usd: row!.monthlySpendLimitUsd });
+    return c.json(toOrganisation(row!));
   });
 
 export const usageDocs: RouteDoc[] = [
   { method: "get", path: "/api/usage", summary: "Usage counters of an agent, guild or the organisation (?scope=&id=)", tag: "Usage", response: Usage },
   { method: "get", path: "/api/organisation", summary: "The caller's organisation", tag: "Usage", response: Organisation },
-  { method: "patch", path: "/api/organisation", summary: "Rename the organisation or set its monthly spend limit (null: none)", tag: "Usage", body: OrganisationPatch, response: Organisation },
+  { method: "patch", path: "/api/organisation", summary: "Rename the organisation or set its monthly spend limit (null: none); the operator's ceiling still applies", tag: "Usage", body: OrganisationPatch, response: Organisation },
 ];

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { openDatabase } from "../../core/db/client";
 import { createOrganisation } from "../../core/db/organisations";
+import { refusePlatformKey } from "./canary";
 
 /** A fresh organisation and its token in the test database. */
 export async function seedOrganisation(name = "Test org") {
@@ -32,6 +33,7 @@ export async function call(method: string, path: string, options: { token?: stri
   }
   const response = await (exports as unknown as { default: Fetcher }).default.fetch(`http://api.test${path}`, { method, headers, body });
   const text = await response.text();
+  refusePlatformKey(text, `the response to ${method} ${path}`);
   let json: any = null;
   try { json = text ? JSON.parse(text) : null; } catch { json = text; }
   return { status: response.status, json, headers: response.headers };

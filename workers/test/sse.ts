@@ -1,4 +1,5 @@
 import { exports } from "cloudflare:workers";
+import { refusePlatformKey } from "./canary";
 
 export interface SseEvent {
   event: string;
@@ -51,6 +52,7 @@ export async function collectStream(
       while ((end = buffer.indexOf("\n\n")) !== -1) {
         const frame = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
+        refusePlatformKey(frame, `an event of ${path}`);
         const event: Partial<SseEvent> = { event: "message" };
         let data = "";
         for (const line of frame.split("\n")) {

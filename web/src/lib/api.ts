@@ -192,13 +192,17 @@ export interface Usage {
   scope: "agent" | "guild" | "org";
   id: string;
   totals: Counters;
-  month?: Counters & { month: string; limit_usd: string | null };
+  /** `limit_usd` is the effective limit: the lower of the organisation's own and the operator's ceiling. */
+  month?: Counters & { month: string; limit_usd: string | null; monthly_spend_limit_usd: string | null; spend_ceiling_usd: string | null };
 }
 
 export interface Organisation {
   id: string;
   name: string;
   monthly_spend_limit_usd: string | null;
+  /** Set by the platform's operator; the organisation cannot change it. */
+  spend_ceiling_usd: string | null;
+  limit_usd: string | null;
 }
 
 /** Every row of a run after `afterSeq`, in order, page by page. */

@@ -131,6 +131,9 @@ function SpendLimit(props: { organisation: Organisation; onSaved: () => void }) 
       </Field>
       <button type="submit">Save limit</button>
       {saved && <span role="status" class="saved">Saved.</span>}
+      {props.organisation.spend_ceiling_usd !== null && (
+        <small class="hint" data-testid="spend-ceiling">The platform's ceiling is {usd(props.organisation.spend_ceiling_usd)} a month; the lower of the two applies.</small>
+      )}
     </form>
   );
 }
