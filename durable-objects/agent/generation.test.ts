@@ -173,7 +173,7 @@ function deps(db: ReturnType<typeof openDatabase>["db"], session: RunSession, si
     tools,
     store: {} as never,
     redactor: platformRedactor(bindings),
-    prices: {},
+    pricing: { prices: {}, fallback: { input: 0, output: 0 }, platformKey: true },
     spend: { limitUsd: null, monthCostUsd: 0 },
     hydrate: async (messages: unknown[]) => messages,
     publish: () => {},
