@@ -41,6 +41,8 @@ export async function startWsProxy(options: { allow: string[]; port?: number; co
   http.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const refusal = refuse(request, `/${secret}/v1`);
     if (refusal) {
+      // Destroyed once written: a client that keeps its side open must not keep close() waiting.
+      socket.once("finish", () => socket.destroy());
       socket.end(`HTTP/1.1 ${refusal}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
       return;
     }

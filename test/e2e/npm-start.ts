@@ -28,11 +28,11 @@ export function npmStart(env: Record<string, string>): Promise<{ child: ChildPro
  * SIGTERM to the whole process group, as Ctrl-C (SIGINT) or a service manager
  * does, then waits until the stack has finished stopping (it removes stack.json last).
  */
-export async function terminate(child: ChildProcess, stateDir: string): Promise<void> {
-  process.kill(-child.pid!, "SIGTERM");
+export async function terminate(started: { child: ChildProcess; output: string[] }, stateDir: string): Promise<void> {
+  process.kill(-started.child.pid!, "SIGTERM");
   const deadline = Date.now() + 30_000;
   while (existsSync(join(stateDir, "stack.json"))) {
-    if (Date.now() > deadline) throw new Error("the stack did not stop within 30 s");
+    if (Date.now() > deadline) throw new Error(`the stack did not stop within 30 s:\n${started.output.join("").slice(-3000)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -55,7 +55,7 @@ describe("npm start after what laptops do", () => {
     const second = await npmStart(env);
     expect((await health(base)).database.reachable).toBe(true);
     expect(alive(stranger.pid!)).toBe(true);
-    await terminate(second.child, stateDir);
+    await terminate(second, stateDir);
   }, 300_000);
 
   it("STACK: after kill -9 of the start process alone, the next start ends what it left and serves on the same port", async () => {
@@ -74,7 +74,7 @@ describe("npm start after what laptops do", () => {
     expect(second.output.join("")).toContain(`stopping wrangler dev left running by an earlier stack (pid ${wrangler})`);
     expect(alive(wrangler)).toBe(false);
     expect((await health(base)).database.reachable).toBe(true);
-    await terminate(second.child, stateDir);
+    await terminate(second, stateDir);
     expect(await portInUse(port)).toBe(false);
   }, 300_000);
 });

@@ -26,7 +26,7 @@ describe("npm start", () => {
     expect(guild.status).toBe(201);
     const databasePort = Number(new URL(stack.database_url).port);
 
-    await terminate(first.child, stateDir);
+    await terminate(first, stateDir);
     expect(await portInUse(port)).toBe(false);
     expect(await portInUse(databasePort)).toBe(false);
 
@@ -35,7 +35,7 @@ describe("npm start", () => {
     expect(again.token).toBe(stack.token);
     const read = await api("GET", `/api/guilds/${guild.json.id}`, { base, token: again.token });
     expect(read.json.name).toBe("Survives restarts");
-    await terminate(second.child, stateDir);
+    await terminate(second, stateDir);
     expect(await portInUse(port)).toBe(false);
   }, 240_000);
 
@@ -55,7 +55,7 @@ describe("npm start", () => {
     const posted = (await call("POST", `/api/guilds/${guild.id}/chat`, { content: "read me after the restart" })).json;
     await new Promise((r) => setTimeout(r, 1_000));
     expect(await groupRuns(call, agent.id)).toEqual([]);
-    await terminate(first.child, stateDir);
+    await terminate(first, stateDir);
 
     const second = await npmStart(env);
     const again = JSON.parse(readFileSync(join(stateDir, "stack.json"), "utf8"));
@@ -71,7 +71,7 @@ describe("npm start", () => {
     expect(interrupted.errors.map((e: { code: string }) => e.code)).toContain("generation.interrupted");
     await new Promise((r) => setTimeout(r, 1_000));
     expect(await groupRuns(call, agent.id)).toHaveLength(1);
-    await terminate(second.child, stateDir);
+    await terminate(second, stateDir);
   }, 300_000);
 });
 
