@@ -103,6 +103,15 @@ describe("the local Postgres", () => {
     }
   }, 60_000);
 
+  it("STACK: the server alone stops and starts again on the same port, data and password", async () => {
+    const db = await start();
+    await db.server!.stop();
+    await expect(query(db.url, "select 1")).rejects.toThrow(/ECONNREFUSED/);
+    await db.server!.start();
+    expect(await query(db.url, "select note from kept")).toEqual([{ note: "still here" }]);
+    await db.stop();
+  }, 60_000);
+
   it("STACK: a server that cannot start says why", async () => {
     const busy = createServer();
     await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));

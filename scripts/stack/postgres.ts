@@ -14,6 +14,12 @@ export interface Database {
   /** True when this process started the server (and stops it). */
   embedded: boolean;
   stop(): Promise<void>;
+  /**
+   * The embedded server alone, stopped and started again on the same port and data while
+   * the rest of the stack keeps running: a database outage, for tests. Absent for a server
+   * given by URL.
+   */
+  server?: { stop(): Promise<void>; start(): Promise<void> };
 }
 
 export interface DatabaseOptions {
@@ -67,12 +73,17 @@ export async function startDatabase(options: DatabaseOptions): Promise<Database>
     password = newPassword(passwordFile);
     await initialiseCluster(home, USER, password, log);
   }
-  const server = await startServer(home, port, ["-c", `max_connections=${options.maxConnections ?? 300}`], log);
+  const flags = ["-c", `max_connections=${options.maxConnections ?? 300}`];
+  let server = await startServer(home, port, flags, log);
   try {
     password = await checkPassword(port, password, passwordFile, home.dataDir, log);
     const admin = (database: string) => `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
     await ensureDatabase(admin("postgres"), DATABASE);
-    return { url: admin(DATABASE), host: "127.0.0.1", port, embedded: true, stop: server.stop };
+    const stop = () => server.stop();
+    const start = async () => {
+      server = await startServer(home, port, flags, log);
+    };
+    return { url: admin(DATABASE), host: "127.0.0.1", port, embedded: true, stop, server: { stop, start } };
   } catch (error) {
     await server.stop();
     throw error;

@@ -38,6 +38,8 @@ export interface Stack {
   databaseUrl: string;
   /** The proxy's record of round trips, when countRoundTrips was set. */
   roundTrips: number[];
+  /** The embedded Postgres alone, to stop and start again (outage tests); null for a server given by URL. */
+  database: { stop(): Promise<void>; start(): Promise<void> } | null;
   stop(): Promise<void>;
 }
 
@@ -100,7 +102,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     stops.push(wrangler.stop);
     // Now that it runs, its group also holds workerd.
     record.add("wrangler dev", wrangler.child.pid!, { group: true });
-    const stack: Stack = { apiUrl: wrangler.url, token, mockModelUrl: mock?.url ?? null, databaseUrl: db.url, roundTrips: proxy.clientMessages, stop };
+    const stack: Stack = { apiUrl: wrangler.url, token, mockModelUrl: mock?.url ?? null, databaseUrl: db.url, roundTrips: proxy.clientMessages, database: db.server ?? null, stop };
     writeFileSync(
       join(options.stateDir, "stack.json"),
       JSON.stringify({ api_url: stack.apiUrl, token, mock_model_url: stack.mockModelUrl, database_url: db.url, pid: process.pid }, null, 2) + "\n",
