@@ -99,9 +99,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       onOutput: output,
       onSpawn: (pid) => record.add("wrangler dev", pid, { group: true }),
     });
-    stops.push(wrangler.stop);
     // Now that it runs, its group also holds workerd.
     record.add("wrangler dev", wrangler.child.pid!, { group: true });
+    stops.push(wrangler.stop);
     const stack: Stack = { apiUrl: wrangler.url, token, mockModelUrl: mock?.url ?? null, databaseUrl: db.url, roundTrips: proxy.clientMessages, database: db.server ?? null, stop };
     writeFileSync(
       join(options.stateDir, "stack.json"),
