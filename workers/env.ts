@@ -12,7 +12,7 @@ export interface Env {
   MODEL_API_KEY?: string;
   /** Postgres connection string; Neon in production. */
   DATABASE_URL?: string;
-  /** Local development: host:port of the WebSocket-to-TCP proxy in front of Postgres. */
+  /** Local development: host:port/secret-path of the WebSocket-to-TCP proxy in front of Postgres. */
   NEON_WS_PROXY?: string;
   /** Model a new agent gets when its body names none. */
   DEFAULT_MODEL?: string;

@@ -6,7 +6,7 @@ export type Database = NeonDatabase<typeof schema>;
 
 export interface DatabaseConfig {
   DATABASE_URL?: string;
-  /** host:port of a local WebSocket-to-TCP proxy; unset against Neon. */
+  /** host:port/secret-path of a local WebSocket-to-TCP proxy; unset against Neon. */
   NEON_WS_PROXY?: string;
 }
 
@@ -42,9 +42,10 @@ export function openDatabase(config: DatabaseConfig): Connection {
 }
 
 /**
- * Points the Neon driver at a local WebSocket-to-TCP proxy (plain Postgres, no TLS).
+ * Points the Neon driver at a local WebSocket-to-TCP proxy (plain Postgres, no TLS). The
+ * proxy's address carries its secret path, which the driver's `/v1` follows.
  *
- * @example useLocalProxy("127.0.0.1:4444")
+ * @example useLocalProxy("127.0.0.1:4444/Zm9vYmFy") // ws://127.0.0.1:4444/Zm9vYmFy/v1?address=…
  */
 export function useLocalProxy(proxy: string): void {
   neonConfig.wsProxy = (host, port) => `${proxy}/v1?address=${host}:${port}`;

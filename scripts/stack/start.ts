@@ -7,6 +7,7 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { clearLeftovers } from "./leftovers";
 import { portInUse } from "./ports";
 import { startStack } from "./stack";
 import { stateDir as localStateDir } from "../local";
@@ -17,6 +18,8 @@ const verbose = process.env.STACK_VERBOSE === "1";
 // wrangler dev looks up Cloudflare's request metadata online; offline that is harmless.
 const OFFLINE_NOISE = /Request\.cf|workers\.cloudflare\.com/;
 
+// A stack of this folder killed without stopping (kill -9, a closed terminal) may still hold the port.
+await clearLeftovers(stateDir, (line) => console.log(`[stack] ${line}`));
 if (await portInUse(port)) {
   console.error(`Port ${port} is in use. Stop what listens there or start with PORT=<another port> npm start.`);
   process.exit(1);
@@ -39,7 +42,7 @@ const stack = await startStack({
     }
   },
 }).catch((error: unknown) => {
-  console.error(`[stack] failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`[stack] failed to start: ${describeFailure(error)}`);
   process.exit(1);
 });
 
@@ -60,3 +63,10 @@ const shutdown = async (signal: string) => {
 };
 process.on("SIGINT", () => void shutdown("SIGINT"));
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
+
+/** The cause of a failed start in words, whatever was thrown (never a bare "undefined"). */
+function describeFailure(error: unknown): string {
+  if (error instanceof Error) return error.message || error.stack || error.name;
+  if (error === undefined || error === null) return "an unknown error (nothing was thrown with it); run with STACK_VERBOSE=1 for every log line";
+  return typeof error === "string" ? error : JSON.stringify(error);
+}

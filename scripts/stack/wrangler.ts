@@ -18,6 +18,8 @@ export interface WranglerOptions {
   envFile: string;
   persistTo: string;
   onOutput: (line: string) => void;
+  /** Called with the pid of wrangler dev (its process group's leader) as soon as it runs. */
+  onSpawn?: (pid: number) => void;
 }
 
 /**
@@ -47,6 +49,7 @@ export async function startWranglerDev(options: WranglerOptions): Promise<Wrangl
       env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", FORCE_COLOR: "0" },
     },
   );
+  if (child.pid) options.onSpawn?.(child.pid);
   for (const stream of [child.stdout, child.stderr]) {
     let buffered = "";
     stream?.on("data", (chunk: Buffer) => {

@@ -1,5 +1,7 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createConnection } from "node:net";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData } from "ws";
 
 export interface WsProxy {
@@ -9,7 +11,10 @@ export interface WsProxy {
    * pipelined query batch as one message, so these count Postgres round trips.
    */
   readonly clientMessages: number[];
-  /** The value for NEON_WS_PROXY: where the Neon driver opens its WebSocket. */
+  /**
+   * The value for NEON_WS_PROXY: where the Neon driver opens its WebSocket, with this
+   * start's secret path (`127.0.0.1:PORT/SECRET`; the driver appends `/v1?address=…`).
+   */
   address: string;
   close(): Promise<void>;
 }
@@ -17,7 +22,9 @@ export interface WsProxy {
 /**
  * The WebSocket-to-TCP bridge the Neon serverless driver needs in front of a plain
  * Postgres: the same driver path as production, pointed at a local server. Only
- * the allowed Postgres address is reachable through it.
+ * the allowed Postgres address is reachable through it, only under a secret path chosen
+ * at each start, and never from a browser page: any upgrade that carries an `Origin`
+ * header is refused (a page on any site could otherwise open ws://127.0.0.1:PORT).
  *
  * @example
  *   const proxy = await startWsProxy({ allow: ["127.0.0.1:5432"] });
@@ -29,7 +36,18 @@ export async function startWsProxy(options: { allow: string[]; port?: number; co
   const http: Server = createServer((_req, res) => {
     res.writeHead(426, { "content-type": "text/plain" }).end("WebSocket upgrade required\n");
   });
-  const wss = new WebSocketServer({ server: http });
+  const secret = randomBytes(24).toString("base64url");
+  const wss = new WebSocketServer({ noServer: true });
+  http.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const refusal = refuse(request, `/${secret}/v1`);
+    if (refusal) {
+      // Destroyed once written: a client that keeps its side open must not keep close() waiting.
+      socket.once("finish", () => socket.destroy());
+      socket.end(`HTTP/1.1 ${refusal}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => wss.emit("connection", ws, request));
+  });
   wss.on("connection", (socket, request) => {
     const target = new URL(request.url ?? "/", "http://proxy").searchParams.get("address") ?? "";
     if (!allowed.has(target)) {
@@ -65,13 +83,22 @@ export async function startWsProxy(options: { allow: string[]; port?: number; co
   return {
     port,
     clientMessages,
-    address: `127.0.0.1:${port}`,
+    address: `127.0.0.1:${port}/${secret}`,
     close: () =>
       new Promise((resolve) => {
         for (const client of wss.clients) client.terminate();
         wss.close(() => http.close(() => resolve()));
       }),
   };
+}
+
+/** Why an upgrade is refused (an HTTP status line), or null to accept it. */
+function refuse(request: IncomingMessage, path: string): string | null {
+  if (request.headers.origin !== undefined) return "403 Forbidden";
+  const given = Buffer.from(new URL(request.url ?? "/", "http://proxy").pathname);
+  const wanted = Buffer.from(path);
+  if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) return "404 Not Found";
+  return null;
 }
 
 function splitAddress(address: string): [string, number] {

@@ -1,42 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort, portInUse } from "../../scripts/stack/ports";
 import { api } from "./http";
-
-/** Runs `npm start` as a newcomer would, and resolves once it printed its API line. */
-function npmStart(env: Record<string, string>): Promise<{ child: ChildProcess; output: string[] }> {
-  const child = spawn("npm", ["start"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
-  const output: string[] = [];
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start did not get ready:\n${output.join("")}`)), 90_000);
-    const onData = (chunk: Buffer) => {
-      output.push(chunk.toString());
-      if (/^Ready\./m.test(output.join(""))) {
-        clearTimeout(timer);
-        resolve({ child, output });
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.once("exit", (code) => reject(new Error(`npm start exited (${code}):\n${output.join("")}`)));
-  });
-}
-
-/**
- * SIGTERM to the whole process group, as Ctrl-C (SIGINT) or a service manager
- * does, then waits until the stack has finished stopping (it removes stack.json last).
- */
-async function terminate(child: ChildProcess, stateDir: string): Promise<void> {
-  process.kill(-child.pid!, "SIGTERM");
-  const deadline = Date.now() + 30_000;
-  while (existsSync(join(stateDir, "stack.json"))) {
-    if (Date.now() > deadline) throw new Error("the stack did not stop within 30 s");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { npmStart, terminate } from "./npm-start";
 
 describe("npm start", () => {
   const stateDir = mkdtempSync(join(tmpdir(), "guilds-start-"));
@@ -58,7 +26,7 @@ describe("npm start", () => {
     expect(guild.status).toBe(201);
     const databasePort = Number(new URL(stack.database_url).port);
 
-    await terminate(first.child, stateDir);
+    await terminate(first, stateDir);
     expect(await portInUse(port)).toBe(false);
     expect(await portInUse(databasePort)).toBe(false);
 
@@ -67,7 +35,7 @@ describe("npm start", () => {
     expect(again.token).toBe(stack.token);
     const read = await api("GET", `/api/guilds/${guild.json.id}`, { base, token: again.token });
     expect(read.json.name).toBe("Survives restarts");
-    await terminate(second.child, stateDir);
+    await terminate(second, stateDir);
     expect(await portInUse(port)).toBe(false);
   }, 240_000);
 
@@ -87,7 +55,7 @@ describe("npm start", () => {
     const posted = (await call("POST", `/api/guilds/${guild.id}/chat`, { content: "read me after the restart" })).json;
     await new Promise((r) => setTimeout(r, 1_000));
     expect(await groupRuns(call, agent.id)).toEqual([]);
-    await terminate(first.child, stateDir);
+    await terminate(first, stateDir);
 
     const second = await npmStart(env);
     const again = JSON.parse(readFileSync(join(stateDir, "stack.json"), "utf8"));
@@ -103,7 +71,7 @@ describe("npm start", () => {
     expect(interrupted.errors.map((e: { code: string }) => e.code)).toContain("generation.interrupted");
     await new Promise((r) => setTimeout(r, 1_000));
     expect(await groupRuns(call, agent.id)).toHaveLength(1);
-    await terminate(second.child, stateDir);
+    await terminate(second, stateDir);
   }, 300_000);
 });
 

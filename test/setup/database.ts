@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { migrateDatabase } from "../../scripts/db/migrate";
 import { startDatabase } from "../../scripts/stack/postgres";
+import { removeStateDir } from "../../scripts/stack/postgres-home";
 import { startWsProxy } from "../../scripts/stack/ws-proxy";
 import { startMockModel } from "../../scripts/mock-model/server";
 import { platformKeyLeaks } from "./canary";
@@ -24,8 +25,8 @@ declare module "vitest" {
  * when the platform key's canary turns up anywhere it must not.
  */
 export default async function setup(project: TestProject) {
-  const dataDir = mkdtempSync(join(tmpdir(), "guilds-test-pg-"));
-  const db = await startDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, dataDir });
+  const stateDir = mkdtempSync(join(tmpdir(), "guilds-test-pg-"));
+  const db = await startDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, stateDir });
   await migrateDatabase(db.url);
   const proxy = await startWsProxy({ allow: [`${db.host}:${db.port}`] });
   project.provide("databaseUrl", db.url);
@@ -39,7 +40,7 @@ export default async function setup(project: TestProject) {
     await mock.close();
     await proxy.close();
     await db.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    removeStateDir(stateDir);
     if (leaks.length > 0) {
       // vitest only logs a teardown error; the exit code makes it fail the run.
       process.exitCode = 1;

@@ -1,8 +1,9 @@
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { freePort } from "../../scripts/stack/ports";
+import { removeStateDir } from "../../scripts/stack/postgres-home";
 import { startStack } from "../../scripts/stack/stack";
 
 declare module "vitest" {
@@ -22,8 +23,6 @@ declare module "vitest" {
  */
 export default async function setup(project: TestProject) {
   const stateDir = mkdtempSync(join(tmpdir(), "guilds-e2e-"));
-  // As root, Postgres runs as its own user, who must be able to reach its data folder.
-  chmodSync(stateDir, 0o755);
   const output: string[] = [];
   const stack = await startStack({
     port: await freePort(),
@@ -41,6 +40,6 @@ export default async function setup(project: TestProject) {
   project.provide("stackStateDir", stateDir);
   return async () => {
     await stack.stop();
-    rmSync(stateDir, { recursive: true, force: true });
+    removeStateDir(stateDir);
   };
 }

@@ -3,7 +3,7 @@
  * a spend ceiling, and the ceiling of an existing one set and lifted.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -12,21 +12,22 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { organisations } from "../../core/db/schema";
 import { migrateDatabase } from "../../scripts/db/migrate";
 import { startDatabase, type Database } from "../../scripts/stack/postgres";
+import { removeStateDir } from "../../scripts/stack/postgres-home";
 import { withDatabase } from "../../scripts/stack/operator";
 import { ROOT } from "../../scripts/stack/wrangler";
 
 const exec = promisify(execFile);
 let db: Database;
-let dataDir: string;
+let stateDir: string;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), "guilds-bootstrap-pg-"));
-  db = await startDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, dataDir });
+  stateDir = mkdtempSync(join(tmpdir(), "guilds-bootstrap-pg-"));
+  db = await startDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, stateDir });
   await migrateDatabase(db.url);
 }, 120_000);
 afterAll(async () => {
   await db?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  removeStateDir(stateDir);
 });
 
 const bootstrap = (...args: string[]) =>
