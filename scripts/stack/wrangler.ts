@@ -29,7 +29,7 @@ export interface WranglerOptions {
 export async function startWranglerDev(options: WranglerOptions): Promise<WranglerDev> {
   writeFileSync(
     options.envFile,
-    Object.entries(options.vars).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join("\n") + "\n",
+    Object.entries(options.vars).map(([k, v]) => `${k}=${dotenvValue(k, v)}`).join("\n") + "\n",
     { mode: 0o600 },
   );
   const child = spawn(
@@ -105,4 +105,15 @@ export function stopGroup(child: ChildProcess, graceMs = 5_000): Promise<void> {
     };
     signal("SIGTERM");
   });
+}
+
+/**
+ * A value as a .env file keeps it verbatim: single-quoted (dotenv reads those literally;
+ * in double quotes it would keep a JSON value's backslashes). Refuses what no quoting can carry.
+ *
+ * @example dotenvValue("DEFAULT_MODEL_PRICE", '{"input":1}') // `'{"input":1}'`
+ */
+export function dotenvValue(name: string, value: string): string {
+  if (value.includes("'") || value.includes("\n")) throw new Error(`${name} cannot be passed to wrangler dev: it holds a quote or a line break`);
+  return `'${value}'`;
 }
