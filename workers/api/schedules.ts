@@ -9,6 +9,7 @@ import { instructionHash } from "../../core/schedules/instruction";
 import { previewPlan } from "../../core/schedules/plan";
 import { isUuid } from "../../core/validation/fields";
 import { fieldIssues } from "../../core/validation/issues";
+import { queryInt } from "../../core/validation/query";
 import { Run } from "../../core/validation/run";
 import { Schedule, ScheduleCreate, SchedulePatch } from "../../core/validation/schedule";
 import { agentObject } from "../objects";
@@ -36,7 +37,7 @@ async function findSchedule(db: Database, organisationId: string, id: string): P
 /** The agent's object re-arms its schedule deadline after every change. */
 const rearm = (env: Env, agentId: string) => agentObject(env, agentId).refreshSchedules(agentId);
 
-const PreviewQuery = z.strictObject({ count: z.coerce.number().int().min(1).max(50).default(5) });
+const PreviewQuery = z.strictObject({ count: queryInt(1, 50).default(5) });
 
 /** `/api/agents/:id/schedules`, mounted beside the agent routes. */
 export const agentScheduleRoutes = new Hono<AppEnv>()
