@@ -107,4 +107,18 @@ describe("HARDEN-5: API tokens", () => {
     expect(res.status).toBe(401);
     expect(res.json.error.code).toBe("auth.token_expired");
   });
+
+  it("HARDEN-5: the OpenAPI document describes the token routes, their body and the rate limit", async () => {
+    const doc = (await call("GET", "/api/openapi.json")).json;
+    expect(Object.keys(doc.paths["/api/tokens"]).sort()).toEqual(["get", "post"]);
+    expect(doc.paths["/api/tokens/{id}"].delete.responses["204"]).toBeDefined();
+    const body = doc.paths["/api/tokens"].post.requestBody.content["application/json"].schema;
+    expect(Object.keys(body.properties).sort()).toEqual(["expires_at", "expires_in_days", "name"]);
+    const created = doc.paths["/api/tokens"].post.responses["201"].content["application/json"].schema;
+    expect(created.required).toContain("token");
+    const listed = doc.paths["/api/tokens"].get.responses["200"].content["application/json"].schema.properties.data.items;
+    expect(Object.keys(listed.properties)).not.toContain("token");
+    expect(doc.paths["/api/tokens"].get.responses["429"]).toBeDefined();
+    expect(doc.paths["/api/health"].get.responses["429"]).toBeUndefined();
+  });
 });
