@@ -32,6 +32,8 @@ describe("HARDEN-5: API tokens in the console", () => {
     const script = (await page.evaluate('document.querySelector("script[type=module]").src')) as string;
     expect((await fetch(script)).headers.get("x-content-type-options")).toBe("nosniff");
     await signIn(page, apiUrl, inject("token"));
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Usage" }).click();
+    await page.getByTestId("org-cost").waitFor();
     expect(violations).toEqual([]);
   });
 
