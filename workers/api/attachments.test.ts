@@ -20,7 +20,7 @@ describe("HARDEN-5: uploads", () => {
     ({ token } = await seedOrganisation("Uploads"));
   });
 
-  it("HARDEN-5: the type is read from the bytes: a mismatch is 422 naming the file", async () => {
+  it("OP-ATT-2 / HARDEN-5: the type is read from the bytes: a mismatch is 422 naming the file", async () => {
     const renamed = await upload(token, new File([PNG], "photo.jpg", { type: "image/jpeg" }));
     expect(renamed.status).toBe(422);
     expect(renamed.json.error.code).toBe("attachment.type_mismatch");
@@ -36,7 +36,7 @@ describe("HARDEN-5: uploads", () => {
     expect(svg.status).toBe(415);
   });
 
-  it("HARDEN-5: a download carries its type, nosniff and a Content-Disposition naming the file", async () => {
+  it("OP-ATT-5 / HARDEN-5: a download carries its type, nosniff and a Content-Disposition naming the file; another organisation gets 404", async () => {
     const created = await upload(token, new File([PNG], "plan ü.png", { type: "image/png" }));
     expect(created.status).toBe(201);
     expect(created.json).toMatchObject({ filename: "plan ü.png", mime: "image/png", size: PNG.byteLength });
@@ -51,7 +51,7 @@ describe("HARDEN-5: uploads", () => {
     expect((await call("GET", `/api/attachments/${created.json.id}`, { token: other.token })).status).toBe(404);
   });
 
-  it("HARDEN-5: a chunked 20 MB upload is refused with 413 once the limit is crossed, not after reading it all", async () => {
+  it("OP-ATT-2 / HARDEN-5: a chunked 20 MB upload is refused with 413 once the limit is crossed, not after reading it all", async () => {
     const boundary = "----hardening";
     const head = new TextEncoder().encode(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="huge.png"\r\ncontent-type: image/png\r\n\r\n`);
     const chunk = new Uint8Array(64 * 1024);
