@@ -3,11 +3,14 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { schedules } from "../../core/db/schema";
-import { DEFAULT_MAX_SCHEDULES_PER_AGENT } from "../../core/schedules/limits";
+import { maxSchedulesPerAgent } from "../../core/schedules/limits";
+import type { Env } from "../env";
 import { call, seedGuild } from "../test/seed";
 import { newAgent, rows, script, settled, toolCall } from "../test/agents";
 
 const YEARLY = "0 0 1 1 *";
+/** The cap this Worker is configured with (wrangler.toml's MAX_SCHEDULES_PER_AGENT). */
+const CAP = maxSchedulesPerAgent((env as unknown as Env).MAX_SCHEDULES_PER_AGENT);
 const routine = (i: number) => ({ description: `Routine ${i}`, instruction: "Check in.", cron: YEARLY });
 
 async function countRoutines(agentId: string) {
@@ -36,7 +39,7 @@ describe("HARDEN-5: routines per agent are capped", () => {
 
   it("HARDEN-5: five simultaneous creates one short of the cap let exactly one in; the rest are 409 schedule.limit_reached", async () => {
     const agent = await newAgent(token, guildId);
-    const cap = DEFAULT_MAX_SCHEDULES_PER_AGENT;
+    const cap = CAP;
     await fill(token, agent.id, cap - 1);
     const answers = await Promise.all(Array.from({ length: 5 }, (_, i) =>
       call("POST", `/api/agents/${agent.id}/schedules`, { token, body: routine(100 + i) })));
@@ -54,7 +57,7 @@ describe("HARDEN-5: routines per agent are capped", () => {
 
   it("HARDEN-5: at the cap, schedule_create answers the agent with an ERROR and writes nothing", async () => {
     const agent = await newAgent(token, guildId);
-    await fill(token, agent.id, DEFAULT_MAX_SCHEDULES_PER_AGENT);
+    await fill(token, agent.id, CAP);
     await script(agent.model, [
       { tool_calls: [toolCall("schedule_create", routine(999))] },
       { content: "could not" },
@@ -63,7 +66,7 @@ describe("HARDEN-5: routines per agent are capped", () => {
     const done = await settled(token, run.id);
     expect(done.errors).toEqual([]);
     const result = (await rows(token, run.id)).find((r) => r.metadata.tool_name === "schedule_create")!;
-    expect(result.payload.content).toMatch(/^ERROR: An agent may have at most 20 routines/);
-    expect(await countRoutines(agent.id)).toBe(DEFAULT_MAX_SCHEDULES_PER_AGENT);
+    expect(result.payload.content).toMatch(new RegExp(`^ERROR: An agent may have at most ${CAP} routines`));
+    expect(await countRoutines(agent.id)).toBe(CAP);
   }, 60_000);
 });
