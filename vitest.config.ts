@@ -34,6 +34,8 @@ function workerd(name: string, include: string[], exclude: string[], groupOrder:
             TYPESAFE_API_KEY: "sk-test-selector-key-0123456789",
             GROUP_SELECTOR_MODEL: "selector-model",
           },
+          // A tiny budget the rate-limit tests swap in for API_RATE_LIMIT (which stays high).
+          ratelimits: { TEST_LOW_RATE_LIMIT: { simple: { limit: 5, period: 60 } } },
         },
       })),
     ],

@@ -1,4 +1,13 @@
-import { defineConfig } from "vite";
+import { defineConfig, type Plugin } from "vite";
+import { headersFile } from "../core/http/security-headers.ts";
+
+/** Writes dist/_headers: static assets are served without the Worker, with these headers. */
+const securityHeaders = (): Plugin => ({
+  name: "security-headers",
+  generateBundle() {
+    this.emitFile({ type: "asset", fileName: "_headers", source: headersFile() });
+  },
+});
 
 /**
  * The operator console: a Preact single-page app, built by `npm run build`
@@ -8,6 +17,7 @@ import { defineConfig } from "vite";
  */
 export default defineConfig({
   oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
+  plugins: [securityHeaders()],
   build: { outDir: "dist", emptyOutDir: true, target: "es2022", sourcemap: false },
   server: { proxy: { "/api": "http://127.0.0.1:8787" } },
 });

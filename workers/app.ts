@@ -15,18 +15,22 @@ import { attachmentDocs, attachmentRoutes } from "./api/attachments";
 import { organisationRoutes, usageDocs, usageRoutes } from "./api/usage";
 import { agentScheduleRoutes, scheduleDocs, scheduleRoutes } from "./api/schedules";
 import { groupChatDocs, groupChatRoutes } from "./api/group-chat";
+import { tokenDocs, tokenRoutes } from "./api/tokens";
+import { rateLimit } from "./rate-limit";
+import { securityHeaders } from "./security-headers";
 
 export const API_VERSION = "0.1.0";
-const routeDocs = [...healthDocs, ...guildDocs, ...agentDocs, ...runDocs, ...runMessageDocs, ...attachmentDocs, ...usageDocs, ...scheduleDocs, ...groupChatDocs];
+const routeDocs = [...healthDocs, ...guildDocs, ...agentDocs, ...runDocs, ...runMessageDocs, ...attachmentDocs, ...usageDocs, ...scheduleDocs, ...groupChatDocs, ...tokenDocs];
 
 /** The edge API under /api; everything else is the console's static assets. */
 export const app = new Hono<AppEnv>();
 
+app.use(securityHeaders);
 app.route("/api/health", healthRoutes);
 app.get("/api/openapi.json", (c) => c.json(openApiDocument(routeDocs, API_VERSION)));
 
 const api = new Hono<AppEnv>();
-api.use(database, authenticate);
+api.use(database, authenticate, rateLimit);
 api.route("/guilds", guildRoutes);
 api.route("/guilds", guildAgentRoutes);
 api.route("/guilds", groupChatRoutes);
@@ -38,6 +42,7 @@ api.route("/schedules", scheduleRoutes);
 api.route("/attachments", attachmentRoutes);
 api.route("/usage", usageRoutes);
 api.route("/organisation", organisationRoutes);
+api.route("/tokens", tokenRoutes);
 app.route("/api", api);
 
 app.notFound((c) => {

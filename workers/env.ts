@@ -31,4 +31,8 @@ export interface Env {
   GROUP_SELECTOR_BASE_URL?: string;
   /** Largest accepted JSON body in bytes (default 1 MiB). */
   MAX_BODY_BYTES?: string;
+  /** Per-organisation request budget of the API (`[[ratelimits]]`); unset, nothing is limited. */
+  API_RATE_LIMIT?: RateLimit;
+  /** Most routines one agent may have (default 20). */
+  MAX_SCHEDULES_PER_AGENT?: string;
 }

@@ -49,7 +49,10 @@ export function openApiDocument(routes: RouteDoc[], version: string): Record<str
     const responses: Record<string, unknown> = {
       [status]: response ? { description: "Success", content: content(response) } : { description: "Success" },
     };
-    if (route.auth !== false) responses["401"] = { description: "Missing or invalid token", content: content(errorRef) };
+    if (route.auth !== false) {
+      responses["401"] = { description: "Missing, invalid, revoked or expired token", content: content(errorRef) };
+      responses["429"] = { description: "The organisation's request budget is spent (rate_limited); retry after Retry-After seconds", content: content(errorRef) };
+    }
     if (params.length) responses["404"] = { description: "Not found in the caller's organisation", content: content(errorRef) };
     if (route.body) {
       responses["413"] = { description: "Body too large", content: content(errorRef) };

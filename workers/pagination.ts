@@ -1,12 +1,14 @@
 import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import { z } from "zod";
+import { isUuid } from "../core/validation/fields";
 import { fieldIssues } from "../core/validation/issues";
+import { queryInt } from "../core/validation/query";
 import { validationFailed } from "./errors";
 
 /** Query of every list route: `?limit=` (1..200, default 50) and an opaque `?cursor=`. */
 export const ListQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: queryInt(1, 200).default(50),
   cursor: z.string().max(200).optional(),
 });
 
@@ -51,11 +53,14 @@ function encodeCursor(position: Position): string {
   return btoa(`${position.createdAt.toISOString()}|${position.id}`).replace(/=+$/, "");
 }
 
+/** What encodeCursor writes: a UTC instant with milliseconds (years 0000-9999, which Postgres takes) and a row id. */
+const CURSOR_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 function decodeCursor(cursor: string): Position {
   try {
-    const [at, id] = atob(cursor).split("|");
-    const createdAt = new Date(at ?? "");
-    if (!id || Number.isNaN(createdAt.getTime())) throw new Error("bad cursor");
+    const [at = "", id = "", ...rest] = atob(cursor).split("|");
+    const createdAt = new Date(at);
+    if (rest.length || !CURSOR_INSTANT.test(at) || !isUuid(id) || Number.isNaN(createdAt.getTime())) throw new Error("bad cursor");
     return { createdAt, id };
   } catch {
     throw validationFailed([{ field: "cursor", message: "not a cursor this API returned" }]);

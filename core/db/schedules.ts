@@ -1,6 +1,7 @@
-import { and, asc, eq, lte, sql } from "drizzle-orm";
+import { and, asc, count, eq, lte, sql } from "drizzle-orm";
 import type { Database } from "./client";
 import { agents, guilds, schedules } from "./schema";
+import { DEFAULT_MAX_SCHEDULES_PER_AGENT, ScheduleLimitReached } from "../schedules/limits";
 import { freshPlan, planAfterFire } from "../schedules/plan";
 import type { ScheduleCreate, SchedulePatch } from "../validation/schedule";
 
@@ -13,19 +14,31 @@ const triggerOf = (row: Pick<ScheduleRow, "cron" | "wakeWindow">) => ({ cron: ro
  * Every change that moves next_run_at plans from now with window_fires 0.
  */
 export const scheduleStore = {
-  async create(db: Database, agentId: string, input: ScheduleCreate, now: Date, random: () => number): Promise<ScheduleRow> {
+  /**
+   * Creates a routine unless the agent already has `limit` of them (ScheduleLimitReached).
+   * The agent's row is locked first, so simultaneous creates count one after another and
+   * an agent one short of the cap gets exactly one more.
+   */
+  async create(db: Database, agentId: string, input: ScheduleCreate, now: Date, random: () => number,
+    limit = DEFAULT_MAX_SCHEDULES_PER_AGENT): Promise<ScheduleRow> {
     const trigger = { cron: input.cron ?? null, wakeWindow: input.wake_window ?? null };
     const plan = freshPlan(trigger, now, random);
-    const [row] = await db.insert(schedules).values({
-      agentId,
-      description: input.description,
-      instruction: input.instruction,
-      ...trigger,
-      paused: input.paused,
-      nextRunAt: plan.nextRunAt,
-      windowFires: 0,
-    }).returning();
-    return row!;
+    return db.transaction(async (tx) => {
+      // NO KEY UPDATE: serialises creates of this agent without blocking inserts that reference it.
+      await tx.execute(sql`select 1 from ${agents} where ${agents.id} = ${agentId} for no key update`);
+      const [existing] = await tx.select({ n: count() }).from(schedules).where(eq(schedules.agentId, agentId));
+      if ((existing?.n ?? 0) >= limit) throw new ScheduleLimitReached(limit);
+      const [row] = await tx.insert(schedules).values({
+        agentId,
+        description: input.description,
+        instruction: input.instruction,
+        ...trigger,
+        paused: input.paused,
+        nextRunAt: plan.nextRunAt,
+        windowFires: 0,
+      }).returning();
+      return row!;
+    });
   },
 
   async list(db: Database, agentId: string): Promise<ScheduleRow[]> {

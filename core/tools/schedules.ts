@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ScheduleLimitReached } from "../schedules/limits";
 import { ScheduleCreate, schedulePatch } from "../validation/schedule";
 import type { ScheduleTools, ScheduleView, ToolContext, ToolDefinition, ToolResult } from "./types";
 
@@ -22,7 +23,14 @@ export const scheduleCreate: ToolDefinition<z.infer<typeof ScheduleCreate>> = {
   description: "Create a routine that wakes you later: a 5-field UTC cron, or a random wake_window {timezone, start HH:MM, end HH:MM, max_wakes} each day. The instruction (markdown) is what the wake-up tells you to do.",
   binding: "schedule",
   parameters: ScheduleCreate,
-  execute: async (args, ctx) => ({ content: JSON.stringify(await routines(ctx).create(args), null, 2) }),
+  execute: async (args, ctx) => {
+    try {
+      return { content: JSON.stringify(await routines(ctx).create(args), null, 2) };
+    } catch (error) {
+      if (error instanceof ScheduleLimitReached) return { content: `ERROR: ${error.message}` };
+      throw error;
+    }
+  },
 };
 
 export const scheduleList: ToolDefinition<Record<string, never>> = {

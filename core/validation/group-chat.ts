@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { GROUP_POST_MAX } from "../tools/group";
+import { MAX_SEQ, queryInt } from "./query";
 
 /**
  * Body of `POST /api/guilds/:id/chat`: the operator's public post. `@Name` mentions in the
@@ -14,9 +15,9 @@ export const GroupPostBody = z.strictObject({
 
 /** Query of `GET /api/guilds/:id/chat`: a page after or before a seq, or the latest rows. */
 export const ChatQuery = z.strictObject({
-  after_seq: z.coerce.number().int().min(0).optional(),
-  before_seq: z.coerce.number().int().min(1).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
+  after_seq: queryInt(0, MAX_SEQ).optional(),
+  before_seq: queryInt(1, MAX_SEQ).optional(),
+  limit: queryInt(1, 500).default(50),
 }).refine((q) => q.after_seq === undefined || q.before_seq === undefined, { message: "give after_seq or before_seq, not both", path: ["before_seq"] });
 
 /** A public row as the API returns it. */

@@ -1,5 +1,7 @@
+import { env } from "cloudflare:workers";
 import type { Database } from "../../core/db/client";
 import { scheduleStore, type ScheduleRow } from "../../core/db/schedules";
+import { maxSchedulesPerAgent } from "../../core/schedules/limits";
 import type { ScheduleTools, ScheduleView } from "../../core/tools/types";
 import { isUuid } from "../../core/validation/fields";
 
@@ -30,7 +32,9 @@ export function scheduleTools(db: Database, agentId: string, now: () => Date, ra
   };
   return {
     async create(input) {
-      const row = await scheduleStore.create(db, agentId, input, now(), random);
+      // The same cap as the API; read from the bindings here so the tools need no extra argument.
+      const limit = maxSchedulesPerAgent((env as { MAX_SCHEDULES_PER_AGENT?: string }).MAX_SCHEDULES_PER_AGENT);
+      const row = await scheduleStore.create(db, agentId, input, now(), random, limit);
       await rearm();
       return view(row);
     },

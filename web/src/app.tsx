@@ -11,6 +11,7 @@ import { GuildsView } from "./views/guilds";
 import { RoutinesView } from "./views/routines";
 import { RunView } from "./views/run";
 import { SignInView } from "./views/sign-in";
+import { TokensView } from "./views/tokens";
 import { UsageView } from "./views/usage";
 
 /** The console's frame: sign-in gate, navigation, and the view of the current path. */
@@ -28,7 +29,7 @@ export function App() {
 
   const route = match(path);
   useEffect(() => {
-    const titles: Record<string, string> = { guilds: "Guilds", guild: "Guild", "guild-chat": "Group chat", agent: "Agent", "agent-settings": "Agent settings", "agent-routines": "Routine", run: "Run", usage: "Usage", "sign-in": "Sign in" };
+    const titles: Record<string, string> = { guilds: "Guilds", guild: "Guild", "guild-chat": "Group chat", agent: "Agent", "agent-settings": "Agent settings", "agent-routines": "Routine", run: "Run", usage: "Usage", tokens: "API tokens", "sign-in": "Sign in" };
     document.title = `${titles[route.view] ?? "Not found"} · Guilds console`;
   }, [route.view]);
 
@@ -60,6 +61,7 @@ export function App() {
         <nav aria-label="Main">
           <Link href="/guilds" aria-current={["guilds", "guild", "guild-chat", "agent", "agent-settings", "agent-routines", "run"].includes(route.view) ? "page" : undefined}>Guilds &amp; agents</Link>
           <Link href="/usage" aria-current={route.view === "usage" ? "page" : undefined}>Usage</Link>
+          <Link href="/tokens" aria-current={route.view === "tokens" ? "page" : undefined}>API tokens</Link>
         </nav>
         <button type="button" class="signout" onClick={signOut}>Sign out</button>
       </header>
@@ -72,6 +74,7 @@ export function App() {
         {route.view === "agent-routines" && <RoutinesView key={route.id} id={route.id!} />}
         {route.view === "run" && <RunView key={route.id} id={route.id!} />}
         {route.view === "usage" && <UsageView />}
+        {route.view === "tokens" && <TokensView />}
         {route.view === "not-found" && (
           <section>
             <h1>Not found</h1>

@@ -2,15 +2,19 @@ import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import { attachments } from "../../core/db/schema";
+import { contentDisposition, uploadFilename } from "../../core/http/content-disposition";
 import { isUuid } from "../../core/validation/fields";
+import { IMAGE_TYPES, isImageType, SNIFF_BYTES, sniffImageType } from "../../core/validation/image-type";
 import { attachmentKey } from "../../durable-objects/agent/hydrate";
+import { readLimitedForm } from "../body";
 import type { AppEnv } from "../context";
 import { ApiError, notFound, validationFailed } from "../errors";
 import type { RouteDoc } from "../openapi";
 
-/** Images only until other kinds are specified (OP-ATT-2). */
-export const IMAGE_TYPES = ["image/png", "image/jpeg", "image/webp", "image/gif"] as const;
 export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+/** Room for the multipart framing around the file. */
+const MULTIPART_OVERHEAD = 64 * 1024;
+const TOO_LARGE = `Attachments are limited to ${MAX_ATTACHMENT_BYTES} bytes`;
 
 const Attachment = z.object({
   id: z.uuid(), filename: z.string(), mime: z.string(), kind: z.literal("image"), size: z.int(), created_at: z.iso.datetime(),
@@ -20,32 +24,46 @@ const toAttachment = (row: typeof attachments.$inferSelect) => ({
   id: row.id, filename: row.filename, mime: row.mime, kind: row.kind, size: row.sizeBytes, created_at: row.createdAt.toISOString(),
 });
 
+/** 422 when the bytes are not the image the upload declares (a renamed or disguised file). */
+function typeMismatch(filename: string, declared: string, detected: string | null): ApiError {
+  const found = detected ? `its bytes are ${detected}` : "its bytes are not an image of an accepted type";
+  const message = `The file "${filename}" is declared ${declared} but ${found}`;
+  return new ApiError(422, "attachment.type_mismatch", message, {
+    filename, declared_type: declared, detected_type: detected, fields: [{ field: "file", message }],
+  });
+}
+
 /**
  * `POST /api/attachments` (multipart, field `file`): an image of the caller's
- * organisation, referenced later from user messages by id (ATT-001, OP-ATT-1/5).
+ * organisation, referenced later from user messages by id (ATT-001, OP-ATT-1/2/5).
+ * The body is counted as it streams (413 at the limit) and the type is read from the
+ * file's first bytes, not trusted from the client.
  */
 export const attachmentRoutes = new Hono<AppEnv>()
   .post("/", async (c) => {
     if (!c.env.ATTACHMENTS) throw new ApiError(503, "attachments.unavailable", "No attachment store is configured");
-    const declared = Number(c.req.header("content-length"));
-    if (declared > MAX_ATTACHMENT_BYTES + 64 * 1024) throw new ApiError(413, "request.too_large", `Attachments are limited to ${MAX_ATTACHMENT_BYTES} bytes`);
+    const limit = MAX_ATTACHMENT_BYTES + MULTIPART_OVERHEAD;
+    if (Number(c.req.header("content-length")) > limit) throw new ApiError(413, "request.too_large", TOO_LARGE, { limit_bytes: limit });
     if (!/^multipart\/form-data/i.test(c.req.header("content-type") ?? "")) {
       throw new ApiError(415, "request.unsupported_media_type", "Upload the file as multipart/form-data in the field file");
     }
-    const form = await c.req.formData().catch(() => null);
-    const file = form?.get("file");
+    const form = await readLimitedForm(c.req.raw, limit, TOO_LARGE);
+    const file = form.get("file");
     if (!file || typeof file === "string") throw validationFailed([{ field: "file", message: "attach the file in the multipart field file" }]);
     const upload = file as File;
-    if (!(IMAGE_TYPES as readonly string[]).includes(upload.type)) {
-      throw new ApiError(415, "attachment.unsupported_type", `Only images are accepted (${IMAGE_TYPES.join(", ")})`, { mime: upload.type });
+    const filename = uploadFilename(upload.name, "image");
+    if (!isImageType(upload.type)) {
+      throw new ApiError(415, "attachment.unsupported_type", `Only images are accepted (${IMAGE_TYPES.join(", ")})`, { mime: upload.type, filename });
     }
-    if (upload.size > MAX_ATTACHMENT_BYTES) throw new ApiError(413, "request.too_large", `Attachments are limited to ${MAX_ATTACHMENT_BYTES} bytes`);
-    if (upload.size === 0) throw validationFailed([{ field: "file", message: "the file is empty" }]);
+    if (upload.size > MAX_ATTACHMENT_BYTES) throw new ApiError(413, "request.too_large", TOO_LARGE, { limit_bytes: MAX_ATTACHMENT_BYTES });
+    if (upload.size === 0) throw validationFailed([{ field: "file", message: `the file "${filename}" is empty` }]);
+    const bytes = new Uint8Array(await upload.arrayBuffer());
+    const detected = sniffImageType(bytes.subarray(0, SNIFF_BYTES));
+    if (detected !== upload.type) throw typeMismatch(filename, upload.type, detected);
     const id = crypto.randomUUID();
-    await c.env.ATTACHMENTS.put(attachmentKey(id), await upload.arrayBuffer(), { httpMetadata: { contentType: upload.type } });
+    await c.env.ATTACHMENTS.put(attachmentKey(id), bytes, { httpMetadata: { contentType: detected } });
     const [row] = await c.get("db").insert(attachments).values({
-      id, organisationId: c.get("organisationId"), filename: (upload.name || "image").slice(0, 255), mime: upload.type,
-      kind: "image", sizeBytes: upload.size, storageKey: attachmentKey(id),
+      id, organisationId: c.get("organisationId"), filename, mime: detected, kind: "image", sizeBytes: bytes.byteLength, storageKey: attachmentKey(id),
     }).returning();
     return c.json(toAttachment(row!), 201);
   })
@@ -56,10 +74,17 @@ export const attachmentRoutes = new Hono<AppEnv>()
       .where(and(eq(attachments.id, id), eq(attachments.organisationId, c.get("organisationId")))).limit(1);
     const object = row && (await c.env.ATTACHMENTS?.get(row.storageKey));
     if (!row || !object) throw notFound("attachment");
-    return new Response(object.body, { headers: { "content-type": row.mime, "cache-control": "private, max-age=3600" } });
+    return new Response(object.body, {
+      headers: {
+        "content-type": row.mime,
+        "content-disposition": contentDisposition("inline", row.filename),
+        "x-content-type-options": "nosniff",
+        "cache-control": "private, max-age=3600",
+      },
+    });
   });
 
 export const attachmentDocs: RouteDoc[] = [
-  { method: "post", path: "/api/attachments", summary: "Upload an image (multipart field file, at most 10 MiB) to attach to a message", tag: "Attachments", response: Attachment, status: 201 },
-  { method: "get", path: "/api/attachments/{id}", summary: "The bytes of an uploaded attachment", tag: "Attachments" },
+  { method: "post", path: "/api/attachments", summary: "Upload an image (multipart field file: png, jpeg, gif or webp by its bytes, at most 10 MiB) to attach to a message", tag: "Attachments", response: Attachment, status: 201 },
+  { method: "get", path: "/api/attachments/{id}", summary: "The bytes of an uploaded attachment (Content-Disposition names the file)", tag: "Attachments" },
 ];

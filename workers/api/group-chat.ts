@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { groupMessageWire, listGroupMessages } from "../../core/db/group-chat";
 import { agents } from "../../core/db/schema";
 import { fieldIssues } from "../../core/validation/issues";
+import { resumePoint } from "../../core/validation/query";
 import { ChatQuery, GroupMessage, GroupMessagePage, GroupPostBody } from "../../core/validation/group-chat";
 import { guildObject } from "../objects";
 import { readBody } from "../body";
@@ -44,9 +45,9 @@ export const groupChatRoutes = new Hono<AppEnv>()
   .get("/:id/events", async (c) => {
     const guild = await findGuild(c.get("db"), c.get("organisationId"), c.req.param("id"));
     // Last-Event-ID (a reconnecting EventSource) wins over ?after_seq (a client that loaded the chat).
-    const after = c.req.header("last-event-id") ?? c.req.query("after_seq");
-    if (after !== undefined && !/^\d+$/.test(after)) throw validationFailed([{ field: "after_seq", message: "must be a group message seq" }]);
-    const query = after === undefined ? "" : `?after=${after}`;
+    const resume = resumePoint(c.req.header("last-event-id"), c.req.query("after_seq"), 0);
+    if (!resume.ok) throw validationFailed([{ field: resume.field, message: resume.message }]);
+    const query = resume.after === undefined ? "" : `?after=${resume.after}`;
     return guildObject(c.env, guild.id).fetch(`https://guild/guilds/${guild.id}/events${query}`, { signal: c.req.raw.signal });
   });
 

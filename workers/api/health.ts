@@ -11,6 +11,8 @@ const expected = journal.entries.at(-1)!;
 
 export const Health = z.object({
   status: z.enum(["ok", "degraded", "down"]),
+  /** When this isolate last asked the database; answers within a few seconds share it. */
+  checked_at: z.iso.datetime(),
   database: z.object({ reachable: z.boolean(), latency_ms: z.number().nullable(), error: z.string().optional() }),
   schema: z.object({
     applied: z.int().nullable(),
@@ -20,37 +22,77 @@ export const Health = z.object({
   }),
 });
 
+type HealthBody = z.infer<typeof Health>;
+
+/** How long one database check answers every health request of this isolate; a failed one is retried sooner. */
+export const HEALTH_CHECK_TTL_MS = 5_000;
+const DOWN_TTL_MS = 1_000;
+/** A check that has not answered by then no longer holds other requests on the old answer. */
+const CHECK_TIMEOUT_MS = 10_000;
+
+let last: { at: number; status: 200 | 503; body: HealthBody } | undefined;
+let checkingSince: number | undefined;
+
 /**
  * `GET /api/health` (no auth): whether Postgres answers and which migration it
  * is at. 200 when the database is reachable, 503 when not; "degraded" means the
- * database runs an older schema than this build expects.
+ * database runs an older schema than this build expects. Anonymous callers must not
+ * cost a database connection each: one check serves this isolate for a few seconds
+ * (`checked_at` says when it answered), and while a new one runs the previous answer stands.
  */
 export const healthRoutes = new Hono<AppEnv>().get("/", async (c) => {
+  const now = Date.now();
+  const fresh = last && now - last.at < (last.status === 200 ? HEALTH_CHECK_TTL_MS : DOWN_TTL_MS);
+  const checking = checkingSince !== undefined && now - checkingSince < CHECK_TIMEOUT_MS;
+  if (!last || (!fresh && !checking)) {
+    checkingSince = now;
+    try {
+      last = await checkDatabase(c.env, (closing) => c.executionCtx.waitUntil(closing));
+    } finally {
+      checkingSince = undefined;
+    }
+  }
+  return c.json(last.body, last.status);
+});
+
+async function checkDatabase(env: AppEnv["Bindings"], waitUntil: (closing: Promise<void>) => void): Promise<NonNullable<typeof last>> {
   const started = Date.now();
   const expectedTag = expected.tag;
   let conn: ReturnType<typeof openDatabase> | undefined;
   try {
-    conn = openDatabase(c.env);
+    conn = openDatabase(env);
     const applied = await conn.db.execute<{ n: number; latest: string | null }>(sql`
       select count(*)::int as n, max(created_at)::text as latest from drizzle.__drizzle_migrations`);
     const row = applied.rows[0];
     const latest = journal.entries.find((e) => String(e.when) === row?.latest);
     const upToDate = latest?.idx === expected.idx;
-    return c.json({
-      status: upToDate ? "ok" : "degraded",
-      database: { reachable: true, latency_ms: Date.now() - started },
-      schema: { applied: row?.n ?? 0, version: latest?.tag ?? null, expected: expectedTag, up_to_date: upToDate },
-    });
+    const at = Date.now();
+    return {
+      at,
+      status: 200,
+      body: {
+        status: upToDate ? "ok" : "degraded",
+        checked_at: new Date(at).toISOString(),
+        database: { reachable: true, latency_ms: at - started },
+        schema: { applied: row?.n ?? 0, version: latest?.tag ?? null, expected: expectedTag, up_to_date: upToDate },
+      },
+    };
   } catch (error) {
-    return c.json({
-      status: "down",
-      database: { reachable: false, latency_ms: null, error: describe(error) },
-      schema: { applied: null, version: null, expected: expectedTag, up_to_date: false },
-    }, 503);
+    const at = Date.now();
+    return {
+      at,
+      status: 503,
+      body: {
+        status: "down",
+        checked_at: new Date(at).toISOString(),
+        database: { reachable: false, latency_ms: null, error: describe(error) },
+        schema: { applied: null, version: null, expected: expectedTag, up_to_date: false },
+      },
+    };
   } finally {
-    if (conn) c.executionCtx.waitUntil(conn.close());
+    if (conn) waitUntil(conn.close());
   }
-});
+}
 
 /** A short reason without connection strings (which carry the password). */
 function describe(error: unknown): string {
@@ -59,5 +101,5 @@ function describe(error: unknown): string {
 }
 
 export const healthDocs: RouteDoc[] = [
-  { method: "get", path: "/api/health", summary: "Database reachability and schema version", tag: "Platform", response: Health, auth: false },
+  { method: "get", path: "/api/health", summary: "Database reachability and schema version (one check serves a few seconds)", tag: "Platform", response: Health, auth: false },
 ];

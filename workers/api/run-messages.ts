@@ -7,6 +7,7 @@ import { replayProjection, STUB_FLOOR_BYTES } from "../../core/projection/projec
 import { promptHash } from "../../core/projection/prompt-hash";
 import type { RunSnapshot } from "../../core/runs/snapshot";
 import { fieldIssues } from "../../core/validation/issues";
+import { MAX_SEQ, queryInt, resumePoint } from "../../core/validation/query";
 import { Message, MessageCreate, Run } from "../../core/validation/run";
 import { storedRow } from "../../core/db/transcript";
 import { agentObject } from "../objects";
@@ -17,8 +18,8 @@ import type { RouteDoc } from "../openapi";
 import { attachmentRefs, findRun, settle, toRun } from "./runs";
 
 const MessagesQuery = z.strictObject({
-  after_seq: z.coerce.number().int().min(-1).default(-1),
-  limit: z.coerce.number().int().min(1).max(1000).default(500),
+  after_seq: queryInt(-1, MAX_SEQ).default(-1),
+  limit: queryInt(1, 1000).default(500),
 });
 
 const PromptReplay = z.object({
@@ -74,15 +75,16 @@ export const runRoutes = new Hono<AppEnv>()
   .get("/:id/events", async (c) => {
     const { run } = await findRun(c.get("db"), c.get("organisationId"), c.req.param("id"));
     // Last-Event-ID (a reconnecting EventSource) wins over ?after_seq (a client that loaded history).
-    const after = c.req.header("last-event-id") ?? c.req.query("after_seq") ?? "-1";
-    if (!/^-?\d+$/.test(after)) throw validationFailed([{ field: "after_seq", message: "must be a row seq" }]);
-    return agentObject(c.env, run.agentId).fetch(`https://agent/runs/${run.id}/events?after=${after}`, { signal: c.req.raw.signal });
+    const resume = resumePoint(c.req.header("last-event-id"), c.req.query("after_seq"), -1);
+    if (!resume.ok) throw validationFailed([{ field: resume.field, message: resume.message }]);
+    return agentObject(c.env, run.agentId).fetch(`https://agent/runs/${run.id}/events?after=${resume.after ?? -1}`, { signal: c.req.raw.signal });
   })
   .get("/:id/messages/:seq/prompt", async (c) => {
     const db = c.get("db");
     const { run } = await findRun(db, c.get("organisationId"), c.req.param("id"));
-    const seq = Number(c.req.param("seq"));
-    if (!Number.isInteger(seq)) throw notFound("message");
+    const parsed = queryInt(0, MAX_SEQ).safeParse(c.req.param("seq"));
+    if (!parsed.success) throw notFound("message");
+    const seq = parsed.data;
     const [target] = await db.select().from(messages).where(and(eq(messages.runId, run.id), eq(messages.seq, seq))).limit(1);
     if (!target || target.role !== "assistant") throw notFound("message");
     const projection = (target.metadata as { projection?: { pressure_stubbed?: number[]; hash?: string; keep?: number } }).projection ?? {};

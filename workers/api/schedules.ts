@@ -6,16 +6,18 @@ import { toWire } from "../../core/db/rows";
 import { scheduleStore, type ScheduleRow } from "../../core/db/schedules";
 import { agents, schedules } from "../../core/db/schema";
 import { instructionHash } from "../../core/schedules/instruction";
+import { maxSchedulesPerAgent, ScheduleLimitReached } from "../../core/schedules/limits";
 import { previewPlan } from "../../core/schedules/plan";
 import { isUuid } from "../../core/validation/fields";
 import { fieldIssues } from "../../core/validation/issues";
+import { queryInt } from "../../core/validation/query";
 import { Run } from "../../core/validation/run";
 import { Schedule, ScheduleCreate, SchedulePatch } from "../../core/validation/schedule";
 import { agentObject } from "../objects";
 import { readBody } from "../body";
 import type { AppEnv } from "../context";
 import type { Env } from "../env";
-import { notFound, validationFailed } from "../errors";
+import { ApiError, notFound, validationFailed } from "../errors";
 import type { RouteDoc } from "../openapi";
 import { findAgent } from "./agents";
 import { listRuns } from "./runs";
@@ -36,7 +38,7 @@ async function findSchedule(db: Database, organisationId: string, id: string): P
 /** The agent's object re-arms its schedule deadline after every change. */
 const rearm = (env: Env, agentId: string) => agentObject(env, agentId).refreshSchedules(agentId);
 
-const PreviewQuery = z.strictObject({ count: z.coerce.number().int().min(1).max(50).default(5) });
+const PreviewQuery = z.strictObject({ count: queryInt(1, 50).default(5) });
 
 /** `/api/agents/:id/schedules`, mounted beside the agent routes. */
 export const agentScheduleRoutes = new Hono<AppEnv>()
@@ -48,7 +50,11 @@ export const agentScheduleRoutes = new Hono<AppEnv>()
   .post("/:id/schedules", async (c) => {
     const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.param("id"));
     const body = await readBody(c, ScheduleCreate);
-    const row = await scheduleStore.create(c.get("db"), agent.id, body, new Date(), Math.random);
+    const limit = maxSchedulesPerAgent(c.env.MAX_SCHEDULES_PER_AGENT);
+    const row = await scheduleStore.create(c.get("db"), agent.id, body, new Date(), Math.random, limit).catch((error: unknown) => {
+      if (error instanceof ScheduleLimitReached) throw new ApiError(409, "schedule.limit_reached", error.message, { limit: error.limit });
+      throw error;
+    });
     await rearm(c.env, agent.id);
     return c.json(await toSchedule(row), 201);
   });
@@ -95,7 +101,7 @@ export const scheduleRoutes = new Hono<AppEnv>()
 
 export const scheduleDocs: RouteDoc[] = [
   { method: "get", path: "/api/agents/{id}/schedules", summary: "The agent's routines", tag: "Schedules", response: z.object({ data: z.array(Schedule) }) },
-  { method: "post", path: "/api/agents/{id}/schedules", summary: "Create a routine: a 5-field UTC cron or a random wake window", tag: "Schedules", body: ScheduleCreate, response: Schedule, status: 201 },
+  { method: "post", path: "/api/agents/{id}/schedules", summary: "Create a routine: a 5-field UTC cron or a random wake window (409 schedule.limit_reached past MAX_SCHEDULES_PER_AGENT)", tag: "Schedules", body: ScheduleCreate, response: Schedule, status: 201 },
   { method: "get", path: "/api/schedules/{id}", summary: "A routine", tag: "Schedules", response: Schedule },
   { method: "patch", path: "/api/schedules/{id}", summary: "Change a routine; a new trigger replans from now", tag: "Schedules", body: SchedulePatch, response: Schedule },
   { method: "delete", path: "/api/schedules/{id}", summary: "Delete a routine (its runs stay)", tag: "Schedules", status: 204 },

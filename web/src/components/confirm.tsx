@@ -3,10 +3,12 @@ import { describe } from "../lib/api";
 
 /**
  * A delete button that asks first, in the page (no browser dialog): "Delete…" opens
- * "Delete <what>? [Delete] [Cancel]"; the confirming button takes focus. A refusal
+ * "Delete <what>? [Delete] [Cancel]" (another verb, such as Revoke, reads the same); the
+ * confirming button takes focus. A refusal
  * (409 while the agent generates, say) is shown beside it.
  */
-export function ConfirmDelete(props: { what: string; onConfirm: () => Promise<void> | void; label?: string }) {
+export function ConfirmDelete(props: { what: string; onConfirm: () => Promise<void> | void; label?: string; verb?: string }) {
+  const verb = props.verb ?? "Delete";
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -19,8 +21,8 @@ export function ConfirmDelete(props: { what: string; onConfirm: () => Promise<vo
     );
   }
   return (
-    <span class="confirm" role="group" aria-label={`Confirm deleting ${props.what}`}>
-      <span>Delete {props.what}? This cannot be undone.</span>
+    <span class="confirm" role="group" aria-label={`Confirm ${verb.toLowerCase().replace(/e$/, "")}ing ${props.what}`}>
+      <span>{verb} {props.what}? This cannot be undone.</span>
       <button
         type="button" class="danger" disabled={busy} ref={(el) => { if (el && !busy) el.focus(); }}
         onClick={async () => {
@@ -28,14 +30,14 @@ export function ConfirmDelete(props: { what: string; onConfirm: () => Promise<vo
           try {
             await props.onConfirm();
           } catch (e) {
-            setError(`Not deleted: ${describe(e)}`);
+            setError(`${verb} failed: ${describe(e)}`);
           } finally {
             setBusy(false);
             setAsking(false);
           }
         }}
       >
-        Delete
+        {verb}
       </button>
       <button type="button" onClick={() => setAsking(false)}>Cancel</button>
     </span>

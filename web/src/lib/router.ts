@@ -26,7 +26,7 @@ export function usePath(): string {
 }
 
 export interface Match {
-  view: "sign-in" | "guilds" | "guild" | "guild-chat" | "agent" | "agent-settings" | "agent-routines" | "run" | "usage" | "not-found";
+  view: "sign-in" | "guilds" | "guild" | "guild-chat" | "agent" | "agent-settings" | "agent-routines" | "run" | "usage" | "tokens" | "not-found";
   id?: string;
 }
 
@@ -40,6 +40,7 @@ const ROUTES: Array<[RegExp, Match["view"]]> = [
   [/^\/agents\/([^/]+)\/routines\/?$/, "agent-routines"],
   [/^\/runs\/([^/]+)\/?$/, "run"],
   [/^\/usage\/?$/, "usage"],
+  [/^\/tokens\/?$/, "tokens"],
 ];
 
 /**

@@ -1,0 +1,29 @@
+import { z } from "zod";
+
+/** Largest row seq (and any count) Postgres stores in an `integer` column. */
+export const MAX_SEQ = 2_147_483_647;
+
+/**
+ * A whole number in a query string or header: digits only (not "1e3", "0x10", " " or
+ * "1.5", which Number() would take), within [min, max], so nothing out of a column's
+ * range reaches a query.
+ *
+ * @example z.strictObject({ after_seq: queryInt(-1, MAX_SEQ).default(-1) })
+ */
+export const queryInt = (min: number, max: number) =>
+  z.string().regex(/^-?\d+$/, "must be a whole number").transform(Number).pipe(z.int().min(min).max(max));
+
+/**
+ * Where an event stream resumes: the Last-Event-ID header of a reconnecting EventSource
+ * wins over `?after_seq`; each is named as given when malformed.
+ *
+ * @example resumePoint(c.req.header("last-event-id"), c.req.query("after_seq"), -1)
+ */
+export function resumePoint(header: string | undefined, query: string | undefined, min: number):
+  { ok: true; after: number | undefined } | { ok: false; field: string; message: string } {
+  const [field, value] = header !== undefined ? ["Last-Event-ID", header] : ["after_seq", query];
+  if (value === undefined) return { ok: true, after: undefined };
+  const parsed = queryInt(min, MAX_SEQ).safeParse(value);
+  if (!parsed.success) return { ok: false, field, message: `must be a row seq from ${min} to ${MAX_SEQ}` };
+  return { ok: true, after: parsed.data };
+}
