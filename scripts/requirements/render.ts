@@ -43,7 +43,8 @@ export function renderCoverage(requirements: Requirement[], titles: TestTitle[],
 
   const unexplained: string[] = [];
   for (const section of DETAILED_SECTIONS) {
-    lines.push("", `## ${section}`, "");
+    const count = counts.find((c) => c.section === section);
+    lines.push("", `## ${section}${count ? ` (${count.covered} of ${count.total} with a test)` : ""}`, "");
     for (const requirement of requirements.filter((r) => r.section === section)) {
       const tests = testsById.get(requirement.id) ?? [];
       if (requirement.openPoint && tests.length === 0) continue;
