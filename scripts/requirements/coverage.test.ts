@@ -70,7 +70,7 @@ describe("requirement coverage (section 7)", () => {
     const coverage = renderCoverage(requirements, titles, { "GEN-001": "needs the sandbox", "RUN-001": "kept after its test landed" });
     expect(coverage.markdown).toContain("| RUN | 2 | 2 |");
     expect(coverage.markdown).toContain("| GEN | 2 | 3 |");
-    expect(coverage.markdown).toContain("- **GEN-001** A generation is one loop.\n  - not built yet: needs the sandbox\n");
+    expect(coverage.markdown).toContain("- **GEN-001** A generation is one loop.\n  - pending: needs the sandbox\n");
     expect(coverage.markdown).toContain(
       "- **GEN-002** One generation at a time.\n  - `x.test.ts`: GEN-002/003: refuses a second generation\n",
     );

@@ -50,7 +50,7 @@ export function renderCoverage(requirements: Requirement[], titles: TestTitle[],
       if (requirement.openPoint && tests.length === 0) continue;
       lines.push(`- **${requirement.id}** ${summary(requirement.statement)}`);
       if (tests.length > 0) lines.push(...tests.map(testLine));
-      else if (pending[requirement.id]) lines.push(`  - not built yet: ${pending[requirement.id]}`);
+      else if (pending[requirement.id]) lines.push(`  - pending: ${pending[requirement.id]}`);
       else {
         lines.push("  - no test and no reason recorded");
         unexplained.push(requirement.id);
