@@ -196,9 +196,10 @@ export interface RunError {
 export async function updateRun(
   db: Database,
   runId: string,
-  change: { status?: "active" | "completed"; errors?: RunError[]; metadata?: Record<string, unknown>; generation?: number },
+  change: { status?: "active" | "completed"; errors?: RunError[]; metadata?: Record<string, unknown>; generation?: number; archivedAt?: Date | null },
 ): Promise<void> {
   await db.update(runs).set({
+    ...(change.archivedAt !== undefined ? { archivedAt: change.archivedAt } : {}),
     ...(change.status ? { status: change.status, completedAt: change.status === "completed" ? sql`now()` : null } : {}),
     ...(change.errors?.length ? { errors: sql`${runs.errors} || ${JSON.stringify(change.errors)}::jsonb` } : {}),
     ...(change.metadata ? { metadata: sql`${runs.metadata} || ${JSON.stringify(change.metadata)}::jsonb` } : {}),

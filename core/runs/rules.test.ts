@@ -49,4 +49,18 @@ describe("run rules", () => {
     expect(runLabel("direct", null)).toBe("New chat");
     expect(runLabel("direct", "Plan the week")).toBe("Plan the week");
   });
+
+  it("CANCEL-016: resume on a continued run is refused with run.continued naming the latest run", () => {
+    expect(resumeRefusal(run({ status: "completed", metadata: { continued_by_run_id: "r9" } }))).toMatchObject({ code: "run.continued", details: { latest_run_id: "r9" } });
+  });
+
+  it("RUN-024: an archived run refuses messages and resume, whatever its kind and status", () => {
+    for (const kind of ["direct", "group", "schedule"] as const) {
+      for (const status of ["active", "completed"] as const) {
+        const archived = run({ kind, status, archivedAt: "2026-01-01T00:00:00Z", metadata: { resumed_at: "2026-01-01T00:00:00Z" } });
+        expect(messageRefusal(archived)).toMatchObject({ code: "run.not_accepting_messages", message: "The run is archived" });
+        expect(resumeRefusal(archived)).toMatchObject({ code: "run.not_resumable", details: { reason: "archived" } });
+      }
+    }
+  });
 });

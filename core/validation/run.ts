@@ -50,6 +50,7 @@ export const Run = z.object({
     tools: z.array(z.string()),
     secrets: z.array(z.object({ id: z.uuid(), name: z.string(), description: z.string() })),
   }).optional(),
+  archived: z.boolean(),
   archived_at: z.iso.datetime().nullable(),
   completed_at: z.iso.datetime().nullable(),
   created_at: z.iso.datetime(),

@@ -147,6 +147,11 @@ export class AgentObject extends DurableObject<Env> {
     return this.runs.resume(runId);
   }
 
+  /** Archives (or unarchives) a run; refused while it generates (RUN-024). */
+  async archive(runId: string, archived: boolean): Promise<Outcome<{ archived_at: string | null }>> {
+    return this.runs.archive(runId, archived);
+  }
+
   /** `GET /runs/:id/events?after=N`: the run's SSE stream, forwarded by the Worker. */
   override async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);

@@ -217,6 +217,7 @@ async function commitAssistant(
     finish_reason: reply.finishReason,
     timings,
     ...(reply.reasoning ? { reasoning: storableText(reply.reasoning) } : {}),
+    ...(reply.reasoningBlocks.length ? { reasoning_blocks: reply.reasoningBlocks } : {}),
     projection: {
       policy_version: settings.projection_policy_version,
       keep: settings.keep_tool_result_generations,

@@ -2,6 +2,7 @@ import OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import type { Redactor } from "../../core/output/redaction";
 import { providerErrorMessage } from "../../core/providers/provider-error";
+import { addReasoningFragment, reasoningTextOf, type ReasoningBlock } from "../../core/runs/reasoning-blocks";
 import type { Usage } from "../../core/usage/pricing";
 
 export interface ToolCall {
@@ -14,6 +15,8 @@ export interface ModelReply {
   content: string | null;
   toolCalls: ToolCall[];
   reasoning: string;
+  /** Provider reasoning blocks (`reasoning_details`) as streamed, for metadata only (RUN-016). */
+  reasoningBlocks: ReasoningBlock[];
   usage: Usage | null;
   finishReason: string | null;
   latencyMs: number;
@@ -67,6 +70,7 @@ export async function callModel(request: ModelRequest): Promise<ModelReply> {
   let content = "";
   let sawContent = false;
   let reasoning = "";
+  const reasoningBlocks: ReasoningBlock[] = [];
   let usage: Usage | null = null;
   let finishReason: string | null = null;
   let providerModel: string | null = null;
@@ -78,8 +82,11 @@ export async function callModel(request: ModelRequest): Promise<ModelReply> {
       if (chunk.usage) usage = readUsage(chunk.usage);
       const choice = chunk.choices?.[0];
       if (!choice) continue;
-      const delta = choice.delta as typeof choice.delta & { reasoning_content?: string; reasoning?: string };
-      const thought = delta.reasoning_content ?? delta.reasoning;
+      const delta = choice.delta as typeof choice.delta & { reasoning_content?: string; reasoning?: string; reasoning_details?: unknown };
+      const details = Array.isArray(delta.reasoning_details) ? delta.reasoning_details : [];
+      for (const fragment of details) addReasoningFragment(reasoningBlocks, fragment);
+      // Providers sending both a text field and details carry the same text twice: one counts.
+      const thought = delta.reasoning_content ?? delta.reasoning ?? details.map(reasoningTextOf).join("");
       if (thought) {
         firstTokenMs ??= Date.now() - started;
         reasoning += thought;
@@ -108,6 +115,7 @@ export async function callModel(request: ModelRequest): Promise<ModelReply> {
     content: sawContent ? content : null,
     toolCalls,
     reasoning,
+    reasoningBlocks,
     usage,
     finishReason,
     latencyMs: Date.now() - started,

@@ -172,6 +172,31 @@ export class RunService {
     return { ok: true, resumed_at: resumedAt };
   }
 
+  /**
+   * `POST /api/runs/:id/archive|unarchive` (RUN-024, OP-RUN-4): sets or clears archived_at.
+   * An archived run refuses messages and resume; refused while the run generates.
+   */
+  async archive(runId: string, archived: boolean): Promise<Outcome<{ archived_at: string | null }>> {
+    const session = await this.session(runId);
+    if (!session) return refuse(404, "run.not_found", "No such run");
+    if (this.host.lock.current()?.runId === runId) {
+      return refuse(409, "run.generating", "The run is generating; cancel it or wait for it to finish", { run_id: runId });
+    }
+    const current = session.facts.archivedAt;
+    if (Boolean(current) === archived) return { ok: true, archived_at: current ? new Date(current).toISOString() : null };
+    const archivedAt = archived ? new Date(this.host.now()) : null;
+    // Set in memory in the same turn as the lock check, so a message arriving while the row
+    // is written is refused rather than started on a run about to be archived.
+    session.facts = { ...session.facts, archivedAt };
+    try {
+      await updateRun(this.db(), runId, { archivedAt });
+    } catch (error) {
+      session.facts = { ...session.facts, archivedAt: current };
+      throw error;
+    }
+    return { ok: true, archived_at: archivedAt?.toISOString() ?? null };
+  }
+
   /** The heartbeat deadline: renew the lease while this instance generates, or recover a lost one. */
   async heartbeat(): Promise<void> {
     const held = this.host.lock.current();

@@ -22,6 +22,8 @@ export interface ScriptedReply {
   content?: string;
   tool_calls?: ScriptedToolCall[];
   reasoning?: string;
+  /** Provider reasoning blocks, streamed as OpenRouter does: `reasoning_details` fragments per block index. */
+  reasoning_details?: JsonObject[];
   usage?: ScriptedUsage;
   /** Fields laid over the usage as sent, whatever their values: a provider's `cost`, or a broken report. */
   usage_extra?: JsonObject;
@@ -49,6 +51,7 @@ const REPLY_FIELDS = new Set([
   "content",
   "tool_calls",
   "reasoning",
+  "reasoning_details",
   "usage",
   "usage_extra",
   "status",
@@ -106,6 +109,14 @@ function parseReply(raw: Json, where: string, nextCallId: () => string): Scripte
       throw new ScriptError(`${where}.status must be an HTTP error status (400-599)`);
     }
     reply.status = status;
+  }
+  if (raw.reasoning_details !== undefined) {
+    const blocks = raw.reasoning_details;
+    if (!Array.isArray(blocks) || !blocks.every((b) => isObject(b) && typeof b.type === "string")) {
+      throw new ScriptError(`${where}.reasoning_details must be an array of objects with a string type`);
+    }
+    if (reply.reasoning !== undefined) throw new ScriptError(`${where}: give reasoning or reasoning_details, not both`);
+    reply.reasoning_details = blocks as JsonObject[];
   }
   if (raw.usage !== undefined) reply.usage = parseUsage(raw.usage, `${where}.usage`);
   if (raw.usage_extra !== undefined) {
@@ -188,7 +199,33 @@ export function usageFor(reply: ScriptedReply, messages: Json[]): WireUsage {
 
 function completionText(reply: ScriptedReply): string {
   const calls = (reply.tool_calls ?? []).map((call) => call.name + call.arguments).join("");
-  return (reply.reasoning ?? "") + (reply.content ?? "") + calls;
+  return (reply.reasoning ?? "") + (reply.reasoning_details ?? []).map(detailText).join("") + (reply.content ?? "") + calls;
+}
+
+/** The readable text of a reasoning block: its text or summary. */
+function detailText(block: JsonObject): string {
+  return typeof block.text === "string" ? block.text : typeof block.summary === "string" ? block.summary : "";
+}
+
+/**
+ * Deltas of reasoning blocks as OpenRouter streams them: each text block in pieces under
+ * its index, the first piece carrying the block's other fields and the signature coming
+ * last; the readable text also as `reasoning`. A block without text goes whole.
+ */
+function reasoningDetailDeltas(blocks: JsonObject[]): JsonObject[] {
+  return blocks.flatMap((block, index) => {
+    const { text, signature, ...rest } = block;
+    const fields: JsonObject = rest;
+    const type: Json = block.type ?? null;
+    if (typeof text !== "string") return [{ reasoning_details: [{ ...block, index }] }];
+    const pieces = splitText(text);
+    const deltas: JsonObject[] = (pieces.length ? pieces : [""]).map((piece, i) => {
+      const fragment: JsonObject = i === 0 ? { ...fields, index, text: piece } : { type, index, text: piece };
+      return { reasoning: piece, reasoning_details: [fragment] };
+    });
+    if (signature !== undefined) deltas.push({ reasoning_details: [{ type, index, text: "", signature }] });
+    return deltas;
+  });
 }
 
 export function finishReasonOf(reply: ScriptedReply): string {
@@ -209,6 +246,10 @@ export function completionBody(reply: ScriptedReply, meta: CompletionMeta, usage
     refusal: null,
   };
   if (reply.reasoning !== undefined) message.reasoning_content = reply.reasoning;
+  if (reply.reasoning_details !== undefined) {
+    message.reasoning = reply.reasoning_details.map(detailText).join("");
+    message.reasoning_details = reply.reasoning_details.map((block, index) => ({ ...block, index }));
+  }
   if (calls.length) {
     message.tool_calls = calls.map((call) => ({
       id: call.id,
@@ -259,6 +300,7 @@ export function streamChunks(
   const hasContent = reply.content !== undefined || calls.length === 0;
   chunks.push(chunk({ role: "assistant", content: hasContent ? "" : null, refusal: null }));
   for (const piece of splitText(reply.reasoning ?? "")) chunks.push(chunk({ reasoning_content: piece }));
+  for (const delta of reasoningDetailDeltas(reply.reasoning_details ?? [])) chunks.push(chunk(delta));
   for (const piece of splitText(reply.content ?? "")) chunks.push(chunk({ content: piece }));
   calls.forEach((call, index) => {
     chunks.push(

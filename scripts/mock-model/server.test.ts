@@ -186,6 +186,32 @@ describe("mock model: tool calls and reasoning", () => {
   });
 });
 
+describe("mock model: provider reasoning blocks", () => {
+  const blocks = [
+    { type: "reasoning.text", id: "r1", format: "anthropic-claude-v1", text: "Look at the notes before answering.", signature: "sig-1" },
+    { type: "reasoning.encrypted", id: "r2", format: "anthropic-claude-v1", data: "b3BhcXVl" },
+  ];
+
+  it("RUN-016: streams reasoning_details fragments per block index, the text also as reasoning, the signature last", async () => {
+    await script([{ reasoning_details: blocks, content: "Done." }]);
+    const { chunks } = await rawStream({ messages: user("x") });
+    type Fragment = Record<string, unknown> & { index: number };
+    const fragments = chunks.flatMap((c) => (c.choices[0]?.delta.reasoning_details as Fragment[] | undefined) ?? []);
+    const first = fragments.filter((f) => f.index === 0);
+    expect(first.length).toBeGreaterThan(2);
+    expect(first[0]).toMatchObject({ type: "reasoning.text", id: "r1", format: "anthropic-claude-v1" });
+    expect(first.map((f) => f.text).join("")).toBe(blocks[0]!.text);
+    expect(first.at(-1)).toMatchObject({ signature: "sig-1" });
+    expect(fragments.filter((f) => f.index === 1)).toEqual([{ ...blocks[1], index: 1 }]);
+    expect(chunks.map((c) => c.choices[0]?.delta.reasoning ?? "").join("")).toBe(blocks[0]!.text);
+  });
+
+  it("refuses reasoning_details that is not an array of typed objects, or given with reasoning", async () => {
+    expect((await script([{ reasoning_details: [{ text: "no type" }] }])).status).toBe(400);
+    expect((await script([{ reasoning: "a", reasoning_details: blocks }])).status).toBe(400);
+  });
+});
+
 describe("mock model: usage", () => {
   const usage = { prompt_tokens: 123, completion_tokens: 45, cached_tokens: 100, reasoning_tokens: 7 };
 

@@ -15,7 +15,7 @@ describe("group chat", () => {
   let guildId: string;
   beforeAll(async () => ({ token, guildId } = await seedGuild()));
 
-  it("GROUP-001 / GROUP-002 / GROUP-003: an operator post wakes every agent once with the system row, one Group Chat info row and the history in State; the run completes and refuses messages", async () => {
+  it("GROUP-001 / GROUP-002 / GROUP-003 / RUN-005 / RUN-020: an operator post wakes every agent once with the system row, one Group Chat info row and the history in State; the run completes and refuses messages", async () => {
     const { token, guildId } = await seedGuild();
     const scout = await newAgent(token, guildId, { name: "Scout" });
     const other = await newAgent(token, guildId, { name: "Builder" });
@@ -62,7 +62,7 @@ describe("group chat", () => {
     expect((await modelRequests(agent.model))).toHaveLength(2);
   });
 
-  it("GROUP-009 / GROUP-010: a delivery waits for the agent's lock and arrives once when the direct generation ends", async () => {
+  it("GROUP-009 / GROUP-010 / GEN-004: a delivery waits for the agent's lock and arrives once when the direct generation ends", async () => {
     const agent = await newAgent(token, guildId, { name: "Busy" });
     await script(agent.model, [{ content: "slow direct answer", delay_ms: 800 }, { content: "read the chat" }]);
     const direct = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "work" } })).json;

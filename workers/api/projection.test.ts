@@ -81,7 +81,7 @@ describe("projection and exactness", () => {
     expect(fresh.snapshot.model.max_tool_calls).toBe(3);
   });
 
-  it("ATT-001 / ATT-002 / ATT-004 / ATT-009: an image is stored by reference, hydrated into the request as a data URL, and counted as 1600 tokens", async () => {
+  it("ATT-001 / ATT-002 / ATT-003 / ATT-004 / ATT-006 / ATT-009: an image (with an empty caption) is stored by reference, hydrated into the request as a data URL, and counted as 1600 tokens", async () => {
     const png = Uint8Array.from(atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="), (c) => c.charCodeAt(0));
     const form = new FormData();
     form.append("file", new File([png], "dot.png", { type: "image/png" }));

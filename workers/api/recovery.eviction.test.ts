@@ -29,7 +29,7 @@ describe("recovery after an eviction", () => {
   let guildId: string;
   beforeAll(async () => ({ token, guildId } = await seedGuild()));
 
-  it("CANCEL-005 / CANCEL-006 / CANCEL-007: an object lost mid-tool leaves interruption results for unresolved calls, a free lock, and no replayed model call", async () => {
+  it("CANCEL-005 / CANCEL-006 / CANCEL-007 / ERR-015: an object lost mid-tool leaves interruption results for unresolved calls, a free lock, and no replayed model call", async () => {
     const agent = await newAgent(token, guildId);
     const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
     // The state an eviction leaves: the assistant row with two calls committed, one result written.

@@ -31,7 +31,7 @@ describe("cancellation, recovery and resume", () => {
     expect((await rows(token, run.id)).at(-1)!.payload.content).toBe("after cancel");
   });
 
-  it("CANCEL-012 / CANCEL-013 / CANCEL-014 / CANCEL-015: a completed one-shot run refuses messages until resumed, then accepts them and stays active", async () => {
+  it("CANCEL-012 / CANCEL-013 / CANCEL-014 / CANCEL-015 / SCHED-021: a completed one-shot run refuses messages until resumed, then accepts them and stays active", async () => {
     const agent = await newAgent(token, guildId);
     const { db, close } = openDatabase(env);
     const [oneShot] = await db.insert(runs).values({ agentId: agent.id, kind: "schedule", status: "completed", snapshot: (await db.select().from(runs).limit(1))[0]!.snapshot }).returning();

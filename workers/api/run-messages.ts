@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, lt } from "drizzle-orm";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { messages } from "../../core/db/schema";
 import { toWireRow } from "../../core/db/transcript";
@@ -72,6 +72,8 @@ export const runRoutes = new Hono<AppEnv>()
     const after = await findRun(c.get("db"), c.get("organisationId"), run.id);
     return c.json(toRun(after.run, after.cost));
   })
+  .post("/:id/archive", (c) => archiveRoute(c, true))
+  .post("/:id/unarchive", (c) => archiveRoute(c, false))
   .get("/:id/events", async (c) => {
     const { run } = await findRun(c.get("db"), c.get("organisationId"), c.req.param("id"));
     // Last-Event-ID (a reconnecting EventSource) wins over ?after_seq (a client that loaded history).
@@ -109,11 +111,21 @@ export const runRoutes = new Hono<AppEnv>()
     });
   });
 
+/** Archives or unarchives through the agent object, the runs' single writer (RUN-024). */
+async function archiveRoute(c: Context<AppEnv>, archived: boolean) {
+  const { run } = await findRun(c.get("db"), c.get("organisationId"), c.req.param("id")!);
+  settle(await agentObject(c.env, run.agentId).archive(run.id, archived));
+  const after = await findRun(c.get("db"), c.get("organisationId"), run.id);
+  return c.json(toRun(after.run, after.cost));
+}
+
 export const runMessageDocs: RouteDoc[] = [
   { method: "get", path: "/api/runs/{id}/messages", summary: "The run's rows in order (?after_seq=N, ?limit=)", tag: "Runs", response: z.object({ data: z.array(Message) }) },
   { method: "post", path: "/api/runs/{id}/messages", summary: "Send a message; 202 and a generation starts (409 agent.busy while the agent generates)", tag: "Runs", body: MessageCreate, status: 202, response: z.object({ run_id: z.uuid(), seq: z.int(), generation: z.int() }) },
   { method: "post", path: "/api/runs/{id}/cancel", summary: "Cancel the running generation (409 run.not_generating otherwise)", tag: "Runs", response: Run },
   { method: "post", path: "/api/runs/{id}/resume", summary: "Reopen a completed run (409 run.not_resumable with the reason)", tag: "Runs", response: Run },
+  { method: "post", path: "/api/runs/{id}/archive", summary: "Archive the run: it refuses messages and resume (409 run.generating while it generates)", tag: "Runs", response: Run },
+  { method: "post", path: "/api/runs/{id}/unarchive", summary: "Take the run out of the archive", tag: "Runs", response: Run },
   { method: "get", path: "/api/runs/{id}/events", summary: "Server-Sent Events: message (id: seq), delta, status, error; resumes after Last-Event-ID or ?after_seq", tag: "Runs" },
   { method: "get", path: "/api/runs/{id}/messages/{seq}/prompt", summary: "The exact projection sent for assistant row seq, rebuilt from stored rows, with its hash", tag: "Runs", response: PromptReplay },
 ];

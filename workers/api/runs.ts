@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { Database } from "../../core/db/client";
@@ -56,6 +56,7 @@ export function toRun(run: RunRow, cost: string, extra: { generating?: boolean; 
     ...(extra.withSnapshot && snapshot?.model
       ? { snapshot: { model: snapshot.model, flags: snapshot.flags, tools: snapshot.tools.map((t) => t.function.name), secrets: snapshot.secrets } }
       : {}),
+    archived: run.archivedAt !== null,
     archived_at: run.archivedAt?.toISOString() ?? null,
     completed_at: run.completedAt?.toISOString() ?? null,
     created_at: run.createdAt.toISOString(),
@@ -106,15 +107,16 @@ export const agentRunRoutes = new Hono<AppEnv>()
     return c.json(await listRuns(c.get("db"), agent.id, c.req.query()));
   });
 
-/** An agent's runs, newest first, by kind and routine (`?kind=`, `?schedule_id=`). */
+/** An agent's runs, newest first, by kind, routine and archival (`?kind=`, `?schedule_id=`, `?archived=true|false`). */
 export async function listRuns(db: Database, agentId: string, query: Record<string, string>) {
-  const page = listPage(query, { kind: RunKindFilter.optional(), schedule_id: z.uuid().optional() });
-  const { kind, schedule_id } = page.params as { kind?: string; schedule_id?: string };
+  const page = listPage(query, { kind: RunKindFilter.optional(), schedule_id: z.uuid().optional(), archived: z.enum(["true", "false"]).optional() });
+  const { kind, schedule_id, archived } = page.params as { kind?: string; schedule_id?: string; archived?: "true" | "false" };
   const rows = await db.select({ run: runs, cost: runCost }).from(runs)
     .where(and(
       eq(runs.agentId, agentId),
       kind ? eq(runs.kind, kind) : undefined,
       schedule_id ? eq(runs.scheduleId, schedule_id) : undefined,
+      archived === undefined ? undefined : archived === "true" ? isNotNull(runs.archivedAt) : isNull(runs.archivedAt),
       page.where(runs.createdAt, runs.id),
     ))
     .orderBy(...page.order(runs.createdAt, runs.id))
@@ -124,6 +126,6 @@ export async function listRuns(db: Database, agentId: string, query: Record<stri
 
 export const runDocs: RouteDoc[] = [
   { method: "post", path: "/api/agents/{id}/runs", summary: "Create a direct run; with a message it starts generating (409 agent.busy while the agent generates)", tag: "Runs", body: RunCreate, response: Run, status: 201 },
-  { method: "get", path: "/api/agents/{id}/runs", summary: "The agent's runs, newest first (filter ?kind= and ?schedule_id=)", tag: "Runs", response: Run, list: true },
+  { method: "get", path: "/api/agents/{id}/runs", summary: "The agent's runs, newest first (filter ?kind=, ?schedule_id= and ?archived=true|false)", tag: "Runs", response: Run, list: true },
   { method: "get", path: "/api/runs/{id}", summary: "A run: status, snapshot summary, errors, metadata, cost", tag: "Runs", response: Run },
 ];

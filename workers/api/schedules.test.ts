@@ -74,7 +74,7 @@ describe("schedules", () => {
     await call("DELETE", `/api/schedules/${created.json.id}`, { token });
   });
 
-  it("SCHED-006 / SCHED-013..019: at its planned time the wake-up opens a one-shot schedule run with the wake-up message, once", async () => {
+  it("SCHED-006 / SCHED-013..019 / RUN-008 / RUN-020: at its planned time the wake-up opens a one-shot schedule run with the wake-up message, once", async () => {
     const agent = await newAgent(token, guildId);
     const created = await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: schedule() });
     expect(created.status, JSON.stringify(created.json)).toBe(201);
@@ -113,7 +113,7 @@ describe("schedules", () => {
     expect((await call("POST", `/api/runs/${run!.id}/messages`, { token, body: { content: "more" } })).status).toBe(409);
   });
 
-  it("SCHED-008: a due schedule of a busy agent waits 30 s without advancing", async () => {
+  it("SCHED-008 / GEN-005: a due schedule of a busy agent waits 30 s without advancing", async () => {
     const agent = await newAgent(token, guildId);
     const created = (await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: schedule() })).json;
     await script(agent.model, [{ content: "busy for a while", delay_ms: 1500 }, { content: "now the routine" }]);

@@ -149,6 +149,7 @@ export interface Run {
   errors: RunError[];
   metadata: Record<string, unknown>;
   snapshot?: { model: { model: string }; tools: string[] };
+  archived: boolean;
   archived_at: string | null;
   completed_at: string | null;
   created_at: string;

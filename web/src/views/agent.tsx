@@ -120,7 +120,7 @@ function History(props: { agentId: string; kind: string }) {
             <tr key={r.id} data-run={r.id}>
               <td><Link href={`/runs/${r.id}`}>{r.label}</Link></td>
               <td><span class={`badge kind-${r.kind}`}>{kindLabel(r.kind)}</span></td>
-              <td><span class={`badge status-${r.status}`}>{r.status}</span>{r.errors.length > 0 && <span class="badge status-error" title={r.errors.map((e) => e.code).join(", ")}>{r.errors.length} error{r.errors.length > 1 ? "s" : ""}</span>}</td>
+              <td><span class={`badge status-${r.status}`}>{r.status}</span>{r.archived_at && <span class="badge status-archived">archived</span>}{r.errors.length > 0 && <span class="badge status-error" title={r.errors.map((e) => e.code).join(", ")}>{r.errors.length} error{r.errors.length > 1 ? "s" : ""}</span>}</td>
               <td class="num">{usd(r.cost_usd)}</td>
               <td>{when(r.created_at)}</td>
             </tr>

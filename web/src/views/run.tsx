@@ -13,7 +13,7 @@ import { lastSeq } from "../lib/sse";
 /**
  * One run: its transcript from history, then live over SSE (rows, token deltas,
  * status, errors; reconnecting with Last-Event-ID, each seq shown once), the composer,
- * Cancel while it generates, Resume once it is completed, and its errors.
+ * Cancel while it generates, Resume once it is completed, Archive, and its errors.
  */
 export function RunView(props: { id: string }) {
   const [run, setRun] = useState<Run | null>(null);
@@ -114,6 +114,17 @@ export function RunView(props: { id: string }) {
     }
   };
 
+  // RUN-024: an archived run takes no message and no resume until it is unarchived.
+  const archive = async (archived: boolean) => {
+    setAction(null);
+    try {
+      setRun(await api<Run>("POST", `/api/runs/${run.id}/${archived ? "archive" : "unarchive"}`));
+      setAction({ kind: "success", text: archived ? "Run archived." : "Run taken out of the archive." });
+    } catch (e) {
+      setAction({ kind: "error", text: `Could not ${archived ? "archive" : "unarchive"}: ${describe(e)}` });
+    }
+  };
+
   const status = live.status ?? run.status;
   const cost = live.rows.reduce((sum, r) => sum + Number(r.cost_usd ?? 0), 0);
   return (
@@ -133,7 +144,11 @@ export function RunView(props: { id: string }) {
           <span class="cost" title="Sum of the rows' cost">{usd(cost)}</span>
           {live.generating && <button type="button" class="danger" onClick={cancel}>Cancel generation</button>}
           {status === "completed" && !run.archived_at && <button type="button" class="primary" onClick={resume}>Resume run</button>}
+          {run.archived_at
+            ? <button type="button" onClick={() => archive(false)}>Unarchive</button>
+            : !live.generating && <button type="button" onClick={() => archive(true)}>Archive</button>}
         </div>
+        {run.archived_at && <Notice kind="info"><span data-testid="run-archived">Archived</span> on {new Date(run.archived_at).toLocaleString()}: it takes no messages and cannot be resumed.</Notice>}
         {run.kind === "schedule" && (
           <p class="muted">Schedule {run.schedule_id ? <Link href={`/agents/${run.agent_id}/routines#routine-${run.schedule_id}`}><code>{run.schedule_id}</code></Link> : <code>–</code>}{run.instruction_hash && <> · instruction <code>{run.instruction_hash.slice(0, 12)}</code></>}</p>
         )}
