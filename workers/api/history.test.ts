@@ -70,8 +70,9 @@ describe("a run's history", () => {
 
   it("GEN-025 / EXACT-007: a tool result is stored only after the output pipeline: redacted, with the budget trailer", async () => {
     const agent = await newAgent(token, guildId);
-    // The provider key the test Worker runs with: a tool result that echoes it must never store it.
-    const key = "sk-test-provider-key-0123456789";
+    // The selector's key the test Worker runs with (a platform secret; the provider key is the
+    // suite's canary and may appear nowhere): a tool result that echoes it must never store it.
+    const key = "sk-test-selector-key-0123456789";
     await script(agent.model, [
       { tool_calls: [toolCall("note_write", { title: "k", body: `the key is ${key}` })] },
       { tool_calls: [toolCall("note_read", { title: "k" })] },
@@ -80,7 +81,7 @@ describe("a run's history", () => {
     const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "go" } })).json;
     await settled(token, run.id);
     const read = (await rows(token, run.id)).filter((r) => r.role === "tool").at(-1)!;
-    expect(read.payload.content).toContain("the key is [REDACTED:MODEL_API_KEY]");
+    expect(read.payload.content).toContain("the key is [REDACTED:TYPESAFE_API_KEY]");
     expect(read.payload.content).not.toContain(key);
     expect(read.payload.content.split("\n").at(-1)).toMatch(/^remaining_tool_calls: \d+$/);
     expect(JSON.stringify((await modelRequests(agent.model))[2]!.body.messages.at(-1))).not.toContain(key);
