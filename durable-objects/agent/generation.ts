@@ -12,7 +12,7 @@ import { MEMORY_REMINDER, MEMORY_WRITE } from "../../core/tools/memory";
 import { runTool } from "../../core/tools/registry";
 import type { NotesRecordsStore, ScheduleTools, ToolContext, ToolDefinition } from "../../core/tools/types";
 import { costUsd, usageMonth, type ModelPrice } from "../../core/usage/pricing";
-import { callModel, ProviderError, type ModelReply } from "./model-call";
+import { callModel, ProviderError, type ModelReply, type ModelRequest } from "./model-call";
 import type { RunSession } from "./run-session";
 import { fromWire } from "./run-session";
 
@@ -22,7 +22,7 @@ export interface GenerationDeps {
   session: RunSession;
   generation: number;
   signal: AbortSignal;
-  provider: { baseURL: string; apiKey: string };
+  provider: Pick<ModelRequest, "baseURL" | "apiKey" | "limits">;
   tools: ToolDefinition[];
   store: NotesRecordsStore;
   /** The schedule tools' store, where the run offers them. */
@@ -103,7 +103,7 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
       } catch (error) {
         if (deps.signal.aborted) throw error;
         const provider = error instanceof ProviderError ? error : new ProviderError(String(error), null, null);
-        fail("provider.error", deps.redactor.redact(provider.message), { operation: "model.call", http_status: provider.httpStatus, provider_code: provider.providerCode });
+        fail(provider.code, deps.redactor.redact(provider.message), { operation: "model.call", http_status: provider.httpStatus, provider_code: provider.providerCode });
         logEvent("error", {
           operation: "model.call", run_id: session.runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId,
           ...describeError(provider),

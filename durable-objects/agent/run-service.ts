@@ -24,7 +24,7 @@ import { instructionHash, scheduleWakeUpMessage } from "../../core/schedules/ins
 import { monthSpend, refreshSecrets } from "./generation-inputs";
 import { AgentUnavailable, prepareOpening, writeOneShot, type OneShot } from "./run-opening";
 import { RunSession, storedRow } from "./run-session";
-import { SseHub } from "../sse-hub";
+import { hubLimits, SseHub } from "../sse-hub";
 
 /** The lease a generation holds; the heartbeat renews it well before it runs out. */
 export const LEASE_MS = 60_000;
@@ -65,13 +65,19 @@ export interface NewMessage {
  * cancellation, resume, SSE, and recovery of a generation the object lost.
  */
 export class RunService {
-  readonly hub = new SseHub((runId, after) => this.withDatabase(async (db) => (await loadRows(db, runId, after)).map(toWireRow)));
+  /** Run event streams; replays read pages through the object's one connection. */
+  readonly hub: SseHub;
   private readonly sessions = new Map<string, RunSession>();
   private active: ActiveGeneration | null = null;
   private conn: Connection | null = null;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly host: Host) {}
+  constructor(private readonly host: Host) {
+    this.hub = new SseHub(
+      async (runId, after, limit) => (await loadRows(this.db(), runId, after, limit)).map(toWireRow),
+      hubLimits(host.env.MAX_RUN_SUBSCRIBERS, host.env.SSE_QUEUE_BYTES, 200),
+    );
+  }
 
   /** The generation running in this object's memory, if any. */
   get current(): ActiveGeneration | null {
@@ -381,15 +387,6 @@ export class RunService {
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => this.closeIdle(), IDLE_CLOSE_MS);
     return this.conn.db;
-  }
-
-  private async withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T> {
-    const conn = openDatabase(this.host.env);
-    try {
-      return await work(conn.db);
-    } finally {
-      await conn.close();
-    }
   }
 
   private closeIdle(): void {
