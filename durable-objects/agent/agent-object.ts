@@ -140,13 +140,14 @@ export class AgentObject extends DurableObject<Env> {
     return this.runs.resume(runId);
   }
 
-  /**
-   * The run's SSE stream after row `after`, which the Worker returns as is (429 past the
-   * subscriber cap). An RPC call, not a fetch: the stream is not a subrequest, so a
-   * subscriber costs the object no HTTP exchange of its own.
-   */
-  async events(runId: string, after: number): Promise<Response> {
-    return this.runs.hub.subscribe(runId, Number.isSafeInteger(after) ? after : -1, () => ({
+  /** `GET /runs/:id/events?after=N`: the run's SSE stream, forwarded by the Worker. */
+  override async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const match = /^\/runs\/([0-9a-f-]{36})\/events$/.exec(url.pathname);
+    if (!match) return new Response("not found", { status: 404 });
+    const after = Number(url.searchParams.get("after") ?? "-1");
+    const runId = match[1]!;
+    return this.runs.hub.subscribe(runId, Number.isFinite(after) ? after : -1, () => ({
       run_id: runId,
       generating: this.lock.current()?.runId === runId,
     }));

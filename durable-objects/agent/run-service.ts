@@ -15,7 +15,7 @@ import type { Env } from "../../workers/env";
 import type { DeadlineMultiplexer } from "./deadlines";
 import { interruptUnresolved, runGeneration } from "./generation";
 import type { GenerationLock } from "./generation-lock";
-import { hydrateAttachments } from "./hydrate";
+import { generationBounds } from "./request-bounds";
 import { PostgresToolStore } from "./tool-store";
 import { scheduleTools } from "./schedule-tools";
 import { busy, refuse, type Outcome } from "../results";
@@ -310,12 +310,13 @@ export class RunService {
         return;
       }
       await refreshSecrets(db, session);
+      const bounds = generationBounds(env);
       const outcome = await runGeneration({
         db,
         session,
         generation,
         signal,
-        provider: { baseURL: baseURL!, apiKey: env.MODEL_API_KEY ?? "" },
+        provider: { baseURL: baseURL!, apiKey: env.MODEL_API_KEY ?? "", limits: bounds.replyLimits },
         tools: snapshotTools(session),
         store: new PostgresToolStore(db),
         ...(session.snapshot.flags.memory ? { memory: { write: (content: string) => writeMemory(db, session.scope.agentId, content) } } : {}),
@@ -324,7 +325,7 @@ export class RunService {
         redactor,
         prices: pricesFrom(env.MODEL_PRICES),
         spend: await monthSpend(db, session.scope.organisationId, new Date(this.host.now())),
-        hydrate: (messages, rows) => hydrateAttachments(messages, rows, env, session.snapshot.model.model),
+        hydrate: bounds.hydrate,
         publishRow: (row) => this.hub.publishRow(runId, row),
         publish: (event, data) => this.hub.publish(runId, event, data),
         now: this.host.now,

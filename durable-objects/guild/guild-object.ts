@@ -75,13 +75,17 @@ export class GuildObject extends DurableObject<Env> {
   }
 
   /**
-   * `GET /api/guilds/:id/events`: the chat's rows after `after` (new ones only when null),
+   * `GET /guilds/:id/events?after=N`: the chat's rows after N (new ones only without N),
    * a `status` naming the deliveries in progress, then live events; 429 past the cap.
-   * An RPC call, not a fetch, so a subscriber is no subrequest of its own.
    */
-  async events(guildId: string, after: number | null): Promise<Response> {
-    const from = after !== null && Number.isSafeInteger(after) ? after : await this.replayConnection.use((db) => latestGroupSeq(db, guildId));
-    return this.hub.subscribe(guildId, from, () => ({ guild_id: guildId, reading: [...this.reading.values()] }));
+  override async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const match = /^\/guilds\/([0-9a-f-]{36})\/events$/.exec(url.pathname);
+    if (!match) return new Response("not found", { status: 404 });
+    const guildId = match[1]!;
+    const given = url.searchParams.get("after");
+    const after = given !== null && /^-?\d+$/.test(given) ? Number(given) : await this.replayConnection.use((db) => latestGroupSeq(db, guildId));
+    return this.hub.subscribe(guildId, after, () => ({ guild_id: guildId, reading: [...this.reading.values()] }));
   }
 
   /** Retries a dispatch that was not confirmed. */

@@ -46,7 +46,8 @@ export const groupChatRoutes = new Hono<AppEnv>()
     // Last-Event-ID (a reconnecting EventSource) wins over ?after_seq (a client that loaded the chat).
     const after = c.req.header("last-event-id") ?? c.req.query("after_seq");
     if (after !== undefined && !/^\d+$/.test(after)) throw validationFailed([{ field: "after_seq", message: "must be a group message seq" }]);
-    return guildObject(c.env, guild.id).events(guild.id, after === undefined ? null : Number(after));
+    const query = after === undefined ? "" : `?after=${after}`;
+    return guildObject(c.env, guild.id).fetch(`https://guild/guilds/${guild.id}/events${query}`, { signal: c.req.raw.signal });
   });
 
 export const groupChatDocs: RouteDoc[] = [

@@ -76,7 +76,7 @@ export const runRoutes = new Hono<AppEnv>()
     // Last-Event-ID (a reconnecting EventSource) wins over ?after_seq (a client that loaded history).
     const after = c.req.header("last-event-id") ?? c.req.query("after_seq") ?? "-1";
     if (!/^-?\d+$/.test(after)) throw validationFailed([{ field: "after_seq", message: "must be a row seq" }]);
-    return agentObject(c.env, run.agentId).events(run.id, Number(after));
+    return agentObject(c.env, run.agentId).fetch(`https://agent/runs/${run.id}/events?after=${after}`, { signal: c.req.raw.signal });
   })
   .get("/:id/messages/:seq/prompt", async (c) => {
     const db = c.get("db");
