@@ -28,6 +28,8 @@ export interface StackOptions {
   maxConnections?: number;
   /** Record the Worker's Postgres round trips (benchmarks). */
   countRoundTrips?: boolean;
+  /** More Worker variables, e.g. a benchmark's MAX_RUN_SUBSCRIBERS. */
+  vars?: Record<string, string>;
 }
 
 export interface Stack {
@@ -82,6 +84,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       DEFAULT_MODEL: options.defaultModel ?? (mock ? "mock-model" : "gpt-4.1-mini"),
     };
     if (options.modelApiKey) vars.MODEL_API_KEY = options.modelApiKey;
+    Object.assign(vars, options.vars);
     const port = options.port ?? 8787;
     await ensureConsoleBuilt(log);
     const wrangler = await startWranglerDev({
