@@ -31,8 +31,12 @@ const BIG = Number(values.big);
 const DEADLINE = Date.now() + Number(values.timeout) * 1000;
 const ROWS_PER_RUN = 7;
 
+const serverErrors: string[] = [];
 const bench = await benchStack({
-  maxConnections: 400,
+  maxConnections: 1000,
+  output: (line) => {
+    if (/error|exception|too many/i.test(line)) serverErrors.push(line.slice(0, 2000));
+  },
   vars: { MAX_RUN_SUBSCRIBERS: String(Math.max(BIG, SUBS)) },
 });
 const { stack, db, api } = bench;
@@ -203,12 +207,15 @@ async function phase(name: string, guildId: string, agents: number, subs: number
   }
   const subscribedMs = Date.now() - started;
   const sent = Date.now();
-  await Promise.all(runs.map((runId) => api("POST", `/api/runs/${runId}/messages`, { content: "go" })));
+  const failed = (await Promise.all(runs.map((runId) => api("POST", `/api/runs/${runId}/messages`, { content: "go" }).then(() => null, (e: Error) => e.message))));
+  const accepted = new Set(runs.filter((_, i) => failed[i] === null));
+  const failures = failed.filter(Boolean);
+  if (failures.length) console.log(`  ${failures.length} messages failed, e.g. ${failures[0]}; server said: ${serverErrors.slice(-2).map((l) => l.slice(-300)).join(" | ")}`);
   // Done when every run has its rows and every subscriber has them all (or the time is up).
   let complete = false;
   while (!complete && Date.now() < DEADLINE) {
     await new Promise((r) => setTimeout(r, 250));
-    complete = subscribers.every((s) => s.subs.every((x) => x.seqs.length >= ROWS_PER_RUN));
+    complete = subscribers.every((s) => !accepted.has(s.runId) || s.subs.every((x) => x.seqs.length >= ROWS_PER_RUN));
   }
   const settledMs = Date.now() - sent;
   await new Promise((r) => setTimeout(r, 500));
@@ -238,11 +245,13 @@ async function phase(name: string, guildId: string, agents: number, subs: number
   }
   latencies.sort((a, b) => a - b);
   const totalRows = rows.length;
-  console.log(`${name}: ${agents} run(s) x ${subs} subscribers = ${agents * subs} streams; ${totalRows} rows committed (${ROWS_PER_RUN} per run expected)`);
+  console.log(`${name}: ${agents} run(s) x ${subs} subscribers = ${agents * subs} streams; ${accepted.size} runs generated; ${totalRows} rows committed (${ROWS_PER_RUN} per generated run)`);
   console.log(`  subscribed in ${subscribedMs} ms; all rows delivered ${complete ? "" : "NOT "}within ${settledMs} ms of the messages`);
   console.log(`  lost ${lost}, gaps ${gaps}, duplicates ${duplicates}, reconnects ${reconnects}, refused (429) ${refused}`);
   console.log(`  insert-to-subscriber latency p50 ${quantile(latencies, 0.5)} ms, p99 ${quantile(latencies, 0.99)} ms, max ${latencies.at(-1)} ms (${latencies.length} deliveries)`);
   console.log(`  ${sampler.report()}`);
+  const errors = serverErrors.splice(0);
+  if (errors.length) console.log(`  server error lines: ${errors.length}, e.g. ${errors[0]!.slice(-400)}`);
 }
 
 const sampler = new ProcessSampler();

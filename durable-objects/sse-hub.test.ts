@@ -97,6 +97,18 @@ describe("event stream hub", () => {
     await again.cancel();
   });
 
+  it("HARDEN-3: a row larger than a subscriber's queue cap still reaches a client that keeps up", async () => {
+    const big = { seq: 0, text: "z".repeat(10_000) };
+    const { hub } = hubOver([big], { queueBytes: 1_000 });
+    const reader = await open(hub);
+    expect(reader.frames[0]?.data.text).toHaveLength(10_000);
+    hub.publishRow(STREAM, { seq: 1, text: "z".repeat(10_000) });
+    await reader.read((f) => seqs(f).length === 2);
+    expect(seqs(reader.frames)).toEqual([0, 1]);
+    expect(hub.subscribers(STREAM)).toBe(1);
+    await reader.cancel();
+  });
+
   it("HARDEN-3: past the subscriber cap a stream is refused with 429 and the JSON error shape; a freed place can be taken again", async () => {
     const { hub } = hubOver(rowsThrough(1), { maxSubscribers: 2 });
     const a = await open(hub);

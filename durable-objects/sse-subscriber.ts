@@ -25,7 +25,7 @@ export class SubscriberQueue {
     this.readable = new ReadableStream<Uint8Array>({
       pull: (controller) => this.pull(controller),
       cancel: () => {
-        this.finish();
+        this.close();
         onCancel();
       },
     }, { highWaterMark: 0 });
@@ -40,9 +40,13 @@ export class SubscriberQueue {
     return this.closed;
   }
 
-  /** Queues a frame; false (nothing queued) when it would pass the capacity or the stream is closed. */
+  /**
+   * Queues a frame; false (nothing queued) when the stream is closed or the frame would
+   * take a non-empty queue past the capacity. An empty queue takes any one frame, so a
+   * row larger than the capacity still reaches a client that keeps up.
+   */
   push(frame: Uint8Array): boolean {
-    if (this.closed || this.queued + frame.byteLength > this.capacity) return false;
+    if (this.closed || (this.queued > 0 && this.queued + frame.byteLength > this.capacity)) return false;
     this.chunks.push(frame);
     this.queued += frame.byteLength;
     this.wake?.();

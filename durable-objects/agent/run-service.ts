@@ -25,6 +25,7 @@ import { monthSpend, refreshSecrets } from "./generation-inputs";
 import { AgentUnavailable, prepareOpening, writeOneShot, type OneShot } from "./run-opening";
 import { RunSession, storedRow } from "./run-session";
 import { hubLimits, SseHub } from "../sse-hub";
+import { IdleConnection } from "../idle-connection";
 
 /** The lease a generation holds; the heartbeat renews it well before it runs out. */
 export const LEASE_MS = 60_000;
@@ -73,8 +74,10 @@ export class RunService {
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly host: Host) {
+    // Replays share one connection that is never closed under a read in flight.
+    const replays = new IdleConnection(host.env, IDLE_CLOSE_MS);
     this.hub = new SseHub(
-      async (runId, after, limit) => (await loadRows(this.db(), runId, after, limit)).map(toWireRow),
+      (runId, after, limit) => replays.use(async (db) => (await loadRows(db, runId, after, limit)).map(toWireRow)),
       hubLimits(host.env.MAX_RUN_SUBSCRIBERS, host.env.SSE_QUEUE_BYTES, 200),
     );
   }
