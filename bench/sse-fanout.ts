@@ -13,7 +13,7 @@
  *
  *   npx tsx bench/sse-fanout.ts [--agents 200] [--subs 5] [--big 1000] [--timeout 600]
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { benchStack, quantile } from "./bench-stack";
 
@@ -44,7 +44,7 @@ const port = new URL(stack.apiUrl).port;
 
 /** The workerd processes this benchmark started, sampled for RSS and open descriptors. */
 class ProcessSampler {
-  peak = new Map<number, { label: string; rssMb: number; fds: number }>();
+  peak = new Map<number, { label: string; rssMb: number; fds: number; sockets: number }>();
   private timer = setInterval(() => this.sample(), 200);
 
   sample() {
@@ -53,14 +53,22 @@ class ProcessSampler {
       if (!cmd.includes("workerd")) continue;
       const label = cmd.includes(`entry=127.0.0.1:${port}`) ? "wrangler's proxy" : "Worker and objects";
       const rssMb = Number(/VmRSS:\s+(\d+)/.exec(read(`/proc/${pid}/status`))?.[1] ?? 0) / 1024;
-      let fds = 0;
+      let fds: string[];
       try {
-        fds = readdirSync(`/proc/${pid}/fd`).length;
+        fds = readdirSync(`/proc/${pid}/fd`);
       } catch {
         continue;
       }
-      const seen = this.peak.get(pid) ?? { label, rssMb: 0, fds: 0 };
-      this.peak.set(pid, { label, rssMb: Math.max(seen.rssMb, rssMb), fds: Math.max(seen.fds, fds) });
+      let sockets = 0;
+      for (const fd of fds) {
+        try {
+          if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith("socket:")) sockets++;
+        } catch {
+          // closed meanwhile
+        }
+      }
+      const seen = this.peak.get(pid) ?? { label, rssMb: 0, fds: 0, sockets: 0 };
+      this.peak.set(pid, { label, rssMb: Math.max(seen.rssMb, rssMb), fds: Math.max(seen.fds, fds.length), sockets: Math.max(seen.sockets, sockets) });
     }
   }
 
@@ -70,7 +78,7 @@ class ProcessSampler {
   }
 
   report() {
-    return [...this.peak.values()].map((p) => `${p.label}: peak RSS ${p.rssMb.toFixed(0)} MB, peak fds ${p.fds}`).join("; ");
+    return [...this.peak.values()].map((p) => `${p.label}: peak RSS ${p.rssMb.toFixed(0)} MB, peak fds ${p.fds} (sockets ${p.sockets})`).join("; ");
   }
 
   stop() {
@@ -106,6 +114,8 @@ class Subscriber {
   latencies: number[] = [];
   reconnects = 0;
   refused = 0;
+  /** Why streams ended before the subscriber closed them. */
+  reasons: string[] = [];
   ready: Promise<void>;
   private markReady!: () => void;
   private controller = new AbortController();
@@ -133,8 +143,10 @@ class Subscriber {
           continue;
         }
         await this.consume(res.body!);
-      } catch {
-        // aborted, or the stream broke: reconnect as EventSource does
+        if (!this.controller.signal.aborted) this.reasons.push(`ended (status ${res.status})`);
+      } catch (error) {
+        // the stream broke: reconnect as EventSource does
+        if (!this.controller.signal.aborted) this.reasons.push(String((error as Error).cause ?? (error as Error).message).slice(0, 80));
       }
       if (this.controller.signal.aborted) return;
       this.reconnects++;
@@ -230,6 +242,7 @@ async function phase(name: string, guildId: string, agents: number, subs: number
   const latencies: number[] = [];
   let reconnects = 0;
   let refused = 0;
+  const reasons = new Map<string, number>();
   for (const s of subscribers) {
     const expected = committed.get(s.runId) ?? [];
     for (const x of s.subs) {
@@ -240,6 +253,7 @@ async function phase(name: string, guildId: string, agents: number, subs: number
       // The first rows are replayed history, not live; latency counts rows committed after the message.
       latencies.push(...x.latencies.filter((_, i) => x.seqs[i]! >= 1));
       reconnects += x.reconnects;
+      for (const r of x.reasons) reasons.set(r, (reasons.get(r) ?? 0) + 1);
       refused += x.refused;
     }
   }
@@ -247,7 +261,7 @@ async function phase(name: string, guildId: string, agents: number, subs: number
   const totalRows = rows.length;
   console.log(`${name}: ${agents} run(s) x ${subs} subscribers = ${agents * subs} streams; ${accepted.size} runs generated; ${totalRows} rows committed (${ROWS_PER_RUN} per generated run)`);
   console.log(`  subscribed in ${subscribedMs} ms; all rows delivered ${complete ? "" : "NOT "}within ${settledMs} ms of the messages`);
-  console.log(`  lost ${lost}, gaps ${gaps}, duplicates ${duplicates}, reconnects ${reconnects}, refused (429) ${refused}`);
+  console.log(`  lost ${lost}, gaps ${gaps}, duplicates ${duplicates}, reconnects ${reconnects}${reasons.size ? ` (${[...reasons].map(([r, n]) => `${n}x ${r}`).join(", ")})` : ""}, refused (429) ${refused}`);
   console.log(`  insert-to-subscriber latency p50 ${quantile(latencies, 0.5)} ms, p99 ${quantile(latencies, 0.99)} ms, max ${latencies.at(-1)} ms (${latencies.length} deliveries)`);
   console.log(`  ${sampler.report()}`);
   const errors = serverErrors.splice(0);

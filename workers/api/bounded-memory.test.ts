@@ -1,7 +1,9 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
+import { openDatabase } from "../../core/db/client";
+import { messages } from "../../core/db/schema";
 import { loadRows, toWireRow } from "../../core/db/transcript";
 import { SseHub } from "../../durable-objects/sse-hub";
 import type { Env } from "../env";
@@ -20,7 +22,7 @@ async function setObjectEnv(agentId: string, name: keyof Env, value: string | un
 
 const errorCodes = (run: { errors: Array<{ code: string }> }) => run.errors.map((e) => e.code);
 
-describe("bounded streams and replies", () => {
+describe("bounded memory: streams, replies, prompt replay", () => {
   let token: string;
   let guildId: string;
   beforeAll(async () => ({ token, guildId } = await seedGuild()));
@@ -54,6 +56,29 @@ describe("bounded streams and replies", () => {
     expect(refused.json.error).toMatchObject({ code: "stream.too_many_subscribers", details: { limit: 1 } });
     controller.abort();
     await open.body?.cancel().catch(() => {});
+  });
+
+  it("EXACT-003 / HARDEN-3: the prompt replay of a row after 1,200 others reads them in pages and returns every one, in order", async () => {
+    const agent = await newAgent(token, guildId);
+    const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
+    const { db, close } = openDatabase(env as unknown as Env);
+    try {
+      const rows = Array.from({ length: 1_200 }, (_, i) => ({
+        runId: run.id, seq: i + 1, generation: 1, role: "user", payload: { role: "user", content: `m${i + 1}` }, metadata: { source: "operator" }, tokenCount: 3,
+      }));
+      await db.insert(messages).values(rows as never);
+      await db.insert(messages).values({
+        runId: run.id, seq: 1_201, generation: 1, role: "assistant", payload: { role: "assistant", content: "ok" },
+        metadata: { source: "model", projection: { keep: 1, pressure_stubbed: [], hash: "recorded" } }, tokenCount: 2,
+      } as never);
+    } finally {
+      await close();
+    }
+    const replay = await call("GET", `/api/runs/${run.id}/messages/1201/prompt`, { token });
+    expect(replay.status).toBe(200);
+    expect(replay.json.messages).toHaveLength(1_201);
+    expect(replay.json.messages[0].role).toBe("system");
+    expect(replay.json.messages.slice(1).map((m: { content: string }) => m.content)).toEqual(Array.from({ length: 1_200 }, (_, i) => `m${i + 1}`));
   });
 
   it("HARDEN-3 / ERR-001: a reply with more tool calls than the cap is stopped: no row, a clear run error, and the next message works", async () => {
