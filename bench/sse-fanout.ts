@@ -213,9 +213,16 @@ async function phase(name: string, guildId: string, agents: number, subs: number
   sampler.reset();
   const started = Date.now();
   const subscribers = runs.map((runId) => ({ runId, subs: [] as Subscriber[] }));
-  for (let k = 0; k < subs; k += 100) {
-    for (const s of subscribers) for (let j = k; j < Math.min(subs, k + 100); j++) s.subs.push(new Subscriber(s.runId));
-    await Promise.all(subscribers.flatMap((s) => s.subs.slice(k).map((x) => x.ready)));
+  // Streams open 200 at a time: each request opens its own database connection in the
+  // Worker, and a burst of 1,000 at once passes the local Postgres's max_connections.
+  const all = subscribers.flatMap((s) => Array.from({ length: subs }, () => s));
+  for (let k = 0; k < all.length; k += 200) {
+    const batch = all.slice(k, k + 200).map((s) => {
+      const subscriber = new Subscriber(s.runId);
+      s.subs.push(subscriber);
+      return subscriber.ready;
+    });
+    await Promise.all(batch);
   }
   const subscribedMs = Date.now() - started;
   const sent = Date.now();
@@ -264,8 +271,14 @@ async function phase(name: string, guildId: string, agents: number, subs: number
   console.log(`  lost ${lost}, gaps ${gaps}, duplicates ${duplicates}, reconnects ${reconnects}${reasons.size ? ` (${[...reasons].map(([r, n]) => `${n}x ${r}`).join(", ")})` : ""}, refused (429) ${refused}`);
   console.log(`  insert-to-subscriber latency p50 ${quantile(latencies, 0.5)} ms, p99 ${quantile(latencies, 0.99)} ms, max ${latencies.at(-1)} ms (${latencies.length} deliveries)`);
   console.log(`  ${sampler.report()}`);
-  const errors = serverErrors.splice(0);
-  if (errors.length) console.log(`  server error lines: ${errors.length}, e.g. ${errors[0]!.slice(-400)}`);
+  // wrangler's own update check fails offline; that line is noise here.
+  const errors = serverErrors.splice(0).filter((l) => !l.includes("ENOTFOUND workers.cloudflare.com"));
+  const kinds = new Map<string, number>();
+  for (const line of errors) {
+    const message = /"message":"([^"]{0,160})/.exec(line)?.[1] ?? line.slice(-160);
+    kinds.set(message, (kinds.get(message) ?? 0) + 1);
+  }
+  for (const [message, n] of kinds) console.log(`  server error x${n}: ${message}`);
 }
 
 const sampler = new ProcessSampler();

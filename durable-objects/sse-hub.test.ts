@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { SseHub, type HubLimits } from "./sse-hub";
 
 interface Row {
@@ -107,6 +107,29 @@ describe("event stream hub", () => {
     expect(seqs(reader.frames)).toEqual([0, 1]);
     expect(hub.subscribers(STREAM)).toBe(1);
     await reader.cancel();
+  });
+
+  it("HARDEN-3: a stream nobody reads (its request failed on the way) is dropped after two keepalive periods and frees its place", async () => {
+    vi.useFakeTimers();
+    try {
+      const { hub } = hubOver(rowsThrough(2), { maxSubscribers: 1 });
+      const reading = hub.subscribe("run-read", -1, () => ({})).body!.getReader();
+      hub.subscribe(STREAM, -1, () => ({}));
+      await vi.advanceTimersByTimeAsync(10);
+      expect(hub.subscribe(STREAM, -1, () => ({})).status).toBe(429);
+      expect((await reading.read()).done).toBe(false);
+      // A client that keeps reading takes its pings and stays.
+      for (let i = 0; i < 3; i++) {
+        await vi.advanceTimersByTimeAsync(15_000);
+        expect(new TextDecoder().decode((await reading.read()).value)).toBe(": ping\n\n");
+      }
+      expect(hub.subscribers(STREAM)).toBe(0);
+      expect(hub.subscribers("run-read")).toBe(1);
+      expect(hub.subscribe(STREAM, -1, () => ({})).status).toBe(200);
+      await reading.cancel();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("HARDEN-3: past the subscriber cap a stream is refused with 429 and the JSON error shape; a freed place can be taken again", async () => {

@@ -30,6 +30,8 @@ interface Subscriber {
   /** Live events that arrived while the replay ran; flushed after it, in order. */
   pending: Array<{ seq?: number; bytes: Uint8Array }> | null;
   pendingBytes: number;
+  /** Keepalive ticks in a row at which the client had not taken what was queued. */
+  stalledTicks: number;
 }
 
 const encoder = new TextEncoder();
@@ -75,6 +77,7 @@ export class SseHub<Row extends { seq: number } = WireRow> {
       lastSeq: afterSeq,
       pending: [],
       pendingBytes: 0,
+      stalledTicks: 0,
     };
     set.add(subscriber);
     this.startKeepalive();
@@ -184,10 +187,23 @@ export class SseHub<Row extends { seq: number } = WireRow> {
     }
   }
 
+  /**
+   * Every KEEPALIVE_MS: a ping to each idle subscriber, and a subscriber that took
+   * nothing for two periods is dropped. That also frees a stream nobody ever read (its
+   * request failed on the way), which would otherwise hold its place under the cap.
+   */
   private startKeepalive(): void {
     this.keepalive ??= setInterval(() => {
-      for (const set of this.streams.values()) {
-        for (const s of set) if (!s.pending && s.queue.bytes === 0) s.queue.push(PING);
+      for (const [streamId, set] of this.streams) {
+        for (const s of set) {
+          if (s.pending) continue;
+          if (s.queue.bytes === 0) {
+            s.stalledTicks = 0;
+            s.queue.push(PING);
+          } else if (++s.stalledTicks >= 2) {
+            this.drop(streamId, s);
+          }
+        }
       }
     }, KEEPALIVE_MS);
   }
