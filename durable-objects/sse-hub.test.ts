@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { SseHub, type HubLimits } from "./sse-hub";
+import { DEFAULT_HUB_LIMITS, hubLimits, SseHub, type HubLimits } from "./sse-hub";
 
 interface Row {
   seq: number;
@@ -130,6 +130,13 @@ describe("event stream hub", () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it("HARDEN-3: the caps come from MAX_RUN_SUBSCRIBERS / MAX_GUILD_SUBSCRIBERS and SSE_QUEUE_BYTES; unset or invalid values keep the defaults", () => {
+    expect(hubLimits("3", "4096", 200)).toEqual({ maxSubscribers: 3, queueBytes: 4096 });
+    expect(hubLimits(undefined, undefined, 500)).toEqual({ maxSubscribers: 500, queueBytes: DEFAULT_HUB_LIMITS.queueBytes });
+    expect(hubLimits("-1", "lots", 200)).toEqual({ maxSubscribers: 200, queueBytes: DEFAULT_HUB_LIMITS.queueBytes });
+    expect(hubLimits("0", "1.5", 200)).toEqual({ maxSubscribers: 200, queueBytes: DEFAULT_HUB_LIMITS.queueBytes });
   });
 
   it("HARDEN-3: past the subscriber cap a stream is refused with 429 and the JSON error shape; a freed place can be taken again", async () => {

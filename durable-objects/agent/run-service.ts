@@ -66,7 +66,7 @@ export interface NewMessage {
  * cancellation, resume, SSE, and recovery of a generation the object lost.
  */
 export class RunService {
-  /** Run event streams; replays read pages through the object's one connection. */
+  /** Run event streams; replays read pages through one shared connection, never one per subscriber. */
   readonly hub: SseHub;
   private readonly sessions = new Map<string, RunSession>();
   private active: ActiveGeneration | null = null;

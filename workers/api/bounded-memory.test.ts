@@ -6,6 +6,8 @@ import { openDatabase } from "../../core/db/client";
 import { messages } from "../../core/db/schema";
 import { loadRows, toWireRow } from "../../core/db/transcript";
 import { SseHub } from "../../durable-objects/sse-hub";
+import type { GuildObject } from "../../durable-objects/guild/guild-object";
+import { guildObject } from "../objects";
 import type { Env } from "../env";
 import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall } from "../test/agents";
 import { call, seedGuild } from "../test/seed";
@@ -52,6 +54,24 @@ describe("bounded memory: streams, replies, prompt replay", () => {
     });
     expect(open.status).toBe(200);
     const refused = await call("GET", `/api/runs/${run.id}/events`, { token });
+    expect(refused.status).toBe(429);
+    expect(refused.json.error).toMatchObject({ code: "stream.too_many_subscribers", details: { limit: 1 } });
+    controller.abort();
+    await open.body?.cancel().catch(() => {});
+  });
+
+  it("HARDEN-3: past the guild's cap its event stream answers 429 with the JSON error shape", async () => {
+    // A cap of one for this guild's object, as MAX_GUILD_SUBSCRIBERS would set it.
+    await runInDurableObject(guildObject(env as unknown as Env, guildId), (instance: GuildObject) => {
+      (instance as unknown as { hub: SseHub<{ seq: number }> }).hub = new SseHub(async () => [], { maxSubscribers: 1 });
+    });
+    const controller = new AbortController();
+    const open = await (exports as unknown as { default: Fetcher }).default.fetch(`http://api.test/api/guilds/${guildId}/events?after_seq=0`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: controller.signal,
+    });
+    expect(open.status).toBe(200);
+    const refused = await call("GET", `/api/guilds/${guildId}/events?after_seq=0`, { token });
     expect(refused.status).toBe(429);
     expect(refused.json.error).toMatchObject({ code: "stream.too_many_subscribers", details: { limit: 1 } });
     controller.abort();

@@ -129,6 +129,6 @@ export const runMessageDocs: RouteDoc[] = [
   { method: "post", path: "/api/runs/{id}/messages", summary: "Send a message; 202 and a generation starts (409 agent.busy while the agent generates)", tag: "Runs", body: MessageCreate, status: 202, response: z.object({ run_id: z.uuid(), seq: z.int(), generation: z.int() }) },
   { method: "post", path: "/api/runs/{id}/cancel", summary: "Cancel the running generation (409 run.not_generating otherwise)", tag: "Runs", response: Run },
   { method: "post", path: "/api/runs/{id}/resume", summary: "Reopen a completed run (409 run.not_resumable with the reason)", tag: "Runs", response: Run },
-  { method: "get", path: "/api/runs/{id}/events", summary: "Server-Sent Events: message (id: seq), delta, status, error; resumes after Last-Event-ID or ?after_seq", tag: "Runs" },
+  { method: "get", path: "/api/runs/{id}/events", summary: "Server-Sent Events: message (id: seq), delta, status, error; resumes after Last-Event-ID or ?after_seq; 429 stream.too_many_subscribers past MAX_RUN_SUBSCRIBERS", tag: "Runs" },
   { method: "get", path: "/api/runs/{id}/messages/{seq}/prompt", summary: "The exact projection sent for assistant row seq, rebuilt from stored rows, with its hash", tag: "Runs", response: PromptReplay },
 ];
