@@ -1,52 +1,88 @@
 import type { WireRow } from "../core/db/transcript";
+import { SubscriberQueue } from "./sse-subscriber";
 
-/** Replays committed rows of a stream (a run, or a guild's chat) after a seq, from Postgres. */
-export type Replay<Row> = (streamId: string, afterSeq: number) => Promise<Row[]>;
+/** Reads up to `limit` committed rows of a stream (a run, or a guild's chat) after a seq, in seq order. */
+export type Replay<Row> = (streamId: string, afterSeq: number, limit: number) => Promise<Row[]>;
+
+/** What one hub allows; every figure bounds the object's memory or sockets. */
+export interface HubLimits {
+  /** Open streams of one run (or guild); the next one is answered 429. */
+  maxSubscribers: number;
+  /** Bytes queued for one subscriber; a subscriber that lets more pile up is dropped. */
+  queueBytes: number;
+  /** Rows per replay read. */
+  pageRows: number;
+  /** Rows replayed to one subscriber at most (older ones are read through the API). */
+  maxReplayRows: number;
+}
+
+export const DEFAULT_HUB_LIMITS: HubLimits = {
+  maxSubscribers: 200,
+  queueBytes: 1024 * 1024,
+  pageRows: 200,
+  maxReplayRows: Number.POSITIVE_INFINITY,
+};
 
 interface Subscriber {
-  writer: WritableStreamDefaultWriter<Uint8Array>;
-  /** Highest row seq written to this subscriber. */
+  queue: SubscriberQueue;
+  /** Highest row seq queued for this subscriber. */
   lastSeq: number;
-  /** Live events that arrived while the replay ran; flushed after it. */
-  pending: Array<() => void> | null;
+  /** Live events that arrived while the replay ran; flushed after it, in order. */
+  pending: Array<{ seq?: number; bytes: Uint8Array }> | null;
+  pendingBytes: number;
+  /** Keepalive ticks in a row at which the client had not taken what was queued. */
+  stalledTicks: number;
 }
 
 const encoder = new TextEncoder();
 const KEEPALIVE_MS = 15_000;
+const PING = encoder.encode(": ping\n\n");
 
 /**
  * A Server-Sent Events fan-out of ordered rows: a run's transcript, fed by the generation
  * loop after each commit, or a guild's public chat, fed by the guild object.
  *
- * A subscriber first gets the committed rows after its Last-Event-ID from Postgres,
- * then live events; rows carry `id: <seq>` and a subscriber never gets a seq twice, so
- * a reconnect resumes with no gap and no duplicate. Live events that arrive during the
- * replay are held and flushed after it, in order.
+ * A subscriber first gets the committed rows after its Last-Event-ID, read in pages of
+ * `pageRows` (one read shared by every subscriber asking for the same page, the next page
+ * only once the client took the last one), then live events. Rows carry `id: <seq>` and a
+ * subscriber never gets a seq twice, so a reconnect resumes with no gap and no duplicate.
+ * Each subscriber's queue is bounded in bytes: one that stops reading is dropped and
+ * comes back with Last-Event-ID. Past `maxSubscribers` a stream is refused with 429.
  *
  * @example
- *   return hub.subscribe(runId, lastEventId, (id, after) => loadRowsAfter(id, after));
+ *   const hub = new SseHub((id, after, limit) => loadRows(db, id, after, limit), { maxSubscribers: 200 });
+ *   return hub.subscribe(runId, lastEventId, () => ({ generating }));
  *   hub.publishRow(runId, committedRow); // after COMMIT only
  */
 export class SseHub<Row extends { seq: number } = WireRow> {
-  private readonly runs = new Map<string, Set<Subscriber>>();
+  private readonly streams = new Map<string, Set<Subscriber>>();
+  private readonly reads = new Map<string, Promise<Row[]>>();
+  private readonly limits: HubLimits;
   private keepalive: ReturnType<typeof setInterval> | undefined;
 
-  constructor(private readonly replay: Replay<Row>) {}
+  constructor(private readonly replay: Replay<Row>, limits: Partial<HubLimits> = {}) {
+    this.limits = { ...DEFAULT_HUB_LIMITS, ...limits };
+  }
 
   /**
-   * Opens a stream of the run's rows after `afterSeq`, then a `status` event saying
-   * whether the run generates now (so a late subscriber knows whether to wait), then
-   * its live events.
+   * Opens a stream of the rows after `afterSeq`, then a `status` event (so a late
+   * subscriber knows whether to wait), then live events; 429 past the subscriber cap.
    */
-  subscribe(runId: string, afterSeq: number, status: () => unknown): Response {
-    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    const subscriber: Subscriber = { writer: writable.getWriter(), lastSeq: afterSeq, pending: [] };
-    let set = this.runs.get(runId);
-    if (!set) this.runs.set(runId, (set = new Set()));
+  subscribe(streamId: string, afterSeq: number, status: () => unknown): Response {
+    let set = this.streams.get(streamId);
+    if ((set?.size ?? 0) >= this.limits.maxSubscribers) return tooManySubscribers(this.limits.maxSubscribers);
+    if (!set) this.streams.set(streamId, (set = new Set()));
+    const subscriber: Subscriber = {
+      queue: new SubscriberQueue(this.limits.queueBytes, () => this.drop(streamId, subscriber)),
+      lastSeq: afterSeq,
+      pending: [],
+      pendingBytes: 0,
+      stalledTicks: 0,
+    };
     set.add(subscriber);
     this.startKeepalive();
-    void this.catchUp(runId, subscriber, status);
-    return new Response(readable, {
+    void this.catchUp(streamId, subscriber, status);
+    return new Response(subscriber.queue.readable, {
       headers: {
         "content-type": "text/event-stream; charset=utf-8",
         "cache-control": "no-cache, no-transform",
@@ -56,71 +92,154 @@ export class SseHub<Row extends { seq: number } = WireRow> {
   }
 
   /** A committed row: `event: message`, `id: <seq>`. Call only after its transaction committed. */
-  publishRow(runId: string, row: Row): void {
-    this.each(runId, (s) => {
-      if (row.seq <= s.lastSeq) return;
-      s.lastSeq = row.seq;
-      this.write(runId, s, frame("message", row, row.seq));
-    });
+  publishRow(streamId: string, row: Row): void {
+    const set = this.streams.get(streamId);
+    if (!set) return;
+    const bytes = frame("message", row, row.seq);
+    for (const s of set) this.deliver(streamId, s, bytes, row.seq);
   }
 
   /** A transient event (delta, status, error, run.continued): no id, not history. */
-  publish(runId: string, event: string, data: unknown): void {
-    this.each(runId, (s) => this.write(runId, s, frame(event, data)));
+  publish(streamId: string, event: string, data: unknown): void {
+    const set = this.streams.get(streamId);
+    if (!set) return;
+    const bytes = frame(event, data);
+    for (const s of set) this.deliver(streamId, s, bytes);
   }
 
-  /** Number of open streams of a run (all runs when omitted). */
-  subscribers(runId?: string): number {
-    if (runId) return this.runs.get(runId)?.size ?? 0;
+  /** Number of open streams of one run or guild (all when omitted). */
+  subscribers(streamId?: string): number {
+    if (streamId) return this.streams.get(streamId)?.size ?? 0;
     let n = 0;
-    for (const set of this.runs.values()) n += set.size;
+    for (const set of this.streams.values()) n += set.size;
     return n;
   }
 
-  private async catchUp(runId: string, s: Subscriber, status: () => unknown): Promise<void> {
+  private async catchUp(streamId: string, s: Subscriber, status: () => unknown): Promise<void> {
+    const { pageRows, maxReplayRows } = this.limits;
     try {
-      for (const row of await this.replay(runId, s.lastSeq)) {
-        if (row.seq <= s.lastSeq) continue;
-        s.lastSeq = row.seq;
-        await s.writer.write(frame("message", row, row.seq));
+      let replayed = 0;
+      while (replayed < maxReplayRows) {
+        const page = await this.read(streamId, s.lastSeq, Math.min(pageRows, maxReplayRows - replayed));
+        for (const row of page) {
+          if (row.seq <= s.lastSeq) continue;
+          if (!(await this.replayPush(s, frame("message", row, row.seq)))) return;
+          s.lastSeq = row.seq;
+        }
+        replayed += page.length;
+        if (page.length < pageRows) break;
+        // The next page is read once the client took this one: one page in memory at most.
+        await s.queue.drained();
+        if (s.queue.isClosed) return;
       }
-      await s.writer.write(frame("status", status()));
+      if (!(await this.replayPush(s, frame("status", status())))) return;
     } catch {
-      this.drop(runId, s);
+      this.drop(streamId, s);
       return;
     }
     const pending = s.pending ?? [];
     s.pending = null;
-    for (const deliver of pending) deliver();
+    s.pendingBytes = 0;
+    for (const event of pending) this.deliver(streamId, s, event.bytes, event.seq);
   }
 
-  private each(runId: string, deliver: (s: Subscriber) => void): void {
-    for (const s of this.runs.get(runId) ?? []) {
-      if (s.pending) s.pending.push(() => deliver(s));
-      else deliver(s);
+  /** Queues a replayed frame, waiting for the client to make room; false once the subscriber is gone. */
+  private async replayPush(s: Subscriber, bytes: Uint8Array): Promise<boolean> {
+    if (s.queue.push(bytes)) return true;
+    await s.queue.drained();
+    return s.queue.push(bytes);
+  }
+
+  /** One read per page however many subscribers ask for it at once. */
+  private read(streamId: string, afterSeq: number, limit: number): Promise<Row[]> {
+    const key = `${streamId}\u0000${afterSeq}\u0000${limit}`;
+    let read = this.reads.get(key);
+    if (!read) {
+      read = this.replay(streamId, afterSeq, limit).finally(() => this.reads.delete(key));
+      this.reads.set(key, read);
     }
+    return read;
   }
 
-  private write(runId: string, s: Subscriber, bytes: Uint8Array): void {
-    s.writer.write(bytes).catch(() => this.drop(runId, s));
+  private deliver(streamId: string, s: Subscriber, bytes: Uint8Array, seq?: number): void {
+    if (s.pending) {
+      // Held until the replay ends; a subscriber whose replay lags too far is dropped too.
+      s.pendingBytes += bytes.byteLength;
+      if (s.pendingBytes > this.limits.queueBytes) this.drop(streamId, s);
+      else s.pending.push(seq === undefined ? { bytes } : { seq, bytes });
+      return;
+    }
+    if (seq !== undefined) {
+      if (seq <= s.lastSeq) return;
+      s.lastSeq = seq;
+    }
+    if (!s.queue.push(bytes)) this.drop(streamId, s);
   }
 
-  private drop(runId: string, s: Subscriber): void {
-    const set = this.runs.get(runId);
-    set?.delete(s);
-    if (set && set.size === 0) this.runs.delete(runId);
-    s.writer.close().catch(() => {});
-    if (this.runs.size === 0 && this.keepalive) {
+  private drop(streamId: string, s: Subscriber): void {
+    const set = this.streams.get(streamId);
+    if (set?.delete(s) && set.size === 0) this.streams.delete(streamId);
+    s.pending = null;
+    s.queue.close();
+    if (this.streams.size === 0 && this.keepalive) {
       clearInterval(this.keepalive);
       this.keepalive = undefined;
     }
   }
 
+  /**
+   * Every KEEPALIVE_MS: a ping to each idle subscriber, and a subscriber that took
+   * nothing for two periods is dropped. That also frees a stream nobody ever read (its
+   * request failed on the way), which would otherwise hold its place under the cap.
+   */
   private startKeepalive(): void {
     this.keepalive ??= setInterval(() => {
-      for (const [runId, set] of this.runs) for (const s of set) if (!s.pending) this.write(runId, s, encoder.encode(": ping\n\n"));
+      for (const [streamId, set] of this.streams) {
+        for (const s of set) {
+          if (s.pending) continue;
+          if (s.queue.bytes === 0) {
+            s.stalledTicks = 0;
+            s.queue.push(PING);
+          } else if (++s.stalledTicks >= 2) {
+            this.drop(streamId, s);
+          }
+        }
+      }
     }, KEEPALIVE_MS);
   }
+}
+
+/**
+ * Hub limits from the object's environment: `MAX_RUN_SUBSCRIBERS` (or
+ * `MAX_GUILD_SUBSCRIBERS`) and `SSE_QUEUE_BYTES`; unset or invalid values keep the defaults.
+ * @example hubLimits(env.MAX_RUN_SUBSCRIBERS, env.SSE_QUEUE_BYTES, 200)
+ */
+export function hubLimits(maxSubscribers: string | undefined, queueBytes: string | undefined, defaultMax: number): Partial<HubLimits> {
+  return {
+    maxSubscribers: positiveInt(maxSubscribers) ?? defaultMax,
+    queueBytes: positiveInt(queueBytes) ?? DEFAULT_HUB_LIMITS.queueBytes,
+  };
+}
+
+/** A positive integer setting, or undefined when unset or not one. */
+export function positiveInt(value: string | undefined): number | undefined {
+  if (value === undefined || !/^\d+$/.test(value.trim())) return undefined;
+  const n = Number(value);
+  return n > 0 && Number.isSafeInteger(n) ? n : undefined;
+}
+
+function tooManySubscribers(limit: number): Response {
+  const body = {
+    error: {
+      code: "stream.too_many_subscribers",
+      message: `This stream already has ${limit} subscribers; try again later`,
+      details: { limit },
+    },
+  };
+  return new Response(JSON.stringify(body), {
+    status: 429,
+    headers: { "content-type": "application/json", "retry-after": "5" },
+  });
 }
 
 function frame(event: string, data: unknown, id?: number): Uint8Array {

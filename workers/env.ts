@@ -35,4 +35,14 @@ export interface Env {
   API_RATE_LIMIT?: RateLimit;
   /** Most routines one agent may have (default 20). */
   MAX_SCHEDULES_PER_AGENT?: string;
+  /** Open event streams of one run (default 200) and of one guild's chat (default 500); 429 past them. */
+  MAX_RUN_SUBSCRIBERS?: string;
+  MAX_GUILD_SUBSCRIBERS?: string;
+  /** Bytes queued for one event stream subscriber before it is dropped (default 1 MiB). */
+  SSE_QUEUE_BYTES?: string;
+  /** Largest provider request in bytes, images included (default 20 MB). */
+  MAX_PROVIDER_REQUEST_BYTES?: string;
+  /** Largest model reply in bytes (default 2 MB) and most tool calls in one reply (default 64). */
+  MAX_REPLY_BYTES?: string;
+  MAX_REPLY_TOOL_CALLS?: string;
 }

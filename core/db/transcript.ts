@@ -44,10 +44,11 @@ export interface UsageFigures {
 }
 
 /** Rows of a run in seq order, after `afterSeq` when given. */
-export async function loadRows(db: Database, runId: string, afterSeq = -1) {
-  return db.select().from(messages)
+export async function loadRows(db: Database, runId: string, afterSeq = -1, limit?: number) {
+  const query = db.select().from(messages)
     .where(and(eq(messages.runId, runId), gt(messages.seq, afterSeq)))
     .orderBy(asc(messages.seq));
+  return limit === undefined ? query : query.limit(limit);
 }
 
 export function toWireRow(row: typeof messages.$inferSelect): WireRow {

@@ -16,7 +16,7 @@ import type { NotesRecordsStore, ScheduleTools, ToolContext, ToolDefinition } fr
 import { providerErrorMessage } from "../../core/providers/provider-error";
 import { replyCost, usageMonth, type Pricing } from "../../core/usage/pricing";
 import { readReportedUsage } from "../../core/usage/reported-usage";
-import { callModel, ProviderError, type ModelReply } from "./model-call";
+import { callModel, ProviderError, type ModelReply, type ModelRequest } from "./model-call";
 import type { RowDraft, RunSession } from "./run-session";
 
 /** Everything one generation needs from the agent object. */
@@ -25,7 +25,7 @@ export interface GenerationDeps {
   session: RunSession;
   generation: number;
   signal: AbortSignal;
-  provider: { baseURL: string; apiKey: string };
+  provider: Pick<ModelRequest, "baseURL" | "apiKey" | "limits">;
   tools: ToolDefinition[];
   store: NotesRecordsStore;
   /** The schedule tools' store, where the run offers them. */
@@ -111,7 +111,7 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
       } catch (error) {
         if (deps.signal.aborted) throw error;
         const provider = error instanceof ProviderError ? error : new ProviderError(String(error), null, null);
-        fail("provider.error", providerErrorMessage(provider.message, deps.redactor), { operation: "model.call", http_status: provider.httpStatus, provider_code: provider.providerCode });
+        fail(provider.code, providerErrorMessage(provider.message, deps.redactor), { operation: "model.call", http_status: provider.httpStatus, provider_code: provider.providerCode });
         logEvent("error", {
           operation: "model.call", run_id: session.runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId,
           ...describeError(provider),

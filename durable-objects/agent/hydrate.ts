@@ -1,34 +1,127 @@
 import type { ChatPayload, StoredRow } from "../../core/projection/types";
-import { imageRefs } from "../../core/projection/projection";
-import type { Env } from "../../workers/env";
+import { imageRefs, utf8ByteLength } from "../../core/projection/projection";
+import { ProviderError } from "./model-call";
+
+/** An attachment's bytes as the store hands them out: the size first, the body on demand. */
+export interface StoredImage {
+  size: number;
+  bytes(): Promise<ArrayBuffer>;
+  /** Releases a body that will not be read. */
+  discard(): void;
+}
+
+/** Where attachment bytes are read from (the ATTACHMENTS bucket in the object). */
+export type ImageStore = (attachmentId: string) => Promise<StoredImage | null>;
+
+/** Hydrates one provider request's messages. */
+export type Hydrate = (messages: ChatPayload[], rows: readonly StoredRow[]) => Promise<unknown[]>;
+
+export const DEFAULT_MAX_REQUEST_BYTES = 20 * 1024 * 1024;
 
 /**
  * Turns image refs of user rows into Chat Completions `image_url` parts at request
- * time (ATT-004/008): never stored, fresh on every request. The store cannot sign URLs
- * here, so images travel as data URLs (ATT-006), which is also what Kimi requires (ATT-007).
- * Rows without images pass through as the same objects.
+ * time (ATT-004/008): never stored, fresh on every generation. The store cannot sign
+ * URLs here, so images travel as data URLs (ATT-006), which is also what Kimi requires
+ * (ATT-007).
+ *
+ * Bounded: only user rows inside the projection are hydrated (a row whose message the
+ * projection replaced or left out is not); each image is read at most once per
+ * generation (make one hydrator per generation); and the request stays under
+ * `maxRequestBytes`. Images are taken newest first; an older one that would pass the cap
+ * becomes a short text note. When the newest user row's own images, or the text alone,
+ * do not fit, the request fails with `provider.request_too_large` and no model call is
+ * made; the next message of the run leaves those images behind as notes.
+ *
+ * @example
+ *   const hydrate = imageHydrator(r2Images(env.ATTACHMENTS), { maxRequestBytes: 20e6 });
+ *   await callModel({ ..., messages: await hydrate(plan.messages, session.rows) });
  */
-export async function hydrateAttachments(messages: ChatPayload[], rows: readonly StoredRow[], env: Env, _model: string): Promise<unknown[]> {
-  if (!rows.some((r) => r.role === "user" && imageRefs(r).length > 0)) return messages;
-  return Promise.all(messages.map(async (message, i) => {
-    const row = rows[i]!;
-    const images = message.role === "user" ? imageRefs(row) : [];
-    if (images.length === 0 || message.role !== "user") return message;
-    const parts: unknown[] = message.content ? [{ type: "text", text: message.content }] : [];
-    for (const image of images) {
-      const object = await env.ATTACHMENTS?.get(attachmentKey(image.id));
-      if (!object) {
-        parts.push({ type: "text", text: `[image ${image.filename} is no longer available]` });
-        continue;
+export function imageHydrator(store: ImageStore | null, options: { maxRequestBytes?: number } = {}): Hydrate {
+  const cap = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+  /** By attachment id, for this generation only: its data URL, its size when it did not fit, or null when gone. */
+  const cache = new Map<string, { url: string } | { size: number } | null>();
+
+  return async (messages, rows) => {
+    const base = utf8ByteLength(JSON.stringify(messages));
+    if (base > cap) throw tooLarge(cap, "The prompt's text alone");
+    const projected = projectedUserRows(messages, rows);
+    if (projected.length === 0) return messages;
+
+    let used = base;
+    const parts = new Map<number, unknown[]>();
+    const newest = projected[projected.length - 1]!.index;
+    // Newest first: when the cap bites, the older images become notes.
+    for (const { index, row } of [...projected].reverse()) {
+      const message = messages[index] as Extract<ChatPayload, { role: "user" }>;
+      const images: unknown[] = [];
+      for (const image of imageRefs(row)) {
+        let known = cache.get(image.id);
+        if (known === undefined || (known && "size" in known && used + dataUrlBytes(image.mime, known.size) <= cap)) {
+          const stored = store ? await store(image.id) : null;
+          if (stored && used + dataUrlBytes(image.mime, stored.size) > cap) {
+            stored.discard();
+            known = { size: stored.size };
+          } else {
+            known = stored ? { url: `data:${image.mime};base64,${base64(await stored.bytes())}` } : null;
+          }
+          cache.set(image.id, known);
+        }
+        const url = known && "url" in known ? known.url : undefined;
+        if (known === null) {
+          images.push({ type: "text", text: `[image ${image.filename} is no longer available]` });
+        } else if (url !== undefined && used + url.length <= cap) {
+          used += url.length;
+          images.push({ type: "image_url", image_url: { url } });
+        } else if (index === newest) {
+          throw tooLarge(cap, `The images of the latest message (${image.filename})`);
+        } else {
+          images.push({ type: "text", text: `[image ${image.filename} left out: the request would pass ${cap} bytes]` });
+        }
       }
-      parts.push({ type: "image_url", image_url: { url: `data:${image.mime};base64,${base64(await object.arrayBuffer())}` } });
+      parts.set(index, [...(message.content ? [{ type: "text", text: message.content }] : []), ...images]);
     }
-    return { role: "user", content: parts };
-  }));
+    return messages.map((message, i) => (parts.has(i) ? { role: "user", content: parts.get(i) } : message));
+  };
+}
+
+/** The ATTACHMENTS bucket as an image store. */
+export function r2Images(bucket: R2Bucket | undefined): ImageStore | null {
+  if (!bucket) return null;
+  return async (id) => {
+    const object = await bucket.get(attachmentKey(id));
+    if (!object) return null;
+    return { size: object.size, bytes: () => object.arrayBuffer(), discard: () => void object.body.cancel().catch(() => {}) };
+  };
 }
 
 /** Where an attachment's bytes live in the ATTACHMENTS bucket. */
 export const attachmentKey = (id: string) => `attachments/${id}`;
+
+/**
+ * User rows with images whose own payload is in the request: the projection keeps seq
+ * order, so rows and messages are walked together, matching a row to its message by
+ * identity (a replaced or missing payload is not matched).
+ */
+function projectedUserRows(messages: readonly ChatPayload[], rows: readonly StoredRow[]): Array<{ index: number; row: StoredRow }> {
+  const found: Array<{ index: number; row: StoredRow }> = [];
+  let r = 0;
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index]!;
+    while (r < rows.length && rows[r]!.payload !== message) r++;
+    if (r === rows.length) break;
+    const row = rows[r++]!;
+    if (message.role === "user" && imageRefs(row).length > 0) found.push({ index, row });
+  }
+  return found;
+}
+
+function dataUrlBytes(mime: string, size: number): number {
+  return `data:${mime};base64,`.length + Math.ceil(size / 3) * 4;
+}
+
+function tooLarge(cap: number, what: string): ProviderError {
+  return new ProviderError(`${what} would make the request larger than ${cap} bytes; no model call was made`, null, null, "provider.request_too_large");
+}
 
 function base64(buffer: ArrayBuffer): string {
   const bytes = new Uint8Array(buffer);

@@ -3,6 +3,7 @@ import type { ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam, C
 import type { Redactor } from "../../core/output/redaction";
 import { providerErrorMessage } from "../../core/providers/provider-error";
 import { addReasoningFragment, reasoningTextOf, type ReasoningBlock } from "../../core/runs/reasoning-blocks";
+import { utf8ByteLength } from "../../core/projection/projection";
 import type { Usage } from "../../core/usage/pricing";
 
 export interface ToolCall {
@@ -36,7 +37,19 @@ export interface ModelRequest {
   onDelta: (kind: "content" | "reasoning", text: string) => void;
   /** Applied to a failure's message before it is cut short, so no part of a secret survives. */
   redactor: Redactor;
+  /** Bounds on one reply; defaults when omitted. */
+  limits?: Partial<ReplyLimits>;
 }
+
+/** What one model reply may hold: the object keeps it in memory whole before committing it. */
+export interface ReplyLimits {
+  /** UTF-8 bytes of content, reasoning and tool calls together. */
+  replyBytes: number;
+  /** Tool calls in one reply. */
+  toolCalls: number;
+}
+
+export const DEFAULT_REPLY_LIMITS: ReplyLimits = { replyBytes: 2 * 1024 * 1024, toolCalls: 64 };
 
 /**
  * A failed model call, with what the run's error entry needs (never the prompt). The
@@ -45,7 +58,13 @@ export interface ModelRequest {
  */
 export class ProviderError extends Error {
   override name = "ProviderError";
-  constructor(message: string, readonly httpStatus: number | null, readonly providerCode: string | null) {
+  constructor(
+    message: string,
+    readonly httpStatus: number | null,
+    readonly providerCode: string | null,
+    /** The run error's code: `provider.error`, or the bound a reply broke. */
+    readonly code = "provider.error",
+  ) {
     super(message);
   }
 }
@@ -75,6 +94,15 @@ export async function callModel(request: ModelRequest): Promise<ModelReply> {
   let finishReason: string | null = null;
   let providerModel: string | null = null;
   const calls: ToolCall[] = [];
+  const limits = { ...DEFAULT_REPLY_LIMITS, ...request.limits };
+  let replyBytes = 0;
+  // Counted as it streams, so a reply past a bound stops there instead of growing in memory.
+  const grow = (text: string) => {
+    replyBytes += utf8ByteLength(text);
+    if (replyBytes > limits.replyBytes) {
+      throw new ProviderError(`The model's reply passed ${limits.replyBytes} bytes; it was stopped and not stored`, null, null, "provider.reply_too_large");
+    }
+  };
   try {
     const stream = await client.chat.completions.create(params, { signal: request.signal });
     for await (const chunk of stream) {
@@ -88,17 +116,23 @@ export async function callModel(request: ModelRequest): Promise<ModelReply> {
       // Providers sending both a text field and details carry the same text twice: one counts.
       const thought = delta.reasoning_content ?? delta.reasoning ?? details.map(reasoningTextOf).join("");
       if (thought) {
+        grow(thought);
         firstTokenMs ??= Date.now() - started;
         reasoning += thought;
         request.onDelta("reasoning", thought);
       }
       if (delta.content) {
+        grow(delta.content);
         firstTokenMs ??= Date.now() - started;
         sawContent = true;
         content += delta.content;
         request.onDelta("content", delta.content);
       }
       for (const part of delta.tool_calls ?? []) {
+        if (part.index >= limits.toolCalls || !(part.index >= 0)) {
+          throw new ProviderError(`The model asked for more than ${limits.toolCalls} tool calls in one reply; it was stopped and not stored`, null, null, "provider.too_many_tool_calls");
+        }
+        grow((part.id ?? "") + (part.function?.name ?? "") + (part.function?.arguments ?? ""));
         const call = (calls[part.index] ??= { id: "", type: "function", function: { name: "", arguments: "" } });
         if (part.id) call.id = part.id;
         if (part.function?.name) call.function.name += part.function.name;
@@ -107,7 +141,7 @@ export async function callModel(request: ModelRequest): Promise<ModelReply> {
       if (choice.finish_reason) finishReason = choice.finish_reason;
     }
   } catch (error) {
-    if (request.signal.aborted) throw error;
+    if (request.signal.aborted || error instanceof ProviderError) throw error;
     throw toProviderError(error, request.redactor);
   }
   const toolCalls = calls.filter(Boolean).map((call, i) => ({ ...call, id: call.id || `call_${started}_${i}` }));

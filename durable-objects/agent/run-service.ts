@@ -15,7 +15,7 @@ import type { Env } from "../../workers/env";
 import type { DeadlineMultiplexer } from "./deadlines";
 import { interruptUnresolved, runGeneration } from "./generation";
 import type { GenerationLock } from "./generation-lock";
-import { hydrateAttachments } from "./hydrate";
+import { generationBounds } from "./request-bounds";
 import { PostgresToolStore } from "./tool-store";
 import { scheduleTools } from "./schedule-tools";
 import { busy, refuse, type Outcome, type Refused } from "../results";
@@ -23,7 +23,8 @@ import { monthSpend, refreshSecrets } from "./generation-inputs";
 import { AgentUnavailable, writeOpening, type Opening } from "./run-opening";
 import { RunSession } from "./run-session";
 import { groupChatOf } from "./group-run";
-import { SseHub } from "../sse-hub";
+import { hubLimits, SseHub } from "../sse-hub";
+import { IdleConnection } from "../idle-connection";
 
 /** The lease a generation holds; the heartbeat renews it well before it runs out. */
 export const LEASE_MS = 60_000;
@@ -82,7 +83,8 @@ export interface NewMessage {
  * held by this instance is busy, whatever the holder is awaiting.
  */
 export class RunService {
-  readonly hub = new SseHub((runId, after) => this.withDatabase(async (db) => (await loadRows(db, runId, after)).map(toWireRow)));
+  /** Run event streams; replays read pages through one shared connection, never one per subscriber. */
+  readonly hub: SseHub;
   private readonly sessions = new Map<string, RunSession>();
   private readonly loading = new Map<string, Promise<RunSession | null>>();
   /** What the cached sessions may hold together, in bytes; tests lower it. */
@@ -92,7 +94,14 @@ export class RunService {
   private conn: Connection | null = null;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly host: Host) {}
+  constructor(private readonly host: Host) {
+    // Replays share one connection that is never closed under a read in flight.
+    const replays = new IdleConnection(host.env, IDLE_CLOSE_MS);
+    this.hub = new SseHub(
+      (runId, after, limit) => replays.use(async (db) => (await loadRows(db, runId, after, limit)).map(toWireRow)),
+      hubLimits(host.env.MAX_RUN_SUBSCRIBERS, host.env.SSE_QUEUE_BYTES, 200),
+    );
+  }
 
   /** The generation this instance holds the lock for, if any. */
   get current(): ActiveGeneration | null {
@@ -362,12 +371,13 @@ export class RunService {
         return;
       }
       await refreshSecrets(db, session);
+      const bounds = generationBounds(env);
       const outcome = await runGeneration({
         db,
         session,
         generation,
         signal,
-        provider: start.provider,
+        provider: { ...start.provider, limits: bounds.replyLimits },
         tools: snapshotTools(session),
         store: new PostgresToolStore(db),
         ...(session.snapshot.flags.memory ? { memory: { write: (content: string) => writeMemory(db, session.scope.agentId, content) } } : {}),
@@ -376,7 +386,7 @@ export class RunService {
         redactor,
         pricing: start.pricing,
         spend: await monthSpend(db, session.scope.organisationId, new Date(this.host.now())),
-        hydrate: (messages, rows) => hydrateAttachments(messages, rows, env, session.snapshot.model.model),
+        hydrate: bounds.hydrate,
         publish: (event, data) => this.hub.publish(runId, event, data),
         now: this.host.now,
       });
@@ -472,15 +482,6 @@ export class RunService {
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => this.closeIdle(), IDLE_CLOSE_MS);
     return this.conn.db;
-  }
-
-  private async withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T> {
-    const conn = openDatabase(this.host.env);
-    try {
-      return await work(conn.db);
-    } finally {
-      await conn.close();
-    }
   }
 
   private closeIdle(): void {

@@ -9,7 +9,8 @@ import { describeError, logEvent } from "../../core/output/log";
 import type { Env } from "../../workers/env";
 import { agentObject } from "../../workers/objects";
 import { refuse, type Outcome } from "../results";
-import { SseHub } from "../sse-hub";
+import { hubLimits, SseHub } from "../sse-hub";
+import { IdleConnection } from "../idle-connection";
 
 /** A post to the guild's chat, from the operator (the API) or an agent (group_post). */
 export interface GroupPost {
@@ -48,8 +49,12 @@ const REPLAY_MAX = 1_000;
  * Queuing twice is harmless, since each agent delivers whatever lies after its cursor.
  */
 export class GuildObject extends DurableObject<Env> {
-  private readonly hub = new SseHub<GroupMessageWire>((guildId, after) =>
-    this.withDatabase(async (db) => (await listGroupMessages(db, guildId, { afterSeq: after, limit: REPLAY_MAX })).rows.map(groupMessageWire)));
+  /** Replays read through one shared connection, never one per subscriber. */
+  private readonly replayConnection = new IdleConnection(this.env);
+  private readonly hub = new SseHub<GroupMessageWire>(
+    (guildId, after, limit) => this.replayConnection.use(async (db) => (await listGroupMessages(db, guildId, { afterSeq: after, limit })).rows.map(groupMessageWire)),
+    { ...hubLimits(this.env.MAX_GUILD_SUBSCRIBERS, this.env.SSE_QUEUE_BYTES, 500), maxReplayRows: REPLAY_MAX },
+  );
   /** Deliveries started and not yet completed, so a new subscriber learns who is reading. */
   private readonly reading = new Map<string, DeliveryEvent>();
   /** Posts are appended one at a time, so each takes the next seq. */
@@ -71,7 +76,7 @@ export class GuildObject extends DurableObject<Env> {
 
   /**
    * `GET /guilds/:id/events?after=N`: the chat's rows after N (new ones only without N),
-   * a `status` naming the deliveries in progress, then live events.
+   * a `status` naming the deliveries in progress, then live events; 429 past the cap.
    */
   override async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
@@ -79,7 +84,7 @@ export class GuildObject extends DurableObject<Env> {
     if (!match) return new Response("not found", { status: 404 });
     const guildId = match[1]!;
     const given = url.searchParams.get("after");
-    const after = given !== null && /^-?\d+$/.test(given) ? Number(given) : await this.withDatabase((db) => latestGroupSeq(db, guildId));
+    const after = given !== null && /^-?\d+$/.test(given) ? Number(given) : await this.replayConnection.use((db) => latestGroupSeq(db, guildId));
     return this.hub.subscribe(guildId, after, () => ({ guild_id: guildId, reading: [...this.reading.values()] }));
   }
 

@@ -35,6 +35,8 @@ export interface StackOptions {
   maxConnections?: number;
   /** Record the Worker's Postgres round trips (benchmarks). */
   countRoundTrips?: boolean;
+  /** More Worker variables, e.g. a benchmark's MAX_RUN_SUBSCRIBERS. */
+  vars?: Record<string, string>;
 }
 
 export interface Stack {
@@ -100,6 +102,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const defaultModelPrice = options.defaultModelPrice ?? (mock ? JSON.stringify(DEFAULT_PRICES["mock-model"]) : undefined);
     if (defaultModelPrice) vars.DEFAULT_MODEL_PRICE = defaultModelPrice;
     vars.ALLOW_PRIVATE_MODEL_URLS = options.allowPrivateModelUrls ?? "loopback";
+    Object.assign(vars, options.vars);
     const port = options.port ?? 8787;
     await ensureConsoleBuilt(log);
     const wrangler = await startWranglerDev({

@@ -46,7 +46,15 @@ export async function startWranglerDev(options: WranglerOptions): Promise<Wrangl
       cwd: ROOT,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", FORCE_COLOR: "0" },
+      env: {
+        ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", FORCE_COLOR: "0",
+        // wrangler dev's DevTools proxy forwards every Network event of the Worker (one per
+        // chunk of every event stream) to wrangler as its own HTTP request: a run streamed to
+        // a hundred subscribers made it hold thousands of sockets, and at 300 workerd ran out
+        // of descriptors. wrangler has no flag to turn the proxy off; it stays off when this
+        // variable is set. Logs still arrive (workerd's structured logs).
+        VSCODE_INSPECTOR_OPTIONS: process.env.VSCODE_INSPECTOR_OPTIONS ?? "{}",
+      },
     },
   );
   if (child.pid) options.onSpawn?.(child.pid);

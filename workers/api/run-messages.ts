@@ -1,10 +1,12 @@
 import { and, asc, eq, gt, lt } from "drizzle-orm";
 import { Hono, type Context } from "hono";
 import { z } from "zod";
+import type { Database } from "../../core/db/client";
 import { messages } from "../../core/db/schema";
 import { toWireRow } from "../../core/db/transcript";
 import { replayProjection, STUB_FLOOR_BYTES } from "../../core/projection/projection";
 import { promptHash } from "../../core/projection/prompt-hash";
+import type { StoredRow } from "../../core/projection/types";
 import type { RunSnapshot } from "../../core/runs/snapshot";
 import { fieldIssues } from "../../core/validation/issues";
 import { MAX_SEQ, queryInt, resumePoint } from "../../core/validation/query";
@@ -91,9 +93,8 @@ export const runRoutes = new Hono<AppEnv>()
     if (!target || target.role !== "assistant") throw notFound("message");
     const projection = (target.metadata as { projection?: { pressure_stubbed?: number[]; hash?: string; keep?: number } }).projection ?? {};
     const snapshot = run.snapshot as RunSnapshot;
-    const prefix = await db.select().from(messages).where(and(eq(messages.runId, run.id), lt(messages.seq, seq))).orderBy(asc(messages.seq));
     const replayed = replayProjection({
-      rows: prefix.map(storedRow),
+      rows: await rowsBefore(db, run.id, seq),
       currentGeneration: target.generation ?? 0,
       keep: snapshot.model.keep_tool_result_generations,
       floor: STUB_FLOOR_BYTES,
@@ -119,6 +120,22 @@ async function archiveRoute(c: Context<AppEnv>, archived: boolean) {
   return c.json(toRun(after.run, after.cost));
 }
 
+/** Rows read per query when the prompt replay loads a transcript. */
+const REPLAY_PAGE_ROWS = 500;
+
+/** The run's rows before `seq`, in seq order, read a page at a time (never the whole transcript in one read). */
+async function rowsBefore(db: Database, runId: string, seq: number): Promise<StoredRow[]> {
+  const rows: StoredRow[] = [];
+  for (let after = -1; ;) {
+    const page = await db.select().from(messages)
+      .where(and(eq(messages.runId, runId), gt(messages.seq, after), lt(messages.seq, seq)))
+      .orderBy(asc(messages.seq)).limit(REPLAY_PAGE_ROWS);
+    for (const row of page) rows.push(storedRow(row));
+    if (page.length < REPLAY_PAGE_ROWS) return rows;
+    after = page[page.length - 1]!.seq;
+  }
+}
+
 export const runMessageDocs: RouteDoc[] = [
   { method: "get", path: "/api/runs/{id}/messages", summary: "The run's rows in order (?after_seq=N, ?limit=)", tag: "Runs", response: z.object({ data: z.array(Message) }) },
   { method: "post", path: "/api/runs/{id}/messages", summary: "Send a message; 202 and a generation starts (409 agent.busy while the agent generates)", tag: "Runs", body: MessageCreate, status: 202, response: z.object({ run_id: z.uuid(), seq: z.int(), generation: z.int() }) },
@@ -126,6 +143,6 @@ export const runMessageDocs: RouteDoc[] = [
   { method: "post", path: "/api/runs/{id}/resume", summary: "Reopen a completed run (409 run.not_resumable with the reason)", tag: "Runs", response: Run },
   { method: "post", path: "/api/runs/{id}/archive", summary: "Archive the run: it refuses messages and resume (409 run.generating while it generates)", tag: "Runs", response: Run },
   { method: "post", path: "/api/runs/{id}/unarchive", summary: "Take the run out of the archive", tag: "Runs", response: Run },
-  { method: "get", path: "/api/runs/{id}/events", summary: "Server-Sent Events: message (id: seq), delta, status, error; resumes after Last-Event-ID or ?after_seq", tag: "Runs" },
+  { method: "get", path: "/api/runs/{id}/events", summary: "Server-Sent Events: message (id: seq), delta, status, error; resumes after Last-Event-ID or ?after_seq; 429 stream.too_many_subscribers past MAX_RUN_SUBSCRIBERS", tag: "Runs" },
   { method: "get", path: "/api/runs/{id}/messages/{seq}/prompt", summary: "The exact projection sent for assistant row seq, rebuilt from stored rows, with its hash", tag: "Runs", response: PromptReplay },
 ];
