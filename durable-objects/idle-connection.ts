@@ -2,12 +2,14 @@ import { openDatabase, type Connection, type Database, type DatabaseConfig } fro
 
 /**
  * An object's one database connection, opened on first use and closed after `idleMs`
- * without use. Event stream replays read through it, so a thousand subscribers share
- * one pool (a few sockets) instead of opening one each.
+ * without use: thousands of idle objects must not hold thousands of connections. It is
+ * never closed under work that holds it: a read through `use`, or whatever `keepOpen`
+ * says is in progress (a generation that keeps its `Database` across many awaits). Event
+ * stream replays read through it too, so a thousand subscribers share one pool.
  *
  * @example
- *   const shared = new IdleConnection(env);
- *   const rows = await listGroupMessages(shared.db(), guildId, { afterSeq, limit });
+ *   const shared = new IdleConnection(env, 5_000, () => generating);
+ *   const rows = await shared.use((db) => listGroupMessages(db, guildId, { afterSeq, limit }));
  */
 export class IdleConnection {
   private conn: Connection | null = null;
@@ -15,25 +17,35 @@ export class IdleConnection {
   /** Reads in flight: the connection is not closed under them. */
   private users = 0;
 
-  constructor(private readonly config: DatabaseConfig, private readonly idleMs = 5_000) {}
+  constructor(
+    private readonly config: DatabaseConfig,
+    private readonly idleMs = 5_000,
+    private readonly keepOpen: () => boolean = () => false,
+  ) {}
 
   /** Runs `work` on the shared connection. */
   async use<T>(work: (db: Database) => Promise<T>): Promise<T> {
-    this.conn ??= openDatabase(this.config);
+    const db = this.db();
     this.users++;
-    clearTimeout(this.timer);
     try {
-      return await work(this.conn.db);
+      return await work(db);
     } finally {
       this.users--;
       this.arm();
     }
   }
 
+  /** The connection for work that `keepOpen` covers; each call counts as a use. */
+  db(): Database {
+    this.conn ??= openDatabase(this.config);
+    this.arm();
+    return this.conn.db;
+  }
+
   private arm(): void {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
-      if (this.users > 0) return this.arm();
+      if (this.users > 0 || this.keepOpen()) return this.arm();
       const conn = this.conn;
       this.conn = null;
       void conn?.close();

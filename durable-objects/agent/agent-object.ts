@@ -208,7 +208,7 @@ export class AgentObject extends DurableObject<Env> {
   async forget(): Promise<{ forgotten: boolean; busyRunId?: string }> {
     const held = this.lock.current();
     if (held && this.runs.current) return { forgotten: false, busyRunId: held.runId };
-    this.runs.reset();
+    this.runs.sessions.clear();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.migrateStorage();

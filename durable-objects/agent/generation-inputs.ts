@@ -1,10 +1,81 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../../core/db/client";
+import { writeMemory } from "../../core/db/memory";
 import { organisations, orgMonthlyUsage, runs } from "../../core/db/schema";
 import { resolveSecrets } from "../../core/db/secrets";
+import type { RunError } from "../../core/db/transcript";
+import { platformRedactor } from "../../core/output/redaction";
+import { providerForGeneration } from "../../core/providers/provider";
+import { offeredTools } from "../../core/tools/registry";
 import { usageMonth } from "../../core/usage/pricing";
 import { effectiveSpendLimit } from "../../core/usage/spend-limit";
+import type { Env } from "../../workers/env";
+import type { GenerationDeps } from "./generation";
+import { groupChatOf } from "./group-run";
+import { generationBounds } from "./request-bounds";
 import type { RunSession } from "./run-session";
+import { scheduleTools } from "./schedule-tools";
+import { PostgresToolStore } from "./tool-store";
+
+/** What a generation's start reads beside its run. */
+export interface GenerationStart {
+  db: Database;
+  env: Env;
+  session: RunSession;
+  generation: number;
+  signal: AbortSignal;
+  now: () => number;
+  /** Randomness of the wake-window planner (the schedule tools). */
+  random: () => number;
+  /** A schedule tool changed the agent's routines. */
+  schedulesChanged: () => Promise<void>;
+  /** Transient events of the run's stream (token deltas). */
+  publish: (event: string, data: unknown) => void;
+}
+
+/**
+ * Everything one generation needs, gathered at its start: the provider and its key
+ * (or the reason none may be called), the run's secrets refreshed, the tools it was
+ * offered and their stores, this month's spend, the request bounds. A refusal is a
+ * generation-start error: no model call is made (ERR-008).
+ */
+export async function generationInputs(start: GenerationStart): Promise<{ ok: true; deps: GenerationDeps } | { ok: false; error: RunError }> {
+  const { db, env, session, generation } = start;
+  const provider = providerForGeneration(session.snapshot.model, env);
+  if (!provider.ok) {
+    return { ok: false, error: { code: provider.code, message: provider.message, generation, operation: "generation.start", at: new Date(start.now()).toISOString() } };
+  }
+  await refreshSecrets(db, session);
+  const bounds = generationBounds(env);
+  const { agentId, organisationId } = session.scope;
+  return {
+    ok: true,
+    deps: {
+      db,
+      session,
+      generation,
+      signal: start.signal,
+      provider: { ...provider.provider, limits: bounds.replyLimits },
+      tools: snapshotTools(session),
+      store: new PostgresToolStore(db),
+      ...(session.snapshot.flags.memory ? { memory: { write: (content: string) => writeMemory(db, agentId, content) } } : {}),
+      ...(session.snapshot.flags.group_post ? { group: groupChatOf(env, session) } : {}),
+      schedules: scheduleTools(db, agentId, () => new Date(start.now()), start.random, start.schedulesChanged),
+      redactor: platformRedactor(env),
+      pricing: provider.pricing,
+      spend: await monthSpend(db, organisationId, new Date(start.now())),
+      hydrate: bounds.hydrate,
+      publish: start.publish,
+      now: start.now,
+    },
+  };
+}
+
+/** The definitions behind the run's snapshotted schemas: the tools it was offered, no others (EXACT-005). */
+function snapshotTools(session: RunSession) {
+  const offered = new Set(session.snapshot.tools.map((t) => t.function.name));
+  return offeredTools({ kind: session.facts.kind, ...session.snapshot.flags }).filter((d) => offered.has(d.name));
+}
 
 /**
  * Each generation re-resolves the agent's secrets and writes the list onto the run

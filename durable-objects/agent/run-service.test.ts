@@ -143,7 +143,7 @@ describe("the object's memory", () => {
     const agent = await newAgent(token, guildId);
     const stub = objectOf(agent.id);
     await runInDurableObject(stub, (object: AgentObject) => {
-      object.runs.sessionBudgetBytes = 40_000;
+      object.runs.sessions.budgetBytes = 40_000;
     });
     const big = "x".repeat(15_000);
     const runIds: string[] = [];
@@ -153,7 +153,7 @@ describe("the object's memory", () => {
       runIds.push(run.id);
       await settled(token, run.id);
     }
-    const cached = await runInDurableObject(stub, (object: AgentObject) => object.runs.cachedSessions());
+    const cached = await runInDurableObject(stub, (object: AgentObject) => object.runs.sessions.list());
     expect(cached.reduce((n, s) => n + s.bytes, 0)).toBeLessThanOrEqual(40_000);
     expect(cached.map((s) => s.runId)).toEqual(runIds.slice(-cached.length));
     expect(cached.length).toBeLessThan(4);

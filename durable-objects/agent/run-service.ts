@@ -1,7 +1,6 @@
 import { eq } from "drizzle-orm";
-import { openDatabase, type Connection, type Database } from "../../core/db/client";
+import type { Database } from "../../core/db/client";
 import { agents } from "../../core/db/schema";
-import { writeMemory } from "../../core/db/memory";
 import { isTransient, riding } from "../../core/db/outage";
 import { appendOpeningRow, loadRows, toWireRow, updateRun, type RunError } from "../../core/db/transcript";
 import { describeError, logEvent } from "../../core/output/log";
@@ -9,20 +8,15 @@ import { platformRedactor } from "../../core/output/redaction";
 import { countRowTokens } from "../../core/projection/token-count";
 import type { AttachmentRef, ChatPayload } from "../../core/projection/types";
 import { messageRefusal, resumeRefusal, statusAfterGeneration, type RunKind } from "../../core/runs/rules";
-import { offeredTools } from "../../core/tools/registry";
-import { providerForGeneration } from "../../core/providers/provider";
 import type { Env } from "../../workers/env";
 import type { DeadlineMultiplexer } from "./deadlines";
 import { interruptUnresolved, runGeneration } from "./generation";
 import type { GenerationLock } from "./generation-lock";
-import { generationBounds } from "./request-bounds";
-import { PostgresToolStore } from "./tool-store";
-import { scheduleTools } from "./schedule-tools";
 import { busy, refuse, type Outcome, type Refused } from "../results";
-import { monthSpend, refreshSecrets } from "./generation-inputs";
+import { generationInputs } from "./generation-inputs";
 import { AgentUnavailable, writeOpening, type Opening } from "./run-opening";
-import { RunSession } from "./run-session";
-import { groupChatOf } from "./group-run";
+import type { RunSession } from "./run-session";
+import { SessionCache } from "./session-cache";
 import { hubLimits, SseHub } from "../sse-hub";
 import { IdleConnection } from "../idle-connection";
 
@@ -32,8 +26,6 @@ export const HEARTBEAT_MS = 20_000;
 export const HEARTBEAT = "generation.heartbeat";
 /** An idle object closes its database connection after this long. */
 const IDLE_CLOSE_MS = 5_000;
-/** Memory the cached sessions may hold together (the object has 128 MB in all). */
-export const SESSION_BUDGET_BYTES = 24 * 1024 * 1024;
 /** How long a request waits out a database outage before it answers 503. */
 const REQUEST_OUTAGE_POLICY = { budgetMs: 3_000, firstPauseMs: 200, maxPauseMs: 1_000 };
 
@@ -85,21 +77,27 @@ export interface NewMessage {
 export class RunService {
   /** Run event streams; replays read pages through one shared connection, never one per subscriber. */
   readonly hub: SseHub;
-  private readonly sessions = new Map<string, RunSession>();
-  private readonly loading = new Map<string, Promise<RunSession | null>>();
-  /** What the cached sessions may hold together, in bytes; tests lower it. */
-  sessionBudgetBytes = SESSION_BUDGET_BYTES;
+  /** The runs held in memory between generations. */
+  readonly sessions: SessionCache;
   private active: ActiveGeneration | null = null;
   private recovering: Promise<void> | null = null;
-  private conn: Connection | null = null;
-  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * The object's one connection: kept open while a generation holds the lock (which
+   * includes planning a delivery and waiting for the group-history selector), while
+   * recovery runs and while a session loads.
+   */
+  private readonly connection: IdleConnection;
 
   constructor(private readonly host: Host) {
-    // Replays share one connection that is never closed under a read in flight.
-    const replays = new IdleConnection(host.env, IDLE_CLOSE_MS);
+    this.connection = new IdleConnection(host.env, IDLE_CLOSE_MS, () => Boolean(this.active || this.recovering || this.sessions.busy));
     this.hub = new SseHub(
-      (runId, after, limit) => replays.use(async (db) => (await loadRows(db, runId, after, limit)).map(toWireRow)),
+      (runId, after, limit) => this.connection.use(async (db) => (await loadRows(db, runId, after, limit)).map(toWireRow)),
       hubLimits(host.env.MAX_RUN_SUBSCRIBERS, host.env.SSE_QUEUE_BYTES, 200),
+    );
+    this.sessions = new SessionCache(
+      () => this.db(),
+      (session) => { session.publishRow = (row) => this.hub.publishRow(session.runId, row); },
+      () => this.active?.runId,
     );
   }
 
@@ -242,14 +240,11 @@ export class RunService {
       const session = await this.session(held.runId);
       if (session) {
         await interruptUnresolved(db, session, held.generation);
-        const errors: RunError[] = [{
+        const status = await this.recordEnding(session, [{
           code: "generation.interrupted",
           message: "The generation was interrupted (the agent's object restarted); no model call was replayed",
           generation: held.generation, operation: "recovery", at: new Date(this.host.now()).toISOString(),
-        }];
-        const status = statusAfterGeneration(session.facts, []);
-        await riding(() => updateRun(db, session.runId, { status, errors }));
-        session.facts = { ...session.facts, status, errors: [...session.facts.errors, ...errors] };
+        }]);
         this.hub.publish(session.runId, "status", { run_id: session.runId, status, generating: false });
         // An interrupted delivery completes and its cursor advances; dispatch resumes (GROUP-014).
         await this.host.hooks.runEnded(session);
@@ -359,37 +354,16 @@ export class RunService {
     this.hub.publish(runId, "status", { run_id: runId, status: "active", generating: true, generation });
     let status = session.facts.status;
     try {
-      const db = this.db();
-      const redactor = platformRedactor(env);
-      const start = providerForGeneration(session.snapshot.model, env);
-      if (!start.ok) {
-        const errors: RunError[] = [{ code: start.code, message: start.message, generation, operation: "generation.start", at: new Date(this.host.now()).toISOString() }];
-        status = statusAfterGeneration(session.facts, []);
-        await updateRun(db, runId, { status, errors });
-        session.facts = { ...session.facts, status, errors: [...session.facts.errors, ...errors] };
-        for (const e of errors) this.hub.publish(runId, "error", { run_id: runId, ...e });
+      const inputs = await generationInputs({
+        db: this.db(), env, session, generation, signal, now: this.host.now, random: this.host.random,
+        schedulesChanged: () => this.host.hooks.schedulesChanged(session.scope.agentId),
+        publish: (event, data) => this.hub.publish(runId, event, data),
+      });
+      if (!inputs.ok) {
+        status = await this.recordEnding(session, [inputs.error]);
         return;
       }
-      await refreshSecrets(db, session);
-      const bounds = generationBounds(env);
-      const outcome = await runGeneration({
-        db,
-        session,
-        generation,
-        signal,
-        provider: { ...start.provider, limits: bounds.replyLimits },
-        tools: snapshotTools(session),
-        store: new PostgresToolStore(db),
-        ...(session.snapshot.flags.memory ? { memory: { write: (content: string) => writeMemory(db, session.scope.agentId, content) } } : {}),
-        ...(session.snapshot.flags.group_post ? { group: groupChatOf(env, session) } : {}),
-        schedules: scheduleTools(db, session.scope.agentId, () => new Date(this.host.now()), this.host.random, () => this.host.hooks.schedulesChanged(session.scope.agentId)),
-        redactor,
-        pricing: start.pricing,
-        spend: await monthSpend(db, session.scope.organisationId, new Date(this.host.now())),
-        hydrate: bounds.hydrate,
-        publish: (event, data) => this.hub.publish(runId, event, data),
-        now: this.host.now,
-      });
+      const outcome = await runGeneration(inputs.deps);
       status = outcome.status;
       for (const e of outcome.errors) this.hub.publish(runId, "error", { run_id: runId, ...e });
     } catch (error) {
@@ -397,12 +371,11 @@ export class RunService {
       // this generation by its kind's rules as far as the database lets us, and the next
       // generation repairs what is left (interruption results before its first row).
       logEvent("error", { operation: "generation", run_id: runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId, ...describeError(error) }, platformRedactor(env));
-      const errors: RunError[] = [{ code: "generation.failed", message: "The generation failed on the platform side", generation, operation: "generation", at: new Date(this.host.now()).toISOString() }];
-      status = statusAfterGeneration(session.facts, errors.map((e) => e.code));
-      await riding(() => updateRun(this.db(), runId, { status, errors }))
-        .then(() => { session.facts = { ...session.facts, status, errors: [...session.facts.errors, ...errors] }; })
-        .catch(() => this.forget(session));
-      this.hub.publish(runId, "error", { run_id: runId, ...errors[0] });
+      const failed: RunError = { code: "generation.failed", message: "The generation failed on the platform side", generation, operation: "generation", at: new Date(this.host.now()).toISOString() };
+      status = await this.recordEnding(session, [failed]).catch(() => {
+        this.forget(session);
+        return statusAfterGeneration(session.facts, [failed.code]);
+      });
     } finally {
       // A delivery's cursor advances before the lock is free, so no other generation sees it behind.
       await this.host.hooks.runEnded(session).catch((error) => logEvent("error", { operation: "run.ended", run_id: runId, ...describeError(error) }));
@@ -414,57 +387,26 @@ export class RunService {
   }
 
   /**
-   * The run's session, loaded from Postgres once per wake and shared by concurrent
-   * callers. The object is the single writer of its agent's runs, so what it holds in
-   * memory stays current, unless a write's outcome was lost (`stale`): then it loads again.
+   * Records errors that ended a generation outside the loop's own bookkeeping (a refused
+   * start, a platform failure, recovery) with the status the run's kind gives, and
+   * publishes them.
    */
-  private async session(runId: string): Promise<RunSession | null> {
-    const cached = this.sessions.get(runId);
-    if (cached && !cached.stale) {
-      // Most recently used last, so the oldest is evicted first.
-      this.sessions.delete(runId);
-      this.sessions.set(runId, cached);
-      return cached;
-    }
-    if (cached) this.forget(cached);
-    let pending = this.loading.get(runId);
-    if (!pending) {
-      pending = RunSession.load(this.db(), runId).finally(() => this.loading.delete(runId));
-      this.loading.set(runId, pending);
-      const loaded = await pending;
-      if (loaded) this.remember(loaded);
-      return loaded;
-    }
-    return pending;
+  private async recordEnding(session: RunSession, errors: RunError[]): Promise<"active" | "completed"> {
+    const status = statusAfterGeneration(session.facts, errors.map((e) => e.code));
+    await riding(() => updateRun(this.db(), session.runId, { status, errors }));
+    session.facts = { ...session.facts, status, errors: [...session.facts.errors, ...errors] };
+    for (const e of errors) this.hub.publish(session.runId, "error", { run_id: session.runId, ...e });
+    return status;
   }
 
-  /** Caches a loaded session, evicting the least recently used past the byte budget. */
-  private remember(session: RunSession): void {
-    session.publishRow = (row) => this.hub.publishRow(session.runId, row);
-    this.sessions.set(session.runId, session);
-    let total = 0;
-    for (const s of this.sessions.values()) total += s.bytes;
-    for (const [id, s] of this.sessions) {
-      if (total <= this.sessionBudgetBytes || this.sessions.size <= 1) break;
-      if (id === this.active?.runId || id === session.runId) continue;
-      this.sessions.delete(id);
-      total -= s.bytes;
-    }
+  /** The run's session (see SessionCache). */
+  private session(runId: string): Promise<RunSession | null> {
+    return this.sessions.get(runId);
   }
 
   /** Drops a session whose memory may not match the database. */
   private forget(session: RunSession): void {
-    if (this.sessions.get(session.runId) === session) this.sessions.delete(session.runId);
-  }
-
-  /** Drops what memory holds (the agent was deleted). */
-  reset(): void {
-    this.sessions.clear();
-  }
-
-  /** The cached sessions' run ids (least recently used first) and their bytes: for diagnostics. */
-  cachedSessions(): Array<{ runId: string; bytes: number }> {
-    return [...this.sessions.values()].map((s) => ({ runId: s.runId, bytes: s.bytes }));
+    this.sessions.forget(session);
   }
 
   /** The object's database connection (opened on first use). */
@@ -472,26 +414,8 @@ export class RunService {
     return this.db();
   }
 
-  /**
-   * One connection while the object works, closed after IDLE_CLOSE_MS without use and
-   * no generation: thousands of idle agents must not hold thousands of connections.
-   * A generation includes the time its opening is planned (a slow history selector).
-   */
   private db(): Database {
-    this.conn ??= openDatabase(this.host.env);
-    clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => this.closeIdle(), IDLE_CLOSE_MS);
-    return this.conn.db;
-  }
-
-  private closeIdle(): void {
-    if (this.active || this.recovering || this.loading.size > 0) {
-      this.idleTimer = setTimeout(() => this.closeIdle(), IDLE_CLOSE_MS);
-      return;
-    }
-    const conn = this.conn;
-    this.conn = null;
-    void conn?.close();
+    return this.connection.db();
   }
 }
 
@@ -504,10 +428,4 @@ function userMetadata(message: NewMessage, source: string): Record<string, unkno
 function unavailable(error: unknown): Refused {
   if (isTransient(error)) return refuse(503, "database.unavailable", "The database cannot be reached right now; try again shortly");
   throw error;
-}
-
-/** The definitions behind the run's snapshotted schemas: the tools it was offered, no others (EXACT-005). */
-function snapshotTools(session: RunSession) {
-  const offered = new Set(session.snapshot.tools.map((t) => t.function.name));
-  return offeredTools({ kind: session.facts.kind, ...session.snapshot.flags }).filter((d) => offered.has(d.name));
 }
