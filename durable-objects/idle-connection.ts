@@ -42,13 +42,17 @@ export class IdleConnection {
     return this.conn.db;
   }
 
+  /** What the idle timer does when it comes due: close, unless work still holds the connection. */
+  closeIfIdle(): void {
+    if (this.users > 0 || this.keepOpen()) return this.arm();
+    clearTimeout(this.timer);
+    const conn = this.conn;
+    this.conn = null;
+    void conn?.close();
+  }
+
   private arm(): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      if (this.users > 0 || this.keepOpen()) return this.arm();
-      const conn = this.conn;
-      this.conn = null;
-      void conn?.close();
-    }, this.idleMs);
+    this.timer = setTimeout(() => this.closeIfIdle(), this.idleMs);
   }
 }
