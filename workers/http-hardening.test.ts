@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { app } from "./app";
-import type { Env } from "./env";
+import type { Env } from "../bindings/env";
 import { call, seedOrganisation } from "./test/seed";
 
 const testEnv = env as unknown as Env & { TEST_LOW_RATE_LIMIT: RateLimit };

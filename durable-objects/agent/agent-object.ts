@@ -1,9 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../../workers/env";
+import type { Env } from "../../bindings/env";
 import { DeadlineLog } from "./deadline-log";
 import { DeadlineMultiplexer, deadlineKind, type Deadline, type DeadlineHandler } from "./deadlines";
 import { GenerationLock } from "./generation-lock";
-import type { Outcome } from "../results";
+import type { Outcome } from "../../bindings/outcome";
 import { HEARTBEAT, RunService, type NewMessage } from "./run-service";
 import { SCHEDULE, ScheduleFiring } from "./schedule-firing";
 import { GROUP_DELIVERY, GroupDelivery } from "./group-delivery";

@@ -9,7 +9,7 @@ import { providerForGeneration } from "../../core/providers/provider";
 import { offeredTools } from "../../core/tools/registry";
 import { usageMonth } from "../../core/usage/pricing";
 import { effectiveSpendLimit } from "../../core/usage/spend-limit";
-import type { Env } from "../../workers/env";
+import type { Env } from "../../bindings/env";
 import type { GenerationDeps } from "./generation";
 import { groupChatOf } from "./group-run";
 import { generationBounds } from "./request-bounds";

@@ -6,7 +6,7 @@ import { openDatabase } from "../../core/db/client";
 import { appendRow } from "../../core/db/transcript";
 import { platformRedactor } from "../../core/output/redaction";
 import type { ToolDefinition } from "../../core/tools/types";
-import type { Env } from "../../workers/env";
+import type { Env } from "../../bindings/env";
 import { call, seedGuild } from "../../workers/test/seed";
 import { newAgent, objectOf, rows, script, settled, toolCall } from "../../workers/test/agents";
 import type { AgentObject } from "./agent-object";

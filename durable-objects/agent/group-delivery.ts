@@ -1,4 +1,4 @@
-import type { Env } from "../../workers/env";
+import type { Env } from "../../bindings/env";
 import type { Deadline, DeadlineMultiplexer } from "./deadlines";
 import { completeDelivery, planGroupDelivery, reportDelivery } from "./group-run";
 import type { GenerationLock } from "./generation-lock";

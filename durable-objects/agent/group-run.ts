@@ -4,14 +4,14 @@ import { advanceCursor, deliveredThrough, latestGroupRows, publicRow } from "../
 import { agents } from "../../core/db/schema";
 import { describeError, logEvent } from "../../core/output/log";
 import { platformRedactor } from "../../core/output/redaction";
-import { guildObject } from "../../workers/objects";
+import { guildObject } from "../../bindings/objects";
 import type { RunSession } from "./run-session";
-import type { Refused } from "../results";
+import type { Refused } from "../../bindings/outcome";
 import { chooseHistory, modelSelector, SELECTOR_CANDIDATES, type Selector } from "../../core/group/history";
 import { deliveryDepth, groupChatInfo, groupChatInfoMessage, postDepth } from "../../core/group/wake";
 import type { ChatPayload } from "../../core/projection/types";
 import type { SystemPromptInput } from "../../core/prompt/system-prompt";
-import type { Env } from "../../workers/env";
+import type { Env } from "../../bindings/env";
 
 /** What a group-triggered run opens with, beside the composed system row. */
 export interface GroupDelivery {

@@ -1,3 +1,4 @@
+import { attachmentKey } from "../../core/db/schema";
 import type { ChatPayload, StoredRow } from "../../core/projection/types";
 import { imageRefs, utf8ByteLength } from "../../core/projection/projection";
 import { ProviderError } from "./model-call";
@@ -95,7 +96,6 @@ export function r2Images(bucket: R2Bucket | undefined): ImageStore | null {
 }
 
 /** Where an attachment's bytes live in the ATTACHMENTS bucket. */
-export const attachmentKey = (id: string) => `attachments/${id}`;
 
 /**
  * User rows with images whose own payload is in the request: the projection keeps seq

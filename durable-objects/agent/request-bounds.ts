@@ -1,4 +1,4 @@
-import type { Env } from "../../workers/env";
+import type { Env } from "../../bindings/env";
 import { positiveInt } from "../sse-hub";
 import { imageHydrator, r2Images, type Hydrate } from "./hydrate";
 import { DEFAULT_REPLY_LIMITS, type ReplyLimits } from "./model-call";

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
-import type { Env } from "../../workers/env";
+import type { Env } from "../../bindings/env";
 import type { AgentObject } from "./agent-object";
 
 /**

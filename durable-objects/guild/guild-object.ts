@@ -6,9 +6,9 @@ import {
 import { taggedAgents } from "../../core/group/mentions";
 import { wakes } from "../../core/group/wake";
 import { describeError, logEvent } from "../../core/output/log";
-import type { Env } from "../../workers/env";
-import { agentObject } from "../../workers/objects";
-import { refuse, type Outcome } from "../results";
+import type { Env } from "../../bindings/env";
+import { agentObject } from "../../bindings/objects";
+import { refuse, type Outcome } from "../../bindings/outcome";
 import { hubLimits, SseHub } from "../sse-hub";
 import { IdleConnection } from "../idle-connection";
 

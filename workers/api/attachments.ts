@@ -5,7 +5,7 @@ import { attachments } from "../../core/db/schema";
 import { contentDisposition, uploadFilename } from "../../core/http/content-disposition";
 import { isUuid } from "../../core/validation/fields";
 import { IMAGE_TYPES, isImageType, SNIFF_BYTES, sniffImageType } from "../../core/validation/image-type";
-import { attachmentKey } from "../../durable-objects/agent/hydrate";
+import { attachmentKey } from "../../core/db/schema";
 import { readLimitedForm } from "../body";
 import type { AppEnv } from "../context";
 import { ApiError, notFound, validationFailed } from "../errors";

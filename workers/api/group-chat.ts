@@ -5,7 +5,7 @@ import { agents } from "../../core/db/schema";
 import { fieldIssues } from "../../core/validation/issues";
 import { resumePoint } from "../../core/validation/query";
 import { ChatQuery, GroupMessage, GroupMessagePage, GroupPostBody } from "../../core/validation/group-chat";
-import { guildObject } from "../objects";
+import { guildObject } from "../../bindings/objects";
 import { readBody } from "../body";
 import type { AppEnv } from "../context";
 import { validationFailed } from "../errors";

@@ -6,7 +6,7 @@ import { openDatabase } from "../../core/db/client";
 import { groupCursors } from "../../core/db/schema";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
 import type { GuildObject } from "../../durable-objects/guild/guild-object";
-import type { Env } from "../env";
+import type { Env } from "../../bindings/env";
 import { call, seedGuild } from "../test/seed";
 import { newAgent, objectOf, rows, script, settled, untilGenerating } from "../test/agents";
 import { groupRuns, postChat, seedChatRows, untilDelivered } from "../test/group-chat";

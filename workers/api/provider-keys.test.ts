@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { organisations } from "../../core/db/schema";
-import type { Env } from "../env";
+import type { Env } from "../../bindings/env";
 import { modelRequests, newAgent, rows, script, settled } from "../test/agents";
 import { call, seedGuild, seedOrganisation } from "../test/seed";
 import { collectEvents } from "../test/sse";

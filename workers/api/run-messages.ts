@@ -12,7 +12,7 @@ import { fieldIssues } from "../../core/validation/issues";
 import { MAX_SEQ, queryInt, resumePoint } from "../../core/validation/query";
 import { Message, MessageCreate, Run } from "../../core/validation/run";
 import { storedRow } from "../../core/db/transcript";
-import { agentObject } from "../objects";
+import { agentObject } from "../../bindings/objects";
 import { readBody } from "../body";
 import type { AppEnv } from "../context";
 import { notFound, validationFailed } from "../errors";

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { schedules } from "../../core/db/schema";
 import { maxSchedulesPerAgent } from "../../core/schedules/limits";
-import type { Env } from "../env";
+import type { Env } from "../../bindings/env";
 import { call, seedGuild } from "../test/seed";
 import { newAgent, rows, script, settled, toolCall } from "../test/agents";
 

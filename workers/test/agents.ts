@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import type { Env } from "../env";
+import type { Env } from "../../bindings/env";
 import { call } from "./seed";
 
 const mockUrl = () => (env as unknown as Env).MODEL_BASE_URL!.replace(/\/v1$/, "");

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import type { Env } from "../env";
+import type { Env } from "../../bindings/env";
 
 /**
  * The platform key may reach the platform's provider and nothing else: every response

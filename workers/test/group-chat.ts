@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { groupMessages } from "../../core/db/schema";
-import type { Env } from "../env";
+import type { Env } from "../../bindings/env";
 import { call } from "./seed";
 import { objectOf, settled } from "./agents";
 

@@ -53,6 +53,9 @@ export const messages = pgTable("messages", {
   check("messages_role_check", sql`${t.role} in ('system', 'user', 'assistant', 'tool')`),
 ]);
 
+/** Where an attachment's bytes live in object storage (the ATTACHMENTS bucket). */
+export const attachmentKey = (id: string) => `attachments/${id}`;
+
 /** Uploaded files referenced from user rows (metadata.attachments); bytes live in object storage. */
 export const attachments = pgTable("attachments", {
   id: id(),

@@ -1,16 +1,6 @@
-/** How the Worker and the objects address the Durable Objects: agents and guilds by their ids. */
-import type { Env } from "./env";
+import type { Env } from "../bindings/env";
+import { agentObject } from "../bindings/objects";
 import { ApiError } from "./errors";
-
-/** The agent's Durable Object: one per agent, addressed by its id. */
-export function agentObject(env: Env, agentId: string) {
-  return env.AGENT.get(env.AGENT.idFromName(agentId));
-}
-
-/** The guild's Durable Object: its chat's single writer, addressed by the guild id. */
-export function guildObject(env: Env, guildId: string) {
-  return env.GUILD.get(env.GUILD.idFromName(guildId));
-}
 
 /**
  * Clears the objects of agents about to be deleted, so none of their deadlines fires

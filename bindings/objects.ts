@@ -1,0 +1,15 @@
+/**
+ * How the Worker and the objects address the Durable Objects: agents and guilds by their
+ * ids. Both sides import this module, so neither imports the other.
+ */
+import type { Env } from "./env";
+
+/** The agent's Durable Object: one per agent, addressed by its id. */
+export function agentObject(env: Env, agentId: string) {
+  return env.AGENT.get(env.AGENT.idFromName(agentId));
+}
+
+/** The guild's Durable Object: its chat's single writer, addressed by the guild id. */
+export function guildObject(env: Env, guildId: string) {
+  return env.GUILD.get(env.GUILD.idFromName(guildId));
+}
