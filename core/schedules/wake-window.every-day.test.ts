@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { afterFire, MIN_GAP_MS, planFresh, planNext, validateWakeWindow, type WakeWindow } from "./wake-window";
+import { mulberry32 } from "./seeded-random";
 
 /**
  * Every day of 2026 and 2027 in zones with all kinds of clock changes (an hour, 30 minutes
@@ -32,18 +33,6 @@ const LAST_DAY = Date.UTC(2027, 11, 31) / DAY;
 /** Random windows per day; more on the days around a clock change, half of them placed across it. */
 const WINDOWS_PER_DAY = 1;
 const WINDOWS_AROUND_A_CHANGE = 16;
-
-/** mulberry32: a small seeded PRNG, so a failing case can be replayed from its seed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The zone's UTC offset at an instant, from the "GMT+05:30" Intl shows as the zone's name. */
 function offsetReader(zone: string): (ms: number) => number {

@@ -1,17 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { afterFire, MIN_GAP_MS, planFresh, planNext, validateWakeWindow, windowAt, type WakeWindow } from "./wake-window";
-
-/** mulberry32: a small seeded PRNG, so a failing seed can be replayed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from "./seeded-random";
 
 const DAY = 86_400_000;
 const SEEDS = 100;

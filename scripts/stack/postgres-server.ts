@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { identify, waitForExit, workingDirectory } from "./process-info";
+import { identify, readLines, waitForExit, workingDirectory } from "./process-info";
 import type { PostgresHome } from "./postgres-home";
 
 /** A running Postgres server process. */
@@ -139,17 +139,6 @@ function run(program: string, args: string[], home: PostgresHome, log: (line: st
   });
 }
 
-function readLines(child: ChildProcess, onLine: (line: string) => void): void {
-  for (const stream of [child.stdout, child.stderr]) {
-    let buffered = "";
-    stream?.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split("\n");
-      buffered = lines.pop() ?? "";
-      for (const line of lines) if (line.trim()) onLine(line.trimEnd());
-    });
-  }
-}
 
 function lastLines(output: string[]): string {
   return output.slice(-5).join(" | ") || "(no output)";

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { readLines } from "./process-info";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -58,15 +59,7 @@ export async function startWranglerDev(options: WranglerOptions): Promise<Wrangl
     },
   );
   if (child.pid) options.onSpawn?.(child.pid);
-  for (const stream of [child.stdout, child.stderr]) {
-    let buffered = "";
-    stream?.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split("\n");
-      buffered = lines.pop() ?? "";
-      for (const line of lines) if (line.trim()) options.onOutput(line);
-    });
-  }
+  readLines(child, options.onOutput);
   const url = `http://127.0.0.1:${options.port}`;
   const exited = new Promise<never>((_, reject) =>
     child.once("exit", (code) => reject(new Error(`wrangler dev exited early (code ${code})`))),
