@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { storableText, unstorableField } from "./storable";
+import { storableText, storableValue, unstorableField } from "./storable";
 
 describe("storable text", () => {
   it("HARDEN-5: NUL and lone surrogates become U+FFFD; paired surrogates (emoji) stay", () => {
@@ -15,5 +15,9 @@ describe("storable text", () => {
     expect(unstorableField({ ["k\u0000"]: 1 })).toBe("k\u0000");
     expect(unstorableField({ content: "😀", n: 1, flag: true, none: null })).toBeNull();
     expect(unstorableField("\u0000")).toBe("");
+  });
+
+  it("HARDEN-5: a provider's structure (reasoning blocks) is made storable string by string, keys included", () => {
+    expect(storableValue([{ type: "reasoning.text", text: "a\u0000b", ["k\u0000"]: 1, n: null }])).toEqual([{ type: "reasoning.text", text: "a\uFFFDb", "k\uFFFD": 1, n: null }]);
   });
 });

@@ -18,6 +18,21 @@ export function storableText(text: string): string {
 }
 
 /**
+ * A JSON value with every string (and key) made storable: for structures a provider
+ * sent, such as reasoning blocks.
+ *
+ * @example storableValue([{ text: "a\u0000" }]) // [{ text: "a\uFFFD" }]
+ */
+export function storableValue<T>(value: T): T {
+  if (typeof value === "string") return storableText(value) as T;
+  if (Array.isArray(value)) return value.map(storableValue) as T;
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [storableText(k), storableValue(v)])) as T;
+  }
+  return value;
+}
+
+/**
  * The dotted path of the first string (or key) in a parsed JSON value that Postgres
  * could not store, or null when every one is fine.
  *

@@ -9,7 +9,7 @@ import { promptHash } from "../../core/projection/prompt-hash";
 import { countRowTokens } from "../../core/projection/token-count";
 import type { ChatPayload, StoredRow } from "../../core/projection/types";
 import { statusAfterGeneration } from "../../core/runs/rules";
-import { storableText } from "../../core/validation/storable";
+import { storableText, storableValue } from "../../core/validation/storable";
 import { MEMORY_REMINDER, MEMORY_WRITE } from "../../core/tools/memory";
 import { runTool } from "../../core/tools/registry";
 import type { NotesRecordsStore, ScheduleTools, ToolContext, ToolDefinition } from "../../core/tools/types";
@@ -217,7 +217,7 @@ async function commitAssistant(
     finish_reason: reply.finishReason,
     timings,
     ...(reply.reasoning ? { reasoning: storableText(reply.reasoning) } : {}),
-    ...(reply.reasoningBlocks.length ? { reasoning_blocks: reply.reasoningBlocks } : {}),
+    ...(reply.reasoningBlocks.length ? { reasoning_blocks: storableValue(reply.reasoningBlocks) } : {}),
     projection: {
       policy_version: settings.projection_policy_version,
       keep: settings.keep_tool_result_generations,
