@@ -1,6 +1,11 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
 import type { AgentObject } from "./agent-object";
+import { GenerationLock } from "./generation-lock";
+import { HEARTBEAT } from "./run-service";
+import { IdleConnection } from "../idle-connection";
+import type { Env } from "../../bindings/env";
 import { call, seedGuild } from "../../workers/test/seed";
 import { newAgent, objectOf, rows, script, settled } from "../../workers/test/agents";
 import { postChat, untilDelivered } from "../../workers/test/group-chat";
@@ -162,6 +167,43 @@ describe("the object's memory", () => {
     expect((await call("POST", `/api/runs/${runIds[0]}/messages`, { token, body: { content: "again" } })).status).toBe(202);
     const transcript = await expectWholeRun(token, runIds[0]!);
     expect(transcript.map((r) => r.role)).toEqual(["system", "user", "assistant", "user", "assistant"]);
+  });
+});
+
+describe("recovery while the database is away", () => {
+  it("CANCEL-006 / HARDEN-2: an earlier instance's lock is kept while the database is unreachable, then recovered on a later heartbeat", async () => {
+    const { token, guildId } = await seedGuild();
+    const agent = await newAgent(token, guildId);
+    await script(agent.model, [{ tool_calls: [{ name: "note_list", arguments: {} }], delay_ms: 50 }, { content: "done" }]);
+    const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "go" } })).json;
+    await settled(token, run.id);
+    // What a crash mid-tool leaves: the last tool result gone, and the lock of an earlier instance.
+    const { openDatabase } = await import("../../core/db/client");
+    const conn = openDatabase(env as unknown as Env);
+    const { sql } = await import("drizzle-orm");
+    await conn.db.execute(sql`delete from messages where run_id = ${run.id} and seq >= 3`);
+    await conn.close();
+    const stub = objectOf(agent.id);
+    const unreachable = { DATABASE_URL: "postgres://nobody:nothing@127.0.0.1:1/none", NEON_WS_PROXY: (env as unknown as Env).NEON_WS_PROXY };
+    const kept = await runInDurableObject(stub, async (object: AgentObject, state) => {
+      const runs = object.runs as unknown as { connection: IdleConnection };
+      const working = runs.connection;
+      runs.connection = new IdleConnection(unreachable);
+      object.runs.sessions.clear();
+      new GenerationLock(state.storage.sql, () => object.now(), "an earlier instance").acquire(run.id, 1, 60_000);
+      await object.runs.heartbeat();
+      const held = object.lock.current()?.runId ?? null;
+      const retry = object.multiplexer.list().some((d) => d.name === HEARTBEAT);
+      runs.connection = working;
+      return { held, retry };
+    });
+    expect(kept).toEqual({ held: run.id, retry: true });
+    expect(await stub.generationState()).toMatchObject({ generating: true, run_id: run.id });
+    await runInDurableObject(stub, (object: AgentObject) => object.runs.heartbeat());
+    expect((await stub.generationState()).generating).toBe(false);
+    const transcript = await rows(token, run.id);
+    expect(transcript.at(-1)!.payload).toMatchObject({ role: "tool", content: "ERROR: execution interrupted" });
+    expect((await call("GET", `/api/runs/${run.id}`, { token })).json.errors.map((e: { code: string }) => e.code)).toEqual(["generation.interrupted"]);
   });
 });
 

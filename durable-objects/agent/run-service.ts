@@ -250,10 +250,18 @@ export class RunService {
         await this.host.hooks.runEnded(session);
         agentId = session.scope.agentId;
       }
-    } finally {
-      this.host.lock.release(held.runId);
-      await this.host.multiplexer.clear(HEARTBEAT);
+    } catch (error) {
+      logEvent("error", { operation: "recovery", run_id: held.runId, ...describeError(error) }, platformRedactor(this.host.env));
+      if (isTransient(error)) {
+        // The database is away: keep the lock (the agent stays busy) and try again on the
+        // next heartbeat, so the interruption results are written before anyone generates.
+        await this.host.multiplexer.set(HEARTBEAT, this.host.now() + HEARTBEAT_MS);
+        return;
+      }
     }
+    // Done, or failed for good: free the agent; its next generation writes what is missing.
+    this.host.lock.release(held.runId);
+    await this.host.multiplexer.clear(HEARTBEAT);
     if (agentId) await this.host.hooks.idle(agentId).catch(() => {});
   }
 
@@ -295,9 +303,15 @@ export class RunService {
     const done = new Promise<void>((resolve) => (finish = resolve));
     const active = { runId, generation, controller: new AbortController(), done, finish };
     this.active = active;
-    await this.host.multiplexer.set(HEARTBEAT, this.host.now() + HEARTBEAT_MS);
+    try {
+      await this.host.multiplexer.set(HEARTBEAT, this.host.now() + HEARTBEAT_MS);
+    } catch (error) {
+      await this.release(runId);
+      throw error;
+    }
     return { ok: true, ...active };
   }
+
 
   /** Frees the lock `runId` holds and forgets its generation. */
   private async release(runId: string): Promise<void> {
