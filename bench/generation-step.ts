@@ -90,7 +90,7 @@ async function measurePlatform(guildId: string, tokens: number) {
 /** The floor: the same prompt to the mock, then one INSERT in one round trip, with the same driver. */
 async function measureFloor(prompt: any, runId: string) {
   neonConfig.webSocketConstructor = WebSocket as never;
-  const proxyAddress = (await import("node:fs")).readFileSync(join(stateDir, "worker.env"), "utf8").match(/NEON_WS_PROXY="([^"]+)"/)![1]!;
+  const proxyAddress = (await import("node:fs")).readFileSync(join(stateDir, "worker.env"), "utf8").match(/NEON_WS_PROXY=['"]([^'"]+)['"]/)![1]!;
   useLocalProxy(proxyAddress);
   const pool = new Pool({ connectionString: stack.databaseUrl, max: 1 });
   pool.on("error", () => {});
