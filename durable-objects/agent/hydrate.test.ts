@@ -75,4 +75,18 @@ describe("image hydration", () => {
     const plain = [system.payload];
     expect(await hydrate(plain, [system])).toBe(plain);
   });
+
+  it("ATT-004: a stubbed tool result before a user row does not hide that row's images", async () => {
+    const { store, reads } = countingStore({ c: 100 });
+    const call: StoredRow = { seq: 1, generation: 1, role: "assistant", payload: { role: "assistant", content: null, tool_calls: [{ id: "t1", type: "function", function: { name: "note_read", arguments: "{}" } }] }, metadata: {}, tokenCount: 5 };
+    const result: StoredRow = { seq: 2, generation: 1, role: "tool", payload: { role: "tool", tool_call_id: "t1", content: "x".repeat(5_000) }, metadata: {}, tokenCount: 900 };
+    const look = userRow(3, "look", [image("c")]);
+    const all = [system, call, result, look];
+    // The projection replaces the old result's payload with a stub: a new object.
+    const projected: ChatPayload[] = [system.payload, call.payload, { role: "tool", tool_call_id: "t1", content: "[stub]" }, look.payload];
+    const sent = await imageHydrator(store)(projected, all);
+    expect(reads).toEqual(["c"]);
+    expect(kinds(sent[3])).toEqual(["look", "image_url"]);
+  });
 });
+

@@ -95,22 +95,22 @@ export function r2Images(bucket: R2Bucket | undefined): ImageStore | null {
   };
 }
 
-/** Where an attachment's bytes live in the ATTACHMENTS bucket. */
-
 /**
  * User rows with images whose own payload is in the request: the projection keeps seq
  * order, so rows and messages are walked together, matching a row to its message by
- * identity (a replaced or missing payload is not matched).
+ * identity. A message with no row of its own (a stub replacing a tool result, a reminder)
+ * is passed over without moving past the rows still to match.
  */
 function projectedUserRows(messages: readonly ChatPayload[], rows: readonly StoredRow[]): Array<{ index: number; row: StoredRow }> {
   const found: Array<{ index: number; row: StoredRow }> = [];
   let r = 0;
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index]!;
-    while (r < rows.length && rows[r]!.payload !== message) r++;
-    if (r === rows.length) break;
-    const row = rows[r++]!;
-    if (message.role === "user" && imageRefs(row).length > 0) found.push({ index, row });
+    let match = r;
+    while (match < rows.length && rows[match]!.payload !== message) match++;
+    if (match === rows.length) continue;
+    r = match + 1;
+    if (message.role === "user" && imageRefs(rows[match]!).length > 0) found.push({ index, row: rows[match]! });
   }
   return found;
 }
