@@ -120,6 +120,8 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
       }
       if (deps.signal.aborted) throw new DOMException("cancelled", "AbortError");
       const answered = deps.now();
+      // The calls as stored: their ids must match the results' tool_call_id exactly.
+      reply = { ...reply, toolCalls: reply.toolCalls.map((c) => ({ ...c, id: storableText(c.id), function: { name: storableText(c.function.name), arguments: storableText(c.function.arguments) } })) };
       await commitAssistant(deps, reply, plan, hash, { projection_ms: planned - stepStarted, hash_ms: hashed - planned, model_ms: answered - hashed });
       if (reply.toolCalls.length === 0) {
         if (!memoryRequired || wroteMemory || reminded) {
@@ -198,23 +200,21 @@ async function commitAssistant(
     role: "assistant",
     // A provider may stream what Postgres cannot store (NUL); it must not lose the reply.
     content: reply.content === null ? null : storableText(reply.content),
-    ...(reply.toolCalls.length
-      ? { tool_calls: reply.toolCalls.map((c) => ({ ...c, function: { name: storableText(c.function.name), arguments: storableText(c.function.arguments) } })) }
-      : {}),
+    ...(reply.toolCalls.length ? { tool_calls: reply.toolCalls } : {}),
   };
   const { usage, rejected } = readReportedUsage(reply.usage);
   if (Object.keys(rejected).length) logEvent("warn", { operation: "model.usage_rejected", run_id: session.runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId, rejected }, deps.redactor);
   const priced = replyCost(settings.model, usage, deps.pricing);
   const metadata = {
     source: "model",
-    model: reply.providerModel ?? settings.model,
+    model: storableText(reply.providerModel ?? settings.model),
     usage,
     cost_usd: priced.cost,
     priced: priced.priced,
     price_source: priced.source,
     latency_ms: reply.latencyMs,
     first_token_ms: reply.firstTokenMs,
-    finish_reason: reply.finishReason,
+    finish_reason: reply.finishReason === null ? null : storableText(reply.finishReason),
     timings,
     ...(reply.reasoning ? { reasoning: storableText(reply.reasoning) } : {}),
     ...(reply.reasoningBlocks.length ? { reasoning_blocks: storableValue(reply.reasoningBlocks) } : {}),

@@ -1,4 +1,5 @@
 import type { Env } from "../../bindings/env";
+import { riding } from "../../core/db/outage";
 import type { Deadline, DeadlineMultiplexer } from "./deadlines";
 import { completeDelivery, planGroupDelivery, reportDelivery } from "./group-run";
 import type { GenerationLock } from "./generation-lock";
@@ -62,7 +63,9 @@ export class GroupDelivery {
    * advances through its snapshot seq. Other kinds of run are not ours.
    */
   async runEnded(session: RunSession): Promise<void> {
-    await completeDelivery(this.host.runs.database(), this.host.env, session);
+    // The cursor's write is idempotent (it only moves forward): worth waiting out an outage for,
+    // or the next delivery would read the same rows again.
+    await riding(() => this.host.runs.withDatabase((db) => completeDelivery(db, this.host.env, session)));
   }
 
   /**

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../../core/db/client";
 import { agents } from "../../core/db/schema";
-import { isTransient, riding } from "../../core/db/outage";
+import { isTransient, riding, type OutagePolicy } from "../../core/db/outage";
 import { appendOpeningRow, loadRows, toWireRow, updateRun, type RunError } from "../../core/db/transcript";
 import { describeError, logEvent } from "../../core/output/log";
 import { platformRedactor } from "../../core/output/redaction";
@@ -26,6 +26,8 @@ export const HEARTBEAT_MS = 20_000;
 export const HEARTBEAT = "generation.heartbeat";
 /** An idle object closes its database connection after this long. */
 const IDLE_CLOSE_MS = 5_000;
+/** Heartbeats a recovery waits for the database (about 10 minutes) before it frees the agent anyway. */
+const RECOVERY_OUTAGE_TRIES = 30;
 /** How long a request waits out a database outage before it answers 503. */
 const REQUEST_OUTAGE_POLICY = { budgetMs: 3_000, firstPauseMs: 200, maxPauseMs: 1_000 };
 
@@ -81,6 +83,8 @@ export class RunService {
   readonly sessions: SessionCache;
   private active: ActiveGeneration | null = null;
   private recovering: Promise<void> | null = null;
+  /** Recoveries in a row that met a database outage; past the cap the agent is freed anyway. */
+  private recoveryOutages = 0;
   /**
    * The object's one connection: kept open while a generation holds the lock (which
    * includes planning a delivery and waiting for the group-history selector), while
@@ -111,7 +115,11 @@ export class RunService {
    * (RUN-003/004). With a message the lock is taken before anything is written, so a
    * request that loses the race leaves no run behind.
    */
-  async createRun(agentId: string, input: { kind: RunKind; message?: NewMessage; title?: string | null }): Promise<Outcome<{ run_id: string }>> {
+  createRun(agentId: string, input: { kind: RunKind; message?: NewMessage; title?: string | null }): Promise<Outcome<{ run_id: string }>> {
+    return this.holding(() => this.createRunHeld(agentId, input));
+  }
+
+  private async createRunHeld(agentId: string, input: { kind: RunKind; message?: NewMessage; title?: string | null }): Promise<Outcome<{ run_id: string }>> {
     await this.recoverOrphan();
     const runId = crypto.randomUUID();
     const claimed = input.message ? await this.claim(runId, 1) : null;
@@ -131,16 +139,21 @@ export class RunService {
         run: { title, metadata: {} },
         ...(message ? { wake: { role: "user", content: message.content }, wakeMetadata: userMetadata(message, "operator") } : {}),
       });
-      if (claimed) this.beginLoop((await this.session(runId))!, claimed);
     } catch (error) {
       if (claimed) await this.release(runId);
       return unavailable(error);
     }
+    // Written: from here a failure must not answer as if the run did not exist.
+    if (claimed) await this.generateWritten(runId, claimed, REQUEST_OUTAGE_POLICY);
     return { ok: true, run_id: runId };
   }
 
   /** `POST /api/runs/:id/messages`: 409 while the agent generates (GEN-003); refusals per RUN-006/GEN-018. */
-  async postMessage(runId: string, message: NewMessage): Promise<Outcome<{ seq: number; generation: number }>> {
+  postMessage(runId: string, message: NewMessage): Promise<Outcome<{ seq: number; generation: number }>> {
+    return this.holding(() => this.postMessageHeld(runId, message));
+  }
+
+  private async postMessageHeld(runId: string, message: NewMessage): Promise<Outcome<{ seq: number; generation: number }>> {
     await this.recoverOrphan();
     const held = this.host.lock.current();
     if (held) return busy(held.runId);
@@ -167,7 +180,11 @@ export class RunService {
   }
 
   /** `POST /api/runs/:id/resume` (CANCEL-012/013). */
-  async resume(runId: string): Promise<Outcome<{ resumed_at: string }>> {
+  resume(runId: string): Promise<Outcome<{ resumed_at: string }>> {
+    return this.holding(() => this.resumeHeld(runId));
+  }
+
+  private async resumeHeld(runId: string): Promise<Outcome<{ resumed_at: string }>> {
     const session = await this.session(runId);
     if (!session) return refuse(404, "run.not_found", "No such run");
     const refusal = resumeRefusal(session.facts);
@@ -183,7 +200,11 @@ export class RunService {
    * `POST /api/runs/:id/archive|unarchive` (RUN-024, OP-RUN-4): sets or clears archived_at.
    * An archived run refuses messages and resume; refused while the run generates.
    */
-  async archive(runId: string, archived: boolean): Promise<Outcome<{ archived_at: string | null }>> {
+  archive(runId: string, archived: boolean): Promise<Outcome<{ archived_at: string | null }>> {
+    return this.holding(() => this.archiveHeld(runId, archived));
+  }
+
+  private async archiveHeld(runId: string, archived: boolean): Promise<Outcome<{ archived_at: string | null }>> {
     const session = await this.session(runId);
     if (!session) return refuse(404, "run.not_found", "No such run");
     if (this.host.lock.current()?.runId === runId) {
@@ -252,13 +273,14 @@ export class RunService {
       }
     } catch (error) {
       logEvent("error", { operation: "recovery", run_id: held.runId, ...describeError(error) }, platformRedactor(this.host.env));
-      if (isTransient(error)) {
+      if (isTransient(error) && ++this.recoveryOutages < RECOVERY_OUTAGE_TRIES) {
         // The database is away: keep the lock (the agent stays busy) and try again on the
         // next heartbeat, so the interruption results are written before anyone generates.
         await this.host.multiplexer.set(HEARTBEAT, this.host.now() + HEARTBEAT_MS);
         return;
       }
     }
+    this.recoveryOutages = 0;
     // Done, or failed for good: free the agent; its next generation writes what is missing.
     this.host.lock.release(held.runId);
     await this.host.multiplexer.clear(HEARTBEAT);
@@ -284,11 +306,11 @@ export class RunService {
         return "skipped";
       }
       await opening.opened?.(runId);
-      this.beginLoop((await this.session(runId))!, claimed);
     } catch (error) {
       await this.release(runId);
       throw error;
     }
+    await this.generateWritten(runId, claimed);
     return "started";
   }
 
@@ -354,6 +376,20 @@ export class RunService {
     }
     this.beginLoop(session, claimed);
     return { ok: true, seq, generation };
+  }
+
+  /**
+   * Starts the loop of a run whose opening is committed. When the run cannot be loaded
+   * (the database stayed away, or the agent was deleted meanwhile) the claim is released
+   * and the run stays as written: its next message generates, writing what is missing first.
+   */
+  private async generateWritten(runId: string, claimed: ActiveGeneration, policy?: OutagePolicy): Promise<void> {
+    const session = await riding(() => this.session(runId), policy).catch((error: unknown) => {
+      logEvent("error", { operation: "run.open", run_id: runId, ...describeError(error) }, platformRedactor(this.host.env));
+      return null;
+    });
+    if (session) this.beginLoop(session, claimed);
+    else await this.release(runId);
   }
 
   /** Runs the loop in the object's background; the lock is held and the opening row committed. */
@@ -423,9 +459,17 @@ export class RunService {
     this.sessions.forget(session);
   }
 
-  /** The object's database connection (opened on first use). */
-  database(): Database {
-    return this.db();
+  /**
+   * Runs `work` on the object's connection, which stays open until it is done: for the
+   * triggers' own queries (a schedule's next wake-up, a delivery's cursor).
+   */
+  withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T> {
+    return this.connection.use(work);
+  }
+
+  /** Keeps the object's connection open while a request's work runs, however slow. */
+  private holding<T>(work: () => Promise<T>): Promise<T> {
+    return this.connection.use(() => work());
   }
 
   private db(): Database {

@@ -29,7 +29,7 @@ export class ScheduleFiring {
 
   /** Re-arms the deadline at the earliest wake-up that can fire, or clears it. */
   async refresh(agentId: string): Promise<string | null> {
-    const at = await earliestWakeUp(this.host.runs.database(), agentId);
+    const at = await this.host.runs.withDatabase((db) => earliestWakeUp(db, agentId));
     if (!at) {
       await this.host.multiplexer.clear(SCHEDULE);
       return null;
@@ -49,21 +49,22 @@ export class ScheduleFiring {
       await this.host.multiplexer.set(SCHEDULE, now.getTime() + BUSY_RETRY_MS, { agent_id: agentId });
       return;
     }
-    const db = this.host.runs.database();
-    const due = await firstDue(db, agentId, now);
-    if (due?.routinesEnabled) {
+    const firing = await this.host.runs.withDatabase(async (db) => {
+      const due = await firstDue(db, agentId, now);
+      if (!due?.routinesEnabled) return "idle" as const;
       try {
-        const outcome = await this.open(agentId, due.schedule, now);
-        if (outcome === "busy") {
-          await this.host.multiplexer.set(SCHEDULE, now.getTime() + BUSY_RETRY_MS, { agent_id: agentId });
-          return;
-        }
+        return await this.open(agentId, due.schedule, now);
       } catch (error) {
         // A failed creation advances to the next planned wake-up, so one broken agent
         // does not tight-loop (SCHED-010).
         await advancePastFire(db, due.schedule, now, this.host.random, false);
         logEvent("error", { operation: "schedule.fire", agent_id: agentId, schedule_id: due.schedule.id, ...describeError(error) });
+        return "failed" as const;
       }
+    });
+    if (firing === "busy") {
+      await this.host.multiplexer.set(SCHEDULE, now.getTime() + BUSY_RETRY_MS, { agent_id: agentId });
+      return;
     }
     // Routines off (SCHED-007) or nothing due: arm at whatever can fire next.
     await this.refresh(agentId);

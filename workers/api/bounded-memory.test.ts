@@ -44,8 +44,7 @@ describe("bounded memory: streams, replies, prompt replay", () => {
 
     // A cap of one for this run's object, as MAX_RUN_SUBSCRIBERS would set it.
     await runInDurableObject(objectOf(agent.id), (i: AgentObject) => {
-      const db = i.runs.database();
-      (i.runs as { hub: SseHub }).hub = new SseHub(async (id, after, limit) => (await loadRows(db, id, after, limit)).map(toWireRow), { maxSubscribers: 1 });
+      (i.runs as { hub: SseHub }).hub = new SseHub((id, after, limit) => i.runs.withDatabase(async (db) => (await loadRows(db, id, after, limit)).map(toWireRow)), { maxSubscribers: 1 });
     });
     const controller = new AbortController();
     const open = await (exports as unknown as { default: Fetcher }).default.fetch(`http://api.test/api/runs/${run.id}/events`, {
