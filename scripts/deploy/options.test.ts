@@ -22,13 +22,15 @@ describe("ENVIRONMENTS: npm run deploy arguments", () => {
     expect(parseDeployArgs(["--env", "production", "--only", "deploy"], ENVS)).toEqual({ ok: false, message: expect.stringContaining("--only must be migrate or check") });
   });
 
-  it("ENVIRONMENTS: --url keeps the origin of an http(s) URL and refuses anything else", () => {
+  it("ENVIRONMENTS: --url keeps the origin of a URL, or of a host as wrangler prints it, and refuses anything else", () => {
     expect(parseDeployArgs(["--env", "staging", "--url", "https://g-staging.acme.workers.dev/api/"], ENVS)).toEqual({
       ok: true,
       options: { env: "staging", step: "all", url: "https://g-staging.acme.workers.dev" },
     });
-    expect(parseDeployArgs(["--env", "staging", "--url", "agents.example.com"], ENVS)).toMatchObject({ ok: false, message: expect.stringContaining("--url must be an http(s) URL") });
-    expect(parseDeployArgs(["--env", "staging", "--url", "ftp://example.com"], ENVS)).toMatchObject({ ok: false });
+    expect(parseDeployArgs(["--env", "production", "--url", "agents.example.com (custom domain)"], ENVS)).toMatchObject({ ok: true, options: { url: "https://agents.example.com" } });
+    for (const bad of ["ftp://example.com", "*.example.com/*", ""]) {
+      expect(parseDeployArgs(["--env", "staging", "--url", bad], ENVS)).toMatchObject({ ok: false, message: expect.stringContaining("--url must be") });
+    }
   });
 
   it("ENVIRONMENTS: an unknown flag or a stray argument is refused", () => {

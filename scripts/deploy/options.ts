@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { targetOrigin } from "./target";
 
 /** What `npm run deploy` does: every step, or one of them (CI runs them around Cloudflare's wrangler action). */
 export type DeployStep = "all" | "migrate" | "check";
@@ -6,7 +7,7 @@ export type DeployStep = "all" | "migrate" | "check";
 export interface DeployOptions {
   /** A `[env.<name>]` of wrangler.toml. */
   env: string;
-  /** Where the deployed console answers; otherwise what wrangler reports or the environment's route. */
+  /** The origin where the deployed console answers; otherwise what wrangler reports or the environment's route. */
   url?: string;
   step: DeployStep;
 }
@@ -38,18 +39,8 @@ export function parseDeployArgs(argv: string[], environments: string[]): { ok: t
   if (!STEPS.includes(step)) return { ok: false, message: `--only must be migrate or check, got ${JSON.stringify(values.only)}` };
   let url: string | undefined;
   if (values.url !== undefined) {
-    url = originOf(values.url);
-    if (!url) return { ok: false, message: `--url must be an http(s) URL such as https://agents.example.com, got ${JSON.stringify(values.url)}` };
+    url = targetOrigin(values.url);
+    if (!url) return { ok: false, message: `--url must be an http(s) URL or a host such as agents.example.com, got ${JSON.stringify(values.url)}` };
   }
   return { ok: true, options: { env: values.env, step, ...(url ? { url } : {}) } };
-}
-
-/** The origin of an http(s) URL (the console and its API share it), or undefined. */
-export function originOf(value: string): string | undefined {
-  try {
-    const parsed = new URL(value);
-    return parsed.protocol === "https:" || parsed.protocol === "http:" ? parsed.origin : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,5 +1,3 @@
-import { originOf } from "./options";
-
 /** A route of wrangler.toml as wrangler reads it: a pattern string or an object with one. */
 export type Route = string | { pattern: string; custom_domain?: boolean };
 
@@ -40,10 +38,25 @@ export function routeOrigin(routes: Route[] | undefined): string | undefined {
   return undefined;
 }
 
-function targetOrigin(target: string): string | undefined {
+/**
+ * The https origin of a deploy target as wrangler prints it (a URL, a route pattern, or a
+ * custom domain with its note); undefined for a wildcard host.
+ *
+ * @example targetOrigin("agents.example.com (custom domain)") // "https://agents.example.com"
+ */
+export function targetOrigin(target: string): string | undefined {
   const pattern = target.replace(/\s+\(.*\)$/, "").trim();
-  if (/^https?:\/\//.test(pattern)) return originOf(pattern);
+  if (pattern.includes("://")) return originOf(pattern);
   const host = pattern.split("/")[0] ?? "";
   if (!host || host.includes("*")) return undefined;
   return originOf(`https://${host}`);
+}
+
+function originOf(value: string): string | undefined {
+  try {
+    const parsed = new URL(value);
+    return parsed.protocol === "https:" || parsed.protocol === "http:" ? parsed.origin : undefined;
+  } catch {
+    return undefined;
+  }
 }
