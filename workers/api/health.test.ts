@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import journal from "../../migrations/meta/_journal.json";
+import { schemaProblem } from "../../scripts/deploy/schema-check";
 import { call } from "../test/seed";
 import { HEALTH_CHECK_TTL_MS } from "./health";
 
@@ -15,4 +17,12 @@ describe("HARDEN-5: /api/health", () => {
     const later = await call("GET", "/api/health");
     expect(new Date(later.json.checked_at).getTime()).toBeGreaterThan(new Date(first.json.checked_at).getTime());
   }, 20_000);
+
+  it("ENVIRONMENTS: reports the newest applied migration's tag, which the deploy check accepts", async () => {
+    const newest = journal.entries.at(-1)!.tag;
+    const health = await call("GET", "/api/health");
+    expect(health.json.schema).toMatchObject({ version: newest, expected: newest, up_to_date: true });
+    expect(schemaProblem(health.json, newest)).toBeNull();
+    expect(schemaProblem(health.json, "9999_not_yet_applied")).toMatch(/expected 9999_not_yet_applied/);
+  });
 });
