@@ -191,8 +191,8 @@ export interface RunError {
 }
 
 /**
- * Ends a generation's bookkeeping in one statement: appends errors, sets the status,
- * and merges metadata.
+ * Ends a generation's bookkeeping in one statement: appends errors (each at most once),
+ * sets the status, and merges metadata.
  */
 export async function updateRun(
   db: Database,
@@ -202,7 +202,10 @@ export async function updateRun(
   await db.update(runs).set({
     ...(change.archivedAt !== undefined ? { archivedAt: change.archivedAt } : {}),
     ...(change.status ? { status: change.status, completedAt: change.status === "completed" ? sql`now()` : null } : {}),
-    ...(change.errors?.length ? { errors: sql`${runs.errors} || ${JSON.stringify(change.errors)}::jsonb` } : {}),
+    // Entries already there are not appended again: a retry after a lost answer is harmless.
+    ...(change.errors?.length
+      ? { errors: sql`${runs.errors} || coalesce((select jsonb_agg(e) from jsonb_array_elements(${JSON.stringify(change.errors)}::jsonb) as e where not ${runs.errors} @> jsonb_build_array(e)), '[]'::jsonb)` }
+      : {}),
     ...(change.metadata ? { metadata: sql`${runs.metadata} || ${JSON.stringify(change.metadata)}::jsonb` } : {}),
     ...(change.generation !== undefined ? { generation: change.generation } : {}),
     updatedAt: sql`now()`,

@@ -3,7 +3,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { openDatabase } from "../../core/db/client";
-import { appendRow } from "../../core/db/transcript";
+import { appendRow, updateRun } from "../../core/db/transcript";
 import { platformRedactor } from "../../core/output/redaction";
 import type { ToolDefinition } from "../../core/tools/types";
 import type { Env } from "../../bindings/env";
@@ -56,6 +56,21 @@ describe("a generation's failure paths", () => {
       expect(stored.slice(1).map((r) => [r.seq, r.payload.content])).toEqual([[1, "one"], [2, "two"]]);
       expect(session.rows.map((r) => r.seq)).toEqual([0, 1, 2]);
       expect(session.stale).toBe(false);
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it("HARDEN-2: a run's errors are appended once: a retried ending after a lost answer adds nothing", async () => {
+    const agent = await newAgent(token, guildId);
+    const { conn, runId } = await openSession(token, agent.id);
+    try {
+      const error = { code: "generation.failed", message: "x", generation: 1, operation: "generation", at: "2026-01-01T00:00:00.000Z" };
+      await updateRun(conn.db, runId, { errors: [error] });
+      await updateRun(conn.db, runId, { errors: [error] });
+      await updateRun(conn.db, runId, { errors: [{ ...error, generation: 2 }] });
+      const run = (await call("GET", `/api/runs/${runId}`, { token })).json;
+      expect(run.errors.map((e: { generation: number }) => e.generation)).toEqual([1, 2]);
     } finally {
       await conn.close();
     }

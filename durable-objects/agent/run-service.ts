@@ -261,7 +261,9 @@ export class RunService {
       const session = await this.session(held.runId);
       if (session) {
         await interruptUnresolved(db, session, held.generation);
-        const status = await this.recordEnding(session, [{
+        // A retry after an outage may find the ending already recorded.
+        const recorded = session.facts.errors.some((e) => e.code === "generation.interrupted" && (e as { generation?: number }).generation === held.generation);
+        const status = recorded ? session.facts.status : await this.recordEnding(session, [{
           code: "generation.interrupted",
           message: "The generation was interrupted (the agent's object restarted); no model call was replayed",
           generation: held.generation, operation: "recovery", at: new Date(this.host.now()).toISOString(),
