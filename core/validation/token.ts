@@ -3,7 +3,7 @@ import { oneLine } from "./fields";
 import type { FieldIssue } from "./issues";
 
 /** Longest lifetime a token may be given, in days (ten years). */
-export const MAX_TOKEN_DAYS = 3650;
+const MAX_TOKEN_DAYS = 3650;
 
 /**
  * Body of `POST /api/tokens`: a name, and either an absolute expiry or a lifetime in

@@ -6,7 +6,7 @@ import { identify, readLines, waitForExit, workingDirectory } from "./process-in
 import type { PostgresHome } from "./postgres-home";
 
 /** A running Postgres server process. */
-export interface PostgresServer {
+interface PostgresServer {
   pid: number;
   stop(): Promise<void>;
 }
@@ -73,7 +73,7 @@ export async function startServer(home: PostgresHome, port: number, flags: strin
  * pid now belongs to an unrelated program. A Postgres still serving this folder (left by
  * a crashed start) is stopped; any other pid means the file is stale and it is removed.
  */
-export async function clearStalePidFile(dataDir: string, log: (line: string) => void): Promise<void> {
+async function clearStalePidFile(dataDir: string, log: (line: string) => void): Promise<void> {
   const pidFile = join(dataDir, "postmaster.pid");
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
