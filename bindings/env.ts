@@ -33,6 +33,8 @@ export interface Env {
   MAX_BODY_BYTES?: string;
   /** Per-organisation request budget of the API (`[[ratelimits]]`); unset, nothing is limited. */
   API_RATE_LIMIT?: RateLimit;
+  /** Per-token and per-address budget checked before the database (`[[ratelimits]]`); unset, nothing is limited. */
+  API_AUTH_RATE_LIMIT?: RateLimit;
   /** Most routines one agent may have (default 20). */
   MAX_SCHEDULES_PER_AGENT?: string;
   /** Open event streams of one run (default 200) and of one guild's chat (default 500); 429 past them. */

@@ -16,7 +16,7 @@ import { organisationRoutes, usageDocs, usageRoutes } from "./api/usage";
 import { agentScheduleRoutes, scheduleDocs, scheduleRoutes } from "./api/schedules";
 import { groupChatDocs, groupChatRoutes } from "./api/group-chat";
 import { tokenDocs, tokenRoutes } from "./api/tokens";
-import { rateLimit } from "./rate-limit";
+import { callerRateLimit, rateLimit } from "./rate-limit";
 import { securityHeaders } from "./security-headers";
 
 export const API_VERSION = "0.1.0";
@@ -30,7 +30,8 @@ app.route("/api/health", healthRoutes);
 app.get("/api/openapi.json", (c) => c.json(openApiDocument(routeDocs, API_VERSION)));
 
 const api = new Hono<AppEnv>();
-api.use(database, authenticate, rateLimit);
+// The caller budget comes first: a flood of junk tokens must not reach the database.
+api.use(callerRateLimit, database, authenticate, rateLimit);
 api.route("/guilds", guildRoutes);
 api.route("/guilds", guildAgentRoutes);
 api.route("/guilds", groupChatRoutes);

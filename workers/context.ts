@@ -8,5 +8,7 @@ export interface AppEnv {
     db: Database;
     /** The caller's organisation, set by the auth middleware. */
     organisationId: string;
+    /** When the caller's token expires (null: never), set by the auth middleware. */
+    tokenExpiresAt: Date | null;
   };
 }

@@ -72,3 +72,39 @@ describe("HARDEN-5: per-organisation rate limit", () => {
     expect(answers.every((a) => a.status === 200)).toBe(true);
   });
 });
+
+describe("HARDEN-5: caller rate limit before the database", () => {
+  /** The real app with the tiny test budget as the caller (pre-database) budget. */
+  async function junkCall(token: string | null, address?: string) {
+    const headers: Record<string, string> = {};
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (address) headers["cf-connecting-ip"] = address;
+    const ctx = createExecutionContext();
+    const response = await app.fetch(new Request("http://api.test/api/guilds", { headers }), { ...testEnv, API_AUTH_RATE_LIMIT: testEnv.TEST_LOW_RATE_LIMIT }, ctx);
+    const json = (await response.json()) as any;
+    await waitOnExecutionContext(ctx);
+    return { status: response.status, json, headers: response.headers };
+  }
+
+  it("HARDEN-5: a flood with one junk token is refused 429 before any token lookup; another caller is not slowed", async () => {
+    const junk = `gld_junk${crypto.randomUUID()}`;
+    const answers = await Promise.all(Array.from({ length: 8 }, () => junkCall(junk)));
+    expect(answers.map((a) => a.status).sort()).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+    const refused = answers.find((a) => a.status === 429)!;
+    expect(refused.json.error.code).toBe("rate_limited");
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    const { token } = await seedOrganisation("Caller neighbour");
+    expect((await junkCall(token)).status).toBe(200);
+  });
+
+  it("HARDEN-5: fresh junk tokens (or none) from one address share that address's budget", async () => {
+    const address = `198.51.100.${1 + Math.floor(Math.random() * 250)}`;
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => junkCall(i % 2 ? `gld_junk${crypto.randomUUID()}` : null, address)));
+    expect(answers.filter((a) => a.status === 429)).toHaveLength(3);
+    expect(answers.filter((a) => a.status === 401)).toHaveLength(5);
+  });
+
+  it("HARDEN-5: the production caller budget is bound", () => {
+    expect(testEnv.API_AUTH_RATE_LIMIT).toBeDefined();
+  });
+});

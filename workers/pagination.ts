@@ -53,14 +53,20 @@ function encodeCursor(position: Position): string {
   return btoa(`${position.createdAt.toISOString()}|${position.id}`).replace(/=+$/, "");
 }
 
-/** What encodeCursor writes: a UTC instant with milliseconds (years 0000-9999, which Postgres takes) and a row id. */
-const CURSOR_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+/**
+ * What encodeCursor writes: a UTC instant with milliseconds and a row id. The instant must
+ * read back unchanged (JS reads 2024-02-30 as March 1: not a cursor it wrote) and fall in
+ * years 0001-9999: Postgres has no year 0 (SQLSTATE 22008), which JS Date takes.
+ */
+const CURSOR_INSTANT = /^(?!0000)\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 function decodeCursor(cursor: string): Position {
   try {
     const [at = "", id = "", ...rest] = atob(cursor).split("|");
     const createdAt = new Date(at);
-    if (rest.length || !CURSOR_INSTANT.test(at) || !isUuid(id) || Number.isNaN(createdAt.getTime())) throw new Error("bad cursor");
+    if (rest.length || !CURSOR_INSTANT.test(at) || !isUuid(id) || Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== at) {
+      throw new Error("bad cursor");
+    }
     return { createdAt, id };
   } catch {
     throw validationFailed([{ field: "cursor", message: "not a cursor this API returned" }]);

@@ -2,7 +2,7 @@
  * The console's content security policy: its own scripts, styles and API only; no
  * inline script, no plugin, no framing (clickjacking), no foreign form target.
  */
-export const CONTENT_SECURITY_POLICY = [
+const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",

@@ -1,6 +1,6 @@
 /** The image types an upload may have (OP-ATT-2). */
 export const IMAGE_TYPES = ["image/png", "image/jpeg", "image/webp", "image/gif"] as const;
-export type ImageType = (typeof IMAGE_TYPES)[number];
+type ImageType = (typeof IMAGE_TYPES)[number];
 
 /** Bytes the signatures below need: enough of the file's start to tell the four apart. */
 export const SNIFF_BYTES = 12;

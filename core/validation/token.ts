@@ -3,7 +3,7 @@ import { oneLine } from "./fields";
 import type { FieldIssue } from "./issues";
 
 /** Longest lifetime a token may be given, in days (ten years). */
-export const MAX_TOKEN_DAYS = 3650;
+const MAX_TOKEN_DAYS = 3650;
 
 /**
  * Body of `POST /api/tokens`: a name, and either an absolute expiry or a lifetime in
@@ -21,19 +21,30 @@ export const TokenCreate = z.strictObject({
 export type TokenCreate = z.infer<typeof TokenCreate>;
 
 /**
- * The expiry a create body asks for, checked against now: in the future and within
- * MAX_TOKEN_DAYS. Null when the token does not expire.
+ * The expiry a create body asks for, checked against now: in the future, within
+ * MAX_TOKEN_DAYS, and no later than the expiry of the token creating it (`creatorExpiresAt`),
+ * so an expiring token cannot mint itself a longer life. Null when the token does not expire.
  *
- * @example tokenExpiry({ name: "CI", expires_in_days: 1 }, now) // { expiresAt: now + 24 h }
+ * @example tokenExpiry({ name: "CI", expires_in_days: 1 }, now, null) // { expiresAt: now + 24 h }
  */
-export function tokenExpiry(body: TokenCreate, now: Date): { expiresAt: Date | null } | { issue: FieldIssue } {
+export function tokenExpiry(body: TokenCreate, now: Date, creatorExpiresAt: Date | null): { expiresAt: Date | null } | { issue: FieldIssue } {
   const latest = now.getTime() + MAX_TOKEN_DAYS * 86_400_000;
-  if (body.expires_in_days !== undefined) return { expiresAt: new Date(now.getTime() + body.expires_in_days * 86_400_000) };
-  if (body.expires_at === undefined) return { expiresAt: null };
-  const at = new Date(body.expires_at);
-  if (at.getTime() <= now.getTime()) return { issue: { field: "expires_at", message: "must be in the future" } };
-  if (at.getTime() > latest) return { issue: { field: "expires_at", message: `must be within ${MAX_TOKEN_DAYS} days` } };
-  return { expiresAt: at };
+  const field = body.expires_in_days !== undefined ? "expires_in_days" : "expires_at";
+  let expiresAt: Date | null = null;
+  if (body.expires_in_days !== undefined) expiresAt = new Date(now.getTime() + body.expires_in_days * 86_400_000);
+  else if (body.expires_at !== undefined) {
+    expiresAt = new Date(body.expires_at);
+    if (expiresAt.getTime() <= now.getTime()) return { issue: { field, message: "must be in the future" } };
+    if (expiresAt.getTime() > latest) return { issue: { field, message: `must be within ${MAX_TOKEN_DAYS} days` } };
+  }
+  if (creatorExpiresAt && (!expiresAt || expiresAt.getTime() > creatorExpiresAt.getTime())) {
+    const limit = creatorExpiresAt.toISOString();
+    const message = expiresAt
+      ? `must not be later than ${limit}, when the token creating it expires`
+      : `is required: the token creating it expires at ${limit}, and a new token may not outlive it`;
+    return { issue: { field, message } };
+  }
+  return { expiresAt };
 }
 
 /** A token as listed: never its secret or hash. */

@@ -53,10 +53,27 @@ export class ProcessRecord {
   }
 }
 
+/** A start refused because a stack of the same state folder still runs. */
+export class StackAlreadyRunning extends Error {
+  constructor(readonly pid: number) {
+    super(`a stack of this folder is already running (pid ${pid}); stop it first`);
+  }
+}
+
 /**
- * Ends what an earlier stack of this state folder left running: its own process when it
- * still runs (SIGTERM, so it stops its children itself), then every recorded child that
- * is still the very process recorded. Returns how many processes it signalled.
+ * The pid of the stack that wrote the record when that very process still runs (and is
+ * not this one), else null: its children are then its own, not leftovers.
+ */
+export function liveOwner(recorded: Pick<Recorded, "owner">, now: (pid: number) => ProcessIdentity | null = identify): number | null {
+  const { owner } = recorded;
+  return owner.pid !== process.pid && sameProcess(owner, now(owner.pid)) ? owner.pid : null;
+}
+
+/**
+ * Ends what an earlier stack of this state folder left running once its own process is
+ * gone (`kill -9`, a closed terminal): every recorded child that is still the very process
+ * recorded. A stack whose process still runs is left alone: this start is refused with
+ * StackAlreadyRunning. Returns how many processes it signalled.
  *
  * @example await clearLeftovers(".local", console.log);
  */
@@ -70,13 +87,9 @@ export async function clearLeftovers(stateDir: string, log: (line: string) => vo
     rmSync(file, { force: true });
     return 0;
   }
+  const running = liveOwner(recorded);
+  if (running !== null) throw new StackAlreadyRunning(running);
   let signalled = 0;
-  const { owner } = recorded;
-  if (owner.pid !== process.pid && sameProcess(owner, identify(owner.pid))) {
-    log(`stopping an earlier stack of this folder that still runs (pid ${owner.pid})`);
-    await end(owner.pid, false, 30_000);
-    signalled++;
-  }
   for (const child of recorded.children ?? []) {
     if (!sameProcess(child.process, identify(child.process.pid))) continue;
     log(`stopping ${child.role} left running by an earlier stack (pid ${child.process.pid})`);

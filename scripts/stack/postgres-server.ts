@@ -6,7 +6,7 @@ import { identify, readLines, waitForExit, workingDirectory } from "./process-in
 import type { PostgresHome } from "./postgres-home";
 
 /** A running Postgres server process. */
-export interface PostgresServer {
+interface PostgresServer {
   pid: number;
   stop(): Promise<void>;
 }
@@ -29,7 +29,9 @@ export async function initialiseCluster(home: PostgresHome, user: string, passwo
   writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
   if (home.user) for (const path of [home.dataDir, secretDir, passwordFile]) chownSync(path, home.user.uid, home.user.gid);
   try {
-    const args = [`--pgdata=${home.dataDir}`, "--auth=password", `--username=${user}`, `--pwfile=${passwordFile}`, "--encoding=UTF8", "--locale=C"];
+    // SCRAM: the password never crosses the socket in clear. Folders made before with
+    // `password` keep their pg_hba.conf, which still works (the stored secret is SCRAM either way).
+    const args = [`--pgdata=${home.dataDir}`, "--auth=scram-sha-256", `--username=${user}`, `--pwfile=${passwordFile}`, "--encoding=UTF8", "--locale=C"];
     const { code, output } = await run(join(home.binDir, "initdb"), args, home, log);
     if (code !== 0) throw new Error(`initdb failed (exit ${code}): ${lastLines(output)}`);
   } finally {
@@ -71,7 +73,7 @@ export async function startServer(home: PostgresHome, port: number, flags: strin
  * pid now belongs to an unrelated program. A Postgres still serving this folder (left by
  * a crashed start) is stopped; any other pid means the file is stale and it is removed.
  */
-export async function clearStalePidFile(dataDir: string, log: (line: string) => void): Promise<void> {
+async function clearStalePidFile(dataDir: string, log: (line: string) => void): Promise<void> {
   const pidFile = join(dataDir, "postmaster.pid");
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);

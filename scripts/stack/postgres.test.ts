@@ -82,6 +82,19 @@ describe("the local Postgres", () => {
     await again.stop();
   }, 60_000);
 
+  it("HARDEN-5: a new data folder authenticates with SCRAM; one made with clear-text password auth still starts", async () => {
+    const { dataDir } = await postgresHome(stateDir);
+    const hba = join(dataDir, "pg_hba.conf");
+    const methods = (text: string) => [...new Set(text.split("\n").filter((l) => /^(local|host)/.test(l)).map((l) => l.trim().split(/\s+/).at(-1)))];
+    expect(methods(readFileSync(hba, "utf8"))).toEqual(["scram-sha-256"]);
+    // The older stack's initdb wrote `password` in the same lines.
+    writeFileSync(hba, readFileSync(hba, "utf8").replace(/scram-sha-256\s*$/gm, "password"));
+    const db = await start();
+    expect(await query(db.url, "select note from kept")).toEqual([{ note: "still here" }]);
+    await db.stop();
+    expect(methods(readFileSync(hba, "utf8"))).toEqual(["password"]);
+  }, 60_000);
+
   it("STACK: starts after a power loss whose postmaster.pid names a pid another live process now has", async () => {
     await start();
     const pid = await postmasterPid(stateDir);

@@ -143,7 +143,7 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
 }
 
 /** Retries a connection for a few seconds: a server that just started may still refuse. */
-export async function waitForDatabase(url: string, timeoutMs = 15_000): Promise<void> {
+async function waitForDatabase(url: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const client = new pg.Client({ connectionString: url });

@@ -7,7 +7,7 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { clearLeftovers } from "./leftovers";
+import { clearLeftovers, StackAlreadyRunning } from "./leftovers";
 import { portInUse } from "./ports";
 import { startStack } from "./stack";
 import { stateDir as localStateDir } from "../local";
@@ -18,8 +18,13 @@ const verbose = process.env.STACK_VERBOSE === "1";
 // wrangler dev looks up Cloudflare's request metadata online; offline that is harmless.
 const OFFLINE_NOISE = /Request\.cf|workers\.cloudflare\.com/;
 
-// A stack of this folder killed without stopping (kill -9, a closed terminal) may still hold the port.
-await clearLeftovers(stateDir, (line) => console.log(`[stack] ${line}`));
+// A stack of this folder killed without stopping (kill -9, a closed terminal) may still hold
+// the port; one that still runs is not ours to stop.
+await clearLeftovers(stateDir, (line) => console.log(`[stack] ${line}`)).catch((error: unknown) => {
+  if (!(error instanceof StackAlreadyRunning)) throw error;
+  console.error(`[stack] ${error.message}`);
+  process.exit(1);
+});
 if (await portInUse(port)) {
   console.error(`Port ${port} is in use. Stop what listens there or start with PORT=<another port> npm start.`);
   process.exit(1);

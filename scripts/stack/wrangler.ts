@@ -89,7 +89,7 @@ async function waitForHealth(url: string, timeoutMs = 90_000): Promise<void> {
 }
 
 /** SIGTERM to the whole process group, SIGKILL after a grace period. */
-export function stopGroup(child: ChildProcess, graceMs = 5_000): Promise<void> {
+function stopGroup(child: ChildProcess, graceMs = 5_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || !child.pid) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => signal("SIGKILL"), graceMs);
@@ -114,7 +114,7 @@ export function stopGroup(child: ChildProcess, graceMs = 5_000): Promise<void> {
  *
  * @example dotenvValue("DEFAULT_MODEL_PRICE", '{"input":1}') // `'{"input":1}'`
  */
-export function dotenvValue(name: string, value: string): string {
+function dotenvValue(name: string, value: string): string {
   if (value.includes("'") || value.includes("\n")) throw new Error(`${name} cannot be passed to wrangler dev: it holds a quote or a line break`);
   return `'${value}'`;
 }

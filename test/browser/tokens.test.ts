@@ -37,6 +37,20 @@ describe("HARDEN-5: API tokens in the console", () => {
     expect(violations).toEqual([]);
   });
 
+  it("HARDEN-5: lists every token, past the first page of 200", async () => {
+    const first = `First ${suffix}`;
+    const made = [(await api("POST", "/api/tokens", { body: { name: first } })).json.id as string];
+    for (let batch = 0; batch < 8; batch++) {
+      const answers = await Promise.all(Array.from({ length: 25 }, (_, i) => api("POST", "/api/tokens", { body: { name: `Filler ${suffix} ${batch * 25 + i}` } })));
+      made.push(...answers.map((a) => a.json.id as string));
+    }
+    await page.goto(`${apiUrl}/tokens`);
+    await page.locator(`tr[data-token="${first}"]`).waitFor();
+    for (let at = 0; at < made.length; at += 25) {
+      await Promise.all(made.slice(at, at + 25).map((id) => api("DELETE", `/api/tokens/${id}`)));
+    }
+  });
+
   it("HARDEN-5: creates a token and shows its secret once, refuses a past expiry beside its field, lists and revokes it", async () => {
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "API tokens" }).click();
     await page.getByRole("heading", { name: "API tokens", level: 1 }).waitFor();

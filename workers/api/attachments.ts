@@ -1,17 +1,16 @@
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
-import { attachments } from "../../core/db/schema";
+import { attachmentKey, attachments } from "../../core/db/schema";
 import { contentDisposition, uploadFilename } from "../../core/http/content-disposition";
 import { isUuid } from "../../core/validation/fields";
 import { IMAGE_TYPES, isImageType, SNIFF_BYTES, sniffImageType } from "../../core/validation/image-type";
-import { attachmentKey } from "../../core/db/schema";
 import { readLimitedForm } from "../body";
 import type { AppEnv } from "../context";
 import { ApiError, notFound, validationFailed } from "../errors";
 import type { RouteDoc } from "../openapi";
 
-export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 /** Room for the multipart framing around the file. */
 const MULTIPART_OVERHEAD = 64 * 1024;
 const TOO_LARGE = `Attachments are limited to ${MAX_ATTACHMENT_BYTES} bytes`;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import journal from "../../migrations/meta/_journal.json";
 import { schemaProblem } from "../../scripts/deploy/schema-check";
 import { call } from "../test/seed";
-import { HEALTH_CHECK_TTL_MS } from "./health";
+import { errorReason, HEALTH_CHECK_TTL_MS, sharedCheck } from "./health";
 
 describe("HARDEN-5: /api/health", () => {
   it("HARDEN-5: answers a burst of anonymous requests from one database check, and checks again after a few seconds", async () => {
@@ -24,5 +24,49 @@ describe("HARDEN-5: /api/health", () => {
     expect(health.json.schema).toMatchObject({ version: newest, expected: newest, up_to_date: true });
     expect(schemaProblem(health.json, newest)).toBeNull();
     expect(schemaProblem(health.json, "9999_not_yet_applied")).toMatch(/expected 9999_not_yet_applied/);
+  });
+
+  it("HARDEN-5: a check that outlived its timeout neither clears its successor's in-flight mark nor replaces its newer answer", async () => {
+    let now = 0;
+    const cached = sharedCheck(() => now);
+    const pending: Array<(at: number) => void> = [];
+    let runs = 0;
+    const answer = (at: number) => ({ at, status: 200 as const, body: { checked_at: String(at) } as any });
+    const run = () => {
+      runs++;
+      // Past the scenario, a check answers at once (so a wrong extra check shows as a wrong answer, not a hang).
+      return now >= 31_100 ? Promise.resolve(answer(-1)) : new Promise<any>((resolve) => pending.push((at) => resolve(answer(at))));
+    };
+    const first = cached(run);
+    now = 11_000; // the first check hangs past its timeout: a second one starts
+    const second = cached(run);
+    expect(runs).toBe(2);
+    pending[0]!(0);
+    await first;
+    now = 11_100; // the second check is still in flight: no third one
+    const during = cached(run);
+    expect(runs).toBe(2);
+    expect((await during).at).toBe(0);
+    pending[1]!(11_000);
+    expect((await second).at).toBe(11_000);
+
+    now = 20_000;
+    const third = cached(run);
+    now = 31_000;
+    const fourth = cached(run);
+    expect(runs).toBe(4);
+    pending[3]!(31_000);
+    await fourth;
+    pending[2]!(20_000); // the older check answers last: its answer must not replace the newer one
+    await third;
+    now = 31_100;
+    expect((await cached(run)).at).toBe(31_000);
+  });
+
+  it("HARDEN-5: an error reported to anonymous callers carries no connection string or WebSocket address", () => {
+    const reason = errorReason(new Error("connect to wss://127.0.0.1:5432/s3cr3t-path/v1?address=db:5432 and postgres://u:pw@h/db failed"));
+    expect(reason).not.toContain("s3cr3t");
+    expect(reason).not.toContain("pw@");
+    expect(reason).toContain("failed");
   });
 });

@@ -30,8 +30,39 @@ const DOWN_TTL_MS = 1_000;
 /** A check that has not answered by then no longer holds other requests on the old answer. */
 const CHECK_TIMEOUT_MS = 10_000;
 
-let last: { at: number; status: 200 | 503; body: HealthBody } | undefined;
-let checkingSince: number | undefined;
+/** One answer of the database check and when it was made. */
+interface Checked { at: number; status: 200 | 503; body: HealthBody }
+
+/**
+ * The isolate's shared check: one answer serves every request for a TTL, and while a new
+ * check runs the previous answer stands. Checks are numbered so that one that outlived
+ * CHECK_TIMEOUT_MS neither clears the in-flight mark of its successor nor replaces its newer answer.
+ *
+ * @example const cached = sharedCheck(); const answer = await cached(() => checkDatabase(env, waitUntil));
+ */
+export function sharedCheck(clock: () => number = Date.now) {
+  let last: Checked | undefined;
+  let lastNumber = 0;
+  let started = 0;
+  let checkingSince: number | undefined;
+  return async (run: () => Promise<Checked>): Promise<Checked> => {
+    const now = clock();
+    const fresh = last && now - last.at < (last.status === 200 ? HEALTH_CHECK_TTL_MS : DOWN_TTL_MS);
+    const checking = checkingSince !== undefined && now - checkingSince < CHECK_TIMEOUT_MS;
+    if (last && (fresh || checking)) return last;
+    const number = ++started;
+    checkingSince = now;
+    try {
+      const result = await run();
+      if (number > lastNumber) [last, lastNumber] = [result, number];
+      return last ?? result;
+    } finally {
+      if (number === started) checkingSince = undefined;
+    }
+  };
+}
+
+const cachedCheck = sharedCheck();
 
 /**
  * `GET /api/health` (no auth): whether Postgres answers and which migration it
@@ -41,21 +72,11 @@ let checkingSince: number | undefined;
  * (`checked_at` says when it answered), and while a new one runs the previous answer stands.
  */
 export const healthRoutes = new Hono<AppEnv>().get("/", async (c) => {
-  const now = Date.now();
-  const fresh = last && now - last.at < (last.status === 200 ? HEALTH_CHECK_TTL_MS : DOWN_TTL_MS);
-  const checking = checkingSince !== undefined && now - checkingSince < CHECK_TIMEOUT_MS;
-  if (!last || (!fresh && !checking)) {
-    checkingSince = now;
-    try {
-      last = await checkDatabase(c.env, (closing) => c.executionCtx.waitUntil(closing));
-    } finally {
-      checkingSince = undefined;
-    }
-  }
-  return c.json(last.body, last.status);
+  const answer = await cachedCheck(() => checkDatabase(c.env, (closing) => c.executionCtx.waitUntil(closing)));
+  return c.json(answer.body, answer.status);
 });
 
-async function checkDatabase(env: AppEnv["Bindings"], waitUntil: (closing: Promise<void>) => void): Promise<NonNullable<typeof last>> {
+async function checkDatabase(env: AppEnv["Bindings"], waitUntil: (closing: Promise<void>) => void): Promise<Checked> {
   const started = Date.now();
   const expectedTag = expected.tag;
   let conn: ReturnType<typeof openDatabase> | undefined;
@@ -85,7 +106,7 @@ async function checkDatabase(env: AppEnv["Bindings"], waitUntil: (closing: Promi
       body: {
         status: "down",
         checked_at: new Date(at).toISOString(),
-        database: { reachable: false, latency_ms: null, error: describe(error) },
+        database: { reachable: false, latency_ms: null, error: errorReason(error) },
         schema: { applied: null, version: null, expected: expectedTag, up_to_date: false },
       },
     };
@@ -94,10 +115,13 @@ async function checkDatabase(env: AppEnv["Bindings"], waitUntil: (closing: Promi
   }
 }
 
-/** A short reason without connection strings (which carry the password). */
-function describe(error: unknown): string {
+/**
+ * A short reason without connection strings (which carry the password) or WebSocket
+ * addresses (the local proxy's carries its secret path): anonymous callers read it.
+ */
+export function errorReason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/postgres(ql)?:\/\/\S+/g, "postgres://…").slice(0, 200);
+  return message.replace(/postgres(ql)?:\/\/\S+/g, "postgres://…").replace(/wss?:\/\/\S+/g, "ws://…").slice(0, 200);
 }
 
 export const healthDocs: RouteDoc[] = [

@@ -70,6 +70,32 @@ describe("HARDEN-5: API tokens", () => {
     }
   });
 
+  it("HARDEN-5: a token may not create one that outlives it, nor one that never expires", async () => {
+    const parent = await call("POST", "/api/tokens", { token: mine.token, body: { name: "Expiring parent", expires_in_days: 2 } });
+    const secret = parent.json.token as string;
+    for (const [body, field] of [
+      [{ name: "Forever child" }, "expires_at"],
+      [{ name: "Longer child", expires_in_days: 3 }, "expires_in_days"],
+      [{ name: "Later child", expires_at: new Date(Date.now() + 3 * DAY).toISOString() }, "expires_at"],
+    ] as const) {
+      const res = await call("POST", "/api/tokens", { token: secret, body });
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.json.error.details.fields.map((f: { field: string }) => f.field)).toEqual([field]);
+      expect(res.json.error.message).toContain(parent.json.expires_at);
+    }
+    const child = await call("POST", "/api/tokens", { token: secret, body: { name: "Shorter child", expires_in_days: 1 } });
+    expect(child.status).toBe(201);
+    const names = (await call("GET", "/api/tokens", { token: mine.token })).json.data.map((t: { name: string }) => t.name);
+    expect(names).toContain("Shorter child");
+    expect(names).not.toContain("Forever child");
+  });
+
+  it("HARDEN-5: the create answer, which carries the secret, is never cached", async () => {
+    const created = await call("POST", "/api/tokens", { token: mine.token, body: { name: "Uncached" } });
+    expect(created.status).toBe(201);
+    expect(created.headers.get("cache-control")).toBe("no-store");
+  });
+
   it("HARDEN-5: a revoked token is refused; revoking another organisation's token is 404", async () => {
     const created = await call("POST", "/api/tokens", { token: mine.token, body: { name: "Short-lived" } });
     const secret = created.json.token as string;

@@ -32,12 +32,14 @@ const toToken = (row: TokenRow) => ({
 export const tokenRoutes = new Hono<AppEnv>()
   .post("/", async (c) => {
     const body = await readBody(c, TokenCreate);
-    const expiry = tokenExpiry(body, new Date());
+    const expiry = tokenExpiry(body, new Date(), c.get("tokenExpiresAt"));
     if ("issue" in expiry) throw validationFailed([expiry.issue]);
     const { token, hash, prefix } = await newToken();
     const [row] = await c.get("db").insert(apiTokens).values({
       organisationId: c.get("organisationId"), name: body.name, tokenHash: hash, prefix, expiresAt: expiry.expiresAt,
     }).returning();
+    // The answer carries the secret: no cache may keep it.
+    c.header("Cache-Control", "no-store");
     return c.json({ ...toToken(row!), token }, 201);
   })
   .get("/", async (c) => {

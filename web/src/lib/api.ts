@@ -89,6 +89,23 @@ export interface Page<T> {
   next_cursor: string | null;
 }
 
+/**
+ * Every item of a list route, newest first, following `next_cursor` page after page.
+ *
+ * @example const tokens = await everyPage<ApiToken>("/api/tokens");
+ */
+export async function everyPage<T>(path: string): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = `limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    const page: Page<T> = await api<Page<T>>("GET", `${path}${path.includes("?") ? "&" : "?"}${query}`);
+    items.push(...page.data);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return items;
+}
+
 export interface Guild {
   id: string;
   name: string;

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { ConfirmDelete } from "../components/confirm";
 import { Field } from "../components/field";
 import { Notice } from "../components/notice";
-import { api, describe, type Page } from "../lib/api";
+import { api, describe, everyPage } from "../lib/api";
 import { getToken } from "../lib/auth";
 import { when } from "../lib/format";
 import { expiryFields, isCurrentToken, tokenState, type ApiToken, type CreatedToken, type ExpiryChoice } from "../lib/tokens";
@@ -20,7 +20,7 @@ const LIFETIMES = [
 
 /** The organisation's API tokens: create one (its secret shown once), list them, revoke. */
 export function TokensView() {
-  const list = useLoad(() => api<Page<ApiToken>>("GET", "/api/tokens?limit=200"), []);
+  const list = useLoad(() => everyPage<ApiToken>("/api/tokens"), []);
   const [created, setCreated] = useState<CreatedToken | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const now = new Date();
@@ -50,7 +50,7 @@ export function TokensView() {
             <tr><th scope="col">Name</th><th scope="col">Token</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Status</th><th scope="col"><span class="sr-only">Actions</span></th></tr>
           </thead>
           <tbody>
-            {list.data.data.map((t) => {
+            {list.data.map((t) => {
               const state = tokenState(t, now);
               const current = isCurrentToken(t, getToken());
               return (
