@@ -132,6 +132,21 @@ describe("event stream hub", () => {
     }
   });
 
+  it("HARDEN-3: a stream nobody reads whose replay outgrows its queue is dropped after two keepalive periods too, and frees its place", async () => {
+    vi.useFakeTimers();
+    try {
+      const { hub } = hubOver(rowsThrough(50, "r".repeat(200)), { maxSubscribers: 1, queueBytes: 1_024, pageRows: 10 });
+      hub.subscribe(STREAM, -1, () => ({}));
+      await vi.advanceTimersByTimeAsync(10);
+      expect(hub.subscribe(STREAM, -1, () => ({})).status).toBe(429);
+      await vi.advanceTimersByTimeAsync(30_000);
+      expect(hub.subscribers(STREAM)).toBe(0);
+      expect(hub.subscribe(STREAM, -1, () => ({})).status).toBe(200);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("HARDEN-3: the caps come from MAX_RUN_SUBSCRIBERS / MAX_GUILD_SUBSCRIBERS and SSE_QUEUE_BYTES; unset or invalid values keep the defaults", () => {
     expect(hubLimits("3", "4096", 200)).toEqual({ maxSubscribers: 3, queueBytes: 4096 });
     expect(hubLimits(undefined, undefined, 500)).toEqual({ maxSubscribers: 500, queueBytes: DEFAULT_HUB_LIMITS.queueBytes });

@@ -189,17 +189,18 @@ export class SseHub<Row extends { seq: number } = WireRow> {
 
   /**
    * Every KEEPALIVE_MS: a ping to each idle subscriber, and a subscriber that took
-   * nothing for two periods is dropped. That also frees a stream nobody ever read (its
-   * request failed on the way), which would otherwise hold its place under the cap.
+   * nothing for two periods is dropped, replaying or live. That also frees a stream nobody
+   * ever read (its request failed on the way), which would otherwise hold its place under
+   * the cap, its replay waiting for a drain that never comes.
    */
   private startKeepalive(): void {
     this.keepalive ??= setInterval(() => {
       for (const [streamId, set] of this.streams) {
         for (const s of set) {
-          if (s.pending) continue;
           if (s.queue.bytes === 0) {
             s.stalledTicks = 0;
-            s.queue.push(PING);
+            // A replaying subscriber is waiting on a read; its next rows keep it alive.
+            if (!s.pending) s.queue.push(PING);
           } else if (++s.stalledTicks >= 2) {
             this.drop(streamId, s);
           }
