@@ -77,7 +77,9 @@ export class ProviderError extends Error {
  * as they arrive; the reply is assembled from the stream.
  */
 export async function callModel(request: ModelRequest): Promise<ModelReply> {
-  const client = new OpenAI({ baseURL: request.baseURL, apiKey: request.apiKey || "none", maxRetries: 0, timeout: 10 * 60_000 });
+  const client = new OpenAI({
+    baseURL: request.baseURL, apiKey: request.apiKey || "none", maxRetries: 0, timeout: 10 * 60_000, fetch: fetchWithoutRedirects,
+  });
   const params: ChatCompletionCreateParamsStreaming = {
     model: request.model,
     messages: request.messages as ChatCompletionMessageParam[],
@@ -153,6 +155,8 @@ export async function callModel(request: ModelRequest): Promise<ModelReply> {
     }
   } catch (error) {
     if (request.signal.aborted || error instanceof ProviderError) throw error;
+    // The SDK wraps what its fetch throws as a connection error.
+    if (error instanceof Error && error.cause instanceof ProviderError) throw error.cause;
     throw toProviderError(error, request.redactor);
   }
   const toolCalls = calls.filter(Boolean).map((call, i) => ({ ...call, id: call.id || `call_${started}_${i}` }));
@@ -167,6 +171,22 @@ export async function callModel(request: ModelRequest): Promise<ModelReply> {
     firstTokenMs,
     providerModel,
   };
+}
+
+/**
+ * The provider's fetch, refusing redirects: the egress check (HARDEN-4) vetted the base URL
+ * only, and a redirect could lead the request, key and prompt included, to any host.
+ */
+async function fetchWithoutRedirects(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const response = await fetch(input, { ...init, redirect: "manual" });
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel();
+    throw new ProviderError(
+      `The provider answered ${response.status} with a redirect, which this platform does not follow; give its final URL as model_base_url`,
+      response.status, null, "provider.url_refused",
+    );
+  }
+  return response;
 }
 
 function readUsage(raw: OpenAI.CompletionUsage & { cost?: number }): Usage {
