@@ -24,7 +24,7 @@ function hubOver(transcript: Row[], limits: Partial<HubLimits> = {}) {
     reads.push({ after, limit });
     await new Promise((r) => setTimeout(r, 1));
     return transcript.filter((r) => r.seq > after).slice(0, limit);
-  }, limits);
+  }, limits, async () => transcript.at(-1)?.seq ?? 0);
   return { hub, reads };
 }
 
@@ -95,6 +95,27 @@ describe("event stream hub", () => {
     const again = await open(hub, lastSeen);
     expect([...seqs(first.frames), ...seqs(again.frames)]).toEqual(transcript.map((r) => r.seq));
     await again.cancel();
+  });
+
+  it("SSE-003 / HARDEN-3: a subscriber further behind than the replay cap gets a gap event naming the rows it skipped, then the newest rows and live ones: no silent gap", async () => {
+    const transcript = rowsThrough(50);
+    const { hub } = hubOver(transcript, { maxReplayRows: 10, pageRows: 4 });
+    const reader = await open(hub, 5);
+    expect(reader.frames[0]).toEqual({ event: "gap", data: { after_seq: 5, resumes_at_seq: 40 } });
+    expect(seqs(reader.frames)).toEqual(Array.from({ length: 10 }, (_, i) => 40 + i));
+    const row = { seq: 50, text: "live" };
+    transcript.push(row);
+    hub.publishRow(STREAM, row);
+    await reader.read((f) => seqs(f).includes(50));
+    expect(seqs(reader.frames).at(-1)).toBe(50);
+    await reader.cancel();
+
+    // Within the cap: no gap event, every row after the Last-Event-ID.
+    const near = await open(hub, 42);
+    expect(near.frames.some((f) => f.event === "gap")).toBe(false);
+    expect(seqs(near.frames)).toEqual(Array.from({ length: 8 }, (_, i) => 43 + i));
+    await near.cancel();
+    expect(() => new SseHub<Row>(async () => [], { maxReplayRows: 10 })).toThrow(/latestSeq/);
   });
 
   it("HARDEN-3: a row larger than a subscriber's queue cap still reaches a client that keeps up", async () => {
