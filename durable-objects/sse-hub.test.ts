@@ -24,7 +24,7 @@ function hubOver(transcript: Row[], limits: Partial<HubLimits> = {}) {
     reads.push({ after, limit });
     await new Promise((r) => setTimeout(r, 1));
     return transcript.filter((r) => r.seq > after).slice(0, limit);
-  }, limits);
+  }, limits, async () => transcript.at(-1)?.seq ?? 0);
   return { hub, reads };
 }
 
@@ -97,6 +97,27 @@ describe("event stream hub", () => {
     await again.cancel();
   });
 
+  it("SSE-003 / HARDEN-3: a subscriber further behind than the replay cap gets a gap event naming the rows it skipped, then the newest rows and live ones: no silent gap", async () => {
+    const transcript = rowsThrough(50);
+    const { hub } = hubOver(transcript, { maxReplayRows: 10, pageRows: 4 });
+    const reader = await open(hub, 5);
+    expect(reader.frames[0]).toEqual({ event: "gap", data: { after_seq: 5, resumes_at_seq: 40 } });
+    expect(seqs(reader.frames)).toEqual(Array.from({ length: 10 }, (_, i) => 40 + i));
+    const row = { seq: 50, text: "live" };
+    transcript.push(row);
+    hub.publishRow(STREAM, row);
+    await reader.read((f) => seqs(f).includes(50));
+    expect(seqs(reader.frames).at(-1)).toBe(50);
+    await reader.cancel();
+
+    // Within the cap: no gap event, every row after the Last-Event-ID.
+    const near = await open(hub, 42);
+    expect(near.frames.some((f) => f.event === "gap")).toBe(false);
+    expect(seqs(near.frames)).toEqual(Array.from({ length: 8 }, (_, i) => 43 + i));
+    await near.cancel();
+    expect(() => new SseHub<Row>(async () => [], { maxReplayRows: 10 })).toThrow(/latestSeq/);
+  });
+
   it("HARDEN-3: a row larger than a subscriber's queue cap still reaches a client that keeps up", async () => {
     const big = { seq: 0, text: "z".repeat(10_000) };
     const { hub } = hubOver([big], { queueBytes: 1_000 });
@@ -127,6 +148,21 @@ describe("event stream hub", () => {
       expect(hub.subscribers("run-read")).toBe(1);
       expect(hub.subscribe(STREAM, -1, () => ({})).status).toBe(200);
       await reading.cancel();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("HARDEN-3: a stream nobody reads whose replay outgrows its queue is dropped after two keepalive periods too, and frees its place", async () => {
+    vi.useFakeTimers();
+    try {
+      const { hub } = hubOver(rowsThrough(50, "r".repeat(200)), { maxSubscribers: 1, queueBytes: 1_024, pageRows: 10 });
+      hub.subscribe(STREAM, -1, () => ({}));
+      await vi.advanceTimersByTimeAsync(10);
+      expect(hub.subscribe(STREAM, -1, () => ({})).status).toBe(429);
+      await vi.advanceTimersByTimeAsync(30_000);
+      expect(hub.subscribers(STREAM)).toBe(0);
+      expect(hub.subscribe(STREAM, -1, () => ({})).status).toBe(200);
     } finally {
       vi.useRealTimers();
     }

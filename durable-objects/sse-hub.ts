@@ -4,6 +4,9 @@ import { SubscriberQueue } from "./sse-subscriber";
 /** Reads up to `limit` committed rows of a stream (a run, or a guild's chat) after a seq, in seq order. */
 export type Replay<Row> = (streamId: string, afterSeq: number, limit: number) => Promise<Row[]>;
 
+/** The highest committed seq of a stream (0 when it has none): where a capped replay ends. */
+export type LatestSeq = (streamId: string) => Promise<number>;
+
 /** What one hub allows; every figure bounds the object's memory or sockets. */
 export interface HubLimits {
   /** Open streams of one run (or guild); the next one is answered 429. */
@@ -12,7 +15,10 @@ export interface HubLimits {
   queueBytes: number;
   /** Rows per replay read. */
   pageRows: number;
-  /** Rows replayed to one subscriber at most (older ones are read through the API). */
+  /**
+   * Rows replayed to one subscriber at most: a subscriber further behind gets a `gap`
+   * event, then the newest rows; the ones it skipped are read through the API.
+   */
   maxReplayRows: number;
 }
 
@@ -45,7 +51,10 @@ const PING = encoder.encode(": ping\n\n");
  * A subscriber first gets the committed rows after its Last-Event-ID, read in pages of
  * `pageRows` (one read shared by every subscriber asking for the same page, the next page
  * only once the client took the last one), then live events. Rows carry `id: <seq>` and a
- * subscriber never gets a seq twice, so a reconnect resumes with no gap and no duplicate.
+ * subscriber never gets a seq twice, so a reconnect resumes with no duplicate. Nor with a
+ * silent gap: past `maxReplayRows` behind, the replay starts with
+ * `event: gap` / `{"after_seq": N, "resumes_at_seq": M}` and sends rows from M on; the
+ * rows between N and M are for the client to read through the API.
  * Each subscriber's queue is bounded in bytes: one that stops reading is dropped and
  * comes back with Last-Event-ID. Past `maxSubscribers` a stream is refused with 429.
  *
@@ -60,8 +69,10 @@ export class SseHub<Row extends { seq: number } = WireRow> {
   private readonly limits: HubLimits;
   private keepalive: ReturnType<typeof setInterval> | undefined;
 
-  constructor(private readonly replay: Replay<Row>, limits: Partial<HubLimits> = {}) {
+  /** `latestSeq` is required with a finite `maxReplayRows`: the replay then starts from the newest rows. */
+  constructor(private readonly replay: Replay<Row>, limits: Partial<HubLimits> = {}, private readonly latestSeq?: LatestSeq) {
     this.limits = { ...DEFAULT_HUB_LIMITS, ...limits };
+    if (Number.isFinite(this.limits.maxReplayRows) && !latestSeq) throw new Error("SseHub: a capped replay needs latestSeq");
   }
 
   /**
@@ -118,6 +129,15 @@ export class SseHub<Row extends { seq: number } = WireRow> {
   private async catchUp(streamId: string, s: Subscriber, status: () => unknown): Promise<void> {
     const { pageRows, maxReplayRows } = this.limits;
     try {
+      if (this.latestSeq && Number.isFinite(maxReplayRows)) {
+        // Every row committed before this point is at most `newest`; later ones are pending.
+        const newest = await this.latestSeq(streamId);
+        if (newest - s.lastSeq > maxReplayRows) {
+          const resumesAt = newest - maxReplayRows + 1;
+          if (!(await this.replayPush(s, frame("gap", { after_seq: s.lastSeq, resumes_at_seq: resumesAt })))) return;
+          s.lastSeq = resumesAt - 1;
+        }
+      }
       let replayed = 0;
       while (replayed < maxReplayRows) {
         const page = await this.read(streamId, s.lastSeq, Math.min(pageRows, maxReplayRows - replayed));
@@ -189,17 +209,18 @@ export class SseHub<Row extends { seq: number } = WireRow> {
 
   /**
    * Every KEEPALIVE_MS: a ping to each idle subscriber, and a subscriber that took
-   * nothing for two periods is dropped. That also frees a stream nobody ever read (its
-   * request failed on the way), which would otherwise hold its place under the cap.
+   * nothing for two periods is dropped, replaying or live. That also frees a stream nobody
+   * ever read (its request failed on the way), which would otherwise hold its place under
+   * the cap, its replay waiting for a drain that never comes.
    */
   private startKeepalive(): void {
     this.keepalive ??= setInterval(() => {
       for (const [streamId, set] of this.streams) {
         for (const s of set) {
-          if (s.pending) continue;
           if (s.queue.bytes === 0) {
             s.stalledTicks = 0;
-            s.queue.push(PING);
+            // A replaying subscriber is waiting on a read; its next rows keep it alive.
+            if (!s.pending) s.queue.push(PING);
           } else if (++s.stalledTicks >= 2) {
             this.drop(streamId, s);
           }

@@ -7,9 +7,9 @@
  * hub drops it. It comes back with Last-Event-ID and the replay fills the gap.
  *
  * @example
- *   const s = new SubscriberQueue(256 * 1024, () => hub.forget(s));
- *   if (!s.push(bytes)) s.close();
- *   return new Response(s.readable);
+ *   const queue = new SubscriberQueue(256 * 1024, () => streams.delete(queue)); // the client went away
+ *   if (!queue.push(bytes)) queue.close(); // too far behind: it reconnects with Last-Event-ID
+ *   return new Response(queue.readable);
  */
 export class SubscriberQueue {
   readonly readable: ReadableStream<Uint8Array>;

@@ -130,14 +130,19 @@ function ipv6Kind(text: string): AddressKind | null {
   const zeros = (n: number) => g.slice(0, n).every((x) => x === 0);
   if (zeros(8)) return "unspecified";
   if (zeros(7) && g[7] === 1) return "loopback";
-  // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d)
-  // reach the embedded IPv4 address.
+  // IPv4-mapped (::ffff:a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d), IPv4-compatible
+  // (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) reach the embedded IPv4 address.
   if (zeros(5) && g[5] === 0xffff) return v4(g[6]!, g[7]!);
+  if (zeros(4) && g[4] === 0xffff && g[5] === 0) return v4(g[6]!, g[7]!);
   if (zeros(6)) return v4(g[6]!, g[7]!);
   if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return v4(g[6]!, g[7]!);
+  // Local-use NAT64 (64:ff9b:1::/48) is translated by the local network itself.
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return v4(g[6]!, g[7]!) ?? "private";
   if (g[0] === 0x2002) return v4(g[1]!, g[2]!); // 6to4 embeds the IPv4 address after the prefix
+  if (g[0] === 0x2001 && g[1] === 0) return "reserved"; // Teredo tunnels to an address it hides
   if (g[0] === 0xfd00 && g[1] === 0x0ec2 && g.slice(2, 7).every((x) => x === 0) && g[7] === 0x254) return "metadata";
   if ((g[0]! & 0xfe00) === 0xfc00) return "private";
+  if ((g[0]! & 0xffc0) === 0xfec0) return "private"; // site-local, deprecated but still routed inside sites
   if ((g[0]! & 0xffc0) === 0xfe80) return "link-local";
   if ((g[0]! & 0xff00) === 0xff00) return "reserved";
   return null;

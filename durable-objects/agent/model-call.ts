@@ -43,13 +43,15 @@ export interface ModelRequest {
 
 /** What one model reply may hold: the object keeps it in memory whole before committing it. */
 export interface ReplyLimits {
-  /** UTF-8 bytes of content, reasoning and tool calls together. */
+  /** UTF-8 bytes of content, reasoning, reasoning blocks (as serialized) and tool calls together. */
   replyBytes: number;
   /** Tool calls in one reply. */
   toolCalls: number;
+  /** Provider reasoning blocks in one reply (fragments without an index each open one). */
+  reasoningBlocks: number;
 }
 
-export const DEFAULT_REPLY_LIMITS: ReplyLimits = { replyBytes: 2 * 1024 * 1024, toolCalls: 64 };
+export const DEFAULT_REPLY_LIMITS: ReplyLimits = { replyBytes: 2 * 1024 * 1024, toolCalls: 64, reasoningBlocks: 256 };
 
 /**
  * A failed model call, with what the run's error entry needs (never the prompt). The
@@ -75,7 +77,9 @@ export class ProviderError extends Error {
  * as they arrive; the reply is assembled from the stream.
  */
 export async function callModel(request: ModelRequest): Promise<ModelReply> {
-  const client = new OpenAI({ baseURL: request.baseURL, apiKey: request.apiKey || "none", maxRetries: 0, timeout: 10 * 60_000 });
+  const client = new OpenAI({
+    baseURL: request.baseURL, apiKey: request.apiKey || "none", maxRetries: 0, timeout: 10 * 60_000, fetch: fetchWithoutRedirects,
+  });
   const params: ChatCompletionCreateParamsStreaming = {
     model: request.model,
     messages: request.messages as ChatCompletionMessageParam[],
@@ -103,6 +107,15 @@ export async function callModel(request: ModelRequest): Promise<ModelReply> {
       throw new ProviderError(`The model's reply passed ${limits.replyBytes} bytes; it was stopped and not stored`, null, null, "provider.reply_too_large");
     }
   };
+  // Blocks are kept beside the reasoning text (their encrypted data has no text at all), so
+  // every fragment counts whole, and their number is bounded too.
+  const addBlock = (fragment: unknown) => {
+    grow(JSON.stringify(fragment) ?? "");
+    addReasoningFragment(reasoningBlocks, fragment);
+    if (reasoningBlocks.length > limits.reasoningBlocks) {
+      throw new ProviderError(`The model's reply passed ${limits.reasoningBlocks} reasoning blocks; it was stopped and not stored`, null, null, "provider.reply_too_large");
+    }
+  };
   try {
     const stream = await client.chat.completions.create(params, { signal: request.signal });
     for await (const chunk of stream) {
@@ -112,8 +125,8 @@ export async function callModel(request: ModelRequest): Promise<ModelReply> {
       if (!choice) continue;
       const delta = choice.delta as typeof choice.delta & { reasoning_content?: string; reasoning?: string; reasoning_details?: unknown };
       const details = Array.isArray(delta.reasoning_details) ? delta.reasoning_details : [];
-      for (const fragment of details) addReasoningFragment(reasoningBlocks, fragment);
-      // Providers sending both a text field and details carry the same text twice: one counts.
+      for (const fragment of details) addBlock(fragment);
+      // Providers sending both a text field and details carry the same text twice: one is streamed.
       const thought = delta.reasoning_content ?? delta.reasoning ?? details.map(reasoningTextOf).join("");
       if (thought) {
         grow(thought);
@@ -142,6 +155,8 @@ export async function callModel(request: ModelRequest): Promise<ModelReply> {
     }
   } catch (error) {
     if (request.signal.aborted || error instanceof ProviderError) throw error;
+    // The SDK wraps what its fetch throws as a connection error.
+    if (error instanceof Error && error.cause instanceof ProviderError) throw error.cause;
     throw toProviderError(error, request.redactor);
   }
   const toolCalls = calls.filter(Boolean).map((call, i) => ({ ...call, id: call.id || `call_${started}_${i}` }));
@@ -156,6 +171,22 @@ export async function callModel(request: ModelRequest): Promise<ModelReply> {
     firstTokenMs,
     providerModel,
   };
+}
+
+/**
+ * The provider's fetch, refusing redirects: the egress check (HARDEN-4) vetted the base URL
+ * only, and a redirect could lead the request, key and prompt included, to any host.
+ */
+async function fetchWithoutRedirects(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const response = await fetch(input, { ...init, redirect: "manual" });
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel();
+    throw new ProviderError(
+      `The provider answered ${response.status} with a redirect, which this platform does not follow; give its final URL as model_base_url`,
+      response.status, null, "provider.url_refused",
+    );
+  }
+  return response;
 }
 
 function readUsage(raw: OpenAI.CompletionUsage & { cost?: number }): Usage {

@@ -19,6 +19,7 @@ export function generationBounds(env: Env): { hydrate: Hydrate; replyLimits: Rep
     replyLimits: {
       replyBytes: positiveInt(env.MAX_REPLY_BYTES) ?? DEFAULT_REPLY_LIMITS.replyBytes,
       toolCalls: positiveInt(env.MAX_REPLY_TOOL_CALLS) ?? DEFAULT_REPLY_LIMITS.toolCalls,
+      reasoningBlocks: DEFAULT_REPLY_LIMITS.reasoningBlocks,
     },
   };
 }

@@ -36,7 +36,10 @@ export interface DeliveryEvent {
 const PENDING = "dispatch.pending";
 /** How soon an unconfirmed dispatch is tried again. */
 const DISPATCH_RETRY_MS = 10_000;
-/** Rows replayed to one reconnecting subscriber at most; older ones are read with GET /chat. */
+/**
+ * Rows replayed to one reconnecting subscriber at most: one further behind gets a `gap`
+ * event naming the rows it skipped (read with GET /chat?before_seq=), then the newest ones.
+ */
 const REPLAY_MAX = 1_000;
 
 /**
@@ -54,6 +57,7 @@ export class GuildObject extends DurableObject<Env> {
   private readonly hub = new SseHub<GroupMessageWire>(
     (guildId, after, limit) => this.replayConnection.use(async (db) => (await listGroupMessages(db, guildId, { afterSeq: after, limit })).rows.map(groupMessageWire)),
     { ...hubLimits(this.env.MAX_GUILD_SUBSCRIBERS, this.env.SSE_QUEUE_BYTES, 500), maxReplayRows: REPLAY_MAX },
+    (guildId) => this.replayConnection.use((db) => latestGroupSeq(db, guildId)),
   );
   /** Deliveries started and not yet completed, so a new subscriber learns who is reading. */
   private readonly reading = new Map<string, DeliveryEvent>();

@@ -28,6 +28,8 @@ export interface ScriptedReply {
   /** Fields laid over the usage as sent, whatever their values: a provider's `cost`, or a broken report. */
   usage_extra?: JsonObject;
   status?: number;
+  /** Answers 307 (method and body kept) with this Location instead of a completion. */
+  redirect_to?: string;
   delay_ms?: number;
   stream_chunk_ms?: number;
   finish_reason?: string;
@@ -55,6 +57,7 @@ const REPLY_FIELDS = new Set([
   "usage",
   "usage_extra",
   "status",
+  "redirect_to",
   "delay_ms",
   "stream_chunk_ms",
   "finish_reason",
@@ -91,7 +94,7 @@ function parseReply(raw: Json, where: string, nextCallId: () => string): Scripte
   if (!isObject(raw)) throw new ScriptError(`${where} must be an object`);
   rejectUnknown(raw, REPLY_FIELDS, where);
   const reply: ScriptedReply = {};
-  for (const key of ["content", "reasoning", "finish_reason"] as const) {
+  for (const key of ["content", "reasoning", "finish_reason", "redirect_to"] as const) {
     const value = raw[key];
     if (value === undefined) continue;
     if (typeof value !== "string") throw new ScriptError(`${where}.${key} must be a string`);

@@ -264,6 +264,20 @@ describe("mock model: errors and timing", () => {
     expect(await requests()).toHaveLength(1);
   });
 
+  it("answers a scripted redirect_to with a 307 and its Location, recording the request", async () => {
+    await script([{ redirect_to: "http://169.254.169.254/v1/chat/completions" }]);
+    const res = await fetch(`${mock.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", messages: user("x") }),
+      redirect: "manual",
+    });
+    expect(res.status).toBe(307);
+    expect(res.headers.get("location")).toBe("http://169.254.169.254/v1/chat/completions");
+    expect(await requests()).toHaveLength(1);
+    expect((await script([{ redirect_to: 5 }])).status).toBe(400);
+  });
+
   it("answers a scripted 500 to a streaming request before any stream starts", async () => {
     await script([{ status: 500 }]);
     const err = await client.chat.completions

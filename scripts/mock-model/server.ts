@@ -202,6 +202,11 @@ async function chatCompletion(state: MockState, req: IncomingMessage, res: Serve
     if (!(await pause(reply.delay_ms, gone.signal))) return;
   }
   if (reply.status !== undefined) return sendJson(res, reply.status, errorBody(reply.status, reply.content));
+  if (reply.redirect_to !== undefined) {
+    res.writeHead(307, { location: reply.redirect_to, "content-length": 0 });
+    res.end();
+    return;
+  }
 
   const meta = {
     id: state.nextCompletionId(),

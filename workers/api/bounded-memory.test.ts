@@ -120,6 +120,33 @@ describe("bounded memory: streams, replies, prompt replay", () => {
     expect(await modelRequests(agent.model)).toHaveLength(2);
   });
 
+  it("HARDEN-3 / RUN-016: encrypted reasoning blocks count toward the reply's byte cap, and past 256 blocks the reply is stopped: no row, a clear run error", async () => {
+    const agent = await newAgent(token, guildId, { thinking_level: "high" });
+    await setObjectEnv(agent.id, "MAX_REPLY_BYTES", "1000");
+    try {
+      const encrypted = { type: "reasoning.encrypted", id: "r1", data: "Q".repeat(2_000) };
+      const many = Array.from({ length: 257 }, (_, i) => ({ type: "reasoning.encrypted", id: `b${i}` }));
+      await script(agent.model, [{ reasoning_details: [encrypted], content: "hi" }, { reasoning_details: many, content: "hi" }, { content: "fine again" }]);
+      const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "think" } })).json;
+      let after = await settled(token, run.id);
+      expect(errorCodes(after)).toEqual(["provider.reply_too_large"]);
+      expect(after.errors[0].message).toContain("1000 bytes");
+
+      await setObjectEnv(agent.id, "MAX_REPLY_BYTES", undefined);
+      expect((await call("POST", `/api/runs/${run.id}/messages`, { token, body: { content: "again" } })).status).toBe(202);
+      after = await settled(token, run.id);
+      expect(errorCodes(after)).toEqual(["provider.reply_too_large", "provider.reply_too_large"]);
+      expect(after.errors[1].message).toContain("256 reasoning blocks");
+      expect((await rows(token, run.id)).map((r) => r.role)).toEqual(["system", "user", "user"]);
+
+      expect((await call("POST", `/api/runs/${run.id}/messages`, { token, body: { content: "last" } })).status).toBe(202);
+      await settled(token, run.id);
+      expect((await rows(token, run.id)).at(-1)!.payload.content).toBe("fine again");
+    } finally {
+      await setObjectEnv(agent.id, "MAX_REPLY_BYTES", undefined);
+    }
+  });
+
   it("HARDEN-3 / ERR-001: a reply past the byte cap is stopped mid-stream: no row, a clear run error and event, and the next message works", async () => {
     const agent = await newAgent(token, guildId);
     await setObjectEnv(agent.id, "MAX_REPLY_BYTES", "1000");

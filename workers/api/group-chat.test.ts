@@ -203,6 +203,18 @@ describe("group chat API", () => {
     expect((await postChat(token, guildId, "eight")).seq).toBe(8);
   });
 
+  it("GROUP-016 / SSE-003: a subscriber more than 1,000 rows behind gets a gap event, then the newest 1,000 rows and live ones; the skipped rows read with before_seq", async () => {
+    const { token, guildId } = await seedGuild();
+    await seedChatRows(guildId, 1_100);
+    const path = `/api/guilds/${guildId}/events`;
+    const events = await collectStream(token, path, (e) => e.some((x) => x.event === "status"), { lastEventId: "50", timeoutMs: 20_000 });
+    expect(events[0]).toMatchObject({ event: "gap", data: { after_seq: 50, resumes_at_seq: 101 } });
+    const ids = events.filter((e) => e.event === "message").map((e) => Number(e.id));
+    expect(ids).toEqual(Array.from({ length: 1_000 }, (_, i) => 101 + i));
+    const skipped = (await call("GET", `/api/guilds/${guildId}/chat?before_seq=101&limit=50`, { token })).json;
+    expect(skipped.data.map((m: any) => m.seq)).toEqual(Array.from({ length: 50 }, (_, i) => 51 + i));
+  }, 30_000);
+
   it("GROUP-016: the guild's event stream replays rows after Last-Event-ID, then streams new rows and who is reading", async () => {
     const { token, guildId } = await seedGuild();
     const agent = await newAgent(token, guildId, { name: "Reader" });

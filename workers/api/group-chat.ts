@@ -54,5 +54,5 @@ export const groupChatRoutes = new Hono<AppEnv>()
 export const groupChatDocs: RouteDoc[] = [
   { method: "get", path: "/api/guilds/{id}/chat", summary: "The guild's public group chat: the latest rows, or a page after_seq / before_seq, in seq order", tag: "Group chat", response: GroupMessagePage },
   { method: "post", path: "/api/guilds/{id}/chat", summary: "Post to the group chat as the operator; @Name or tagged ids tag agents, and the post wakes the guild's agents", tag: "Group chat", body: GroupPostBody, response: GroupMessage, status: 201 },
-  { method: "get", path: "/api/guilds/{id}/events", summary: "Server-Sent Events: `message` per public row (id = seq; Last-Event-ID or after_seq to resume), `delivery` when an agent starts or finishes reading; 429 stream.too_many_subscribers past MAX_GUILD_SUBSCRIBERS", tag: "Group chat" },
+  { method: "get", path: "/api/guilds/{id}/events", summary: "Server-Sent Events: `message` per public row (id = seq; Last-Event-ID or after_seq to resume), `delivery` when an agent starts or finishes reading, `gap` {after_seq, resumes_at_seq} first when more than 1,000 rows behind (read those with before_seq); 429 stream.too_many_subscribers past MAX_GUILD_SUBSCRIBERS", tag: "Group chat" },
 ];

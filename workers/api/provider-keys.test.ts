@@ -124,6 +124,20 @@ describe("provider keys, egress and cost integrity", () => {
     expect(JSON.stringify(logged)).not.toContain(CANARY);
   });
 
+  it("HARDEN-4: a provider answering with a redirect is not followed: the run records provider.url_refused and nothing reaches the redirect's target", async () => {
+    const agent = await newAgent(token, guildId);
+    const target = PLATFORM.replace(/\/v1$/, "/redirected/v1/chat/completions");
+    // Were the redirect followed, the second reply would answer it and the run would succeed.
+    await script(agent.model, [{ redirect_to: target }, { content: "followed the redirect" }]);
+    const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "go" } })).json;
+    const after = await settled(token, run.id);
+    expect(after.errors).toEqual([expect.objectContaining({ code: "provider.url_refused", operation: "model.call" })]);
+    expect(after.errors[0].message).toContain("redirect, which this platform does not follow");
+    const requests = (await modelRequests(agent.model)) as unknown as Recorded[];
+    expect(requests.map((r) => r.path)).toEqual(["/v1/chat/completions"]);
+    expect((await rows(token, run.id)).map((r) => r.role)).toEqual(["system", "user"]);
+  });
+
   it("USAGE-005: an unpriced model on the platform's key is refused before any call when no default price is configured", async () => {
     const model = `unpriced-${crypto.randomUUID().slice(0, 8)}`;
     const agent = (await call("POST", `/api/guilds/${guildId}/agents`, { token, body: { name: "Unpriced", model } })).json;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyChatEvent, emptyChat, reading, settleRuns, withMessages, type ChatState, type GroupMessage } from "./group-chat";
+import { applyChatEvent, emptyChat, gapOf, nextGapPage, reading, settleRuns, withMessages, type ChatState, type GroupMessage } from "./group-chat";
 
 const message = (seq: number, content = `m${seq}`): GroupMessage => ({
   seq, guild_id: "g1", author_kind: "operator", author_agent_id: null, author_name: "Operator", content, tagged: [], depth: 0, created_at: "2026-01-01T00:00:00Z",
@@ -53,5 +53,23 @@ describe("group chat state", () => {
     const started = { agent_id: "a", agent_name: "A", run_id: "r1", through_seq: 4, state: "started" };
     const s = applyChatEvent(emptyChat(), ev("status", { guild_id: "g1", reading: [started, { agent_id: 5 }] }));
     expect(reading(s).map((d) => [d.agent_name, d.run_id, d.through_seq])).toEqual([["A", "r1", 4]]);
+  });
+
+  it("SSE-003: a gap event names the rows the stream skipped; before_seq pages read back from resumes_at_seq until after_seq is reached", () => {
+    const gap = gapOf(ev("gap", { after_seq: 5, resumes_at_seq: 400 }))!;
+    expect(gap).toEqual({ after_seq: 5, resumes_at_seq: 400 });
+    expect(gapOf(ev("message", message(7), "7"))).toBeNull();
+    expect(gapOf({ event: "gap", data: "not json" })).toBeNull();
+    expect(gapOf(ev("gap", { after_seq: 5, resumes_at_seq: 6 }))).toBeNull(); // nothing skipped
+    const page = (from: number, to: number, hasMore = true) => ({ data: Array.from({ length: to - from + 1 }, (_, i) => message(from + i)), has_more: hasMore });
+    expect(nextGapPage(gap, page(200, 399))).toBe(200);
+    expect(nextGapPage(gap, page(1, 199))).toBeNull(); // reached past after_seq
+    expect(nextGapPage(gap, page(6, 199))).toBeNull(); // the page starts right after after_seq
+    expect(nextGapPage(gap, page(50, 199, false))).toBeNull(); // nothing older
+    // The gap's rows merge in among the held ones, each seq once.
+    let s = withMessages(emptyChat(), [message(4), message(5), message(400)]);
+    s = withMessages(s, page(200, 399).data);
+    s = withMessages(s, page(6, 199).data);
+    expect(s.messages.map((m) => m.seq)).toEqual(Array.from({ length: 397 }, (_, i) => 4 + i));
   });
 });

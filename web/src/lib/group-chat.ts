@@ -84,6 +84,36 @@ export function applyChatEvent(state: ChatState, event: SseEvent): ChatState {
   return state;
 }
 
+/**
+ * A `gap` event of the stream: the subscriber was further behind than the replay goes, so
+ * the rows after `after_seq` and before `resumes_at_seq` are to be read with GET /chat.
+ */
+export interface ChatGap {
+  after_seq: number;
+  resumes_at_seq: number;
+}
+
+/** The gap an event names, or null for any other event (or unreadable data). */
+export function gapOf(event: SseEvent): ChatGap | null {
+  if (event.event !== "gap") return null;
+  try {
+    const { after_seq, resumes_at_seq } = JSON.parse(event.data) as Record<string, unknown>;
+    return typeof after_seq === "number" && typeof resumes_at_seq === "number" && resumes_at_seq > after_seq + 1 ? { after_seq, resumes_at_seq } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Where the next `before_seq` page of a gap starts, after a page read back from
+ * `resumes_at_seq`; null once the gap is filled.
+ * @example nextGapPage({ after_seq: 5, resumes_at_seq: 400 }, [200..399]) // 200
+ */
+export function nextGapPage(gap: ChatGap, page: { data: GroupMessage[]; has_more: boolean }): number | null {
+  const oldest = page.data[0]?.seq;
+  return page.has_more && oldest !== undefined && oldest > gap.after_seq + 1 ? oldest : null;
+}
+
 /** A delivery event's data, checked; anything malformed leaves the state as it was. */
 function withDeliveryData(state: ChatState, data: Record<string, unknown>): ChatState {
   const { agent_id, agent_name, run_id, through_seq, state: phase } = data;

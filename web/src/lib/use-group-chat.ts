@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, describe, streamRefused, type Run } from "./api";
 import { getToken } from "./auth";
-import { applyChatEvent, emptyChat, reading, settleRuns, withMessages, type ChatState, type GroupMessage } from "./group-chat";
+import { applyChatEvent, emptyChat, gapOf, nextGapPage, reading, settleRuns, withMessages, type ChatGap, type ChatState, type GroupMessage } from "./group-chat";
 import { openEventStream, type ConnectionState } from "./run-stream";
 import { lastSeq } from "./sse";
 
@@ -13,7 +13,8 @@ interface ChatPage {
 /**
  * A guild chat, held live: the latest 50 messages, then GET /api/guilds/:id/events from
  * the last seq held. After a drop it fetches what it missed (and asks the runs still
- * shown as reading whether they finished), then resumes with Last-Event-ID.
+ * shown as reading whether they finished), then resumes with Last-Event-ID. A `gap`
+ * event (the stream replays only the newest rows) is filled with `before_seq` pages.
  * `loadOlder` pages back with `before_seq`; `add` merges a message the operator posted.
  */
 export function useGroupChat(guildId: string) {
@@ -44,6 +45,14 @@ export function useGroupChat(guildId: string) {
       const runs = await Promise.all(reading(chatRef.current).map((d) => api<Run>("GET", `/api/runs/${d.run_id}`).catch(() => null)));
       update((s) => settleRuns(s, runs.flatMap((r) => (r && !r.generating ? [r.id] : []))));
     };
+    const fillGap = async (gap: ChatGap) => {
+      let before: number | null = gap.resumes_at_seq;
+      while (before !== null && !stopped) {
+        const page: ChatPage = await api<ChatPage>("GET", `${base}/chat?before_seq=${before}&limit=200`);
+        update((s) => withMessages(s, page.data.filter((m) => m.seq > gap.after_seq)));
+        before = nextGapPage(gap, page);
+      }
+    };
     (async () => {
       try {
         const page = await api<ChatPage>("GET", `${base}/chat?limit=50`);
@@ -59,7 +68,11 @@ export function useGroupChat(guildId: string) {
         path: `${base}/events`,
         token: getToken() ?? "",
         lastSeq: heldSeq,
-        onEvent: (event) => update((s) => applyChatEvent(s, event)),
+        onEvent: (event) => {
+          const gap = gapOf(event);
+          if (gap) void fillGap(gap).catch((e) => setFailure(describe(e)));
+          else update((s) => applyChatEvent(s, event));
+        },
         beforeReconnect: catchUp,
         onConnection: setConnection,
         onFatal: streamRefused("guild", setFailure),
