@@ -17,6 +17,7 @@ import { generationInputs } from "./generation-inputs";
 import { AgentUnavailable, writeOpening, type Opening } from "./run-opening";
 import type { RunSession } from "./run-session";
 import { SessionCache } from "./session-cache";
+import { RunRecovery } from "./run-recovery";
 import { hubLimits, SseHub } from "../sse-hub";
 import { IdleConnection } from "../idle-connection";
 
@@ -26,8 +27,6 @@ export const HEARTBEAT_MS = 20_000;
 export const HEARTBEAT = "generation.heartbeat";
 /** An idle object closes its database connection after this long. */
 const IDLE_CLOSE_MS = 5_000;
-/** Heartbeats a recovery waits for the database (about 10 minutes) before it frees the agent anyway. */
-const RECOVERY_OUTAGE_TRIES = 30;
 /** How long a request waits out a database outage before it answers 503. */
 const REQUEST_OUTAGE_POLICY = { budgetMs: 3_000, firstPauseMs: 200, maxPauseMs: 1_000 };
 
@@ -82,9 +81,7 @@ export class RunService {
   /** The runs held in memory between generations. */
   readonly sessions: SessionCache;
   private active: ActiveGeneration | null = null;
-  private recovering: Promise<void> | null = null;
-  /** Recoveries in a row that met a database outage; past the cap the agent is freed anyway. */
-  private recoveryOutages = 0;
+  private readonly recovery: RunRecovery;
   /**
    * The object's one connection: kept open while a generation holds the lock (which
    * includes planning a delivery and waiting for the group-history selector), while
@@ -93,7 +90,7 @@ export class RunService {
   private readonly connection: IdleConnection;
 
   constructor(private readonly host: Host) {
-    this.connection = new IdleConnection(host.env, IDLE_CLOSE_MS, () => Boolean(this.active || this.recovering || this.sessions.busy));
+    this.connection = new IdleConnection(host.env, IDLE_CLOSE_MS, () => Boolean(this.active || this.recovery.busy || this.sessions.busy));
     this.hub = new SseHub(
       (runId, after, limit) => this.connection.use(async (db) => (await loadRows(db, runId, after, limit)).map(toWireRow)),
       hubLimits(host.env.MAX_RUN_SUBSCRIBERS, host.env.SSE_QUEUE_BYTES, 200),
@@ -103,6 +100,17 @@ export class RunService {
       (session) => { session.publishRow = (row) => this.hub.publishRow(session.runId, row); },
       () => this.active?.runId,
     );
+    this.recovery = new RunRecovery({
+      lock: host.lock, multiplexer: host.multiplexer, now: host.now, redactor: platformRedactor(host.env),
+      heartbeat: { name: HEARTBEAT, everyMs: HEARTBEAT_MS },
+      generating: () => this.active !== null,
+      db: () => this.db(),
+      session: (runId) => this.session(runId),
+      recordEnding: (session, errors) => this.recordEnding(session, errors),
+      publishStatus: (runId, status) => this.hub.publish(runId, "status", { run_id: runId, status, generating: false }),
+      runEnded: (session) => this.host.hooks.runEnded(session),
+      idle: (agentId) => this.host.hooks.idle(agentId),
+    });
   }
 
   /** The generation this instance holds the lock for, if any. */
@@ -237,56 +245,9 @@ export class RunService {
     await this.recoverOrphan();
   }
 
-  /**
-   * A lock left by an earlier instance of this object (evicted, crashed or redeployed
-   * mid-generation), or whose lease ran out: unresolved tool calls get interruption
-   * results, the error is recorded, one-shot runs complete, and the lock is released.
-   * The model call is never replayed (CANCEL-006/007). One recovery at a time: requests
-   * arriving meanwhile wait for it.
-   */
+  /** Recovers a generation the object lost, if any (see RunRecovery); requests wait for it. */
   recoverOrphan(): Promise<void> {
-    this.recovering ??= this.recover().finally(() => {
-      this.recovering = null;
-    });
-    return this.recovering;
-  }
-
-  private async recover(): Promise<void> {
-    if (this.active) return;
-    const held = this.host.lock.orphaned();
-    if (!held) return;
-    let agentId: string | undefined;
-    try {
-      const db = this.db();
-      const session = await this.session(held.runId);
-      if (session) {
-        await interruptUnresolved(db, session, held.generation);
-        // A retry after an outage may find the ending already recorded.
-        const recorded = session.facts.errors.some((e) => e.code === "generation.interrupted" && (e as { generation?: number }).generation === held.generation);
-        const status = recorded ? session.facts.status : await this.recordEnding(session, [{
-          code: "generation.interrupted",
-          message: "The generation was interrupted (the agent's object restarted); no model call was replayed",
-          generation: held.generation, operation: "recovery", at: new Date(this.host.now()).toISOString(),
-        }]);
-        this.hub.publish(session.runId, "status", { run_id: session.runId, status, generating: false });
-        // An interrupted delivery completes and its cursor advances; dispatch resumes (GROUP-014).
-        await this.host.hooks.runEnded(session);
-        agentId = session.scope.agentId;
-      }
-    } catch (error) {
-      logEvent("error", { operation: "recovery", run_id: held.runId, ...describeError(error) }, platformRedactor(this.host.env));
-      if (isTransient(error) && ++this.recoveryOutages < RECOVERY_OUTAGE_TRIES) {
-        // The database is away: keep the lock (the agent stays busy) and try again on the
-        // next heartbeat, so the interruption results are written before anyone generates.
-        await this.host.multiplexer.set(HEARTBEAT, this.host.now() + HEARTBEAT_MS);
-        return;
-      }
-    }
-    this.recoveryOutages = 0;
-    // Done, or failed for good: free the agent; its next generation writes what is missing.
-    this.host.lock.release(held.runId);
-    await this.host.multiplexer.clear(HEARTBEAT);
-    if (agentId) await this.host.hooks.idle(agentId).catch(() => {});
+    return this.recovery.run();
   }
 
   /**
