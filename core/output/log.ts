@@ -121,6 +121,16 @@ export function withoutQueryParams(text: string): string {
   return text.replace(/(\bparams:)[^\n]*/g, "$1 [omitted]");
 }
 
+/**
+ * Drops connection strings (they carry the database password) and WebSocket addresses
+ * (the local proxy's carries its secret path) from a driver's error text.
+ *
+ * @example withoutAddresses("connect postgres://u:pw@h/db failed") // "connect postgres://… failed"
+ */
+export function withoutAddresses(text: string): string {
+  return text.replace(/postgres(ql)?:\/\/\S+/g, "postgres://…").replace(/wss?:\/\/\S+/g, "ws://…");
+}
+
 function sanitize(
   value: unknown,
   path: string,

@@ -1,5 +1,6 @@
 import pg from "pg";
 import { migrateDatabase } from "../db/migrate";
+import { withoutAddresses } from "../../core/output/log";
 import { redactUrl } from "../stack/postgres";
 
 /** How long the deploy waits for the database to answer before refusing. */
@@ -27,5 +28,5 @@ export async function migrateEnvironmentDatabase(url: string): Promise<void> {
 /** A driver error without any connection string in it (they carry the password). */
 function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/postgres(ql)?:\/\/\S+/g, "postgres://…") || "no answer";
+  return withoutAddresses(message) || "no answer";
 }

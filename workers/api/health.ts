@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import journal from "../../migrations/meta/_journal.json";
 import { openDatabase } from "../../core/db/client";
+import { withoutAddresses } from "../../core/output/log";
 import type { AppEnv } from "../context";
 import type { RouteDoc } from "../openapi";
 
@@ -121,7 +122,7 @@ async function checkDatabase(env: AppEnv["Bindings"], waitUntil: (closing: Promi
  */
 export function errorReason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/postgres(ql)?:\/\/\S+/g, "postgres://…").replace(/wss?:\/\/\S+/g, "ws://…").slice(0, 200);
+  return withoutAddresses(message).slice(0, 200);
 }
 
 export const healthDocs: RouteDoc[] = [
