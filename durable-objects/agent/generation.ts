@@ -121,7 +121,7 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
       if (deps.signal.aborted) throw new DOMException("cancelled", "AbortError");
       const answered = deps.now();
       // The calls as stored: their ids must match the results' tool_call_id exactly.
-      reply = { ...reply, toolCalls: reply.toolCalls.map((c) => ({ ...c, id: storableText(c.id), function: { name: storableText(c.function.name), arguments: storableText(c.function.arguments) } })) };
+      reply = { ...reply, toolCalls: storableValue(reply.toolCalls) };
       await commitAssistant(deps, reply, plan, hash, { projection_ms: planned - stepStarted, hash_ms: hashed - planned, model_ms: answered - hashed });
       if (reply.toolCalls.length === 0) {
         if (!memoryRequired || wroteMemory || reminded) {
