@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { openDatabase, type Database } from "../../core/db/client";
+import type { Database } from "../../core/db/client";
 import {
   appendGroupMessage, groupMessageWire, groupParticipants, latestGroupSeq, listGroupMessages, type GroupMessageWire,
 } from "../../core/db/group-chat";
@@ -52,12 +52,12 @@ const REPLAY_MAX = 1_000;
  * Queuing twice is harmless, since each agent delivers whatever lies after its cursor.
  */
 export class GuildObject extends DurableObject<Env> {
-  /** Replays read through one shared connection, never one per subscriber. */
-  private readonly replayConnection = new IdleConnection(this.env);
+  /** The object's one connection: posts and replays share it, never one per subscriber or post. */
+  private readonly connection = new IdleConnection(this.env);
   private readonly hub = new SseHub<GroupMessageWire>(
-    (guildId, after, limit) => this.replayConnection.use(async (db) => (await listGroupMessages(db, guildId, { afterSeq: after, limit })).rows.map(groupMessageWire)),
+    (guildId, after, limit) => this.withDatabase(async (db) => (await listGroupMessages(db, guildId, { afterSeq: after, limit })).rows.map(groupMessageWire)),
     { ...hubLimits(this.env.MAX_GUILD_SUBSCRIBERS, this.env.SSE_QUEUE_BYTES, 500), maxReplayRows: REPLAY_MAX },
-    (guildId) => this.replayConnection.use((db) => latestGroupSeq(db, guildId)),
+    (guildId) => this.withDatabase((db) => latestGroupSeq(db, guildId)),
   );
   /** Deliveries started and not yet completed, so a new subscriber learns who is reading. */
   private readonly reading = new Map<string, DeliveryEvent>();
@@ -88,7 +88,7 @@ export class GuildObject extends DurableObject<Env> {
     if (!match) return new Response("not found", { status: 404 });
     const guildId = match[1]!;
     const given = url.searchParams.get("after");
-    const after = given !== null && /^-?\d+$/.test(given) ? Number(given) : await this.replayConnection.use((db) => latestGroupSeq(db, guildId));
+    const after = given !== null && /^-?\d+$/.test(given) ? Number(given) : await this.withDatabase((db) => latestGroupSeq(db, guildId));
     return this.hub.subscribe(guildId, after, () => ({ guild_id: guildId, reading: [...this.reading.values()] }));
   }
 
@@ -138,12 +138,8 @@ export class GuildObject extends DurableObject<Env> {
     await this.ctx.storage.deleteAlarm();
   }
 
-  private async withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T> {
-    const conn = openDatabase(this.env);
-    try {
-      return await work(conn.db);
-    } finally {
-      await conn.close();
-    }
+  /** The object's one connection, for posts as for replays: never closed under work it serves. */
+  private withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T> {
+    return this.connection.use(work);
   }
 }
