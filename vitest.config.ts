@@ -35,7 +35,7 @@ function workerd(name: string, include: string[], exclude: string[], groupOrder:
             GROUP_SELECTOR_MODEL: "selector-model",
           },
           // A tiny budget the rate-limit tests swap in for API_RATE_LIMIT (which stays high).
-          ratelimits: { TEST_LOW_RATE_LIMIT: { simple: { limit: 5, period: 60 } } },
+          ratelimits: { TEST_LOW_RATE_LIMIT: { namespace_id: "9001", simple: { limit: 5, period: 60 } } },
         },
       })),
     ],
