@@ -44,7 +44,10 @@ export class IdleConnection {
 
   /** What the idle timer does when it comes due: close, unless work still holds the connection. */
   closeIfIdle(): void {
-    if (this.users > 0 || this.keepOpen()) return this.arm();
+    if (this.users > 0 || this.keepOpen()) {
+      this.arm();
+      return;
+    }
     clearTimeout(this.timer);
     const conn = this.conn;
     this.conn = null;

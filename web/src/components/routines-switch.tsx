@@ -32,7 +32,7 @@ export function RoutinesSwitch(props: { guild: Guild; onSaved: (guild: Guild) =>
       </div>
       <div class="field toggle">
         <input
-          type="checkbox" role="switch" id="guild-routines_enabled" name="routines_enabled" checked={on} disabled={busy}
+          type="checkbox" role="switch" id="guild-routines_enabled" name="routines_enabled" checked={on} aria-checked={on} disabled={busy}
           aria-describedby="guild-routines_enabled-hint" onChange={(e) => void flip((e.currentTarget as HTMLInputElement).checked)}
         />
         <label for="guild-routines_enabled">Routines enabled</label>

@@ -114,7 +114,7 @@ function RowView(props: { runId: string; row: Row; stubbed: boolean }) {
         {calls.map((call) => (
           <div class="tool-call" key={call.id} data-tool-call={call.function.name}>
             <div><span class="badge">Tool call</span> <code>{call.function.name}</code> <span class="muted">{call.id}</span></div>
-            <pre aria-label={`Arguments of ${call.function.name}`}>{prettyArguments(call.function.arguments)}</pre>
+            <pre role="group" aria-label={`Arguments of ${call.function.name}`}>{prettyArguments(call.function.arguments)}</pre>
           </div>
         ))}
         <PromptReplay runId={props.runId} seq={row.seq} />

@@ -121,7 +121,7 @@ describe("openRunStream", () => {
       retryDelayMs: () => 1,
       fetch: async (url, init) => {
         urls.push(String(url));
-        ids.push((init?.headers as Record<string, string>)["last-event-id"]);
+        ids.push((init?.headers as Record<string, string> | undefined)?.["last-event-id"]);
         return responses[urls.length - 1]!();
       },
     });

@@ -65,7 +65,7 @@ export function GroupChatView(props: { id: string }) {
         </div>
       </header>
       <div
-        class="transcript-scroll chat-scroll" ref={scroller} tabIndex={0} aria-label="Group chat, scrollable"
+        class="transcript-scroll chat-scroll" ref={scroller} role="region" tabIndex={0} aria-label="Group chat, scrollable"
         onScroll={(e) => {
           const el = e.currentTarget as HTMLDivElement;
           follow.current = el.scrollHeight - el.scrollTop - el.clientHeight < 120;

@@ -171,7 +171,7 @@ export function RunView(props: { id: string }) {
           </section>
         )}
       </header>
-      <div class="transcript-scroll" ref={scroller} tabIndex={0} aria-label="Transcript, scrollable">
+      <div class="transcript-scroll" ref={scroller} role="region" tabIndex={0} aria-label="Transcript, scrollable">
         <Transcript runId={run.id} rows={live.rows} draft={live.draft} generating={live.generating} />
       </div>
       <Composer runId={run.id} status={status} generating={live.generating} onCancel={cancel} />
