@@ -15,7 +15,8 @@ const CHANGES: Record<string, number> = {
   "America/New_York": 4,
   "America/Sao_Paulo": 0,
   "Australia/Lord_Howe": 4,
-  "Africa/Casablanca": 4,
+  // Two around Ramadan 2026, then one to +00 for good in September 2026 (tzdata 2026c, as in Node 24).
+  "Africa/Casablanca": 3,
   "Asia/Kolkata": 0,
   "Pacific/Auckland": 4,
   "Pacific/Chatham": 4,
