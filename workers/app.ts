@@ -13,6 +13,7 @@ import { runMessageDocs, runRoutes } from "./api/run-messages";
 import { agentRunRoutes, runDocs } from "./api/runs";
 import { attachmentDocs, attachmentRoutes } from "./api/attachments";
 import { organisationRoutes, usageDocs, usageRoutes } from "./api/usage";
+import { usageReportDocs, usageReportRoutes } from "./api/usage-reports";
 import { agentScheduleRoutes, scheduleDocs, scheduleRoutes } from "./api/schedules";
 import { groupChatDocs, groupChatRoutes } from "./api/group-chat";
 import { tokenDocs, tokenRoutes } from "./api/tokens";
@@ -20,7 +21,7 @@ import { callerRateLimit, rateLimit } from "./rate-limit";
 import { securityHeaders } from "./security-headers";
 
 export const API_VERSION = "0.1.0";
-const routeDocs = [...healthDocs, ...guildDocs, ...agentDocs, ...runDocs, ...runMessageDocs, ...attachmentDocs, ...usageDocs, ...scheduleDocs, ...groupChatDocs, ...tokenDocs];
+const routeDocs = [...healthDocs, ...guildDocs, ...agentDocs, ...runDocs, ...runMessageDocs, ...attachmentDocs, ...usageDocs, ...usageReportDocs, ...scheduleDocs, ...groupChatDocs, ...tokenDocs];
 
 /** The edge API under /api; everything else is the console's static assets. */
 export const app = new Hono<AppEnv>();
@@ -42,6 +43,7 @@ api.route("/runs", runRoutes);
 api.route("/schedules", scheduleRoutes);
 api.route("/attachments", attachmentRoutes);
 api.route("/usage", usageRoutes);
+api.route("/usage", usageReportRoutes);
 api.route("/organisation", organisationRoutes);
 api.route("/tokens", tokenRoutes);
 app.route("/api", api);
