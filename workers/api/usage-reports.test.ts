@@ -47,15 +47,16 @@ describe("usage reports: summary and daily series", () => {
   beforeAll(async () => {
     ({ token, guildId, organisationId } = await seedGuild("Reports"));
     otherGuild = (await call("POST", "/api/guilds", { token, body: { name: "Second guild" } })).json.id;
-    // $0.002, $0.003 and $0.0005: moved to 31 January, 1 and 3 February 2026.
-    first = await spend(token, guildId, [[1000, 500], [1000, 1000], [500, 0]]);
+    // $0.002, $0.003 and $0.0005, moved to 31 January, 1 and 3 February 2026; $0.004 today, in the other guild.
+    [first, second, idle] = await Promise.all([
+      spend(token, guildId, [[1000, 500], [1000, 1000], [500, 0]]),
+      spend(token, otherGuild, [[2000, 1000]]),
+      newAgent(token, guildId),
+    ]);
     await backdate(first.runId, first.seqs[0]!, "2026-01-31T23:59:59.000Z");
     await backdate(first.runId, first.seqs[1]!, "2026-02-01T00:00:00.000Z");
     await backdate(first.runId, first.seqs[2]!, "2026-02-03T12:00:00.000Z");
-    // $0.004 today, in the other guild.
-    second = await spend(token, otherGuild, [[2000, 1000]]);
-    idle = await newAgent(token, guildId);
-  });
+  }, 60_000);
 
   it("USAGE-UI: the daily series has every UTC day of the range, zeros where nothing was used, and each day's month-to-date cost", async () => {
     const res = await call("GET", `/api/usage/daily?scope=org&from=2026-01-30&to=2026-02-04`, { token });
