@@ -37,7 +37,7 @@ export function DailyChart(props: { title: string; days: UsageDay[]; monthToDate
   return (
     <figure class="chart daily-chart" data-testid="daily-chart">
       <figcaption>{props.title}</figcaption>
-      <svg width="100%" viewBox={`0 0 ${WIDTH} ${height}`} role="img" aria-labelledby="daily-chart-title daily-chart-desc" style={{ maxWidth: `${WIDTH}px` }}>
+      <svg width="100%" viewBox={`0 0 ${WIDTH} ${height}`} role="img" aria-labelledby="daily-chart-title" aria-describedby="daily-chart-desc" style={{ maxWidth: `${WIDTH}px` }}>
         <title id="daily-chart-title">{props.title}</title>
         <desc id="daily-chart-desc">{description}</desc>
         <text x={LEFT - 6} y={12} text-anchor="end" class="chart-axis">{usd(barTop)}</text>
