@@ -49,7 +49,7 @@ export const monthStart = (day: string) => `${day.slice(0, 7)}-01`;
  * @example parseDateRange({ from: "2026-12-01", to: "2026-11-01" }, now)
  * // { issues: [{ field: "from", message: "2026-12-01 is after to (2026-11-01)" }] }
  */
-export function parseDateRange(query: { from?: string; to?: string }, now: Date): { range: DateRange } | { issues: FieldIssue[] } {
+export function parseDateRange(query: { from?: string | undefined; to?: string | undefined }, now: Date): { range: DateRange } | { issues: FieldIssue[] } {
   const issues: FieldIssue[] = [];
   const read = (field: "from" | "to", text: string | undefined, fallback: () => string) => {
     if (text === undefined) return fallback();

@@ -143,4 +143,16 @@ describe("usage reports: summary and daily series", () => {
     expect(summary.guilds.map((g: { id: string }) => g.id)).not.toContain(theirGuild);
     expect(summary.totals.cost_usd).toBe("0.004000");
   });
+
+  it("USAGE-UI: the API document describes both reports with their query parameters, answers and errors", async () => {
+    const doc = (await call("GET", "/api/openapi.json")).json;
+    const summary = doc.paths["/api/usage/summary"].get;
+    const daily = doc.paths["/api/usage/daily"].get;
+    expect([summary.operationId, daily.operationId]).toEqual(["getUsageSummary", "getDailyUsage"]);
+    expect(summary.parameters.map((p: { name: string }) => p.name).sort()).toEqual(["from", "to"]);
+    expect(daily.parameters.map((p: { name: string }) => p.name).sort()).toEqual(["from", "id", "scope", "to"]);
+    expect(Object.keys(daily.responses)).toEqual(expect.arrayContaining(["200", "401", "404", "422"]));
+    expect(JSON.stringify(daily.responses["200"])).toContain("UsageDaily");
+    expect(doc.components.schemas.UsageDay.properties.month_to_date_cost_usd).toBeDefined();
+  });
 });
