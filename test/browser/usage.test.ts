@@ -100,7 +100,7 @@ describe("console: usage by day", () => {
 
     await page.getByLabel("From (UTC)").fill(threeDaysAgo);
     await page.getByLabel("To (UTC)").fill(addDays(today, -1));
-    await page.getByRole("button", { name: "Show", exact: true }).click();
+    await page.getByRole("button", { name: "Show range" }).click();
     await caption(threeDaysAgo, addDays(today, -1)).waitFor();
     expect((await bars()).map((b) => [b.date, b.cost])).toEqual([
       [threeDaysAgo, "0.500000"], [addDays(today, -2), "0.000000"], [addDays(today, -1), "0.000000"],
@@ -110,14 +110,14 @@ describe("console: usage by day", () => {
 
     await page.getByLabel("From (UTC)").fill(today);
     await page.getByLabel("To (UTC)").fill(threeDaysAgo);
-    await page.getByRole("button", { name: "Show", exact: true }).click();
+    await page.getByRole("button", { name: "Show range" }).click();
     expect(await page.locator('[data-field="from"] .field-error').textContent()).toContain("after to");
     expect(await bars()).toHaveLength(3);
 
     await page.getByLabel("To (UTC)").fill(today);
-    await page.getByRole("button", { name: "Show", exact: true }).click();
+    await page.getByRole("button", { name: "Show range" }).click();
     await caption(today, today).waitFor();
-    await page.getByLabel("Show", { exact: true }).selectOption({ label: "Agent: Counter (Ledger)" });
+    await page.getByLabel("Chart for").selectOption({ label: "Agent: Counter (Ledger)" });
     await until(async () => (await bars()).length === 1 && (await page.locator(".month-to-date").count()) === 0, "the agent's series without the organisation's month-to-date panel");
     expect((await bars())[0]).toMatchObject({ date: today, cost: "1.500000" });
   });

@@ -51,7 +51,7 @@ export function UsageView() {
         <h2 id="over-time">Usage by day</h2>
         <RangeControl range={range} onChange={setRange} />
         <div class="field scope-field">
-          <label for="usage-scope">Show</label>
+          <label for="usage-scope">Chart for</label>
           <select id="usage-scope" value={scope} onChange={(e) => setScope((e.currentTarget as HTMLSelectElement).value)}>
             <option value="org">The organisation</option>
             {summary.data?.guilds.map((g) => <option key={g.id} value={`guild:${g.id}`}>Guild: {g.name}</option>)}
@@ -125,7 +125,7 @@ function RangeControl(props: { range: DayRange; onChange: (range: DayRange) => v
       <Field name="to" label="To (UTC)" error={errors.to} prefix="usage">
         {(a) => <input {...a} type="date" value={to} onInput={(e) => setTo((e.currentTarget as HTMLInputElement).value)} />}
       </Field>
-      <button type="submit">Show</button>
+      <button type="submit">Show range</button>
     </form>
   );
 }
