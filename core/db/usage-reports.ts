@@ -14,7 +14,7 @@ import type { UsageCounters } from "../usage/counters";
 import type { Database } from "./client";
 
 /** Whose rows a report reads: the organisation's, or one of its guilds or agents. */
-export type UsageScope = { scope: "org" } | { scope: "guild"; id: string } | { scope: "agent"; id: string };
+export type ReportScope = { scope: "org" } | { scope: "guild"; id: string } | { scope: "agent"; id: string };
 
 /** One day of the daily series. */
 export interface UsageDay extends UsageCounters {
@@ -43,7 +43,7 @@ export interface GuildUsage {
 const token = (field: string) =>
   `case when jsonb_typeof(m.metadata->'usage'->'${field}') = 'number' then (m.metadata->'usage'->>'${field}')::numeric else 0 end`;
 
-/** Sums of the rows grouped by `key`, as UsageCounters columns. */
+/** Sums of the grouped rows, named as the `figures` below read them. */
 const sums = sql.raw(`
   sum(m.cost_usd) as cost,
   sum(${token("prompt_tokens")}) as input,
@@ -67,7 +67,7 @@ const pricedRowsWithin = (start: string, end: string) => sql`
   and m.created_at >= ${start}::timestamp at time zone 'UTC'
   and m.created_at < (${end}::date + 1)::timestamp at time zone 'UTC'`;
 
-const scopeFilter = (organisationId: string, scope: UsageScope): SQL => {
+const scopeFilter = (organisationId: string, scope: ReportScope): SQL => {
   const org = sql`a.organisation_id = ${organisationId}`;
   if (scope.scope === "guild") return sql`${org} and a.guild_id = ${scope.id}`;
   if (scope.scope === "agent") return sql`${org} and a.id = ${scope.id}`;
@@ -89,7 +89,7 @@ const counters = (row: Record<string, unknown>): UsageCounters => ({
  * the first day of `from`'s month (for month to date), joined to every day of the
  * series, and the days before `from` dropped.
  */
-export async function dailyUsage(db: Database, organisationId: string, scope: UsageScope, range: DateRange): Promise<UsageDay[]> {
+export async function dailyUsage(db: Database, organisationId: string, scope: ReportScope, range: DateRange): Promise<UsageDay[]> {
   const start = monthStart(range.from);
   const result = await db.execute(sql`
     with u as (

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { dailyUsage, usageByAgent, type UsageScope } from "../../core/db/usage-reports";
+import { dailyUsage, usageByAgent, type ReportScope } from "../../core/db/usage-reports";
 import { addCounters } from "../../core/usage/counters";
 import { MAX_RANGE_DAYS, parseDateRange, type DateRange } from "../../core/usage/date-range";
 import { UsageDaily, UsageDailyQuery, UsageSummary, UsageSummaryQuery } from "../../core/validation/usage-report";
@@ -47,7 +47,7 @@ export const usageReportRoutes = new Hono<AppEnv>()
     const range = rangeOf(dates);
     const db = c.get("db");
     const org = c.get("organisationId");
-    let target: UsageScope;
+    let target: ReportScope;
     if (scope === "org") {
       if (id !== undefined && id !== org) throw notFound("organisation");
       target = { scope };
