@@ -4,7 +4,7 @@ import { addCounters } from "../../core/usage/counters";
 import { MAX_RANGE_DAYS, parseDateRange, type DateRange } from "../../core/usage/date-range";
 import { UsageDaily, UsageDailyQuery, UsageSummary, UsageSummaryQuery } from "../../core/validation/usage-report";
 import type { AppEnv } from "../context";
-import { ok, operation, query } from "../contract";
+import { failure, ok, operation, query } from "../contract";
 import { notFound, validationFailed } from "../errors";
 import { findAgent } from "./agents";
 import { findGuild } from "./guilds";
@@ -38,7 +38,8 @@ export const usageReportRoutes = new Hono<AppEnv>()
     return c.json({ ...range, totals: addCounters(agents), guilds: byGuild, agents });
   })
   .get("/daily", operation({
-    operationId: "getDailyUsage", tag: "Usage", query: true, notFound: "agent, guild or organisation",
+    operationId: "getDailyUsage", tag: "Usage", query: true,
+    errors: { 404: failure("No such agent or guild in the caller's organisation, or an id of another organisation (agent.not_found, guild.not_found, organisation.not_found)") },
     summary: "Cost, tokens and calls per UTC day of the organisation, a guild or an agent",
     description: `Every day from ?from= to ?to= (as the summary), zeros where nothing was used, each with its month-to-date cost. ${source}`,
     responses: { 200: ok("The daily series", UsageDaily) },
