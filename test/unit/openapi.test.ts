@@ -9,12 +9,18 @@ type Operation = {
   security?: unknown[];
   parameters?: Array<{ in: string; name: string; required?: boolean }>;
   requestBody?: { content: Record<string, unknown> };
-  responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+  responses: Record<string, Response & { $ref?: string }>;
 };
 
+type Response = { description?: string; content?: Record<string, { schema?: unknown }> };
+
 const METHODS = ["get", "put", "post", "patch", "delete"] as const;
+
+/** A response, or the shared one it refers to. */
+const resolve = (response: Response & { $ref?: string }): Response =>
+  response.$ref ? doc.components.responses[response.$ref.replace("#/components/responses/", "")]! : response;
 let text: string;
-let doc: { openapi: string; paths: Record<string, Partial<Record<(typeof METHODS)[number], Operation>>>; components: { schemas: Record<string, unknown> } };
+let doc: { openapi: string; paths: Record<string, Partial<Record<(typeof METHODS)[number], Operation>>>; components: { schemas: Record<string, unknown>; responses: Record<string, Response> } };
 let operations: Array<{ path: string; method: string; op: Operation }>;
 
 beforeAll(async () => {
@@ -71,8 +77,10 @@ describe("CONTRACT: the API document generated from the routes", () => {
       if (path.includes("{id}")) expect(statuses, name).toContain("404");
       if (op.requestBody?.content["application/json"]) expect(statuses, name).toEqual(expect.arrayContaining(["400", "413", "415", "422"]));
       if ((op.parameters ?? []).some((p) => p.in === "query")) expect(statuses, name).toContain("422");
-      for (const [status, response] of Object.entries(op.responses)) {
+      for (const [status, answer] of Object.entries(op.responses)) {
         if (Number(status) < 400 || status === "503" && path === "/api/health") continue;
+        const response = resolve(answer);
+        expect(response.description, `${name} ${status}`).toBeTruthy();
         expect(response.content?.["application/json"]?.schema, `${name} ${status}`).toEqual({ $ref: "#/components/schemas/Error" });
       }
     }
