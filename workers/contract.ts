@@ -35,7 +35,7 @@ type Tag = keyof typeof TAGS;
 type Responses = Record<number, OpenAPIV3_1.ResponseObject | ReturnType<typeof ok>>;
 
 /** JSON content written by the API: the schema's output side (defaults are filled in). */
-export const jsonContent = (schema: z.ZodType) => ({ "application/json": { schema: resolver(schema, { options: { io: "output" } }) } });
+const jsonContent = (schema: z.ZodType) => ({ "application/json": { schema: resolver(schema, { options: { io: "output" } }) } });
 
 /** A success response, with its JSON body's schema when it has one. */
 export const ok = (description: string, schema?: z.ZodType) => (schema ? { description, content: jsonContent(schema) } : { description });

@@ -13,6 +13,8 @@ import { SHARED_RESPONSES, TAGS } from "./contract";
 export async function openApiDocument(app: Hono<never>, version: string): Promise<Record<string, unknown>> {
   const doc = await generateSpecs(app, {
     defaultValidationErrorResponse: false,
+    // openapi.json is a route of its own, not a static file.
+    excludeStaticFile: false,
     documentation: {
       info: {
         title: "Guilds platform API",

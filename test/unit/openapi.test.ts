@@ -41,7 +41,7 @@ describe("CONTRACT: the API document generated from the routes", () => {
   it("CONTRACT: every /api route of the app is in the document (a route without describeRoute fails here)", () => {
     const documented = new Set(operations.map(({ path, method }) => `${method.toUpperCase()} ${path}`));
     const routes = app.routes
-      .filter((r) => r.method !== "ALL" && r.path.startsWith("/api") && r.path !== "/api/openapi.json")
+      .filter((r) => r.method !== "ALL" && r.path.startsWith("/api"))
       .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`);
     expect(new Set(routes).size).toBeGreaterThan(40);
     expect([...new Set(routes)].filter((r) => !documented.has(r))).toEqual([]);
@@ -87,7 +87,8 @@ describe("CONTRACT: the API document generated from the routes", () => {
   });
 
   it("CONTRACT: JSON bodies and JSON answers are named component schemas", () => {
-    for (const { path, method, op } of operations) {
+    // The document itself is the one answer that is not an API type.
+    for (const { path, method, op } of operations.filter((o) => o.path !== "/api/openapi.json")) {
       const body = op.requestBody?.content["application/json"] as { schema?: { $ref?: string } } | undefined;
       if (body) expect(body.schema?.$ref, `${method} ${path} body`).toMatch(/^#\/components\/schemas\/\w+$/);
       for (const [status, response] of Object.entries(op.responses)) {
