@@ -1,7 +1,6 @@
 import type { Hono } from "hono";
-import { generateSpecs, resolver } from "hono-openapi";
-import { ErrorBody } from "../core/validation/issues";
-import { TAGS } from "./contract";
+import { generateSpecs } from "hono-openapi";
+import { SHARED_RESPONSES, TAGS } from "./contract";
 
 /**
  * The OpenAPI 3.1 document, generated from the routes' own declarations (describeRoute
@@ -14,6 +13,8 @@ import { TAGS } from "./contract";
 export async function openApiDocument(app: Hono<never>, version: string): Promise<Record<string, unknown>> {
   const doc = await generateSpecs(app, {
     defaultValidationErrorResponse: false,
+    // openapi.json is a route of its own, not a static file.
+    excludeStaticFile: false,
     documentation: {
       info: {
         title: "Guilds platform API",
@@ -25,19 +26,18 @@ export async function openApiDocument(app: Hono<never>, version: string): Promis
       tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
       components: {
         securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API token (gld_…)" } },
-        // Named once here so every error response can refer to it.
-        responses: { Error: { description: "An error", content: { "application/json": { schema: resolver(ErrorBody, { options: { io: "output" } }) } } } },
+        responses: SHARED_RESPONSES,
       },
     },
   });
-  delete doc.components.responses;
   return tidy(doc) as Record<string, unknown>;
 }
 
 /**
  * Normalises zod's JSON Schema for client generators: a nullable value is
- * `type: [T, "null"]` rather than `anyOf` of two schemas, and the long patterns zod
- * writes beside `format: date-time` and `format: uuid` are dropped (the format says it).
+ * `type: [T, "null"]` rather than `anyOf` of two schemas; the long patterns zod writes
+ * beside `format: date-time` and `format: uuid` are dropped (the format says it), and so
+ * are the safe-integer bounds it puts on every integer (no client needs them spelled out).
  */
 function tidy(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(tidy);
@@ -45,6 +45,8 @@ function tidy(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) out[key] = tidy(inner);
   if ((out.format === "date-time" || out.format === "uuid") && typeof out.pattern === "string") delete out.pattern;
+  if (out.minimum === Number.MIN_SAFE_INTEGER) delete out.minimum;
+  if (out.maximum === Number.MAX_SAFE_INTEGER) delete out.maximum;
   const anyOf = out.anyOf as Array<Record<string, unknown>> | undefined;
   if (anyOf?.length === 2 && anyOf[1]?.type === "null" && Object.keys(anyOf[1]).length === 1) {
     const [first] = anyOf;
@@ -58,7 +60,3 @@ function tidy(value: unknown): unknown {
   return out;
 }
 
-/** Until every route declares its contract: the old hand-written description (unused). */
-export interface RouteDoc {
-  method: string; path: string; summary: string; tag: string; body?: unknown; response?: unknown; status?: number; list?: boolean; auth?: boolean;
-}
