@@ -1,6 +1,7 @@
 /** Queries and answers of the usage reports: `GET /api/usage/summary` and `GET /api/usage/daily`. */
 import * as z from "zod";
 import { MAX_RANGE_DAYS } from "../usage/date-range";
+import { UsageCounters } from "./usage";
 
 const dates = {
   from: z.iso.date().optional().describe("First UTC day, YYYY-MM-DD (default: the first of to's month)"),
@@ -17,16 +18,6 @@ export const UsageDailyQuery = z.strictObject({
   ...dates,
 });
 
-/** Usage figures: tokens, calls and cost (6 decimals, as text). */
-const counters = {
-  input_tokens: z.number(),
-  output_tokens: z.number(),
-  cached_input_tokens: z.number(),
-  reasoning_tokens: z.number(),
-  cost_usd: z.string().describe("USD with 6 decimals"),
-  calls: z.int().describe("Model calls (priced replies)"),
-};
-
 const range = {
   from: z.iso.date().describe("First UTC day"),
   to: z.iso.date().describe("Last UTC day, inclusive"),
@@ -37,16 +28,16 @@ const allTime = z.string().describe("The rollup counter's cost, all time (USAGE-
 
 export const UsageSummary = z.object({
   ...range,
-  totals: z.object(counters),
-  guilds: z.array(z.object({ id: z.uuid(), name: z.string(), ...counters, all_time_cost_usd: allTime }).meta({ id: "GuildUsage" }))
+  totals: UsageCounters,
+  guilds: z.array(z.object({ id: z.uuid(), name: z.string(), ...UsageCounters.shape, all_time_cost_usd: allTime }).meta({ id: "GuildUsage" }))
     .describe("Every guild, costliest in the range first"),
-  agents: z.array(z.object({ id: z.uuid(), name: z.string(), guild_id: z.uuid(), ...counters, all_time_cost_usd: allTime }).meta({ id: "AgentUsage" }))
+  agents: z.array(z.object({ id: z.uuid(), name: z.string(), guild_id: z.uuid(), ...UsageCounters.shape, all_time_cost_usd: allTime }).meta({ id: "AgentUsage" }))
     .describe("Every agent, costliest in the range first"),
 }).meta({ id: "UsageSummary" });
 
 export const UsageDay = z.object({
   date: z.iso.date().describe("A UTC day"),
-  ...counters,
+  ...UsageCounters.shape,
   month_to_date_cost_usd: z.string().describe("Cost from the first of this day's month to the end of this day: what the monthly spend limit is held against"),
 }).meta({ id: "UsageDay" });
 
