@@ -214,6 +214,33 @@ export interface Usage {
   month?: Counters & { month: string; limit_usd: string | null; monthly_spend_limit_usd: string | null; spend_ceiling_usd: string | null };
 }
 
+/** A date range of the usage reports: UTC days, both ends included. */
+export interface UsageRange {
+  from: string;
+  to: string;
+  days: number;
+}
+
+/** `GET /api/usage/summary`: the range's usage by guild and agent, each with its all-time counter. */
+export interface UsageSummary extends UsageRange {
+  totals: Counters;
+  guilds: Array<Counters & { id: string; name: string; all_time_cost_usd: string }>;
+  agents: Array<Counters & { id: string; name: string; guild_id: string; all_time_cost_usd: string }>;
+}
+
+/** One UTC day of `GET /api/usage/daily`. */
+export interface UsageDay extends Counters {
+  date: string;
+  /** From the first of the day's month to the end of the day: what the monthly limit is held against. */
+  month_to_date_cost_usd: string;
+}
+
+export interface UsageDaily extends UsageRange {
+  scope: "agent" | "guild" | "org";
+  id: string;
+  data: UsageDay[];
+}
+
 export interface Organisation {
   id: string;
   name: string;

@@ -1,32 +1,30 @@
 import { useState } from "preact/hooks";
+import { parseDateRange } from "../../../core/usage/date-range";
 import { BarChart, SpendMeter } from "../components/bar-chart";
+import { DailyChart } from "../components/daily-chart";
 import { Field } from "../components/field";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
-import { api, ApiError, describe, type Agent, type Counters, type Guild, type Organisation, type Page, type Usage } from "../lib/api";
+import { api, ApiError, describe, type Counters, type Organisation, type Usage, type UsageDaily, type UsageSummary } from "../lib/api";
 import { tokens, usd } from "../lib/format";
+import { PRESETS, presetOf, presetRange, type DayRange } from "../lib/usage-chart";
 import { useLoad } from "../lib/use-load";
 
-interface Scoped {
-  id: string;
-  name: string;
-  href: string;
-  totals: Counters;
-}
-
-/** Rollup counters (UI-010): the organisation, this month against the spend limit, each guild and agent. */
+/** Rollup counters (UI-010) for this month and all time; the daily series, and usage by guild and agent, over a chosen range. */
 export function UsageView() {
   const org = useLoad(async () => {
     const [usage, organisation] = await Promise.all([api<Usage>("GET", "/api/usage?scope=org"), api<Organisation>("GET", "/api/organisation")]);
     return { usage, organisation };
   }, []);
-  const scopes = useLoad(async () => {
-    const [guilds, agents] = await Promise.all([api<Page<Guild>>("GET", "/api/guilds?limit=200"), api<Page<Agent>>("GET", "/api/agents?limit=200")]);
-    const of = async (scope: "guild" | "agent", id: string) => (await api<Usage>("GET", `/api/usage?scope=${scope}&id=${id}`)).totals;
-    const guildRows: Scoped[] = await Promise.all(guilds.data.map(async (g) => ({ id: g.id, name: g.name, href: `/guilds/${g.id}`, totals: await of("guild", g.id) })));
-    const agentRows: Scoped[] = await Promise.all(agents.data.map(async (a) => ({ id: a.id, name: a.name, href: `/agents/${a.id}`, totals: await of("agent", a.id) })));
-    return { guilds: guildRows, agents: agentRows };
-  }, []);
+  const [range, setRange] = useState<DayRange>(() => presetRange("month", new Date()));
+  const [scope, setScope] = useState("org");
+  const summary = useLoad(() => api<UsageSummary>("GET", `/api/usage/summary?from=${range.from}&to=${range.to}`), [range.from, range.to]);
+  const daily = useLoad(() => {
+    const [kind, id] = scope.split(":");
+    return api<UsageDaily>("GET", `/api/usage/daily?scope=${kind}${id ? `&id=${id}` : ""}&from=${range.from}&to=${range.to}`);
+  }, [range.from, range.to, scope]);
+  const limit = org.data?.usage.month?.limit_usd ?? null;
+  const guildNames = new Map(summary.data?.guilds.map((g) => [g.id, g.name]));
 
   return (
     <section class="usage">
@@ -48,21 +46,96 @@ export function UsageView() {
           </section>
         </div>
       )}
-      {scopes.error && <Notice kind="error">Could not load guild and agent usage: {scopes.error}</Notice>}
-      {scopes.loading && !scopes.data && <p aria-busy="true">Loading guilds and agents…</p>}
-      {scopes.data && (
-        <>
-          <BarChart
-            title="Cost per agent, all time"
-            bars={[...scopes.data.agents].sort((a, b) => Number(b.totals.cost_usd) - Number(a.totals.cost_usd)).slice(0, 12)
-              .map((a) => ({ label: a.name, value: Number(a.totals.cost_usd), text: usd(a.totals.cost_usd) }))}
+
+      <section aria-labelledby="over-time">
+        <h2 id="over-time">Usage by day</h2>
+        <RangeControl range={range} onChange={setRange} />
+        <div class="field scope-field">
+          <label for="usage-scope">Chart for</label>
+          <select id="usage-scope" value={scope} onChange={(e) => setScope((e.currentTarget as HTMLSelectElement).value)}>
+            <option value="org">The organisation</option>
+            {summary.data?.guilds.map((g) => <option key={g.id} value={`guild:${g.id}`}>Guild: {g.name}</option>)}
+            {summary.data?.agents.map((a) => <option key={a.id} value={`agent:${a.id}`}>Agent: {a.name} ({guildNames.get(a.guild_id) ?? "guild"})</option>)}
+          </select>
+        </div>
+        {daily.error && <Notice kind="error">Could not load the daily usage: {daily.error}</Notice>}
+        {daily.loading && !daily.data && <p aria-busy="true">Loading the daily usage…</p>}
+        {daily.data && (
+          <DailyChart
+            title={`Cost per day, ${daily.data.from} to ${daily.data.to} (UTC)`}
+            days={daily.data.data}
+            monthToDate={daily.data.scope === "org"}
+            limit={limit === null ? null : Number(limit)}
           />
-          <ScopeTable title="Guilds" rows={scopes.data.guilds} testId="guild-usage" />
-          <ScopeTable title="Agents" rows={scopes.data.agents} testId="agent-usage" />
-        </>
+        )}
+      </section>
+
+      {summary.error && <Notice kind="error">Could not load usage by guild and agent: {summary.error}</Notice>}
+      {summary.loading && !summary.data && <p aria-busy="true">Loading guilds and agents…</p>}
+      {summary.data && (
+        <section aria-labelledby="by-scope">
+          <h2 id="by-scope">By guild and agent, {summary.data.from} to {summary.data.to}</h2>
+          <p class="big" data-testid="range-cost">{usd(summary.data.totals.cost_usd)}</p>
+          <CountersLine counters={summary.data.totals} />
+          <BarChart
+            title="Cost per agent in this range"
+            bars={summary.data.agents.filter((a) => a.calls > 0).slice(0, 12)
+              .map((a) => ({ label: a.name, value: Number(a.cost_usd), text: usd(a.cost_usd) }))}
+          />
+          <ScopeTable title="Guilds" testId="guild-usage" rows={summary.data.guilds.map((g) => ({ ...g, href: `/guilds/${g.id}` }))} />
+          <ScopeTable title="Agents" testId="agent-usage" rows={summary.data.agents.map((a) => ({ ...a, href: `/agents/${a.id}`, guild: guildNames.get(a.guild_id) ?? "" }))} />
+          <p class="hint">Figures for a range come from the priced replies still stored; a deleted agent's or guild's replies go with it, while the all-time counters keep their cost.</p>
+        </section>
       )}
     </section>
   );
+}
+
+/** The range of the daily chart and the tables: a preset, or any from/to checked as the API checks them. */
+function RangeControl(props: { range: DayRange; onChange: (range: DayRange) => void }) {
+  const [from, setFrom] = useState(props.range.from);
+  const [to, setTo] = useState(props.range.to);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const pressed = presetOf(props.range, new Date());
+  const apply = (next: DayRange) => {
+    setFrom(next.from);
+    setTo(next.to);
+    setErrors({});
+    props.onChange(next);
+  };
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const parsed = parseDateRange({ from, to }, new Date());
+    if ("issues" in parsed) {
+      setErrors(Object.fromEntries(parsed.issues.map((i) => [i.field, i.message])));
+      return;
+    }
+    apply({ from: parsed.range.from, to: parsed.range.to });
+  };
+  return (
+    <form class="inline-form range-control" onSubmit={submit} noValidate aria-label="Date range">
+      <div class="presets" role="group" aria-label="Range presets">
+        {PRESETS.map((p) => (
+          <button key={p.id} type="button" aria-pressed={pressed === p.id} onClick={() => apply(presetRange(p.id, new Date()))}>{p.label}</button>
+        ))}
+      </div>
+      <Field name="from" label="From (UTC)" error={errors.from} prefix="usage">
+        {(a) => <input {...a} type="date" value={from} onInput={(e) => setFrom((e.currentTarget as HTMLInputElement).value)} />}
+      </Field>
+      <Field name="to" label="To (UTC)" error={errors.to} prefix="usage">
+        {(a) => <input {...a} type="date" value={to} onInput={(e) => setTo((e.currentTarget as HTMLInputElement).value)} />}
+      </Field>
+      <button type="submit">Show range</button>
+    </form>
+  );
+}
+
+interface ScopeRow extends Counters {
+  id: string;
+  name: string;
+  href: string;
+  all_time_cost_usd: string;
+  guild?: string;
 }
 
 function CountersLine(props: { counters: Counters }) {
@@ -78,22 +151,28 @@ function CountersLine(props: { counters: Counters }) {
   );
 }
 
-function ScopeTable(props: { title: string; rows: Scoped[]; testId: string }) {
+function ScopeTable(props: { title: string; rows: ScopeRow[]; testId: string }) {
+  const withGuild = props.rows.some((r) => r.guild !== undefined);
   return (
     <table class="list" data-testid={props.testId}>
       <caption>{props.title}</caption>
       <thead>
-        <tr><th scope="col">Name</th><th scope="col" class="num">Cost</th><th scope="col" class="num">Calls</th><th scope="col" class="num">Input tokens</th><th scope="col" class="num">Output tokens</th></tr>
+        <tr>
+          <th scope="col">Name</th><th scope="col" class="num">Cost</th><th scope="col" class="num">Calls</th><th scope="col" class="num">Input tokens</th>
+          <th scope="col" class="num">Output tokens</th><th scope="col" class="num">All time</th>{withGuild && <th scope="col">Guild</th>}
+        </tr>
       </thead>
       <tbody>
-        {props.rows.length === 0 && <tr><td colSpan={5} class="muted">None yet.</td></tr>}
+        {props.rows.length === 0 && <tr><td colSpan={withGuild ? 7 : 6} class="muted">None yet.</td></tr>}
         {props.rows.map((r) => (
           <tr key={r.id}>
             <td><Link href={r.href}>{r.name}</Link></td>
-            <td class="num">{usd(r.totals.cost_usd)}</td>
-            <td class="num">{tokens(r.totals.calls)}</td>
-            <td class="num">{tokens(r.totals.input_tokens)}</td>
-            <td class="num">{tokens(r.totals.output_tokens)}</td>
+            <td class="num">{usd(r.cost_usd)}</td>
+            <td class="num">{tokens(r.calls)}</td>
+            <td class="num">{tokens(r.input_tokens)}</td>
+            <td class="num">{tokens(r.output_tokens)}</td>
+            <td class="num">{usd(r.all_time_cost_usd)}</td>
+            {withGuild && <td>{r.guild}</td>}
           </tr>
         ))}
       </tbody>
