@@ -31,8 +31,11 @@ describe("console: usage by day", () => {
     return run.id;
   }
 
+  /** What the page's elements offer the callbacks below (they run in the page, not in Node). */
+  type Drawn = { getAttribute(name: string): string | null };
+
   /** The chart's bars as drawn: day and cost of each. */
-  const bars = () => page.locator('[data-testid="daily-chart"] svg rect.chart-bar').evaluateAll((rects: Element[]) =>
+  const bars = () => page.locator('[data-testid="daily-chart"] svg rect.chart-bar').evaluateAll((rects: Drawn[]) =>
     rects.map((r) => ({ date: r.getAttribute("data-date"), cost: r.getAttribute("data-cost"), height: Number(r.getAttribute("height")) })));
   const caption = (from: string, to: string) => page.locator('[data-testid="daily-chart"] figcaption', { hasText: `${from} to ${to}` });
   const daily = async (from: string, to: string, scope = "scope=org") => (await as("GET", `/api/usage/daily?${scope}&from=${from}&to=${to}`)).json;
@@ -137,8 +140,8 @@ describe("console: usage by day", () => {
     expect(await page.locator("#daily-chart-desc").textContent()).toContain("against the monthly limit of $5.00");
     // The month-to-date line (at most $2.00) stays below the $5.00 line: a smaller y is higher.
     const limitY = Number(await limitLine.locator("line").getAttribute("y1"));
-    const highest = Math.min(...(await page.locator(".month-to-date polyline").evaluateAll((lines: Element[]) =>
-      lines.flatMap((l) => (l.getAttribute("points") ?? "").split(" ").map((p) => Number(p.split(",")[1]))))));
+    const highest = Math.min(...(await page.locator(".month-to-date polyline").evaluateAll((lines: Drawn[]) =>
+      lines.flatMap((l) => (l.getAttribute("points") ?? "").split(" ").map((p: string) => Number(p.split(",")[1]))))));
     expect(highest).toBeGreaterThan(limitY);
     const monthToDate = (await daily(today, today)).data[0].month_to_date_cost_usd;
     expect(await page.getByTestId("daily-usage").locator(`tr[data-date="${today}"] td`).last().textContent()).toBe(`$${Number(monthToDate).toFixed(2)}`);
