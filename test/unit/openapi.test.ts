@@ -1,8 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { beforeAll, describe, expect, it } from "vitest";
-import { apiDocumentText } from "../../scripts/openapi/document";
-import { app } from "../../workers/app";
+import { apiDocumentText, type WorkerApp, workerApp } from "../../scripts/openapi/document";
 
 type Operation = {
   operationId?: string;
@@ -22,8 +21,10 @@ const resolve = (response: Response & { $ref?: string }): Response =>
 let text: string;
 let doc: { openapi: string; paths: Record<string, Partial<Record<(typeof METHODS)[number], Operation>>>; components: { schemas: Record<string, unknown>; responses: Record<string, Response> } };
 let operations: Array<{ path: string; method: string; op: Operation }>;
+let app: WorkerApp;
 
 beforeAll(async () => {
+  app = await workerApp();
   text = await apiDocumentText();
   doc = JSON.parse(text);
   operations = Object.entries(doc.paths).flatMap(([path, item]) =>
