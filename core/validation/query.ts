@@ -27,3 +27,11 @@ export function resumePoint(header: string | undefined, query: string | undefine
   if (!parsed.success) return { ok: false, field, message: `must be a row seq from ${min} to ${MAX_SEQ}` };
   return { ok: true, after: parsed.data };
 }
+
+/**
+ * A `LIKE`/`ILIKE` pattern that finds `text` anywhere, with the text's own `%`, `_` and
+ * `\` taken literally (Postgres's default escape character is the backslash).
+ *
+ * @example containsPattern("50%_off") // "%50\\%\\_off%"
+ */
+export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

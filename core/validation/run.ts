@@ -27,12 +27,15 @@ export const RunCreate = z
 
 export const RunKindFilter = z.enum(["direct", "group", "schedule"]);
 
+/** A run's status: active (it takes messages) or completed (until resumed). */
+export const RunStatus = z.enum(["active", "completed"]);
+
 /** A run as the API returns it (RUN-023). */
 export const Run = z.object({
   id: z.uuid(),
   agent_id: z.uuid(),
   kind: RunKindFilter,
-  status: z.enum(["active", "completed"]),
+  status: RunStatus,
   label: z.string(),
   title: z.string().nullable(),
   generation: z.int(),

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, eq, ilike, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { Database } from "../../core/db/client";
@@ -7,7 +7,8 @@ import type { AttachmentRef } from "../../core/projection/types";
 import { runLabel, type RunKind } from "../../core/runs/rules";
 import type { RunSnapshot } from "../../core/runs/snapshot";
 import { isUuid } from "../../core/validation/fields";
-import { Run, RunCreate, RunKindFilter } from "../../core/validation/run";
+import { containsPattern } from "../../core/validation/query";
+import { Run, RunCreate, RunKindFilter, RunStatus } from "../../core/validation/run";
 import type { Refused } from "../../bindings/outcome";
 import { agentObject } from "../../bindings/objects";
 import { readBody } from "../body";
@@ -107,14 +108,26 @@ export const agentRunRoutes = new Hono<AppEnv>()
     return c.json(await listRuns(c.get("db"), agent.id, c.req.query()));
   });
 
-/** An agent's runs, newest first, by kind, routine and archival (`?kind=`, `?schedule_id=`, `?archived=true|false`). */
+/**
+ * An agent's runs, newest first, by kind, status, routine and archival (`?kind=`, `?status=`,
+ * `?schedule_id=`, `?archived=true|false`), and by title (`?q=`, case-insensitive, anywhere
+ * in the title; `%` and `_` match themselves).
+ */
 export async function listRuns(db: Database, agentId: string, query: Record<string, string>) {
-  const page = listPage(query, { kind: RunKindFilter.optional(), schedule_id: z.uuid().optional(), archived: z.enum(["true", "false"]).optional() });
-  const { kind, schedule_id, archived } = page.params as { kind?: string; schedule_id?: string; archived?: "true" | "false" };
+  const page = listPage(query, {
+    kind: RunKindFilter.optional(),
+    status: RunStatus.optional(),
+    schedule_id: z.uuid().optional(),
+    archived: z.enum(["true", "false"]).optional(),
+    q: z.string().trim().max(200).optional(),
+  });
+  const { kind, status, schedule_id, archived, q } = page.params as { kind?: string; status?: string; schedule_id?: string; archived?: "true" | "false"; q?: string };
   const rows = await db.select({ run: runs, cost: runCost }).from(runs)
     .where(and(
       eq(runs.agentId, agentId),
       kind ? eq(runs.kind, kind) : undefined,
+      status ? eq(runs.status, status) : undefined,
+      q ? ilike(runs.title, containsPattern(q)) : undefined,
       schedule_id ? eq(runs.scheduleId, schedule_id) : undefined,
       archived === undefined ? undefined : archived === "true" ? isNotNull(runs.archivedAt) : isNull(runs.archivedAt),
       page.where(runs.createdAt, runs.id),
@@ -126,6 +139,6 @@ export async function listRuns(db: Database, agentId: string, query: Record<stri
 
 export const runDocs: RouteDoc[] = [
   { method: "post", path: "/api/agents/{id}/runs", summary: "Create a direct run; with a message it starts generating (409 agent.busy while the agent generates)", tag: "Runs", body: RunCreate, response: Run, status: 201 },
-  { method: "get", path: "/api/agents/{id}/runs", summary: "The agent's runs, newest first (filter ?kind=, ?schedule_id= and ?archived=true|false)", tag: "Runs", response: Run, list: true },
+  { method: "get", path: "/api/agents/{id}/runs", summary: "The agent's runs, newest first (filter ?kind=, ?status=active|completed, ?q= in the title, ?schedule_id= and ?archived=true|false)", tag: "Runs", response: Run, list: true },
   { method: "get", path: "/api/runs/{id}", summary: "A run: status, snapshot summary, errors, metadata, cost", tag: "Runs", response: Run },
 ];
