@@ -19,7 +19,7 @@ describe("renderMarkdown", () => {
     }
     expect(renderMarkdown("<javascript:alert(1)>")).not.toContain("<a");
     expect(renderMarkdown("[docs](https://example.com/a?b=1&c=2)")).toBe(
-      '<p><a href="https://example.com/a?b=1&amp;c=2" target="_blank" rel="noopener noreferrer">docs</a></p>\n',
+      '<p><a href="https://example.com/a?b=1&amp;c=2" target="_blank" rel="noopener noreferrer">docs</a></p>',
     );
     expect(renderMarkdown("see https://example.com now")).toContain('<a href="https://example.com" target="_blank" rel="noopener noreferrer">https://example.com</a>');
   });
@@ -35,18 +35,18 @@ describe("renderMarkdown", () => {
     expect(ts).toContain('<span class="hljs-keyword">const</span>');
     expect(ts).toContain("&lt;b&gt;");
     const other = renderMarkdown("```cobol\n<script>x</script>\n```");
-    expect(other).toBe('<pre><code class="language-cobol">&lt;script&gt;x&lt;/script&gt;\n</code></pre>\n');
+    expect(other).toBe('<pre><code class="language-cobol">&lt;script&gt;x&lt;/script&gt;\n</code></pre>');
   });
 
   it("UI-CONV: chat conventions: single newlines break the line, tables and quotes render", () => {
-    expect(renderMarkdown("one\ntwo")).toBe("<p>one<br>\ntwo</p>\n");
+    expect(renderMarkdown("one\ntwo")).toBe("<p>one<br>\ntwo</p>");
     expect(renderMarkdown("| a | b |\n|---|---|\n| 1 | 2 |")).toContain("<table>");
     expect(renderMarkdown("> quoted")).toContain("<blockquote>");
   });
 
   it("UI-CONV: @mentions of the given agents are marked, not inside code, and stay escaped", () => {
-    expect(renderMarkdown("hi @scout <x>", { mentions: ["Scout"] })).toBe('<p>hi <mark class="mention">@scout</mark> &lt;x&gt;</p>\n');
-    expect(renderMarkdown("`@Scout`", { mentions: ["Scout"] })).toBe("<p><code>@Scout</code></p>\n");
-    expect(renderMarkdown("hi @Scout")).toBe("<p>hi @Scout</p>\n");
+    expect(renderMarkdown("hi @scout <x>", { mentions: ["Scout"] })).toBe('<p>hi <mark class="mention">@scout</mark> &lt;x&gt;</p>');
+    expect(renderMarkdown("`@Scout`", { mentions: ["Scout"] })).toBe("<p><code>@Scout</code></p>");
+    expect(renderMarkdown("hi @Scout")).toBe("<p>hi @Scout</p>");
   });
 });

@@ -72,8 +72,9 @@ md.renderer.rules.mention = (tokens, idx) => `<mark class="mention">${md.utils.e
 /**
  * The HTML of a chat message's Markdown.
  *
- * @example renderMarkdown("**hi** <b>") // "<p><strong>hi</strong> &lt;b&gt;</p>\n"
+ * @example renderMarkdown("**hi** <b>") // "<p><strong>hi</strong> &lt;b&gt;</p>"
  */
 export function renderMarkdown(text: string, env: MarkdownEnv = {}): string {
-  return md.render(text, { ...env });
+  // Without the closing newline, a message's text content ends where its text does.
+  return md.render(text, { ...env }).trimEnd();
 }
