@@ -144,6 +144,8 @@ describe("operator console: chat conventions", () => {
     const runLink = status.getByRole("link", { name: `run ${run.id.slice(0, 8)}` });
     expect(await runLink.getAttribute("href")).toBe(`/runs/${run.id}`);
     expect(await status.textContent()).toContain("Generating");
+    // The run started elsewhere appears in History.
+    await page.locator(`table.history tr[data-run="${run.id}"]`).waitFor();
     await screenshot(page, "61-agent-status-generating");
 
     await page.locator("[data-testid=agent-status][data-generating=false]").waitFor({ timeout: 30_000 });

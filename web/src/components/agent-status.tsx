@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { upcoming, STATUS_POLL_MS } from "../lib/agent-status";
 import { api, describe, type AgentStatus } from "../lib/api";
 import { when } from "../lib/format";
@@ -9,10 +9,14 @@ import { Link } from "./link";
  * Whether the agent is generating now (and in which run) and its next deadlines, from
  * `GET /api/agents/:id/status`. Asked again every few seconds while the page is visible
  * (and at once when it becomes visible), so a finished generation turns to idle.
+ * `onGenerationChange` hears when a generation starts or ends (a run may have appeared).
  */
-export function AgentStatusPanel(props: { agentId: string }) {
+export function AgentStatusPanel(props: { agentId: string; onGenerationChange?: () => void }) {
   const [status, setStatus] = useState<AgentStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const onChange = useRef(props.onGenerationChange);
+  onChange.current = props.onGenerationChange;
+  const lastRun = useRef<string | null | undefined>(undefined);
 
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -22,6 +26,9 @@ export function AgentStatusPanel(props: { agentId: string }) {
       try {
         const next = await api<AgentStatus>("GET", `/api/agents/${props.agentId}/status`);
         if (stopped) return;
+        const run = next.generating ? (next.run_id ?? null) : null;
+        if (lastRun.current !== undefined && lastRun.current !== run) onChange.current?.();
+        lastRun.current = run;
         setStatus(next);
         setError(null);
       } catch (e) {

@@ -39,8 +39,8 @@ export function HistoryFilters(props: { filter: HistoryFilter; onChange: (filter
   );
 }
 
-/** The agent's runs, newest first, as the filter selects them (the API filters), 25 a page. */
-export function RunHistory(props: { agentId: string; filter: HistoryFilter }) {
+/** The agent's runs, newest first, as the filter selects them (the API filters), 25 a page; loaded again when `refresh` changes. */
+export function RunHistory(props: { agentId: string; filter: HistoryFilter; refresh?: number }) {
   const query = filterQuery(props.filter).replace(/^\?/, "&");
   const [pages, setPages] = useState<Run[][]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
@@ -49,7 +49,7 @@ export function RunHistory(props: { agentId: string; filter: HistoryFilter }) {
     setPages([page.data]);
     setCursor(page.next_cursor);
     return page;
-  }, [props.agentId, query]);
+  }, [props.agentId, query, props.refresh]);
   const [more, setMore] = useState<string | null>(null);
 
   const loadMore = async () => {

@@ -16,6 +16,8 @@ export function AgentView(props: { id: string }) {
   const { agent, guild } = useAgentPage(props.id);
   const usage = useLoad(() => api<Usage>("GET", `/api/usage?scope=agent&id=${props.id}`), [props.id]);
   const [filter, setFilter] = useState<HistoryFilter>(() => historyFilter(location.search));
+  // Bumped when a generation starts or ends, so a run started elsewhere shows in History.
+  const [generations, setGenerations] = useState(0);
   const changeFilter = (next: HistoryFilter) => {
     setFilter(next);
     // Replaced, not pushed: Back leaves the page rather than stepping through filters.
@@ -33,13 +35,13 @@ export function AgentView(props: { id: string }) {
         Model <code>{a.model}</code>
         {usage.data && <> · {usd(usage.data.totals.cost_usd)} over {usage.data.totals.calls} model calls, {tokens(usage.data.totals.input_tokens + usage.data.totals.output_tokens)} tokens</>}
       </p>
-      <AgentStatusPanel agentId={a.id} />
+      <AgentStatusPanel agentId={a.id} onGenerationChange={() => setGenerations((n) => n + 1)} />
       <NewChat agentId={a.id} />
       <div class="title-row">
         <h2 id="history">History</h2>
         <HistoryFilters filter={filter} onChange={changeFilter} />
       </div>
-      <RunHistory key={filterQuery(filter)} agentId={a.id} filter={filter} />
+      <RunHistory key={filterQuery(filter)} agentId={a.id} filter={filter} refresh={generations} />
     </section>
   );
 }
