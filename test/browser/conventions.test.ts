@@ -66,6 +66,17 @@ describe("operator console: chat conventions", () => {
     await box.press("Enter");
     await page.locator("li[data-role=assistant]", { hasText: "echo: 日本語" }).waitFor();
     expect(await userTexts(run.id)).toEqual(["first line\nsecond line", "with control", "日本語"]);
+
+    // The agent page's first message of a new chat too.
+    await page.goto(`${apiUrl}/agents/${agent.id}`);
+    const first = page.getByLabel("First message (optional)");
+    await first.fill("Hello");
+    await first.press("Shift+Enter");
+    await first.pressSequentially("there");
+    await first.press("Enter");
+    await until(async () => /\/runs\/[^/]+$/.test(new URL(page.url()).pathname) && !page.url().endsWith(run.id), "the new chat opens");
+    await page.locator("li[data-role=assistant]", { hasText: "echo: Hello" }).waitFor();
+    expect(await userTexts(new URL(page.url()).pathname.split("/").at(-1)!)).toEqual(["Hello\nthere"]);
   });
 
   it("UI-CONV: messages render as Markdown: a highlighted code block, a link opening in a new tab without an opener, raw HTML shown as text", async () => {

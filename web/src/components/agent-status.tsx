@@ -21,8 +21,12 @@ export function AgentStatusPanel(props: { agentId: string; onGenerationChange?: 
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
+    // One request at a time: becoming visible while one is on its way starts no second loop.
+    let asking = false;
     const poll = async () => {
       clearTimeout(timer);
+      if (asking) return;
+      asking = true;
       try {
         const next = await api<AgentStatus>("GET", `/api/agents/${props.agentId}/status`);
         if (stopped) return;
@@ -33,6 +37,8 @@ export function AgentStatusPanel(props: { agentId: string; onGenerationChange?: 
         setError(null);
       } catch (e) {
         if (!stopped) setError(describe(e));
+      } finally {
+        asking = false;
       }
       if (!stopped && document.visibilityState === "visible") timer = setTimeout(poll, STATUS_POLL_MS);
     };
