@@ -45,3 +45,11 @@ export const streamQuery = (min: number) => z.object({
     description: "Resume after this row seq (a client that loaded the rows first); the Last-Event-ID header wins over it",
   } as z.GlobalMeta),
 });
+
+/**
+ * A `LIKE`/`ILIKE` pattern that finds `text` anywhere, with the text's own `%`, `_` and
+ * `\` taken literally (Postgres's default escape character is the backslash).
+ *
+ * @example containsPattern("50%_off") // "%50\\%\\_off%"
+ */
+export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -31,12 +31,15 @@ export const RunCreate = z
 
 export const RunKindFilter = z.enum(["direct", "group", "schedule"]).meta({ id: "RunKind" });
 
+/** A run's status: active (it takes messages) or completed (until resumed). */
+export const RunStatus = z.enum(["active", "completed"]);
+
 /** A run as the API returns it (RUN-023). */
 export const Run = z.object({
   id: z.uuid(),
   agent_id: z.uuid(),
   kind: RunKindFilter,
-  status: z.enum(["active", "completed"]),
+  status: RunStatus,
   label: z.string(),
   title: z.string().nullable(),
   generation: z.int(),
@@ -67,6 +70,8 @@ export const RunPage = pageOf(Run, "RunPage");
 export const ScheduleRunListQuery = ListQuery.extend({
   kind: RunKindFilter.optional(),
   archived: z.enum(["true", "false"]).optional().describe("true: archived runs only; false: the others"),
+  status: RunStatus.optional().describe("Only the runs in this status"),
+  q: z.string().trim().max(200).optional().describe("Only the runs whose title contains this text (case-insensitive; % and _ match themselves)"),
 });
 
 /** Query of `GET /api/agents/:id/runs`: also by the routine that fired them. */

@@ -178,7 +178,14 @@ describe("operator console: the agent's Routine tab", () => {
     expect(await runRow(first!.id).textContent()).toContain("current");
 
     // A new instruction: the run fired with the old one is marked.
-    await row("Morning news").getByRole("button", { name: "Edit" }).click();
+    // The form takes the focus as it opens, not a frame later (when the fill below could
+    // already be typing, and its text would land in the description).
+    const focusedOnOpen = await page.evaluate(`(async () => {
+      [...document.querySelectorAll('tr[data-routine="Morning news"] button')].find((b) => b.textContent === "Edit").click();
+      for (let i = 0; i < 50 && !document.querySelector("tr.expanded form"); i++) await Promise.resolve();
+      return document.activeElement?.getAttribute("name");
+    })()`);
+    expect(focusedOnOpen).toBe("description");
     await page.locator("tr.expanded").getByLabel("Instruction", { exact: true }).fill("Read the news; list three headlines.");
     await page.getByRole("button", { name: "Save routine" }).click();
     await runRow(first!.id).filter({ hasText: "older instruction" }).waitFor();

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, eq, ilike, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import type * as z from "zod";
 import type { Database } from "../../core/db/client";
@@ -7,6 +7,7 @@ import type { AttachmentRef } from "../../core/projection/types";
 import { runLabel, type RunKind } from "../../core/runs/rules";
 import type { RunSnapshot } from "../../core/runs/snapshot";
 import { isUuid } from "../../core/validation/fields";
+import { containsPattern } from "../../core/validation/query";
 import { Run, RunCreate, RunListQuery, RunPage } from "../../core/validation/run";
 import type { Refused } from "../../bindings/outcome";
 import { agentObject } from "../../bindings/objects";
@@ -114,14 +115,20 @@ export const agentRunRoutes = new Hono<AppEnv>()
     return c.json(await listRuns(c.get("db"), agent.id, c.req.valid("query")));
   });
 
-/** An agent's runs, newest first, by kind, routine and archival (`?kind=`, `?schedule_id=`, `?archived=true|false`). */
+/**
+ * An agent's runs, newest first, by kind, status, routine and archival (`?kind=`, `?status=`,
+ * `?schedule_id=`, `?archived=true|false`), and by title (`?q=`, case-insensitive, anywhere
+ * in the title; `%` and `_` match themselves).
+ */
 export async function listRuns(db: Database, agentId: string, query: z.output<typeof RunListQuery>) {
-  const { kind, schedule_id, archived } = query;
+  const { kind, status, schedule_id, archived, q } = query;
   const page = listPage(query);
   const rows = await db.select({ run: runs, cost: runCost }).from(runs)
     .where(and(
       eq(runs.agentId, agentId),
       kind ? eq(runs.kind, kind) : undefined,
+      status ? eq(runs.status, status) : undefined,
+      q ? ilike(runs.title, containsPattern(q)) : undefined,
       schedule_id ? eq(runs.scheduleId, schedule_id) : undefined,
       archived === undefined ? undefined : archived === "true" ? isNotNull(runs.archivedAt) : isNull(runs.archivedAt),
       page.where(runs.createdAt, runs.id),

@@ -1,5 +1,6 @@
 import { useRef, useState } from "preact/hooks";
 import { api, type Agent } from "../lib/api";
+import { COMPOSER_KEYS_HINT, sendsMessage } from "../lib/composer-keys";
 import type { GroupMessage } from "../lib/group-chat";
 import { insertMention } from "../lib/mentions";
 import { useSubmit } from "../lib/use-submit";
@@ -7,8 +8,8 @@ import { Field } from "./field";
 import { Notice } from "./notice";
 
 /**
- * Posts to the guild chat as the operator (POST /api/guilds/:id/chat). Enter sends,
- * Shift+Enter breaks the line; the text leaves the box only once the API took it, so a
+ * Posts to the guild chat as the operator (POST /api/guilds/:id/chat). Enter (or
+ * Ctrl/Cmd+Enter) sends, Shift+Enter breaks the line; the text leaves the box only once the API took it, so a
  * failure or a 422 (shown under the box) keeps it. An agent's chip inserts `@Name`,
  * which the server turns into a tag.
  */
@@ -54,13 +55,13 @@ export function ChatComposer(props: { guildId: string; agents: Agent[]; onPosted
         </div>
       )}
       <div class="composer-row">
-        <Field name="content" label="Message to the guild" error={errors.content} prefix="chat" hint="Enter sends, Shift+Enter starts a new line; @Name tags an agent.">
+        <Field name="content" label="Message to the guild" error={errors.content} prefix="chat" hint={`${COMPOSER_KEYS_HINT} @Name tags an agent.`}>
           {(a) => (
             <textarea
               {...a} ref={box} rows={2} value={text}
               onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)}
               onKeyDown={(e) => {
-                if (e.key === "Enter" && !e.shiftKey && !e.isComposing) void send(e);
+                if (sendsMessage(e)) void send(e);
               }}
             />
           )}

@@ -1,18 +1,17 @@
 import type { Agent } from "../lib/api";
 import { when } from "../lib/format";
 import type { GroupMessage } from "../lib/group-chat";
-import { mentionParts } from "../lib/mentions";
 import { Link } from "./link";
+import { Markdown } from "./markdown";
 
 /**
  * One row of the guild chat: author (an agent's name links to the agent), operator or
- * agent styling, seq and time, the text with @mentions of the guild's agents marked,
+ * agent styling, seq and time, the text as Markdown with @mentions of the guild's agents marked,
  * and the agents the server recorded as tagged.
  */
 export function ChatMessage(props: { message: GroupMessage; agents: Agent[] }) {
   const m = props.message;
   const nameOf = (id: string) => props.agents.find((a) => a.id === id)?.name ?? id.slice(0, 8);
-  const parts = mentionParts(m.content, props.agents.map((a) => a.name));
   return (
     <li class={`chat-msg from-${m.author_kind}`} data-seq={m.seq} data-author-kind={m.author_kind}>
       <header class="row-head">
@@ -22,7 +21,7 @@ export function ChatMessage(props: { message: GroupMessage; agents: Agent[] }) {
         <span class={`badge author-${m.author_kind}`}>{m.author_kind === "operator" ? "Operator" : "Agent"}</span>
         <span class="muted">#{m.seq} · <time dateTime={m.created_at}>{when(m.created_at)}</time>{m.depth > 0 ? ` · reply depth ${m.depth}` : ""}</span>
       </header>
-      <div class="text">{parts.map((p, i) => (p.mention ? <mark key={i} class="mention">{p.text}</mark> : p.text))}</div>
+      <Markdown text={m.content} mentions={props.agents.map((a) => a.name)} />
       {m.tagged.length > 0 && (
         <p class="tags" data-testid="tagged">Tagged: {m.tagged.map((id) => <span key={id} class="badge tag">@{nameOf(id)}</span>)}</p>
       )}

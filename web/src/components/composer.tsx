@@ -1,5 +1,6 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError, describe } from "../lib/api";
+import { COMPOSER_KEYS_HINT, sendsMessage } from "../lib/composer-keys";
 import { Link } from "./link";
 import { Notice } from "./notice";
 
@@ -9,7 +10,8 @@ type Problem =
   | { kind: "failed"; message: string };
 
 /**
- * Sends a user message to the run (POST /api/runs/:id/messages). The typed text is
+ * Sends a user message to the run (POST /api/runs/:id/messages); Enter sends, Shift+Enter
+ * starts a new line (Ctrl/Cmd+Enter sends too). The typed text is
  * cleared only once the API accepted it (202); a 409 `agent.busy` is shown plainly
  * and the text stays in the box for another try.
  */
@@ -17,12 +19,15 @@ export function Composer(props: { runId: string; status: string; generating: boo
   const [text, setText] = useState("");
   const [problem, setProblem] = useState<Problem | null>(null);
   const [sending, setSending] = useState(false);
+  // Set at once, so a second Enter before the re-render does not send twice.
+  const inFlight = useRef(false);
   // A refusal may not hold once the run changes (resumed, say): let the operator try again.
   useEffect(() => setProblem((p) => (p?.kind === "refused" ? null : p)), [props.status]);
 
   const send = async (event?: Event) => {
     event?.preventDefault();
-    if (!text.trim() || sending) return;
+    if (!text.trim() || inFlight.current) return;
+    inFlight.current = true;
     setSending(true);
     try {
       await api("POST", `/api/runs/${props.runId}/messages`, { content: text });
@@ -38,6 +43,7 @@ export function Composer(props: { runId: string; status: string; generating: boo
         setProblem({ kind: "failed", message: describe(e) });
       }
     } finally {
+      inFlight.current = false;
       setSending(false);
     }
   };
@@ -66,15 +72,16 @@ export function Composer(props: { runId: string; status: string; generating: boo
       <div class="composer-row">
         <label for="composer-text" class="sr-only">Message</label>
         <textarea
-          id="composer-text" name="content" rows={2} value={text}
-          placeholder={props.generating ? "The agent is generating; you can type, and send once it is done" : "Message (Ctrl+Enter sends)"}
+          id="composer-text" name="content" rows={2} value={text} aria-describedby="composer-keys"
+          placeholder={props.generating ? "The agent is generating; you can type, and send once it is done" : "Message"}
           onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)}
           onKeyDown={(e) => {
-            if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) void send(e);
+            if (sendsMessage(e)) void send(e);
           }}
         />
         <button type="submit" class="primary" disabled={sending || !text.trim()}>{sending ? "Sending…" : "Send"}</button>
       </div>
+      <small id="composer-keys" class="hint">{COMPOSER_KEYS_HINT}</small>
     </form>
   );
 }

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, type Schedule } from "../lib/api";
 import { useSubmit } from "../lib/use-submit";
 import { routineBody, routineValues, type RoutineValues, type Trigger } from "../lib/routines";
@@ -28,7 +28,10 @@ export function RoutineForm(props: { agentId: string; schedule: Schedule | null;
   const form = useRef<HTMLFormElement>(null);
   const prefix = props.schedule ? `routine-${props.schedule.id}` : "routine-new";
 
-  useEffect(() => {
+  // In the same task as the form's first render: a deferred effect (useEffect runs after the
+  // next frame) could take the focus while the operator, or a test, already types in
+  // another field, and the text would land in the description.
+  useLayoutEffect(() => {
     form.current?.querySelector<HTMLInputElement>("input[name=description]")?.focus();
   }, []);
 

@@ -4,6 +4,7 @@ import type { Row } from "../lib/sse";
 import { contentText, prettyArguments, tokens, usd, when } from "../lib/format";
 import { GROUP_WAKE_HEADING } from "../lib/group-wake";
 import { GroupWake } from "./group-wake";
+import { Markdown } from "./markdown";
 import { PromptReplay } from "./prompt-replay";
 
 interface ToolCall {
@@ -47,7 +48,7 @@ export function Transcript(props: { runId: string; rows: Row[]; draft: Draft | n
               <div class="text">{props.draft.reasoning}</div>
             </details>
           )}
-          {props.draft.content && <div class="text">{props.draft.content}</div>}
+          {props.draft.content && <Markdown text={props.draft.content} />}
         </li>
       )}
       {props.generating && !props.draft && (
@@ -85,7 +86,7 @@ function RowView(props: { runId: string; row: Row; stubbed: boolean }) {
     return (
       <>
         {head(meta.source === "operator" || !meta.source ? "You" : `User (${String(meta.source)})`)}
-        <div class="text">{contentText(payload.content) || <span class="muted">(no text)</span>}</div>
+        {contentText(payload.content) ? <Markdown text={contentText(payload.content)} /> : <div class="text"><span class="muted">(no text)</span></div>}
         {attachments.length > 0 && <p class="muted">Attachments: {attachments.map((a) => a.filename).join(", ")}</p>}
       </>
     );
@@ -110,7 +111,7 @@ function RowView(props: { runId: string; row: Row; stubbed: boolean }) {
             <div class="text">{reasoning}</div>
           </details>
         )}
-        {text && <div class="text">{text}</div>}
+        {text && <Markdown text={text} />}
         {calls.map((call) => (
           <div class="tool-call" key={call.id} data-tool-call={call.function.name}>
             <div><span class="badge">Tool call</span> <code>{call.function.name}</code> <span class="muted">{call.id}</span></div>

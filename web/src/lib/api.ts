@@ -260,3 +260,24 @@ export async function loadRows(runId: string, afterSeq = -1): Promise<Row[]> {
     after = page.data.at(-1)!.seq;
   }
 }
+
+/** A pending deadline of the agent's object (`GET /api/agents/:id/status`). */
+export interface AgentDeadline {
+  name: string;
+  kind: string;
+  due_at: string;
+  version: number;
+  attempts: number;
+}
+
+/** Whether the agent generates now, in which run, and its pending deadlines. */
+export interface AgentStatus {
+  agent_id: string;
+  generating: boolean;
+  run_id?: string;
+  generation?: number;
+  started_at?: string;
+  lease_until?: string;
+  lease_expired?: boolean;
+  deadlines: AgentDeadline[];
+}

@@ -1,20 +1,28 @@
 import { useState } from "preact/hooks";
 import { AgentHeader, useAgentPage } from "../components/agent-tabs";
+import { AgentStatusPanel } from "../components/agent-status";
 import { Field } from "../components/field";
-import { Link } from "../components/link";
 import { Notice } from "../components/notice";
-import { api, ApiError, describe, type Page, type Run, type Usage } from "../lib/api";
-import { kindLabel, tokens, usd, when } from "../lib/format";
+import { HistoryFilters, RunHistory } from "../components/run-history";
+import { api, ApiError, describe, type Run, type Usage } from "../lib/api";
+import { COMPOSER_KEYS_HINT, sendsMessage } from "../lib/composer-keys";
+import { tokens, usd } from "../lib/format";
+import { filterQuery, historyFilter, type HistoryFilter } from "../lib/history-filter";
 import { navigate } from "../lib/router";
 import { useLoad } from "../lib/use-load";
 
-const KINDS = [["", "All kinds"], ["direct", "Direct chats"], ["group", "Group chats"], ["schedule", "Schedule wake-ups"]] as const;
-
-/** An agent: a new chat, and its History of runs with kind, status and cost. */
+/** An agent: whether it generates and its next deadlines, a new chat, and its History of runs, filtered as the address says. */
 export function AgentView(props: { id: string }) {
   const { agent, guild } = useAgentPage(props.id);
   const usage = useLoad(() => api<Usage>("GET", `/api/usage?scope=agent&id=${props.id}`), [props.id]);
-  const [kind, setKind] = useState("");
+  const [filter, setFilter] = useState<HistoryFilter>(() => historyFilter(location.search));
+  // Bumped when a generation starts or ends, so a run started elsewhere shows in History.
+  const [generations, setGenerations] = useState(0);
+  const changeFilter = (next: HistoryFilter) => {
+    setFilter(next);
+    // Replaced, not pushed: Back leaves the page rather than stepping through filters.
+    navigate(`/agents/${props.id}${filterQuery(next)}`, { replace: true });
+  };
 
   if (agent.error) return <Notice kind="error">Could not load the agent: {agent.error}</Notice>;
   if (!agent.data) return <p aria-busy="true">Loading…</p>;
@@ -27,17 +35,13 @@ export function AgentView(props: { id: string }) {
         Model <code>{a.model}</code>
         {usage.data && <> · {usd(usage.data.totals.cost_usd)} over {usage.data.totals.calls} model calls, {tokens(usage.data.totals.input_tokens + usage.data.totals.output_tokens)} tokens</>}
       </p>
+      <AgentStatusPanel agentId={a.id} onGenerationChange={() => setGenerations((n) => n + 1)} />
       <NewChat agentId={a.id} />
       <div class="title-row">
         <h2 id="history">History</h2>
-        <label class="inline-field">
-          Show{" "}
-          <select value={kind} onChange={(e) => setKind((e.currentTarget as HTMLSelectElement).value)}>
-            {KINDS.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
-          </select>
-        </label>
+        <HistoryFilters filter={filter} onChange={changeFilter} />
       </div>
-      <History key={kind} agentId={a.id} kind={kind} />
+      <RunHistory key={filterQuery(filter)} agentId={a.id} filter={filter} refresh={generations} />
     </section>
   );
 }
@@ -69,66 +73,21 @@ function NewChat(props: { agentId: string }) {
     <form class="card" onSubmit={submit} aria-labelledby="new-chat">
       <h2 id="new-chat">New chat</h2>
       {error && <Notice kind="error">{error}</Notice>}
-      <Field name="message" label="First message (optional)" prefix="new-chat">
+      <Field name="message" label="First message (optional)" prefix="new-chat" hint={COMPOSER_KEYS_HINT}>
         {(a) => (
           <textarea
             {...a} rows={3} value={message}
             onInput={(e) => setMessage((e.currentTarget as HTMLTextAreaElement).value)}
             onKeyDown={(e) => {
-              if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) void submit(e);
+              if (!sendsMessage(e)) return;
+              // An empty box sends nothing from the keyboard (the button still starts an empty chat).
+              if (message.trim() && !busy) void submit(e);
+              else e.preventDefault();
             }}
           />
         )}
       </Field>
       <button type="submit" class="primary" disabled={busy}>Start chat</button>
     </form>
-  );
-}
-
-function History(props: { agentId: string; kind: string }) {
-  const [pages, setPages] = useState<Run[][]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const first = useLoad(async () => {
-    const page = await api<Page<Run>>("GET", `/api/agents/${props.agentId}/runs?limit=25${props.kind ? `&kind=${props.kind}` : ""}`);
-    setPages([page.data]);
-    setCursor(page.next_cursor);
-    return page;
-  }, [props.agentId, props.kind]);
-  const [more, setMore] = useState<string | null>(null);
-
-  const loadMore = async () => {
-    if (!cursor) return;
-    try {
-      const page = await api<Page<Run>>("GET", `/api/agents/${props.agentId}/runs?limit=25&cursor=${encodeURIComponent(cursor)}${props.kind ? `&kind=${props.kind}` : ""}`);
-      setPages((p) => [...p, page.data]);
-      setCursor(page.next_cursor);
-    } catch (e) {
-      setMore(describe(e));
-    }
-  };
-
-  if (first.error) return <Notice kind="error">Could not load the history: {first.error}</Notice>;
-  if (first.loading && pages.length === 0) return <p aria-busy="true">Loading…</p>;
-  const runs = pages.flat();
-  if (runs.length === 0) return <p>No runs yet.</p>;
-  return (
-    <>
-      <table class="list history" aria-describedby="history">
-        <thead><tr><th scope="col">Run</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col" class="num">Cost</th><th scope="col">Started</th></tr></thead>
-        <tbody>
-          {runs.map((r) => (
-            <tr key={r.id} data-run={r.id}>
-              <td><Link href={`/runs/${r.id}`}>{r.label}</Link></td>
-              <td><span class={`badge kind-${r.kind}`}>{kindLabel(r.kind)}</span></td>
-              <td><span class={`badge status-${r.status}`}>{r.status}</span>{r.archived_at && <span class="badge status-archived">archived</span>}{r.errors.length > 0 && <span class="badge status-error" title={r.errors.map((e) => e.code).join(", ")}>{r.errors.length} error{r.errors.length > 1 ? "s" : ""}</span>}</td>
-              <td class="num">{usd(r.cost_usd)}</td>
-              <td>{when(r.created_at)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {more && <Notice kind="error">{more}</Notice>}
-      {cursor && <button type="button" onClick={loadMore}>Load older runs</button>}
-    </>
   );
 }
