@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { z } from "zod";
+import type * as z from "zod";
 import { fieldIssues } from "../core/validation/issues";
 import { unstorableField } from "../core/validation/storable";
 import { ApiError, validationFailed } from "./errors";

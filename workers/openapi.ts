@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** What the OpenAPI document says of one route; each api module lists its own. */
 export interface RouteDoc {

@@ -1,6 +1,6 @@
 import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
-import { z } from "zod";
+import * as z from "zod";
 import { isUuid } from "../core/validation/fields";
 import { fieldIssues } from "../core/validation/issues";
 import { queryInt } from "../core/validation/query";

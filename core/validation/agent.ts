@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { boundedInt, envName, oneLine } from "./fields";
 
 export const THINKING_LEVELS = ["off", "low", "medium", "high"] as const;

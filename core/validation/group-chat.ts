@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { GROUP_POST_MAX } from "../tools/group";
 import { MAX_SEQ, queryInt } from "./query";
 

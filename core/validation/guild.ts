@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { oneLine } from "./fields";
 
 /** Fields an operator may set on a guild. */

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 
 /** One bad field of a request body, as the API reports it. */
 export interface FieldIssue {

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** Largest row seq (and any count) Postgres stores in an `integer` column. */
 export const MAX_SEQ = 2_147_483_647;

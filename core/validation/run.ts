@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** A message an operator sends: text, and optionally uploaded images by id. */
 const message = {

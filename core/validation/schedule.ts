@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { validateCron } from "../schedules/cron";
 import { validateWakeWindow } from "../schedules/wake-window";
 import { oneLine } from "./fields";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { oneLine } from "./fields";
 import type { FieldIssue } from "./issues";
 

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { fromWire, toWire } from "../../core/db/rows";
 import { agents } from "../../core/db/schema";
 import { Agent, AgentCreate, AgentPatch } from "../../core/validation/agent";

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { attachmentKey, attachments } from "../../core/db/schema";
 import { contentDisposition, uploadFilename } from "../../core/http/content-disposition";
 import { isUuid } from "../../core/validation/fields";

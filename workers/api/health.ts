@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import journal from "../../migrations/meta/_journal.json";
 import { openDatabase } from "../../core/db/client";
 import { withoutAddresses } from "../../core/output/log";

@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, lt } from "drizzle-orm";
 import { Hono, type Context } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import type { Database } from "../../core/db/client";
 import { messages } from "../../core/db/schema";
 import { toWireRow } from "../../core/db/transcript";

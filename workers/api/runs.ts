@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import type { Database } from "../../core/db/client";
 import { agents, attachments, runs } from "../../core/db/schema";
 import type { AttachmentRef } from "../../core/projection/types";

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import type { Database } from "../../core/db/client";
 import { toWire } from "../../core/db/rows";
 import { scheduleStore, type ScheduleRow } from "../../core/db/schedules";
