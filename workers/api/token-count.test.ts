@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { asc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { Env } from "../../bindings/env";
 import { openDatabase } from "../../core/db/client";
 import { messages } from "../../core/db/schema";
 import { O200K_ASSET_PATH } from "../../core/projection/rank-asset";
@@ -14,7 +15,7 @@ describe("token counts in the agent object, with the rank table from the assets 
   beforeAll(async () => ({ token, guildId } = await seedGuild()));
 
   it("GEN-019: the rank table is served among the Worker's static assets", async () => {
-    const res = await env.ASSETS!.fetch(new Request(new URL(O200K_ASSET_PATH, "https://assets.local")));
+    const res = await (env as unknown as Env).ASSETS!.fetch(new Request(new URL(O200K_ASSET_PATH, "https://assets.local")));
     expect(res.status).toBe(200);
     expect(((await res.json()) as { pat_str?: unknown }).pat_str).toEqual(expect.any(String));
   });
