@@ -258,10 +258,10 @@ export class RunService {
    * "skipped" when the plan has nothing to open or its claim lost.
    */
   async openOneShot(agentId: string, now: Date, plan: (db: Database) => Promise<Opening | null>): Promise<"started" | "busy" | "skipped"> {
-    await tokenCounterReady(this.host.env);
     const runId = crypto.randomUUID();
     const claimed = await this.claim(runId, 1);
     if (!claimed.ok) return "busy";
+    await tokenCounterReady(this.host.env);
     try {
       const db = this.db();
       const [agent] = await db.select().from(agents).where(eq(agents.id, agentId)).limit(1);
