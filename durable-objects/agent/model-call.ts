@@ -1,4 +1,4 @@
-import type OpenAI from "openai";
+import OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import type { Redactor } from "../../core/output/redaction";
 import { providerErrorMessage } from "../../core/providers/provider-error";
@@ -77,9 +77,6 @@ export class ProviderError extends Error {
  * as they arrive; the reply is assembled from the stream.
  */
 export async function callModel(request: ModelRequest): Promise<ModelReply> {
-  // Loaded on the isolate's first model call: an object that only streams events, answers
-  // reads or fires deadlines never evaluates the SDK.
-  const { default: OpenAI, APIError } = await import("openai");
   const client = new OpenAI({
     baseURL: request.baseURL, apiKey: request.apiKey || "none", maxRetries: 0, timeout: 10 * 60_000, fetch: fetchWithoutRedirects,
   });
@@ -160,7 +157,7 @@ export async function callModel(request: ModelRequest): Promise<ModelReply> {
     if (request.signal.aborted || error instanceof ProviderError) throw error;
     // The SDK wraps what its fetch throws as a connection error.
     if (error instanceof Error && error.cause instanceof ProviderError) throw error.cause;
-    throw toProviderError(error, request.redactor, APIError);
+    throw toProviderError(error, request.redactor);
   }
   const toolCalls = calls.filter(Boolean).map((call, i) => ({ ...call, id: call.id || `call_${started}_${i}` }));
   return {
@@ -202,8 +199,8 @@ function readUsage(raw: OpenAI.CompletionUsage & { cost?: number }): Usage {
   };
 }
 
-function toProviderError(error: unknown, redactor: Redactor, APIError: typeof OpenAI.APIError): ProviderError {
-  if (error instanceof APIError) {
+function toProviderError(error: unknown, redactor: Redactor): ProviderError {
+  if (error instanceof OpenAI.APIError) {
     const code = typeof error.code === "string" ? error.code.slice(0, 100) : null;
     return new ProviderError(providerErrorMessage(`model provider answered ${error.status ?? "without a status"}: ${error.message}`, redactor), error.status ?? null, code);
   }
