@@ -1,5 +1,5 @@
 /**
- * `npm run bundle` (also the last step of `npm test`): bundles the production Worker as
+ * `npm run bundle` (also a step of `npm test`, after the console build): bundles the production Worker as
  * `wrangler deploy --env production` would, without uploading (`--dry-run`), prints its size
  * by major module, raw and gzipped, and its busy startup CPU (median of three
  * `wrangler check startup` runs over that same bundle; method in bundle/startup-cpu.ts), and
