@@ -2,9 +2,8 @@
  * `npm run bundle` (also a step of `npm test`, after the console build): bundles the
  * production Worker as `wrangler deploy --env production` would, without uploading
  * (`--dry-run`), prints its size by major module, raw and gzipped, and its busy startup CPU
- * (median of three
- * `wrangler check startup` runs over that same bundle; method in bundle/startup-cpu.ts), and
- * exits 1 when either is above its budget. Only wrangler's command line is used, so the
+ * (median of three `wrangler check startup` runs over that same bundle; method in
+ * bundle/startup-cpu.ts), and exits 1 when either is above its budget. Only wrangler's command line is used, so the
  * script keeps working across wrangler releases.
  *
  * Budgets: BUNDLE_BUDGET_KIB gzipped, STARTUP_BUDGET_MS busy CPU, both measured on an idle
