@@ -16,7 +16,8 @@ import { benchStack, quantile } from "./bench-stack";
 import { neonConfig, Pool } from "@neondatabase/serverless";
 import { WebSocket } from "ws";
 import { useLocalProxy } from "../core/db/client";
-import { countRowTokens } from "../core/projection/token-count";
+import { packageRanks } from "../core/projection/package-ranks";
+import { countRowTokens, prepareTokenCounter } from "../core/projection/token-count";
 import type { ChatPayload } from "../core/projection/types";
 import { composeSystemPrompt } from "../core/prompt/system-prompt";
 import { buildSnapshot, type OfferedTool } from "../core/runs/snapshot";
@@ -27,6 +28,8 @@ const STEPS = Number(values.steps);
 const SIZES = (process.env.BENCH_SIZES ?? "1000,20000,100000").split(",").map(Number);
 
 const bench = await benchStack({ countRoundTrips: true });
+// The seeded history is counted as the agent object counts it: with the o200k table.
+await prepareTokenCounter(packageRanks);
 const { stack, db, api, stateDir } = bench;
 
 const mock = (path: string, body?: unknown) =>

@@ -1,6 +1,16 @@
-import { app } from "./app";
+import type { Env } from "../bindings/env";
 
 export { AgentObject } from "../durable-objects/agent/agent-object";
 export { GuildObject } from "../durable-objects/guild/guild-object";
 
-export default app;
+/**
+ * The API (its routes, their schemas and the OpenAPI document) is evaluated on the first
+ * request, not when the isolate starts: a start that serves an object, or only the
+ * console's assets, never pays for it.
+ */
+export default {
+  async fetch(request, env, ctx) {
+    const { app } = await import("./app");
+    return app.fetch(request, env, ctx);
+  },
+} satisfies ExportedHandler<Env>;

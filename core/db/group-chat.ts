@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gt, isNull, lt, lte, sql } from "drizzle-orm";
 import type { Database } from "./client";
 import { agents, groupCursors, groupMessages, runs } from "./schema";
 import type { PublicRow } from "../group/wake";
-import type { z } from "zod";
+import type * as z from "zod";
 import type { GroupMessage } from "../validation/group-chat";
 import { toWire } from "./rows";
 

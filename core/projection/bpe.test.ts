@@ -1,8 +1,11 @@
 import { Tiktoken } from "js-tiktoken/lite";
 import o200kBase from "js-tiktoken/ranks/o200k_base";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { packageRanks } from "./package-ranks";
 import { makeCounter, MAX_PIECE_BYTES } from "./bpe";
-import { countText } from "./token-count";
+import { countText, prepareTokenCounter } from "./token-count";
+
+beforeAll(() => prepareTokenCounter(packageRanks));
 
 const encoder = new Tiktoken(o200kBase);
 const reference = (text: string) => encoder.encode(text, [], []).length;

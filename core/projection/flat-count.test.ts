@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { planProjection, STUB_FLOOR_BYTES, StubCounts } from "./projection";
+import { packageRanks } from "./package-ranks";
 import { result, RunBuilder } from "./rows.fixture";
-import { countRowTokens, countText } from "./token-count";
+import { countRowTokens, countText, prepareTokenCounter } from "./token-count";
 
 // Route every tokenizer entry point through spies, so the test sees any encoding planning does.
 vi.mock("./token-count", async (importOriginal) => {
@@ -12,7 +13,8 @@ vi.mock("./token-count", async (importOriginal) => {
 const GENERATIONS = 25;
 let run: RunBuilder;
 
-beforeAll(() => {
+beforeAll(async () => {
+  await prepareTokenCounter(packageRanks);
   run = new RunBuilder();
   for (let g = 1; g <= GENERATIONS; g++) {
     run.user(g, `Turn ${g}: look at the logs.`);

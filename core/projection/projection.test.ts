@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { packageRanks } from "./package-ranks";
 import {
   atOrAboveFloor,
   imageRefs,
@@ -12,8 +13,10 @@ import {
 } from "./projection";
 import { promptHash } from "./prompt-hash";
 import { result, RunBuilder } from "./rows.fixture";
-import { countRowTokens, PROMPT_OVERHEAD } from "./token-count";
+import { countRowTokens, prepareTokenCounter, PROMPT_OVERHEAD } from "./token-count";
 import type { PlanInput, StoredRow } from "./types";
+
+beforeAll(() => prepareTokenCounter(packageRanks));
 
 const BIG = result(3000);
 const SMALL = result(2047);

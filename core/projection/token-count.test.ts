@@ -1,5 +1,8 @@
-import { describe, expect, it, vi } from "vitest";
-import { countRowTokens, countText, countToolSchemas, IMAGE_TOKENS, MESSAGE_OVERHEAD } from "./token-count";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { packageRanks } from "./package-ranks";
+import { countRowTokens, countText, countToolSchemas, IMAGE_TOKENS, MESSAGE_OVERHEAD, prepareTokenCounter } from "./token-count";
+
+beforeAll(() => prepareTokenCounter(packageRanks));
 
 describe("token counting (GEN-019)", () => {
   it("GEN-019: counts text with o200k_base", () => {

@@ -1,5 +1,5 @@
-import { Tiktoken } from "js-tiktoken/lite";
-import o200kBase from "js-tiktoken/ranks/o200k_base";
+import { Tiktoken, type TiktokenBPE } from "js-tiktoken/lite";
+import { describeError, logEvent } from "../output/log";
 import { makeCounter } from "./bpe";
 import type { ChatPayload, RowMetadata, TextCounter } from "./types";
 
@@ -9,6 +9,11 @@ import type { ChatPayload, RowMetadata, TextCounter } from "./types";
  *
  * Rows are counted once at insert (countRowTokens) and the figure is stored: encoding a
  * 100k-token history costs 140-220 ms in workerd, far too slow to repeat before every call.
+ *
+ * The o200k_base rank table (2.2 MiB of source) is not bundled: every Worker and object
+ * start would pay to parse it. The host hands a RankLoader to prepareTokenCounter before
+ * it counts (the Worker reads a static asset, Node the js-tiktoken package); until the
+ * table is in, and if it cannot be had, counts are estimates (estimateTokens).
  */
 
 /**
@@ -23,23 +28,63 @@ export const PROMPT_OVERHEAD = 3;
 /** Flat cost of one image attachment (ATT-009/GEN-022); its URL or data is never encoded. */
 export const IMAGE_TOKENS = 1600;
 
-// One encoder per isolate: building it costs ~0.5 s, so it is built on first use and kept.
-let counter: TextCounter | undefined;
+/** Fetches the o200k_base rank table (js-tiktoken's `ranks/o200k_base` default export). */
+export type RankLoader = () => Promise<TiktokenBPE>;
 
-function getCounter(): TextCounter {
-  counter ??= makeCounter(new Tiktoken(o200kBase), o200kBase.pat_str);
-  return counter;
+/** How long a count waits for the rank table before it settles for an estimate. */
+export const RANK_WAIT_MS = 5_000;
+
+/**
+ * A token estimate for when the rank table is unavailable: one token per 3 UTF-8 bytes.
+ * o200k_base averages about 4 bytes per token on English and code and 3 per CJK character,
+ * so this errs high, which is the safe side for an input cap.
+ * @example estimateTokens("hello world") // 4
+ */
+export function estimateTokens(text: string): number {
+  return Math.ceil(new TextEncoder().encode(text).byteLength / 3);
+}
+
+// One encoder per isolate: building it costs ~0.5 s, so it is built once and kept.
+let exact: TextCounter | undefined;
+let loading: Promise<TextCounter> | undefined;
+
+/**
+ * Makes countText exact: loads the rank table and builds the encoder, once per isolate.
+ * Resolves true when counts are exact. When loading fails, or takes longer than `waitMs`,
+ * it logs `tokens.ranks` and resolves false: counting goes on with estimates, so a
+ * generation never waits on the table for longer than that. The next call tries again;
+ * a slow load keeps going meanwhile and makes later counts exact if it lands.
+ * @example await prepareTokenCounter(loadRanks); countText("hello world") // 2
+ */
+export async function prepareTokenCounter(load: RankLoader, waitMs = RANK_WAIT_MS): Promise<boolean> {
+  if (exact) return true;
+  const attempt = (loading ??= load().then((ranks) => (exact = makeCounter(new Tiktoken(ranks), ranks.pat_str))));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the rank table did not load within ${waitMs} ms`)), waitMs);
+  });
+  try {
+    await Promise.race([attempt, timeout]);
+    return true;
+  } catch (error) {
+    if (loading === attempt) loading = undefined;
+    logEvent("warn", { operation: "tokens.ranks", fallback: "estimate", ...describeError(error) });
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
  * Tokens of plain text under o200k_base, as `encode(text, [], []).length` (see bpe.ts for
- * why the merge is our own). Special-token strings such as `<|endoftext|>` are counted
- * as ordinary text: tool output may contain them and must not throw.
+ * why the merge is our own), once prepareTokenCounter has succeeded; estimateTokens before.
+ * Special-token strings such as `<|endoftext|>` are counted as ordinary text: tool output
+ * may contain them and must not throw.
  * @example countText("hello world") // 2
  */
 export function countText(text: string): number {
   if (text.length === 0) return 0;
-  return getCounter()(text);
+  return exact ? exact(text) : estimateTokens(text);
 }
 
 /** Number of image attachments in a row's metadata (kind "image"). */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolDefinition } from "./types";
 
 /** Longest public post, in characters (the operator's limit too). */

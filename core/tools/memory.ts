@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolDefinition } from "./types";
 
 /** Longest Memory document, in characters: it opens every run's system prompt. */

@@ -3,7 +3,7 @@
  * Notes are small named texts an agent keeps across runs: its durable findings.
  * Reads set `metadata.path = notes/<title>` so a stubbed result can name what to re-read.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolDefinition } from "./types";
 
 /** Longest note title; titles are one line, as they are listed in State. */

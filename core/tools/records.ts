@@ -3,7 +3,7 @@
  * Records are time-ordered entries; a routine passes its wake-up's previous_run_at as
  * `since` to see only what arrived after its last run.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { AgentRecord, ToolDefinition } from "./types";
 
 /** Most records one record_list call returns. */

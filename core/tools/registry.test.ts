@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { MemoryNotesRecordsStore } from "./memory-store";
 import { offeredTools, runTool, toolSchemas } from "./registry";
 import type { AnyToolDefinition, ToolContext } from "./types";

@@ -4,7 +4,7 @@
  * call into a result string without ever throwing. The loop stores what `runTool` returns
  * only after the output pipeline (GEN-025, core/output/tool-output.ts).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { fieldIssues } from "../validation/issues";
 import { NOTE_TOOLS } from "./notes";
 import { MEMORY_TOOLS } from "./memory";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ScheduleLimitReached } from "../schedules/limits";
 import { ScheduleCreate, schedulePatch } from "../validation/schedule";
 import type { ScheduleTools, ScheduleView, ToolContext, ToolDefinition, ToolResult } from "./types";

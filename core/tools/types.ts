@@ -3,7 +3,7 @@
  * context; the registry turns the schema into the JSON schema offered to the model and
  * validates the model's arguments against the same schema, so both always agree.
  */
-import type { z } from "zod";
+import type * as z from "zod";
 
 /** One tool as offered to the model (Chat Completions `tools` entry). */
 export interface ToolSchema {

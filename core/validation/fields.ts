@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 // Workers forbid `new Function`; jitless parsing avoids zod probing for it on every isolate.
 z.config({ jitless: true });

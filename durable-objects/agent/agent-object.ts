@@ -1,249 +1,104 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../bindings/env";
-import { DeadlineLog } from "./deadline-log";
-import { DeadlineMultiplexer, deadlineKind, type Deadline, type DeadlineHandler } from "./deadlines";
-import { GenerationLock } from "./generation-lock";
-import type { Outcome } from "../../bindings/outcome";
-import { HEARTBEAT, RunService, type NewMessage } from "./run-service";
-import { SCHEDULE, ScheduleFiring } from "./schedule-firing";
-import { GROUP_DELIVERY, GroupDelivery } from "./group-delivery";
-import type { RunKind } from "../../core/runs/rules";
+import type { AgentCore } from "./agent-core";
 
-/** `generationState()`: the agent's lock as the Worker reports it (UTC ISO times). */
-export interface GenerationState {
-  generating: boolean;
-  run_id?: string;
-  generation?: number;
-  started_at?: string;
-  lease_until?: string;
-  /** The lease ran out without a release: the generation is presumed dead (recovery pending). */
-  lease_expired?: boolean;
-}
-
-/** `deadlines()`: one pending deadline, for diagnostics (the payload is left out). */
-export interface DeadlineView {
-  name: string;
-  kind: string;
-  due_at: string;
-  version: number;
-  attempts: number;
-}
-
-/** `firedDeadlines()`: one successful firing. */
-export interface FiredDeadlineView {
-  name: string;
-  due_at: string;
-  fired_at: string;
-}
+export type { DeadlineView, FiredDeadlineView, GenerationState } from "./agent-core";
 
 /**
- * One object per agent, addressed by the agent id (`idFromName(agentId)`).
- * It is the single writer of the agent's runs: it holds the generation lock and
- * multiplexes every deadline of the agent onto the object's one alarm.
- *
- * Arrows point one way: the object → its triggers (schedule firing, group delivery),
- * each owning its run's opening and end → the run lifecycle (RunService) → the
- * generation, the session, the lock and the deadlines.
+ * One object per agent (see AgentCore, which does the work). This class is all the
+ * Worker's main module evaluates of it: the run loop, its tools, the model client and
+ * the schedule planner load when the first agent object of an isolate is constructed,
+ * before any event reaches it, so an isolate that only serves the API (or the guild
+ * objects) never evaluates them. Every method forwards to the core.
  */
 export class AgentObject extends DurableObject<Env> {
-  /**
-   * The clock every part of the object reads (deadlines, lease times). Public so tests
-   * can replace it through `runInDurableObject` and drive time without waiting.
-   */
-  now: () => number = () => Date.now();
-
-  /** The agent's named deadlines on the object's one alarm. */
-  readonly multiplexer: DeadlineMultiplexer;
-  /** One generation at a time per agent (GEN-002). */
-  readonly lock: GenerationLock;
-  /**
-   * Handlers by deadline kind (the sandbox's idle timer will be one more); a kind that
-   * is not registered cannot be set over RPC, and a stored entry of an unknown kind is
-   * dropped when it comes due.
-   */
-  readonly deadlineHandlers: Record<string, DeadlineHandler>;
-  private readonly firings: DeadlineLog;
-  /** The agent's runs: creation, the generation loop, cancel, resume, SSE, recovery. */
-  readonly runs: RunService;
-  /** Schedule wake-ups on the object's alarm. */
-  readonly schedules: ScheduleFiring;
-  /** Group chat deliveries on the object's alarm. */
-  readonly groupDeliveries: GroupDelivery;
-  /** Randomness of the wake-window planner; tests may pin it. */
-  random: () => number = () => Math.random();
+  private core!: AgentCore;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    const sql = ctx.storage.sql;
-    const clock = () => this.now();
-    this.firings = new DeadlineLog(sql);
-    this.multiplexer = new DeadlineMultiplexer(ctx.storage, clock, {
-      onFired: (entry, firedAt) => this.firings.record(entry.name, entry.dueAt, firedAt),
+    void ctx.blockConcurrencyWhile(async () => {
+      const { AgentCore } = await import("./agent-core");
+      this.core = new AgentCore(ctx, env);
+      this.core.migrateStorage();
     });
-    this.lock = new GenerationLock(sql, clock);
-    this.runs = new RunService({
-      ctx, env, lock: this.lock, multiplexer: this.multiplexer, now: clock,
-      hooks: {
-        runEnded: (session) => this.groupDeliveries.runEnded(session),
-        // The agent is free: a waiting group delivery and due schedules go now.
-        idle: async (agentId) => {
-          await this.groupDeliveries.pull();
-          await this.schedules.refresh(agentId);
-        },
-        schedulesChanged: async (agentId) => {
-          await this.schedules.refresh(agentId);
-        },
-      },
-      random: () => this.random(),
-    });
-    this.schedules = new ScheduleFiring({ runs: this.runs, multiplexer: this.multiplexer, lock: this.lock, now: clock, random: () => this.random() });
-    this.groupDeliveries = new GroupDelivery({ env, runs: this.runs, multiplexer: this.multiplexer, lock: this.lock, now: clock });
-    this.deadlineHandlers = {
-      // Does nothing but succeed: lets operators and tests check the whole alarm path.
-      probe: () => {},
-      // Renews a running generation's lease; recovers one the object lost (CANCEL-006).
-      [HEARTBEAT]: () => this.runs.heartbeat(),
-      // The agent's earliest schedule wake-up (SCHED-006..010).
-      [SCHEDULE]: (entry) => this.schedules.fire(entry),
-      // A queued group chat delivery (GROUP-009, GROUP-011).
-      [GROUP_DELIVERY]: (entry) => this.groupDeliveries.fire(entry),
-    };
-    void ctx.blockConcurrencyWhile(async () => this.migrateStorage());
   }
 
-  /** The object's one alarm: runs whatever deadlines are due and re-arms at the next. */
-  override async alarm(): Promise<void> {
-    await this.multiplexer.fire(this.now(), this.deadlineHandlers);
+  /** The clock every part of the object reads; tests replace it through `runInDurableObject`. */
+  get now(): AgentCore["now"] {
+    return this.core.now;
+  }
+  set now(clock: AgentCore["now"]) {
+    this.core.now = clock;
+  }
+  /** Randomness of the wake-window planner; tests may pin it. */
+  get random(): AgentCore["random"] {
+    return this.core.random;
+  }
+  set random(source: AgentCore["random"]) {
+    this.core.random = source;
+  }
+  get multiplexer(): AgentCore["multiplexer"] {
+    return this.core.multiplexer;
+  }
+  get lock(): AgentCore["lock"] {
+    return this.core.lock;
+  }
+  get deadlineHandlers(): AgentCore["deadlineHandlers"] {
+    return this.core.deadlineHandlers;
+  }
+  get runs(): AgentCore["runs"] {
+    return this.core.runs;
+  }
+  get schedules(): AgentCore["schedules"] {
+    return this.core.schedules;
+  }
+  get groupDeliveries(): AgentCore["groupDeliveries"] {
+    return this.core.groupDeliveries;
   }
 
-  /** Creates a run of this agent; with a message it starts generating (RUN-003/004). */
-  async createRun(agentId: string, input: { kind: RunKind; message?: NewMessage; title?: string | null }): Promise<Outcome<{ run_id: string }>> {
-    return this.runs.createRun(agentId, input);
+  override alarm(): ReturnType<AgentCore["alarm"]> {
+    return this.core.alarm();
   }
-
-  /** A user message on a run: 409 agent.busy while any run of the agent generates (GEN-003). */
-  async postMessage(runId: string, message: NewMessage): Promise<Outcome<{ seq: number; generation: number }>> {
-    return this.runs.postMessage(runId, message);
+  override fetch(request: Request): ReturnType<AgentCore["fetch"]> {
+    return this.core.fetch(request);
   }
-
-  /**
-   * Re-arms the schedule deadline after any change to the agent's schedules or its
-   * guild's routines switch; returns the time it is armed at, or null.
-   */
-  async refreshSchedules(agentId: string): Promise<string | null> {
-    return this.schedules.refresh(agentId);
+  createRun(...args: Parameters<AgentCore["createRun"]>): ReturnType<AgentCore["createRun"]> {
+    return this.core.createRun(...args);
   }
-
-  /** The guild object: new public rows wake this agent (GROUP-011). */
-  async queueGroupDelivery(agentId: string, guildId: string): Promise<void> {
-    await this.groupDeliveries.queue(agentId, guildId);
+  postMessage(...args: Parameters<AgentCore["postMessage"]>): ReturnType<AgentCore["postMessage"]> {
+    return this.core.postMessage(...args);
   }
-
-  async cancel(runId: string): Promise<Outcome<{ cancelled: true }>> {
-    return this.runs.cancel(runId);
+  refreshSchedules(...args: Parameters<AgentCore["refreshSchedules"]>): ReturnType<AgentCore["refreshSchedules"]> {
+    return this.core.refreshSchedules(...args);
   }
-
-  async resume(runId: string): Promise<Outcome<{ resumed_at: string }>> {
-    return this.runs.resume(runId);
+  queueGroupDelivery(...args: Parameters<AgentCore["queueGroupDelivery"]>): ReturnType<AgentCore["queueGroupDelivery"]> {
+    return this.core.queueGroupDelivery(...args);
   }
-
-  /** Archives (or unarchives) a run; refused while it generates (RUN-024). */
-  async archive(runId: string, archived: boolean): Promise<Outcome<{ archived_at: string | null }>> {
-    return this.runs.archive(runId, archived);
+  cancel(...args: Parameters<AgentCore["cancel"]>): ReturnType<AgentCore["cancel"]> {
+    return this.core.cancel(...args);
   }
-
-  /** `GET /runs/:id/events?after=N`: the run's SSE stream, forwarded by the Worker. */
-  override async fetch(request: Request): Promise<Response> {
-    const url = new URL(request.url);
-    const match = /^\/runs\/([0-9a-f-]{36})\/events$/.exec(url.pathname);
-    if (!match) return new Response("not found", { status: 404 });
-    const after = Number(url.searchParams.get("after") ?? "-1");
-    const runId = match[1]!;
-    return this.runs.hub.subscribe(runId, Number.isFinite(after) ? after : -1, () => ({
-      run_id: runId,
-      generating: this.lock.current()?.runId === runId,
-    }));
+  resume(...args: Parameters<AgentCore["resume"]>): ReturnType<AgentCore["resume"]> {
+    return this.core.resume(...args);
   }
-
-  /** Whether a generation holds the agent's lock, and which. */
-  async generationState(): Promise<GenerationState> {
-    const held = this.lock.current();
-    if (!held) return { generating: false };
-    return {
-      generating: true,
-      run_id: held.runId,
-      generation: held.generation,
-      started_at: iso(held.startedAt),
-      lease_until: iso(held.leaseUntil),
-      lease_expired: held.leaseUntil <= this.now(),
-    };
+  archive(...args: Parameters<AgentCore["archive"]>): ReturnType<AgentCore["archive"]> {
+    return this.core.archive(...args);
   }
-
-  /** Pending deadlines, earliest first (diagnostics). */
-  async deadlines(): Promise<DeadlineView[]> {
-    return this.multiplexer.list().map(deadlineView);
+  generationState(): ReturnType<AgentCore["generationState"]> {
+    return this.core.generationState();
   }
-
-  /**
-   * Sets (creates or replaces) a deadline. `dueAt` is epoch milliseconds or an ISO-8601
-   * time; the name's kind (before the first ':') must have a registered handler.
-   */
-  async setDeadline(name: string, dueAt: string | number, payload?: unknown): Promise<DeadlineView> {
-    const kind = deadlineKind(String(name));
-    if (!Object.hasOwn(this.deadlineHandlers, kind)) {
-      throw new RangeError(`unknown deadline kind "${kind}"`);
-    }
-    return deadlineView(await this.multiplexer.set(name, parseTime(dueAt), payload));
+  deadlines(): ReturnType<AgentCore["deadlines"]> {
+    return this.core.deadlines();
   }
-
-  /** Removes a deadline; true if it existed. */
-  async clearDeadline(name: string): Promise<boolean> {
-    return this.multiplexer.clear(name);
+  setDeadline(...args: Parameters<AgentCore["setDeadline"]>): ReturnType<AgentCore["setDeadline"]> {
+    return this.core.setDeadline(...args);
   }
-
-  /**
-   * The agent was deleted: drop every deadline and the lock so nothing of it fires
-   * again. Refused while a generation holds the lock.
-   */
-  async forget(): Promise<{ forgotten: boolean; busyRunId?: string }> {
-    const held = this.lock.current();
-    if (held && this.runs.current) return { forgotten: false, busyRunId: held.runId };
-    this.runs.sessions.clear();
-    await this.ctx.storage.deleteAlarm();
-    await this.ctx.storage.deleteAll();
-    this.migrateStorage();
-    return { forgotten: true };
+  clearDeadline(...args: Parameters<AgentCore["clearDeadline"]>): ReturnType<AgentCore["clearDeadline"]> {
+    return this.core.clearDeadline(...args);
   }
-
-  private migrateStorage(): void {
-    const sql = this.ctx.storage.sql;
-    DeadlineMultiplexer.migrate(sql);
-    GenerationLock.migrate(sql);
-    DeadlineLog.migrate(sql);
+  forget(): ReturnType<AgentCore["forget"]> {
+    return this.core.forget();
   }
-
-  /** The last 100 successful firings, oldest first. */
-  async firedDeadlines(): Promise<FiredDeadlineView[]> {
-    return this.firings.list().map((f) => ({ name: f.name, due_at: iso(f.dueAt), fired_at: iso(f.firedAt) }));
+  firedDeadlines(): ReturnType<AgentCore["firedDeadlines"]> {
+    return this.core.firedDeadlines();
   }
-}
-
-function deadlineView(entry: Deadline): DeadlineView {
-  return {
-    name: entry.name,
-    kind: entry.kind,
-    due_at: iso(entry.dueAt),
-    version: entry.version,
-    attempts: entry.attempts,
-  };
-}
-
-function parseTime(value: string | number): number {
-  const ms = typeof value === "number" ? value : typeof value === "string" ? Date.parse(value) : Number.NaN;
-  if (!Number.isFinite(ms)) throw new RangeError("due_at must be epoch milliseconds or an ISO-8601 time");
-  return ms;
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
 }

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { openDatabase } from "../../core/db/client";
 import { appendRow, updateRun } from "../../core/db/transcript";
 import { platformRedactor } from "../../core/output/redaction";

@@ -17,6 +17,7 @@ import { generationInputs } from "./generation-inputs";
 import { AgentUnavailable, writeOpening, type Opening } from "./run-opening";
 import type { RunSession } from "./run-session";
 import { SessionCache } from "./session-cache";
+import { tokenCounterReady } from "./token-ranks";
 import { RunRecovery } from "./run-recovery";
 import { hubLimits, SseHub } from "../sse-hub";
 import { IdleConnection } from "../idle-connection";
@@ -129,6 +130,7 @@ export class RunService {
 
   private async createRunHeld(agentId: string, input: { kind: RunKind; message?: NewMessage; title?: string | null }): Promise<Outcome<{ run_id: string }>> {
     await this.recoverOrphan();
+    await tokenCounterReady(this.host.env);
     const runId = crypto.randomUUID();
     const claimed = input.message ? await this.claim(runId, 1) : null;
     if (claimed && !claimed.ok) return claimed;
@@ -259,6 +261,7 @@ export class RunService {
     const runId = crypto.randomUUID();
     const claimed = await this.claim(runId, 1);
     if (!claimed.ok) return "busy";
+    await tokenCounterReady(this.host.env);
     try {
       const db = this.db();
       const [agent] = await db.select().from(agents).where(eq(agents.id, agentId)).limit(1);
@@ -315,6 +318,7 @@ export class RunService {
    * commit in one statement.
    */
   private async startGeneration(session: RunSession, message: NewMessage): Promise<Outcome<{ seq: number; generation: number }>> {
+    await tokenCounterReady(this.host.env);
     const generation = session.facts.generation + 1;
     const claimed = await this.claim(session.runId, generation);
     if (!claimed.ok) return claimed;

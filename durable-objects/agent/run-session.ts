@@ -23,7 +23,7 @@ export type RowDraft = Omit<NewRow, "runId" | "seq">;
 export class RunSession {
   readonly rows: StoredRow[] = [];
   readonly stubCounts = new StubCounts();
-  readonly toolTokens: number;
+  private toolTokenCount: number | undefined;
   /** Tool results on the run so far (GEN-013 counts every generation). */
   toolResults = 0;
   /** About how much memory the rows hold (their JSON text), for the object's session budget. */
@@ -41,8 +41,12 @@ export class RunSession {
     public facts: RunFacts & { generation: number },
     readonly snapshot: RunSnapshot,
     readonly scope: { agentId: string; guildId: string; organisationId: string },
-  ) {
-    this.toolTokens = countToolSchemas(snapshot.tools);
+  ) {}
+
+  /** The tool schemas' tokens, counted on first use: a session loaded only to read or archive never counts. */
+  get toolTokens(): number {
+    this.toolTokenCount ??= countToolSchemas(this.snapshot.tools);
+    return this.toolTokenCount;
   }
 
   get nextSeq(): number {

@@ -1,7 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { O200K_ASSET_PATH } from "../../core/projection/rank-asset";
 import { consoleBuildNeeded } from "./console";
 
 describe("console build check of the local stack", () => {
@@ -19,6 +20,13 @@ describe("console build check of the local stack", () => {
     mkdirSync(join(web, "dist"));
     writeFileSync(join(web, "dist", "index.html"), "built");
     const t = Date.now() / 1000;
+    utimesSync(join(web, "src", "app.tsx"), t - 60, t - 60);
+    utimesSync(join(web, "dist", "index.html"), t, t);
+    // A build from before the token counter's rank table was an asset: built again.
+    expect(consoleBuildNeeded(web)).toBe(true);
+    const ranks = join(web, "dist", O200K_ASSET_PATH);
+    mkdirSync(dirname(ranks), { recursive: true });
+    writeFileSync(ranks, "{}");
     utimesSync(join(web, "src", "app.tsx"), t - 60, t - 60);
     utimesSync(join(web, "dist", "index.html"), t, t);
     expect(consoleBuildNeeded(web)).toBe(false);

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { O200K_ASSET_PATH } from "../../core/projection/rank-asset";
 import { ROOT } from "./wrangler";
 
 /** Newest modification time (ms) of the files under `dir`, skipping `skip` folders. */
@@ -16,14 +17,15 @@ function newestMtime(dir: string, skip: Set<string>): number {
 }
 
 /**
- * Whether the console in `webDir/dist` is missing or older than a source file of
- * `webDir` (src, public, index.html, its Vite config).
+ * Whether the console in `webDir/dist` is missing, lacks the token counter's rank table
+ * (builds before it was an asset), or is older than a source file of `webDir` (src,
+ * public, index.html, its Vite config).
  *
  * @example consoleBuildNeeded(join(ROOT, "web")) // true on a fresh clone
  */
 export function consoleBuildNeeded(webDir: string): boolean {
   const built = join(webDir, "dist", "index.html");
-  if (!existsSync(built)) return true;
+  if (!existsSync(built) || !existsSync(join(webDir, "dist", O200K_ASSET_PATH))) return true;
   return newestMtime(webDir, new Set(["dist", "node_modules"])) > statSync(built).mtimeMs;
 }
 

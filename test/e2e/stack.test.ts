@@ -2,7 +2,11 @@ import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
+import { O200K_ASSET_PATH } from "../../core/projection/rank-asset";
+import { MESSAGE_OVERHEAD } from "../../core/projection/token-count";
+import { agentIdle, guildWithAgent, script } from "./agents";
 import { api } from "./http";
 
 const run = promisify(execFile);
@@ -71,5 +75,25 @@ describe("local stack over HTTP", () => {
     expect((await api("GET", "/api/no-such-route")).json.error.code).toBe("route.not_found");
     const doc = await api("GET", "/api/openapi.json", { token: null });
     expect(doc.json.paths["/api/agents/{id}"]).toBeDefined();
+  });
+
+  it("GEN-019: the agent object counts rows exactly, with the rank table the console build serves", async () => {
+    const ranks = await api("GET", O200K_ASSET_PATH, { token: null });
+    expect(ranks.status).toBe(200);
+    expect(ranks.json.pat_str).toEqual(expect.any(String));
+    const { agentId, model } = await guildWithAgent("E2E tokens");
+    await script(model, [{ content: "hello world" }]);
+    const run = await api("POST", `/api/agents/${agentId}/runs`, { body: { message: "hello world" } });
+    expect(run.status, run.text).toBe(201);
+    await agentIdle(agentId);
+    const db = new pg.Client({ connectionString: inject("stackDatabaseUrl") });
+    await db.connect();
+    try {
+      const { rows } = await db.query("select role, token_count from messages where run_id = $1 and role <> 'system' order by seq", [run.json.id]);
+      // "hello world" is 2 tokens under o200k_base; the fallback estimate would say 4.
+      expect(rows).toEqual([{ role: "user", token_count: MESSAGE_OVERHEAD + 2 }, { role: "assistant", token_count: MESSAGE_OVERHEAD + 2 }]);
+    } finally {
+      await db.end();
+    }
   });
 });
