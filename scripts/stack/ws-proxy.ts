@@ -12,6 +12,12 @@ export interface WsProxy {
    */
   readonly clientMessages: number[];
   /**
+   * Arrival times of the messages among those that only set a connection up (the startup
+   * message and the password exchange). Against Neon the driver pipelines them with the
+   * first query (`pipelineConnect`), so they cost no round trip of their own there.
+   */
+  readonly setupMessages: number[];
+  /**
    * The value for NEON_WS_PROXY: where the Neon driver opens its WebSocket, with this
    * start's secret path (`127.0.0.1:PORT/SECRET`; the driver appends `/v1?address=…`).
    */
@@ -33,6 +39,7 @@ export interface WsProxy {
 export async function startWsProxy(options: { allow: string[]; port?: number; countRoundTrips?: boolean }): Promise<WsProxy> {
   const allowed = new Set(options.allow);
   const clientMessages: number[] = [];
+  const setupMessages: number[] = [];
   const http: Server = createServer((_req, res) => {
     res.writeHead(426, { "content-type": "text/plain" }).end("WebSocket upgrade required\n");
   });
@@ -58,6 +65,7 @@ export async function startWsProxy(options: { allow: string[]; port?: number; co
     const tcp = createConnection({ host, port, noDelay: true });
     const pending: Buffer[] = [];
     let connected = false;
+    let first = true;
     tcp.on("connect", () => {
       connected = true;
       for (const chunk of pending.splice(0)) tcp.write(chunk);
@@ -66,8 +74,14 @@ export async function startWsProxy(options: { allow: string[]; port?: number; co
     tcp.on("close", () => socket.close());
     tcp.on("error", () => socket.close());
     socket.on("message", (data: RawData) => {
-      if (options.countRoundTrips) clientMessages.push(Date.now());
       const chunk = toBuffer(data);
+      if (options.countRoundTrips) {
+        const at = Date.now();
+        clientMessages.push(at);
+        // The startup message has no type byte; 'p' carries a password or SASL response.
+        if (first || chunk[0] === 0x70) setupMessages.push(at);
+      }
+      first = false;
       if (connected) tcp.write(chunk);
       else pending.push(chunk);
     });
@@ -83,6 +97,7 @@ export async function startWsProxy(options: { allow: string[]; port?: number; co
   return {
     port,
     clientMessages,
+    setupMessages,
     address: `127.0.0.1:${port}/${secret}`,
     close: () =>
       new Promise((resolve) => {
