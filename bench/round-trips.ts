@@ -5,8 +5,9 @@
  * proxy) it runs each operation a few times, with the mock model holding its answer so
  * the window of an operation ends where the model is called, and prints per operation
  * the median of query round trips (messages that carry queries) and of connection
- * set-up messages (startup and password exchange: a fresh connection's, which Neon's
- * pipelined connect folds into the first query, so they cost no round trip there).
+ * messages (startup, password exchange, Terminate: Neon's pipelined connect folds the
+ * opening into the first query, and Terminate waits for no answer, so they cost no
+ * round trip there) apart.
  *
  *   npx tsx bench/round-trips.ts [--repeat 3]
  */
@@ -48,8 +49,8 @@ async function modelCalled(model: string, count: number, timeoutMs = 30_000): Pr
 const within = (xs: number[], from: number, to: number) => xs.filter((t) => t >= from && t <= to).length;
 /** Query round trips and set-up messages in [from, to]. */
 function tripsIn(from: number, to: number) {
-  const setup = within(stack.setupMessages, from, to);
-  return { queries: within(stack.roundTrips, from, to) - setup, setup };
+  const conn = within(stack.connectionMessages, from, to);
+  return { queries: within(stack.roundTrips, from, to) - conn, conn };
 }
 const quiet = () => sleep(HOLD_MS + 500);
 
@@ -159,15 +160,15 @@ try {
     const whole = tripsIn(from, to);
     await quiet();
     await sleep(HOLD_MS);
-    return { queries: whole.queries - postAlone.at(-1)!.queries, setup: whole.setup - postAlone.at(-1)!.setup };
+    return { queries: whole.queries - postAlone.at(-1)!.queries, conn: whole.conn - postAlone.at(-1)!.conn };
   });
   results.push({ operation: "group chat post (POST /api/guilds/:id/chat, no agents)", budget: "-", samples: postAlone });
 
   const median = (xs: number[]) => quantile([...xs].sort((a, b) => a - b), 0.5);
-  console.log(`round trips per operation (median of ${REPEAT}+ samples; queries = round trips, set-up = connection start messages)`);
-  console.log(`${"operation".padEnd(72)} ${"budget".padEnd(16)} queries  set-up  samples (queries)`);
+  console.log(`round trips per operation (median of ${REPEAT}+ samples; queries = round trips, conn = connection open/close messages)`);
+  console.log(`${"operation".padEnd(72)} ${"budget".padEnd(16)} queries    conn  samples (queries)`);
   for (const r of results) {
-    console.log(`${r.operation.padEnd(72)} ${r.budget.padEnd(16)} ${String(median(r.samples.map((s) => s.queries))).padStart(7)}  ${String(median(r.samples.map((s) => s.setup))).padStart(6)}  ${r.samples.map((s) => s.queries).join(",")}`);
+    console.log(`${r.operation.padEnd(72)} ${r.budget.padEnd(16)} ${String(median(r.samples.map((s) => s.queries))).padStart(7)}  ${String(median(r.samples.map((s) => s.conn))).padStart(6)}  ${r.samples.map((s) => s.queries).join(",")}`);
   }
 } finally {
   await bench.stop();

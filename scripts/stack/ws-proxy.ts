@@ -12,11 +12,12 @@ export interface WsProxy {
    */
   readonly clientMessages: number[];
   /**
-   * Arrival times of the messages among those that only set a connection up (the startup
-   * message and the password exchange). Against Neon the driver pipelines them with the
-   * first query (`pipelineConnect`), so they cost no round trip of their own there.
+   * Arrival times of the messages among those that only open or close a connection (the
+   * startup message, the password exchange, Terminate). Against Neon the driver pipelines
+   * the opening with the first query (`pipelineConnect`) and nothing answers Terminate,
+   * so none of them is a round trip of its own there.
    */
-  readonly setupMessages: number[];
+  readonly connectionMessages: number[];
   /**
    * The value for NEON_WS_PROXY: where the Neon driver opens its WebSocket, with this
    * start's secret path (`127.0.0.1:PORT/SECRET`; the driver appends `/v1?address=…`).
@@ -39,7 +40,7 @@ export interface WsProxy {
 export async function startWsProxy(options: { allow: string[]; port?: number; countRoundTrips?: boolean }): Promise<WsProxy> {
   const allowed = new Set(options.allow);
   const clientMessages: number[] = [];
-  const setupMessages: number[] = [];
+  const connectionMessages: number[] = [];
   const http: Server = createServer((_req, res) => {
     res.writeHead(426, { "content-type": "text/plain" }).end("WebSocket upgrade required\n");
   });
@@ -78,8 +79,8 @@ export async function startWsProxy(options: { allow: string[]; port?: number; co
       if (options.countRoundTrips) {
         const at = Date.now();
         clientMessages.push(at);
-        // The startup message has no type byte; 'p' carries a password or SASL response.
-        if (first || chunk[0] === 0x70) setupMessages.push(at);
+        // The startup message has no type byte; 'p' carries a password or SASL response; 'X' is Terminate.
+        if (first || chunk[0] === 0x70 || chunk[0] === 0x58) connectionMessages.push(at);
       }
       first = false;
       if (connected) tcp.write(chunk);
@@ -97,7 +98,7 @@ export async function startWsProxy(options: { allow: string[]; port?: number; co
   return {
     port,
     clientMessages,
-    setupMessages,
+    connectionMessages,
     address: `127.0.0.1:${port}/${secret}`,
     close: () =>
       new Promise((resolve) => {
