@@ -112,6 +112,37 @@ export async function deliveredThrough(db: Database, agentId: string, guildId: s
   return Math.max(cursor, delivered);
 }
 
+/**
+ * What a delivery reads, in one statement: the agent's cursor brought up to its group runs
+ * (as `deliveredThrough`), the latest `freshMax` rows after it, and State's latest
+ * `candidatesMax` rows through the newest of those. `storedCursor` below `cursor` means the
+ * stored cursor lags its runs and should be advanced.
+ */
+export async function deliveryRows(db: Database, agentId: string, guildId: string, freshMax: number, candidatesMax: number) {
+  const asPublic = (m: string) => sql.raw(`json_build_object('seq', ${m}.seq, 'authorKind', ${m}.author_kind, 'authorAgentId', ${m}.author_agent_id,
+    'authorName', ${m}.author_name, 'content', ${m}.content, 'tagged', ${m}.tagged, 'depth', ${m}.depth, 'createdAt', ${m}.created_at) order by ${m}.seq`);
+  const result = await db.execute<{ stored: number; cursor: number; fresh: Array<PublicRow & { createdAt: string }>; candidates: Array<PublicRow & { createdAt: string }> }>(sql`
+    with c as (
+      select coalesce((select delivered_through_seq from group_cursors where agent_id = ${agentId}), 0) as stored,
+             coalesce((select max((metadata->>'group_chat_through_seq')::int) from runs where agent_id = ${agentId} and kind = 'group'), 0) as delivered
+    ),
+    fresh as (
+      select * from group_messages where guild_id = ${guildId} and seq > (select greatest(stored, delivered) from c)
+      order by seq desc limit ${freshMax}
+    ),
+    candidates as (
+      select * from group_messages where guild_id = ${guildId} and seq <= (select max(seq) from fresh)
+      order by seq desc limit ${candidatesMax}
+    )
+    select c.stored, greatest(c.stored, c.delivered) as cursor,
+      coalesce((select json_agg(${asPublic("f")}) from fresh f), '[]'::json) as fresh,
+      coalesce((select json_agg(${asPublic("d")}) from candidates d), '[]'::json) as candidates
+    from c`);
+  const row = result.rows[0]!;
+  const toRow = (r: PublicRow & { createdAt: string }): PublicRow => ({ ...r, createdAt: new Date(r.createdAt) });
+  return { storedCursor: Number(row.stored), cursor: Number(row.cursor), fresh: row.fresh.map(toRow), candidates: row.candidates.map(toRow) };
+}
+
 /** A new agent's cursor, at the guild's latest seq: it takes part in the chat from now on. */
 export async function startCursor(db: Database, agentId: string, guildId: string): Promise<void> {
   await db.insert(groupCursors).values({

@@ -1,6 +1,5 @@
-import { eq } from "drizzle-orm";
+import { readOpeningState, type OpeningState } from "../../core/db/agent-state";
 import type { Database } from "../../core/db/client";
-import { agents } from "../../core/db/schema";
 import { isTransient, riding, type OutagePolicy } from "../../core/db/outage";
 import { appendOpeningRow, loadRows, toWireRow, updateRun, type RunError } from "../../core/db/transcript";
 import { describeError, logEvent } from "../../core/output/log";
@@ -134,19 +133,21 @@ export class RunService {
     if (claimed && !claimed.ok) return claimed;
     try {
       const db = this.db();
-      const [agent] = await db.select().from(agents).where(eq(agents.id, agentId)).limit(1);
-      const refused = !agent ? refuse(404, "agent.not_found", "No such agent") : agent.archivedAt ? refuse(409, "agent.archived", "The agent is archived") : null;
+      const now = new Date(this.host.now());
+      const state = await readOpeningState(db, agentId, now);
+      const refused = !state ? refuse(404, "agent.not_found", "No such agent") : state.agent.archivedAt ? refuse(409, "agent.archived", "The agent is archived") : null;
       if (refused) {
         if (claimed) await this.release(runId);
         return refused;
       }
       const { message } = input;
       const title = input.title ?? (message ? message.content.slice(0, 80) || null : null);
-      await writeOpening(db, agent!, runId, new Date(this.host.now()), {
+      const session = await writeOpening(db, state!, runId, now, {
         kind: input.kind,
         run: { title, metadata: {} },
         ...(message ? { wake: { role: "user", content: message.content }, wakeMetadata: userMetadata(message, "operator") } : {}),
       });
+      if (session) this.sessions.add(session);
     } catch (error) {
       if (claimed) await this.release(runId);
       return unavailable(error);
@@ -255,20 +256,23 @@ export class RunService {
    * planned, then written in one transaction (guarded by its `claim`); then it generates.
    * "skipped" when the plan has nothing to open or its claim lost.
    */
-  async openOneShot(agentId: string, now: Date, plan: (db: Database) => Promise<Opening | null>): Promise<"started" | "busy" | "skipped"> {
+  async openOneShot(agentId: string, now: Date, plan: (db: Database, agent: OpeningState["agent"]) => Promise<Opening | null>): Promise<"started" | "busy" | "skipped"> {
     const runId = crypto.randomUUID();
     const claimed = await this.claim(runId, 1);
     if (!claimed.ok) return "busy";
     try {
       const db = this.db();
-      const [agent] = await db.select().from(agents).where(eq(agents.id, agentId)).limit(1);
-      if (!agent || agent.archivedAt) throw new AgentUnavailable();
-      const opening = await plan(db);
-      if (!opening || !(await writeOpening(db, agent, runId, now, opening))) {
+      const state = await readOpeningState(db, agentId, now);
+      if (!state || state.agent.archivedAt) throw new AgentUnavailable();
+      const opening = await plan(db, state.agent);
+      const session = opening ? await writeOpening(db, state, runId, now, opening) : null;
+      if (!session) {
         await this.release(runId);
         return "skipped";
       }
-      await opening.opened?.(runId);
+      // The session is what was just written: the loop starts without reading it back.
+      this.sessions.add(session);
+      await opening!.opened?.(runId);
     } catch (error) {
       await this.release(runId);
       throw error;

@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import type { MonthSpend } from "../../core/db/agent-state";
 import type { Database } from "../../core/db/client";
 import { agents, runs } from "../../core/db/schema";
 import { riding, sqlState, UNIQUE_VIOLATION, type OutagePolicy } from "../../core/db/outage";
@@ -33,6 +34,11 @@ export class RunSession {
    * database, so the object drops this copy and loads the run again next time.
    */
   stale = false;
+  /**
+   * What the opening read moments before the run was written (its secrets are the
+   * snapshot's): the first generation uses it instead of reading again. Taken once.
+   */
+  openedWith: { spend: MonthSpend } | null = null;
   /** Where committed rows go live (the run's event stream); set by the object. */
   publishRow: (row: WireRow) => void = () => {};
 
