@@ -67,18 +67,33 @@ export async function readOpeningState(db: Database, agentId: string, now: Date)
   return { agent: row.agent, secrets: row.secrets, notes: row.notes, memory: row.memory, spend: toSpend(row.spend) };
 }
 
+/** What each generation's start must know fresh. */
+export interface GenerationState {
+  secrets: SecretRef[];
+  spend: MonthSpend;
+}
+
 /**
- * What each generation's start reads, in one statement: the agent's secrets as they are
- * now (SEC-001..003) and this month's spend (USAGE-005).
+ * The columns of what each generation's start reads: the agent's secrets as they are now
+ * (SEC-001..003) and this month's spend (USAGE-005). A statement selects them beside its
+ * own (the user row that opens the generation), or alone (`readGenerationState`).
  */
+export function generationStateColumns(scope: { agentId: string; guildId: string; organisationId: string }, now: Date): SQL {
+  return sql`${secretsOf(sql`${scope.agentId}::uuid`, sql`${scope.guildId}::uuid`, sql`${scope.organisationId}::uuid`)} as secrets,
+    ${spendOf(sql`${scope.organisationId}::uuid`, now)} as spend`;
+}
+
+/** The generation state out of a row that selected `generationStateColumns`. */
+export function generationStateOf(row: Record<string, unknown>): GenerationState {
+  return { secrets: row.secrets as SecretRef[], spend: toSpend(row.spend as SpendRow) };
+}
+
+/** `generationStateColumns` in a statement of their own. */
 export async function readGenerationState(
   db: Database,
   scope: { agentId: string; guildId: string; organisationId: string },
   now: Date,
-): Promise<{ secrets: SecretRef[]; spend: MonthSpend }> {
-  const result = await db.execute<{ secrets: SecretRef[]; spend: SpendRow }>(sql`select
-    ${secretsOf(sql`${scope.agentId}::uuid`, sql`${scope.guildId}::uuid`, sql`${scope.organisationId}::uuid`)} as secrets,
-    ${spendOf(sql`${scope.organisationId}::uuid`, now)} as spend`);
-  const row = result.rows[0]!;
-  return { secrets: row.secrets, spend: toSpend(row.spend) };
+): Promise<GenerationState> {
+  const result = await db.execute<Record<string, unknown>>(sql`select ${generationStateColumns(scope, now)}`);
+  return generationStateOf(result.rows[0]!);
 }

@@ -40,11 +40,14 @@ export interface GenerationStart {
  */
 export async function generationInputs(start: GenerationStart): Promise<{ ok: true; deps: GenerationDeps } | { ok: false; error: RunError }> {
   const { db, env, session, generation } = start;
+  // Taken first: what rode along with this generation's first write is never left for a later one.
+  const opened = session.openedWith;
+  session.openedWith = null;
   const provider = providerForGeneration(session.snapshot.model, env);
   if (!provider.ok) {
     return { ok: false, error: { code: provider.code, message: provider.message, generation, operation: "generation.start", at: new Date(start.now()).toISOString() } };
   }
-  const spend = await startReads(db, session, new Date(start.now()));
+  const spend = await startReads(db, session, opened, new Date(start.now()));
   const bounds = generationBounds(env);
   const { agentId } = session.scope;
   return {
@@ -78,15 +81,12 @@ function snapshotTools(session: RunSession) {
 
 /**
  * What the generation's start must know fresh: the agent's secrets (written onto the
- * snapshot when they changed) and this month's spend, in one read; none at all for the
- * first generation of a run opened in this same turn, whose opening read both.
+ * snapshot when they changed) and this month's spend, in one read; none of its own when
+ * the write that started the generation read them alongside (see RunSession.openedWith).
  */
-async function startReads(db: Database, session: RunSession, now: Date) {
-  const opened = session.openedWith;
-  session.openedWith = null;
-  if (opened) return opened.spend;
-  const { secrets, spend } = await readGenerationState(db, session.scope, now);
-  await writeSecrets(db, session, secrets);
+async function startReads(db: Database, session: RunSession, opened: RunSession["openedWith"], now: Date) {
+  const { secrets, spend } = opened ?? (await readGenerationState(db, session.scope, now));
+  if (secrets) await writeSecrets(db, session, secrets);
   return spend;
 }
 

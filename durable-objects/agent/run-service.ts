@@ -1,4 +1,4 @@
-import { readOpeningState, type OpeningState } from "../../core/db/agent-state";
+import { generationStateColumns, generationStateOf, readOpeningState, type OpeningState } from "../../core/db/agent-state";
 import type { Database } from "../../core/db/client";
 import { isTransient, riding, type OutagePolicy } from "../../core/db/outage";
 import { appendOpeningRow, loadRows, toWireRow, updateRun, type RunError } from "../../core/db/transcript";
@@ -328,10 +328,15 @@ export class RunService {
       await interruptUnresolved(db, session, session.facts.generation);
       const payload: ChatPayload = { role: "user", content: message.content };
       const metadata = userMetadata(message, "operator");
+      // The generation's start reads (secrets, spend) ride along with the row's statement.
+      const alongside = {
+        columns: generationStateColumns(session.scope, new Date(this.host.now())),
+        take: (values: Record<string, unknown>) => { session.openedWith = generationStateOf(values); },
+      };
       const row = await session.commit(
         db,
         { generation, role: "user", payload: payload as never, metadata, tokenCount: countRowTokens(payload, metadata) },
-        (tx, draft) => appendOpeningRow(tx, { ...draft, generation }),
+        (tx, draft) => appendOpeningRow(tx, { ...draft, generation }, alongside),
         REQUEST_OUTAGE_POLICY,
       );
       session.facts = { ...session.facts, generation };
