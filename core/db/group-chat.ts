@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, gt, isNull, lt, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, isNull, lt, sql } from "drizzle-orm";
 import type { Database } from "./client";
-import { agents, groupCursors, groupMessages, runs } from "./schema";
+import { agents, groupCursors, groupMessages } from "./schema";
 import type { PublicRow } from "../group/wake";
 import type { z } from "zod";
 import type { GroupMessage } from "../validation/group-chat";
@@ -11,20 +11,6 @@ export type GroupMessageRow = typeof groupMessages.$inferSelect;
 
 /** A post as the guild object appends it: the public row before it has a seq and a time. */
 export type NewGroupMessage = Omit<PublicRow, "seq" | "createdAt"> & { guildId: string };
-
-/** The row as the wake rule and State read it. */
-export function publicRow(row: GroupMessageRow): PublicRow {
-  return {
-    seq: row.seq,
-    authorKind: row.authorKind as PublicRow["authorKind"],
-    authorAgentId: row.authorAgentId,
-    authorName: row.authorName,
-    content: row.content,
-    tagged: row.tagged as string[],
-    depth: row.depth,
-    createdAt: row.createdAt,
-  };
-}
 
 /** A public row as the API and the guild's event stream show it. */
 export type GroupMessageWire = z.infer<typeof GroupMessage>;
@@ -71,21 +57,6 @@ export async function listGroupMessages(
   return { rows: forward ? kept : kept.reverse(), hasMore };
 }
 
-/**
- * The latest `limit` rows of a seq range, in seq order: what a delivery brings news of
- * (after the cursor), or State's candidates (through the snapshot).
- */
-export async function latestGroupRows(db: Database, guildId: string, range: { afterSeq?: number; throughSeq?: number }, limit: number): Promise<GroupMessageRow[]> {
-  const rows = await db.select().from(groupMessages)
-    .where(and(
-      eq(groupMessages.guildId, guildId),
-      range.afterSeq !== undefined ? gt(groupMessages.seq, range.afterSeq) : undefined,
-      range.throughSeq !== undefined ? lte(groupMessages.seq, range.throughSeq) : undefined,
-    ))
-    .orderBy(desc(groupMessages.seq)).limit(limit);
-  return rows.reverse();
-}
-
 /** The guild's agents that take part in its chat: the non-archived ones. */
 export async function groupParticipants(db: Database, guildId: string): Promise<Array<{ id: string; name: string }>> {
   return db.select({ id: agents.id, name: agents.name }).from(agents)
@@ -94,29 +65,12 @@ export async function groupParticipants(db: Database, guildId: string): Promise<
 }
 
 /**
- * How far the agent has been delivered its guild's chat (GROUP-011). The cursor moves when
- * a delivery completes; should the object stop between completing the run and moving the
- * cursor, the group runs themselves say how far deliveries went, so the cursor is first
- * brought up to them and nothing is delivered twice.
- */
-export async function deliveredThrough(db: Database, agentId: string, guildId: string): Promise<number> {
-  const result = await db.execute<{ cursor: number | null; delivered: number | null }>(sql`
-    select
-      (select ${groupCursors.deliveredThroughSeq} from ${groupCursors} where ${groupCursors.agentId} = ${agentId}) as cursor,
-      (select max((${runs.metadata}->>'group_chat_through_seq')::int) from ${runs}
-        where ${runs.agentId} = ${agentId} and ${runs.kind} = 'group') as delivered`);
-  const row = result.rows[0];
-  const cursor = Number(row?.cursor ?? 0);
-  const delivered = Number(row?.delivered ?? 0);
-  if (delivered > cursor) await advanceCursor(db, agentId, guildId, delivered);
-  return Math.max(cursor, delivered);
-}
-
-/**
- * What a delivery reads, in one statement: the agent's cursor brought up to its group runs
- * (as `deliveredThrough`), the latest `freshMax` rows after it, and State's latest
- * `candidatesMax` rows through the newest of those. `storedCursor` below `cursor` means the
- * stored cursor lags its runs and should be advanced.
+ * What a delivery reads, in one statement: how far the agent has been delivered its guild's
+ * chat (GROUP-011), the latest `freshMax` rows after that, and State's latest `candidatesMax`
+ * rows through the newest of those. The cursor moves when a delivery completes; should the
+ * object stop between completing the run and moving the cursor, the group runs themselves
+ * say how far deliveries went, so `cursor` is the further of the two and nothing is
+ * delivered twice. `storedCursor` below `cursor` means the stored one should catch up.
  */
 export async function deliveryRows(db: Database, agentId: string, guildId: string, freshMax: number, candidatesMax: number) {
   const asPublic = (m: string) => sql.raw(`json_build_object('seq', ${m}.seq, 'authorKind', ${m}.author_kind, 'authorAgentId', ${m}.author_agent_id,
