@@ -6,9 +6,11 @@
  * about a minute ahead, arms every agent's object through the guild's routines switch,
  * and waits. Each fire opens a schedule run whose generation the mock model answers at
  * once; an agent runs one generation at a time, so its schedules fire one after another.
- * It prints fire lateness (run created_at − T) p50/p99/max, and missed and doubled counts.
+ * It prints fire lateness (run created_at − T) p50/p99/max, missed and doubled counts, and
+ * the throughput: fires per second from T until the last first fire of an agent.
  *
  *   npx tsx bench/schedules.ts [--agents 1000] [--schedules 10] [--lead 60]
+ *   npx tsx bench/schedules.ts --schedules 1      # 1000 agents x 1 schedule: fires per second
  */
 import { parseArgs } from "node:util";
 import { benchStack, quantile } from "./bench-stack";
@@ -65,6 +67,9 @@ try {
   console.log(`fire lateness, all fires: p50 ${quantile(lateness, 0.5).toFixed(0)} ms, p99 ${quantile(lateness, 0.99).toFixed(0)} ms, max ${lateness.at(-1)?.toFixed(0)} ms`);
   console.log(`fire lateness, each agent's first fire: p50 ${quantile(firstLateness, 0.5).toFixed(0)} ms, p99 ${quantile(firstLateness, 0.99).toFixed(0)} ms, max ${firstLateness.at(-1)?.toFixed(0)} ms`);
   console.log(`fired ${fired} of ${expected}; missed ${missed}, doubled ${doubled}`);
+  // Each agent's first fire does not wait for a generation of its own: their spread is the fire rate.
+  const spanS = Math.max(firstLateness.at(-1) ?? 0, 1) / 1000;
+  console.log(`throughput: ${firsts.length} first fires in ${spanS.toFixed(1)} s after T = ${(firsts.length / spanS).toFixed(1)} fires per second`);
 } finally {
   await bench.stop();
 }

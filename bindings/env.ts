@@ -15,6 +15,11 @@ export interface Settings {
   MODEL_API_KEY?: string;
   /** Postgres connection string; Neon in production (a secret). */
   DATABASE_URL?: string;
+  /**
+   * Where new agent and guild objects are created, near the database: a Durable Object
+   * location hint (wnam, enam, sam, weur, eeur, apac, oc, afr, me). Unset: near the first caller.
+   */
+  DATABASE_LOCATION_HINT?: string;
   /** Local development: host:port/secret-path of the WebSocket-to-TCP proxy in front of Postgres. */
   NEON_WS_PROXY?: string;
   /** Extra model prices, JSON (see core/usage/pricing.ts). */

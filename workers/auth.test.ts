@@ -1,7 +1,8 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hashToken } from "../core/auth/tokens";
+import { VERIFIED_TOKEN_TTL_MS, verifiedTokens } from "../core/auth/verified-tokens";
 import { openDatabase } from "../core/db/client";
 import { apiTokens } from "../core/db/schema";
 import { call, seedOrganisation } from "./test/seed";
@@ -32,13 +33,51 @@ describe("API token auth", () => {
     expect(res.json.error.code).toBe("auth.invalid_token");
   });
 
-  it("answers 401 for a revoked token", async () => {
+  afterEach(() => {
+    verifiedTokens.now = Date.now;
+  });
+
+  /** Revokes a token straight in the database, as another Worker instance would. */
+  async function revokeElsewhere(token: string) {
+    const { db, close } = openDatabase(env);
+    await db.update(apiTokens).set({ revokedAt: new Date() }).where(eq(apiTokens.tokenHash, await hashToken(token)));
+    await close();
+  }
+
+  it("HARDEN: a token revoked by another instance is refused once the verified-token bound has passed", async () => {
     const victim = await seedOrganisation("Revoked");
     expect((await call("GET", "/api/guilds", { token: victim.token })).status).toBe(200);
-    const { db, close } = openDatabase(env);
-    await db.update(apiTokens).set({ revokedAt: new Date() }).where(eq(apiTokens.tokenHash, await hashToken(victim.token)));
-    await close();
-    expect((await call("GET", "/api/guilds", { token: victim.token })).status).toBe(401);
+    await revokeElsewhere(victim.token);
+    // Within the bound this instance still trusts its recent check (the documented 30 s).
+    expect((await call("GET", "/api/guilds", { token: victim.token })).status).toBe(200);
+    const verified = Date.now();
+    verifiedTokens.now = () => verified + VERIFIED_TOKEN_TTL_MS;
+    const res = await call("GET", "/api/guilds", { token: victim.token });
+    expect(res.status).toBe(401);
+    expect(res.json.error.code).toBe("auth.invalid_token");
+  });
+
+  it("HARDEN: a token revoked through the API is refused at once by the instance that revoked it", async () => {
+    const owner = await seedOrganisation("Revoking");
+    const created = await call("POST", "/api/tokens", { token: owner.token, body: { name: "short-lived" } });
+    expect((await call("GET", "/api/guilds", { token: created.json.token })).status).toBe(200);
+    expect((await call("DELETE", `/api/tokens/${created.json.id}`, { token: owner.token })).status).toBe(204);
+    const res = await call("GET", "/api/guilds", { token: created.json.token });
+    expect(res.status).toBe(401);
+    expect(res.json.error.code).toBe("auth.invalid_token");
+  });
+
+  it("HARDEN: a cached token is refused the moment it expires, from the cached expiry", async () => {
+    const owner = await seedOrganisation("Expiring");
+    const expiresAt = new Date(Date.now() + 5_000);
+    const created = await call("POST", "/api/tokens", { token: owner.token, body: { name: "expiring", expires_at: expiresAt.toISOString() } });
+    expect(created.status).toBe(201);
+    expect((await call("GET", "/api/guilds", { token: created.json.token })).status).toBe(200);
+    // Inside the cache's bound, a millisecond past expires_at.
+    verifiedTokens.now = () => expiresAt.getTime() + 1;
+    const res = await call("GET", "/api/guilds", { token: created.json.token });
+    expect(res.status).toBe(401);
+    expect(res.json.error.code).toBe("auth.token_expired");
   });
 
   it("stores only a hash of the token", async () => {

@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, gt, isNull, lt, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, isNull, lt, sql } from "drizzle-orm";
 import type { Database } from "./client";
-import { agents, groupCursors, groupMessages, runs } from "./schema";
+import { agents, groupCursors, groupMessages } from "./schema";
 import type { PublicRow } from "../group/wake";
 import type * as z from "zod";
 import type { GroupMessage } from "../validation/group-chat";
@@ -11,20 +11,6 @@ export type GroupMessageRow = typeof groupMessages.$inferSelect;
 
 /** A post as the guild object appends it: the public row before it has a seq and a time. */
 export type NewGroupMessage = Omit<PublicRow, "seq" | "createdAt"> & { guildId: string };
-
-/** The row as the wake rule and State read it. */
-export function publicRow(row: GroupMessageRow): PublicRow {
-  return {
-    seq: row.seq,
-    authorKind: row.authorKind as PublicRow["authorKind"],
-    authorAgentId: row.authorAgentId,
-    authorName: row.authorName,
-    content: row.content,
-    tagged: row.tagged as string[],
-    depth: row.depth,
-    createdAt: row.createdAt,
-  };
-}
 
 /** A public row as the API and the guild's event stream show it. */
 export type GroupMessageWire = z.infer<typeof GroupMessage>;
@@ -71,21 +57,6 @@ export async function listGroupMessages(
   return { rows: forward ? kept : kept.reverse(), hasMore };
 }
 
-/**
- * The latest `limit` rows of a seq range, in seq order: what a delivery brings news of
- * (after the cursor), or State's candidates (through the snapshot).
- */
-export async function latestGroupRows(db: Database, guildId: string, range: { afterSeq?: number; throughSeq?: number }, limit: number): Promise<GroupMessageRow[]> {
-  const rows = await db.select().from(groupMessages)
-    .where(and(
-      eq(groupMessages.guildId, guildId),
-      range.afterSeq !== undefined ? gt(groupMessages.seq, range.afterSeq) : undefined,
-      range.throughSeq !== undefined ? lte(groupMessages.seq, range.throughSeq) : undefined,
-    ))
-    .orderBy(desc(groupMessages.seq)).limit(limit);
-  return rows.reverse();
-}
-
 /** The guild's agents that take part in its chat: the non-archived ones. */
 export async function groupParticipants(db: Database, guildId: string): Promise<Array<{ id: string; name: string }>> {
   return db.select({ id: agents.id, name: agents.name }).from(agents)
@@ -94,22 +65,36 @@ export async function groupParticipants(db: Database, guildId: string): Promise<
 }
 
 /**
- * How far the agent has been delivered its guild's chat (GROUP-011). The cursor moves when
- * a delivery completes; should the object stop between completing the run and moving the
- * cursor, the group runs themselves say how far deliveries went, so the cursor is first
- * brought up to them and nothing is delivered twice.
+ * What a delivery reads, in one statement: how far the agent has been delivered its guild's
+ * chat (GROUP-011), the latest `freshMax` rows after that, and State's latest `candidatesMax`
+ * rows through the newest of those. The cursor moves when a delivery completes; should the
+ * object stop between completing the run and moving the cursor, the group runs themselves
+ * say how far deliveries went, so `cursor` is the further of the two and nothing is
+ * delivered twice. `storedCursor` below `cursor` means the stored one should catch up.
  */
-export async function deliveredThrough(db: Database, agentId: string, guildId: string): Promise<number> {
-  const result = await db.execute<{ cursor: number | null; delivered: number | null }>(sql`
-    select
-      (select ${groupCursors.deliveredThroughSeq} from ${groupCursors} where ${groupCursors.agentId} = ${agentId}) as cursor,
-      (select max((${runs.metadata}->>'group_chat_through_seq')::int) from ${runs}
-        where ${runs.agentId} = ${agentId} and ${runs.kind} = 'group') as delivered`);
-  const row = result.rows[0];
-  const cursor = Number(row?.cursor ?? 0);
-  const delivered = Number(row?.delivered ?? 0);
-  if (delivered > cursor) await advanceCursor(db, agentId, guildId, delivered);
-  return Math.max(cursor, delivered);
+export async function deliveryRows(db: Database, agentId: string, guildId: string, freshMax: number, candidatesMax: number) {
+  const asPublic = (m: string) => sql.raw(`json_build_object('seq', ${m}.seq, 'authorKind', ${m}.author_kind, 'authorAgentId', ${m}.author_agent_id,
+    'authorName', ${m}.author_name, 'content', ${m}.content, 'tagged', ${m}.tagged, 'depth', ${m}.depth, 'createdAt', ${m}.created_at) order by ${m}.seq`);
+  const result = await db.execute<{ stored: number; cursor: number; fresh: Array<PublicRow & { createdAt: string }>; candidates: Array<PublicRow & { createdAt: string }> }>(sql`
+    with c as (
+      select coalesce((select delivered_through_seq from group_cursors where agent_id = ${agentId}), 0) as stored,
+             coalesce((select max((metadata->>'group_chat_through_seq')::int) from runs where agent_id = ${agentId} and kind = 'group'), 0) as delivered
+    ),
+    fresh as (
+      select * from group_messages where guild_id = ${guildId} and seq > (select greatest(stored, delivered) from c)
+      order by seq desc limit ${freshMax}
+    ),
+    candidates as (
+      select * from group_messages where guild_id = ${guildId} and seq <= (select max(seq) from fresh)
+      order by seq desc limit ${candidatesMax}
+    )
+    select c.stored, greatest(c.stored, c.delivered) as cursor,
+      coalesce((select json_agg(${asPublic("f")}) from fresh f), '[]'::json) as fresh,
+      coalesce((select json_agg(${asPublic("d")}) from candidates d), '[]'::json) as candidates
+    from c`);
+  const row = result.rows[0]!;
+  const toRow = (r: PublicRow & { createdAt: string }): PublicRow => ({ ...r, createdAt: new Date(r.createdAt) });
+  return { storedCursor: Number(row.stored), cursor: Number(row.cursor), fresh: row.fresh.map(toRow), candidates: row.candidates.map(toRow) };
 }
 
 /** A new agent's cursor, at the guild's latest seq: it takes part in the chat from now on. */

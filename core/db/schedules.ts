@@ -114,15 +114,29 @@ export async function advancePastFire(
   random: () => number,
   recordFire: boolean,
 ): Promise<boolean> {
+  const advanced = await advancePastFireStatement(db, row, firedAt, random, recordFire);
+  return advanced.length > 0;
+}
+
+/**
+ * advancePastFire's statement, not yet run (it returns the schedule's id when it advanced):
+ * a fire's opening runs it as the claim inside its own one statement.
+ */
+export function advancePastFireStatement(
+  db: Pick<Database, "update">,
+  row: ScheduleRow,
+  firedAt: Date,
+  random: () => number,
+  recordFire: boolean,
+) {
   const plan = planAfterFire(triggerOf(row), { nextRunAt: row.nextRunAt!, windowFires: row.windowFires }, firedAt, random);
-  const advanced = await db.update(schedules).set({
+  return db.update(schedules).set({
     nextRunAt: plan.nextRunAt,
     windowFires: plan.windowFires,
     ...(recordFire ? { lastRunAt: firedAt } : {}),
     updatedAt: sql`now()`,
   }).where(and(eq(schedules.id, row.id), eq(schedules.nextRunAt, row.nextRunAt!), eq(schedules.paused, false)))
     .returning({ id: schedules.id });
-  return advanced.length > 0;
 }
 
 /** SCHED-012: a guild's routines turned back on replan its unpaused schedules that are already due. */

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { and, asc, eq, gt, sql, type SQL } from "drizzle-orm";
 import type { Database } from "./client";
 import { messages, runs } from "./schema";
 import type { ChatPayload, StoredRow } from "../projection/types";
@@ -66,9 +66,15 @@ export function toWireRow(row: typeof messages.$inferSelect): WireRow {
 /**
  * A user row that opens a generation, and the run's generation number, in ONE statement:
  * a failure between the two can never leave a row of a generation the run does not know.
+ * `alongside` reads more in the same statement (what the generation's start needs): its
+ * columns are selected beside the row's, and handed to `take` once it committed.
  */
-export async function appendOpeningRow(db: Database, row: NewRow & { generation: number }): Promise<WireRow> {
-  const result = await db.execute<{ created_at: string }>(sql`
+export async function appendOpeningRow(
+  db: Database,
+  row: NewRow & { generation: number },
+  alongside?: { columns: SQL; take: (values: Record<string, unknown>) => void },
+): Promise<WireRow> {
+  const result = await db.execute<{ created_at: string } & Record<string, unknown>>(sql`
     with m as (
       insert into messages (run_id, seq, generation, role, payload, metadata, token_count)
       values (${row.runId}, ${row.seq}, ${row.generation}, ${row.role}, ${JSON.stringify(row.payload)}::jsonb,
@@ -77,9 +83,10 @@ export async function appendOpeningRow(db: Database, row: NewRow & { generation:
     ), r as (
       update runs set generation = ${row.generation}, updated_at = now() where id = ${row.runId} returning 1
     )
-    select m.created_at::text as created_at from m, r`);
+    select m.created_at::text as created_at${alongside ? sql`, ${alongside.columns}` : sql``} from m, r`);
   const created = result.rows[0];
   if (!created) throw new Error(`run ${row.runId} does not exist`);
+  alongside?.take(created);
   return { seq: row.seq, generation: row.generation, role: row.role, payload: row.payload, metadata: row.metadata, cost_usd: null, created_at: new Date(created.created_at).toISOString() };
 }
 

@@ -1,14 +1,13 @@
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Database } from "../../core/db/client";
 import { writeMemory } from "../../core/db/memory";
-import { organisations, orgMonthlyUsage, runs } from "../../core/db/schema";
-import { resolveSecrets } from "../../core/db/secrets";
+import { runs } from "../../core/db/schema";
+import { readGenerationState } from "../../core/db/agent-state";
+import type { SecretRef } from "../../core/db/secrets";
 import type { RunError } from "../../core/db/transcript";
 import { platformRedactor } from "../../core/output/redaction";
 import { providerForGeneration } from "../../core/providers/provider";
 import { offeredTools } from "../../core/tools/registry";
-import { usageMonth } from "../../core/usage/pricing";
-import { effectiveSpendLimit } from "../../core/usage/spend-limit";
 import type { Env } from "../../bindings/env";
 import type { GenerationDeps } from "./generation";
 import { groupChatOf } from "./group-run";
@@ -41,13 +40,16 @@ export interface GenerationStart {
  */
 export async function generationInputs(start: GenerationStart): Promise<{ ok: true; deps: GenerationDeps } | { ok: false; error: RunError }> {
   const { db, env, session, generation } = start;
+  // Taken first: what rode along with this generation's first write is never left for a later one.
+  const opened = session.openedWith;
+  session.openedWith = null;
   const provider = providerForGeneration(session.snapshot.model, env);
   if (!provider.ok) {
     return { ok: false, error: { code: provider.code, message: provider.message, generation, operation: "generation.start", at: new Date(start.now()).toISOString() } };
   }
-  await refreshSecrets(db, session);
+  const spend = await startReads(db, session, opened, new Date(start.now()));
   const bounds = generationBounds(env);
-  const { agentId, organisationId } = session.scope;
+  const { agentId } = session.scope;
   return {
     ok: true,
     deps: {
@@ -63,7 +65,7 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
       schedules: scheduleTools(db, agentId, () => new Date(start.now()), start.random, start.schedulesChanged),
       redactor: platformRedactor(env),
       pricing: provider.pricing,
-      spend: await monthSpend(db, organisationId, new Date(start.now())),
+      spend,
       hydrate: bounds.hydrate,
       publish: start.publish,
       now: start.now,
@@ -78,28 +80,25 @@ function snapshotTools(session: RunSession) {
 }
 
 /**
+ * What the generation's start must know fresh: the agent's secrets (written onto the
+ * snapshot when they changed) and this month's spend, in one read; none of its own when
+ * the write that started the generation read them alongside (see RunSession.openedWith).
+ */
+async function startReads(db: Database, session: RunSession, opened: RunSession["openedWith"], now: Date) {
+  const { secrets, spend } = opened ?? (await readGenerationState(db, session.scope, now));
+  if (secrets) await writeSecrets(db, session, secrets);
+  return spend;
+}
+
+/**
  * Each generation re-resolves the agent's secrets and writes the list onto the run
  * snapshot, so a later grant, removal or rename reaches an existing run (SEC-001..003,
  * EXACT-025). Names and descriptions only; one write, and only when the list changed.
  */
-export async function refreshSecrets(db: Database, session: RunSession): Promise<void> {
-  const current = await resolveSecrets(db, { id: session.scope.agentId, ...session.scope });
+async function writeSecrets(db: Database, session: RunSession, current: SecretRef[]): Promise<void> {
   if (JSON.stringify(current) === JSON.stringify(session.snapshot.secrets)) return;
   await db.update(runs)
     .set({ snapshot: sql`jsonb_set(${runs.snapshot}, '{secrets}', ${JSON.stringify(current)}::jsonb)` })
     .where(eq(runs.id, session.runId));
   session.snapshot.secrets = current;
-}
-
-/**
- * The organisation's effective monthly spend limit (the lower of its own limit and the
- * operator's ceiling) and this month's spend, read once per generation (USAGE-005).
- */
-export async function monthSpend(db: Database, organisationId: string, now: Date) {
-  const [row] = await db
-    .select({ limit: organisations.monthlySpendLimitUsd, ceiling: organisations.spendCeilingUsd, spent: orgMonthlyUsage.costUsd })
-    .from(organisations)
-    .leftJoin(orgMonthlyUsage, and(eq(orgMonthlyUsage.organisationId, organisations.id), eq(orgMonthlyUsage.month, usageMonth(now))))
-    .where(eq(organisations.id, organisationId));
-  return { limitUsd: effectiveSpendLimit(row?.limit, row?.ceiling), monthCostUsd: Number(row?.spent ?? 0) };
 }

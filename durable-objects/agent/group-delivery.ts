@@ -74,13 +74,13 @@ export class GroupDelivery {
    */
   private open(agentId: string, guildId: string): Promise<"started" | "busy" | "skipped"> {
     const { env } = this.host;
-    return this.host.runs.openOneShot(agentId, new Date(this.host.now()), async (db) => {
+    return this.host.runs.openOneShot(agentId, new Date(this.host.now()), async (db, agent) => {
       const delivery = await planGroupDelivery(db, env, agentId, guildId);
       if (!delivery) return null;
       const throughSeq = delivery.metadata.group_chat_through_seq;
       return {
         kind: "group", run: { title: null, metadata: delivery.metadata }, wake: delivery.wake, wakeMetadata: delivery.wakeMetadata, groupChat: delivery.groupChat,
-        opened: (runId) => reportDelivery(db, env, runId, agentId, guildId, throughSeq, "started"),
+        opened: (runId) => reportDelivery(db, env, runId, agentId, guildId, throughSeq, "started", agent.name),
       };
     });
   }

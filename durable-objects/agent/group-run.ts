@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../../core/db/client";
-import { advanceCursor, deliveredThrough, latestGroupRows, publicRow } from "../../core/db/group-chat";
+import { advanceCursor, deliveryRows } from "../../core/db/group-chat";
 import { agents } from "../../core/db/schema";
 import { describeError, logEvent } from "../../core/output/log";
 import { platformRedactor } from "../../core/output/redaction";
@@ -38,12 +38,12 @@ const NEW_ROWS_MAX = 500;
  * its own posts, or rows past the ping-pong depth.
  */
 export async function planGroupDelivery(db: Database, env: Env, agentId: string, guildId: string): Promise<GroupDelivery | null> {
-  const cursor = await deliveredThrough(db, agentId, guildId);
-  const fresh = (await latestGroupRows(db, guildId, { afterSeq: cursor }, NEW_ROWS_MAX)).map(publicRow);
+  const { cursor, storedCursor, fresh, candidates } = await deliveryRows(db, agentId, guildId, NEW_ROWS_MAX, SELECTOR_CANDIDATES);
+  // The object stopped between completing a group run and moving the cursor: catch it up.
+  if (storedCursor < cursor) await advanceCursor(db, agentId, guildId, cursor);
   const depth = deliveryDepth(fresh, agentId);
   if (depth === null) return null;
   const throughSeq = fresh.at(-1)!.seq;
-  const candidates = (await latestGroupRows(db, guildId, { throughSeq }, SELECTOR_CANDIDATES)).map(publicRow);
   const history = await chooseHistory(candidates, selectorFrom(env));
   return {
     groupChat: { throughSeq, history: history.rows },
@@ -78,13 +78,13 @@ export async function completeDelivery(db: Database, env: Env, session: RunSessi
   await reportDelivery(db, env, session.runId, agentId, guildId, throughSeq, "completed");
 }
 
-/** Tells the guild's stream who is reading its chat; the console shows it, nothing depends on it. */
+/** Tells the guild's stream who is reading its chat; the console shows it, nothing depends on it. The name is read unless given. */
 export async function reportDelivery(
-  db: Database, env: Env, runId: string, agentId: string, guildId: string, throughSeq: number, state: "started" | "completed",
+  db: Database, env: Env, runId: string, agentId: string, guildId: string, throughSeq: number, state: "started" | "completed", agentName?: string,
 ): Promise<void> {
   try {
-    const [agent] = await db.select({ name: agents.name }).from(agents).where(eq(agents.id, agentId)).limit(1);
-    await guildObject(env, guildId).deliveryEvent(guildId, { agent_id: agentId, agent_name: agent?.name ?? "", run_id: runId, through_seq: throughSeq, state });
+    const name = agentName ?? (await db.select({ name: agents.name }).from(agents).where(eq(agents.id, agentId)).limit(1))[0]?.name;
+    await guildObject(env, guildId).deliveryEvent(guildId, { agent_id: agentId, agent_name: name ?? "", run_id: runId, through_seq: throughSeq, state });
   } catch (error) {
     logEvent("warn", { operation: "group.delivery_event", agent_id: agentId, guild_id: guildId, ...describeError(error) });
   }

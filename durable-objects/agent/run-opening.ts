@@ -1,16 +1,14 @@
-import { eq } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../core/db/client";
-import { agents, messages, notes, runs } from "../../core/db/schema";
+import type { OpeningState } from "../../core/db/agent-state";
+import { storedRow } from "../../core/db/transcript";
 import { countRowTokens } from "../../core/projection/token-count";
-import { readMemory } from "../../core/db/memory";
-import { resolveSecrets } from "../../core/db/secrets";
 import type { ChatPayload } from "../../core/projection/types";
 import { composeSystemPrompt, type SystemPromptInput } from "../../core/prompt/system-prompt";
-import type { RunKind } from "../../core/runs/rules";
+import type { RunFacts, RunKind } from "../../core/runs/rules";
 import { buildSnapshot, type OfferedTool, type RunSnapshot } from "../../core/runs/snapshot";
 import { offeredTools, toolSchemas } from "../../core/tools/registry";
-
-type AgentRow = typeof agents.$inferSelect;
+import { RunSession } from "./run-session";
 
 export interface RunOpening {
   snapshot: RunSnapshot;
@@ -21,16 +19,12 @@ export interface RunOpening {
 /**
  * What every run kind opens with: the snapshot (settings, flags, offered tools for this
  * kind, secrets by name) and the composed system row with the State of this moment
- * (notes, secrets, Memory, the UTC clock, and a group run's chat history). Direct, group
- * and schedule runs share it.
+ * (notes, secrets, Memory, the UTC clock, and a group run's chat history), from what
+ * `readOpeningState` read. Direct, group and schedule runs share it.
  */
-export async function prepareOpening(db: Database, agent: AgentRow, kind: RunKind, now: Date, groupChat?: SystemPromptInput["groupChat"]): Promise<RunOpening> {
+export function prepareOpening(state: OpeningState, kind: RunKind, now: Date, groupChat?: SystemPromptInput["groupChat"]): RunOpening {
+  const { agent } = state;
   const tools = toolSchemas(offeredTools({ kind, ...agent, group_post: agent.groupPost })) as OfferedTool[];
-  const [secretRefs, noteTitles, memory] = await Promise.all([
-    resolveSecrets(db, agent),
-    db.select({ title: notes.title }).from(notes).where(eq(notes.agentId, agent.id)).orderBy(notes.title),
-    agent.memory ? readMemory(db, agent.id).then((m) => m.content) : Promise.resolve(""),
-  ]);
   const system: ChatPayload = {
     role: "system",
     content: composeSystemPrompt({
@@ -38,14 +32,14 @@ export async function prepareOpening(db: Database, agent: AgentRow, kind: RunKin
       now,
       maxToolCalls: agent.maxToolCalls,
       kind,
-      notes: noteTitles,
-      secrets: secretRefs,
+      notes: state.notes,
+      secrets: state.secrets,
       ...(agent.scripting ? { scripts: [] } : {}),
-      memory: { enabled: agent.memory, content: memory },
+      memory: { enabled: agent.memory, content: agent.memory ? state.memory : "" },
       ...(groupChat ? { groupChat } : {}),
     }),
   };
-  return { snapshot: buildSnapshot(agent, tools, secretRefs), system };
+  return { snapshot: buildSnapshot(agent, tools, state.secrets), system };
 }
 
 /** A run as it opens: its row, its first message (if any), and a guard for the write. */
@@ -56,30 +50,62 @@ export interface Opening {
   wake?: ChatPayload;
   wakeMetadata?: Record<string, unknown>;
   groupChat?: SystemPromptInput["groupChat"];
-  /** Runs first in the opening transaction; false leaves everything unwritten. */
-  claim?: (tx: Database) => Promise<boolean>;
+  /**
+   * A data-modifying statement with RETURNING (a schedule advancing past its fire) that runs
+   * in the opening's own statement: when it returns no row, nothing of the run is written.
+   */
+  claim?: SQL;
   /** Runs once the run is written, before it generates. */
   opened?: (runId: string) => Promise<void>;
 }
 
 /**
- * Writes a run in one transaction: the claim (a schedule advancing past its fire), the
- * run, its system row, and with a first message that row at generation 1. False when
- * the claim failed. Nothing of a run is ever half-written.
+ * Writes a run in ONE statement (data-modifying CTEs commit together, in one round trip):
+ * the claim, the run, its system row, and with a first message that row at generation 1.
+ * The run is inserted only when the claim returned a row, and its rows only with the run,
+ * so nothing of a run is ever half-written. Returns the run's session, built from what the
+ * statement returned (no read-back), or null when the claim failed.
  */
-export async function writeOpening(db: Database, agent: AgentRow, runId: string, now: Date, opening: Opening): Promise<boolean> {
-  const { snapshot, system } = await prepareOpening(db, agent, opening.kind, now, opening.groupChat);
-  return db.transaction(async (tx) => {
-    if (opening.claim && !(await opening.claim(tx as never))) return false;
-    await tx.insert(runs).values({ id: runId, agentId: agent.id, kind: opening.kind, ...opening.run, snapshot, generation: opening.wake ? 1 : 0 });
-    await tx.insert(messages).values([
-      { runId, seq: 0, generation: null, role: "system", payload: system, metadata: { source: "system" }, tokenCount: countRowTokens(system, {}) },
-      ...(opening.wake
-        ? [{ runId, seq: 1, generation: 1, role: "user", payload: opening.wake, metadata: opening.wakeMetadata ?? {}, tokenCount: countRowTokens(opening.wake, opening.wakeMetadata ?? {}) }]
-        : []),
-    ]);
-    return true;
-  });
+export async function writeOpening(db: Database, state: OpeningState, runId: string, now: Date, opening: Opening): Promise<RunSession | null> {
+  const { agent } = state;
+  const { snapshot, system } = prepareOpening(state, opening.kind, now, opening.groupChat);
+  const generation = opening.wake ? 1 : 0;
+  const rows = [
+    { seq: 0, generation: null, role: "system", payload: system, metadata: { source: "system" }, token_count: countRowTokens(system, {}) },
+    ...(opening.wake
+      ? [{ seq: 1, generation: 1, role: "user", payload: opening.wake, metadata: opening.wakeMetadata ?? {}, token_count: countRowTokens(opening.wake, opening.wakeMetadata ?? {}) }]
+      : []),
+  ];
+  const result = await db.execute<{ run: { status: string } | null; rows: Array<{ seq: number; generation: number | null; role: string; payload: unknown; metadata: unknown; token_count: number; created_at: string }> }>(sql`
+    with claim as (${opening.claim ?? sql`select 1`}),
+    r as (
+      insert into runs (id, agent_id, kind, title, schedule_id, snapshot, generation, metadata)
+      select ${runId}::uuid, ${agent.id}::uuid, ${opening.kind}::text, ${opening.run.title}::text, ${opening.run.scheduleId ?? null}::uuid,
+             ${JSON.stringify(snapshot)}::jsonb, ${generation}::int, ${JSON.stringify(opening.run.metadata)}::jsonb
+      where exists (select 1 from claim)
+      returning status
+    ),
+    m as (
+      insert into messages (run_id, seq, generation, role, payload, metadata, token_count)
+      select ${runId}::uuid, v.seq, v.generation, v.role, v.payload, v.metadata, v.token_count
+      from r, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(seq int, generation int, role text, payload jsonb, metadata jsonb, token_count int)
+      returning seq, generation, role, payload, metadata, token_count, created_at
+    )
+    select (select to_jsonb(r) from r) as run,
+           coalesce((select jsonb_agg(jsonb_build_object('seq', m.seq, 'generation', m.generation, 'role', m.role, 'payload', m.payload,
+             'metadata', m.metadata, 'token_count', m.token_count, 'created_at', m.created_at::text) order by m.seq) from m), '[]'::jsonb) as rows`);
+  const written = result.rows[0];
+  if (!written?.run) return null;
+  const session = new RunSession(
+    runId,
+    { kind: opening.kind as RunFacts["kind"], status: written.run.status as RunFacts["status"], archivedAt: null, metadata: opening.run.metadata as RunFacts["metadata"], errors: [], generation },
+    snapshot,
+    { agentId: agent.id, guildId: agent.guildId, organisationId: agent.organisationId },
+  );
+  for (const row of written.rows) session.push(storedRow({ ...row, tokenCount: row.token_count }));
+  // With a first message it generates now, on what this opening read a moment ago.
+  if (opening.wake) session.openedWith = { spend: state.spend };
+  return session;
 }
 
 /** A one-shot run for an archived or deleted agent: nothing to retry. */

@@ -1,6 +1,5 @@
-import { eq } from "drizzle-orm";
+import { generationStateColumns, generationStateOf, readOpeningState, type OpeningState } from "../../core/db/agent-state";
 import type { Database } from "../../core/db/client";
-import { agents } from "../../core/db/schema";
 import { isTransient, riding, type OutagePolicy } from "../../core/db/outage";
 import { appendOpeningRow, loadRows, toWireRow, updateRun, type RunError } from "../../core/db/transcript";
 import { describeError, logEvent } from "../../core/output/log";
@@ -136,19 +135,21 @@ export class RunService {
     if (claimed && !claimed.ok) return claimed;
     try {
       const db = this.db();
-      const [agent] = await db.select().from(agents).where(eq(agents.id, agentId)).limit(1);
-      const refused = !agent ? refuse(404, "agent.not_found", "No such agent") : agent.archivedAt ? refuse(409, "agent.archived", "The agent is archived") : null;
+      const now = new Date(this.host.now());
+      const state = await readOpeningState(db, agentId, now);
+      const refused = !state ? refuse(404, "agent.not_found", "No such agent") : state.agent.archivedAt ? refuse(409, "agent.archived", "The agent is archived") : null;
       if (refused) {
         if (claimed) await this.release(runId);
         return refused;
       }
       const { message } = input;
       const title = input.title ?? (message ? message.content.slice(0, 80) || null : null);
-      await writeOpening(db, agent!, runId, new Date(this.host.now()), {
+      const session = await writeOpening(db, state!, runId, now, {
         kind: input.kind,
         run: { title, metadata: {} },
         ...(message ? { wake: { role: "user", content: message.content }, wakeMetadata: userMetadata(message, "operator") } : {}),
       });
+      if (session) this.sessions.add(session);
     } catch (error) {
       if (claimed) await this.release(runId);
       return unavailable(error);
@@ -257,21 +258,24 @@ export class RunService {
    * planned, then written in one transaction (guarded by its `claim`); then it generates.
    * "skipped" when the plan has nothing to open or its claim lost.
    */
-  async openOneShot(agentId: string, now: Date, plan: (db: Database) => Promise<Opening | null>): Promise<"started" | "busy" | "skipped"> {
+  async openOneShot(agentId: string, now: Date, plan: (db: Database, agent: OpeningState["agent"]) => Promise<Opening | null>): Promise<"started" | "busy" | "skipped"> {
     const runId = crypto.randomUUID();
     const claimed = await this.claim(runId, 1);
     if (!claimed.ok) return "busy";
     await tokenCounterReady(this.host.env);
     try {
       const db = this.db();
-      const [agent] = await db.select().from(agents).where(eq(agents.id, agentId)).limit(1);
-      if (!agent || agent.archivedAt) throw new AgentUnavailable();
-      const opening = await plan(db);
-      if (!opening || !(await writeOpening(db, agent, runId, now, opening))) {
+      const state = await readOpeningState(db, agentId, now);
+      if (!state || state.agent.archivedAt) throw new AgentUnavailable();
+      const opening = await plan(db, state.agent);
+      const session = opening ? await writeOpening(db, state, runId, now, opening) : null;
+      if (!session) {
         await this.release(runId);
         return "skipped";
       }
-      await opening.opened?.(runId);
+      // The session is what was just written: the loop starts without reading it back.
+      this.sessions.add(session);
+      await opening!.opened?.(runId);
     } catch (error) {
       await this.release(runId);
       throw error;
@@ -328,10 +332,15 @@ export class RunService {
       await interruptUnresolved(db, session, session.facts.generation);
       const payload: ChatPayload = { role: "user", content: message.content };
       const metadata = userMetadata(message, "operator");
+      // The generation's start reads (secrets, spend) ride along with the row's statement.
+      const alongside = {
+        columns: generationStateColumns(session.scope, new Date(this.host.now())),
+        take: (values: Record<string, unknown>) => { session.openedWith = generationStateOf(values); },
+      };
       const row = await session.commit(
         db,
         { generation, role: "user", payload: payload as never, metadata, tokenCount: countRowTokens(payload, metadata) },
-        (tx, draft) => appendOpeningRow(tx, { ...draft, generation }),
+        (tx, draft) => appendOpeningRow(tx, { ...draft, generation }, alongside),
         REQUEST_OUTAGE_POLICY,
       );
       session.facts = { ...session.facts, generation };

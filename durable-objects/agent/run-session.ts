@@ -1,4 +1,6 @@
 import { eq } from "drizzle-orm";
+import type { MonthSpend } from "../../core/db/agent-state";
+import type { SecretRef } from "../../core/db/secrets";
 import type { Database } from "../../core/db/client";
 import { agents, runs } from "../../core/db/schema";
 import { riding, sqlState, UNIQUE_VIOLATION, type OutagePolicy } from "../../core/db/outage";
@@ -33,6 +35,12 @@ export class RunSession {
    * database, so the object drops this copy and loads the run again next time.
    */
   stale = false;
+  /**
+   * What was read with the write that started this generation (the opening, whose secrets
+   * are the snapshot's, or the user row with the agent's current secrets): the
+   * generation's start uses it instead of reading again. Taken once.
+   */
+  openedWith: { spend: MonthSpend; secrets?: SecretRef[] } | null = null;
   /** Where committed rows go live (the run's event stream); set by the object. */
   publishRow: (row: WireRow) => void = () => {};
 

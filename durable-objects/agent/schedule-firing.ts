@@ -1,4 +1,4 @@
-import { earliestWakeUp, firstDue, advancePastFire, type ScheduleRow } from "../../core/db/schedules";
+import { advancePastFire, advancePastFireStatement, earliestWakeUp, firstDue, type ScheduleRow } from "../../core/db/schedules";
 import { describeError, logEvent } from "../../core/output/log";
 import { instructionHash, scheduleWakeUpMessage } from "../../core/schedules/instruction";
 import type { Deadline } from "./deadlines";
@@ -66,17 +66,26 @@ export class ScheduleFiring {
       await this.host.multiplexer.set(SCHEDULE, now.getTime() + BUSY_RETRY_MS, { agent_id: agentId });
       return;
     }
+    if (firing === "started") {
+      // The generation's end re-arms at the next wake-up (the `idle` hook reads it then);
+      // until then this keeps the deadline alive without a read of its own, unless that
+      // generation already ended and re-armed it.
+      if (this.host.multiplexer.get(SCHEDULE)?.version === entry.version) {
+        await this.host.multiplexer.set(SCHEDULE, now.getTime() + BUSY_RETRY_MS, { agent_id: agentId });
+      }
+      return;
+    }
     // Routines off (SCHED-007) or nothing due: arm at whatever can fire next.
     await this.refresh(agentId);
   }
 
   /**
-   * A schedule wake-up (SCHED-013/014/017/018): in one transaction the schedule advances
+   * A schedule wake-up (SCHED-013/014/017/018): in one statement the schedule advances
    * past this fire (only if it still waits for it) and the run opens with its system row
    * and the wake-up message. "skipped" when a repeated alarm or a change got there first.
    */
   private open(agentId: string, schedule: ScheduleRow, firedAt: Date): Promise<"started" | "busy" | "skipped"> {
-    return this.host.runs.openOneShot(agentId, firedAt, async () => ({
+    return this.host.runs.openOneShot(agentId, firedAt, async (db) => ({
       kind: "schedule",
       run: { scheduleId: schedule.id, title: schedule.description, metadata: { instruction_hash: await instructionHash(schedule.instruction) } },
       wake: {
@@ -87,7 +96,7 @@ export class ScheduleFiring {
         }),
       },
       wakeMetadata: { source: "schedule", schedule_id: schedule.id },
-      claim: (tx) => advancePastFire(tx as never, schedule, firedAt, this.host.random, true),
+      claim: advancePastFireStatement(db, schedule, firedAt, this.host.random, true).getSQL(),
     }));
   }
 }

@@ -50,6 +50,11 @@ export class SessionCache {
     return load;
   }
 
+  /** Keeps a session the object built from what it wrote itself (a run it just opened). */
+  add(session: RunSession): void {
+    this.remember(session);
+  }
+
   /** Drops a session whose memory may not match the database. */
   forget(session: RunSession): void {
     if (this.sessions.get(session.runId) === session) this.sessions.delete(session.runId);

@@ -46,6 +46,8 @@ export interface Stack {
   databaseUrl: string;
   /** The proxy's record of round trips, when countRoundTrips was set. */
   roundTrips: number[];
+  /** Of those, the messages that only open or close a connection (see WsProxy.connectionMessages). */
+  connectionMessages: number[];
   /** The embedded Postgres alone, to stop and start again (outage tests); null for a server given by URL. */
   database: { stop(): Promise<void>; start(): Promise<void> } | null;
   stop(): Promise<void>;
@@ -117,7 +119,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     // Now that it runs, its group also holds workerd.
     record.add("wrangler dev", wrangler.child.pid!, { group: true });
     stops.push(wrangler.stop);
-    const stack: Stack = { apiUrl: wrangler.url, token, mockModelUrl: mock?.url ?? null, databaseUrl: db.url, roundTrips: proxy.clientMessages, database: db.server ?? null, stop };
+    const stack: Stack = { apiUrl: wrangler.url, token, mockModelUrl: mock?.url ?? null, databaseUrl: db.url, roundTrips: proxy.clientMessages, connectionMessages: proxy.connectionMessages, database: db.server ?? null, stop };
     writeFileSync(
       join(options.stateDir, "stack.json"),
       JSON.stringify({ api_url: stack.apiUrl, token, mock_model_url: stack.mockModelUrl, database_url: db.url, pid: process.pid }, null, 2) + "\n",

@@ -12,6 +12,13 @@ export interface WsProxy {
    */
   readonly clientMessages: number[];
   /**
+   * Arrival times of the messages among those that only open or close a connection (the
+   * startup message, the password exchange, Terminate). Against Neon the driver pipelines
+   * the opening with the first query (`pipelineConnect`) and nothing answers Terminate,
+   * so none of them is a round trip of its own there.
+   */
+  readonly connectionMessages: number[];
+  /**
    * The value for NEON_WS_PROXY: where the Neon driver opens its WebSocket, with this
    * start's secret path (`127.0.0.1:PORT/SECRET`; the driver appends `/v1?address=…`).
    */
@@ -33,6 +40,7 @@ export interface WsProxy {
 export async function startWsProxy(options: { allow: string[]; port?: number; countRoundTrips?: boolean }): Promise<WsProxy> {
   const allowed = new Set(options.allow);
   const clientMessages: number[] = [];
+  const connectionMessages: number[] = [];
   const http: Server = createServer((_req, res) => {
     res.writeHead(426, { "content-type": "text/plain" }).end("WebSocket upgrade required\n");
   });
@@ -58,6 +66,7 @@ export async function startWsProxy(options: { allow: string[]; port?: number; co
     const tcp = createConnection({ host, port, noDelay: true });
     const pending: Buffer[] = [];
     let connected = false;
+    let first = true;
     tcp.on("connect", () => {
       connected = true;
       for (const chunk of pending.splice(0)) tcp.write(chunk);
@@ -66,8 +75,14 @@ export async function startWsProxy(options: { allow: string[]; port?: number; co
     tcp.on("close", () => socket.close());
     tcp.on("error", () => socket.close());
     socket.on("message", (data: RawData) => {
-      if (options.countRoundTrips) clientMessages.push(Date.now());
       const chunk = toBuffer(data);
+      if (options.countRoundTrips) {
+        const at = Date.now();
+        clientMessages.push(at);
+        // The startup message has no type byte; 'p' carries a password or SASL response; 'X' is Terminate.
+        if (first || chunk[0] === 0x70 || chunk[0] === 0x58) connectionMessages.push(at);
+      }
+      first = false;
       if (connected) tcp.write(chunk);
       else pending.push(chunk);
     });
@@ -83,6 +98,7 @@ export async function startWsProxy(options: { allow: string[]; port?: number; co
   return {
     port,
     clientMessages,
+    connectionMessages,
     address: `127.0.0.1:${port}/${secret}`,
     close: () =>
       new Promise((resolve) => {

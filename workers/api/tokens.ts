@@ -1,6 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { newToken } from "../../core/auth/tokens";
+import { verifiedTokens } from "../../core/auth/verified-tokens";
 import { apiTokens } from "../../core/db/schema";
 import { ListQuery } from "../../core/validation/page";
 import { TokenCreate, TokenCreated, tokenExpiry, TokenPage } from "../../core/validation/token";
@@ -65,6 +66,8 @@ export const tokenRoutes = new Hono<AppEnv>()
     // Revoking twice keeps the first revocation time.
     const [revoked] = await c.get("db").update(apiTokens).set({ revokedAt: sql`now()` })
       .where(and(scope, isNull(apiTokens.revokedAt))).returning({ id: apiTokens.id });
+    // This isolate stops accepting it at once; others within the verified-token bound (30 s).
+    verifiedTokens.evict({ id });
     if (!revoked) {
       const [exists] = await c.get("db").select({ id: apiTokens.id }).from(apiTokens).where(scope).limit(1);
       if (!exists) throw notFound("token");

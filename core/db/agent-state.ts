@@ -1,0 +1,99 @@
+import { eq, sql, type SQL } from "drizzle-orm";
+import type { Database } from "./client";
+import { agents } from "./schema";
+import type { SecretRef } from "./secrets";
+import { usageMonth } from "../usage/pricing";
+import { effectiveSpendLimit } from "../usage/spend-limit";
+
+type AgentRow = typeof agents.$inferSelect;
+
+/** The organisation's effective monthly spend limit and this month's spend (USAGE-005). */
+export interface MonthSpend {
+  limitUsd: number | null;
+  monthCostUsd: number;
+}
+
+/** What a run opens with beside the agent's row: the State its system row shows, and the spend. */
+export interface OpeningState {
+  agent: AgentRow;
+  secrets: SecretRef[];
+  notes: Array<{ title: string }>;
+  /** The Memory document ("" without one); shown only when the agent's memory flag is on. */
+  memory: string;
+  spend: MonthSpend;
+}
+
+/*
+ * The fragments below name the agent by spelled-out columns ("agents"."id"): in a
+ * single-table select drizzle drops the table from `${agents.id}`, which inside these
+ * subqueries would name the subquery's own table.
+ */
+
+/** The secrets that reach the agent (SEC-001), as resolveSecrets returns them: id, name, description, by name. */
+function secretsOf(agentId: SQL, guildId: SQL, organisationId: SQL): SQL {
+  return sql`coalesce((select json_agg(json_build_object('id', s.id, 'name', s.name, 'description', s.description) order by s.name)
+    from secrets s where s.organisation_id = ${organisationId} and (s.org_wide or exists (
+      select 1 from secret_grants g where g.secret_id = s.id and (g.guild_id = ${guildId} or g.agent_id = ${agentId})))), '[]'::json)`;
+}
+
+/** The organisation's limits and this month's spend, as text so numerics keep their digits. */
+function spendOf(organisationId: SQL, now: Date): SQL {
+  return sql`(select json_build_object('limit', o.monthly_spend_limit_usd::text, 'ceiling', o.spend_ceiling_usd::text, 'spent', u.cost_usd::text)
+    from organisations o left join org_monthly_usage u on u.organisation_id = o.id and u.month = ${usageMonth(now)}
+    where o.id = ${organisationId})`;
+}
+
+type SpendRow = { limit: string | null; ceiling: string | null; spent: string | null } | null;
+const toSpend = (row: SpendRow): MonthSpend => ({ limitUsd: effectiveSpendLimit(row?.limit, row?.ceiling), monthCostUsd: Number(row?.spent ?? 0) });
+
+/**
+ * Everything a run's opening reads, in one statement: the agent's row, its secrets, note
+ * titles and Memory for the system row's State, and this month's spend for the first
+ * generation's limit check. Null when the agent is gone.
+ *
+ * @example const state = await readOpeningState(db, agentId, now); // state.agent.archivedAt, state.notes, …
+ */
+export async function readOpeningState(db: Database, agentId: string, now: Date): Promise<OpeningState | null> {
+  const id = sql.raw(`"agents"."id"`);
+  const org = sql.raw(`"agents"."organisation_id"`);
+  const [row] = await db.select({
+    agent: agents,
+    secrets: sql<SecretRef[]>`${secretsOf(id, sql.raw(`"agents"."guild_id"`), org)}`,
+    notes: sql<Array<{ title: string }>>`coalesce((select json_agg(json_build_object('title', n.title) order by n.title) from notes n where n.agent_id = ${id}), '[]'::json)`,
+    memory: sql<string>`coalesce((select m.content from memories m where m.agent_id = ${id}), '')`,
+    spend: sql<SpendRow>`${spendOf(org, now)}`,
+  }).from(agents).where(eq(agents.id, agentId)).limit(1);
+  if (!row) return null;
+  return { agent: row.agent, secrets: row.secrets, notes: row.notes, memory: row.memory, spend: toSpend(row.spend) };
+}
+
+/** What each generation's start must know fresh. */
+export interface GenerationState {
+  secrets: SecretRef[];
+  spend: MonthSpend;
+}
+
+/**
+ * The columns of what each generation's start reads: the agent's secrets as they are now
+ * (SEC-001..003) and this month's spend (USAGE-005). A statement selects them beside its
+ * own (the user row that opens the generation), or alone (`readGenerationState`).
+ */
+export function generationStateColumns(scope: { agentId: string; guildId: string; organisationId: string }, now: Date): SQL {
+  return sql`${secretsOf(sql`${scope.agentId}::uuid`, sql`${scope.guildId}::uuid`, sql`${scope.organisationId}::uuid`)} as secrets,
+    ${spendOf(sql`${scope.organisationId}::uuid`, now)} as spend`;
+}
+
+/** The generation state out of a row that selected `generationStateColumns`. */
+export function generationStateOf(row: Record<string, unknown>): GenerationState {
+  return { secrets: row.secrets as SecretRef[], spend: toSpend(row.spend as SpendRow) };
+}
+
+/** `generationStateColumns` in a statement of their own. */
+export async function readGenerationState(
+  db: Database,
+  scope: { agentId: string; guildId: string; organisationId: string },
+  now: Date,
+): Promise<GenerationState> {
+  const result = await db.execute<Record<string, unknown>>(sql`select ${generationStateColumns(scope, now)}`);
+  return generationStateOf(result.rows[0]!);
+}
