@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { databaseLocationHint } from "../../bindings/objects";
+import { databaseLocationHint } from "./location-hint";
 
 describe("objects near the database", () => {
   it("HARDEN: DATABASE_LOCATION_HINT places new agent and guild objects; unset gives no hint", () => {
