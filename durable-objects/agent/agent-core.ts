@@ -3,7 +3,7 @@ import { DeadlineLog } from "./deadline-log";
 import { DeadlineMultiplexer, deadlineKind, type Deadline, type DeadlineHandler } from "./deadlines";
 import { GenerationLock } from "./generation-lock";
 import type { Outcome } from "../../bindings/outcome";
-import { HEARTBEAT, RunService, type NewMessage } from "./run-service";
+import { type CreatedRun, HEARTBEAT, RunService, type NewMessage } from "./run-service";
 import { SCHEDULE, ScheduleFiring } from "./schedule-firing";
 import { GROUP_DELIVERY, GroupDelivery } from "./group-delivery";
 import type { RunKind } from "../../core/runs/rules";
@@ -114,7 +114,7 @@ export class AgentCore {
   }
 
   /** Creates a run of this agent; with a message it starts generating (RUN-003/004). */
-  async createRun(agentId: string, input: { kind: RunKind; message?: NewMessage; title?: string | null }): Promise<Outcome<{ run_id: string }>> {
+  async createRun(agentId: string, input: { kind: RunKind; message?: NewMessage; title?: string | null }): Promise<Outcome<CreatedRun>> {
     return this.runs.createRun(agentId, input);
   }
 

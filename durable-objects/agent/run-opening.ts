@@ -6,6 +6,7 @@ import { countRowTokens } from "../../core/projection/token-count";
 import type { ChatPayload } from "../../core/projection/types";
 import { composeSystemPrompt, type SystemPromptInput } from "../../core/prompt/system-prompt";
 import type { RunFacts, RunKind } from "../../core/runs/rules";
+import type { RunRow } from "../../core/runs/wire";
 import { buildSnapshot, type OfferedTool, type RunSnapshot } from "../../core/runs/snapshot";
 import { offeredTools, toolSchemas } from "../../core/tools/registry";
 import { RunSession } from "./run-session";
@@ -63,10 +64,10 @@ export interface Opening {
  * Writes a run in ONE statement (data-modifying CTEs commit together, in one round trip):
  * the claim, the run, its system row, and with a first message that row at generation 1.
  * The run is inserted only when the claim returned a row, and its rows only with the run,
- * so nothing of a run is ever half-written. Returns the run's session, built from what the
- * statement returned (no read-back), or null when the claim failed.
+ * so nothing of a run is ever half-written. Returns the run's session and its row, built from
+ * what the statement returned (no read-back), or null when the claim failed.
  */
-export async function writeOpening(db: Database, state: OpeningState, runId: string, now: Date, opening: Opening): Promise<RunSession | null> {
+export async function writeOpening(db: Database, state: OpeningState, runId: string, now: Date, opening: Opening): Promise<{ session: RunSession; run: RunRow } | null> {
   const { agent } = state;
   const { snapshot, system } = prepareOpening(state, opening.kind, now, opening.groupChat);
   const generation = opening.wake ? 1 : 0;
@@ -76,14 +77,14 @@ export async function writeOpening(db: Database, state: OpeningState, runId: str
       ? [{ seq: 1, generation: 1, role: "user", payload: opening.wake, metadata: opening.wakeMetadata ?? {}, token_count: countRowTokens(opening.wake, opening.wakeMetadata ?? {}) }]
       : []),
   ];
-  const result = await db.execute<{ run: { status: string } | null; rows: Array<{ seq: number; generation: number | null; role: string; payload: unknown; metadata: unknown; token_count: number; created_at: string }> }>(sql`
+  const result = await db.execute<{ run: { status: string; created_at: string; updated_at: string } | null; rows: Array<{ seq: number; generation: number | null; role: string; payload: unknown; metadata: unknown; token_count: number; created_at: string }> }>(sql`
     with claim as (${opening.claim ?? sql`select 1`}),
     r as (
       insert into runs (id, agent_id, kind, title, schedule_id, snapshot, generation, metadata)
       select ${runId}::uuid, ${agent.id}::uuid, ${opening.kind}::text, ${opening.run.title}::text, ${opening.run.scheduleId ?? null}::uuid,
              ${JSON.stringify(snapshot)}::jsonb, ${generation}::int, ${JSON.stringify(opening.run.metadata)}::jsonb
       where exists (select 1 from claim)
-      returning status
+      returning status, created_at, updated_at
     ),
     m as (
       insert into messages (run_id, seq, generation, role, payload, metadata, token_count)
@@ -105,7 +106,12 @@ export async function writeOpening(db: Database, state: OpeningState, runId: str
   for (const row of written.rows) session.push(storedRow({ ...row, tokenCount: row.token_count }));
   // With a first message it generates now, on what this opening read a moment ago.
   if (opening.wake) session.openedWith = { spend: state.spend };
-  return session;
+  const run: RunRow = {
+    id: runId, agentId: agent.id, kind: opening.kind, status: written.run.status, title: opening.run.title, scheduleId: opening.run.scheduleId ?? null,
+    snapshot, generation, errors: [], metadata: opening.run.metadata, archivedAt: null, completedAt: null,
+    createdAt: new Date(written.run.created_at), updatedAt: new Date(written.run.updated_at),
+  };
+  return { session, run };
 }
 
 /** A one-shot run for an archived or deleted agent: nothing to retry. */

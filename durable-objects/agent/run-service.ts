@@ -7,6 +7,7 @@ import { platformRedactor } from "../../core/output/redaction";
 import { countRowTokens } from "../../core/projection/token-count";
 import type { AttachmentRef, ChatPayload } from "../../core/projection/types";
 import { messageRefusal, resumeRefusal, statusAfterGeneration, type RunKind } from "../../core/runs/rules";
+import { toRun } from "../../core/runs/wire";
 import type { Env } from "../../bindings/env";
 import type { DeadlineMultiplexer } from "./deadlines";
 import { interruptUnresolved, runGeneration } from "./generation";
@@ -20,6 +21,9 @@ import { tokenCounterReady } from "./token-ranks";
 import { RunRecovery } from "./run-recovery";
 import { hubLimits, SseHub } from "../sse-hub";
 import { IdleConnection } from "../idle-connection";
+
+/** A created run: its id, and the run as the API shows it (JSON: RPC types cannot carry its free-form metadata). */
+export type CreatedRun = { run_id: string; run: string };
 
 /** The lease a generation holds; the heartbeat renews it well before it runs out. */
 export const LEASE_MS = 60_000;
@@ -123,14 +127,15 @@ export class RunService {
    * (RUN-003/004). With a message the lock is taken before anything is written, so a
    * request that loses the race leaves no run behind.
    */
-  createRun(agentId: string, input: { kind: RunKind; message?: NewMessage; title?: string | null }): Promise<Outcome<{ run_id: string }>> {
+  createRun(agentId: string, input: { kind: RunKind; message?: NewMessage; title?: string | null }): Promise<Outcome<CreatedRun>> {
     return this.holding(() => this.createRunHeld(agentId, input));
   }
 
-  private async createRunHeld(agentId: string, input: { kind: RunKind; message?: NewMessage; title?: string | null }): Promise<Outcome<{ run_id: string }>> {
+  private async createRunHeld(agentId: string, input: { kind: RunKind; message?: NewMessage; title?: string | null }): Promise<Outcome<CreatedRun>> {
     await this.recoverOrphan();
     await tokenCounterReady(this.host.env);
     const runId = crypto.randomUUID();
+    let run: string;
     const claimed = input.message ? await this.claim(runId, 1) : null;
     if (claimed && !claimed.ok) return claimed;
     try {
@@ -144,19 +149,22 @@ export class RunService {
       }
       const { message } = input;
       const title = input.title ?? (message ? message.content.slice(0, 80) || null : null);
-      const session = await writeOpening(db, state!, runId, now, {
+      const opened = await writeOpening(db, state!, runId, now, {
         kind: input.kind,
         run: { title, metadata: {} },
         ...(message ? { wake: { role: "user", content: message.content }, wakeMetadata: userMetadata(message, "operator") } : {}),
       });
-      if (session) this.sessions.add(session);
+      if (!opened) throw new Error("the opening of a run without a claim wrote nothing");
+      this.sessions.add(opened.session);
+      // The API answers with the run as written, so the Worker need not read it back.
+      run = JSON.stringify(toRun(opened.run, "0", { withSnapshot: true }));
     } catch (error) {
       if (claimed) await this.release(runId);
       return unavailable(error);
     }
     // Written: from here a failure must not answer as if the run did not exist.
     if (claimed) await this.generateWritten(runId, claimed, REQUEST_OUTAGE_POLICY);
-    return { ok: true, run_id: runId };
+    return { ok: true, run_id: runId, run };
   }
 
   /** `POST /api/runs/:id/messages`: 409 while the agent generates (GEN-003); refusals per RUN-006/GEN-018. */
@@ -268,7 +276,7 @@ export class RunService {
       const state = await readOpeningState(db, agentId, now);
       if (!state || state.agent.archivedAt) throw new AgentUnavailable();
       const opening = await plan(db, state.agent);
-      const session = opening ? await writeOpening(db, state, runId, now, opening) : null;
+      const session = opening ? (await writeOpening(db, state, runId, now, opening))?.session : null;
       if (!session) {
         await this.release(runId);
         return "skipped";

@@ -21,6 +21,23 @@ export const FALLBACK_MODEL = "gpt-4.1-mini";
 export const toAgent = (row: typeof agents.$inferSelect) => toWire(row);
 
 /** The caller's agent with this id, or 404 (also for another organisation's agent). */
+/** Agents this isolate has seen belong to an organisation; an agent never changes organisation. */
+const agentOwners = new Map<string, string>();
+const MAX_AGENT_OWNERS = 10_000;
+
+/**
+ * The caller's agent id, or 404: like findAgent, but an agent this isolate already found in
+ * the caller's organisation is not asked for again (opening a run saves that round trip). A
+ * deleted agent still passes here; its object then refuses with agent.not_found.
+ */
+export async function ownedAgentId(db: AppEnv["Variables"]["db"], organisationId: string, id: string): Promise<string> {
+  if (agentOwners.get(id) === organisationId) return id;
+  const agent = await findAgent(db, organisationId, id);
+  if (agentOwners.size >= MAX_AGENT_OWNERS) agentOwners.delete(agentOwners.keys().next().value!);
+  agentOwners.set(agent.id, organisationId);
+  return agent.id;
+}
+
 export async function findAgent(db: AppEnv["Variables"]["db"], organisationId: string, id: string) {
   if (!isUuid(id)) throw notFound("agent");
   const [row] = await db.select().from(agents)

@@ -14,7 +14,8 @@ import { agentObject } from "../../bindings/objects";
 import type { AppEnv } from "../context";
 import { failure, lastEventId, ok, operation, pathId, query, jsonBody } from "../contract";
 import { notFound, validationFailed } from "../errors";
-import { attachmentRefs, findRun, settle, toRun } from "./runs";
+import { toRun } from "../../core/runs/wire";
+import { attachmentRefs, findRun, settle } from "./runs";
 
 const runOp = (op: Omit<Parameters<typeof operation>[0], "tag" | "notFound">) => operation({ tag: "Runs", notFound: "run", ...op });
 

@@ -4,8 +4,7 @@ import type * as z from "zod";
 import type { Database } from "../../core/db/client";
 import { agents, attachments, runs } from "../../core/db/schema";
 import type { AttachmentRef } from "../../core/projection/types";
-import { runLabel, type RunKind } from "../../core/runs/rules";
-import type { RunSnapshot } from "../../core/runs/snapshot";
+import { toRun } from "../../core/runs/wire";
 import { isUuid } from "../../core/validation/fields";
 import { containsPattern } from "../../core/validation/query";
 import { Run, RunCreate, RunListQuery, RunPage } from "../../core/validation/run";
@@ -15,9 +14,7 @@ import type { AppEnv } from "../context";
 import { jsonBody, ok, operation, pathId, query } from "../contract";
 import { ApiError, notFound, validationFailed } from "../errors";
 import { listPage } from "../pagination";
-import { findAgent } from "./agents";
-
-type RunRow = typeof runs.$inferSelect;
+import { findAgent, ownedAgentId } from "./agents";
 
 /** Cost of a run: the sum of its priced assistant rows. */
 // Spelled out: drizzle drops table qualifiers from columns in a single-table select.
@@ -31,37 +28,6 @@ export async function findRun(db: Database, organisationId: string, id: string) 
     .where(and(eq(runs.id, id), eq(agents.organisationId, organisationId))).limit(1);
   if (!found) throw notFound("run");
   return found;
-}
-
-/** The run payload (RUN-023): chain, continuation and schedule fields only when set. */
-export function toRun(run: RunRow, cost: string, extra: { generating?: boolean; withSnapshot?: boolean } = {}) {
-  const metadata = run.metadata as Record<string, unknown>;
-  const snapshot = run.snapshot as RunSnapshot;
-  return {
-    id: run.id,
-    agent_id: run.agentId,
-    kind: run.kind,
-    status: run.status,
-    label: runLabel(run.kind as RunKind, run.title),
-    title: run.title,
-    generation: run.generation,
-    ...(extra.generating !== undefined ? { generating: extra.generating } : {}),
-    cost_usd: cost,
-    schedule_id: run.scheduleId,
-    ...(metadata.instruction_hash ? { instruction_hash: metadata.instruction_hash } : {}),
-    ...(metadata.chain ? { chain: metadata.chain } : {}),
-    ...(metadata.continued_by_run_id ? { continued_by_run_id: metadata.continued_by_run_id } : {}),
-    errors: run.errors,
-    metadata,
-    ...(extra.withSnapshot && snapshot?.model
-      ? { snapshot: { model: snapshot.model, flags: snapshot.flags, tools: snapshot.tools.map((t) => t.function.name), secrets: snapshot.secrets } }
-      : {}),
-    archived: run.archivedAt !== null,
-    archived_at: run.archivedAt?.toISOString() ?? null,
-    completed_at: run.completedAt?.toISOString() ?? null,
-    created_at: run.createdAt.toISOString(),
-    updated_at: run.updatedAt.toISOString(),
-  };
 }
 
 /** Attachment ids of the caller's organisation as refs for metadata.attachments (ATT-001, OP-ATT-5). */
@@ -96,16 +62,15 @@ export const agentRunRoutes = new Hono<AppEnv>()
     conflict: "agent.busy: the agent is generating (details.run_id names the run); agent.archived: the agent is archived",
   }), pathId("agent"), jsonBody(RunCreate), async (c) => {
     const db = c.get("db");
-    const agent = await findAgent(db, c.get("organisationId"), c.req.valid("param").id);
+    const agentId = await ownedAgentId(db, c.get("organisationId"), c.req.valid("param").id);
     const body = c.req.valid("json");
     const refs = await attachmentRefs(db, c.get("organisationId"), body.attachments, "attachments");
-    const result = settle(await agentObject(c.env, agent.id).createRun(agent.id, {
+    const result = settle(await agentObject(c.env, agentId).createRun(agentId, {
       kind: "direct",
       title: body.title ?? null,
       ...(body.message !== undefined ? { message: { content: body.message, attachments: refs } } : {}),
     }));
-    const found = await findRun(db, c.get("organisationId"), result.run_id);
-    return c.json(toRun(found.run, found.cost, { withSnapshot: true }), 201);
+    return c.body(result.run, 201, { "content-type": "application/json" });
   })
   .get("/:id/runs", operation({
     operationId: "listAgentRuns", summary: "The agent's runs, newest first, by kind, routine and archival", tag: "Runs",
