@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { call, seedGuild } from "../test/seed";
+import { newAgent } from "../test/agents";
+
+describe("opening a run: the answer is the run as written, the agent's organisation still checked", () => {
+  it("RUN-003 / RUN-023: the created run answers exactly as reading it back does", async () => {
+    const { token, guildId } = await seedGuild();
+    const agent = await newAgent(token, guildId);
+    const created = await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { title: "Plans" } });
+    expect(created.status).toBe(201);
+    const read = await call("GET", `/api/runs/${created.json.id}`, { token });
+    const { generating: _generating, ...stored } = read.json;
+    expect(created.json).toEqual(stored);
+    expect(created.json).toMatchObject({ title: "Plans", cost_usd: "0", generation: 0, archived_at: null, snapshot: expect.any(Object) });
+  });
+
+  it("HARDEN: an agent already opened by its own organisation stays 404 to another organisation, and a deleted agent is 404", async () => {
+    const own = await seedGuild();
+    const other = await seedGuild();
+    const agent = await newAgent(own.token, own.guildId);
+    expect((await call("POST", `/api/agents/${agent.id}/runs`, { token: own.token, body: {} })).status).toBe(201);
+    const foreign = await call("POST", `/api/agents/${agent.id}/runs`, { token: other.token, body: { message: "hello" } });
+    expect(foreign.status).toBe(404);
+    expect(foreign.json.error.code).toBe("agent.not_found");
+    expect((await call("DELETE", `/api/agents/${agent.id}`, { token: own.token })).status).toBe(204);
+    const gone = await call("POST", `/api/agents/${agent.id}/runs`, { token: own.token, body: { message: "still there?" } });
+    expect(gone.status).toBe(404);
+    expect(gone.json.error.code).toBe("agent.not_found");
+  });
+});
