@@ -3,7 +3,7 @@ import { call, seedGuild } from "../test/seed";
 import { newAgent } from "../test/agents";
 
 describe("opening a run: the answer is the run as written, the agent's organisation still checked", () => {
-  it("RUN-003 / RUN-023: the created run answers exactly as reading it back does", async () => {
+  it("RUN-003 / HARDEN: the created run answers exactly as reading it back does", async () => {
     const { token, guildId } = await seedGuild();
     const agent = await newAgent(token, guildId);
     const created = await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { title: "Plans" } });
