@@ -1,4 +1,5 @@
-import { mergeRows, type Row, type SseEvent } from "./sse";
+import type { Row, RunError } from "./api-types";
+import { mergeRows, type SseEvent } from "./sse";
 
 /** Text streamed for a generation before its assistant row commits (UI-008). */
 export interface Draft {
@@ -8,12 +9,7 @@ export interface Draft {
 }
 
 /** An error the run reported, from GET /api/runs/:id or an SSE `error` event. */
-export interface RunErrorInfo {
-  code: string;
-  message: string;
-  generation?: number | null;
-  at?: string;
-}
+export type RunErrorInfo = RunError;
 
 /** What the run view shows of a run while it streams. */
 export interface LiveRun {

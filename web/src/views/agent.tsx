@@ -3,18 +3,19 @@ import { AgentHeader, useAgentPage } from "../components/agent-tabs";
 import { Field } from "../components/field";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
-import { api, ApiError, describe, type Page, type Run, type Usage } from "../lib/api";
+import { api, ApiError, describe, unwrap, type Run } from "../lib/api";
 import { kindLabel, tokens, usd, when } from "../lib/format";
 import { navigate } from "../lib/router";
 import { useLoad } from "../lib/use-load";
 
-const KINDS = [["", "All kinds"], ["direct", "Direct chats"], ["group", "Group chats"], ["schedule", "Schedule wake-ups"]] as const;
+type RunKind = Run["kind"];
+const KINDS: ReadonlyArray<readonly [RunKind | "", string]> = [["", "All kinds"], ["direct", "Direct chats"], ["group", "Group chats"], ["schedule", "Schedule wake-ups"]];
 
 /** An agent: a new chat, and its History of runs with kind, status and cost. */
 export function AgentView(props: { id: string }) {
   const { agent, guild } = useAgentPage(props.id);
-  const usage = useLoad(() => api<Usage>("GET", `/api/usage?scope=agent&id=${props.id}`), [props.id]);
-  const [kind, setKind] = useState("");
+  const usage = useLoad(() => unwrap(api.GET("/api/usage", { params: { query: { scope: "agent", id: props.id } } })), [props.id]);
+  const [kind, setKind] = useState<RunKind | "">("");
 
   if (agent.error) return <Notice kind="error">Could not load the agent: {agent.error}</Notice>;
   if (!agent.data) return <p aria-busy="true">Loading…</p>;
@@ -32,7 +33,7 @@ export function AgentView(props: { id: string }) {
         <h2 id="history">History</h2>
         <label class="inline-field">
           Show{" "}
-          <select value={kind} onChange={(e) => setKind((e.currentTarget as HTMLSelectElement).value)}>
+          <select value={kind} onChange={(e) => setKind((e.currentTarget as HTMLSelectElement).value as RunKind | "")}>
             {KINDS.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
           </select>
         </label>
@@ -53,7 +54,7 @@ function NewChat(props: { agentId: string }) {
     setError(null);
     try {
       const body = message.trim() ? { message } : {};
-      const run = await api<Run>("POST", `/api/agents/${props.agentId}/runs`, body);
+      const run = await unwrap(api.POST("/api/agents/{id}/runs", { params: { path: { id: props.agentId } }, body }));
       navigate(`/runs/${run.id}`);
     } catch (e) {
       if (e instanceof ApiError && e.code === "agent.busy") {
@@ -85,11 +86,13 @@ function NewChat(props: { agentId: string }) {
   );
 }
 
-function History(props: { agentId: string; kind: string }) {
+function History(props: { agentId: string; kind: RunKind | "" }) {
   const [pages, setPages] = useState<Run[][]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
+  const runsPage = (cursor?: string) =>
+    unwrap(api.GET("/api/agents/{id}/runs", { params: { path: { id: props.agentId }, query: { limit: 25, cursor, kind: props.kind || undefined } } }));
   const first = useLoad(async () => {
-    const page = await api<Page<Run>>("GET", `/api/agents/${props.agentId}/runs?limit=25${props.kind ? `&kind=${props.kind}` : ""}`);
+    const page = await runsPage();
     setPages([page.data]);
     setCursor(page.next_cursor);
     return page;
@@ -99,7 +102,7 @@ function History(props: { agentId: string; kind: string }) {
   const loadMore = async () => {
     if (!cursor) return;
     try {
-      const page = await api<Page<Run>>("GET", `/api/agents/${props.agentId}/runs?limit=25&cursor=${encodeURIComponent(cursor)}${props.kind ? `&kind=${props.kind}` : ""}`);
+      const page = await runsPage(cursor);
       setPages((p) => [...p, page.data]);
       setCursor(page.next_cursor);
     } catch (e) {

@@ -3,7 +3,7 @@ import { BarChart, SpendMeter } from "../components/bar-chart";
 import { Field } from "../components/field";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
-import { api, ApiError, describe, type Agent, type Counters, type Guild, type Organisation, type Page, type Usage } from "../lib/api";
+import { api, ApiError, describe, unwrap, type Counters, type Organisation } from "../lib/api";
 import { tokens, usd } from "../lib/format";
 import { useLoad } from "../lib/use-load";
 
@@ -17,12 +17,12 @@ interface Scoped {
 /** Rollup counters (UI-010): the organisation, this month against the spend limit, each guild and agent. */
 export function UsageView() {
   const org = useLoad(async () => {
-    const [usage, organisation] = await Promise.all([api<Usage>("GET", "/api/usage?scope=org"), api<Organisation>("GET", "/api/organisation")]);
+    const [usage, organisation] = await Promise.all([unwrap(api.GET("/api/usage", { params: { query: { scope: "org" } } })), unwrap(api.GET("/api/organisation"))]);
     return { usage, organisation };
   }, []);
   const scopes = useLoad(async () => {
-    const [guilds, agents] = await Promise.all([api<Page<Guild>>("GET", "/api/guilds?limit=200"), api<Page<Agent>>("GET", "/api/agents?limit=200")]);
-    const of = async (scope: "guild" | "agent", id: string) => (await api<Usage>("GET", `/api/usage?scope=${scope}&id=${id}`)).totals;
+    const [guilds, agents] = await Promise.all([unwrap(api.GET("/api/guilds", { params: { query: { limit: 200 } } })), unwrap(api.GET("/api/agents", { params: { query: { limit: 200 } } }))]);
+    const of = async (scope: "guild" | "agent", id: string) => (await unwrap(api.GET("/api/usage", { params: { query: { scope, id } } }))).totals;
     const guildRows: Scoped[] = await Promise.all(guilds.data.map(async (g) => ({ id: g.id, name: g.name, href: `/guilds/${g.id}`, totals: await of("guild", g.id) })));
     const agentRows: Scoped[] = await Promise.all(agents.data.map(async (a) => ({ id: a.id, name: a.name, href: `/agents/${a.id}`, totals: await of("agent", a.id) })));
     return { guilds: guildRows, agents: agentRows };
@@ -117,7 +117,7 @@ function SpendLimit(props: { organisation: Organisation; onSaved: () => void }) 
       return;
     }
     try {
-      await api("PATCH", "/api/organisation", { monthly_spend_limit_usd: limit });
+      await unwrap(api.PATCH("/api/organisation", { body: { monthly_spend_limit_usd: limit } }));
       setSaved(true);
       props.onSaved();
     } catch (e) {

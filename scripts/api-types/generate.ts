@@ -1,0 +1,47 @@
+/**
+ * `npm run api:types`: writes the console's client types (web/src/lib/api-schema.d.ts) from
+ * the OpenAPI document the Worker serves, asking the app itself in Node (no workerd needed).
+ * `npm run api:types -- --check` writes nothing and fails when the committed file is stale.
+ *
+ * openapi-typescript lives in this folder's own package, with the TypeScript 5 compiler API
+ * it builds its output with: the project's TypeScript 7 has no JS API.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from "openapi-typescript";
+import { app } from "../../workers/app";
+import { ROOT } from "../stack/wrangler";
+
+const API_SCHEMA_FILE = join(ROOT, "web/src/lib/api-schema.d.ts");
+
+/** The document `GET /api/openapi.json` answers, as the Worker builds it. */
+async function servedDocument(): Promise<OpenAPI3> {
+  const response = await app.request("/api/openapi.json");
+  if (!response.ok) throw new Error(`GET /api/openapi.json answered ${response.status}`);
+  return (await response.json()) as OpenAPI3;
+}
+
+/** The generated file's text for a document. */
+async function clientTypes(document: OpenAPI3): Promise<string> {
+  return COMMENT_HEADER + astToString(await openapiTS(document, { silent: true }));
+}
+
+async function main(check: boolean): Promise<number> {
+  const text = await clientTypes(await servedDocument());
+  let committed = "";
+  try {
+    committed = readFileSync(API_SCHEMA_FILE, "utf8");
+  } catch {
+    // Missing counts as stale.
+  }
+  if (committed === text) return 0;
+  if (check) {
+    console.error("web/src/lib/api-schema.d.ts is stale: the API document changed. Run `npm run api:types` and commit the result.");
+    return 1;
+  }
+  writeFileSync(API_SCHEMA_FILE, text);
+  console.log("wrote web/src/lib/api-schema.d.ts");
+  return 0;
+}
+
+process.exitCode = await main(process.argv.includes("--check"));
