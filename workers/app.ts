@@ -1,33 +1,40 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { agentDocs, agentRoutes, guildAgentRoutes } from "./api/agents";
-import { guildDocs, guildRoutes } from "./api/guilds";
-import { healthDocs, healthRoutes } from "./api/health";
+import { agentRoutes, guildAgentRoutes } from "./api/agents";
+import { guildRoutes } from "./api/guilds";
+import { healthRoutes } from "./api/health";
 import type { AppEnv } from "./context";
 import { ApiError, errorResponse } from "./errors";
 import { authenticate, database } from "./middleware";
 import { openApiDocument } from "./openapi";
 import { describeError, logEvent } from "../core/output/log";
 import { platformRedactor } from "../core/output/redaction";
-import { runMessageDocs, runRoutes } from "./api/run-messages";
-import { agentRunRoutes, runDocs } from "./api/runs";
-import { attachmentDocs, attachmentRoutes } from "./api/attachments";
-import { organisationRoutes, usageDocs, usageRoutes } from "./api/usage";
-import { agentScheduleRoutes, scheduleDocs, scheduleRoutes } from "./api/schedules";
-import { groupChatDocs, groupChatRoutes } from "./api/group-chat";
-import { tokenDocs, tokenRoutes } from "./api/tokens";
+import { runRoutes } from "./api/run-messages";
+import { agentRunRoutes } from "./api/runs";
+import { attachmentRoutes } from "./api/attachments";
+import { organisationRoutes, usageRoutes } from "./api/usage";
+import { agentScheduleRoutes, scheduleRoutes } from "./api/schedules";
+import { groupChatRoutes } from "./api/group-chat";
+import { tokenRoutes } from "./api/tokens";
 import { callerRateLimit, rateLimit } from "./rate-limit";
 import { securityHeaders } from "./security-headers";
 
 export const API_VERSION = "0.1.0";
-const routeDocs = [...healthDocs, ...guildDocs, ...agentDocs, ...runDocs, ...runMessageDocs, ...attachmentDocs, ...usageDocs, ...scheduleDocs, ...groupChatDocs, ...tokenDocs];
 
 /** The edge API under /api; everything else is the console's static assets. */
 export const app = new Hono<AppEnv>();
 
 app.use(securityHeaders);
 app.route("/api/health", healthRoutes);
-app.get("/api/openapi.json", (c) => c.json(openApiDocument(routeDocs, API_VERSION)));
+let document: Promise<Record<string, unknown>> | undefined;
+app.get("/api/openapi.json", async (c) => {
+  // Generated once per isolate, on the first request for it.
+  document ??= openApiDocument(app as never, API_VERSION).catch((error: unknown) => {
+    document = undefined;
+    throw error;
+  });
+  return c.json(await document);
+});
 
 const api = new Hono<AppEnv>();
 // The caller budget comes first: a flood of junk tokens must not reach the database.

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { z } from "zod";
+import type * as z from "zod";
 import { fieldIssues } from "../core/validation/issues";
 import { unstorableField } from "../core/validation/storable";
 import { ApiError, validationFailed } from "./errors";
@@ -7,13 +7,14 @@ import { ApiError, validationFailed } from "./errors";
 const DEFAULT_LIMIT = 1024 * 1024;
 
 /**
- * Reads a JSON body no larger than MAX_BODY_BYTES and validates it: 413 over the
- * limit (stopping the read there), 415 for another content type, 400 for bad
- * JSON, 422 naming each bad field (text Postgres cannot store included).
+ * Reads a JSON body no larger than MAX_BODY_BYTES before it is validated: 413 over the
+ * limit (stopping the read there), 415 for another content type, 400 for bad JSON, 422
+ * naming a field with text Postgres cannot store. The text is left in the request's body
+ * cache, where the validator that follows (workers/contract.ts jsonBody) parses it.
  *
- * @example const body = await readBody(c, GuildCreate);
+ * @example await readJson(c); const body = await c.req.json();
  */
-export async function readBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
+export async function readJson(c: Context): Promise<void> {
   const limit = Number(c.env?.MAX_BODY_BYTES) || DEFAULT_LIMIT;
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/(.+\+)?json\b/i.test(type)) {
@@ -33,7 +34,14 @@ export async function readBody<S extends z.ZodType>(c: Context, schema: S): Prom
   if (unstorable !== null) {
     throw validationFailed([{ field: unstorable, message: "must not contain NUL characters or unpaired UTF-16 surrogates" }]);
   }
-  const parsed = schema.safeParse(value);
+  // Hono's type names the settled value; at run time the cache holds the promise of it.
+  (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
+}
+
+/** Until every route declares its body with jsonBody: readJson, then the schema. */
+export async function readBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
+  await readJson(c);
+  const parsed = schema.safeParse(await c.req.json());
   if (!parsed.success) throw validationFailed(fieldIssues(parsed.error));
   return parsed.data;
 }

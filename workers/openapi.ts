@@ -1,88 +1,64 @@
-import { z } from "zod";
-
-/** What the OpenAPI document says of one route; each api module lists its own. */
-export interface RouteDoc {
-  method: "get" | "post" | "patch" | "put" | "delete";
-  /** OpenAPI path template, e.g. `/api/guilds/{id}`. */
-  path: string;
-  summary: string;
-  tag: string;
-  /** The same zod schema the handler validates the body with. */
-  body?: z.ZodType;
-  response?: z.ZodType;
-  /** Success status; 200 by default. */
-  status?: number;
-  /** The response is `{data: [response], next_cursor}`. */
-  list?: boolean;
-  /** Defaults to true: the route needs a bearer token. */
-  auth?: boolean;
-}
-
-const ErrorBody = z.object({
-  error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()) }),
-});
-
-const jsonSchema = (schema: z.ZodType, io: "input" | "output") =>
-  z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "any" });
-
-const content = (schema: Record<string, unknown>) => ({ "application/json": { schema } });
+import type { Hono } from "hono";
+import { generateSpecs, resolver } from "hono-openapi";
+import { ErrorBody } from "../core/validation/issues";
+import { TAGS } from "./contract";
 
 /**
- * Builds the OpenAPI 3.1 document from the route docs, so the published schemas
- * are the ones requests are validated with.
+ * The OpenAPI 3.1 document, generated from the routes' own declarations (describeRoute
+ * and the validators of workers/contract.ts), so it says what requests are validated with.
+ * Built on the first request that asks for it, not at start: converting every schema
+ * costs CPU that no other request needs.
+ *
+ * @example const doc = await openApiDocument(app, "0.1.0");
  */
-export function openApiDocument(routes: RouteDoc[], version: string): Record<string, unknown> {
-  const paths: Record<string, Record<string, unknown>> = {};
-  const errorRef = { $ref: "#/components/schemas/Error" };
-  for (const route of routes) {
-    const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
-      name: m[1], in: "path", required: true, schema: m[1] === "seq" ? { type: "integer", minimum: 0 } : { type: "string", format: "uuid" },
-    }));
-    const status = String(route.status ?? 200);
-    let response: Record<string, unknown> | undefined;
-    if (route.response) {
-      const item = jsonSchema(route.response, "output");
-      response = route.list
-        ? { type: "object", properties: { data: { type: "array", items: item }, next_cursor: { type: ["string", "null"] } }, required: ["data", "next_cursor"] }
-        : item;
-    }
-    const responses: Record<string, unknown> = {
-      [status]: response ? { description: "Success", content: content(response) } : { description: "Success" },
-    };
-    if (route.auth !== false) {
-      responses["401"] = { description: "Missing, invalid, revoked or expired token", content: content(errorRef) };
-      responses["429"] = { description: "The organisation's request budget is spent (rate_limited); retry after Retry-After seconds", content: content(errorRef) };
-    }
-    if (params.length) responses["404"] = { description: "Not found in the caller's organisation", content: content(errorRef) };
-    if (route.body) {
-      responses["413"] = { description: "Body too large", content: content(errorRef) };
-      responses["422"] = { description: "Invalid fields, each named in details.fields", content: content(errorRef) };
-    }
-    paths[route.path] ??= {};
-    paths[route.path]![route.method] = {
-      summary: route.summary,
-      tags: [route.tag],
-      ...(params.length ? { parameters: params } : {}),
-      ...(route.list ? { parameters: [...params, ...listParameters] } : {}),
-      ...(route.body ? { requestBody: { required: true, content: content(jsonSchema(route.body, "input")) } } : {}),
-      ...(route.auth === false ? { security: [] } : {}),
-      responses,
-    };
-  }
-  return {
-    openapi: "3.1.0",
-    info: { title: "Guilds platform API", version },
-    servers: [{ url: "/" }],
-    security: [{ bearer: [] }],
-    components: {
-      securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
-      schemas: { Error: jsonSchema(ErrorBody, "output") },
+export async function openApiDocument(app: Hono<never>, version: string): Promise<Record<string, unknown>> {
+  const doc = await generateSpecs(app, {
+    defaultValidationErrorResponse: false,
+    documentation: {
+      info: {
+        title: "Guilds platform API",
+        version,
+        description: "Organisations, guilds of AI agents, their runs, routines and group chat. Every route but /api/health needs `Authorization: Bearer <token>`.",
+      },
+      servers: [{ url: "/" }],
+      security: [{ bearer: [] }],
+      tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
+      components: {
+        securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API token (gld_…)" } },
+        // Named once here so every error response can refer to it.
+        responses: { Error: { description: "An error", content: { "application/json": { schema: resolver(ErrorBody, { options: { io: "output" } }) } } } },
+      },
     },
-    paths,
-  };
+  });
+  delete doc.components.responses;
+  return tidy(doc) as Record<string, unknown>;
 }
 
-const listParameters = [
-  { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 200, default: 50 } },
-  { name: "cursor", in: "query", schema: { type: "string" }, description: "next_cursor of the previous page" },
-];
+/**
+ * Normalises zod's JSON Schema for client generators: a nullable value is
+ * `type: [T, "null"]` rather than `anyOf` of two schemas, and the long patterns zod
+ * writes beside `format: date-time` and `format: uuid` are dropped (the format says it).
+ */
+function tidy(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(tidy);
+  if (!value || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) out[key] = tidy(inner);
+  if ((out.format === "date-time" || out.format === "uuid") && typeof out.pattern === "string") delete out.pattern;
+  const anyOf = out.anyOf as Array<Record<string, unknown>> | undefined;
+  if (anyOf?.length === 2 && anyOf[1]?.type === "null" && Object.keys(anyOf[1]).length === 1) {
+    const [first] = anyOf;
+    if (first && typeof first.type === "string" && !("$ref" in first) && !("const" in first)) {
+      delete out.anyOf;
+      const merged: Record<string, unknown> = { ...first, ...out, type: [first.type, "null"] };
+      if (Array.isArray(first.enum)) merged.enum = [...first.enum, null];
+      return merged;
+    }
+  }
+  return out;
+}
+
+/** Until every route declares its contract: the old hand-written description (unused). */
+export interface RouteDoc {
+  method: string; path: string; summary: string; tag: string; body?: unknown; response?: unknown; status?: number; list?: boolean; auth?: boolean;
+}

@@ -1,16 +1,9 @@
 import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
-import { z } from "zod";
 import { isUuid } from "../core/validation/fields";
-import { fieldIssues } from "../core/validation/issues";
-import { queryInt } from "../core/validation/query";
 import { validationFailed } from "./errors";
-
-/** Query of every list route: `?limit=` (1..200, default 50) and an opaque `?cursor=`. */
-export const ListQuery = z.strictObject({
-  limit: queryInt(1, 200).default(50),
-  cursor: z.string().max(200).optional(),
-});
+import { fieldIssues } from "../core/validation/issues";
+import { ListQuery } from "../core/validation/page";
 
 interface Position {
   createdAt: Date;
@@ -22,19 +15,15 @@ interface Position {
  * and each page is one index range scan.
  *
  * @example
- *   const page = listPage(c.req.query());
+ *   const page = listPage(c.req.valid("query")); // validated by query(ListQuery)
  *   const rows = await db.select().from(guilds).where(and(scope, page.where(guilds.createdAt, guilds.id)))
  *     .orderBy(...page.order(guilds.createdAt, guilds.id)).limit(page.limit + 1);
  *   return c.json(page.result(rows, toGuild));
  */
-export function listPage(query: Record<string, string>, extra: z.ZodRawShape = {}) {
-  const parsed = ListQuery.extend(extra).safeParse(query);
-  if (!parsed.success) throw validationFailed(fieldIssues(parsed.error));
-  const { limit, cursor } = parsed.data as { limit: number; cursor?: string };
+export function listPage({ limit, cursor }: { limit: number; cursor?: string | undefined }) {
   const after = cursor ? decodeCursor(cursor) : null;
   return {
     limit,
-    params: parsed.data as Record<string, unknown>,
     where(createdAt: PgColumn, id: PgColumn): SQL | undefined {
       if (!after) return undefined;
       return or(lt(createdAt, after.createdAt), and(eq(createdAt, after.createdAt), lt(id, after.id)));
@@ -71,4 +60,11 @@ function decodeCursor(cursor: string): Position {
   } catch {
     throw validationFailed([{ field: "cursor", message: "not a cursor this API returned" }]);
   }
+}
+
+/** Until every list declares its query: `?limit=&cursor=` and the extra fields, validated here. */
+export function listPageOf(query: Record<string, string>, extra: import("zod").ZodRawShape = {}) {
+  const parsed = ListQuery.extend(extra).safeParse(query);
+  if (!parsed.success) throw validationFailed(fieldIssues(parsed.error));
+  return { ...listPage(parsed.data as { limit: number; cursor?: string }), params: parsed.data as Record<string, unknown> };
 }

@@ -1,5 +1,7 @@
-import { z } from "zod";
+import * as z from "zod";
+import { MEMORY_MAX } from "../tools/memory";
 import { boundedInt, envName, oneLine } from "./fields";
+import { ListQuery, pageOf } from "./page";
 
 export const THINKING_LEVELS = ["off", "low", "medium", "high"] as const;
 
@@ -84,13 +86,14 @@ export const AgentCreate = z.strictObject({
   browser_language: agentFields.browser_language.default(AGENT_DEFAULTS.browser_language),
   max_workspace_mib: agentFields.max_workspace_mib.default(AGENT_DEFAULTS.max_workspace_mib),
   max_scripts: agentFields.max_scripts.default(AGENT_DEFAULTS.max_scripts),
-});
+}).meta({ id: "AgentCreate" });
 
 /** Body of `PATCH /api/agents/:id`: any subset of the fields, at least one. */
 export const AgentPatch = z
   .strictObject(agentFields)
   .partial()
-  .refine((body) => Object.keys(body).length > 0, { message: "no field to change" });
+  .refine((body) => Object.keys(body).length > 0, { message: "no field to change" })
+  .meta({ id: "AgentPatch" });
 
 /** An agent as the API returns it. */
 export const Agent = z.object({
@@ -104,7 +107,40 @@ export const Agent = z.object({
   archived_at: z.iso.datetime().nullable(),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
-});
+}).meta({ id: "Agent" });
+
+export const AgentPage = pageOf(Agent, "AgentPage");
+
+/** Query of `GET /api/agents`: a page, optionally of one guild's agents. */
+export const AgentListQuery = ListQuery.extend({ guild_id: z.uuid().optional().describe("Only this guild's agents") });
+
+/** Body of `PUT /api/agents/:id/memory`: the whole document, replacing the previous one. */
+export const MemoryReplace = z.strictObject({ content: z.string().max(MEMORY_MAX) }).meta({ id: "MemoryReplace" });
+
+/** The agent's Memory document, the opening `<memory>` of its new runs. */
+export const Memory = z.object({
+  agent_id: z.uuid(),
+  enabled: z.boolean().describe("Whether the agent's memory flag is on (otherwise runs do not get the document)"),
+  content: z.string(),
+  updated_at: z.iso.datetime().nullable(),
+}).meta({ id: "Memory" });
+
+/** One pending deadline of an agent's object (its payload left out). */
+export const Deadline = z.object({
+  name: z.string(), kind: z.string(), due_at: z.iso.datetime(), version: z.int(), attempts: z.int(),
+}).meta({ id: "Deadline" });
+
+/** Whether the agent generates (and which run, until when), and its pending deadlines. */
+export const AgentStatus = z.object({
+  agent_id: z.uuid(),
+  generating: z.boolean(),
+  run_id: z.uuid().optional(),
+  generation: z.int().optional(),
+  started_at: z.iso.datetime().optional(),
+  lease_until: z.iso.datetime().optional(),
+  lease_expired: z.boolean().optional().describe("The lease ran out without a release: the generation is presumed dead (recovery pending)"),
+  deadlines: z.array(Deadline),
+}).meta({ id: "AgentStatus" });
 
 export type AgentCreate = z.infer<typeof AgentCreate>;
 export type AgentPatch = z.infer<typeof AgentPatch>;

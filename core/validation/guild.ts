@@ -1,5 +1,6 @@
-import { z } from "zod";
+import * as z from "zod";
 import { oneLine } from "./fields";
+import { pageOf } from "./page";
 
 /** Fields an operator may set on a guild. */
 const guildFields = {
@@ -19,13 +20,14 @@ export const GuildCreate = z.strictObject({
   description: guildFields.description.default(""),
   routines_enabled: guildFields.routines_enabled.default(true),
   git_author_email: guildFields.git_author_email.default(null),
-});
+}).meta({ id: "GuildCreate" });
 
 /** Body of `PATCH /api/guilds/:id`: any subset of the fields, at least one. */
 export const GuildPatch = z
   .strictObject(guildFields)
   .partial()
-  .refine((body) => Object.keys(body).length > 0, { message: "no field to change" });
+  .refine((body) => Object.keys(body).length > 0, { message: "no field to change" })
+  .meta({ id: "GuildPatch" });
 
 /** A guild as the API returns it. */
 export const Guild = z.object({
@@ -37,7 +39,9 @@ export const Guild = z.object({
   git_author_email: z.string().nullable(),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
-});
+}).meta({ id: "Guild" });
+
+export const GuildPage = pageOf(Guild, "GuildPage");
 
 export type GuildCreate = z.infer<typeof GuildCreate>;
 export type GuildPatch = z.infer<typeof GuildPatch>;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** Largest row seq (and any count) Postgres stores in an `integer` column. */
 export const MAX_SEQ = 2_147_483_647;
@@ -6,12 +6,19 @@ export const MAX_SEQ = 2_147_483_647;
 /**
  * A whole number in a query string or header: digits only (not "1e3", "0x10", " " or
  * "1.5", which Number() would take), within [min, max], so nothing out of a column's
- * range reaches a query.
+ * range reaches a query. With `fallback`, an absent value reads as it. The API document
+ * shows it as the integer it stands for, not as the digit string it is parsed from.
  *
- * @example z.strictObject({ after_seq: queryInt(-1, MAX_SEQ).default(-1) })
+ * @example z.strictObject({ after_seq: queryInt(-1, MAX_SEQ, -1) })
  */
-export const queryInt = (min: number, max: number) =>
-  z.string().regex(/^-?\d+$/, "must be a whole number").transform(Number).pipe(z.int().min(min).max(max));
+export function queryInt(min: number, max: number): z.ZodPipe<z.ZodPipe<z.ZodString, z.ZodTransform<number, string>>, z.ZodInt>;
+export function queryInt(min: number, max: number, fallback: number): z.ZodDefault<z.ZodPipe<z.ZodPipe<z.ZodString, z.ZodTransform<number, string>>, z.ZodInt>>;
+export function queryInt(min: number, max: number, fallback?: number) {
+  const parsed = z.string().regex(/^-?\d+$/, "must be a whole number").transform(Number).pipe(z.int().min(min).max(max))
+    // zod drops a default from the input side of a transform, so the description carries it.
+    .meta({ type: "integer", minimum: min, maximum: max, pattern: undefined, ...(fallback === undefined ? {} : { description: `Default ${fallback}` }) } as z.GlobalMeta);
+  return fallback === undefined ? parsed : parsed.default(fallback);
+}
 
 /**
  * Where an event stream resumes: the Last-Event-ID header of a reconnecting EventSource
@@ -27,3 +34,14 @@ export function resumePoint(header: string | undefined, query: string | undefine
   if (!parsed.success) return { ok: false, field, message: `must be a row seq from ${min} to ${MAX_SEQ}` };
   return { ok: true, after: parsed.data };
 }
+
+/**
+ * The `?after_seq=` of an event stream, as documented. Checked by resumePoint, not here:
+ * a reconnect's Last-Event-ID header wins over it, so a stale query string must not fail it.
+ */
+export const streamQuery = (min: number) => z.object({
+  after_seq: z.string().optional().meta({
+    type: "integer", minimum: min, maximum: MAX_SEQ,
+    description: "Resume after this row seq (a client that loaded the rows first); the Last-Event-ID header wins over it",
+  } as z.GlobalMeta),
+});

@@ -1,4 +1,6 @@
-import { z } from "zod";
+import * as z from "zod";
+import { ListQuery, pageOf } from "./page";
+import { MAX_SEQ, queryInt } from "./query";
 
 /** A message an operator sends: text, and optionally uploaded images by id. */
 const message = {
@@ -15,7 +17,8 @@ const requireTextOrImages = (body: { content: string; attachments: string[] }) =
  */
 export const MessageCreate = z
   .strictObject(message)
-  .refine(requireTextOrImages, { path: ["content"], message: "content is empty and no image is attached" });
+  .refine(requireTextOrImages, { path: ["content"], message: "content is empty and no image is attached" })
+  .meta({ id: "MessageCreate" });
 
 /** Body of `POST /api/agents/:id/runs`: without a message the run stays idle (RUN-003). */
 export const RunCreate = z
@@ -23,9 +26,10 @@ export const RunCreate = z
   .refine((b) => b.message === undefined ? b.attachments.length === 0 : requireTextOrImages({ content: b.message, attachments: b.attachments }), {
     path: ["message"],
     message: "message is empty and no image is attached",
-  });
+  })
+  .meta({ id: "RunCreate" });
 
-export const RunKindFilter = z.enum(["direct", "group", "schedule"]);
+export const RunKindFilter = z.enum(["direct", "group", "schedule"]).meta({ id: "RunKind" });
 
 /** A run as the API returns it (RUN-023). */
 export const Run = z.object({
@@ -55,7 +59,18 @@ export const Run = z.object({
   completed_at: z.iso.datetime().nullable(),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
+}).meta({ id: "Run" });
+
+export const RunPage = pageOf(Run, "RunPage");
+
+/** Query of a run history: a page, by kind and archival. */
+export const ScheduleRunListQuery = ListQuery.extend({
+  kind: RunKindFilter.optional(),
+  archived: z.enum(["true", "false"]).optional().describe("true: archived runs only; false: the others"),
 });
+
+/** Query of `GET /api/agents/:id/runs`: also by the routine that fired them. */
+export const RunListQuery = ScheduleRunListQuery.extend({ schedule_id: z.uuid().optional().describe("Only the runs this routine fired") });
 
 export const Message = z.object({
   seq: z.int(),
@@ -65,4 +80,27 @@ export const Message = z.object({
   metadata: z.record(z.string(), z.unknown()),
   cost_usd: z.string().nullable(),
   created_at: z.iso.datetime(),
+}).meta({ id: "Message", description: "One stored row of a run's transcript" });
+
+/** A run's rows in seq order (`GET /api/runs/:id/messages`). */
+export const MessageList = z.object({ data: z.array(Message) }).meta({ id: "MessageList" });
+
+/** Query of `GET /api/runs/:id/messages`. */
+export const MessagesQuery = z.strictObject({
+  after_seq: queryInt(-1, MAX_SEQ, -1).describe("Rows after this seq (default -1: from the start)"),
+  limit: queryInt(1, 1000, 500).describe("At most this many rows (default 500)"),
 });
+
+/** The answer of `POST /api/runs/:id/messages`: the user row and the generation it opened. */
+export const MessageAccepted = z.object({ run_id: z.uuid(), seq: z.int(), generation: z.int() }).meta({ id: "MessageAccepted" });
+
+/** The exact projection sent for an assistant row, rebuilt from stored rows (`GET /api/runs/:id/messages/:seq/prompt`). */
+export const PromptReplay = z.object({
+  seq: z.int(),
+  model: z.string(),
+  messages: z.array(z.record(z.string(), z.unknown())),
+  tools: z.array(z.unknown()),
+  hash: z.string(),
+  recorded_hash: z.string().nullable().describe("The hash recorded when the row was generated; null for rows from before hashes were kept"),
+  matches: z.boolean(),
+}).meta({ id: "PromptReplay" });

@@ -1,7 +1,8 @@
-import { z } from "zod";
+import * as z from "zod";
 import { validateCron } from "../schedules/cron";
 import { validateWakeWindow } from "../schedules/wake-window";
 import { oneLine } from "./fields";
+import { queryInt } from "./query";
 
 /** The random window of a schedule as the API takes it (SCHED-024). */
 export const WakeWindowInput = z.strictObject({
@@ -9,7 +10,7 @@ export const WakeWindowInput = z.strictObject({
   start: z.string(),
   end: z.string(),
   max_wakes: z.int().min(1).max(288),
-});
+}).meta({ id: "WakeWindow", description: "Random wake-ups between start and end (HH:MM) each day in timezone, at most max_wakes a day" });
 
 const triggerChecks = (body: { cron?: string | null; wake_window?: z.infer<typeof WakeWindowInput> | null }, ctx: z.RefinementCtx) => {
   if (body.cron) {
@@ -50,7 +51,8 @@ export const ScheduleCreate = z
       ctx.addIssue({ code: "custom", path: body.cron ? ["wake_window"] : ["cron"], message: "give exactly one trigger: cron or wake_window" });
     }
     triggerChecks(body, ctx);
-  });
+  })
+  .meta({ id: "ScheduleCreate" });
 
 /**
  * A routine's changes: any subset of its fields, at least one; a new trigger replaces the
@@ -72,7 +74,7 @@ export function schedulePatch<E extends z.ZodRawShape>(extra: E) {
 }
 
 /** Body of `PATCH /api/schedules/:id`. */
-export const SchedulePatch = schedulePatch({});
+export const SchedulePatch = schedulePatch({}).meta({ id: "SchedulePatch" });
 
 /** A schedule as the API returns it. */
 export const Schedule = z.object({
@@ -89,7 +91,16 @@ export const Schedule = z.object({
   window_fires: z.int(),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
-});
+}).meta({ id: "Schedule" });
+
+/** An agent's routines (`GET /api/agents/:id/schedules`). */
+export const ScheduleList = z.object({ data: z.array(Schedule) }).meta({ id: "ScheduleList" });
+
+/** Query of `GET /api/schedules/:id/preview`. */
+export const PreviewQuery = z.strictObject({ count: queryInt(1, 50, 5).describe("How many wake-ups (1-50, default 5)") });
+
+/** The next planned wake-ups of a routine. */
+export const SchedulePreview = z.object({ schedule_id: z.uuid(), wake_ups: z.array(z.iso.datetime()) }).meta({ id: "SchedulePreview" });
 
 export type ScheduleCreate = z.infer<typeof ScheduleCreate>;
 export type SchedulePatch = z.infer<typeof SchedulePatch>;

@@ -1,39 +1,22 @@
 import { and, eq, sql } from "drizzle-orm";
 import { Hono } from "hono";
-import { z } from "zod";
 import { fromWire, toWire } from "../../core/db/rows";
 import { agents } from "../../core/db/schema";
-import { Agent, AgentCreate, AgentPatch } from "../../core/validation/agent";
+import { Agent, AgentCreate, AgentListQuery, AgentPage, AgentPatch, AgentStatus, Memory, MemoryReplace } from "../../core/validation/agent";
 import { isUuid } from "../../core/validation/fields";
-import { readBody } from "../body";
 import type { AppEnv } from "../context";
+import { jsonBody, ok, operation, pathId, query } from "../contract";
 import { agentObject } from "../../bindings/objects";
 import { forgetAgents } from "../forget-agents";
 import { readMemory, writeMemory } from "../../core/db/memory";
 import { startCursor } from "../../core/db/group-chat";
-import { MEMORY_MAX } from "../../core/tools/memory";
 import { notFound, validationFailed } from "../errors";
 import { modelBaseUrlIssue } from "../../core/providers/provider";
-import type { RouteDoc } from "../openapi";
 import { listPage } from "../pagination";
 import { findGuild } from "./guilds";
 
 /** The model a new agent gets when its body names none. */
 export const FALLBACK_MODEL = "gpt-4.1-mini";
-
-const MemoryBody = z.strictObject({ content: z.string().max(MEMORY_MAX) });
-const Memory = z.object({ agent_id: z.uuid(), enabled: z.boolean(), content: z.string(), updated_at: z.iso.datetime().nullable() });
-
-const AgentStatus = z.object({
-  agent_id: z.uuid(),
-  generating: z.boolean(),
-  run_id: z.uuid().optional(),
-  generation: z.int().optional(),
-  started_at: z.iso.datetime().optional(),
-  lease_until: z.iso.datetime().optional(),
-  lease_expired: z.boolean().optional(),
-  deadlines: z.array(z.object({ name: z.string(), kind: z.string(), due_at: z.iso.datetime(), version: z.int(), attempts: z.int() })),
-});
 
 export const toAgent = (row: typeof agents.$inferSelect) => toWire(row);
 
@@ -58,9 +41,13 @@ function refuseModelBaseUrl(baseUrl: string | null | undefined, env: AppEnv["Bin
 }
 
 /** `POST /api/guilds/:id/agents`, mounted beside the guild routes. */
-export const guildAgentRoutes = new Hono<AppEnv>().post("/:id/agents", async (c) => {
-  const guild = await findGuild(c.get("db"), c.get("organisationId"), c.req.param("id"));
-  const body = await readBody(c, AgentCreate);
+export const guildAgentRoutes = new Hono<AppEnv>().post("/:id/agents", operation({
+  operationId: "createAgent", summary: "Create an agent in a guild", tag: "Agents",
+  responses: { 201: ok("The new agent", Agent) }, notFound: "guild", body: true,
+  invalid: "a model_base_url the platform will not call",
+}), pathId("guild"), jsonBody(AgentCreate), async (c) => {
+  const guild = await findGuild(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+  const body = c.req.valid("json");
   refuseModelBaseUrl(body.model_base_url, c.env);
   const row = await c.get("db").transaction(async (tx) => {
     const [created] = await tx.insert(agents).values({
@@ -76,10 +63,18 @@ export const guildAgentRoutes = new Hono<AppEnv>().post("/:id/agents", async (c)
   return c.json(toAgent(row), 201);
 });
 
+const memoryOf = async (db: AppEnv["Variables"]["db"], agent: typeof agents.$inferSelect) => {
+  const memory = await readMemory(db, agent.id);
+  return { agent_id: agent.id, enabled: agent.memory, content: memory.content, updated_at: memory.updatedAt?.toISOString() ?? null };
+};
+
 export const agentRoutes = new Hono<AppEnv>()
-  .get("/", async (c) => {
-    const page = listPage(c.req.query(), { guild_id: z.uuid().optional() });
-    const guildId = page.params.guild_id as string | undefined;
+  .get("/", operation({
+    operationId: "listAgents", summary: "List the organisation's agents, newest first (filter with ?guild_id=)", tag: "Agents",
+    responses: { 200: ok("A page of agents", AgentPage) }, query: true,
+  }), query(AgentListQuery), async (c) => {
+    const { guild_id: guildId, ...paging } = c.req.valid("query");
+    const page = listPage(paging);
     const rows = await c.get("db").select().from(agents)
       .where(and(
         eq(agents.organisationId, c.get("organisationId")),
@@ -90,13 +85,20 @@ export const agentRoutes = new Hono<AppEnv>()
       .limit(page.limit + 1);
     return c.json(page.result(rows, toAgent));
   })
-  .get("/:id", async (c) => {
-    return c.json(toAgent(await findAgent(c.get("db"), c.get("organisationId"), c.req.param("id"))));
+  .get("/:id", operation({
+    operationId: "getAgent", summary: "Read an agent", tag: "Agents",
+    responses: { 200: ok("The agent", Agent) }, notFound: "agent",
+  }), pathId("agent"), async (c) => {
+    return c.json(toAgent(await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id)));
   })
-  .patch("/:id", async (c) => {
-    const id = c.req.param("id");
+  .patch("/:id", operation({
+    operationId: "updateAgent", summary: "Change an agent's configuration (new runs only)", tag: "Agents",
+    responses: { 200: ok("The changed agent", Agent) }, notFound: "agent", body: true,
+    invalid: "a model_base_url the platform will not call",
+  }), pathId("agent"), jsonBody(AgentPatch), async (c) => {
+    const { id } = c.req.valid("param");
     await findAgent(c.get("db"), c.get("organisationId"), id);
-    const body = await readBody(c, AgentPatch);
+    const body = c.req.valid("json");
     refuseModelBaseUrl(body.model_base_url, c.env);
     const [row] = await c.get("db").update(agents)
       .set({ ...fromWire(body), updatedAt: sql`now()` })
@@ -105,26 +107,36 @@ export const agentRoutes = new Hono<AppEnv>()
     if (!row) throw notFound("agent");
     return c.json(toAgent(row));
   })
-  .get("/:id/status", async (c) => {
-    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.param("id"));
+  .get("/:id/status", operation({
+    operationId: "getAgentStatus", summary: "Whether the agent generates, and its pending deadlines", tag: "Agents",
+    responses: { 200: ok("The agent's status", AgentStatus) }, notFound: "agent",
+  }), pathId("agent"), async (c) => {
+    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
     const object = agentObject(c.env, agent.id);
     const [generation, deadlines] = await Promise.all([object.generationState(), object.deadlines()]);
     return c.json({ agent_id: agent.id, ...generation, deadlines });
   })
-  .get("/:id/memory", async (c) => {
-    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.param("id"));
-    const memory = await readMemory(c.get("db"), agent.id);
-    return c.json({ agent_id: agent.id, enabled: agent.memory, content: memory.content, updated_at: memory.updatedAt?.toISOString() ?? null });
+  .get("/:id/memory", operation({
+    operationId: "getAgentMemory", summary: "The agent's Memory document (the opening <memory> of its new runs)", tag: "Agents",
+    responses: { 200: ok("The Memory document", Memory) }, notFound: "agent",
+  }), pathId("agent"), async (c) => {
+    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+    return c.json(await memoryOf(c.get("db"), agent));
   })
-  .put("/:id/memory", async (c) => {
-    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.param("id"));
-    const body = await readBody(c, MemoryBody);
-    await writeMemory(c.get("db"), agent.id, body.content);
-    const memory = await readMemory(c.get("db"), agent.id);
-    return c.json({ agent_id: agent.id, enabled: agent.memory, content: memory.content, updated_at: memory.updatedAt?.toISOString() ?? null });
+  .put("/:id/memory", operation({
+    operationId: "replaceAgentMemory", summary: "Replace the agent's Memory document; new runs start with it", tag: "Agents",
+    responses: { 200: ok("The Memory document", Memory) }, notFound: "agent", body: true,
+  }), pathId("agent"), jsonBody(MemoryReplace), async (c) => {
+    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+    await writeMemory(c.get("db"), agent.id, c.req.valid("json").content);
+    return c.json(await memoryOf(c.get("db"), agent));
   })
-  .delete("/:id", async (c) => {
-    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.param("id"));
+  .delete("/:id", operation({
+    operationId: "deleteAgent", summary: "Delete an agent with its runs and messages", tag: "Agents",
+    responses: { 204: ok("Deleted") }, notFound: "agent", objects: true,
+    conflict: "agent.busy: the agent is generating; cancel its run first",
+  }), pathId("agent"), async (c) => {
+    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
     const id = agent.id;
     // The object goes first, so no deadline of a deleted agent fires afterwards.
     await forgetAgents(c.env, [id]);
@@ -135,14 +147,3 @@ export const agentRoutes = new Hono<AppEnv>()
     if (deleted.length === 0) throw notFound("agent");
     return c.body(null, 204);
   });
-
-export const agentDocs: RouteDoc[] = [
-  { method: "post", path: "/api/guilds/{id}/agents", summary: "Create an agent in a guild", tag: "Agents", body: AgentCreate, response: Agent, status: 201 },
-  { method: "get", path: "/api/agents", summary: "List the organisation's agents, newest first (filter with ?guild_id=)", tag: "Agents", response: Agent, list: true },
-  { method: "get", path: "/api/agents/{id}", summary: "Read an agent", tag: "Agents", response: Agent },
-  { method: "patch", path: "/api/agents/{id}", summary: "Change an agent's configuration (new runs only)", tag: "Agents", body: AgentPatch, response: Agent },
-  { method: "get", path: "/api/agents/{id}/status", summary: "Whether the agent generates, and its pending deadlines", tag: "Agents", response: AgentStatus },
-  { method: "get", path: "/api/agents/{id}/memory", summary: "The agent's Memory document (the opening <memory> of its new runs)", tag: "Agents", response: Memory },
-  { method: "put", path: "/api/agents/{id}/memory", summary: "Replace the agent's Memory document; new runs start with it", tag: "Agents", body: MemoryBody, response: Memory },
-  { method: "delete", path: "/api/agents/{id}", summary: "Delete an agent with its runs and messages (409 while it generates)", tag: "Agents", status: 204 },
-];

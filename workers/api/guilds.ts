@@ -2,17 +2,17 @@ import { and, eq, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { toWire, fromWire } from "../../core/db/rows";
 import { agents, guilds } from "../../core/db/schema";
-import { Guild, GuildCreate, GuildPatch } from "../../core/validation/guild";
+import { Guild, GuildCreate, GuildPage, GuildPatch } from "../../core/validation/guild";
+import { ListQuery } from "../../core/validation/page";
 import { isUuid } from "../../core/validation/fields";
 import { agentObject } from "../../bindings/objects";
 import { forgetAgents } from "../forget-agents";
 import type { Database } from "../../core/db/client";
 import { replanDueAfterReenable } from "../../core/db/schedules";
 import type { Env } from "../../bindings/env";
-import { readBody } from "../body";
 import type { AppEnv } from "../context";
+import { jsonBody, ok, operation, pathId, query } from "../contract";
 import { notFound } from "../errors";
-import type { RouteDoc } from "../openapi";
 import { listPage } from "../pagination";
 
 export const toGuild = (row: typeof guilds.$inferSelect) => toWire(row);
@@ -42,28 +42,40 @@ async function switchRoutines(db: Database, env: Env, guildId: string, enabled: 
 const REARM_BATCH = 25;
 
 export const guildRoutes = new Hono<AppEnv>()
-  .post("/", async (c) => {
-    const body = await readBody(c, GuildCreate);
+  .post("/", operation({
+    operationId: "createGuild", summary: "Create a guild", tag: "Guilds",
+    responses: { 201: ok("The new guild", Guild) }, body: true,
+  }), jsonBody(GuildCreate), async (c) => {
+    const body = c.req.valid("json");
     const [row] = await c.get("db").insert(guilds)
       .values({ ...(fromWire(body) as typeof guilds.$inferInsert), organisationId: c.get("organisationId") })
       .returning();
     return c.json(toGuild(row!), 201);
   })
-  .get("/", async (c) => {
-    const page = listPage(c.req.query());
+  .get("/", operation({
+    operationId: "listGuilds", summary: "List the organisation's guilds, newest first", tag: "Guilds",
+    responses: { 200: ok("A page of guilds", GuildPage) }, query: true,
+  }), query(ListQuery), async (c) => {
+    const page = listPage(c.req.valid("query"));
     const rows = await c.get("db").select().from(guilds)
       .where(and(eq(guilds.organisationId, c.get("organisationId")), page.where(guilds.createdAt, guilds.id)))
       .orderBy(...page.order(guilds.createdAt, guilds.id))
       .limit(page.limit + 1);
     return c.json(page.result(rows, toGuild));
   })
-  .get("/:id", async (c) => {
-    return c.json(toGuild(await findGuild(c.get("db"), c.get("organisationId"), c.req.param("id"))));
+  .get("/:id", operation({
+    operationId: "getGuild", summary: "Read a guild", tag: "Guilds",
+    responses: { 200: ok("The guild", Guild) }, notFound: "guild",
+  }), pathId("guild"), async (c) => {
+    return c.json(toGuild(await findGuild(c.get("db"), c.get("organisationId"), c.req.valid("param").id)));
   })
-  .patch("/:id", async (c) => {
-    const id = c.req.param("id");
+  .patch("/:id", operation({
+    operationId: "updateGuild", summary: "Change a guild; switching routines off disarms every schedule, on replans them from now", tag: "Guilds",
+    responses: { 200: ok("The changed guild", Guild) }, notFound: "guild", body: true,
+  }), pathId("guild"), jsonBody(GuildPatch), async (c) => {
+    const { id } = c.req.valid("param");
     const before = await findGuild(c.get("db"), c.get("organisationId"), id);
-    const body = await readBody(c, GuildPatch);
+    const body = c.req.valid("json");
     const [row] = await c.get("db").update(guilds)
       .set({ ...fromWire(body), updatedAt: sql`now()` })
       .where(and(eq(guilds.id, id), eq(guilds.organisationId, c.get("organisationId"))))
@@ -74,8 +86,12 @@ export const guildRoutes = new Hono<AppEnv>()
     }
     return c.json(toGuild(row));
   })
-  .delete("/:id", async (c) => {
-    const { id } = await findGuild(c.get("db"), c.get("organisationId"), c.req.param("id"));
+  .delete("/:id", operation({
+    operationId: "deleteGuild", summary: "Delete a guild with its agents, runs and messages", tag: "Guilds",
+    responses: { 204: ok("Deleted") }, notFound: "guild", objects: true,
+    conflict: "agent.busy: one of the guild's agents is generating; cancel its run first",
+  }), pathId("guild"), async (c) => {
+    const { id } = await findGuild(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
     const members = await c.get("db").select({ id: agents.id }).from(agents).where(eq(agents.guildId, id));
     await forgetAgents(c.env, members.map((a) => a.id));
     // Cascades to the guild's agents, their runs and messages, and its counter row.
@@ -85,11 +101,3 @@ export const guildRoutes = new Hono<AppEnv>()
     if (deleted.length === 0) throw notFound("guild");
     return c.body(null, 204);
   });
-
-export const guildDocs: RouteDoc[] = [
-  { method: "post", path: "/api/guilds", summary: "Create a guild", tag: "Guilds", body: GuildCreate, response: Guild, status: 201 },
-  { method: "get", path: "/api/guilds", summary: "List the organisation's guilds, newest first", tag: "Guilds", response: Guild, list: true },
-  { method: "get", path: "/api/guilds/{id}", summary: "Read a guild", tag: "Guilds", response: Guild },
-  { method: "patch", path: "/api/guilds/{id}", summary: "Change a guild", tag: "Guilds", body: GuildPatch, response: Guild },
-  { method: "delete", path: "/api/guilds/{id}", summary: "Delete a guild with its agents, runs and messages (409 while one generates)", tag: "Guilds", status: 204 },
-];

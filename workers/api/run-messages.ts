@@ -1,6 +1,5 @@
 import { and, asc, eq, gt, lt } from "drizzle-orm";
 import { Hono, type Context } from "hono";
-import { z } from "zod";
 import type { Database } from "../../core/db/client";
 import { messages } from "../../core/db/schema";
 import { toWireRow } from "../../core/db/transcript";
@@ -8,36 +7,24 @@ import { replayProjection, STUB_FLOOR_BYTES } from "../../core/projection/projec
 import { promptHash } from "../../core/projection/prompt-hash";
 import type { StoredRow } from "../../core/projection/types";
 import type { RunSnapshot } from "../../core/runs/snapshot";
-import { fieldIssues } from "../../core/validation/issues";
-import { MAX_SEQ, queryInt, resumePoint } from "../../core/validation/query";
-import { Message, MessageCreate, Run } from "../../core/validation/run";
+import { MAX_SEQ, queryInt, resumePoint, streamQuery } from "../../core/validation/query";
+import { MessageAccepted, MessageCreate, MessageList, MessagesQuery, PromptReplay, Run } from "../../core/validation/run";
 import { storedRow } from "../../core/db/transcript";
 import { agentObject } from "../../bindings/objects";
-import { readBody } from "../body";
 import type { AppEnv } from "../context";
+import { failure, lastEventId, ok, operation, pathId, query, jsonBody } from "../contract";
 import { notFound, validationFailed } from "../errors";
-import type { RouteDoc } from "../openapi";
 import { attachmentRefs, findRun, settle, toRun } from "./runs";
 
-const MessagesQuery = z.strictObject({
-  after_seq: queryInt(-1, MAX_SEQ).default(-1),
-  limit: queryInt(1, 1000).default(500),
-});
-
-const PromptReplay = z.object({
-  seq: z.int(),
-  model: z.string(),
-  messages: z.array(z.record(z.string(), z.unknown())),
-  tools: z.array(z.unknown()),
-  hash: z.string(),
-  recorded_hash: z.string().nullable(),
-  matches: z.boolean(),
-});
+const runOp = (op: Omit<Parameters<typeof operation>[0], "tag" | "notFound">) => operation({ tag: "Runs", notFound: "run", ...op });
 
 /** `/api/runs/:id/...`: one run's transcript, messages, cancel, resume, events, prompt replay. */
 export const runRoutes = new Hono<AppEnv>()
-  .get("/:id", async (c) => {
-    const found = await findRun(c.get("db"), c.get("organisationId"), c.req.param("id"));
+  .get("/:id", runOp({
+    operationId: "getRun", summary: "A run: status, whether it generates, snapshot summary, errors, metadata, cost",
+    responses: { 200: ok("The run", Run) }, objects: true,
+  }), pathId("run"), async (c) => {
+    const found = await findRun(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
     const state = await agentObject(c.env, found.run.agentId).generationState();
     const generating = state.generating && state.run_id === found.run.id;
     // The object writes a generation's outcome before it frees the lock: once it says
@@ -45,50 +32,82 @@ export const runRoutes = new Hono<AppEnv>()
     const { run, cost } = generating ? found : await findRun(c.get("db"), c.get("organisationId"), found.run.id);
     return c.json(toRun(run, cost, { generating, withSnapshot: true }));
   })
-  .get("/:id/messages", async (c) => {
-    const { run } = await findRun(c.get("db"), c.get("organisationId"), c.req.param("id"));
-    const query = MessagesQuery.safeParse(c.req.query());
-    if (!query.success) throw validationFailed(fieldIssues(query.error));
+  .get("/:id/messages", runOp({
+    operationId: "listRunMessages", summary: "The run's rows in seq order, after a seq",
+    responses: { 200: ok("The rows", MessageList) }, query: true,
+  }), pathId("run"), query(MessagesQuery), async (c) => {
+    const { run } = await findRun(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+    const { after_seq, limit } = c.req.valid("query");
     const rows = await c.get("db").select().from(messages)
-      .where(and(eq(messages.runId, run.id), gt(messages.seq, query.data.after_seq)))
-      .orderBy(asc(messages.seq)).limit(query.data.limit);
+      .where(and(eq(messages.runId, run.id), gt(messages.seq, after_seq)))
+      .orderBy(asc(messages.seq)).limit(limit);
     return c.json({ data: rows.map(toWireRow) });
   })
-  .post("/:id/messages", async (c) => {
+  .post("/:id/messages", runOp({
+    operationId: "postRunMessage", summary: "Send a message to a direct run; 202 and a generation starts",
+    responses: { 202: ok("The user row and the generation it opened", MessageAccepted) }, body: true, objects: true,
+    invalid: "an attachment id that is not the organisation's",
+    conflict: "agent.busy: the agent is generating; run.not_accepting_messages: the run is archived, ended or completed (resume it first), or a group or schedule run not resumed (details.status, details.kind); run.continued: the run continued in a newer one (details.latest_run_id)",
+  }), pathId("run"), jsonBody(MessageCreate), async (c) => {
     const db = c.get("db");
-    const { run } = await findRun(db, c.get("organisationId"), c.req.param("id"));
-    const body = await readBody(c, MessageCreate);
+    const { run } = await findRun(db, c.get("organisationId"), c.req.valid("param").id);
+    const body = c.req.valid("json");
     const refs = await attachmentRefs(db, c.get("organisationId"), body.attachments, "attachments");
     const result = settle(await agentObject(c.env, run.agentId).postMessage(run.id, { content: body.content, attachments: refs }));
     return c.json({ run_id: run.id, seq: result.seq, generation: result.generation }, 202);
   })
-  .post("/:id/cancel", async (c) => {
-    const { run } = await findRun(c.get("db"), c.get("organisationId"), c.req.param("id"));
+  .post("/:id/cancel", runOp({
+    operationId: "cancelRun", summary: "Cancel the run's generation",
+    responses: { 200: ok("The run, no longer generating", Run) }, objects: true,
+    conflict: "run.not_generating: the run has no generation to cancel",
+  }), pathId("run"), async (c) => {
+    const { run } = await findRun(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
     settle(await agentObject(c.env, run.agentId).cancel(run.id));
     const after = await findRun(c.get("db"), c.get("organisationId"), run.id);
     return c.json(toRun(after.run, after.cost, { generating: false }));
   })
-  .post("/:id/resume", async (c) => {
-    const { run } = await findRun(c.get("db"), c.get("organisationId"), c.req.param("id"));
+  .post("/:id/resume", runOp({
+    operationId: "resumeRun", summary: "Reopen a completed run",
+    responses: { 200: ok("The reopened run", Run) }, objects: true,
+    conflict: "run.not_resumable: not completed, archived or ended for good (details.reason); run.continued: the run continued in a newer one (details.latest_run_id)",
+  }), pathId("run"), async (c) => {
+    const { run } = await findRun(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
     settle(await agentObject(c.env, run.agentId).resume(run.id));
     const after = await findRun(c.get("db"), c.get("organisationId"), run.id);
     return c.json(toRun(after.run, after.cost));
   })
-  .post("/:id/archive", (c) => archiveRoute(c, true))
-  .post("/:id/unarchive", (c) => archiveRoute(c, false))
-  .get("/:id/events", async (c) => {
-    const { run } = await findRun(c.get("db"), c.get("organisationId"), c.req.param("id"));
+  .post("/:id/archive", runOp({
+    operationId: "archiveRun", summary: "Archive the run: it refuses messages and resume",
+    responses: { 200: ok("The archived run", Run) }, objects: true,
+    conflict: "run.generating: the run is generating; cancel it first",
+  }), pathId("run"), (c) => archiveRoute(c, c.req.valid("param").id, true))
+  .post("/:id/unarchive", runOp({
+    operationId: "unarchiveRun", summary: "Take the run out of the archive",
+    responses: { 200: ok("The run", Run) }, objects: true,
+  }), pathId("run"), (c) => archiveRoute(c, c.req.valid("param").id, false))
+  .get("/:id/events", runOp({
+    operationId: "streamRunEvents",
+    summary: "Server-Sent Events of the run: rows, deltas, status and errors",
+    description: "Events: `message` per stored row (id: its seq), `delta` while the model writes, `status`, `error`. " +
+      "A reconnecting EventSource resumes after Last-Event-ID (or ?after_seq=) with no gap and no duplicate.",
+    responses: { 200: { description: "An event stream", content: { "text/event-stream": { schema: { type: "string" } } } } },
+    query: true, objects: true, parameters: [lastEventId],
+    errors: { 429: failure("stream.too_many_subscribers: MAX_RUN_SUBSCRIBERS streams are open on the run; or the request budget is spent (rate_limited)") },
+  }), pathId("run"), query(streamQuery(-1)), async (c) => {
+    const { run } = await findRun(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
     // Last-Event-ID (a reconnecting EventSource) wins over ?after_seq (a client that loaded history).
-    const resume = resumePoint(c.req.header("last-event-id"), c.req.query("after_seq"), -1);
+    const resume = resumePoint(c.req.header("last-event-id"), c.req.valid("query").after_seq, -1);
     if (!resume.ok) throw validationFailed([{ field: resume.field, message: resume.message }]);
     return agentObject(c.env, run.agentId).fetch(`https://agent/runs/${run.id}/events?after=${resume.after ?? -1}`, { signal: c.req.raw.signal });
   })
-  .get("/:id/messages/:seq/prompt", async (c) => {
+  .get("/:id/messages/:seq/prompt", runOp({
+    operationId: "getRunPrompt", summary: "The exact projection sent for an assistant row, rebuilt from stored rows, with its hash",
+    responses: { 200: ok("The replayed prompt", PromptReplay) },
+    errors: { 404: failure("No such run in the caller's organisation (run.not_found), or no assistant row at seq (message.not_found)") },
+  }), pathId("run", { seq: { schema: queryInt(0, MAX_SEQ).describe("The assistant row's seq"), resource: "message" } }), async (c) => {
     const db = c.get("db");
-    const { run } = await findRun(db, c.get("organisationId"), c.req.param("id"));
-    const parsed = queryInt(0, MAX_SEQ).safeParse(c.req.param("seq"));
-    if (!parsed.success) throw notFound("message");
-    const seq = parsed.data;
+    const { id, seq } = c.req.valid("param");
+    const { run } = await findRun(db, c.get("organisationId"), id);
     const [target] = await db.select().from(messages).where(and(eq(messages.runId, run.id), eq(messages.seq, seq))).limit(1);
     if (!target || target.role !== "assistant") throw notFound("message");
     const projection = (target.metadata as { projection?: { pressure_stubbed?: number[]; hash?: string; keep?: number } }).projection ?? {};
@@ -113,8 +132,8 @@ export const runRoutes = new Hono<AppEnv>()
   });
 
 /** Archives or unarchives through the agent object, the runs' single writer (RUN-024). */
-async function archiveRoute(c: Context<AppEnv>, archived: boolean) {
-  const { run } = await findRun(c.get("db"), c.get("organisationId"), c.req.param("id")!);
+async function archiveRoute(c: Context<AppEnv>, id: string, archived: boolean) {
+  const { run } = await findRun(c.get("db"), c.get("organisationId"), id);
   settle(await agentObject(c.env, run.agentId).archive(run.id, archived));
   const after = await findRun(c.get("db"), c.get("organisationId"), run.id);
   return c.json(toRun(after.run, after.cost));
@@ -135,14 +154,3 @@ async function rowsBefore(db: Database, runId: string, seq: number): Promise<Sto
     after = page[page.length - 1]!.seq;
   }
 }
-
-export const runMessageDocs: RouteDoc[] = [
-  { method: "get", path: "/api/runs/{id}/messages", summary: "The run's rows in order (?after_seq=N, ?limit=)", tag: "Runs", response: z.object({ data: z.array(Message) }) },
-  { method: "post", path: "/api/runs/{id}/messages", summary: "Send a message; 202 and a generation starts (409 agent.busy while the agent generates)", tag: "Runs", body: MessageCreate, status: 202, response: z.object({ run_id: z.uuid(), seq: z.int(), generation: z.int() }) },
-  { method: "post", path: "/api/runs/{id}/cancel", summary: "Cancel the running generation (409 run.not_generating otherwise)", tag: "Runs", response: Run },
-  { method: "post", path: "/api/runs/{id}/resume", summary: "Reopen a completed run (409 run.not_resumable with the reason)", tag: "Runs", response: Run },
-  { method: "post", path: "/api/runs/{id}/archive", summary: "Archive the run: it refuses messages and resume (409 run.generating while it generates)", tag: "Runs", response: Run },
-  { method: "post", path: "/api/runs/{id}/unarchive", summary: "Take the run out of the archive", tag: "Runs", response: Run },
-  { method: "get", path: "/api/runs/{id}/events", summary: "Server-Sent Events: message (id: seq), delta, status, error; resumes after Last-Event-ID or ?after_seq; 429 stream.too_many_subscribers past MAX_RUN_SUBSCRIBERS", tag: "Runs" },
-  { method: "get", path: "/api/runs/{id}/messages/{seq}/prompt", summary: "The exact projection sent for assistant row seq, rebuilt from stored rows, with its hash", tag: "Runs", response: PromptReplay },
-];

@@ -1,19 +1,18 @@
 import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import { Hono } from "hono";
-import { z } from "zod";
+import type * as z from "zod";
 import type { Database } from "../../core/db/client";
 import { agents, attachments, runs } from "../../core/db/schema";
 import type { AttachmentRef } from "../../core/projection/types";
 import { runLabel, type RunKind } from "../../core/runs/rules";
 import type { RunSnapshot } from "../../core/runs/snapshot";
 import { isUuid } from "../../core/validation/fields";
-import { Run, RunCreate, RunKindFilter } from "../../core/validation/run";
+import { Run, RunCreate, RunListQuery, RunPage } from "../../core/validation/run";
 import type { Refused } from "../../bindings/outcome";
 import { agentObject } from "../../bindings/objects";
-import { readBody } from "../body";
 import type { AppEnv } from "../context";
+import { jsonBody, ok, operation, pathId, query } from "../contract";
 import { ApiError, notFound, validationFailed } from "../errors";
-import type { RouteDoc } from "../openapi";
 import { listPage } from "../pagination";
 import { findAgent } from "./agents";
 
@@ -89,10 +88,15 @@ export function settle<T extends { ok: boolean }>(result: T): Extract<T, { ok: t
 
 /** `/api/agents/:id/runs`, mounted beside the agent routes. */
 export const agentRunRoutes = new Hono<AppEnv>()
-  .post("/:id/runs", async (c) => {
+  .post("/:id/runs", operation({
+    operationId: "createAgentRun", summary: "Create a direct run; with a message it starts generating", tag: "Runs",
+    responses: { 201: ok("The new run", Run) }, notFound: "agent", body: true, objects: true,
+    invalid: "an attachment id that is not the organisation's",
+    conflict: "agent.busy: the agent is generating (details.run_id names the run); agent.archived: the agent is archived",
+  }), pathId("agent"), jsonBody(RunCreate), async (c) => {
     const db = c.get("db");
-    const agent = await findAgent(db, c.get("organisationId"), c.req.param("id"));
-    const body = await readBody(c, RunCreate);
+    const agent = await findAgent(db, c.get("organisationId"), c.req.valid("param").id);
+    const body = c.req.valid("json");
     const refs = await attachmentRefs(db, c.get("organisationId"), body.attachments, "attachments");
     const result = settle(await agentObject(c.env, agent.id).createRun(agent.id, {
       kind: "direct",
@@ -102,15 +106,18 @@ export const agentRunRoutes = new Hono<AppEnv>()
     const found = await findRun(db, c.get("organisationId"), result.run_id);
     return c.json(toRun(found.run, found.cost, { withSnapshot: true }), 201);
   })
-  .get("/:id/runs", async (c) => {
-    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.param("id"));
-    return c.json(await listRuns(c.get("db"), agent.id, c.req.query()));
+  .get("/:id/runs", operation({
+    operationId: "listAgentRuns", summary: "The agent's runs, newest first, by kind, routine and archival", tag: "Runs",
+    responses: { 200: ok("A page of runs", RunPage) }, notFound: "agent", query: true,
+  }), pathId("agent"), query(RunListQuery), async (c) => {
+    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+    return c.json(await listRuns(c.get("db"), agent.id, c.req.valid("query")));
   });
 
 /** An agent's runs, newest first, by kind, routine and archival (`?kind=`, `?schedule_id=`, `?archived=true|false`). */
-export async function listRuns(db: Database, agentId: string, query: Record<string, string>) {
-  const page = listPage(query, { kind: RunKindFilter.optional(), schedule_id: z.uuid().optional(), archived: z.enum(["true", "false"]).optional() });
-  const { kind, schedule_id, archived } = page.params as { kind?: string; schedule_id?: string; archived?: "true" | "false" };
+export async function listRuns(db: Database, agentId: string, query: z.output<typeof RunListQuery>) {
+  const { kind, schedule_id, archived } = query;
+  const page = listPage(query);
   const rows = await db.select({ run: runs, cost: runCost }).from(runs)
     .where(and(
       eq(runs.agentId, agentId),
@@ -123,9 +130,3 @@ export async function listRuns(db: Database, agentId: string, query: Record<stri
     .limit(page.limit + 1);
   return page.result(rows.map((r) => ({ ...r, createdAt: r.run.createdAt, id: r.run.id })), (r) => toRun(r.run, r.cost));
 }
-
-export const runDocs: RouteDoc[] = [
-  { method: "post", path: "/api/agents/{id}/runs", summary: "Create a direct run; with a message it starts generating (409 agent.busy while the agent generates)", tag: "Runs", body: RunCreate, response: Run, status: 201 },
-  { method: "get", path: "/api/agents/{id}/runs", summary: "The agent's runs, newest first (filter ?kind=, ?schedule_id= and ?archived=true|false)", tag: "Runs", response: Run, list: true },
-  { method: "get", path: "/api/runs/{id}", summary: "A run: status, snapshot summary, errors, metadata, cost", tag: "Runs", response: Run },
-];

@@ -1,6 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import { Hono } from "hono";
-import { z } from "zod";
+import { Hono, type Context } from "hono";
 import type { Database } from "../../core/db/client";
 import { toWire } from "../../core/db/rows";
 import { scheduleStore, type ScheduleRow } from "../../core/db/schedules";
@@ -9,16 +8,13 @@ import { instructionHash } from "../../core/schedules/instruction";
 import { maxSchedulesPerAgent, ScheduleLimitReached } from "../../core/schedules/limits";
 import { previewPlan } from "../../core/schedules/plan";
 import { isUuid } from "../../core/validation/fields";
-import { fieldIssues } from "../../core/validation/issues";
-import { queryInt } from "../../core/validation/query";
-import { Run } from "../../core/validation/run";
-import { Schedule, ScheduleCreate, SchedulePatch } from "../../core/validation/schedule";
+import { RunPage, ScheduleRunListQuery } from "../../core/validation/run";
+import { PreviewQuery, Schedule, ScheduleCreate, ScheduleList, SchedulePatch, SchedulePreview } from "../../core/validation/schedule";
 import { agentObject } from "../../bindings/objects";
-import { readBody } from "../body";
 import type { AppEnv } from "../context";
+import { jsonBody, ok, operation, pathId, query } from "../contract";
 import type { Env } from "../../bindings/env";
-import { ApiError, notFound, validationFailed } from "../errors";
-import type { RouteDoc } from "../openapi";
+import { ApiError, notFound } from "../errors";
 import { findAgent } from "./agents";
 import { listRuns } from "./runs";
 
@@ -38,18 +34,25 @@ async function findSchedule(db: Database, organisationId: string, id: string): P
 /** The agent's object re-arms its schedule deadline after every change. */
 const rearm = (env: Env, agentId: string) => agentObject(env, agentId).refreshSchedules(agentId);
 
-const PreviewQuery = z.strictObject({ count: queryInt(1, 50).default(5) });
+const scheduleOp = (op: Omit<Parameters<typeof operation>[0], "tag" | "notFound">) => operation({ tag: "Schedules", notFound: "schedule", ...op });
 
 /** `/api/agents/:id/schedules`, mounted beside the agent routes. */
 export const agentScheduleRoutes = new Hono<AppEnv>()
-  .get("/:id/schedules", async (c) => {
-    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.param("id"));
+  .get("/:id/schedules", operation({
+    operationId: "listAgentSchedules", summary: "The agent's routines", tag: "Schedules",
+    responses: { 200: ok("The routines", ScheduleList) }, notFound: "agent",
+  }), pathId("agent"), async (c) => {
+    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
     const rows = await scheduleStore.list(c.get("db"), agent.id);
     return c.json({ data: await Promise.all(rows.map(toSchedule)) });
   })
-  .post("/:id/schedules", async (c) => {
-    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.param("id"));
-    const body = await readBody(c, ScheduleCreate);
+  .post("/:id/schedules", operation({
+    operationId: "createAgentSchedule", summary: "Create a routine: a 5-field UTC cron or a random wake window", tag: "Schedules",
+    responses: { 201: ok("The new routine", Schedule) }, notFound: "agent", body: true, objects: true,
+    conflict: "schedule.limit_reached: the agent has MAX_SCHEDULES_PER_AGENT routines (details.limit)",
+  }), pathId("agent"), jsonBody(ScheduleCreate), async (c) => {
+    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+    const body = c.req.valid("json");
     const limit = maxSchedulesPerAgent(c.env.MAX_SCHEDULES_PER_AGENT);
     const row = await scheduleStore.create(c.get("db"), agent.id, body, new Date(), Math.random, limit).catch((error: unknown) => {
       if (error instanceof ScheduleLimitReached) throw new ApiError(409, "schedule.limit_reached", error.message, { limit: error.limit });
@@ -61,52 +64,53 @@ export const agentScheduleRoutes = new Hono<AppEnv>()
 
 /** `/api/schedules/:id/...`: one routine, its pause switch, its runs and its planned wake-ups. */
 export const scheduleRoutes = new Hono<AppEnv>()
-  .get("/:id", async (c) => c.json(await toSchedule(await findSchedule(c.get("db"), c.get("organisationId"), c.req.param("id")))))
-  .patch("/:id", async (c) => {
-    const row = await findSchedule(c.get("db"), c.get("organisationId"), c.req.param("id"));
-    const body = await readBody(c, SchedulePatch);
-    const updated = await scheduleStore.update(c.get("db"), row, body, new Date(), Math.random);
+  .get("/:id", scheduleOp({
+    operationId: "getSchedule", summary: "A routine", responses: { 200: ok("The routine", Schedule) },
+  }), pathId("schedule"), async (c) => c.json(await toSchedule(await findSchedule(c.get("db"), c.get("organisationId"), c.req.valid("param").id))))
+  .patch("/:id", scheduleOp({
+    operationId: "updateSchedule", summary: "Change a routine; a new trigger replans from now",
+    responses: { 200: ok("The changed routine", Schedule) }, body: true, objects: true,
+  }), pathId("schedule"), jsonBody(SchedulePatch), async (c) => {
+    const row = await findSchedule(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+    const updated = await scheduleStore.update(c.get("db"), row, c.req.valid("json"), new Date(), Math.random);
     await rearm(c.env, row.agentId);
     return c.json(await toSchedule(updated));
   })
-  .post("/:id/pause", async (c) => {
-    const row = await findSchedule(c.get("db"), c.get("organisationId"), c.req.param("id"));
-    const updated = await scheduleStore.setPaused(c.get("db"), row, true, new Date(), Math.random);
-    await rearm(c.env, row.agentId);
-    return c.json(await toSchedule(updated));
-  })
-  .post("/:id/resume", async (c) => {
-    const row = await findSchedule(c.get("db"), c.get("organisationId"), c.req.param("id"));
-    const updated = await scheduleStore.setPaused(c.get("db"), row, false, new Date(), Math.random);
-    await rearm(c.env, row.agentId);
-    return c.json(await toSchedule(updated));
-  })
-  .delete("/:id", async (c) => {
-    const row = await findSchedule(c.get("db"), c.get("organisationId"), c.req.param("id"));
+  .post("/:id/pause", scheduleOp({
+    operationId: "pauseSchedule", summary: "Pause a routine", responses: { 200: ok("The paused routine", Schedule) }, objects: true,
+  }), pathId("schedule"), (c) => setPaused(c, c.req.valid("param").id, true))
+  .post("/:id/resume", scheduleOp({
+    operationId: "resumeSchedule", summary: "Resume a routine: next_run_at from now, window_fires 0",
+    responses: { 200: ok("The resumed routine", Schedule) }, objects: true,
+  }), pathId("schedule"), (c) => setPaused(c, c.req.valid("param").id, false))
+  .delete("/:id", scheduleOp({
+    operationId: "deleteSchedule", summary: "Delete a routine (its runs stay)", responses: { 204: ok("Deleted") }, objects: true,
+  }), pathId("schedule"), async (c) => {
+    const row = await findSchedule(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
     await scheduleStore.remove(c.get("db"), row.agentId, row.id);
     await rearm(c.env, row.agentId);
     return c.body(null, 204);
   })
-  .get("/:id/runs", async (c) => {
-    const row = await findSchedule(c.get("db"), c.get("organisationId"), c.req.param("id"));
-    return c.json(await listRuns(c.get("db"), row.agentId, { ...c.req.query(), schedule_id: row.id }));
+  .get("/:id/runs", scheduleOp({
+    operationId: "listScheduleRuns", summary: "The runs this routine fired, newest first",
+    responses: { 200: ok("A page of runs", RunPage) }, query: true,
+  }), pathId("schedule"), query(ScheduleRunListQuery), async (c) => {
+    const row = await findSchedule(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+    return c.json(await listRuns(c.get("db"), row.agentId, { ...c.req.valid("query"), schedule_id: row.id }));
   })
-  .get("/:id/preview", async (c) => {
-    const row = await findSchedule(c.get("db"), c.get("organisationId"), c.req.param("id"));
-    const query = PreviewQuery.safeParse(c.req.query());
-    if (!query.success) throw validationFailed(fieldIssues(query.error));
-    const planned = previewPlan({ cron: row.cron, wakeWindow: row.wakeWindow }, new Date(), query.data.count, Math.random);
+  .get("/:id/preview", scheduleOp({
+    operationId: "previewSchedule", summary: "The routine's next planned wake-ups",
+    responses: { 200: ok("The planned wake-ups", SchedulePreview) }, query: true,
+  }), pathId("schedule"), query(PreviewQuery), async (c) => {
+    const row = await findSchedule(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+    const planned = previewPlan({ cron: row.cron, wakeWindow: row.wakeWindow }, new Date(), c.req.valid("query").count, Math.random);
     return c.json({ schedule_id: row.id, wake_ups: planned.map((d) => d.toISOString()) });
   });
 
-export const scheduleDocs: RouteDoc[] = [
-  { method: "get", path: "/api/agents/{id}/schedules", summary: "The agent's routines", tag: "Schedules", response: z.object({ data: z.array(Schedule) }) },
-  { method: "post", path: "/api/agents/{id}/schedules", summary: "Create a routine: a 5-field UTC cron or a random wake window (409 schedule.limit_reached past MAX_SCHEDULES_PER_AGENT)", tag: "Schedules", body: ScheduleCreate, response: Schedule, status: 201 },
-  { method: "get", path: "/api/schedules/{id}", summary: "A routine", tag: "Schedules", response: Schedule },
-  { method: "patch", path: "/api/schedules/{id}", summary: "Change a routine; a new trigger replans from now", tag: "Schedules", body: SchedulePatch, response: Schedule },
-  { method: "delete", path: "/api/schedules/{id}", summary: "Delete a routine (its runs stay)", tag: "Schedules", status: 204 },
-  { method: "post", path: "/api/schedules/{id}/pause", summary: "Pause a routine", tag: "Schedules", response: Schedule },
-  { method: "post", path: "/api/schedules/{id}/resume", summary: "Resume a routine: next_run_at from now, window_fires 0", tag: "Schedules", response: Schedule },
-  { method: "get", path: "/api/schedules/{id}/runs", summary: "The runs this routine fired, newest first", tag: "Schedules", response: Run, list: true },
-  { method: "get", path: "/api/schedules/{id}/preview", summary: "The next planned wake-ups (?count=, 1-50)", tag: "Schedules", response: z.object({ schedule_id: z.uuid(), wake_ups: z.array(z.iso.datetime()) }) },
-];
+/** Pauses or resumes a routine and re-arms its agent's deadline. */
+async function setPaused(c: Context<AppEnv>, id: string, paused: boolean) {
+  const row = await findSchedule(c.get("db"), c.get("organisationId"), id);
+  const updated = await scheduleStore.setPaused(c.get("db"), row, paused, new Date(), Math.random);
+  await rearm(c.env, row.agentId);
+  return c.json(await toSchedule(updated));
+}

@@ -8,7 +8,7 @@ import { readBody } from "../body";
 import type { AppEnv } from "../context";
 import { notFound, validationFailed } from "../errors";
 import type { RouteDoc } from "../openapi";
-import { listPage } from "../pagination";
+import { listPageOf } from "../pagination";
 
 type TokenRow = typeof apiTokens.$inferSelect;
 
@@ -43,7 +43,7 @@ export const tokenRoutes = new Hono<AppEnv>()
     return c.json({ ...toToken(row!), token }, 201);
   })
   .get("/", async (c) => {
-    const page = listPage(c.req.query());
+    const page = listPageOf(c.req.query());
     const rows = await c.get("db").select().from(apiTokens)
       .where(and(eq(apiTokens.organisationId, c.get("organisationId")), page.where(apiTokens.createdAt, apiTokens.id)))
       .orderBy(...page.order(apiTokens.createdAt, apiTokens.id))
