@@ -4,58 +4,6 @@
  */
 
 export interface paths {
-    "/api/health": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Database reachability and schema version (one check serves a few seconds) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "ok" | "degraded" | "down";
-                            /** Format: date-time */
-                            checked_at: string;
-                            database: {
-                                reachable: boolean;
-                                latency_ms: number | null;
-                                error?: string;
-                            };
-                            schema: {
-                                applied: number | null;
-                                version: string | null;
-                                expected: string;
-                                up_to_date: boolean;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/guilds": {
         parameters: {
             query?: never;
@@ -64,147 +12,10 @@ export interface paths {
             cookie?: never;
         };
         /** List the organisation's guilds, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    /** @description next_cursor of the previous page */
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                organisation_id: string;
-                                name: string;
-                                description: string;
-                                routines_enabled: boolean;
-                                git_author_email: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listGuilds"];
         put?: never;
         /** Create a guild */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        /** @default  */
-                        description?: string;
-                        /** @default true */
-                        routines_enabled?: boolean;
-                        /** @default null */
-                        git_author_email?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            organisation_id: string;
-                            name: string;
-                            description: string;
-                            routines_enabled: boolean;
-                            git_author_email: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Invalid fields, each named in details.fields */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createGuild"];
         delete?: never;
         options?: never;
         head?: never;
@@ -219,210 +30,15 @@ export interface paths {
             cookie?: never;
         };
         /** Read a guild */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            organisation_id: string;
-                            name: string;
-                            description: string;
-                            routines_enabled: boolean;
-                            git_author_email: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getGuild"];
         put?: never;
         post?: never;
-        /** Delete a guild with its agents, runs and messages (409 while one generates) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /** Delete a guild with its agents, runs and messages */
+        delete: operations["deleteGuild"];
         options?: never;
         head?: never;
-        /** Change a guild */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        description?: string;
-                        routines_enabled?: boolean;
-                        git_author_email?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            organisation_id: string;
-                            name: string;
-                            description: string;
-                            routines_enabled: boolean;
-                            git_author_email: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Invalid fields, each named in details.fields */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /** Change a guild; switching routines off disarms every schedule, on replans them from now */
+        patch: operations["updateGuild"];
         trace?: never;
     };
     "/api/guilds/{id}/agents": {
@@ -435,168 +51,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Create an agent in a guild */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        model?: string;
-                        /** @default  */
-                        description?: string;
-                        /** @default  */
-                        instructions?: string;
-                        /**
-                         * @description An OpenAI-compatible provider; null: the platform's. Any other provider needs model_api_key_secret (the platform's key is never sent there). Loopback, private, link-local and metadata addresses and URLs with credentials are refused unless the operator allows them.
-                         * @default null
-                         */
-                        model_base_url?: string | null;
-                        /**
-                         * @description Name of the secret holding the key for model_base_url
-                         * @default null
-                         */
-                        model_api_key_secret?: string | null;
-                        /** @default 40 */
-                        max_steps?: number;
-                        /** @default 50 */
-                        max_tool_calls?: number;
-                        /** @default 100000 */
-                        max_input_tokens?: number;
-                        /** @default 1 */
-                        keep_tool_result_generations?: number;
-                        /**
-                         * @default 1
-                         * @constant
-                         */
-                        projection_policy_version?: 1;
-                        /**
-                         * @default off
-                         * @enum {string}
-                         */
-                        thinking_level?: "off" | "low" | "medium" | "high";
-                        /** @default false */
-                        browser?: boolean;
-                        /** @default false */
-                        coding?: boolean;
-                        /** @default true */
-                        cli?: boolean;
-                        /** @default true */
-                        scripting?: boolean;
-                        /** @default false */
-                        memory?: boolean;
-                        /** @default true */
-                        group_post?: boolean;
-                        /** @default en-US */
-                        browser_language?: string;
-                        /** @default 2048 */
-                        max_workspace_mib?: number;
-                        /** @default 10 */
-                        max_scripts?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            organisation_id: string;
-                            /** Format: uuid */
-                            guild_id: string;
-                            name: string;
-                            description: string;
-                            instructions: string;
-                            model: string;
-                            /** @description An OpenAI-compatible provider; null: the platform's. Any other provider needs model_api_key_secret (the platform's key is never sent there). Loopback, private, link-local and metadata addresses and URLs with credentials are refused unless the operator allows them. */
-                            model_base_url: string | null;
-                            /** @description Name of the secret holding the key for model_base_url */
-                            model_api_key_secret: string | null;
-                            max_steps: number;
-                            max_tool_calls: number;
-                            max_input_tokens: number;
-                            keep_tool_result_generations: number;
-                            /** @constant */
-                            projection_policy_version: 1;
-                            /** @enum {string} */
-                            thinking_level: "off" | "low" | "medium" | "high";
-                            browser: boolean;
-                            coding: boolean;
-                            cli: boolean;
-                            scripting: boolean;
-                            memory: boolean;
-                            group_post: boolean;
-                            browser_language: string;
-                            max_workspace_mib: number;
-                            max_scripts: number;
-                            workspace_mib: number | null;
-                            archived_at: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Invalid fields, each named in details.fields */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createAgent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -611,89 +66,7 @@ export interface paths {
             cookie?: never;
         };
         /** List the organisation's agents, newest first (filter with ?guild_id=) */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    /** @description next_cursor of the previous page */
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                organisation_id: string;
-                                /** Format: uuid */
-                                guild_id: string;
-                                name: string;
-                                description: string;
-                                instructions: string;
-                                model: string;
-                                /** @description An OpenAI-compatible provider; null: the platform's. Any other provider needs model_api_key_secret (the platform's key is never sent there). Loopback, private, link-local and metadata addresses and URLs with credentials are refused unless the operator allows them. */
-                                model_base_url: string | null;
-                                /** @description Name of the secret holding the key for model_base_url */
-                                model_api_key_secret: string | null;
-                                max_steps: number;
-                                max_tool_calls: number;
-                                max_input_tokens: number;
-                                keep_tool_result_generations: number;
-                                /** @constant */
-                                projection_policy_version: 1;
-                                /** @enum {string} */
-                                thinking_level: "off" | "low" | "medium" | "high";
-                                browser: boolean;
-                                coding: boolean;
-                                cli: boolean;
-                                scripting: boolean;
-                                memory: boolean;
-                                group_post: boolean;
-                                browser_language: string;
-                                max_workspace_mib: number;
-                                max_scripts: number;
-                                workspace_mib: number | null;
-                                archived_at: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listAgents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -710,281 +83,15 @@ export interface paths {
             cookie?: never;
         };
         /** Read an agent */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            organisation_id: string;
-                            /** Format: uuid */
-                            guild_id: string;
-                            name: string;
-                            description: string;
-                            instructions: string;
-                            model: string;
-                            /** @description An OpenAI-compatible provider; null: the platform's. Any other provider needs model_api_key_secret (the platform's key is never sent there). Loopback, private, link-local and metadata addresses and URLs with credentials are refused unless the operator allows them. */
-                            model_base_url: string | null;
-                            /** @description Name of the secret holding the key for model_base_url */
-                            model_api_key_secret: string | null;
-                            max_steps: number;
-                            max_tool_calls: number;
-                            max_input_tokens: number;
-                            keep_tool_result_generations: number;
-                            /** @constant */
-                            projection_policy_version: 1;
-                            /** @enum {string} */
-                            thinking_level: "off" | "low" | "medium" | "high";
-                            browser: boolean;
-                            coding: boolean;
-                            cli: boolean;
-                            scripting: boolean;
-                            memory: boolean;
-                            group_post: boolean;
-                            browser_language: string;
-                            max_workspace_mib: number;
-                            max_scripts: number;
-                            workspace_mib: number | null;
-                            archived_at: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getAgent"];
         put?: never;
         post?: never;
-        /** Delete an agent with its runs and messages (409 while it generates) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /** Delete an agent with its runs and messages */
+        delete: operations["deleteAgent"];
         options?: never;
         head?: never;
         /** Change an agent's configuration (new runs only) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        description?: string;
-                        instructions?: string;
-                        model?: string;
-                        /** @description An OpenAI-compatible provider; null: the platform's. Any other provider needs model_api_key_secret (the platform's key is never sent there). Loopback, private, link-local and metadata addresses and URLs with credentials are refused unless the operator allows them. */
-                        model_base_url?: string | null;
-                        /** @description Name of the secret holding the key for model_base_url */
-                        model_api_key_secret?: string | null;
-                        max_steps?: number;
-                        max_tool_calls?: number;
-                        max_input_tokens?: number;
-                        keep_tool_result_generations?: number;
-                        /** @constant */
-                        projection_policy_version?: 1;
-                        /** @enum {string} */
-                        thinking_level?: "off" | "low" | "medium" | "high";
-                        browser?: boolean;
-                        coding?: boolean;
-                        cli?: boolean;
-                        scripting?: boolean;
-                        memory?: boolean;
-                        group_post?: boolean;
-                        browser_language?: string;
-                        max_workspace_mib?: number;
-                        max_scripts?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            organisation_id: string;
-                            /** Format: uuid */
-                            guild_id: string;
-                            name: string;
-                            description: string;
-                            instructions: string;
-                            model: string;
-                            /** @description An OpenAI-compatible provider; null: the platform's. Any other provider needs model_api_key_secret (the platform's key is never sent there). Loopback, private, link-local and metadata addresses and URLs with credentials are refused unless the operator allows them. */
-                            model_base_url: string | null;
-                            /** @description Name of the secret holding the key for model_base_url */
-                            model_api_key_secret: string | null;
-                            max_steps: number;
-                            max_tool_calls: number;
-                            max_input_tokens: number;
-                            keep_tool_result_generations: number;
-                            /** @constant */
-                            projection_policy_version: 1;
-                            /** @enum {string} */
-                            thinking_level: "off" | "low" | "medium" | "high";
-                            browser: boolean;
-                            coding: boolean;
-                            cli: boolean;
-                            scripting: boolean;
-                            memory: boolean;
-                            group_post: boolean;
-                            browser_language: string;
-                            max_workspace_mib: number;
-                            max_scripts: number;
-                            workspace_mib: number | null;
-                            archived_at: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Invalid fields, each named in details.fields */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateAgent"];
         trace?: never;
     };
     "/api/agents/{id}/status": {
@@ -995,75 +102,7 @@ export interface paths {
             cookie?: never;
         };
         /** Whether the agent generates, and its pending deadlines */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            agent_id: string;
-                            generating: boolean;
-                            /** Format: uuid */
-                            run_id?: string;
-                            generation?: number;
-                            /** Format: date-time */
-                            started_at?: string;
-                            /** Format: date-time */
-                            lease_until?: string;
-                            lease_expired?: boolean;
-                            deadlines: {
-                                name: string;
-                                kind: string;
-                                /** Format: date-time */
-                                due_at: string;
-                                version: number;
-                                attempts: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getAgentStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1080,141 +119,9 @@ export interface paths {
             cookie?: never;
         };
         /** The agent's Memory document (the opening <memory> of its new runs) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            agent_id: string;
-                            enabled: boolean;
-                            content: string;
-                            updated_at: string | null;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getAgentMemory"];
         /** Replace the agent's Memory document; new runs start with it */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        content: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            agent_id: string;
-                            enabled: boolean;
-                            content: string;
-                            updated_at: string | null;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Invalid fields, each named in details.fields */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["replaceAgentMemory"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1229,241 +136,29 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The agent's runs, newest first (filter ?kind=, ?schedule_id= and ?archived=true|false) */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    /** @description next_cursor of the previous page */
-                    cursor?: string;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                agent_id: string;
-                                /** @enum {string} */
-                                kind: "direct" | "group" | "schedule";
-                                /** @enum {string} */
-                                status: "active" | "completed";
-                                label: string;
-                                title: string | null;
-                                generation: number;
-                                generating?: boolean;
-                                cost_usd: string;
-                                schedule_id: string | null;
-                                instruction_hash?: string;
-                                chain?: unknown;
-                                /** Format: uuid */
-                                continued_by_run_id?: string;
-                                errors: ({
-                                    code: string;
-                                    message: string;
-                                } & {
-                                    [key: string]: unknown;
-                                })[];
-                                metadata: {
-                                    [key: string]: unknown;
-                                };
-                                snapshot?: {
-                                    model: {
-                                        [key: string]: unknown;
-                                    };
-                                    flags: {
-                                        [key: string]: boolean;
-                                    };
-                                    tools: string[];
-                                    secrets: {
-                                        /** Format: uuid */
-                                        id: string;
-                                        name: string;
-                                        description: string;
-                                    }[];
-                                };
-                                archived: boolean;
-                                archived_at: string | null;
-                                completed_at: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /** The agent's runs, newest first, by kind, routine and archival */
+        get: operations["listAgentRuns"];
         put?: never;
-        /** Create a direct run; with a message it starts generating (409 agent.busy while the agent generates) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        message?: string;
-                        /** @default [] */
-                        attachments?: string[];
-                        title?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            agent_id: string;
-                            /** @enum {string} */
-                            kind: "direct" | "group" | "schedule";
-                            /** @enum {string} */
-                            status: "active" | "completed";
-                            label: string;
-                            title: string | null;
-                            generation: number;
-                            generating?: boolean;
-                            cost_usd: string;
-                            schedule_id: string | null;
-                            instruction_hash?: string;
-                            chain?: unknown;
-                            /** Format: uuid */
-                            continued_by_run_id?: string;
-                            errors: ({
-                                code: string;
-                                message: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            metadata: {
-                                [key: string]: unknown;
-                            };
-                            snapshot?: {
-                                model: {
-                                    [key: string]: unknown;
-                                };
-                                flags: {
-                                    [key: string]: boolean;
-                                };
-                                tools: string[];
-                                secrets: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    name: string;
-                                    description: string;
-                                }[];
-                            };
-                            archived: boolean;
-                            archived_at: string | null;
-                            completed_at: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Invalid fields, each named in details.fields */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
+        /** Create a direct run; with a message it starts generating */
+        post: operations["createAgentRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
+        /** The agent's routines */
+        get: operations["listAgentSchedules"];
+        put?: never;
+        /** Create a routine: a 5-field UTC cron or a random wake window */
+        post: operations["createAgentSchedule"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1477,106 +172,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A run: status, snapshot summary, errors, metadata, cost */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            agent_id: string;
-                            /** @enum {string} */
-                            kind: "direct" | "group" | "schedule";
-                            /** @enum {string} */
-                            status: "active" | "completed";
-                            label: string;
-                            title: string | null;
-                            generation: number;
-                            generating?: boolean;
-                            cost_usd: string;
-                            schedule_id: string | null;
-                            instruction_hash?: string;
-                            chain?: unknown;
-                            /** Format: uuid */
-                            continued_by_run_id?: string;
-                            errors: ({
-                                code: string;
-                                message: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            metadata: {
-                                [key: string]: unknown;
-                            };
-                            snapshot?: {
-                                model: {
-                                    [key: string]: unknown;
-                                };
-                                flags: {
-                                    [key: string]: boolean;
-                                };
-                                tools: string[];
-                                secrets: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    name: string;
-                                    description: string;
-                                }[];
-                            };
-                            archived: boolean;
-                            archived_at: string | null;
-                            completed_at: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /** A run: status, whether it generates, snapshot summary, errors, metadata, cost */
+        get: operations["getRun"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1592,154 +189,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The run's rows in order (?after_seq=N, ?limit=) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                seq: number;
-                                generation: number | null;
-                                /** @enum {string} */
-                                role: "system" | "user" | "assistant" | "tool";
-                                payload: {
-                                    [key: string]: unknown;
-                                };
-                                metadata: {
-                                    [key: string]: unknown;
-                                };
-                                cost_usd: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /** The run's rows in seq order, after a seq */
+        get: operations["listRunMessages"];
         put?: never;
-        /** Send a message; 202 and a generation starts (409 agent.busy while the agent generates) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        content: string;
-                        /** @default [] */
-                        attachments?: string[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            run_id: string;
-                            seq: number;
-                            generation: number;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Invalid fields, each named in details.fields */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /** Send a message to a direct run; 202 and a generation starts */
+        post: operations["postRunMessage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1755,106 +209,8 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel the running generation (409 run.not_generating otherwise) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            agent_id: string;
-                            /** @enum {string} */
-                            kind: "direct" | "group" | "schedule";
-                            /** @enum {string} */
-                            status: "active" | "completed";
-                            label: string;
-                            title: string | null;
-                            generation: number;
-                            generating?: boolean;
-                            cost_usd: string;
-                            schedule_id: string | null;
-                            instruction_hash?: string;
-                            chain?: unknown;
-                            /** Format: uuid */
-                            continued_by_run_id?: string;
-                            errors: ({
-                                code: string;
-                                message: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            metadata: {
-                                [key: string]: unknown;
-                            };
-                            snapshot?: {
-                                model: {
-                                    [key: string]: unknown;
-                                };
-                                flags: {
-                                    [key: string]: boolean;
-                                };
-                                tools: string[];
-                                secrets: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    name: string;
-                                    description: string;
-                                }[];
-                            };
-                            archived: boolean;
-                            archived_at: string | null;
-                            completed_at: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /** Cancel the run's generation */
+        post: operations["cancelRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1870,106 +226,8 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reopen a completed run (409 run.not_resumable with the reason) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            agent_id: string;
-                            /** @enum {string} */
-                            kind: "direct" | "group" | "schedule";
-                            /** @enum {string} */
-                            status: "active" | "completed";
-                            label: string;
-                            title: string | null;
-                            generation: number;
-                            generating?: boolean;
-                            cost_usd: string;
-                            schedule_id: string | null;
-                            instruction_hash?: string;
-                            chain?: unknown;
-                            /** Format: uuid */
-                            continued_by_run_id?: string;
-                            errors: ({
-                                code: string;
-                                message: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            metadata: {
-                                [key: string]: unknown;
-                            };
-                            snapshot?: {
-                                model: {
-                                    [key: string]: unknown;
-                                };
-                                flags: {
-                                    [key: string]: boolean;
-                                };
-                                tools: string[];
-                                secrets: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    name: string;
-                                    description: string;
-                                }[];
-                            };
-                            archived: boolean;
-                            archived_at: string | null;
-                            completed_at: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /** Reopen a completed run */
+        post: operations["resumeRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1985,106 +243,8 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Archive the run: it refuses messages and resume (409 run.generating while it generates) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            agent_id: string;
-                            /** @enum {string} */
-                            kind: "direct" | "group" | "schedule";
-                            /** @enum {string} */
-                            status: "active" | "completed";
-                            label: string;
-                            title: string | null;
-                            generation: number;
-                            generating?: boolean;
-                            cost_usd: string;
-                            schedule_id: string | null;
-                            instruction_hash?: string;
-                            chain?: unknown;
-                            /** Format: uuid */
-                            continued_by_run_id?: string;
-                            errors: ({
-                                code: string;
-                                message: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            metadata: {
-                                [key: string]: unknown;
-                            };
-                            snapshot?: {
-                                model: {
-                                    [key: string]: unknown;
-                                };
-                                flags: {
-                                    [key: string]: boolean;
-                                };
-                                tools: string[];
-                                secrets: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    name: string;
-                                    description: string;
-                                }[];
-                            };
-                            archived: boolean;
-                            archived_at: string | null;
-                            completed_at: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /** Archive the run: it refuses messages and resume */
+        post: operations["archiveRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2101,105 +261,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Take the run out of the archive */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            agent_id: string;
-                            /** @enum {string} */
-                            kind: "direct" | "group" | "schedule";
-                            /** @enum {string} */
-                            status: "active" | "completed";
-                            label: string;
-                            title: string | null;
-                            generation: number;
-                            generating?: boolean;
-                            cost_usd: string;
-                            schedule_id: string | null;
-                            instruction_hash?: string;
-                            chain?: unknown;
-                            /** Format: uuid */
-                            continued_by_run_id?: string;
-                            errors: ({
-                                code: string;
-                                message: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            metadata: {
-                                [key: string]: unknown;
-                            };
-                            snapshot?: {
-                                model: {
-                                    [key: string]: unknown;
-                                };
-                                flags: {
-                                    [key: string]: boolean;
-                                };
-                                tools: string[];
-                                secrets: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    name: string;
-                                    description: string;
-                                }[];
-                            };
-                            archived: boolean;
-                            archived_at: string | null;
-                            completed_at: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["unarchiveRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2213,54 +275,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Server-Sent Events: message (id: seq), delta, status, error; resumes after Last-Event-ID or ?after_seq; 429 stream.too_many_subscribers past MAX_RUN_SUBSCRIBERS */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Server-Sent Events of the run: rows, deltas, status and errors
+         * @description Events: `message` per stored row (id: its seq), `delta` while the model writes, `status`, `error`. A reconnecting EventSource resumes after Last-Event-ID (or ?after_seq=) with no gap and no duplicate.
+         */
+        get: operations["streamRunEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2276,607 +295,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The exact projection sent for assistant row seq, rebuilt from stored rows, with its hash */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    seq: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            seq: number;
-                            model: string;
-                            messages: {
-                                [key: string]: unknown;
-                            }[];
-                            tools: unknown[];
-                            hash: string;
-                            recorded_hash: string | null;
-                            matches: boolean;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /** The exact projection sent for an assistant row, rebuilt from stored rows, with its hash */
+        get: operations["getRunPrompt"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/attachments": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Upload an image (multipart field file: png, jpeg, gif or webp by its bytes, at most 10 MiB) to attach to a message */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            filename: string;
-                            mime: string;
-                            /** @constant */
-                            kind: "image";
-                            size: number;
-                            /** Format: date-time */
-                            created_at: string;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/attachments/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The bytes of an uploaded attachment (Content-Disposition names the file) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/usage": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Usage counters of an agent, guild or the organisation (?scope=&id=) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            scope: "agent" | "guild" | "org";
-                            /** Format: uuid */
-                            id: string;
-                            totals: {
-                                input_tokens: number;
-                                output_tokens: number;
-                                cached_input_tokens: number;
-                                reasoning_tokens: number;
-                                cost_usd: string;
-                                calls: number;
-                            };
-                            month?: {
-                                month: string;
-                                input_tokens: number;
-                                output_tokens: number;
-                                cached_input_tokens: number;
-                                reasoning_tokens: number;
-                                cost_usd: string;
-                                calls: number;
-                                /** @description The effective monthly limit: the lower of the organisation's own limit and the operator's ceiling */
-                                limit_usd: string | null;
-                                monthly_spend_limit_usd: string | null;
-                                spend_ceiling_usd: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/organisation": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The caller's organisation */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            monthly_spend_limit_usd: string | null;
-                            /** @description Set by the platform's operator; the organisation's token cannot change it */
-                            spend_ceiling_usd: string | null;
-                            /** @description The effective monthly limit: the lower of monthly_spend_limit_usd and spend_ceiling_usd */
-                            limit_usd: string | null;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /** Rename the organisation or set its monthly spend limit (null: none); the operator's ceiling still applies */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        monthly_spend_limit_usd?: number | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            monthly_spend_limit_usd: string | null;
-                            /** @description Set by the platform's operator; the organisation's token cannot change it */
-                            spend_ceiling_usd: string | null;
-                            /** @description The effective monthly limit: the lower of monthly_spend_limit_usd and spend_ceiling_usd */
-                            limit_usd: string | null;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Invalid fields, each named in details.fields */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        trace?: never;
-    };
-    "/api/agents/{id}/schedules": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The agent's routines */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                agent_id: string;
-                                description: string;
-                                instruction: string;
-                                instruction_hash: string;
-                                cron: string | null;
-                                wake_window: {
-                                    timezone: string;
-                                    start: string;
-                                    end: string;
-                                    max_wakes: number;
-                                } | null;
-                                paused: boolean;
-                                next_run_at: string | null;
-                                last_run_at: string | null;
-                                window_fires: number;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        /** Create a routine: a 5-field UTC cron or a random wake window (409 schedule.limit_reached past MAX_SCHEDULES_PER_AGENT) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        description: string;
-                        instruction: string;
-                        cron?: string | null;
-                        wake_window?: {
-                            timezone: string;
-                            start: string;
-                            end: string;
-                            max_wakes: number;
-                        } | null;
-                        /** @default false */
-                        paused?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            agent_id: string;
-                            description: string;
-                            instruction: string;
-                            instruction_hash: string;
-                            cron: string | null;
-                            wake_window: {
-                                timezone: string;
-                                start: string;
-                                end: string;
-                                max_wakes: number;
-                            } | null;
-                            paused: boolean;
-                            next_run_at: string | null;
-                            last_run_at: string | null;
-                            window_fires: number;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Invalid fields, each named in details.fields */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
         delete?: never;
         options?: never;
         head?: never;
@@ -2891,236 +313,15 @@ export interface paths {
             cookie?: never;
         };
         /** A routine */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            agent_id: string;
-                            description: string;
-                            instruction: string;
-                            instruction_hash: string;
-                            cron: string | null;
-                            wake_window: {
-                                timezone: string;
-                                start: string;
-                                end: string;
-                                max_wakes: number;
-                            } | null;
-                            paused: boolean;
-                            next_run_at: string | null;
-                            last_run_at: string | null;
-                            window_fires: number;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getSchedule"];
         put?: never;
         post?: never;
         /** Delete a routine (its runs stay) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteSchedule"];
         options?: never;
         head?: never;
         /** Change a routine; a new trigger replans from now */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        description?: string;
-                        instruction?: string;
-                        cron?: string | null;
-                        wake_window?: {
-                            timezone: string;
-                            start: string;
-                            end: string;
-                            max_wakes: number;
-                        } | null;
-                        paused?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            agent_id: string;
-                            description: string;
-                            instruction: string;
-                            instruction_hash: string;
-                            cron: string | null;
-                            wake_window: {
-                                timezone: string;
-                                start: string;
-                                end: string;
-                                max_wakes: number;
-                            } | null;
-                            paused: boolean;
-                            next_run_at: string | null;
-                            last_run_at: string | null;
-                            window_fires: number;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Invalid fields, each named in details.fields */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateSchedule"];
         trace?: never;
     };
     "/api/schedules/{id}/pause": {
@@ -3133,78 +334,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Pause a routine */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            agent_id: string;
-                            description: string;
-                            instruction: string;
-                            instruction_hash: string;
-                            cron: string | null;
-                            wake_window: {
-                                timezone: string;
-                                start: string;
-                                end: string;
-                                max_wakes: number;
-                            } | null;
-                            paused: boolean;
-                            next_run_at: string | null;
-                            last_run_at: string | null;
-                            window_fires: number;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["pauseSchedule"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3221,78 +351,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Resume a routine: next_run_at from now, window_fires 0 */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            agent_id: string;
-                            description: string;
-                            instruction: string;
-                            instruction_hash: string;
-                            cron: string | null;
-                            wake_window: {
-                                timezone: string;
-                                start: string;
-                                end: string;
-                                max_wakes: number;
-                            } | null;
-                            paused: boolean;
-                            next_run_at: string | null;
-                            last_run_at: string | null;
-                            window_fires: number;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["resumeSchedule"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3307,112 +366,7 @@ export interface paths {
             cookie?: never;
         };
         /** The runs this routine fired, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    /** @description next_cursor of the previous page */
-                    cursor?: string;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                agent_id: string;
-                                /** @enum {string} */
-                                kind: "direct" | "group" | "schedule";
-                                /** @enum {string} */
-                                status: "active" | "completed";
-                                label: string;
-                                title: string | null;
-                                generation: number;
-                                generating?: boolean;
-                                cost_usd: string;
-                                schedule_id: string | null;
-                                instruction_hash?: string;
-                                chain?: unknown;
-                                /** Format: uuid */
-                                continued_by_run_id?: string;
-                                errors: ({
-                                    code: string;
-                                    message: string;
-                                } & {
-                                    [key: string]: unknown;
-                                })[];
-                                metadata: {
-                                    [key: string]: unknown;
-                                };
-                                snapshot?: {
-                                    model: {
-                                        [key: string]: unknown;
-                                    };
-                                    flags: {
-                                        [key: string]: boolean;
-                                    };
-                                    tools: string[];
-                                    secrets: {
-                                        /** Format: uuid */
-                                        id: string;
-                                        name: string;
-                                        description: string;
-                                    }[];
-                                };
-                                archived: boolean;
-                                archived_at: string | null;
-                                completed_at: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listScheduleRuns"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3428,505 +382,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The next planned wake-ups (?count=, 1-50) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            schedule_id: string;
-                            wake_ups: string[];
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /** The routine's next planned wake-ups */
+        get: operations["previewSchedule"];
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/guilds/{id}/chat": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The guild's public group chat: the latest rows, or a page after_seq / before_seq, in seq order */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                seq: number;
-                                /** Format: uuid */
-                                guild_id: string;
-                                /** @enum {string} */
-                                author_kind: "operator" | "agent";
-                                author_agent_id: string | null;
-                                author_name: string;
-                                content: string;
-                                tagged: string[];
-                                depth: number;
-                                /** Format: date-time */
-                                created_at: string;
-                            }[];
-                            has_more: boolean;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        /** Post to the group chat as the operator; @Name or tagged ids tag agents, and the post wakes the guild's agents */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        content: string;
-                        /** @default [] */
-                        tagged?: string[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            seq: number;
-                            /** Format: uuid */
-                            guild_id: string;
-                            /** @enum {string} */
-                            author_kind: "operator" | "agent";
-                            author_agent_id: string | null;
-                            author_name: string;
-                            content: string;
-                            tagged: string[];
-                            depth: number;
-                            /** Format: date-time */
-                            created_at: string;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Invalid fields, each named in details.fields */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/guilds/{id}/events": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Server-Sent Events: `message` per public row (id = seq; Last-Event-ID or after_seq to resume), `delivery` when an agent starts or finishes reading, `gap` {after_seq, resumes_at_seq} first when more than 1,000 rows behind (read those with before_seq); 429 stream.too_many_subscribers past MAX_GUILD_SUBSCRIBERS */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/tokens": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The organisation's API tokens, newest first, without their secrets */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    /** @description next_cursor of the previous page */
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                                prefix: string;
-                                /** Format: date-time */
-                                created_at: string;
-                                last_used_at: string | null;
-                                expires_at: string | null;
-                                revoked_at: string | null;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        /** Create an API token (optional expires_at or expires_in_days); its secret is in this answer only */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        /** Format: date-time */
-                        expires_at?: string;
-                        expires_in_days?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            prefix: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            last_used_at: string | null;
-                            expires_at: string | null;
-                            revoked_at: string | null;
-                            token: string;
-                        };
-                    };
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Invalid fields, each named in details.fields */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/tokens/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Revoke a token: it is refused (401) from then on */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Missing, invalid, revoked or expired token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found in the caller's organisation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
         options?: never;
         head?: never;
         patch?: never;
@@ -3938,12 +398,385 @@ export interface components {
     schemas: {
         Error: {
             error: {
+                /** @description Stable machine-readable code, e.g. validation.failed, agent.busy, run.not_found */
                 code: string;
                 message: string;
                 details: {
+                    fields?: components["schemas"]["FieldIssue"][];
+                } & {
                     [key: string]: unknown;
                 };
             };
+        };
+        FieldIssue: {
+            /** @description Dotted path of the field, or "" for the body */
+            field: string;
+            message: string;
+        };
+        Guild: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organisation_id: string;
+            name: string;
+            description: string;
+            routines_enabled: boolean;
+            git_author_email: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        GuildCreate: {
+            name: string;
+            /** @default  */
+            description?: string;
+            /** @default true */
+            routines_enabled?: boolean;
+            /**
+             * Format: email
+             * @default null
+             */
+            git_author_email?: string | null;
+        };
+        GuildPage: {
+            data: components["schemas"]["Guild"][];
+            /** @description Pass as ?cursor= for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        GuildPatch: {
+            name?: string;
+            description?: string;
+            routines_enabled?: boolean;
+            /** Format: email */
+            git_author_email?: string | null;
+        };
+        Agent: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organisation_id: string;
+            /** Format: uuid */
+            guild_id: string;
+            name: string;
+            description: string;
+            instructions: string;
+            model: string;
+            /**
+             * Format: uri
+             * @description An OpenAI-compatible provider; null: the platform's. Any other provider needs model_api_key_secret (the platform's key is never sent there). Loopback, private, link-local and metadata addresses and URLs with credentials are refused unless the operator allows them.
+             */
+            model_base_url: string | null;
+            /** @description Name of the secret holding the key for model_base_url */
+            model_api_key_secret: string | null;
+            max_steps: number;
+            max_tool_calls: number;
+            max_input_tokens: number;
+            keep_tool_result_generations: number;
+            /** @constant */
+            projection_policy_version: 1;
+            /** @enum {string} */
+            thinking_level: "off" | "low" | "medium" | "high";
+            browser: boolean;
+            coding: boolean;
+            cli: boolean;
+            scripting: boolean;
+            memory: boolean;
+            group_post: boolean;
+            browser_language: string;
+            max_workspace_mib: number;
+            max_scripts: number;
+            workspace_mib: number | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        AgentCreate: {
+            name: string;
+            model?: string;
+            /** @default  */
+            description?: string;
+            /** @default  */
+            instructions?: string;
+            /**
+             * Format: uri
+             * @description An OpenAI-compatible provider; null: the platform's. Any other provider needs model_api_key_secret (the platform's key is never sent there). Loopback, private, link-local and metadata addresses and URLs with credentials are refused unless the operator allows them.
+             * @default null
+             */
+            model_base_url?: string | null;
+            /**
+             * @description Name of the secret holding the key for model_base_url
+             * @default null
+             */
+            model_api_key_secret?: string | null;
+            /** @default 40 */
+            max_steps?: number;
+            /** @default 50 */
+            max_tool_calls?: number;
+            /** @default 100000 */
+            max_input_tokens?: number;
+            /** @default 1 */
+            keep_tool_result_generations?: number;
+            /**
+             * @default 1
+             * @constant
+             */
+            projection_policy_version?: 1;
+            /**
+             * @default off
+             * @enum {string}
+             */
+            thinking_level?: "off" | "low" | "medium" | "high";
+            /** @default false */
+            browser?: boolean;
+            /** @default false */
+            coding?: boolean;
+            /** @default true */
+            cli?: boolean;
+            /** @default true */
+            scripting?: boolean;
+            /** @default false */
+            memory?: boolean;
+            /** @default true */
+            group_post?: boolean;
+            /** @default en-US */
+            browser_language?: string;
+            /** @default 2048 */
+            max_workspace_mib?: number;
+            /** @default 10 */
+            max_scripts?: number;
+        };
+        AgentPage: {
+            data: components["schemas"]["Agent"][];
+            /** @description Pass as ?cursor= for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        AgentPatch: {
+            name?: string;
+            description?: string;
+            instructions?: string;
+            model?: string;
+            /**
+             * Format: uri
+             * @description An OpenAI-compatible provider; null: the platform's. Any other provider needs model_api_key_secret (the platform's key is never sent there). Loopback, private, link-local and metadata addresses and URLs with credentials are refused unless the operator allows them.
+             */
+            model_base_url?: string | null;
+            /** @description Name of the secret holding the key for model_base_url */
+            model_api_key_secret?: string | null;
+            max_steps?: number;
+            max_tool_calls?: number;
+            max_input_tokens?: number;
+            keep_tool_result_generations?: number;
+            /** @constant */
+            projection_policy_version?: 1;
+            /** @enum {string} */
+            thinking_level?: "off" | "low" | "medium" | "high";
+            browser?: boolean;
+            coding?: boolean;
+            cli?: boolean;
+            scripting?: boolean;
+            memory?: boolean;
+            group_post?: boolean;
+            browser_language?: string;
+            max_workspace_mib?: number;
+            max_scripts?: number;
+        };
+        AgentStatus: {
+            /** Format: uuid */
+            agent_id: string;
+            generating: boolean;
+            /** Format: uuid */
+            run_id?: string;
+            generation?: number;
+            /** Format: date-time */
+            started_at?: string;
+            /** Format: date-time */
+            lease_until?: string;
+            /** @description The lease ran out without a release: the generation is presumed dead (recovery pending) */
+            lease_expired?: boolean;
+            deadlines: components["schemas"]["Deadline"][];
+        };
+        Deadline: {
+            name: string;
+            kind: string;
+            /** Format: date-time */
+            due_at: string;
+            version: number;
+            attempts: number;
+        };
+        Memory: {
+            /** Format: uuid */
+            agent_id: string;
+            /** @description Whether the agent's memory flag is on (otherwise runs do not get the document) */
+            enabled: boolean;
+            content: string;
+            /** Format: date-time */
+            updated_at: string | null;
+        };
+        MemoryReplace: {
+            content: string;
+        };
+        Run: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            agent_id: string;
+            kind: components["schemas"]["RunKind"];
+            /** @enum {string} */
+            status: "active" | "completed";
+            label: string;
+            title: string | null;
+            generation: number;
+            generating?: boolean;
+            cost_usd: string;
+            /** Format: uuid */
+            schedule_id: string | null;
+            instruction_hash?: string;
+            chain?: unknown;
+            /** Format: uuid */
+            continued_by_run_id?: string;
+            errors: ({
+                code: string;
+                message: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            metadata: {
+                [key: string]: unknown;
+            };
+            snapshot?: {
+                model: {
+                    [key: string]: unknown;
+                };
+                flags: {
+                    [key: string]: boolean;
+                };
+                tools: string[];
+                secrets: {
+                    /** Format: uuid */
+                    id: string;
+                    name: string;
+                    description: string;
+                }[];
+            };
+            archived: boolean;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            completed_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @enum {string} */
+        RunKind: "direct" | "group" | "schedule";
+        RunCreate: {
+            message?: string;
+            /** @default [] */
+            attachments?: string[];
+            title?: string;
+        };
+        RunPage: {
+            data: components["schemas"]["Run"][];
+            /** @description Pass as ?cursor= for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        ScheduleList: {
+            data: components["schemas"]["Schedule"][];
+        };
+        Schedule: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            agent_id: string;
+            description: string;
+            instruction: string;
+            instruction_hash: string;
+            cron: string | null;
+            wake_window: components["schemas"]["WakeWindow"] | null;
+            paused: boolean;
+            /** Format: date-time */
+            next_run_at: string | null;
+            /** Format: date-time */
+            last_run_at: string | null;
+            window_fires: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description Random wake-ups between start and end (HH:MM) each day in timezone, at most max_wakes a day */
+        WakeWindow: {
+            timezone: string;
+            start: string;
+            end: string;
+            max_wakes: number;
+        };
+        ScheduleCreate: {
+            description: string;
+            instruction: string;
+            cron?: string | null;
+            wake_window?: components["schemas"]["WakeWindow"] | null;
+            /** @default false */
+            paused?: boolean;
+        };
+        MessageList: {
+            data: components["schemas"]["Message"][];
+        };
+        /** @description One stored row of a run's transcript */
+        Message: {
+            seq: number;
+            generation: number | null;
+            /** @enum {string} */
+            role: "system" | "user" | "assistant" | "tool";
+            payload: {
+                [key: string]: unknown;
+            };
+            metadata: {
+                [key: string]: unknown;
+            };
+            cost_usd: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        MessageAccepted: {
+            /** Format: uuid */
+            run_id: string;
+            seq: number;
+            generation: number;
+        };
+        MessageCreate: {
+            content: string;
+            /** @default [] */
+            attachments?: string[];
+        };
+        PromptReplay: {
+            seq: number;
+            model: string;
+            messages: {
+                [key: string]: unknown;
+            }[];
+            tools: unknown[];
+            hash: string;
+            /** @description The hash recorded when the row was generated; null for rows from before hashes were kept */
+            recorded_hash: string | null;
+            matches: boolean;
+        };
+        SchedulePatch: {
+            description?: string;
+            instruction?: string;
+            cron?: string | null;
+            wake_window?: components["schemas"]["WakeWindow"] | null;
+            paused?: boolean;
+        };
+        SchedulePreview: {
+            /** Format: uuid */
+            schedule_id: string;
+            wake_ups: string[];
         };
     };
     responses: never;
@@ -3953,4 +786,2289 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    listGuilds: {
+        parameters: {
+            query?: {
+                /** @description Default 50 */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of guilds */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuildPage"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid query parameters (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createGuild: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GuildCreate"];
+            };
+        };
+        responses: {
+            /** @description The new guild */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Guild"];
+                };
+            };
+            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (request.unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid body fields (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getGuild: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The guild's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The guild */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Guild"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such guild in the caller's organisation (guild.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteGuild: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The guild's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such guild in the caller's organisation (guild.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description agent.busy: one of the guild's agents is generating; cancel its run first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateGuild: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The guild's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GuildPatch"];
+            };
+        };
+        responses: {
+            /** @description The changed guild */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Guild"];
+                };
+            };
+            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such guild in the caller's organisation (guild.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (request.unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid body fields (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The guild's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentCreate"];
+            };
+        };
+        responses: {
+            /** @description The new agent */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such guild in the caller's organisation (guild.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (request.unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid body fields; a model_base_url the platform will not call (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgents: {
+        parameters: {
+            query?: {
+                /** @description Default 50 */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                /** @description Only this guild's agents */
+                guild_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of agents */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentPage"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid query parameters (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description agent.busy: the agent is generating; cancel its run first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentPatch"];
+            };
+        };
+        responses: {
+            /** @description The changed agent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (request.unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid body fields; a model_base_url the platform will not call (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgentStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent's status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentStatus"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgentMemory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Memory document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Memory"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replaceAgentMemory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemoryReplace"];
+            };
+        };
+        responses: {
+            /** @description The Memory document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Memory"];
+                };
+            };
+            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (request.unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid body fields (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgentRuns: {
+        parameters: {
+            query?: {
+                /** @description Default 50 */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                kind?: components["schemas"]["RunKind"];
+                /** @description true: archived runs only; false: the others */
+                archived?: "true" | "false";
+                /** @description Only the runs this routine fired */
+                schedule_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of runs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunPage"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid query parameters (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAgentRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunCreate"];
+            };
+        };
+        responses: {
+            /** @description The new run */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description agent.busy: the agent is generating (details.run_id names the run); agent.archived: the agent is archived */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (request.unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid body fields; an attachment id that is not the organisation's (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgentSchedules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The routines */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleList"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAgentSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleCreate"];
+            };
+        };
+        responses: {
+            /** @description The new routine */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description schedule.limit_reached: the agent has MAX_SCHEDULES_PER_AGENT routines (details.limit) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (request.unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid body fields (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such run in the caller's organisation (run.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRunMessages: {
+        parameters: {
+            query?: {
+                /** @description Rows after this seq (default -1: from the start) */
+                after_seq?: number;
+                /** @description At most this many rows (default 500) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The run's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageList"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such run in the caller's organisation (run.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid query parameters (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postRunMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageCreate"];
+            };
+        };
+        responses: {
+            /** @description The user row and the generation it opened */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageAccepted"];
+                };
+            };
+            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such run in the caller's organisation (run.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description agent.busy: the agent is generating; run.not_accepting_messages: the run is archived, ended or completed (resume it first), or a group or schedule run not resumed (details.status, details.kind); run.continued: the run continued in a newer one (details.latest_run_id) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (request.unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid body fields; an attachment id that is not the organisation's (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run, no longer generating */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such run in the caller's organisation (run.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description run.not_generating: the run has no generation to cancel */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resumeRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reopened run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such run in the caller's organisation (run.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description run.not_resumable: not completed, archived or ended for good (details.reason); run.continued: the run continued in a newer one (details.latest_run_id) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    archiveRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archived run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such run in the caller's organisation (run.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description run.generating: the run is generating; cancel it first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    unarchiveRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such run in the caller's organisation (run.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamRunEvents: {
+        parameters: {
+            query?: {
+                /** @description Resume after this row seq (a client that loaded the rows first); the Last-Event-ID header wins over it */
+                after_seq?: number;
+            };
+            header?: {
+                /** @description Resume after this row seq; wins over ?after_seq= */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description The run's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such run in the caller's organisation (run.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid query parameters (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stream.too_many_subscribers: MAX_RUN_SUBSCRIBERS streams are open on the run; or the request budget is spent (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRunPrompt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id */
+                id: string;
+                /** @description The assistant row's seq */
+                seq: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The replayed prompt */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptReplay"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such run in the caller's organisation (run.not_found), or no assistant row at seq (message.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The schedule's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The routine */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such schedule in the caller's organisation (schedule.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The schedule's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such schedule in the caller's organisation (schedule.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The schedule's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SchedulePatch"];
+            };
+        };
+        responses: {
+            /** @description The changed routine */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such schedule in the caller's organisation (schedule.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (request.unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid body fields (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pauseSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The schedule's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The paused routine */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such schedule in the caller's organisation (schedule.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resumeSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The schedule's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resumed routine */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such schedule in the caller's organisation (schedule.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listScheduleRuns: {
+        parameters: {
+            query?: {
+                /** @description Default 50 */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                kind?: components["schemas"]["RunKind"];
+                /** @description true: archived runs only; false: the others */
+                archived?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description The schedule's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of runs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunPage"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such schedule in the caller's organisation (schedule.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid query parameters (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    previewSchedule: {
+        parameters: {
+            query?: {
+                /** @description How many wake-ups (1-50, default 5) */
+                count?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The schedule's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The planned wake-ups */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchedulePreview"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such schedule in the caller's organisation (schedule.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid query parameters (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+}

@@ -3,12 +3,11 @@ import { AgentHeader, useAgentPage } from "../components/agent-tabs";
 import { Field } from "../components/field";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
-import { api, ApiError, describe, unwrap, type Run } from "../lib/api";
+import { api, ApiError, describe, unwrap, type Run, type RunKind } from "../lib/api";
 import { kindLabel, tokens, usd, when } from "../lib/format";
 import { navigate } from "../lib/router";
 import { useLoad } from "../lib/use-load";
 
-type RunKind = Run["kind"];
 const KINDS: ReadonlyArray<readonly [RunKind | "", string]> = [["", "All kinds"], ["direct", "Direct chats"], ["group", "Group chats"], ["schedule", "Schedule wake-ups"]];
 
 /** An agent: a new chat, and its History of runs with kind, status and cost. */
