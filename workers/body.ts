@@ -1,6 +1,4 @@
 import type { Context } from "hono";
-import type * as z from "zod";
-import { fieldIssues } from "../core/validation/issues";
 import { unstorableField } from "../core/validation/storable";
 import { ApiError, validationFailed } from "./errors";
 
@@ -36,14 +34,6 @@ export async function readJson(c: Context): Promise<void> {
   }
   // Hono's type names the settled value; at run time the cache holds the promise of it.
   (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
-}
-
-/** Until every route declares its body with jsonBody: readJson, then the schema. */
-export async function readBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
-  await readJson(c);
-  const parsed = schema.safeParse(await c.req.json());
-  if (!parsed.success) throw validationFailed(fieldIssues(parsed.error));
-  return parsed.data;
 }
 
 async function readLimited(request: Request, limit: number): Promise<string> {

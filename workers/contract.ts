@@ -70,6 +70,8 @@ interface Operation {
   /** Anyone may call it: no bearer token, no 401. */
   public?: boolean;
   parameters?: OpenAPIV3_1.ParameterObject[];
+  /** A body no validator documents (a multipart upload). */
+  requestBody?: OpenAPIV3_1.RequestBodyObject;
 }
 
 /**
@@ -102,6 +104,7 @@ export function operation(op: Operation): MiddlewareHandler {
     tags: [op.tag],
     ...(op.public ? { security: [] } : {}),
     ...(op.parameters ? { parameters: op.parameters } : {}),
+    ...(op.requestBody ? { requestBody: op.requestBody } : {}),
     responses: responses as never,
   });
 }

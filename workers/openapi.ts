@@ -36,8 +36,9 @@ export async function openApiDocument(app: Hono<never>, version: string): Promis
 
 /**
  * Normalises zod's JSON Schema for client generators: a nullable value is
- * `type: [T, "null"]` rather than `anyOf` of two schemas, and the long patterns zod
- * writes beside `format: date-time` and `format: uuid` are dropped (the format says it).
+ * `type: [T, "null"]` rather than `anyOf` of two schemas; the long patterns zod writes
+ * beside `format: date-time` and `format: uuid` are dropped (the format says it), and so
+ * are the safe-integer bounds it puts on every integer (no client needs them spelled out).
  */
 function tidy(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(tidy);
@@ -45,6 +46,8 @@ function tidy(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) out[key] = tidy(inner);
   if ((out.format === "date-time" || out.format === "uuid") && typeof out.pattern === "string") delete out.pattern;
+  if (out.minimum === Number.MIN_SAFE_INTEGER) delete out.minimum;
+  if (out.maximum === Number.MAX_SAFE_INTEGER) delete out.maximum;
   const anyOf = out.anyOf as Array<Record<string, unknown>> | undefined;
   if (anyOf?.length === 2 && anyOf[1]?.type === "null" && Object.keys(anyOf[1]).length === 1) {
     const [first] = anyOf;
@@ -58,7 +61,3 @@ function tidy(value: unknown): unknown {
   return out;
 }
 
-/** Until every route declares its contract: the old hand-written description (unused). */
-export interface RouteDoc {
-  method: string; path: string; summary: string; tag: string; body?: unknown; response?: unknown; status?: number; list?: boolean; auth?: boolean;
-}

@@ -2,8 +2,6 @@ import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import { isUuid } from "../core/validation/fields";
 import { validationFailed } from "./errors";
-import { fieldIssues } from "../core/validation/issues";
-import { ListQuery } from "../core/validation/page";
 
 interface Position {
   createdAt: Date;
@@ -62,9 +60,3 @@ function decodeCursor(cursor: string): Position {
   }
 }
 
-/** Until every list declares its query: `?limit=&cursor=` and the extra fields, validated here. */
-export function listPageOf(query: Record<string, string>, extra: import("zod").ZodRawShape = {}) {
-  const parsed = ListQuery.extend(extra).safeParse(query);
-  if (!parsed.success) throw validationFailed(fieldIssues(parsed.error));
-  return { ...listPage(parsed.data as { limit: number; cursor?: string }), params: parsed.data as Record<string, unknown> };
-}

@@ -1,5 +1,6 @@
-import { z } from "zod";
+import * as z from "zod";
 import { oneLine } from "./fields";
+import { pageOf } from "./page";
 import type { FieldIssue } from "./issues";
 
 /** Longest lifetime a token may be given, in days (ten years). */
@@ -17,7 +18,7 @@ export const TokenCreate = z.strictObject({
   expires_in_days: z.int().min(1).max(MAX_TOKEN_DAYS).optional(),
 }).refine((b) => b.expires_at === undefined || b.expires_in_days === undefined, {
   message: "give expires_at or expires_in_days, not both", path: ["expires_in_days"],
-});
+}).meta({ id: "TokenCreate" });
 export type TokenCreate = z.infer<typeof TokenCreate>;
 
 /**
@@ -56,7 +57,9 @@ export const Token = z.object({
   last_used_at: z.iso.datetime().nullable(),
   expires_at: z.iso.datetime().nullable(),
   revoked_at: z.iso.datetime().nullable(),
-});
+}).meta({ id: "Token" });
+
+export const TokenPage = pageOf(Token, "TokenPage");
 
 /** The answer of a create: the token and, this once, its secret. */
-export const TokenCreated = Token.extend({ token: z.string() });
+export const TokenCreated = Token.extend({ token: z.string().describe("The secret: shown in this answer only") }).meta({ id: "TokenCreated" });

@@ -9,16 +9,14 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from "openapi-typescript";
-import { app } from "../../workers/app";
+import { apiDocumentText } from "../openapi/document";
 import { ROOT } from "../stack/wrangler";
 
 const API_SCHEMA_FILE = join(ROOT, "web/src/lib/api-schema.d.ts");
 
 /** The document `GET /api/openapi.json` answers, as the Worker builds it. */
 async function servedDocument(): Promise<OpenAPI3> {
-  const response = await app.request("/api/openapi.json");
-  if (!response.ok) throw new Error(`GET /api/openapi.json answered ${response.status}`);
-  return (await response.json()) as OpenAPI3;
+  return JSON.parse(await apiDocumentText()) as OpenAPI3;
 }
 
 /** The generated file's text for a document. */

@@ -1,23 +1,18 @@
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
-import { z } from "zod";
 import { attachmentKey, attachments } from "../../core/db/schema";
 import { contentDisposition, uploadFilename } from "../../core/http/content-disposition";
-import { isUuid } from "../../core/validation/fields";
 import { IMAGE_TYPES, isImageType, SNIFF_BYTES, sniffImageType } from "../../core/validation/image-type";
 import { readLimitedForm } from "../body";
 import type { AppEnv } from "../context";
+import { failure, ok, operation, pathId } from "../contract";
+import { Attachment } from "../../core/validation/attachment";
 import { ApiError, notFound, validationFailed } from "../errors";
-import type { RouteDoc } from "../openapi";
 
 const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 /** Room for the multipart framing around the file. */
 const MULTIPART_OVERHEAD = 64 * 1024;
 const TOO_LARGE = `Attachments are limited to ${MAX_ATTACHMENT_BYTES} bytes`;
-
-const Attachment = z.object({
-  id: z.uuid(), filename: z.string(), mime: z.string(), kind: z.literal("image"), size: z.int(), created_at: z.iso.datetime(),
-});
 
 const toAttachment = (row: typeof attachments.$inferSelect) => ({
   id: row.id, filename: row.filename, mime: row.mime, kind: row.kind, size: row.sizeBytes, created_at: row.createdAt.toISOString(),
@@ -39,7 +34,22 @@ function typeMismatch(filename: string, declared: string, detected: string | nul
  * file's first bytes, not trusted from the client.
  */
 export const attachmentRoutes = new Hono<AppEnv>()
-  .post("/", async (c) => {
+  .post("/", operation({
+    operationId: "uploadAttachment", tag: "Attachments",
+    summary: "Upload an image (multipart field file: png, jpeg, gif or webp by its bytes, at most 10 MiB) to attach to a message",
+    requestBody: {
+      required: true,
+      content: { "multipart/form-data": { schema: { type: "object", properties: { file: { type: "string", format: "binary", description: "The image" } }, required: ["file"] } } },
+    },
+    responses: { 201: ok("The stored attachment", Attachment) },
+    errors: {
+      400: failure("The body is not valid multipart/form-data (request.invalid_multipart)"),
+      413: failure("The file is larger than 10 MiB (request.too_large; details.limit_bytes)"),
+      415: failure("Not multipart/form-data (request.unsupported_media_type), or not a png, jpeg, gif or webp image (attachment.unsupported_type)"),
+      422: failure("No file field, an empty file (validation.failed), or bytes that are not the declared image type (attachment.type_mismatch)"),
+      503: failure("No attachment store is configured (attachments.unavailable)"),
+    },
+  }), async (c) => {
     if (!c.env.ATTACHMENTS) throw new ApiError(503, "attachments.unavailable", "No attachment store is configured");
     const limit = MAX_ATTACHMENT_BYTES + MULTIPART_OVERHEAD;
     if (Number(c.req.header("content-length")) > limit) throw new ApiError(413, "request.too_large", TOO_LARGE, { limit_bytes: limit });
@@ -66,9 +76,17 @@ export const attachmentRoutes = new Hono<AppEnv>()
     }).returning();
     return c.json(toAttachment(row!), 201);
   })
-  .get("/:id", async (c) => {
-    const id = c.req.param("id");
-    if (!isUuid(id)) throw notFound("attachment");
+  .get("/:id", operation({
+    operationId: "getAttachment", summary: "The bytes of an uploaded image (Content-Disposition names the file)", tag: "Attachments",
+    responses: {
+      200: {
+        description: "The image's bytes, with its stored type",
+        content: Object.fromEntries(IMAGE_TYPES.map((type) => [type, { schema: { type: "string", format: "binary" } }])),
+      },
+    },
+    notFound: "attachment",
+  }), pathId("attachment"), async (c) => {
+    const { id } = c.req.valid("param");
     const [row] = await c.get("db").select().from(attachments)
       .where(and(eq(attachments.id, id), eq(attachments.organisationId, c.get("organisationId")))).limit(1);
     const object = row && (await c.env.ATTACHMENTS?.get(row.storageKey));
@@ -82,8 +100,3 @@ export const attachmentRoutes = new Hono<AppEnv>()
       },
     });
   });
-
-export const attachmentDocs: RouteDoc[] = [
-  { method: "post", path: "/api/attachments", summary: "Upload an image (multipart field file: png, jpeg, gif or webp by its bytes, at most 10 MiB) to attach to a message", tag: "Attachments", response: Attachment, status: 201 },
-  { method: "get", path: "/api/attachments/{id}", summary: "The bytes of an uploaded attachment (Content-Disposition names the file)", tag: "Attachments" },
-];

@@ -1,27 +1,15 @@
 import { sql } from "drizzle-orm";
 import { Hono } from "hono";
-import { z } from "zod";
+import type * as z from "zod";
 import journal from "../../migrations/meta/_journal.json";
 import { openDatabase } from "../../core/db/client";
 import { withoutAddresses } from "../../core/output/log";
 import type { AppEnv } from "../context";
-import type { RouteDoc } from "../openapi";
+import { ok, operation } from "../contract";
+import { Health } from "../../core/validation/health";
 
 /** The schema version this build expects: the newest migration it ships. */
 const expected = journal.entries.at(-1)!;
-
-export const Health = z.object({
-  status: z.enum(["ok", "degraded", "down"]),
-  /** When this isolate last asked the database; answers within a few seconds share it. */
-  checked_at: z.iso.datetime(),
-  database: z.object({ reachable: z.boolean(), latency_ms: z.number().nullable(), error: z.string().optional() }),
-  schema: z.object({
-    applied: z.int().nullable(),
-    version: z.string().nullable(),
-    expected: z.string(),
-    up_to_date: z.boolean(),
-  }),
-});
 
 type HealthBody = z.infer<typeof Health>;
 
@@ -72,7 +60,10 @@ const cachedCheck = sharedCheck();
  * cost a database connection each: one check serves this isolate for a few seconds
  * (`checked_at` says when it answered), and while a new one runs the previous answer stands.
  */
-export const healthRoutes = new Hono<AppEnv>().get("/", async (c) => {
+export const healthRoutes = new Hono<AppEnv>().get("/", operation({
+  operationId: "getHealth", summary: "Database reachability and schema version (one check serves a few seconds)", tag: "Platform", public: true,
+  responses: { 200: ok("The database answers (status ok, or degraded on an older schema)", Health), 503: ok("The database cannot be reached (status down)", Health) },
+}), async (c) => {
   const answer = await cachedCheck(() => checkDatabase(c.env, (closing) => c.executionCtx.waitUntil(closing)));
   return c.json(answer.body, answer.status);
 });
@@ -124,7 +115,3 @@ export function errorReason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return withoutAddresses(message).slice(0, 200);
 }
-
-export const healthDocs: RouteDoc[] = [
-  { method: "get", path: "/api/health", summary: "Database reachability and schema version (one check serves a few seconds)", tag: "Platform", response: Health, auth: false },
-];

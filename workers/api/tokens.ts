@@ -2,13 +2,12 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { newToken } from "../../core/auth/tokens";
 import { apiTokens } from "../../core/db/schema";
-import { isUuid } from "../../core/validation/fields";
-import { Token, TokenCreate, TokenCreated, tokenExpiry } from "../../core/validation/token";
-import { readBody } from "../body";
+import { ListQuery } from "../../core/validation/page";
+import { TokenCreate, TokenCreated, tokenExpiry, TokenPage } from "../../core/validation/token";
 import type { AppEnv } from "../context";
+import { jsonBody, ok, operation, pathId, query } from "../contract";
 import { notFound, validationFailed } from "../errors";
-import type { RouteDoc } from "../openapi";
-import { listPageOf } from "../pagination";
+import { listPage } from "../pagination";
 
 type TokenRow = typeof apiTokens.$inferSelect;
 
@@ -30,8 +29,12 @@ const toToken = (row: TokenRow) => ({
  * answer only; the database keeps its SHA-256 (core/auth/tokens.ts).
  */
 export const tokenRoutes = new Hono<AppEnv>()
-  .post("/", async (c) => {
-    const body = await readBody(c, TokenCreate);
+  .post("/", operation({
+    operationId: "createToken", summary: "Create an API token; its secret is in this answer only (Cache-Control: no-store)", tag: "Tokens",
+    responses: { 201: ok("The token with its secret", TokenCreated) }, body: true,
+    invalid: "an expiry in the past, beyond ten years or later than the expiry of the token creating it",
+  }), jsonBody(TokenCreate), async (c) => {
+    const body = c.req.valid("json");
     const expiry = tokenExpiry(body, new Date(), c.get("tokenExpiresAt"));
     if ("issue" in expiry) throw validationFailed([expiry.issue]);
     const { token, hash, prefix } = await newToken();
@@ -42,17 +45,22 @@ export const tokenRoutes = new Hono<AppEnv>()
     c.header("Cache-Control", "no-store");
     return c.json({ ...toToken(row!), token }, 201);
   })
-  .get("/", async (c) => {
-    const page = listPageOf(c.req.query());
+  .get("/", operation({
+    operationId: "listTokens", summary: "The organisation's API tokens, newest first, without their secrets", tag: "Tokens",
+    responses: { 200: ok("A page of tokens", TokenPage) }, query: true,
+  }), query(ListQuery), async (c) => {
+    const page = listPage(c.req.valid("query"));
     const rows = await c.get("db").select().from(apiTokens)
       .where(and(eq(apiTokens.organisationId, c.get("organisationId")), page.where(apiTokens.createdAt, apiTokens.id)))
       .orderBy(...page.order(apiTokens.createdAt, apiTokens.id))
       .limit(page.limit + 1);
     return c.json(page.result(rows, toToken));
   })
-  .delete("/:id", async (c) => {
-    const id = c.req.param("id");
-    if (!isUuid(id)) throw notFound("token");
+  .delete("/:id", operation({
+    operationId: "revokeToken", summary: "Revoke a token: it is refused (401) from then on", tag: "Tokens",
+    responses: { 204: ok("Revoked (also when it already was)") }, notFound: "token",
+  }), pathId("token"), async (c) => {
+    const { id } = c.req.valid("param");
     const scope = and(eq(apiTokens.id, id), eq(apiTokens.organisationId, c.get("organisationId")));
     // Revoking twice keeps the first revocation time.
     const [revoked] = await c.get("db").update(apiTokens).set({ revokedAt: sql`now()` })
@@ -63,9 +71,3 @@ export const tokenRoutes = new Hono<AppEnv>()
     }
     return c.body(null, 204);
   });
-
-export const tokenDocs: RouteDoc[] = [
-  { method: "post", path: "/api/tokens", summary: "Create an API token (optional expires_at or expires_in_days); its secret is in this answer only", tag: "Tokens", body: TokenCreate, response: TokenCreated, status: 201 },
-  { method: "get", path: "/api/tokens", summary: "The organisation's API tokens, newest first, without their secrets", tag: "Tokens", response: Token, list: true },
-  { method: "delete", path: "/api/tokens/{id}", summary: "Revoke a token: it is refused (401) from then on", tag: "Tokens", status: 204 },
-];
