@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/api/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Database reachability and schema version (one check serves a few seconds) */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/guilds": {
         parameters: {
             query?: never;
@@ -52,6 +69,44 @@ export interface paths {
         put?: never;
         /** Create an agent in a guild */
         post: operations["createAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/guilds/{id}/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The guild's public group chat: the latest rows, or a page after_seq / before_seq, in seq order */
+        get: operations["listGuildChat"];
+        put?: never;
+        /** Post to the group chat as the operator; @Name or tagged ids tag agents, and the post wakes the guild's agents */
+        post: operations["postGuildChat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/guilds/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Server-Sent Events of the guild's chat: public rows and deliveries
+         * @description Events: `message` per public row (id: its seq; resume with Last-Event-ID or ?after_seq=), `delivery` when an agent starts or finishes reading, and first a `gap` {after_seq, resumes_at_seq} when more than 1,000 rows behind (read those with ?before_seq= on the chat).
+         */
+        get: operations["streamGuildEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -392,6 +447,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Upload an image (multipart field file: png, jpeg, gif or webp by its bytes, at most 10 MiB) to attach to a message */
+        post: operations["uploadAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/attachments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The bytes of an uploaded image (Content-Disposition names the file) */
+        get: operations["getAttachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Usage counters of an agent, a guild or the organisation (this month's too for the organisation) */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/organisation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's organisation and its spend limits */
+        get: operations["getOrganisation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Rename the organisation or set its monthly spend limit (null: none); the operator's ceiling still applies */
+        patch: operations["updateOrganisation"];
+        trace?: never;
+    };
+    "/api/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's API tokens, newest first, without their secrets */
+        get: operations["listTokens"];
+        put?: never;
+        /** Create an API token; its secret is in this answer only (Cache-Control: no-store) */
+        post: operations["createToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a token: it is refused (401) from then on */
+        delete: operations["revokeToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -412,6 +571,32 @@ export interface components {
             /** @description Dotted path of the field, or "" for the body */
             field: string;
             message: string;
+        };
+        Health: {
+            /**
+             * @description degraded: the database runs an older schema than this build expects
+             * @enum {string}
+             */
+            status: "ok" | "degraded" | "down";
+            /**
+             * Format: date-time
+             * @description When this isolate last asked the database; answers within a few seconds share it
+             */
+            checked_at: string;
+            database: {
+                reachable: boolean;
+                latency_ms: number | null;
+                error?: string;
+            };
+            schema: {
+                /** @description Migrations applied */
+                applied: number | null;
+                /** @description The newest applied migration's tag */
+                version: string | null;
+                /** @description The newest migration this build ships */
+                expected: string;
+                up_to_date: boolean;
+            };
         };
         Guild: {
             /** Format: uuid */
@@ -548,6 +733,33 @@ export interface components {
             max_workspace_mib?: number;
             /** @default 10 */
             max_scripts?: number;
+        };
+        GroupMessagePage: {
+            data: components["schemas"]["GroupMessage"][];
+            has_more: boolean;
+        };
+        GroupMessage: {
+            seq: number;
+            /** Format: uuid */
+            guild_id: string;
+            /** @enum {string} */
+            author_kind: "operator" | "agent";
+            /** Format: uuid */
+            author_agent_id: string | null;
+            author_name: string;
+            content: string;
+            tagged: string[];
+            depth: number;
+            /** Format: date-time */
+            created_at: string;
+        };
+        GroupPost: {
+            content: string;
+            /**
+             * @description Agents to tag by id, besides @Name mentions in the content
+             * @default []
+             */
+            tagged?: string[];
         };
         AgentPage: {
             data: components["schemas"]["Agent"][];
@@ -778,6 +990,108 @@ export interface components {
             schedule_id: string;
             wake_ups: string[];
         };
+        Attachment: {
+            /** Format: uuid */
+            id: string;
+            filename: string;
+            /**
+             * @description The type its bytes are (not the one the upload declared)
+             * @enum {string}
+             */
+            mime: "image/png" | "image/jpeg" | "image/webp" | "image/gif";
+            /** @constant */
+            kind: "image";
+            /** @description Bytes */
+            size: number;
+            /** Format: date-time */
+            created_at: string;
+        };
+        Usage: {
+            /** @enum {string} */
+            scope: "agent" | "guild" | "org";
+            /** Format: uuid */
+            id: string;
+            totals: components["schemas"]["UsageCounters"];
+            /** @description This month's counters and limits (scope org only) */
+            month?: {
+                /** @description YYYY-MM (UTC) */
+                month: string;
+                input_tokens: number;
+                output_tokens: number;
+                cached_input_tokens: number;
+                reasoning_tokens: number;
+                cost_usd: string;
+                calls: number;
+                /** @description The effective monthly limit: the lower of the organisation's own limit and the operator's ceiling */
+                limit_usd: string | null;
+                monthly_spend_limit_usd: string | null;
+                spend_ceiling_usd: string | null;
+            };
+        };
+        UsageCounters: {
+            input_tokens: number;
+            output_tokens: number;
+            cached_input_tokens: number;
+            reasoning_tokens: number;
+            cost_usd: string;
+            calls: number;
+        };
+        Organisation: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            monthly_spend_limit_usd: string | null;
+            /** @description Set by the platform's operator; the organisation's token cannot change it */
+            spend_ceiling_usd: string | null;
+            /** @description The effective monthly limit: the lower of monthly_spend_limit_usd and spend_ceiling_usd */
+            limit_usd: string | null;
+        };
+        OrganisationPatch: {
+            name?: string;
+            /** @description null: no limit of the organisation's own */
+            monthly_spend_limit_usd?: number | null;
+        };
+        TokenCreated: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            prefix: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_used_at: string | null;
+            /** Format: date-time */
+            expires_at: string | null;
+            /** Format: date-time */
+            revoked_at: string | null;
+            /** @description The secret: shown in this answer only */
+            token: string;
+        };
+        TokenCreate: {
+            name: string;
+            /** Format: date-time */
+            expires_at?: string;
+            expires_in_days?: number;
+        };
+        TokenPage: {
+            data: components["schemas"]["Token"][];
+            /** @description Pass as ?cursor= for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        Token: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            prefix: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_used_at: string | null;
+            /** Format: date-time */
+            expires_at: string | null;
+            /** Format: date-time */
+            revoked_at: string | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -787,6 +1101,35 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The database answers (status ok, or degraded on an older schema) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description The database cannot be reached (status down) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
     listGuilds: {
         parameters: {
             query?: {
@@ -1204,6 +1547,245 @@ export interface operations {
             };
             /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listGuildChat: {
+        parameters: {
+            query?: {
+                /** @description Rows after this seq, oldest first */
+                after_seq?: number;
+                /** @description Rows before this seq (an older page) */
+                before_seq?: number;
+                /** @description Default 50 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The guild's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the chat */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupMessagePage"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such guild in the caller's organisation (guild.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid query parameters (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postGuildChat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The guild's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupPost"];
+            };
+        };
+        responses: {
+            /** @description The posted row */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupMessage"];
+                };
+            };
+            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such guild in the caller's organisation (guild.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (request.unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid body fields; a tagged id that is not an agent of the guild (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamGuildEvents: {
+        parameters: {
+            query?: {
+                /** @description Resume after this row seq (a client that loaded the rows first); the Last-Event-ID header wins over it */
+                after_seq?: number;
+            };
+            header?: {
+                /** @description Resume after this row seq; wins over ?after_seq= */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description The guild's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such guild in the caller's organisation (guild.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid query parameters (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stream.too_many_subscribers: MAX_GUILD_SUBSCRIBERS streams are open on the guild; or the request budget is spent (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3053,6 +3635,506 @@ export interface operations {
             };
             /** @description Invalid query parameters (validation.failed; each named in details.fields) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The image
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The stored attachment */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Attachment"];
+                };
+            };
+            /** @description The body is not valid multipart/form-data (request.invalid_multipart) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The file is larger than 10 MiB (request.too_large; details.limit_bytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not multipart/form-data (request.unsupported_media_type), or not a png, jpeg, gif or webp image (attachment.unsupported_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No file field, an empty file (validation.failed), or bytes that are not the declared image type (attachment.type_mismatch) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No attachment store is configured (attachments.unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The attachment's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image's bytes, with its stored type */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/webp": string;
+                    "image/gif": string;
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such attachment in the caller's organisation (attachment.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query: {
+                scope: "agent" | "guild" | "org";
+                /** @description The agent's or guild's id (required for those scopes) */
+                id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counters */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such agent or guild in the caller's organisation (agent.not_found, guild.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid query parameters; no id for scope agent or guild, or another organisation's id (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrganisation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organisation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organisation"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateOrganisation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrganisationPatch"];
+            };
+        };
+        responses: {
+            /** @description The changed organisation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organisation"];
+                };
+            };
+            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (request.unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid body fields (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTokens: {
+        parameters: {
+            query?: {
+                /** @description Default 50 */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tokens */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenPage"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid query parameters (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenCreate"];
+            };
+        };
+        responses: {
+            /** @description The token with its secret */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenCreated"];
+                };
+            };
+            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (request.unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid body fields; an expiry in the past, beyond ten years or later than the expiry of the token creating it (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked (also when it already was) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such token in the caller's organisation (token.not_found) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -20,3 +20,13 @@ export type PromptReplay = Schemas["PromptReplay"];
 export type Schedule = Schemas["Schedule"];
 export type ScheduleCreate = Schemas["ScheduleCreate"];
 export type WakeWindow = Schemas["WakeWindow"];
+export type Usage = Schemas["Usage"];
+export type Counters = Schemas["UsageCounters"];
+export type Organisation = Schemas["Organisation"];
+export type ChatPage = Schemas["GroupMessagePage"];
+/** A public row of the guild's chat (GET chat, SSE `message`). */
+export type GroupMessage = Schemas["GroupMessage"];
+/** An API token as listed: never its secret. */
+export type ApiToken = Schemas["Token"];
+/** The create answer: the token and, this once, its secret. */
+export type CreatedToken = Schemas["TokenCreated"];
