@@ -14,11 +14,6 @@ import { ROOT } from "../stack/wrangler";
 
 const API_SCHEMA_FILE = join(ROOT, "web/src/lib/api-schema.d.ts");
 
-/** The document `GET /api/openapi.json` answers, as the Worker builds it. */
-async function servedDocument(): Promise<OpenAPI3> {
-  return JSON.parse(await apiDocumentText()) as OpenAPI3;
-}
-
 /** The generated file's text for a document. */
 async function clientTypes(document: OpenAPI3): Promise<string> {
   // A default makes a field optional to send: the request bodies' defaults must not turn
@@ -27,7 +22,7 @@ async function clientTypes(document: OpenAPI3): Promise<string> {
 }
 
 async function main(check: boolean): Promise<number> {
-  const text = await clientTypes(await servedDocument());
+  const text = await clientTypes(JSON.parse(await apiDocumentText()) as OpenAPI3);
   let committed = "";
   try {
     committed = readFileSync(API_SCHEMA_FILE, "utf8");
