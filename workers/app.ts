@@ -7,6 +7,7 @@ import type { AppEnv } from "./context";
 import { ApiError, errorResponse } from "./errors";
 import { authenticate, database } from "./middleware";
 import { openApiDocument } from "./openapi";
+import { operation } from "./contract";
 import { describeError, logEvent } from "../core/output/log";
 import { platformRedactor } from "../core/output/redaction";
 import { runRoutes } from "./api/run-messages";
@@ -27,7 +28,10 @@ export const app = new Hono<AppEnv>();
 app.use(securityHeaders);
 app.route("/api/health", healthRoutes);
 let document: Promise<Record<string, unknown>> | undefined;
-app.get("/api/openapi.json", async (c) => {
+app.get("/api/openapi.json", operation({
+  operationId: "getOpenApiDocument", summary: "This document (OpenAPI 3.1)", tag: "Platform", public: true,
+  responses: { 200: { description: "The API document", content: { "application/json": { schema: { type: "object" } } } } },
+}), async (c) => {
   // Generated once per isolate, on the first request for it.
   document ??= openApiDocument(app as never, API_VERSION).catch((error: unknown) => {
     document = undefined;

@@ -14,7 +14,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { describeRoute, resolver, uniqueSymbol, validator } from "hono-openapi";
 import type { OpenAPIV3_1 } from "openapi-types";
 import * as z from "zod";
-import { fieldIssues } from "../core/validation/issues";
+import { ErrorBody, fieldIssues } from "../core/validation/issues";
 import { readJson } from "./body";
 import { notFound, validationFailed } from "./errors";
 
@@ -35,7 +35,7 @@ type Tag = keyof typeof TAGS;
 type Responses = Record<number, OpenAPIV3_1.ResponseObject | ReturnType<typeof ok>>;
 
 /** JSON content written by the API: the schema's output side (defaults are filled in). */
-export const jsonContent = (schema: z.ZodType) => ({ "application/json": { schema: resolver(schema, { options: { io: "output" } }) } });
+const jsonContent = (schema: z.ZodType) => ({ "application/json": { schema: resolver(schema, { options: { io: "output" } }) } });
 
 /** A success response, with its JSON body's schema when it has one. */
 export const ok = (description: string, schema?: z.ZodType) => (schema ? { description, content: jsonContent(schema) } : { description });
@@ -44,6 +44,24 @@ const ERROR_REF = { $ref: "#/components/schemas/Error" };
 
 /** An error response with the shared Error body. */
 export const failure = (description: string): OpenAPIV3_1.ResponseObject => ({ description, content: { "application/json": { schema: ERROR_REF } } });
+
+/**
+ * Error responses many operations share, as named responses of the document; the first
+ * one names the Error schema itself (from core/validation/issues.ts), the others refer to it.
+ */
+export const SHARED_RESPONSES = {
+  Unauthorized: {
+    description: "Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired)",
+    content: { "application/json": { schema: resolver(ErrorBody, { options: { io: "output" } }) } },
+  },
+  RateLimited: failure("The caller's or the organisation's request budget is spent (rate_limited; details.retry_after_s); retry after Retry-After seconds"),
+  InvalidJson: failure("The body is not valid JSON or not UTF-8 (request.invalid_json)"),
+  TooLarge: failure("The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes)"),
+  UnsupportedMediaType: failure("The body is not application/json (request.unsupported_media_type)"),
+  DatabaseUnavailable: failure("The database cannot be reached right now (database.unavailable); try again shortly"),
+};
+
+const shared = (name: keyof typeof SHARED_RESPONSES) => ({ $ref: `#/components/responses/${name}` });
 
 interface Operation {
   /** camelCase verb and noun, unique in the document, e.g. listGuilds. */
@@ -81,9 +99,9 @@ interface Operation {
 export function operation(op: Operation): MiddlewareHandler {
   const responses: Record<string, unknown> = { ...op.responses };
   if (op.body) {
-    responses[400] = failure("The body is not valid JSON or not UTF-8 (request.invalid_json)");
-    responses[413] = failure("The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes)");
-    responses[415] = failure("The body is not application/json (request.unsupported_media_type)");
+    responses[400] = shared("InvalidJson");
+    responses[413] = shared("TooLarge");
+    responses[415] = shared("UnsupportedMediaType");
   }
   if (op.body || op.query || op.invalid) {
     const what = [op.body && "body fields", op.query && "query parameters", op.invalid].filter(Boolean).join("; ");
@@ -92,10 +110,10 @@ export function operation(op: Operation): MiddlewareHandler {
   if (op.notFound) responses[404] = failure(`No such ${op.notFound} in the caller's organisation (${op.notFound}.not_found)`);
   if (op.conflict) responses[409] = failure(op.conflict);
   if (!op.public) {
-    responses[401] = failure("Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired)");
-    responses[429] = failure("The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds");
+    responses[401] = shared("Unauthorized");
+    responses[429] = shared("RateLimited");
   }
-  if (op.objects) responses[503] = failure("The database cannot be reached right now (database.unavailable); try again shortly");
+  if (op.objects) responses[503] = shared("DatabaseUnavailable");
   Object.assign(responses, op.errors);
   return describeRoute({
     operationId: op.operationId,

@@ -1,7 +1,6 @@
 import type { Hono } from "hono";
-import { generateSpecs, resolver } from "hono-openapi";
-import { ErrorBody } from "../core/validation/issues";
-import { TAGS } from "./contract";
+import { generateSpecs } from "hono-openapi";
+import { SHARED_RESPONSES, TAGS } from "./contract";
 
 /**
  * The OpenAPI 3.1 document, generated from the routes' own declarations (describeRoute
@@ -14,6 +13,8 @@ import { TAGS } from "./contract";
 export async function openApiDocument(app: Hono<never>, version: string): Promise<Record<string, unknown>> {
   const doc = await generateSpecs(app, {
     defaultValidationErrorResponse: false,
+    // openapi.json is a route of its own, not a static file.
+    excludeStaticFile: false,
     documentation: {
       info: {
         title: "Guilds platform API",
@@ -25,12 +26,10 @@ export async function openApiDocument(app: Hono<never>, version: string): Promis
       tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
       components: {
         securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API token (gld_…)" } },
-        // Named once here so every error response can refer to it.
-        responses: { Error: { description: "An error", content: { "application/json": { schema: resolver(ErrorBody, { options: { io: "output" } }) } } } },
+        responses: SHARED_RESPONSES,
       },
     },
   });
-  delete doc.components.responses;
   return tidy(doc) as Record<string, unknown>;
 }
 

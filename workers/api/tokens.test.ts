@@ -136,13 +136,14 @@ describe("HARDEN-5: API tokens", () => {
 
   it("HARDEN-5: the OpenAPI document describes the token routes, their body and the rate limit", async () => {
     const doc = (await call("GET", "/api/openapi.json")).json;
+    const named = (schema: { $ref: string }) => doc.components.schemas[schema.$ref.replace("#/components/schemas/", "")];
     expect(Object.keys(doc.paths["/api/tokens"]).sort()).toEqual(["get", "post"]);
     expect(doc.paths["/api/tokens/{id}"].delete.responses["204"]).toBeDefined();
-    const body = doc.paths["/api/tokens"].post.requestBody.content["application/json"].schema;
+    const body = named(doc.paths["/api/tokens"].post.requestBody.content["application/json"].schema);
     expect(Object.keys(body.properties).sort()).toEqual(["expires_at", "expires_in_days", "name"]);
-    const created = doc.paths["/api/tokens"].post.responses["201"].content["application/json"].schema;
+    const created = named(doc.paths["/api/tokens"].post.responses["201"].content["application/json"].schema);
     expect(created.required).toContain("token");
-    const listed = doc.paths["/api/tokens"].get.responses["200"].content["application/json"].schema.properties.data.items;
+    const listed = named(named(doc.paths["/api/tokens"].get.responses["200"].content["application/json"].schema).properties.data.items);
     expect(Object.keys(listed.properties)).not.toContain("token");
     expect(doc.paths["/api/tokens"].get.responses["429"]).toBeDefined();
     expect(doc.paths["/api/health"].get.responses["429"]).toBeUndefined();
