@@ -87,9 +87,10 @@ beforeAll(async () => {
 });
 
 describe("API contract: every documented operation through the typed client", () => {
-  it("ISSUE-11 contract: health and token refusal", async () => {
+  it("ISSUE-11 contract: health, the document itself, and token refusal", async () => {
     const health = await expectAnswer(api.GET("/api/health"), 200);
     expect(health.database.reachable).toBe(true);
+    expect(await expectAnswer(api.GET("/api/openapi.json"), 200)).toEqual(document);
     await expectAnswer(api.GET("/api/guilds", { headers: { authorization: "Bearer gld_not-a-token" } }), 401);
   });
 

@@ -12,12 +12,17 @@ import type { Middleware } from "openapi-fetch";
 /** The parts of an OpenAPI 3.1 document these checks read. */
 export interface OpenApiDocument {
   paths: Record<string, Record<string, OperationDoc>>;
-  components?: Record<string, unknown>;
+  components?: { responses?: Record<string, ResponseDoc> };
+}
+
+interface ResponseDoc {
+  $ref?: string;
+  content?: Record<string, { schema?: unknown }>;
 }
 
 interface OperationDoc {
   operationId?: string;
-  responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+  responses?: Record<string, ResponseDoc>;
 }
 
 /** One answer as the document judges it. */
@@ -82,7 +87,11 @@ export function answerChecker(document: OpenApiDocument) {
         answer.problems.push(`status ${status} is not documented (documented: ${Object.keys(responses).join(", ")}): ${await response.clone().text()}`);
         return response;
       }
-      const content = responses[key]!.content;
+      // A named response (`$ref: "#/components/responses/Unauthorized"`) is read where it lives.
+      const ref = responses[key]!.$ref;
+      const where = ref ? ref.replace(/^#\//, "").split("/").map((p) => p.replaceAll("~1", "/").replaceAll("~0", "~")) : ["paths", schemaPath, method, "responses", key];
+      const documented = ref ? (document.components?.responses?.[where.at(-1)!] ?? {}) : responses[key]!;
+      const content = documented.content;
       const type = response.headers.get("content-type")?.split(";")[0]?.trim() ?? "";
       if (!content) return response;
       const documentedType = [type, `${type.split("/")[0]}/*`, "*/*"].find((t) => t in content);
@@ -91,7 +100,7 @@ export function answerChecker(document: OpenApiDocument) {
         return response;
       }
       if (type === "application/json" && content[type]!.schema !== undefined) {
-        const validate = validator(pointer("paths", schemaPath, method, "responses", key, "content", type, "schema"));
+        const validate = validator(pointer(...where, "content", type, "schema"));
         const body: unknown = await response.clone().json();
         if (!validate(body)) {
           answer.problems.push(`body does not match the documented schema: ${ajv.errorsText(validate.errors, { separator: "; " })}: ${JSON.stringify(body).slice(0, 600)}`);

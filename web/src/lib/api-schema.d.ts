@@ -21,6 +21,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This document (OpenAPI 3.1) */
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/guilds": {
         parameters: {
             query?: never;
@@ -1093,7 +1110,62 @@ export interface components {
             revoked_at: string | null;
         };
     };
-    responses: never;
+    responses: {
+        /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
+        Unauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The caller's or the organisation's request budget is spent (rate_limited; details.retry_after_s); retry after Retry-After seconds */
+        RateLimited: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
+        InvalidJson: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
+        TooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The body is not application/json (request.unsupported_media_type) */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The database cannot be reached right now (database.unavailable); try again shortly */
+        DatabaseUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -1130,6 +1202,26 @@ export interface operations {
             };
         };
     };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The API document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
     listGuilds: {
         parameters: {
             query?: {
@@ -1153,15 +1245,7 @@ export interface operations {
                     "application/json": components["schemas"]["GuildPage"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description Invalid query parameters (validation.failed; each named in details.fields) */
             422: {
                 headers: {
@@ -1171,15 +1255,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     createGuild: {
@@ -1204,42 +1280,10 @@ export interface operations {
                     "application/json": components["schemas"]["Guild"];
                 };
             };
-            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json (request.unsupported_media_type) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid body fields (validation.failed; each named in details.fields) */
             422: {
                 headers: {
@@ -1249,15 +1293,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     getGuild: {
@@ -1281,15 +1317,7 @@ export interface operations {
                     "application/json": components["schemas"]["Guild"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such guild in the caller's organisation (guild.not_found) */
             404: {
                 headers: {
@@ -1299,15 +1327,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     deleteGuild: {
@@ -1329,15 +1349,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such guild in the caller's organisation (guild.not_found) */
             404: {
                 headers: {
@@ -1356,24 +1368,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     updateGuild: {
@@ -1401,24 +1397,8 @@ export interface operations {
                     "application/json": components["schemas"]["Guild"];
                 };
             };
-            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
             /** @description No such guild in the caller's organisation (guild.not_found) */
             404: {
                 headers: {
@@ -1428,24 +1408,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json (request.unsupported_media_type) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid body fields (validation.failed; each named in details.fields) */
             422: {
                 headers: {
@@ -1455,15 +1419,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     createAgent: {
@@ -1491,24 +1447,8 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
             /** @description No such guild in the caller's organisation (guild.not_found) */
             404: {
                 headers: {
@@ -1518,24 +1458,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json (request.unsupported_media_type) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid body fields; a model_base_url the platform will not call (validation.failed; each named in details.fields) */
             422: {
                 headers: {
@@ -1545,15 +1469,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     listGuildChat: {
@@ -1584,15 +1500,7 @@ export interface operations {
                     "application/json": components["schemas"]["GroupMessagePage"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such guild in the caller's organisation (guild.not_found) */
             404: {
                 headers: {
@@ -1611,15 +1519,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     postGuildChat: {
@@ -1647,24 +1547,8 @@ export interface operations {
                     "application/json": components["schemas"]["GroupMessage"];
                 };
             };
-            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
             /** @description No such guild in the caller's organisation (guild.not_found) */
             404: {
                 headers: {
@@ -1674,24 +1558,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json (request.unsupported_media_type) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid body fields; a tagged id that is not an agent of the guild (validation.failed; each named in details.fields) */
             422: {
                 headers: {
@@ -1701,24 +1569,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     streamGuildEvents: {
@@ -1748,15 +1600,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such guild in the caller's organisation (guild.not_found) */
             404: {
                 headers: {
@@ -1784,15 +1628,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listAgents: {
@@ -1820,15 +1656,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentPage"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description Invalid query parameters (validation.failed; each named in details.fields) */
             422: {
                 headers: {
@@ -1838,15 +1666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     getAgent: {
@@ -1870,15 +1690,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such agent in the caller's organisation (agent.not_found) */
             404: {
                 headers: {
@@ -1888,15 +1700,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     deleteAgent: {
@@ -1918,15 +1722,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such agent in the caller's organisation (agent.not_found) */
             404: {
                 headers: {
@@ -1945,24 +1741,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     updateAgent: {
@@ -1990,24 +1770,8 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
             /** @description No such agent in the caller's organisation (agent.not_found) */
             404: {
                 headers: {
@@ -2017,24 +1781,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json (request.unsupported_media_type) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid body fields; a model_base_url the platform will not call (validation.failed; each named in details.fields) */
             422: {
                 headers: {
@@ -2044,15 +1792,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     getAgentStatus: {
@@ -2076,15 +1816,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentStatus"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such agent in the caller's organisation (agent.not_found) */
             404: {
                 headers: {
@@ -2094,15 +1826,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     getAgentMemory: {
@@ -2126,15 +1850,7 @@ export interface operations {
                     "application/json": components["schemas"]["Memory"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such agent in the caller's organisation (agent.not_found) */
             404: {
                 headers: {
@@ -2144,15 +1860,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     replaceAgentMemory: {
@@ -2180,24 +1888,8 @@ export interface operations {
                     "application/json": components["schemas"]["Memory"];
                 };
             };
-            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
             /** @description No such agent in the caller's organisation (agent.not_found) */
             404: {
                 headers: {
@@ -2207,24 +1899,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json (request.unsupported_media_type) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid body fields (validation.failed; each named in details.fields) */
             422: {
                 headers: {
@@ -2234,15 +1910,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     listAgentRuns: {
@@ -2276,15 +1944,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunPage"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such agent in the caller's organisation (agent.not_found) */
             404: {
                 headers: {
@@ -2303,15 +1963,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     createAgentRun: {
@@ -2339,24 +1991,8 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
-            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
             /** @description No such agent in the caller's organisation (agent.not_found) */
             404: {
                 headers: {
@@ -2375,24 +2011,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json (request.unsupported_media_type) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid body fields; an attachment id that is not the organisation's (validation.failed; each named in details.fields) */
             422: {
                 headers: {
@@ -2402,24 +2022,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listAgentSchedules: {
@@ -2443,15 +2047,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScheduleList"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such agent in the caller's organisation (agent.not_found) */
             404: {
                 headers: {
@@ -2461,15 +2057,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     createAgentSchedule: {
@@ -2497,24 +2085,8 @@ export interface operations {
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
-            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
             /** @description No such agent in the caller's organisation (agent.not_found) */
             404: {
                 headers: {
@@ -2533,24 +2105,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json (request.unsupported_media_type) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid body fields (validation.failed; each named in details.fields) */
             422: {
                 headers: {
@@ -2560,24 +2116,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getRun: {
@@ -2601,15 +2141,7 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such run in the caller's organisation (run.not_found) */
             404: {
                 headers: {
@@ -2619,24 +2151,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listRunMessages: {
@@ -2665,15 +2181,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageList"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such run in the caller's organisation (run.not_found) */
             404: {
                 headers: {
@@ -2692,15 +2200,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     postRunMessage: {
@@ -2728,24 +2228,8 @@ export interface operations {
                     "application/json": components["schemas"]["MessageAccepted"];
                 };
             };
-            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
             /** @description No such run in the caller's organisation (run.not_found) */
             404: {
                 headers: {
@@ -2764,24 +2248,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json (request.unsupported_media_type) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid body fields; an attachment id that is not the organisation's (validation.failed; each named in details.fields) */
             422: {
                 headers: {
@@ -2791,24 +2259,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     cancelRun: {
@@ -2832,15 +2284,7 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such run in the caller's organisation (run.not_found) */
             404: {
                 headers: {
@@ -2859,24 +2303,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     resumeRun: {
@@ -2900,15 +2328,7 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such run in the caller's organisation (run.not_found) */
             404: {
                 headers: {
@@ -2927,24 +2347,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     archiveRun: {
@@ -2968,15 +2372,7 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such run in the caller's organisation (run.not_found) */
             404: {
                 headers: {
@@ -2995,24 +2391,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     unarchiveRun: {
@@ -3036,15 +2416,7 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such run in the caller's organisation (run.not_found) */
             404: {
                 headers: {
@@ -3054,24 +2426,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     streamRunEvents: {
@@ -3101,15 +2457,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such run in the caller's organisation (run.not_found) */
             404: {
                 headers: {
@@ -3137,15 +2485,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getRunPrompt: {
@@ -3171,15 +2511,7 @@ export interface operations {
                     "application/json": components["schemas"]["PromptReplay"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such run in the caller's organisation (run.not_found), or no assistant row at seq (message.not_found) */
             404: {
                 headers: {
@@ -3189,15 +2521,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     getSchedule: {
@@ -3221,15 +2545,7 @@ export interface operations {
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such schedule in the caller's organisation (schedule.not_found) */
             404: {
                 headers: {
@@ -3239,15 +2555,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     deleteSchedule: {
@@ -3269,15 +2577,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such schedule in the caller's organisation (schedule.not_found) */
             404: {
                 headers: {
@@ -3287,24 +2587,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     updateSchedule: {
@@ -3332,24 +2616,8 @@ export interface operations {
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
-            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
             /** @description No such schedule in the caller's organisation (schedule.not_found) */
             404: {
                 headers: {
@@ -3359,24 +2627,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json (request.unsupported_media_type) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid body fields (validation.failed; each named in details.fields) */
             422: {
                 headers: {
@@ -3386,24 +2638,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     pauseSchedule: {
@@ -3427,15 +2663,7 @@ export interface operations {
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such schedule in the caller's organisation (schedule.not_found) */
             404: {
                 headers: {
@@ -3445,24 +2673,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     resumeSchedule: {
@@ -3486,15 +2698,7 @@ export interface operations {
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such schedule in the caller's organisation (schedule.not_found) */
             404: {
                 headers: {
@@ -3504,24 +2708,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database cannot be reached right now (database.unavailable); try again shortly */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listScheduleRuns: {
@@ -3553,15 +2741,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunPage"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such schedule in the caller's organisation (schedule.not_found) */
             404: {
                 headers: {
@@ -3580,15 +2760,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     previewSchedule: {
@@ -3615,15 +2787,7 @@ export interface operations {
                     "application/json": components["schemas"]["SchedulePreview"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such schedule in the caller's organisation (schedule.not_found) */
             404: {
                 headers: {
@@ -3642,15 +2806,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     uploadAttachment: {
@@ -3690,15 +2846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description The file is larger than 10 MiB (request.too_large; details.limit_bytes) */
             413: {
                 headers: {
@@ -3726,15 +2874,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
             /** @description No attachment store is configured (attachments.unavailable) */
             503: {
                 headers: {
@@ -3770,15 +2910,7 @@ export interface operations {
                     "image/gif": string;
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such attachment in the caller's organisation (attachment.not_found) */
             404: {
                 headers: {
@@ -3788,15 +2920,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     getUsage: {
@@ -3821,15 +2945,7 @@ export interface operations {
                     "application/json": components["schemas"]["Usage"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such agent or guild in the caller's organisation (agent.not_found, guild.not_found) */
             404: {
                 headers: {
@@ -3848,15 +2964,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     getOrganisation: {
@@ -3877,24 +2985,8 @@ export interface operations {
                     "application/json": components["schemas"]["Organisation"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     updateOrganisation: {
@@ -3919,42 +3011,10 @@ export interface operations {
                     "application/json": components["schemas"]["Organisation"];
                 };
             };
-            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json (request.unsupported_media_type) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid body fields (validation.failed; each named in details.fields) */
             422: {
                 headers: {
@@ -3964,15 +3024,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     listTokens: {
@@ -3998,15 +3050,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenPage"];
                 };
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description Invalid query parameters (validation.failed; each named in details.fields) */
             422: {
                 headers: {
@@ -4016,15 +3060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     createToken: {
@@ -4049,42 +3085,10 @@ export interface operations {
                     "application/json": components["schemas"]["TokenCreated"];
                 };
             };
-            /** @description The body is not valid JSON or not UTF-8 (request.invalid_json) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json (request.unsupported_media_type) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid body fields; an expiry in the past, beyond ten years or later than the expiry of the token creating it (validation.failed; each named in details.fields) */
             422: {
                 headers: {
@@ -4094,15 +3098,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     revokeToken: {
@@ -4124,15 +3120,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description No such token in the caller's organisation (token.not_found) */
             404: {
                 headers: {
@@ -4142,15 +3130,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller's or the organisation's request budget is spent (rate_limited); retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
 }
