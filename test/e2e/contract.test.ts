@@ -156,7 +156,7 @@ describe("API contract: every documented operation through the typed client", ()
     const posted = await expectAnswer(api.POST("/api/guilds/{id}/chat", { params: { path: { id: guild.id } }, body: { content: "Hello @Contract agent", tagged: [agent.id] } }), 201);
     const chat = await expectAnswer(api.GET("/api/guilds/{id}/chat", { params: { path: { id: guild.id } } }), 200);
     expect(chat.data.map((m) => m.seq)).toContain(posted.seq);
-    const events = await expectAnswer(api.GET("/api/guilds/{id}/events", { params: { path: { id: guild.id } }, headers: { "last-event-id": String(posted.seq - 1) }, parseAs: "stream" }), 200);
+    const events = await expectAnswer(api.GET("/api/guilds/{id}/events", { params: { path: { id: guild.id }, query: { after_seq: posted.seq - 1 } }, parseAs: "stream" }), 200);
     const seen = await readEvents(events, (e) => e.some((x) => x.event === "message" && x.id === String(posted.seq)));
     expect(seen.some((e) => e.event === "message" && JSON.parse(e.data).seq === posted.seq)).toBe(true);
     // The post woke the agent into a group run, which completes after its generation.
