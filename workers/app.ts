@@ -33,7 +33,7 @@ app.get("/api/openapi.json", operation({
   responses: { 200: { description: "The API document", content: { "application/json": { schema: { type: "object" } } } } },
 }), async (c) => {
   // Generated once per isolate, on the first request for it.
-  document ??= openApiDocument(app as never, API_VERSION).catch((error: unknown) => {
+  document ??= openApiDocument(app, API_VERSION).catch((error: unknown) => {
     document = undefined;
     throw error;
   });

@@ -14,6 +14,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { describeRoute, resolver, uniqueSymbol, validator } from "hono-openapi";
 import type { OpenAPIV3_1 } from "openapi-types";
 import * as z from "zod";
+import { UUID_PATTERN } from "../core/validation/fields";
 import { ErrorBody, fieldIssues } from "../core/validation/issues";
 import { readJson } from "./body";
 import { notFound, validationFailed } from "./errors";
@@ -163,8 +164,8 @@ export function jsonBody<S extends z.ZodType>(schema: S) {
   return Object.assign(middleware, { [uniqueSymbol]: (validate as unknown as Record<symbol, unknown>)[uniqueSymbol] });
 }
 
-/** Path ids are uuids (any version); anything else cannot name a row. */
-const Id = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i).meta({ format: "uuid", pattern: undefined } as z.GlobalMeta);
+/** Path ids are uuids (any version, as isUuid takes them); anything else cannot name a row. */
+const Id = z.string().regex(UUID_PATTERN).meta({ format: "uuid", pattern: undefined } as z.GlobalMeta);
 
 /**
  * The `:id` of a path (plus any `extra` path parameters), validated: a malformed one is

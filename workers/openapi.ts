@@ -1,4 +1,4 @@
-import type { Hono } from "hono";
+import type { Env, Hono } from "hono";
 import { generateSpecs } from "hono-openapi";
 import { SHARED_RESPONSES, TAGS } from "./contract";
 
@@ -10,7 +10,7 @@ import { SHARED_RESPONSES, TAGS } from "./contract";
  *
  * @example const doc = await openApiDocument(app, "0.1.0");
  */
-export async function openApiDocument(app: Hono<never>, version: string): Promise<Record<string, unknown>> {
+export async function openApiDocument<E extends Env>(app: Hono<E>, version: string): Promise<Record<string, unknown>> {
   const doc = await generateSpecs(app, {
     defaultValidationErrorResponse: false,
     // openapi.json is a route of its own, not a static file.
