@@ -10,7 +10,14 @@ export const WakeWindowInput = z.strictObject({
   start: z.string(),
   end: z.string(),
   max_wakes: z.int().min(1).max(288),
-}).meta({ id: "WakeWindow", description: "Random wake-ups between start and end (HH:MM) each day in timezone, at most max_wakes a day" });
+});
+
+/**
+ * The window as routines show it, a named schema of the API document. The bodies keep
+ * WakeWindowInput unnamed: the schedule tools offer them to models, whose tool schemas
+ * must be self-contained (no $ref).
+ */
+export const WakeWindow = WakeWindowInput.meta({ id: "WakeWindow", description: "Random wake-ups between start and end (HH:MM) each day in timezone, at most max_wakes a day" });
 
 const triggerChecks = (body: { cron?: string | null; wake_window?: z.infer<typeof WakeWindowInput> | null }, ctx: z.RefinementCtx) => {
   if (body.cron) {
@@ -51,8 +58,10 @@ export const ScheduleCreate = z
       ctx.addIssue({ code: "custom", path: body.cron ? ["wake_window"] : ["cron"], message: "give exactly one trigger: cron or wake_window" });
     }
     triggerChecks(body, ctx);
-  })
-  .meta({ id: "ScheduleCreate" });
+  });
+
+/** ScheduleCreate as the API document names it (the schedule_create tool takes it unnamed). */
+export const ScheduleCreateBody = ScheduleCreate.meta({ id: "ScheduleCreate" });
 
 /**
  * A routine's changes: any subset of its fields, at least one; a new trigger replaces the
@@ -84,7 +93,7 @@ export const Schedule = z.object({
   instruction: z.string(),
   instruction_hash: z.string(),
   cron: z.string().nullable(),
-  wake_window: WakeWindowInput.nullable(),
+  wake_window: WakeWindow.nullable(),
   paused: z.boolean(),
   next_run_at: z.iso.datetime().nullable(),
   last_run_at: z.iso.datetime().nullable(),

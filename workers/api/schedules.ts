@@ -9,7 +9,7 @@ import { maxSchedulesPerAgent, ScheduleLimitReached } from "../../core/schedules
 import { previewPlan } from "../../core/schedules/plan";
 import { isUuid } from "../../core/validation/fields";
 import { RunPage, ScheduleRunListQuery } from "../../core/validation/run";
-import { PreviewQuery, Schedule, ScheduleCreate, ScheduleList, SchedulePatch, SchedulePreview } from "../../core/validation/schedule";
+import { PreviewQuery, Schedule, ScheduleCreateBody, ScheduleList, SchedulePatch, SchedulePreview } from "../../core/validation/schedule";
 import { agentObject } from "../../bindings/objects";
 import type { AppEnv } from "../context";
 import { jsonBody, ok, operation, pathId, query } from "../contract";
@@ -50,7 +50,7 @@ export const agentScheduleRoutes = new Hono<AppEnv>()
     operationId: "createAgentSchedule", summary: "Create a routine: a 5-field UTC cron or a random wake window", tag: "Schedules",
     responses: { 201: ok("The new routine", Schedule) }, notFound: "agent", body: true, objects: true,
     conflict: "schedule.limit_reached: the agent has MAX_SCHEDULES_PER_AGENT routines (details.limit)",
-  }), pathId("agent"), jsonBody(ScheduleCreate), async (c) => {
+  }), pathId("agent"), jsonBody(ScheduleCreateBody), async (c) => {
     const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
     const body = c.req.valid("json");
     const limit = maxSchedulesPerAgent(c.env.MAX_SCHEDULES_PER_AGENT);
