@@ -949,7 +949,12 @@ export interface components {
             description: string;
             instruction: string;
             cron?: string | null;
-            wake_window?: components["schemas"]["WakeWindow"] | null;
+            wake_window?: {
+                timezone: string;
+                start: string;
+                end: string;
+                max_wakes: number;
+            } | null;
             /** @default false */
             paused?: boolean;
         };
@@ -999,7 +1004,12 @@ export interface components {
             description?: string;
             instruction?: string;
             cron?: string | null;
-            wake_window?: components["schemas"]["WakeWindow"] | null;
+            wake_window?: {
+                timezone: string;
+                start: string;
+                end: string;
+                max_wakes: number;
+            } | null;
             paused?: boolean;
         };
         SchedulePreview: {
