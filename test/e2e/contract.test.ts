@@ -107,7 +107,7 @@ describe("API contract: every documented operation through the typed client", ()
 
   it("ISSUE-11 contract: agents and their memory", async () => {
     agent = await expectAnswer(api.POST("/api/guilds/{id}/agents", { params: { path: { id: guild.id } }, body: { name: "Contract agent", model, memory: true } }), 201);
-    const list = await expectAnswer(api.GET("/api/agents", { params: { query: { limit: 200 } } }), 200);
+    const list = await expectAnswer(api.GET("/api/agents", { params: { query: { guild_id: guild.id } } }), 200);
     expect(list.data.map((a) => a.id)).toContain(agent.id);
     await expectAnswer(api.GET("/api/agents/{id}", { params: { path: { id: agent.id } } }), 200);
     agent = await expectAnswer(api.PATCH("/api/agents/{id}", { params: { path: { id: agent.id } }, body: { description: "Contract" } }), 200);
