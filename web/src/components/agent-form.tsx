@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { agentBody, FLAGS, LABELS, NUMBERS, TEXT, valuesOf, type Flag, type NumberField, type TextField, type Values } from "../lib/agent-settings";
-import type { Agent } from "../lib/api";
+import type { Agent, AgentCreate } from "../lib/api";
 import { useSubmit } from "../lib/use-submit";
 import { Field, Toggle } from "./field";
 import { Notice } from "./notice";
@@ -10,7 +10,7 @@ import { Notice } from "./notice";
  * section with its run limits, and the capability flags. A 422 shows each message
  * beside the field it names.
  */
-export function AgentForm(props: { agent: Agent | null; submitLabel: string; onSubmit: (body: Record<string, unknown>) => Promise<void> }) {
+export function AgentForm(props: { agent: Agent | null; submitLabel: string; onSubmit: (body: AgentCreate) => Promise<void> }) {
   const [values, setValues] = useState<Values>(() => valuesOf(props.agent));
   const { errors, failure, setFailure, busy, run } = useSubmit();
   const [saved, setSaved] = useState(false);

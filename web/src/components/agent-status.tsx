@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { upcoming, STATUS_POLL_MS } from "../lib/agent-status";
-import { api, describe, type AgentStatus } from "../lib/api";
+import { api, describe, unwrap, type AgentStatus } from "../lib/api";
 import { when } from "../lib/format";
 import { utc } from "../lib/routines";
 import { Link } from "./link";
@@ -28,7 +28,7 @@ export function AgentStatusPanel(props: { agentId: string; onGenerationChange?: 
       if (asking) return;
       asking = true;
       try {
-        const next = await api<AgentStatus>("GET", `/api/agents/${props.agentId}/status`);
+        const next = await unwrap(api.GET("/api/agents/{id}/status", { params: { path: { id: props.agentId } } }));
         if (stopped) return;
         const run = next.generating ? (next.run_id ?? null) : null;
         if (lastRun.current !== undefined && lastRun.current !== run) onChange.current?.();

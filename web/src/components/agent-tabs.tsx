@@ -1,4 +1,4 @@
-import { api, type Agent, type Guild } from "../lib/api";
+import { api, unwrap, type Agent, type Guild } from "../lib/api";
 import { useLoad } from "../lib/use-load";
 import { Link } from "./link";
 
@@ -23,8 +23,8 @@ export function AgentTabs(props: { agentId: string; current: Tab }) {
 
 /** What every agent page loads: the agent, then its guild (for the crumbs and the routines switch). */
 export function useAgentPage(id: string) {
-  const agent = useLoad(() => api<Agent>("GET", `/api/agents/${id}`), [id]);
-  const guild = useLoad(async () => (agent.data ? api<Guild>("GET", `/api/guilds/${agent.data.guild_id}`) : null), [agent.data?.guild_id]);
+  const agent = useLoad(() => unwrap(api.GET("/api/agents/{id}", { params: { path: { id } } })), [id]);
+  const guild = useLoad(async () => (agent.data ? unwrap(api.GET("/api/guilds/{id}", { params: { path: { id: agent.data.guild_id } } })) : null), [agent.data?.guild_id]);
   return { agent, guild };
 }
 

@@ -1,7 +1,6 @@
 import { useRef, useState } from "preact/hooks";
-import { api, type Agent } from "../lib/api";
+import { api, unwrap, type Agent, type GroupMessage } from "../lib/api";
 import { COMPOSER_KEYS_HINT, sendsMessage } from "../lib/composer-keys";
-import type { GroupMessage } from "../lib/group-chat";
 import { insertMention } from "../lib/mentions";
 import { useSubmit } from "../lib/use-submit";
 import { Field } from "./field";
@@ -26,7 +25,7 @@ export function ChatComposer(props: { guildId: string; agents: Agent[]; onPosted
     sending.current = true;
     const sent = text;
     await run(async () => {
-      props.onPosted(await api<GroupMessage>("POST", `/api/guilds/${props.guildId}/chat`, { content: sent }));
+      props.onPosted(await unwrap(api.POST("/api/guilds/{id}/chat", { params: { path: { id: props.guildId } }, body: { content: sent } })));
       // What was typed while it was on its way stays.
       setText((t) => (t === sent ? "" : t));
     });

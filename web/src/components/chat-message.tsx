@@ -1,6 +1,5 @@
-import type { Agent } from "../lib/api";
+import type { Agent, GroupMessage } from "../lib/api";
 import { when } from "../lib/format";
-import type { GroupMessage } from "../lib/group-chat";
 import { Link } from "./link";
 import { Markdown } from "./markdown";
 

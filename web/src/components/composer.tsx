@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, ApiError, describe } from "../lib/api";
+import { api, ApiError, describe, unwrap } from "../lib/api";
 import { COMPOSER_KEYS_HINT, sendsMessage } from "../lib/composer-keys";
 import { Link } from "./link";
 import { Notice } from "./notice";
@@ -30,7 +30,7 @@ export function Composer(props: { runId: string; status: string; generating: boo
     inFlight.current = true;
     setSending(true);
     try {
-      await api("POST", `/api/runs/${props.runId}/messages`, { content: text });
+      await unwrap(api.POST("/api/runs/{id}/messages", { params: { path: { id: props.runId } }, body: { content: text } }));
       setText("");
       setProblem(null);
     } catch (e) {

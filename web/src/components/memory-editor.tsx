@@ -1,23 +1,16 @@
 import { useState } from "preact/hooks";
-import { api, ApiError, describe } from "../lib/api";
+import { api, ApiError, describe, unwrap } from "../lib/api";
 import { when } from "../lib/format";
 import { useLoad } from "../lib/use-load";
 import { Field } from "./field";
 import { Notice } from "./notice";
-
-interface Memory {
-  agent_id: string;
-  enabled: boolean;
-  content: string;
-  updated_at: string | null;
-}
 
 /**
  * The agent's Memory: the document its new runs open with (<memory>), which the agent
  * rewrites with memory_write. The operator reads and edits it here.
  */
 export function MemoryEditor(props: { agentId: string }) {
-  const memory = useLoad(() => api<Memory>("GET", `/api/agents/${props.agentId}/memory`), [props.agentId]);
+  const memory = useLoad(() => unwrap(api.GET("/api/agents/{id}/memory", { params: { path: { id: props.agentId } } })), [props.agentId]);
   const [draft, setDraft] = useState<string | null>(null);
   const [error, setError] = useState<string | undefined>();
   const [saved, setSaved] = useState(false);
@@ -32,7 +25,7 @@ export function MemoryEditor(props: { agentId: string }) {
     setError(undefined);
     setSaved(false);
     try {
-      memory.setData(await api<Memory>("PUT", `/api/agents/${props.agentId}/memory`, { content: text }));
+      memory.setData(await unwrap(api.PUT("/api/agents/{id}/memory", { params: { path: { id: props.agentId } }, body: { content: text } })));
       setDraft(null);
       setSaved(true);
     } catch (e) {

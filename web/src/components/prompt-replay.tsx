@@ -1,13 +1,6 @@
 import { useState } from "preact/hooks";
-import { api, describe } from "../lib/api";
+import { api, describe, unwrap, type PromptReplay as Replay } from "../lib/api";
 import { contentText } from "../lib/format";
-
-interface Replay {
-  model: string;
-  messages: Array<{ role: string; content?: unknown; tool_calls?: unknown }>;
-  hash: string;
-  matches: boolean;
-}
 
 /**
  * "Exact prompt" of an assistant row, loaded on demand from
@@ -19,7 +12,7 @@ export function PromptReplay(props: { runId: string; seq: number }) {
   const load = async (event: Event) => {
     if (!(event.currentTarget as HTMLDetailsElement).open || replay) return;
     try {
-      setReplay(await api<Replay>("GET", `/api/runs/${props.runId}/messages/${props.seq}/prompt`));
+      setReplay(await unwrap(api.GET("/api/runs/{id}/messages/{seq}/prompt", { params: { path: { id: props.runId, seq: props.seq } } })));
     } catch (e) {
       setError(describe(e));
     }
@@ -38,7 +31,7 @@ export function PromptReplay(props: { runId: string; seq: number }) {
           <ol class="prompt-messages">
             {replay.messages.map((m, i) => (
               <li key={i}>
-                <strong>{m.role}</strong>
+                <strong>{String(m.role)}</strong>
                 <pre>{contentText(m.content) || (m.tool_calls ? JSON.stringify(m.tool_calls, null, 2) : "")}</pre>
               </li>
             ))}

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { api, describe, type Page, type Run, type Schedule } from "../lib/api";
+import { api, describe, unwrap, type Run, type Schedule } from "../lib/api";
 import { usd, when } from "../lib/format";
 import { inZone, olderInstruction, shortHash, utc } from "../lib/routines";
 import { useLoad } from "../lib/use-load";
@@ -35,7 +35,7 @@ function Preview(props: { schedule: Schedule }) {
     setBusy(true);
     setError(null);
     try {
-      setWakeUps((await api<{ wake_ups: string[] }>("GET", `/api/schedules/${s.id}/preview?count=5`)).wake_ups);
+      setWakeUps((await unwrap(api.GET("/api/schedules/{id}/preview", { params: { path: { id: s.id }, query: { count: 5 } } }))).wake_ups);
     } catch (e) {
       setError(describe(e));
     } finally {
@@ -69,8 +69,9 @@ function RoutineRuns(props: { schedule: Schedule }) {
   const [more, setMore] = useState<Run[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
+  const runsPage = (cursor?: string) => unwrap(api.GET("/api/schedules/{id}/runs", { params: { path: { id: s.id }, query: { limit: 10, cursor } } }));
   const first = useLoad(async () => {
-    const page = await api<Page<Run>>("GET", `/api/schedules/${s.id}/runs?limit=10`);
+    const page = await runsPage();
     setMore([]);
     setCursor(page.next_cursor);
     return page.data;
@@ -79,7 +80,7 @@ function RoutineRuns(props: { schedule: Schedule }) {
   const loadMore = async () => {
     if (!cursor) return;
     try {
-      const page = await api<Page<Run>>("GET", `/api/schedules/${s.id}/runs?limit=10&cursor=${encodeURIComponent(cursor)}`);
+      const page = await runsPage(cursor);
       setMore((m) => [...m, ...page.data]);
       setCursor(page.next_cursor);
     } catch (e) {

@@ -1,5 +1,5 @@
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
-import { api, type Schedule } from "../lib/api";
+import { api, unwrap, type Schedule } from "../lib/api";
 import { useSubmit } from "../lib/use-submit";
 import { routineBody, routineValues, type RoutineValues, type Trigger } from "../lib/routines";
 import { Field } from "./field";
@@ -46,8 +46,8 @@ export function RoutineForm(props: { agentId: string; schedule: Schedule | null;
         return;
       }
       const saved = props.schedule
-        ? await api<Schedule>("PATCH", `/api/schedules/${props.schedule.id}`, body)
-        : await api<Schedule>("POST", `/api/agents/${props.agentId}/schedules`, body);
+        ? await unwrap(api.PATCH("/api/schedules/{id}", { params: { path: { id: props.schedule.id } }, body }))
+        : await unwrap(api.POST("/api/agents/{id}/schedules", { params: { path: { id: props.agentId } }, body }));
       props.onSaved(saved);
     });
   };

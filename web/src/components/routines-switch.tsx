@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { api, describe, type Guild } from "../lib/api";
+import { api, describe, unwrap, type Guild } from "../lib/api";
 import { Notice } from "./notice";
 
 /**
@@ -15,7 +15,7 @@ export function RoutinesSwitch(props: { guild: Guild; onSaved: (guild: Guild) =>
     setBusy(true);
     setMessage(null);
     try {
-      props.onSaved(await api<Guild>("PATCH", `/api/guilds/${props.guild.id}`, { routines_enabled: next }));
+      props.onSaved(await unwrap(api.PATCH("/api/guilds/{id}", { params: { path: { id: props.guild.id } }, body: { routines_enabled: next } })));
       setMessage({ kind: "success", text: next ? "Routines are on." : "Routines are off." });
     } catch (e) {
       setMessage({ kind: "error", text: `The switch was not changed: ${describe(e)}` });

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { api, describe, type Page, type Run } from "../lib/api";
+import { api, describe, unwrap, type Run, type RunKind } from "../lib/api";
 import { kindLabel, usd, when } from "../lib/format";
 import { filterQuery, RUN_KINDS, RUN_STATUSES, type HistoryFilter } from "../lib/history-filter";
 import { useLoad } from "../lib/use-load";
@@ -41,11 +41,19 @@ export function HistoryFilters(props: { filter: HistoryFilter; onChange: (filter
 
 /** The agent's runs, newest first, as the filter selects them (the API filters), 25 a page; loaded again when `refresh` changes. */
 export function RunHistory(props: { agentId: string; filter: HistoryFilter; refresh?: number }) {
-  const query = filterQuery(props.filter).replace(/^\?/, "&");
+  const query = filterQuery(props.filter);
   const [pages, setPages] = useState<Run[][]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
+  const { kind, status, q } = props.filter;
+  const runsPage = (cursor?: string) =>
+    unwrap(api.GET("/api/agents/{id}/runs", {
+      params: {
+        path: { id: props.agentId },
+        query: { limit: 25, cursor, kind: (kind || undefined) as RunKind | undefined, status: (status || undefined) as Run["status"] | undefined, q: q.trim() || undefined },
+      },
+    }));
   const first = useLoad(async () => {
-    const page = await api<Page<Run>>("GET", `/api/agents/${props.agentId}/runs?limit=25${query}`);
+    const page = await runsPage();
     setPages([page.data]);
     setCursor(page.next_cursor);
     return page;
@@ -55,7 +63,7 @@ export function RunHistory(props: { agentId: string; filter: HistoryFilter; refr
   const loadMore = async () => {
     if (!cursor) return;
     try {
-      const page = await api<Page<Run>>("GET", `/api/agents/${props.agentId}/runs?limit=25&cursor=${encodeURIComponent(cursor)}${query}`);
+      const page = await runsPage(cursor);
       setPages((p) => [...p, page.data]);
       setCursor(page.next_cursor);
     } catch (e) {

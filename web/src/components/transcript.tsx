@@ -1,6 +1,6 @@
 import type { ComponentChildren } from "preact";
 import type { Draft } from "../lib/live-run";
-import type { Row } from "../lib/sse";
+import type { Row } from "../lib/api-types";
 import { contentText, prettyArguments, tokens, usd, when } from "../lib/format";
 import { GROUP_WAKE_HEADING } from "../lib/group-wake";
 import { GroupWake } from "./group-wake";

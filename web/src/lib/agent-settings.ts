@@ -1,4 +1,4 @@
-import type { Agent } from "./api";
+import type { Agent, AgentCreate } from "./api";
 
 /** The agent settings form's fields, defaults and wire body; pure. */
 export const TEXT = ["name", "description", "instructions", "model", "model_base_url", "model_api_key_secret", "browser_language"] as const;
@@ -44,8 +44,11 @@ function wire(field: string, value: string | boolean): unknown {
   return value;
 }
 
-/** The body to send: every field on create (an empty model: the default), only the changed ones on edit. */
-export function agentBody(values: Values, initial: Agent | null): Record<string, unknown> {
+/**
+ * The body to send: every field on create (an empty model: the default), only the changed ones on edit.
+ * A number typed badly goes as typed, so that the API's 422 names the field: hence the cast.
+ */
+export function agentBody(values: Values, initial: Agent | null): AgentCreate {
   const before = initial ? valuesOf(initial) : null;
   const body: Record<string, unknown> = {};
   for (const key of Object.keys(values) as Array<keyof Values>) {
@@ -53,6 +56,6 @@ export function agentBody(values: Values, initial: Agent | null): Record<string,
     if (!before && key === "model" && values.model.trim() === "") continue;
     body[key] = wire(key, values[key]);
   }
-  return body;
+  return body as AgentCreate;
 }
 

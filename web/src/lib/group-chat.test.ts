@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { applyChatEvent, emptyChat, gapOf, nextGapPage, reading, settleRuns, withMessages, type ChatState, type GroupMessage } from "./group-chat";
+import type { GroupMessage } from "./api-types";
+import { applyChatEvent, emptyChat, gapOf, nextGapPage, reading, settleRuns, withMessages, type ChatState } from "./group-chat";
 
 const message = (seq: number, content = `m${seq}`): GroupMessage => ({
   seq, guild_id: "g1", author_kind: "operator", author_agent_id: null, author_name: "Operator", content, tagged: [], depth: 0, created_at: "2026-01-01T00:00:00Z",

@@ -1,3 +1,4 @@
+import type { ChatPage, GroupMessage } from "./api-types";
 import { mergeRows, type SseEvent } from "./sse";
 
 /**
@@ -5,19 +6,6 @@ import { mergeRows, type SseEvent } from "./sse";
  * messages merged by seq (history pages, posts and the live stream overlap, and each
  * seq shows once) and the latest delivery per agent (who is reading the chat now).
  */
-
-/** A public row of the guild's chat (GET /api/guilds/:id/chat, SSE `message`). */
-export interface GroupMessage {
-  seq: number;
-  guild_id: string;
-  author_kind: "operator" | "agent";
-  author_agent_id: string | null;
-  author_name: string;
-  content: string;
-  tagged: string[];
-  depth: number;
-  created_at: string;
-}
 
 /** SSE `delivery`: an agent started or finished reading the chat in a group run. */
 export interface Delivery {
@@ -109,7 +97,7 @@ export function gapOf(event: SseEvent): ChatGap | null {
  * `resumes_at_seq`; null once the gap is filled.
  * @example nextGapPage({ after_seq: 5, resumes_at_seq: 400 }, [200..399]) // 200
  */
-export function nextGapPage(gap: ChatGap, page: { data: GroupMessage[]; has_more: boolean }): number | null {
+export function nextGapPage(gap: ChatGap, page: ChatPage): number | null {
   const oldest = page.data[0]?.seq;
   return page.has_more && oldest !== undefined && oldest > gap.after_seq + 1 ? oldest : null;
 }

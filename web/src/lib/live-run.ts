@@ -1,4 +1,5 @@
-import { mergeRows, type Row, type SseEvent } from "./sse";
+import type { Row, RunError } from "./api-types";
+import { mergeRows, type SseEvent } from "./sse";
 
 /** Text streamed for a generation before its assistant row commits (UI-008). */
 export interface Draft {
@@ -7,28 +8,20 @@ export interface Draft {
   reasoning: string;
 }
 
-/** An error the run reported, from GET /api/runs/:id or an SSE `error` event. */
-export interface RunErrorInfo {
-  code: string;
-  message: string;
-  generation?: number | null;
-  at?: string;
-}
-
 /** What the run view shows of a run while it streams. */
 export interface LiveRun {
   rows: Row[];
   draft: Draft | null;
   generating: boolean;
   status: string | null;
-  errors: RunErrorInfo[];
+  errors: RunError[];
 }
 
 export const emptyLiveRun = (): LiveRun => ({ rows: [], draft: null, generating: false, status: null, errors: [] });
 
 /** The errors with each (code, generation, message) once, in order of arrival. */
-export function mergeErrors(held: RunErrorInfo[], incoming: RunErrorInfo[]): RunErrorInfo[] {
-  const key = (e: RunErrorInfo) => `${e.code}|${e.generation ?? ""}|${e.message}`;
+export function mergeErrors(held: RunError[], incoming: RunError[]): RunError[] {
+  const key = (e: RunError) => `${e.code}|${e.generation ?? ""}|${e.message}`;
   const seen = new Set(held.map(key));
   const added = incoming.filter((e) => !seen.has(key(e)) && seen.add(key(e)));
   return added.length ? [...held, ...added] : held;
@@ -74,7 +67,7 @@ export function applyEvent(state: LiveRun, event: SseEvent): LiveRun {
     }
     case "error": {
       if (typeof data.code !== "string") return state;
-      const error: RunErrorInfo = {
+      const error: RunError = {
         code: data.code,
         message: typeof data.message === "string" ? data.message : "",
         ...(typeof data.generation === "number" ? { generation: data.generation } : {}),

@@ -1,4 +1,4 @@
-import type { Schedule, WakeWindow } from "./api";
+import type { Schedule, ScheduleCreate, WakeWindow } from "./api";
 
 /** The Routine tab's form values, trigger text and time display; pure. */
 
@@ -50,10 +50,12 @@ function windowOf(v: RoutineValues): WakeWindow | Record<string, unknown> {
  * edit only what changed (a changed trigger replaces the other one, which is sent as null,
  * since the API replans a routine from now whenever it receives a trigger).
  *
+ * A max_wakes typed badly goes as typed, so that the API's 422 names the field: hence the casts.
+ *
  * @example routineBody({ ...values, trigger: "cron", cron: "0 8 * * *" }, null) // { description, instruction, cron: "0 8 * * *" }
  */
-export function routineBody(values: RoutineValues, initial: Schedule | null): Record<string, unknown> {
-  const trigger = values.trigger === "cron" ? { cron: values.cron.trim() } : { wake_window: windowOf(values) };
+export function routineBody(values: RoutineValues, initial: Schedule | null): ScheduleCreate {
+  const trigger = values.trigger === "cron" ? { cron: values.cron.trim() } : { wake_window: windowOf(values) as WakeWindow };
   if (!initial) return { description: values.description, instruction: values.instruction, ...trigger };
   const before = routineValues(initial);
   const body: Record<string, unknown> = {};
@@ -65,7 +67,7 @@ export function routineBody(values: RoutineValues, initial: Schedule | null): Re
     Object.assign(body, trigger);
     if (values.trigger !== before.trigger) body[values.trigger === "cron" ? "wake_window" : "cron"] = null;
   }
-  return body;
+  return body as ScheduleCreate;
 }
 
 /**

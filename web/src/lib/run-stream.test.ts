@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { applyChatEvent, emptyChat, reading, withMessages, type ChatState, type GroupMessage } from "./group-chat";
+import type { GroupMessage } from "./api-types";
+import { applyChatEvent, emptyChat, reading, withMessages, type ChatState } from "./group-chat";
 import { applyEvent, emptyLiveRun, withRows, type LiveRun } from "./live-run";
 import { openEventStream, openRunStream } from "./run-stream";
-import { lastSeq, type Row } from "./sse";
+import type { Row } from "./api-types";
+import { lastSeq } from "./sse";
 
 const row = (seq: number): Row => ({
   seq, generation: seq === 0 ? null : 1, role: seq === 0 ? "system" : "user", payload: {}, metadata: {}, cost_usd: null, created_at: "2026-01-01T00:00:00Z",

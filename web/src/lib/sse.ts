@@ -73,17 +73,6 @@ export class SseParser {
   }
 }
 
-/** A committed row as the API sends it (GET messages, SSE `message`). */
-export interface Row {
-  seq: number;
-  generation: number | null;
-  role: "system" | "user" | "assistant" | "tool";
-  payload: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  cost_usd: string | null;
-  created_at: string;
-}
-
 /**
  * The rows in seq order with each seq once: rows already held win (committed rows
  * never change), so a replayed or re-fetched row is dropped.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { expiryFields, isCurrentToken, tokenState, type ApiToken } from "./tokens";
+import type { ApiToken } from "./api-types";
+import { expiryFields, isCurrentToken, tokenState } from "./tokens";
 
 const token = (over: Partial<ApiToken> = {}): ApiToken => ({
   id: "t", name: "CI", prefix: "gld_abc123", created_at: "2026-01-01T00:00:00.000Z",

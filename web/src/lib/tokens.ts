@@ -1,18 +1,4 @@
-/** An API token as listed: never its secret. */
-export interface ApiToken {
-  id: string;
-  name: string;
-  prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  expires_at: string | null;
-  revoked_at: string | null;
-}
-
-/** The create answer: the token and, this once, its secret. */
-export interface CreatedToken extends ApiToken {
-  token: string;
-}
+import type { ApiToken } from "./api-types";
 
 /** Whether a token still opens the API. */
 export function tokenState(token: ApiToken, now: Date): "active" | "expired" | "revoked" {

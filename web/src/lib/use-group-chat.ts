@@ -1,14 +1,9 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, describe, streamRefused, type Run } from "./api";
+import { api, describe, streamRefused, unwrap, type GroupMessage } from "./api";
 import { getToken } from "./auth";
-import { applyChatEvent, emptyChat, gapOf, nextGapPage, reading, settleRuns, withMessages, type ChatGap, type ChatState, type GroupMessage } from "./group-chat";
+import { applyChatEvent, emptyChat, gapOf, nextGapPage, reading, settleRuns, withMessages, type ChatGap, type ChatState } from "./group-chat";
 import { openEventStream, type ConnectionState } from "./run-stream";
 import { lastSeq } from "./sse";
-
-interface ChatPage {
-  data: GroupMessage[];
-  has_more: boolean;
-}
 
 /**
  * A guild chat, held live: the latest 50 messages, then GET /api/guilds/:id/events from
@@ -29,33 +24,34 @@ export function useGroupChat(guildId: string) {
     chatRef.current = change(chatRef.current);
     setChat(chatRef.current);
   };
-  const base = `/api/guilds/${encodeURIComponent(guildId)}`;
   // The chat's seqs start at 1, and the API takes 0 (not -1) for "from the start".
   const heldSeq = () => Math.max(0, lastSeq(chatRef.current.messages));
+  const chatPage = (query: { after_seq?: number; before_seq?: number; limit: number }) =>
+    unwrap(api.GET("/api/guilds/{id}/chat", { params: { path: { id: guildId }, query } }));
 
   useEffect(() => {
     let stream: { close(): void } | null = null;
     let stopped = false;
     const catchUp = async () => {
       for (;;) {
-        const page = await api<ChatPage>("GET", `${base}/chat?after_seq=${heldSeq()}&limit=200`);
+        const page = await chatPage({ after_seq: heldSeq(), limit: 200 });
         update((s) => withMessages(s, page.data));
         if (!page.has_more || page.data.length === 0) break;
       }
-      const runs = await Promise.all(reading(chatRef.current).map((d) => api<Run>("GET", `/api/runs/${d.run_id}`).catch(() => null)));
+      const runs = await Promise.all(reading(chatRef.current).map((d) => unwrap(api.GET("/api/runs/{id}", { params: { path: { id: d.run_id } } })).catch(() => null)));
       update((s) => settleRuns(s, runs.flatMap((r) => (r && !r.generating ? [r.id] : []))));
     };
     const fillGap = async (gap: ChatGap) => {
       let before: number | null = gap.resumes_at_seq;
       while (before !== null && !stopped) {
-        const page: ChatPage = await api<ChatPage>("GET", `${base}/chat?before_seq=${before}&limit=200`);
+        const page = await chatPage({ before_seq: before, limit: 200 });
         update((s) => withMessages(s, page.data.filter((m) => m.seq > gap.after_seq)));
         before = nextGapPage(gap, page);
       }
     };
     (async () => {
       try {
-        const page = await api<ChatPage>("GET", `${base}/chat?limit=50`);
+        const page = await chatPage({ limit: 50 });
         update((s) => withMessages(s, page.data));
         setHasOlder(page.has_more);
         setLoaded(true);
@@ -65,7 +61,7 @@ export function useGroupChat(guildId: string) {
       }
       if (stopped) return;
       stream = openEventStream({
-        path: `${base}/events`,
+        path: `/api/guilds/${encodeURIComponent(guildId)}/events`,
         token: getToken() ?? "",
         lastSeq: heldSeq,
         onEvent: (event) => {
@@ -89,7 +85,7 @@ export function useGroupChat(guildId: string) {
   const loadOlder = async (beforeMerge: () => void) => {
     const first = chatRef.current.messages[0];
     if (!first) return;
-    const page = await api<ChatPage>("GET", `${base}/chat?before_seq=${first.seq}&limit=50`);
+    const page = await chatPage({ before_seq: first.seq, limit: 50 });
     beforeMerge();
     update((s) => withMessages(s, page.data));
     setHasOlder(page.has_more);

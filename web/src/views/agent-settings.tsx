@@ -3,7 +3,7 @@ import { AgentHeader, useAgentPage } from "../components/agent-tabs";
 import { ConfirmDelete } from "../components/confirm";
 import { MemoryEditor } from "../components/memory-editor";
 import { Notice } from "../components/notice";
-import { api, type Agent } from "../lib/api";
+import { api, unwrap } from "../lib/api";
 import { navigate } from "../lib/router";
 
 /** An agent's settings (a change reaches new runs only), and deleting the agent. */
@@ -23,7 +23,7 @@ export function AgentSettingsView(props: { id: string }) {
         agent={a}
         submitLabel="Save settings"
         onSubmit={async (body) => {
-          agent.setData(await api<Agent>("PATCH", `/api/agents/${a.id}`, body));
+          agent.setData(await unwrap(api.PATCH("/api/agents/{id}", { params: { path: { id: a.id } }, body })));
         }}
       />
       <MemoryEditor agentId={a.id} />
@@ -34,7 +34,7 @@ export function AgentSettingsView(props: { id: string }) {
           what={`agent ${a.name}`}
           label="Delete agent…"
           onConfirm={async () => {
-            await api("DELETE", `/api/agents/${a.id}`);
+            await unwrap(api.DELETE("/api/agents/{id}", { params: { path: { id: a.id } } }));
             navigate(`/guilds/${a.guild_id}`);
           }}
         />

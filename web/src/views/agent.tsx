@@ -4,7 +4,7 @@ import { AgentStatusPanel } from "../components/agent-status";
 import { Field } from "../components/field";
 import { Notice } from "../components/notice";
 import { HistoryFilters, RunHistory } from "../components/run-history";
-import { api, ApiError, describe, type Run, type Usage } from "../lib/api";
+import { api, ApiError, describe, unwrap } from "../lib/api";
 import { COMPOSER_KEYS_HINT, sendsMessage } from "../lib/composer-keys";
 import { tokens, usd } from "../lib/format";
 import { filterQuery, historyFilter, type HistoryFilter } from "../lib/history-filter";
@@ -14,7 +14,7 @@ import { useLoad } from "../lib/use-load";
 /** An agent: whether it generates and its next deadlines, a new chat, and its History of runs, filtered as the address says. */
 export function AgentView(props: { id: string }) {
   const { agent, guild } = useAgentPage(props.id);
-  const usage = useLoad(() => api<Usage>("GET", `/api/usage?scope=agent&id=${props.id}`), [props.id]);
+  const usage = useLoad(() => unwrap(api.GET("/api/usage", { params: { query: { scope: "agent", id: props.id } } })), [props.id]);
   const [filter, setFilter] = useState<HistoryFilter>(() => historyFilter(location.search));
   // Bumped when a generation starts or ends, so a run started elsewhere shows in History.
   const [generations, setGenerations] = useState(0);
@@ -57,7 +57,7 @@ function NewChat(props: { agentId: string }) {
     setError(null);
     try {
       const body = message.trim() ? { message } : {};
-      const run = await api<Run>("POST", `/api/agents/${props.agentId}/runs`, body);
+      const run = await unwrap(api.POST("/api/agents/{id}/runs", { params: { path: { id: props.agentId } }, body }));
       navigate(`/runs/${run.id}`);
     } catch (e) {
       if (e instanceof ApiError && e.code === "agent.busy") {

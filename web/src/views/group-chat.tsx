@@ -4,7 +4,7 @@ import { ChatMessage } from "../components/chat-message";
 import { ChatReaders } from "../components/chat-readers";
 import { GuildHeader } from "../components/guild-tabs";
 import { Notice } from "../components/notice";
-import { api, describe, type Agent, type Guild, type Page } from "../lib/api";
+import { api, describe, unwrap } from "../lib/api";
 import { lastSeq } from "../lib/sse";
 import { useGroupChat } from "../lib/use-group-chat";
 import { useLoad } from "../lib/use-load";
@@ -14,8 +14,8 @@ import { useLoad } from "../lib/use-load";
  * who is reading it now, and the operator's composer.
  */
 export function GroupChatView(props: { id: string }) {
-  const guild = useLoad(() => api<Guild>("GET", `/api/guilds/${props.id}`), [props.id]);
-  const agents = useLoad(() => api<Page<Agent>>("GET", `/api/agents?guild_id=${props.id}&limit=200`), [props.id]);
+  const guild = useLoad(() => unwrap(api.GET("/api/guilds/{id}", { params: { path: { id: props.id } } })), [props.id]);
+  const agents = useLoad(() => unwrap(api.GET("/api/agents", { params: { query: { guild_id: props.id, limit: 200 } } })), [props.id]);
   const { chat, loaded, hasOlder, failure, connection, loadOlder, add } = useGroupChat(props.id);
   const [older, setOlder] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
 

@@ -6,15 +6,15 @@ import { GuildHeader } from "../components/guild-tabs";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
 import { RoutinesSwitch } from "../components/routines-switch";
-import { api, ApiError, describe, type Agent, type Guild, type Page } from "../lib/api";
+import { api, ApiError, describe, unwrap, type Agent, type Guild } from "../lib/api";
 import { when } from "../lib/format";
 import { navigate } from "../lib/router";
 import { useLoad } from "../lib/use-load";
 
 /** One guild: its agents (list, create, delete) and its own settings; its group chat is the next tab. */
 export function GuildView(props: { id: string }) {
-  const guild = useLoad(() => api<Guild>("GET", `/api/guilds/${props.id}`), [props.id]);
-  const agents = useLoad(() => api<Page<Agent>>("GET", `/api/agents?guild_id=${props.id}&limit=200`), [props.id]);
+  const guild = useLoad(() => unwrap(api.GET("/api/guilds/{id}", { params: { path: { id: props.id } } })), [props.id]);
+  const agents = useLoad(() => unwrap(api.GET("/api/agents", { params: { query: { guild_id: props.id, limit: 200 } } })), [props.id]);
   const [creating, setCreating] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
 
@@ -24,7 +24,7 @@ export function GuildView(props: { id: string }) {
 
   const removeAgent = async (agent: Agent) => {
     try {
-      await api("DELETE", `/api/agents/${agent.id}`);
+      await unwrap(api.DELETE("/api/agents/{id}", { params: { path: { id: agent.id } } }));
       await agents.reload();
     } catch (e) {
       setFailure(`Could not delete ${agent.name}: ${describe(e)}`);
@@ -67,7 +67,7 @@ export function GuildView(props: { id: string }) {
             agent={null}
             submitLabel="Create agent"
             onSubmit={async (body) => {
-              const agent = await api<Agent>("POST", `/api/guilds/${g.id}/agents`, body);
+              const agent = await unwrap(api.POST("/api/guilds/{id}/agents", { params: { path: { id: g.id } }, body }));
               navigate(`/agents/${agent.id}`);
             }}
           />
@@ -93,7 +93,7 @@ function GuildSettings(props: { guild: Guild; onSaved: (guild: Guild) => void })
     setMessage(null);
     try {
       const body = { name, description, git_author_email: email.trim() === "" ? null : email };
-      props.onSaved(await api<Guild>("PATCH", `/api/guilds/${props.guild.id}`, body));
+      props.onSaved(await unwrap(api.PATCH("/api/guilds/{id}", { params: { path: { id: props.guild.id } }, body })));
       setMessage({ kind: "success", text: "Saved." });
     } catch (e) {
       if (e instanceof ApiError && e.code === "validation.failed") setErrors(e.fieldErrors());

@@ -3,7 +3,7 @@ import { ConfirmDelete } from "../components/confirm";
 import { Field } from "../components/field";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
-import { api, describe, type Guild, type Page } from "../lib/api";
+import { api, describe, unwrap, type Guild } from "../lib/api";
 import { useSubmit } from "../lib/use-submit";
 import { when } from "../lib/format";
 import { navigate } from "../lib/router";
@@ -11,12 +11,12 @@ import { useLoad } from "../lib/use-load";
 
 /** The organisation's guilds: list, create, delete. */
 export function GuildsView() {
-  const guilds = useLoad(() => api<Page<Guild>>("GET", "/api/guilds?limit=200"), []);
+  const guilds = useLoad(() => unwrap(api.GET("/api/guilds", { params: { query: { limit: 200 } } })), []);
   const [failure, setFailure] = useState<string | null>(null);
 
   const remove = async (guild: Guild) => {
     try {
-      await api("DELETE", `/api/guilds/${guild.id}`);
+      await unwrap(api.DELETE("/api/guilds/{id}", { params: { path: { id: guild.id } } }));
       await guilds.reload();
     } catch (e) {
       setFailure(`Could not delete ${guild.name}: ${describe(e)}`);
@@ -57,7 +57,7 @@ function CreateGuild(props: { onCreated: (guild: Guild) => void }) {
 
   const submit = (event: Event) => {
     event.preventDefault();
-    return run(async () => props.onCreated(await api<Guild>("POST", "/api/guilds", { name, description })));
+    return run(async () => props.onCreated(await unwrap(api.POST("/api/guilds", { body: { name, description } }))));
   };
 
   return (

@@ -6,7 +6,7 @@ import { Link } from "../components/link";
 import { Notice } from "../components/notice";
 import { RoutineDetails } from "../components/routine-details";
 import { RoutineForm } from "../components/routine-form";
-import { api, describe, type Schedule } from "../lib/api";
+import { api, describe, unwrap, type Schedule } from "../lib/api";
 import { when } from "../lib/format";
 import { triggerText, utc } from "../lib/routines";
 import { useLoad } from "../lib/use-load";
@@ -21,7 +21,7 @@ const linkedRoutine = () => (location.hash.startsWith("#routine-") ? decodeURICo
  */
 export function RoutinesView(props: { id: string }) {
   const { agent, guild } = useAgentPage(props.id);
-  const list = useLoad(async () => (await api<{ data: Schedule[] }>("GET", `/api/agents/${props.id}/schedules`)).data, [props.id]);
+  const list = useLoad(async () => (await unwrap(api.GET("/api/agents/{id}/schedules", { params: { path: { id: props.id } } }))).data, [props.id]);
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<string | null>(null);
   const [open, setOpen] = useState<string | null>(linkedRoutine);
@@ -44,13 +44,14 @@ export function RoutinesView(props: { id: string }) {
   const pauseOrResume = async (s: Schedule) => {
     setFailure(null);
     try {
-      replace(await api<Schedule>("POST", `/api/schedules/${s.id}/${s.paused ? "resume" : "pause"}`));
+      const path = { params: { path: { id: s.id } } };
+      replace(await unwrap(s.paused ? api.POST("/api/schedules/{id}/resume", path) : api.POST("/api/schedules/{id}/pause", path)));
     } catch (e) {
       setFailure(`Could not ${s.paused ? "resume" : "pause"} ${s.description}: ${describe(e)}`);
     }
   };
   const remove = async (s: Schedule) => {
-    await api("DELETE", `/api/schedules/${s.id}`);
+    await unwrap(api.DELETE("/api/schedules/{id}", { params: { path: { id: s.id } } }));
     list.setData((rows) => (rows ?? []).filter((r) => r.id !== s.id));
     newButton.current?.focus();
   };

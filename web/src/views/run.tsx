@@ -3,7 +3,7 @@ import { Composer } from "../components/composer";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
 import { Transcript } from "../components/transcript";
-import { api, ApiError, describe, loadRows, streamRefused, type Agent, type Guild, type Run } from "../lib/api";
+import { api, ApiError, describe, loadRows, streamRefused, unwrap, type Agent, type Guild, type Run } from "../lib/api";
 import { getToken } from "../lib/auth";
 import { kindLabel, usd } from "../lib/format";
 import { applyEvent, emptyLiveRun, mergeErrors, withRows, type LiveRun } from "../lib/live-run";
@@ -31,7 +31,7 @@ export function RunView(props: { id: string }) {
   };
 
   const refreshRun = async () => {
-    const next = await api<Run>("GET", `/api/runs/${props.id}`);
+    const next = await unwrap(api.GET("/api/runs/{id}", { params: { path: { id: props.id } } }));
     setRun(next);
     update((s) => ({ ...s, status: next.status, errors: mergeErrors(s.errors, next.errors) }));
     return next;
@@ -44,9 +44,9 @@ export function RunView(props: { id: string }) {
       try {
         const first = await refreshRun();
         update((s) => ({ ...s, generating: first.generating === true }));
-        void api<Agent>("GET", `/api/agents/${first.agent_id}`).then(async (a) => {
+        void unwrap(api.GET("/api/agents/{id}", { params: { path: { id: first.agent_id } } })).then(async (a) => {
           setAgent(a);
-          setGuild(await api<Guild>("GET", `/api/guilds/${a.guild_id}`));
+          setGuild(await unwrap(api.GET("/api/guilds/{id}", { params: { path: { id: a.guild_id } } })));
         }).catch(() => {});
         const rows = await loadRows(props.id);
         update((s) => withRows(s, rows));
@@ -95,7 +95,7 @@ export function RunView(props: { id: string }) {
   const cancel = async () => {
     setAction(null);
     try {
-      setRun(await api<Run>("POST", `/api/runs/${run.id}/cancel`));
+      setRun(await unwrap(api.POST("/api/runs/{id}/cancel", { params: { path: { id: run.id } } })));
       setAction({ kind: "success", text: "Generation cancelled." });
     } catch (e) {
       setAction({ kind: "error", text: `Could not cancel: ${describe(e)}` });
@@ -104,7 +104,7 @@ export function RunView(props: { id: string }) {
   const resume = async () => {
     setAction(null);
     try {
-      const next = await api<Run>("POST", `/api/runs/${run.id}/resume`);
+      const next = await unwrap(api.POST("/api/runs/{id}/resume", { params: { path: { id: run.id } } }));
       setRun(next);
       update((s) => ({ ...s, status: next.status }));
       setAction({ kind: "success", text: "Run resumed: it accepts messages again." });
@@ -118,7 +118,8 @@ export function RunView(props: { id: string }) {
   const archive = async (archived: boolean) => {
     setAction(null);
     try {
-      setRun(await api<Run>("POST", `/api/runs/${run.id}/${archived ? "archive" : "unarchive"}`));
+      const path = { params: { path: { id: run.id } } };
+      setRun(await unwrap(archived ? api.POST("/api/runs/{id}/archive", path) : api.POST("/api/runs/{id}/unarchive", path)));
       setAction({ kind: "success", text: archived ? "Run archived." : "Run taken out of the archive." });
     } catch (e) {
       setAction({ kind: "error", text: `Could not ${archived ? "archive" : "unarchive"}: ${describe(e)}` });

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { Notice } from "../components/notice";
-import { api, ApiError, describe, type Organisation } from "../lib/api";
+import { api, ApiError, describe, unwrap } from "../lib/api";
 import { setToken } from "../lib/auth";
 
 /** Sign-in with an operator token, checked against the API before it is kept. */
@@ -19,7 +19,7 @@ export function SignInView(props: { notice: string | null; onSignedIn: (token: s
     setBusy(true);
     setError(null);
     try {
-      await api<Organisation>("GET", "/api/organisation", undefined, token);
+      await unwrap(api.GET("/api/organisation", { headers: { authorization: `Bearer ${token}` } }));
       setToken(token);
       props.onSignedIn(token);
     } catch (e) {

@@ -2,10 +2,10 @@ import { useState } from "preact/hooks";
 import { ConfirmDelete } from "../components/confirm";
 import { Field } from "../components/field";
 import { Notice } from "../components/notice";
-import { api, describe, everyPage } from "../lib/api";
+import { api, describe, everyPage, unwrap, type ApiToken, type CreatedToken } from "../lib/api";
 import { getToken } from "../lib/auth";
 import { when } from "../lib/format";
-import { expiryFields, isCurrentToken, tokenState, type ApiToken, type CreatedToken, type ExpiryChoice } from "../lib/tokens";
+import { expiryFields, isCurrentToken, tokenState, type ExpiryChoice } from "../lib/tokens";
 import { useLoad } from "../lib/use-load";
 import { useSubmit } from "../lib/use-submit";
 
@@ -20,7 +20,7 @@ const LIFETIMES = [
 
 /** The organisation's API tokens: create one (its secret shown once), list them, revoke. */
 export function TokensView() {
-  const list = useLoad(() => everyPage<ApiToken>("/api/tokens"), []);
+  const list = useLoad(() => everyPage((cursor) => unwrap(api.GET("/api/tokens", { params: { query: { limit: 200, cursor } } }))), []);
   const [created, setCreated] = useState<CreatedToken | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const now = new Date();
@@ -28,7 +28,7 @@ export function TokensView() {
   const revoke = async (token: ApiToken) => {
     setFailure(null);
     try {
-      await api("DELETE", `/api/tokens/${token.id}`);
+      await unwrap(api.DELETE("/api/tokens/{id}", { params: { path: { id: token.id } } }));
       if (created?.id === token.id) setCreated(null);
       await list.reload();
     } catch (e) {
@@ -116,7 +116,7 @@ function CreateToken(props: { onCreated: (token: CreatedToken) => void }) {
     event.preventDefault();
     const choice: ExpiryChoice = lifetime === "never" ? { kind: "never" } : lifetime === "date" ? { kind: "date", date } : { kind: "days", days: Number(lifetime) };
     return run(async () => {
-      props.onCreated(await api<CreatedToken>("POST", "/api/tokens", { name, ...expiryFields(choice) }));
+      props.onCreated(await unwrap(api.POST("/api/tokens", { body: { name, ...expiryFields(choice) } })));
       setName("");
     });
   };

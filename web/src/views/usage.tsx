@@ -5,7 +5,7 @@ import { DailyChart } from "../components/daily-chart";
 import { Field } from "../components/field";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
-import { api, ApiError, describe, type Counters, type Organisation, type Usage, type UsageDaily, type UsageSummary } from "../lib/api";
+import { api, ApiError, describe, unwrap, type Counters, type Organisation } from "../lib/api";
 import { tokens, usd } from "../lib/format";
 import { PRESETS, presetOf, presetRange, type DayRange } from "../lib/usage-chart";
 import { useLoad } from "../lib/use-load";
@@ -13,15 +13,15 @@ import { useLoad } from "../lib/use-load";
 /** Rollup counters (UI-010) for this month and all time; the daily series, and usage by guild and agent, over a chosen range. */
 export function UsageView() {
   const org = useLoad(async () => {
-    const [usage, organisation] = await Promise.all([api<Usage>("GET", "/api/usage?scope=org"), api<Organisation>("GET", "/api/organisation")]);
+    const [usage, organisation] = await Promise.all([unwrap(api.GET("/api/usage", { params: { query: { scope: "org" } } })), unwrap(api.GET("/api/organisation"))]);
     return { usage, organisation };
   }, []);
   const [range, setRange] = useState<DayRange>(() => presetRange("month", new Date()));
   const [scope, setScope] = useState("org");
-  const summary = useLoad(() => api<UsageSummary>("GET", `/api/usage/summary?from=${range.from}&to=${range.to}`), [range.from, range.to]);
+  const summary = useLoad(() => unwrap(api.GET("/api/usage/summary", { params: { query: { from: range.from, to: range.to } } })), [range.from, range.to]);
   const daily = useLoad(() => {
-    const [kind, id] = scope.split(":");
-    return api<UsageDaily>("GET", `/api/usage/daily?scope=${kind}${id ? `&id=${id}` : ""}&from=${range.from}&to=${range.to}`);
+    const [kind, id] = scope.split(":") as ["org" | "guild" | "agent", string | undefined];
+    return unwrap(api.GET("/api/usage/daily", { params: { query: { scope: kind, id, from: range.from, to: range.to } } }));
   }, [range.from, range.to, scope]);
   const limit = org.data?.usage.month?.limit_usd ?? null;
   const guildNames = new Map(summary.data?.guilds.map((g) => [g.id, g.name]));
@@ -196,7 +196,7 @@ function SpendLimit(props: { organisation: Organisation; onSaved: () => void }) 
       return;
     }
     try {
-      await api("PATCH", "/api/organisation", { monthly_spend_limit_usd: limit });
+      await unwrap(api.PATCH("/api/organisation", { body: { monthly_spend_limit_usd: limit } }));
       setSaved(true);
       props.onSaved();
     } catch (e) {

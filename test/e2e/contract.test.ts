@@ -1,0 +1,240 @@
+import { randomUUID } from "node:crypto";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { createApiClient, type ApiClient } from "../../web/src/lib/api-client";
+import type { Agent, Guild, Run, Schedule } from "../../web/src/lib/api-types";
+import { SseParser, type SseEvent } from "../../web/src/lib/sse";
+import { answerChecker, operationsOf, type OpenApiDocument } from "./openapi-answers";
+
+/**
+ * The contract test: every operation of the served OpenAPI document, called through the
+ * console's typed client against the running stack, answers a documented success status
+ * with a body that validates against the documented schema; each family also answers a
+ * documented error (404 for an unknown id, 422 for a bad body). An operation the walk
+ * leaves out fails the last test, so a new route cannot go unchecked.
+ */
+
+let document: OpenApiDocument;
+let answers: ReturnType<typeof answerChecker>;
+let api: ApiClient;
+/** Operations that answered their documented success. */
+const succeeded = new Set<string>();
+
+/** The call's body after checking its status and its documented shape. */
+async function expectAnswer<T>(pending: Promise<{ data?: T; error?: unknown; response: Response }>, status: number): Promise<T> {
+  const { data, error, response } = await pending;
+  const answer = answers.of(response);
+  expect(answer, `${response.url} was not seen by the checker`).toBeDefined();
+  expect(answer!.problems, `${answer!.operation} answered ${response.status}`).toEqual([]);
+  expect(response.status, `${answer!.operation}: ${JSON.stringify(error)}`).toBe(status);
+  if (response.ok) succeeded.add(answer!.operation);
+  return data as T;
+}
+
+/** Reads a `parseAs: "stream"` event stream until `until` holds (or 15 s pass), then closes it. */
+async function readEvents(stream: ReadableStream<Uint8Array> | null | undefined, until: (events: SseEvent[]) => boolean): Promise<SseEvent[]> {
+  expect(stream).toBeTruthy();
+  const reader = stream!.pipeThrough(new TextDecoderStream()).getReader();
+  const parser = new SseParser();
+  const events: SseEvent[] = [];
+  // A quiet stream blocks the read: closing it ends the wait.
+  const timer = setTimeout(() => void reader.cancel(), 15_000);
+  try {
+    while (!until(events)) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      events.push(...parser.feed(value));
+    }
+  } finally {
+    clearTimeout(timer);
+    await reader.cancel();
+  }
+  return events;
+}
+
+/** Polls the agent's status (itself a documented operation) until it generates `generating`. */
+async function agentGenerating(agentId: string, generating: boolean): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const status = await expectAnswer(api.GET("/api/agents/{id}/status", { params: { path: { id: agentId } } }), 200);
+    if (status.generating === generating) return;
+    if (Date.now() > deadline) throw new Error(`agent ${agentId} still ${generating ? "idle" : "generating"} after 20 s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Queues mock-model replies for one model name (the mock's own control route, not the API). */
+async function script(model: string, replies: unknown[]): Promise<void> {
+  const res = await fetch(`${inject("mockModelUrl")}/__script`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model, replies }) });
+  expect(res.status).toBe(200);
+}
+
+// A 1x1 transparent PNG: the attachment route checks the image type by its bytes.
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
+
+const unknownId = randomUUID();
+const model = `mock-contract-${randomUUID().slice(0, 8)}`;
+let guild: Guild;
+let agent: Agent;
+let run: Run;
+let schedule: Schedule;
+
+beforeAll(async () => {
+  const res = await fetch(`${inject("apiUrl")}/api/openapi.json`);
+  expect(res.status).toBe(200);
+  document = (await res.json()) as OpenApiDocument;
+  answers = answerChecker(document);
+  api = createApiClient({ baseUrl: inject("apiUrl"), token: () => inject("token"), middleware: [answers.middleware] });
+});
+
+describe("API contract: every documented operation through the typed client", () => {
+  it("ISSUE-11 contract: health, the document itself, and token refusal", async () => {
+    const health = await expectAnswer(api.GET("/api/health"), 200);
+    expect(health.database.reachable).toBe(true);
+    expect(await expectAnswer(api.GET("/api/openapi.json"), 200)).toEqual(document);
+    await expectAnswer(api.GET("/api/guilds", { headers: { authorization: "Bearer gld_not-a-token" } }), 401);
+  });
+
+  it("ISSUE-11 contract: guilds", async () => {
+    guild = await expectAnswer(api.POST("/api/guilds", { body: { name: "Contract guild" } }), 201);
+    const list = await expectAnswer(api.GET("/api/guilds", { params: { query: { limit: 200 } } }), 200);
+    expect(list.data.map((g) => g.id)).toContain(guild.id);
+    await expectAnswer(api.GET("/api/guilds/{id}", { params: { path: { id: guild.id } } }), 200);
+    guild = await expectAnswer(api.PATCH("/api/guilds/{id}", { params: { path: { id: guild.id } }, body: { description: "Walked by the contract test" } }), 200);
+    expect(guild.description).toBe("Walked by the contract test");
+    await expectAnswer(api.GET("/api/guilds/{id}", { params: { path: { id: unknownId } } }), 404);
+    await expectAnswer(api.POST("/api/guilds", { body: { name: "" } }), 422);
+  });
+
+  it("ISSUE-11 contract: agents and their memory", async () => {
+    agent = await expectAnswer(api.POST("/api/guilds/{id}/agents", { params: { path: { id: guild.id } }, body: { name: "Contract agent", model, memory: true } }), 201);
+    const list = await expectAnswer(api.GET("/api/agents", { params: { query: { guild_id: guild.id } } }), 200);
+    expect(list.data.map((a) => a.id)).toContain(agent.id);
+    await expectAnswer(api.GET("/api/agents/{id}", { params: { path: { id: agent.id } } }), 200);
+    agent = await expectAnswer(api.PATCH("/api/agents/{id}", { params: { path: { id: agent.id } }, body: { description: "Contract" } }), 200);
+    await agentGenerating(agent.id, false);
+    await expectAnswer(api.GET("/api/agents/{id}/memory", { params: { path: { id: agent.id } } }), 200);
+    const memory = await expectAnswer(api.PUT("/api/agents/{id}/memory", { params: { path: { id: agent.id } }, body: { content: "Remember the contract." } }), 200);
+    expect(memory.content).toBe("Remember the contract.");
+    await expectAnswer(api.GET("/api/agents/{id}", { params: { path: { id: unknownId } } }), 404);
+    await expectAnswer(api.POST("/api/guilds/{id}/agents", { params: { path: { id: guild.id } }, body: { name: "Bad", max_steps: 0 } }), 422);
+  });
+
+  it("ISSUE-11 contract: a direct run, its messages, stream and prompt", async () => {
+    run = await expectAnswer(api.POST("/api/agents/{id}/runs", { params: { path: { id: agent.id } }, body: { message: "ping" } }), 201);
+    await agentGenerating(agent.id, false);
+    const history = await expectAnswer(api.GET("/api/agents/{id}/runs", { params: { path: { id: agent.id }, query: { limit: 25 } } }), 200);
+    expect(history.data.map((r) => r.id)).toContain(run.id);
+    await expectAnswer(api.GET("/api/runs/{id}", { params: { path: { id: run.id } } }), 200);
+    const rows = await expectAnswer(api.GET("/api/runs/{id}/messages", { params: { path: { id: run.id } } }), 200);
+    const assistant = rows.data.find((r) => r.role === "assistant");
+    expect(assistant).toBeDefined();
+    const prompt = await expectAnswer(api.GET("/api/runs/{id}/messages/{seq}/prompt", { params: { path: { id: run.id, seq: assistant!.seq } } }), 200);
+    expect(prompt.matches).toBe(true);
+    const events = await expectAnswer(api.GET("/api/runs/{id}/events", { params: { path: { id: run.id } }, parseAs: "stream" }), 200);
+    const seen = await readEvents(events, (e) => e.some((x) => x.event === "message" && x.id === String(assistant!.seq)));
+    expect(seen.filter((e) => e.event === "message").map((e) => JSON.parse(e.data).seq)).toContain(assistant!.seq);
+    await expectAnswer(api.POST("/api/runs/{id}/messages", { params: { path: { id: run.id } }, body: { content: "pong" } }), 202);
+    await agentGenerating(agent.id, false);
+    await expectAnswer(api.GET("/api/runs/{id}", { params: { path: { id: unknownId } } }), 404);
+    await expectAnswer(api.POST("/api/runs/{id}/messages", { params: { path: { id: run.id } }, body: { content: "" } }), 422);
+  });
+
+  it("ISSUE-11 contract: cancel, archive and unarchive", async () => {
+    await script(model, [{ content: "slow", delay_ms: 8_000 }]);
+    await expectAnswer(api.POST("/api/runs/{id}/messages", { params: { path: { id: run.id } }, body: { content: "take your time" } }), 202);
+    await agentGenerating(agent.id, true);
+    run = await expectAnswer(api.POST("/api/runs/{id}/cancel", { params: { path: { id: run.id } } }), 200);
+    await agentGenerating(agent.id, false);
+    run = await expectAnswer(api.POST("/api/runs/{id}/archive", { params: { path: { id: run.id } } }), 200);
+    expect(run.archived).toBe(true);
+    run = await expectAnswer(api.POST("/api/runs/{id}/unarchive", { params: { path: { id: run.id } } }), 200);
+    expect(run.archived).toBe(false);
+    await expectAnswer(api.POST("/api/runs/{id}/cancel", { params: { path: { id: unknownId } } }), 404);
+  });
+
+  it("ISSUE-11 contract: the group chat, its stream, and resuming the group run it completed", async () => {
+    const posted = await expectAnswer(api.POST("/api/guilds/{id}/chat", { params: { path: { id: guild.id } }, body: { content: "Hello @Contract agent", tagged: [agent.id] } }), 201);
+    const chat = await expectAnswer(api.GET("/api/guilds/{id}/chat", { params: { path: { id: guild.id } } }), 200);
+    expect(chat.data.map((m) => m.seq)).toContain(posted.seq);
+    const events = await expectAnswer(api.GET("/api/guilds/{id}/events", { params: { path: { id: guild.id }, query: { after_seq: posted.seq - 1 } }, parseAs: "stream" }), 200);
+    const seen = await readEvents(events, (e) => e.some((x) => x.event === "message" && x.id === String(posted.seq)));
+    expect(seen.some((e) => e.event === "message" && JSON.parse(e.data).seq === posted.seq)).toBe(true);
+    // The post woke the agent into a group run, which completes after its generation.
+    const deadline = Date.now() + 20_000;
+    let group: Run | undefined;
+    while (!group && Date.now() < deadline) {
+      const runs = await expectAnswer(api.GET("/api/agents/{id}/runs", { params: { path: { id: agent.id }, query: { limit: 25 } } }), 200);
+      group = runs.data.find((r) => r.kind === "group" && r.status === "completed");
+      if (!group) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(group, "a completed group run").toBeDefined();
+    const resumed = await expectAnswer(api.POST("/api/runs/{id}/resume", { params: { path: { id: group!.id } } }), 200);
+    expect(resumed.status).toBe("active");
+    await expectAnswer(api.GET("/api/guilds/{id}/chat", { params: { path: { id: unknownId } } }), 404);
+    await expectAnswer(api.POST("/api/guilds/{id}/chat", { params: { path: { id: guild.id } }, body: { content: "" } }), 422);
+  });
+
+  it("ISSUE-11 contract: attachments", async () => {
+    const form = new FormData();
+    form.append("file", new Blob([PNG], { type: "image/png" }), "dot.png");
+    // Multipart: the FormData is what the documented file field means on the wire.
+    const attachment = await expectAnswer(api.POST("/api/attachments", { body: form as never }), 201);
+    const image = await expectAnswer(api.GET("/api/attachments/{id}", { params: { path: { id: attachment.id } }, parseAs: "arrayBuffer" }), 200);
+    expect(Buffer.from(image).equals(PNG)).toBe(true);
+    await expectAnswer(api.GET("/api/attachments/{id}", { params: { path: { id: unknownId } } }), 404);
+  });
+
+  it("ISSUE-11 contract: usage and the organisation", async () => {
+    const usage = await expectAnswer(api.GET("/api/usage", { params: { query: { scope: "agent", id: agent.id } } }), 200);
+    expect(usage.totals.calls).toBeGreaterThan(0);
+    const organisation = await expectAnswer(api.GET("/api/organisation"), 200);
+    await expectAnswer(api.PATCH("/api/organisation", { body: { monthly_spend_limit_usd: organisation.monthly_spend_limit_usd === null ? null : Number(organisation.monthly_spend_limit_usd) } }), 200);
+    await expectAnswer(api.PATCH("/api/organisation", { body: { monthly_spend_limit_usd: -1 } }), 422);
+    await expectAnswer(api.GET("/api/usage", { params: { query: { scope: "agent", id: unknownId } } }), 404);
+    const today = new Date().toISOString().slice(0, 10);
+    const summary = await expectAnswer(api.GET("/api/usage/summary", { params: { query: { from: today, to: today } } }), 200);
+    expect(summary.agents.map((a) => a.id)).toContain(agent.id);
+    const daily = await expectAnswer(api.GET("/api/usage/daily", { params: { query: { scope: "agent", id: agent.id, from: today, to: today } } }), 200);
+    expect(daily.data.map((d) => d.date)).toEqual([today]);
+    await expectAnswer(api.GET("/api/usage/daily", { params: { query: { scope: "agent", id: agent.id, from: today, to: "2000-01-01" } } }), 422);
+  });
+
+  it("ISSUE-11 contract: schedules", async () => {
+    schedule = await expectAnswer(api.POST("/api/agents/{id}/schedules", { params: { path: { id: agent.id } }, body: { description: "Yearly", instruction: "Review the year.", cron: "0 0 1 1 *" } }), 201);
+    const list = await expectAnswer(api.GET("/api/agents/{id}/schedules", { params: { path: { id: agent.id } } }), 200);
+    expect(list.data.map((s) => s.id)).toContain(schedule.id);
+    await expectAnswer(api.GET("/api/schedules/{id}", { params: { path: { id: schedule.id } } }), 200);
+    schedule = await expectAnswer(api.PATCH("/api/schedules/{id}", { params: { path: { id: schedule.id } }, body: { description: "Every new year" } }), 200);
+    expect((await expectAnswer(api.POST("/api/schedules/{id}/pause", { params: { path: { id: schedule.id } } }), 200)).paused).toBe(true);
+    expect((await expectAnswer(api.POST("/api/schedules/{id}/resume", { params: { path: { id: schedule.id } } }), 200)).paused).toBe(false);
+    const preview = await expectAnswer(api.GET("/api/schedules/{id}/preview", { params: { path: { id: schedule.id }, query: { count: 2 } } }), 200);
+    expect(preview.wake_ups).toHaveLength(2);
+    await expectAnswer(api.GET("/api/schedules/{id}/runs", { params: { path: { id: schedule.id } } }), 200);
+    await expectAnswer(api.GET("/api/schedules/{id}", { params: { path: { id: unknownId } } }), 404);
+    await expectAnswer(api.POST("/api/agents/{id}/schedules", { params: { path: { id: agent.id } }, body: { description: "Bad", instruction: "x", cron: "not a cron" } }), 422);
+  });
+
+  it("ISSUE-11 contract: API tokens", async () => {
+    const created = await expectAnswer(api.POST("/api/tokens", { body: { name: "Contract token", expires_in_days: 1 } }), 201);
+    const list = await expectAnswer(api.GET("/api/tokens", { params: { query: { limit: 200 } } }), 200);
+    expect(list.data.map((t) => t.id)).toContain(created.id);
+    await expectAnswer(api.DELETE("/api/tokens/{id}", { params: { path: { id: created.id } } }), 204);
+    await expectAnswer(api.DELETE("/api/tokens/{id}", { params: { path: { id: unknownId } } }), 404);
+    await expectAnswer(api.POST("/api/tokens", { body: { name: "" } }), 422);
+  });
+
+  it("ISSUE-11 contract: deletes, each then 404", async () => {
+    await expectAnswer(api.DELETE("/api/schedules/{id}", { params: { path: { id: schedule.id } } }), 204);
+    await expectAnswer(api.DELETE("/api/agents/{id}", { params: { path: { id: agent.id } } }), 204);
+    await expectAnswer(api.GET("/api/agents/{id}", { params: { path: { id: agent.id } } }), 404);
+    await expectAnswer(api.DELETE("/api/guilds/{id}", { params: { path: { id: guild.id } } }), 204);
+    await expectAnswer(api.DELETE("/api/guilds/{id}", { params: { path: { id: guild.id } } }), 404);
+  });
+
+  it("ISSUE-11 contract: the walk covers every operation of the document, each with an operationId", () => {
+    const operations = operationsOf(document);
+    expect([...operations.keys()].filter((key) => key.includes(" ")), "operations without an operationId").toEqual([]);
+    expect([...operations.keys()].filter((key) => !succeeded.has(key)).sort(), "operations not walked to a documented success").toEqual([]);
+    expect(answers.all().flatMap((a) => a.problems), "answers that break the document").toEqual([]);
+  });
+});

@@ -1,0 +1,38 @@
+import type { components } from "./api-schema";
+
+/**
+ * The API's wire types under the console's names, all taken from the generated schema
+ * (api-schema.d.ts, `npm run api:types`): none is written by hand.
+ */
+type Schemas = components["schemas"];
+
+export type Guild = Schemas["Guild"];
+export type Agent = Schemas["Agent"];
+export type AgentCreate = Schemas["AgentCreate"];
+export type AgentStatus = Schemas["AgentStatus"];
+export type Memory = Schemas["Memory"];
+export type Run = Schemas["Run"];
+export type RunKind = Schemas["RunKind"];
+export type RunError = Run["errors"][number];
+/** A committed row of a run (GET messages, SSE `message`). */
+export type Row = Schemas["Message"];
+export type PromptReplay = Schemas["PromptReplay"];
+export type Schedule = Schemas["Schedule"];
+export type ScheduleCreate = Schemas["ScheduleCreate"];
+export type WakeWindow = Schemas["WakeWindow"];
+export type Usage = Schemas["Usage"];
+export type Counters = Schemas["UsageCounters"];
+export type Organisation = Schemas["Organisation"];
+export type ChatPage = Schemas["GroupMessagePage"];
+/** A public row of the guild's chat (GET chat, SSE `message`). */
+export type GroupMessage = Schemas["GroupMessage"];
+/** An API token as listed: never its secret. */
+export type ApiToken = Schemas["Token"];
+/** The create answer: the token and, this once, its secret. */
+export type CreatedToken = Schemas["TokenCreated"];
+/** One of an agent's next deadlines (a routine's wake-up, a group delivery, a sandbox's idle timeout). */
+export type AgentDeadline = Schemas["Deadline"];
+export type UsageDay = Schemas["UsageDay"];
+export type UsageDaily = Schemas["UsageDaily"];
+export type UsageSummary = Schemas["UsageSummary"];
+export type RunPage = Schemas["RunPage"];
