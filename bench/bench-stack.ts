@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { freePort } from "../scripts/stack/ports";
-import { startStack, type StackOptions } from "../scripts/stack/stack";
+import { type StackOptions, startStack } from "../scripts/stack/stack";
 
 /**
  * A whole local stack for a benchmark, in a temporary folder, with a Postgres client

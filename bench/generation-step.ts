@@ -12,7 +12,6 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { benchStack, quantile } from "./bench-stack";
 import { neonConfig, Pool } from "@neondatabase/serverless";
 import { WebSocket } from "ws";
 import { useLocalProxy } from "../core/db/client";
@@ -22,6 +21,7 @@ import type { ChatPayload } from "../core/projection/types";
 import { composeSystemPrompt } from "../core/prompt/system-prompt";
 import { buildSnapshot, type OfferedTool } from "../core/runs/snapshot";
 import { offeredTools, toolSchemas } from "../core/tools/registry";
+import { benchStack, quantile } from "./bench-stack";
 
 const { values } = parseArgs({ options: { steps: { type: "string", default: "20" } } });
 const STEPS = Number(values.steps);
@@ -41,13 +41,37 @@ const mock = (path: string, body?: unknown) =>
 
 /** Creates a run directly in Postgres with `tokens` of text history (never stubbed) in generation 1. */
 async function runWithHistory(agentId: string, tokens: number): Promise<string> {
-  const { rows: [agent] } = await db.query("select * from agents where id = $1", [agentId]);
-  const row = { ...agent, modelBaseUrl: null, modelApiKeySecret: null, thinkingLevel: "off", maxSteps: agent.max_steps, maxToolCalls: agent.max_tool_calls,
-    maxInputTokens: agent.max_input_tokens, keepToolResultGenerations: 1, projectionPolicyVersion: 1, browserLanguage: "en-US" };
+  const {
+    rows: [agent],
+  } = await db.query("select * from agents where id = $1", [agentId]);
+  const row = {
+    ...agent,
+    modelBaseUrl: null,
+    modelApiKeySecret: null,
+    thinkingLevel: "off",
+    maxSteps: agent.max_steps,
+    maxToolCalls: agent.max_tool_calls,
+    maxInputTokens: agent.max_input_tokens,
+    keepToolResultGenerations: 1,
+    projectionPolicyVersion: 1,
+    browserLanguage: "en-US",
+  };
   const snapshot = buildSnapshot(row, toolSchemas(offeredTools({ kind: "direct" })) as OfferedTool[]);
-  const { rows: [run] } = await db.query(
-    "insert into runs (agent_id, kind, snapshot, generation) values ($1, 'direct', $2, 1) returning id", [agentId, JSON.stringify(snapshot)]);
-  const system: ChatPayload = { role: "system", content: composeSystemPrompt({ agent: { name: "Bench", instructions: "" }, now: new Date(), maxToolCalls: 1000, kind: "direct", notes: [], secrets: [], memory: { enabled: false, content: "" } }) };
+  const {
+    rows: [run],
+  } = await db.query("insert into runs (agent_id, kind, snapshot, generation) values ($1, 'direct', $2, 1) returning id", [agentId, JSON.stringify(snapshot)]);
+  const system: ChatPayload = {
+    role: "system",
+    content: composeSystemPrompt({
+      agent: { name: "Bench", instructions: "" },
+      now: new Date(),
+      maxToolCalls: 1000,
+      kind: "direct",
+      notes: [],
+      secrets: [],
+      memory: { enabled: false, content: "" },
+    }),
+  };
   const history: Array<{ payload: ChatPayload; generation: number | null }> = [{ payload: system, generation: null }];
   let total = countRowTokens(system, {});
   const paragraph = "The quick brown fox jumps over the lazy dog while the agent keeps notes on its findings. ";
@@ -57,9 +81,14 @@ async function runWithHistory(agentId: string, tokens: number): Promise<string> 
     total += countRowTokens(payload, {});
   }
   for (const [seq, h] of history.entries()) {
-    await db.query(
-      "insert into messages (run_id, seq, generation, role, payload, metadata, token_count) values ($1, $2, $3, $4, $5, '{}', $6)",
-      [run.id, seq, h.generation, h.payload.role, JSON.stringify(h.payload), countRowTokens(h.payload, {})]);
+    await db.query("insert into messages (run_id, seq, generation, role, payload, metadata, token_count) values ($1, $2, $3, $4, $5, '{}', $6)", [
+      run.id,
+      seq,
+      h.generation,
+      h.payload.role,
+      JSON.stringify(h.payload),
+      countRowTokens(h.payload, {}),
+    ]);
   }
   return run.id;
 }
@@ -71,9 +100,18 @@ const stats = (xs: number[]) => {
 
 async function measurePlatform(guildId: string, tokens: number) {
   const model = `bench-${tokens}-${Date.now()}`;
-  const agent = await api("POST", `/api/guilds/${guildId}/agents`, { name: `bench ${tokens}`, model, max_steps: STEPS + 5, max_tool_calls: 1000, max_input_tokens: 400_000 });
+  const agent = await api("POST", `/api/guilds/${guildId}/agents`, {
+    name: `bench ${tokens}`,
+    model,
+    max_steps: STEPS + 5,
+    max_tool_calls: 1000,
+    max_input_tokens: 400_000,
+  });
   const runId = await runWithHistory(agent.id, tokens);
-  await mock("/__script", { model, replies: [...Array.from({ length: STEPS }, () => ({ tool_calls: [{ name: "note_list", arguments: {} }] })), { content: "done" }] });
+  await mock("/__script", {
+    model,
+    replies: [...Array.from({ length: STEPS }, () => ({ tool_calls: [{ name: "note_list", arguments: {} }] })), { content: "done" }],
+  });
   await api("POST", `/api/runs/${runId}/messages`, { content: "go" });
   while ((await mock(`/__requests/count?model=${model}`)).count < STEPS + 1) await new Promise((r) => setTimeout(r, 50));
   while ((await api("GET", `/api/runs/${runId}`)).generating) await new Promise((r) => setTimeout(r, 50));
@@ -81,7 +119,10 @@ async function measurePlatform(guildId: string, tokens: number) {
   const times = rows.map((r: { created_at: Date }) => r.created_at.getTime());
   const steps = times.slice(1).map((t: number, i: number) => t - times[i]!);
   if (process.env.BENCH_DEBUG) {
-    const { rows: meta } = await db.query("select role, created_at, metadata->'timings' as t, metadata->>'duration_ms' as d from messages where run_id = $1 and generation = 2 order by seq", [runId]);
+    const { rows: meta } = await db.query(
+      "select role, created_at, metadata->'timings' as t, metadata->>'duration_ms' as d from messages where run_id = $1 and generation = 2 order by seq",
+      [runId],
+    );
     console.log(tokens, steps, meta.map((m: any) => `${m.role} ${m.created_at.getTime() % 100000} ${JSON.stringify(m.t)} ${m.d}`).join("\n"));
   }
   const inWindow = stack.roundTrips.filter((t) => t > times[0]! && t <= times.at(-1)!).length;
@@ -104,8 +145,11 @@ async function measureFloor(prompt: any, runId: string) {
     const started = performance.now();
     const res = await fetch(`${stack.mockModelUrl}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body });
     await res.text();
-    await pool.query("insert into messages (run_id, seq, generation, role, payload, metadata, token_count) values ($1, $2, 1, 'assistant', $3, '{}', 10)",
-      [runId, 100_000 + i, JSON.stringify({ role: "assistant", content: "floor" })]);
+    await pool.query("insert into messages (run_id, seq, generation, role, payload, metadata, token_count) values ($1, $2, 1, 'assistant', $3, '{}', 10)", [
+      runId,
+      100_000 + i,
+      JSON.stringify({ role: "assistant", content: "floor" }),
+    ]);
     times.push(performance.now() - started);
   }
   await pool.end();
@@ -118,13 +162,15 @@ try {
   const medians: Record<number, { step: number; floor: number }> = {};
   for (const tokens of SIZES) {
     const platform = await measurePlatform(guild.id, tokens);
-    const { rows: [scratch] } = await db.query("select id from runs order by created_at desc limit 1");
+    const {
+      rows: [scratch],
+    } = await db.query("select id from runs order by created_at desc limit 1");
     const floor = await measureFloor(platform.lastPrompt, scratch.id);
     medians[tokens] = { step: platform.median, floor: floor.median };
     results.push(
       `${String(tokens).padStart(7)} tokens | step median ${platform.median.toFixed(1)} ms, p90 ${platform.p90.toFixed(1)} ms | ` +
-      `floor median ${floor.median.toFixed(1)} ms, p90 ${floor.p90.toFixed(1)} ms | step/floor ${(platform.median / floor.median).toFixed(2)} | ` +
-      `round trips per step ${platform.roundTrips.toFixed(2)} | prompt ${(platform.promptBytes / 1024).toFixed(0)} KiB`,
+        `floor median ${floor.median.toFixed(1)} ms, p90 ${floor.p90.toFixed(1)} ms | step/floor ${(platform.median / floor.median).toFixed(2)} | ` +
+        `round trips per step ${platform.roundTrips.toFixed(2)} | prompt ${(platform.promptBytes / 1024).toFixed(0)} KiB`,
     );
   }
   console.log(`generation-step: ${STEPS} steps per size, one tool call (note_list) per step, mock model answering at once`);

@@ -31,9 +31,12 @@ async function settledThrough(guildId: string, seq: number, timeoutMs = 300_000)
   for (;;) {
     const { rows } = await db.query(
       `select r.created_at, r.updated_at, r.status from runs r join agents a on a.id = r.agent_id
-       where a.guild_id = $1 and r.kind = 'group' and (r.metadata->>'group_chat_through_seq')::int >= $2`, [guildId, seq]);
-    const { rows: [cursors] } = await db.query(
-      `select count(*)::int as n from group_cursors where guild_id = $1 and delivered_through_seq >= $2`, [guildId, seq]);
+       where a.guild_id = $1 and r.kind = 'group' and (r.metadata->>'group_chat_through_seq')::int >= $2`,
+      [guildId, seq],
+    );
+    const {
+      rows: [cursors],
+    } = await db.query(`select count(*)::int as n from group_cursors where guild_id = $1 and delivered_through_seq >= $2`, [guildId, seq]);
     if (cursors.n >= AGENTS) return rows as Array<{ created_at: Date; updated_at: Date }>;
     if (Date.now() > deadline) throw new Error(`through seq ${seq}: ${cursors.n} of ${AGENTS} cursors after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 50));
@@ -59,29 +62,50 @@ try {
     firstMs.push(created[0]!);
     createdMs.push(...created);
     completedMs.push(...completed);
-    console.log(`  round ${round}: post ${ms(postMs.at(-1)!)}; runs created p50 ${ms(quantile(created, 0.5))}, all ${ms(created.at(-1)!)}; all completed ${ms(completed.at(-1)!)}`);
+    console.log(
+      `  round ${round}: post ${ms(postMs.at(-1)!)}; runs created p50 ${ms(quantile(created, 0.5))}, all ${ms(created.at(-1)!)}; all completed ${ms(completed.at(-1)!)}`,
+    );
   }
   createdMs.sort((a, b) => a - b);
   completedMs.sort((a, b) => a - b);
   postMs.sort((a, b) => a - b);
-  console.log(`post response p50 ${ms(quantile(postMs, 0.5))}; first delivery p50 ${ms(quantile(firstMs.sort((a, b) => a - b), 0.5))}`);
-  console.log(`delivery latency (commit → run created) p50 ${ms(quantile(createdMs, 0.5))}, p99 ${ms(quantile(createdMs, 0.99))}, max ${ms(createdMs.at(-1)!)}`);
+  console.log(
+    `post response p50 ${ms(quantile(postMs, 0.5))}; first delivery p50 ${ms(
+      quantile(
+        firstMs.sort((a, b) => a - b),
+        0.5,
+      ),
+    )}`,
+  );
+  console.log(
+    `delivery latency (commit → run created) p50 ${ms(quantile(createdMs, 0.5))}, p99 ${ms(quantile(createdMs, 0.99))}, max ${ms(createdMs.at(-1)!)}`,
+  );
   console.log(`commit → run completed p50 ${ms(quantile(completedMs, 0.5))}, p99 ${ms(quantile(completedMs, 0.99))}`);
 
-  const { rows: [before] } = await db.query(`select count(*)::int as n from runs r join agents a on a.id = r.agent_id where a.guild_id = $1 and r.kind = 'group'`, [guild.id]);
+  const {
+    rows: [before],
+  } = await db.query(`select count(*)::int as n from runs r join agents a on a.id = r.agent_id where a.guild_id = $1 and r.kind = 'group'`, [guild.id]);
   let last = 0;
   const burstStart = Date.now();
   for (let i = 1; i <= BURST; i++) last = (await api("POST", `/api/guilds/${guild.id}/chat`, { content: `burst ${i}` })).seq;
   await settledThrough(guild.id, last);
-  const { rows: [after] } = await db.query(`select count(*)::int as n from runs r join agents a on a.id = r.agent_id where a.guild_id = $1 and r.kind = 'group'`, [guild.id]);
-  const { rows: [overlaps] } = await db.query(
+  const {
+    rows: [after],
+  } = await db.query(`select count(*)::int as n from runs r join agents a on a.id = r.agent_id where a.guild_id = $1 and r.kind = 'group'`, [guild.id]);
+  const {
+    rows: [overlaps],
+  } = await db.query(
     `select count(*)::int as n from runs r1 join runs r2 on r1.agent_id = r2.agent_id and r1.id < r2.id
      join agents a on a.id = r1.agent_id
      where a.guild_id = $1 and r1.kind = 'group' and r2.kind = 'group'
        and (r1.metadata->>'group_chat_after_seq')::int < (r2.metadata->>'group_chat_through_seq')::int
-       and (r2.metadata->>'group_chat_after_seq')::int < (r1.metadata->>'group_chat_through_seq')::int`, [guild.id]);
+       and (r2.metadata->>'group_chat_after_seq')::int < (r1.metadata->>'group_chat_through_seq')::int`,
+    [guild.id],
+  );
   const runs = after.n - before.n;
-  console.log(`burst: ${BURST} posts → ${runs} group runs for ${AGENTS} agents (${(runs / AGENTS).toFixed(1)} per agent, ${BURST} without coalescing); all cursors at seq ${last} after ${ms(Date.now() - burstStart)}; ranges delivered twice: ${overlaps.n}`);
+  console.log(
+    `burst: ${BURST} posts → ${runs} group runs for ${AGENTS} agents (${(runs / AGENTS).toFixed(1)} per agent, ${BURST} without coalescing); all cursors at seq ${last} after ${ms(Date.now() - burstStart)}; ranges delivered twice: ${overlaps.n}`,
+  );
 } finally {
   await bench.stop();
 }

@@ -110,7 +110,10 @@ try {
   // A generation step: between consecutive assistant rows of one generation (one tool call each).
   const stepper = await newAgent(guild.id, "stepper", { max_steps: 20, max_tool_calls: 100 });
   const STEPS = 5 * REPEAT;
-  await mock("/__script", { model: stepper.model, replies: [...Array.from({ length: STEPS }, () => ({ tool_calls: [{ name: "note_list", arguments: {} }] })), { content: "done" }] });
+  await mock("/__script", {
+    model: stepper.model,
+    replies: [...Array.from({ length: STEPS }, () => ({ tool_calls: [{ name: "note_list", arguments: {} }] })), { content: "done" }],
+  });
   const stepRun = await api("POST", `/api/agents/${stepper.id}/runs`, { message: "go" });
   await modelCalled(stepper.model, STEPS + 1);
   while ((await api("GET", `/api/runs/${stepRun.id}`)).generating) await sleep(50);
@@ -164,11 +167,17 @@ try {
   });
   results.push({ operation: "group chat post (POST /api/guilds/:id/chat, no agents)", budget: "-", samples: postAlone });
 
-  const median = (xs: number[]) => quantile([...xs].sort((a, b) => a - b), 0.5);
+  const median = (xs: number[]) =>
+    quantile(
+      [...xs].sort((a, b) => a - b),
+      0.5,
+    );
   console.log(`round trips per operation (median of ${REPEAT}+ samples; queries = round trips, conn = connection open/close messages)`);
   console.log(`${"operation".padEnd(72)} ${"budget".padEnd(16)} queries    conn  samples (queries)`);
   for (const r of results) {
-    console.log(`${r.operation.padEnd(72)} ${r.budget.padEnd(16)} ${String(median(r.samples.map((s) => s.queries))).padStart(7)}  ${String(median(r.samples.map((s) => s.conn))).padStart(6)}  ${r.samples.map((s) => s.queries).join(",")}`);
+    console.log(
+      `${r.operation.padEnd(72)} ${r.budget.padEnd(16)} ${String(median(r.samples.map((s) => s.queries))).padStart(7)}  ${String(median(r.samples.map((s) => s.conn))).padStart(6)}  ${r.samples.map((s) => s.queries).join(",")}`,
+    );
   }
 } finally {
   await bench.stop();

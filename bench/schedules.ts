@@ -26,19 +26,22 @@ const YEARLY = "0 0 1 1 *";
 const bench = await benchStack({ maxConnections: Math.max(300, AGENTS + 100) });
 const { db, api } = bench;
 
-
 try {
   const guild = await api("POST", "/api/guilds", { name: "bench", routines_enabled: false });
-  const { rows: [org] } = await db.query("select organisation_id from guilds where id = $1", [guild.id]);
+  const {
+    rows: [org],
+  } = await db.query("select organisation_id from guilds where id = $1", [guild.id]);
   // Agents and schedules go straight into Postgres: the API path is not what is measured.
   const { rows: agents } = await db.query(
     `insert into agents (organisation_id, guild_id, name, model) select $1, $2, 'bench ' || i, 'mock-model' from generate_series(1, $3) i returning id`,
-    [org.organisation_id, guild.id, AGENTS]);
+    [org.organisation_id, guild.id, AGENTS],
+  );
   const due = new Date(Math.ceil((Date.now() + LEAD_S * 1000) / 60_000) * 60_000);
   await db.query(
     `insert into schedules (agent_id, description, instruction, cron, next_run_at)
      select a.id, 'routine ' || n, 'Check in.', $2, $3 from unnest($1::uuid[]) a(id), generate_series(1, $4) n`,
-    [agents.map((a: { id: string }) => a.id), YEARLY, due, PER_AGENT]);
+    [agents.map((a: { id: string }) => a.id), YEARLY, due, PER_AGENT],
+  );
   // The routines switch arms every member agent's object at its earliest wake-up.
   const armed = Date.now();
   await api("PATCH", `/api/guilds/${guild.id}`, { routines_enabled: true });
@@ -50,22 +53,35 @@ try {
   let fired = 0;
   while (Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 2000));
-    const { rows: [count] } = await db.query("select count(*)::int n from runs where kind = 'schedule'");
+    const {
+      rows: [count],
+    } = await db.query("select count(*)::int n from runs where kind = 'schedule'");
     fired = count.n;
-    const { rows: [gen] } = await db.query("select count(*)::int n from runs where kind = 'schedule' and status = 'completed'");
+    const {
+      rows: [gen],
+    } = await db.query("select count(*)::int n from runs where kind = 'schedule' and status = 'completed'");
     if (fired >= expected && gen.n >= expected) break;
   }
   const { rows } = await db.query(`select s.id, count(r.id)::int runs, min(extract(epoch from r.created_at) * 1000)::float8 first_at
     from schedules s left join runs r on r.schedule_id = s.id group by s.id`);
-  const lateness = rows.filter((r: { runs: number }) => r.runs > 0).map((r: { first_at: number }) => r.first_at - due.getTime()).sort((a: number, b: number) => a - b);
+  const lateness = rows
+    .filter((r: { runs: number }) => r.runs > 0)
+    .map((r: { first_at: number }) => r.first_at - due.getTime())
+    .sort((a: number, b: number) => a - b);
   const missed = rows.filter((r: { runs: number }) => r.runs === 0).length;
   const doubled = rows.filter((r: { runs: number }) => r.runs > 1).length;
   // The first schedule of each agent fires at once; the others wait for the generations before them.
-  const { rows: firsts } = await db.query(`select min(extract(epoch from r.created_at) * 1000)::float8 at from runs r where r.kind = 'schedule' group by r.agent_id`);
+  const { rows: firsts } = await db.query(
+    `select min(extract(epoch from r.created_at) * 1000)::float8 at from runs r where r.kind = 'schedule' group by r.agent_id`,
+  );
   const firstLateness = firsts.map((r: { at: number }) => r.at - due.getTime()).sort((a: number, b: number) => a - b);
   console.log(`bench/schedules: ${AGENTS} agents x ${PER_AGENT} schedules due at the same instant`);
-  console.log(`fire lateness, all fires: p50 ${quantile(lateness, 0.5).toFixed(0)} ms, p99 ${quantile(lateness, 0.99).toFixed(0)} ms, max ${lateness.at(-1)?.toFixed(0)} ms`);
-  console.log(`fire lateness, each agent's first fire: p50 ${quantile(firstLateness, 0.5).toFixed(0)} ms, p99 ${quantile(firstLateness, 0.99).toFixed(0)} ms, max ${firstLateness.at(-1)?.toFixed(0)} ms`);
+  console.log(
+    `fire lateness, all fires: p50 ${quantile(lateness, 0.5).toFixed(0)} ms, p99 ${quantile(lateness, 0.99).toFixed(0)} ms, max ${lateness.at(-1)?.toFixed(0)} ms`,
+  );
+  console.log(
+    `fire lateness, each agent's first fire: p50 ${quantile(firstLateness, 0.5).toFixed(0)} ms, p99 ${quantile(firstLateness, 0.99).toFixed(0)} ms, max ${firstLateness.at(-1)?.toFixed(0)} ms`,
+  );
   console.log(`fired ${fired} of ${expected}; missed ${missed}, doubled ${doubled}`);
   // Each agent's first fire does not wait for a generation of its own: their spread is the fire rate.
   const spanS = Math.max(firstLateness.at(-1) ?? 0, 1) / 1000;

@@ -104,7 +104,11 @@ function descendants(root: number): number[] {
   }
   const out: number[] = [];
   const queue = [root];
-  while (queue.length) for (const child of children.get(queue.shift()!) ?? []) out.push(child), queue.push(child);
+  while (queue.length)
+    for (const child of children.get(queue.shift()!) ?? []) {
+      out.push(child);
+      queue.push(child);
+    }
   return out;
 }
 
@@ -226,10 +230,23 @@ async function phase(name: string, guildId: string, agents: number, subs: number
   }
   const subscribedMs = Date.now() - started;
   const sent = Date.now();
-  const failed = (await Promise.all(runs.map((runId) => api("POST", `/api/runs/${runId}/messages`, { content: "go" }).then(() => null, (e: Error) => e.message))));
+  const failed = await Promise.all(
+    runs.map((runId) =>
+      api("POST", `/api/runs/${runId}/messages`, { content: "go" }).then(
+        () => null,
+        (e: Error) => e.message,
+      ),
+    ),
+  );
   const accepted = new Set(runs.filter((_, i) => failed[i] === null));
   const failures = failed.filter(Boolean);
-  if (failures.length) console.log(`  ${failures.length} messages failed, e.g. ${failures[0]}; server said: ${serverErrors.slice(-2).map((l) => l.slice(-300)).join(" | ")}`);
+  if (failures.length)
+    console.log(
+      `  ${failures.length} messages failed, e.g. ${failures[0]}; server said: ${serverErrors
+        .slice(-2)
+        .map((l) => l.slice(-300))
+        .join(" | ")}`,
+    );
   // Done when every run has its rows and every subscriber has them all (or the time is up).
   let complete = false;
   while (!complete && Date.now() < DEADLINE) {
@@ -266,10 +283,16 @@ async function phase(name: string, guildId: string, agents: number, subs: number
   }
   latencies.sort((a, b) => a - b);
   const totalRows = rows.length;
-  console.log(`${name}: ${agents} run(s) x ${subs} subscribers = ${agents * subs} streams; ${accepted.size} runs generated; ${totalRows} rows committed (${ROWS_PER_RUN} per generated run)`);
+  console.log(
+    `${name}: ${agents} run(s) x ${subs} subscribers = ${agents * subs} streams; ${accepted.size} runs generated; ${totalRows} rows committed (${ROWS_PER_RUN} per generated run)`,
+  );
   console.log(`  subscribed in ${subscribedMs} ms; all rows delivered ${complete ? "" : "NOT "}within ${settledMs} ms of the messages`);
-  console.log(`  lost ${lost}, gaps ${gaps}, duplicates ${duplicates}, reconnects ${reconnects}${reasons.size ? ` (${[...reasons].map(([r, n]) => `${n}x ${r}`).join(", ")})` : ""}, refused (429) ${refused}`);
-  console.log(`  insert-to-subscriber latency p50 ${quantile(latencies, 0.5)} ms, p99 ${quantile(latencies, 0.99)} ms, max ${latencies.at(-1)} ms (${latencies.length} deliveries)`);
+  console.log(
+    `  lost ${lost}, gaps ${gaps}, duplicates ${duplicates}, reconnects ${reconnects}${reasons.size ? ` (${[...reasons].map(([r, n]) => `${n}x ${r}`).join(", ")})` : ""}, refused (429) ${refused}`,
+  );
+  console.log(
+    `  insert-to-subscriber latency p50 ${quantile(latencies, 0.5)} ms, p99 ${quantile(latencies, 0.99)} ms, max ${latencies.at(-1)} ms (${latencies.length} deliveries)`,
+  );
   console.log(`  ${sampler.report()}`);
   // wrangler's own update check fails offline; that line is noise here.
   const errors = serverErrors.splice(0).filter((l) => !l.includes("ENOTFOUND workers.cloudflare.com"));

@@ -13,8 +13,12 @@ export interface Refused {
   details?: Record<string, unknown>;
 }
 
-export const refuse = (status: Refused["status"], code: string, message: string, details?: Record<string, unknown>): Refused =>
-  ({ ok: false, status, code, message, ...(details ? { details } : {}) });
+export const refuse = (status: Refused["status"], code: string, message: string, details?: Record<string, unknown>): Refused => ({
+  ok: false,
+  status,
+  code,
+  message,
+  ...(details ? { details } : {}),
+});
 
-export const busy = (runId: string) =>
-  refuse(409, "agent.busy", "The agent is generating; wait for it to finish or cancel it", { run_id: runId });
+export const busy = (runId: string) => refuse(409, "agent.busy", "The agent is generating; wait for it to finish or cancel it", { run_id: runId });

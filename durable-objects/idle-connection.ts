@@ -1,4 +1,4 @@
-import { openDatabase, type Connection, type Database, type DatabaseConfig } from "../core/db/client";
+import { type Connection, type Database, type DatabaseConfig, openDatabase } from "../core/db/client";
 
 /**
  * An object's one database connection, opened on first use and closed after `idleMs`

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { DEFAULT_HUB_LIMITS, hubLimits, SseHub, type HubLimits } from "./sse-hub";
+import { DEFAULT_HUB_LIMITS, type HubLimits, hubLimits, SseHub } from "./sse-hub";
 
 interface Row {
   seq: number;
@@ -20,11 +20,15 @@ const rowsThrough = (n: number, text = "x") => Array.from({ length: n }, (_, seq
 /** A hub over an in-memory transcript, recording every replay read. */
 function hubOver(transcript: Row[], limits: Partial<HubLimits> = {}) {
   const reads: Array<{ after: number; limit: number }> = [];
-  const hub = new SseHub<Row>(async (_id, after, limit) => {
-    reads.push({ after, limit });
-    await new Promise((r) => setTimeout(r, 1));
-    return transcript.filter((r) => r.seq > after).slice(0, limit);
-  }, limits, async () => transcript.at(-1)?.seq ?? 0);
+  const hub = new SseHub<Row>(
+    async (_id, after, limit) => {
+      reads.push({ after, limit });
+      await new Promise((r) => setTimeout(r, 1));
+      return transcript.filter((r) => r.seq > after).slice(0, limit);
+    },
+    limits,
+    async () => transcript.at(-1)?.seq ?? 0,
+  );
   return { hub, reads };
 }
 
@@ -72,7 +76,6 @@ function client(response: Response) {
 
 /** Subscribes and reads through the replay's status event. */
 const open = (hub: SseHub<Row>, after = -1) => client(hub.subscribe(STREAM, after, () => ({}))).read(hasStatus);
-
 
 describe("event stream hub", () => {
   it("SSE-003 / HARDEN-3: a subscriber that stops reading is dropped at its queue's byte cap and resumes with Last-Event-ID, no gap and no duplicate", async () => {
@@ -200,7 +203,10 @@ describe("event stream hub", () => {
     const { hub, reads } = hubOver(transcript, { pageRows: 200 });
     const responses = Array.from({ length: 20 }, () => hub.subscribe(STREAM, -1, () => ({ generating: true })));
     // Rows committed while the replay runs come once each, from the replay or held until after it.
-    const live = [{ seq: 1_000, text: "live" }, { seq: 1_001, text: "live" }];
+    const live = [
+      { seq: 1_000, text: "live" },
+      { seq: 1_001, text: "live" },
+    ];
     for (const row of live) {
       transcript.push(row);
       hub.publishRow(STREAM, row);

@@ -70,7 +70,11 @@ export class SseHub<Row extends { seq: number } = WireRow> {
   private keepalive: ReturnType<typeof setInterval> | undefined;
 
   /** `latestSeq` is required with a finite `maxReplayRows`: the replay then starts from the newest rows. */
-  constructor(private readonly replay: Replay<Row>, limits: Partial<HubLimits> = {}, private readonly latestSeq?: LatestSeq) {
+  constructor(
+    private readonly replay: Replay<Row>,
+    limits: Partial<HubLimits> = {},
+    private readonly latestSeq?: LatestSeq,
+  ) {
     this.limits = { ...DEFAULT_HUB_LIMITS, ...limits };
     if (Number.isFinite(this.limits.maxReplayRows) && !latestSeq) throw new Error("SseHub: a capped replay needs latestSeq");
   }

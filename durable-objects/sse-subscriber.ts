@@ -21,14 +21,20 @@ export class SubscriberQueue {
   /** Resolve when the client took what was queued (replay paces itself on them). */
   private drainWaiters: Array<() => void> = [];
 
-  constructor(private readonly capacity: number, onCancel: () => void) {
-    this.readable = new ReadableStream<Uint8Array>({
-      pull: (controller) => this.pull(controller),
-      cancel: () => {
-        this.close();
-        onCancel();
+  constructor(
+    private readonly capacity: number,
+    onCancel: () => void,
+  ) {
+    this.readable = new ReadableStream<Uint8Array>(
+      {
+        pull: (controller) => this.pull(controller),
+        cancel: () => {
+          this.close();
+          onCancel();
+        },
       },
-    }, { highWaterMark: 0 });
+      { highWaterMark: 0 },
+    );
   }
 
   /** Bytes waiting for the client. */

@@ -10,8 +10,8 @@
  */
 import { parseArgs } from "node:util";
 import { createOrganisation, setSpendCeiling } from "../core/db/organisations";
-import { isUuid } from "../core/validation/fields";
 import { parseSpendCeiling } from "../core/usage/spend-limit";
+import { isUuid } from "../core/validation/fields";
 import { localDatabaseUrl } from "./local";
 import { withDatabase } from "./stack/operator";
 
@@ -42,7 +42,9 @@ if (values.org !== undefined) {
   const found = await withDatabase(localDatabaseUrl(), (db) => setSpendCeiling(db, values.org!, ceiling));
   if (!found) fail(`No organisation ${values.org}`);
   const result = { organisation_id: values.org, spend_ceiling_usd: ceiling };
-  console.log(values.json ? JSON.stringify(result) : `Organisation ${values.org}: spend ceiling ${ceiling === null ? "none" : `${Number(ceiling)} USD a month`}`);
+  console.log(
+    values.json ? JSON.stringify(result) : `Organisation ${values.org}: spend ceiling ${ceiling === null ? "none" : `${Number(ceiling)} USD a month`}`,
+  );
 } else {
   const result = await withDatabase(localDatabaseUrl(), (db) => createOrganisation(db, values.name!, { spendCeilingUsd: ceiling }));
   if (values.json) {

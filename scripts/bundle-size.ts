@@ -14,8 +14,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { moduleSizes, type Metafile } from "./bundle/module-sizes";
-import { busyStartupMs, median, type CpuProfile } from "./bundle/startup-cpu";
+import { type Metafile, moduleSizes } from "./bundle/module-sizes";
+import { busyStartupMs, type CpuProfile, median } from "./bundle/startup-cpu";
 import { ROOT } from "./stack/wrangler";
 
 export const BUNDLE_BUDGET_KIB = 1024;
@@ -69,9 +69,7 @@ try {
 
   const sizeOk = gzipped / 1024 <= BUNDLE_BUDGET_KIB;
   const startupOk = startup <= STARTUP_BUDGET_MS;
-  console.log(
-    `Worker bundle: ${kib(raw)} KiB raw, ${kib(gzipped)} KiB gzipped (budget ${BUNDLE_BUDGET_KIB} KiB)${sizeOk ? "" : "  OVER BUDGET"}`,
-  );
+  console.log(`Worker bundle: ${kib(raw)} KiB raw, ${kib(gzipped)} KiB gzipped (budget ${BUNDLE_BUDGET_KIB} KiB)${sizeOk ? "" : "  OVER BUDGET"}`);
   console.log(
     `Startup CPU: ${startup.toFixed(1)} ms busy, median of ${runs.map((r) => r.toFixed(1)).join(", ")} (budget ${STARTUP_BUDGET_MS} ms)${startupOk ? "" : "  OVER BUDGET"}`,
   );

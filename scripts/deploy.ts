@@ -15,8 +15,8 @@ import { experimental_readRawConfig, unstable_readConfig } from "wrangler";
 import { MIGRATIONS_DIR } from "./db/migrate";
 import { migrateEnvironmentDatabase } from "./deploy/database";
 import { parseDeployArgs } from "./deploy/options";
-import { newestMigrationTag, schemaProblem, type HealthReport } from "./deploy/schema-check";
-import { deployedOrigin, routeOrigin, type Route } from "./deploy/target";
+import { type HealthReport, newestMigrationTag, schemaProblem } from "./deploy/schema-check";
+import { deployedOrigin, type Route, routeOrigin } from "./deploy/target";
 import { ROOT } from "./stack/wrangler";
 
 /** New versions take a few seconds to serve everywhere; the check waits this long for it. */
@@ -37,7 +37,11 @@ if (!newestTag) fail(`no migrations in ${MIGRATIONS_DIR}`);
 
 if (step === "all" || step === "migrate") {
   const url = process.env.DATABASE_URL;
-  if (!url) fail(`DATABASE_URL is not set: export the ${env} database's connection string (the same database as the Worker's DATABASE_URL secret of --env ${env}) and run again.`, 2);
+  if (!url)
+    fail(
+      `DATABASE_URL is not set: export the ${env} database's connection string (the same database as the Worker's DATABASE_URL secret of --env ${env}) and run again.`,
+      2,
+    );
   try {
     await migrateEnvironmentDatabase(url);
   } catch (error) {
@@ -74,7 +78,8 @@ if (step === "all" || step === "check") {
 /** Runs a command in the repository with the terminal attached; a failure stops the deploy. */
 function run(label: string, command: string, args: string[], extraEnv: Record<string, string> = {}): void {
   const result = spawnSync(command, args, { cwd: ROOT, stdio: "inherit", env: { ...process.env, ...extraEnv } });
-  if (result.status !== 0) fail(`${label} failed (exit ${result.status ?? result.signal}); the database keeps its migrations, the previous version keeps serving.`);
+  if (result.status !== 0)
+    fail(`${label} failed (exit ${result.status ?? result.signal}); the database keeps its migrations, the previous version keeps serving.`);
 }
 
 /** Wrangler's output file; without one, the origin comes from --url or the environment's route. */

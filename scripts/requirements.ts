@@ -12,8 +12,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseRequirements, sectionsOf, titlesInSource, unknownIds, type TestTitle } from "./requirements/coverage";
-import { renderCoverage, type PendingReasons } from "./requirements/render";
+import { parseRequirements, sectionsOf, type TestTitle, titlesInSource, unknownIds } from "./requirements/coverage";
+import { type PendingReasons, renderCoverage } from "./requirements/render";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SHARED_LIST = process.env.REQUIREMENTS_LIST ?? join(ROOT, "../shared/spec/REQUIREMENTS.md");
@@ -43,9 +43,7 @@ if (list === undefined) {
 }
 const requirements = parseRequirements(list);
 const sections = sectionsOf(requirements);
-const titles: TestTitle[] = testFiles(ROOT).flatMap((path) =>
-  titlesInSource(relative(ROOT, path), readFileSync(path, "utf8"), sections),
-);
+const titles: TestTitle[] = testFiles(ROOT).flatMap((path) => titlesInSource(relative(ROOT, path), readFileSync(path, "utf8"), sections));
 const pending = JSON.parse(readFileSync(PENDING, "utf8")) as PendingReasons;
 const coverage = renderCoverage(requirements, titles, pending);
 

@@ -1,23 +1,23 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { describeError, logEvent } from "../core/output/log";
+import { platformRedactor } from "../core/output/redaction";
 import { agentRoutes, guildAgentRoutes } from "./api/agents";
+import { attachmentRoutes } from "./api/attachments";
+import { groupChatRoutes } from "./api/group-chat";
 import { guildRoutes } from "./api/guilds";
 import { healthRoutes } from "./api/health";
+import { runRoutes } from "./api/run-messages";
+import { agentRunRoutes } from "./api/runs";
+import { agentScheduleRoutes, scheduleRoutes } from "./api/schedules";
+import { tokenRoutes } from "./api/tokens";
+import { organisationRoutes, usageRoutes } from "./api/usage";
+import { usageReportRoutes } from "./api/usage-reports";
 import type { AppEnv } from "./context";
+import { operation } from "./contract";
 import { ApiError, errorResponse } from "./errors";
 import { authenticate, database } from "./middleware";
 import { openApiDocument } from "./openapi";
-import { operation } from "./contract";
-import { describeError, logEvent } from "../core/output/log";
-import { platformRedactor } from "../core/output/redaction";
-import { runRoutes } from "./api/run-messages";
-import { agentRunRoutes } from "./api/runs";
-import { attachmentRoutes } from "./api/attachments";
-import { organisationRoutes, usageRoutes } from "./api/usage";
-import { usageReportRoutes } from "./api/usage-reports";
-import { agentScheduleRoutes, scheduleRoutes } from "./api/schedules";
-import { groupChatRoutes } from "./api/group-chat";
-import { tokenRoutes } from "./api/tokens";
 import { callerRateLimit, rateLimit } from "./rate-limit";
 import { securityHeaders } from "./security-headers";
 
@@ -29,17 +29,24 @@ export const app = new Hono<AppEnv>();
 app.use(securityHeaders);
 app.route("/api/health", healthRoutes);
 let document: Promise<Record<string, unknown>> | undefined;
-app.get("/api/openapi.json", operation({
-  operationId: "getOpenApiDocument", summary: "This document (OpenAPI 3.1)", tag: "Platform", public: true,
-  responses: { 200: { description: "The API document", content: { "application/json": { schema: { type: "object" } } } } },
-}), async (c) => {
-  // Generated once per isolate, on the first request for it.
-  document ??= openApiDocument(app, API_VERSION).catch((error: unknown) => {
-    document = undefined;
-    throw error;
-  });
-  return c.json(await document);
-});
+app.get(
+  "/api/openapi.json",
+  operation({
+    operationId: "getOpenApiDocument",
+    summary: "This document (OpenAPI 3.1)",
+    tag: "Platform",
+    public: true,
+    responses: { 200: { description: "The API document", content: { "application/json": { schema: { type: "object" } } } } },
+  }),
+  async (c) => {
+    // Generated once per isolate, on the first request for it.
+    document ??= openApiDocument(app, API_VERSION).catch((error: unknown) => {
+      document = undefined;
+      throw error;
+    });
+    return c.json(await document);
+  },
+);
 
 const api = new Hono<AppEnv>();
 // The caller budget comes first: a flood of junk tokens must not reach the database.
@@ -75,4 +82,3 @@ app.onError((error, c) => {
   logEvent("error", { operation: `${c.req.method} ${c.req.routePath}`, ...describeError(error) }, platformRedactor(c.env));
   return errorResponse(c, new ApiError(500, "internal", "Something went wrong on our side"));
 });
-

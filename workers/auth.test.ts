@@ -40,7 +40,10 @@ describe("API token auth", () => {
   /** Revokes a token straight in the database, as another Worker instance would. */
   async function revokeElsewhere(token: string) {
     const { db, close } = openDatabase(env);
-    await db.update(apiTokens).set({ revokedAt: new Date() }).where(eq(apiTokens.tokenHash, await hashToken(token)));
+    await db
+      .update(apiTokens)
+      .set({ revokedAt: new Date() })
+      .where(eq(apiTokens.tokenHash, await hashToken(token)));
     await close();
   }
 

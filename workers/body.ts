@@ -76,20 +76,23 @@ export async function readLimitedForm(request: Request, limit: number, tooLargeM
   const reader = request.body.getReader();
   let size = 0;
   let exceeded = false;
-  const counted = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { done, value } = await reader.read();
-      if (done) return controller.close();
-      size += value.byteLength;
-      if (size > limit) {
-        exceeded = true;
-        await reader.cancel().catch(() => {});
-        return controller.error(new Error("body over the limit"));
-      }
-      controller.enqueue(value);
+  const counted = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) return controller.close();
+        size += value.byteLength;
+        if (size > limit) {
+          exceeded = true;
+          await reader.cancel().catch(() => {});
+          return controller.error(new Error("body over the limit"));
+        }
+        controller.enqueue(value);
+      },
+      cancel: (reason) => reader.cancel(reason),
     },
-    cancel: (reason) => reader.cancel(reason),
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
   try {
     return await new Response(counted, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData();
   } catch {
@@ -98,5 +101,4 @@ export async function readLimitedForm(request: Request, limit: number, tooLargeM
   }
 }
 
-const tooLarge = (limit: number) =>
-  new ApiError(413, "request.too_large", `The body is larger than ${limit} bytes`, { limit_bytes: limit });
+const tooLarge = (limit: number) => new ApiError(413, "request.too_large", `The body is larger than ${limit} bytes`, { limit_bytes: limit });

@@ -130,7 +130,10 @@ export function operation(op: Operation): MiddlewareHandler {
 
 /** The header a reconnecting EventSource sends: the id (row seq) of the last event it received. */
 export const lastEventId: OpenAPIV3_1.ParameterObject = {
-  in: "header", name: "Last-Event-ID", required: false, schema: { type: "string" },
+  in: "header",
+  name: "Last-Event-ID",
+  required: false,
+  schema: { type: "string" },
   description: "Resume after this row seq; wins over ?after_seq=",
 };
 
@@ -165,7 +168,10 @@ export function jsonBody<S extends z.ZodType>(schema: S) {
 }
 
 /** Path ids are uuids (any version, as isUuid takes them); anything else cannot name a row. */
-const Id = z.string().regex(UUID_PATTERN).meta({ format: "uuid", pattern: undefined } as z.GlobalMeta);
+const Id = z
+  .string()
+  .regex(UUID_PATTERN)
+  .meta({ format: "uuid", pattern: undefined } as z.GlobalMeta);
 
 /**
  * The `:id` of a path (plus any `extra` path parameters), validated: a malformed one is

@@ -24,12 +24,7 @@ export const notFound = (what: string) => new ApiError(404, `${what}.not_found`,
 
 /** 422 naming each bad field. */
 export const validationFailed = (fields: FieldIssue[]) =>
-  new ApiError(
-    422,
-    "validation.failed",
-    `Invalid ${fields.map((f) => f.field || "body").join(", ")}: ${fields.map((f) => f.message).join("; ")}`,
-    { fields },
-  );
+  new ApiError(422, "validation.failed", `Invalid ${fields.map((f) => f.field || "body").join(", ")}: ${fields.map((f) => f.message).join("; ")}`, { fields });
 
 export function errorResponse(c: Context, error: ApiError): Response {
   return c.json({ error: { code: error.code, message: error.message, details: error.details } }, error.status);

@@ -1,8 +1,8 @@
-import { env } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { app } from "./app";
 import type { Env } from "../bindings/env";
+import { app } from "./app";
 import { call, seedOrganisation } from "./test/seed";
 
 const testEnv = env as unknown as Env & { TEST_LOW_RATE_LIMIT: RateLimit };
@@ -38,7 +38,8 @@ describe("HARDEN-5: security headers", () => {
       await call("GET", "/api/guilds", { token }),
       await call("GET", "/api/guilds"),
       await call("GET", "/api/no-such-route", { token }),
-    ]) expectSecurityHeaders(res.headers);
+    ])
+      expectSecurityHeaders(res.headers);
   });
 
   it("HARDEN-5: the console's pages and assets carry them too", async () => {
@@ -80,7 +81,11 @@ describe("HARDEN-5: caller rate limit before the database", () => {
     if (token) headers.authorization = `Bearer ${token}`;
     if (address) headers["cf-connecting-ip"] = address;
     const ctx = createExecutionContext();
-    const response = await app.fetch(new Request("http://api.test/api/guilds", { headers }), { ...testEnv, API_AUTH_RATE_LIMIT: testEnv.TEST_LOW_RATE_LIMIT }, ctx);
+    const response = await app.fetch(
+      new Request("http://api.test/api/guilds", { headers }),
+      { ...testEnv, API_AUTH_RATE_LIMIT: testEnv.TEST_LOW_RATE_LIMIT },
+      ctx,
+    );
     const json = (await response.json()) as any;
     await waitOnExecutionContext(ctx);
     return { status: response.status, json, headers: response.headers };

@@ -1,7 +1,7 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
 import { bearerToken, hashToken } from "../core/auth/tokens";
-import { verifiedTokens, type VerifiedToken } from "../core/auth/verified-tokens";
+import { type VerifiedToken, verifiedTokens } from "../core/auth/verified-tokens";
 import { openDatabase } from "../core/db/client";
 import { apiTokens } from "../core/db/schema";
 import type { AppEnv } from "./context";
@@ -54,9 +54,14 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
     const stale = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
     verifiedTokens.touch(hash, now);
     c.executionCtx.waitUntil(
-      db.update(apiTokens).set({ lastUsedAt: now })
+      db
+        .update(apiTokens)
+        .set({ lastUsedAt: now })
         .where(and(eq(apiTokens.id, row.id), or(isNull(apiTokens.lastUsedAt), lt(apiTokens.lastUsedAt, stale))))
-        .then(() => {}, () => {}),
+        .then(
+          () => {},
+          () => {},
+        ),
     );
   }
   await next();

@@ -19,7 +19,8 @@ export async function openApiDocument<E extends Env>(app: Hono<E>, version: stri
       info: {
         title: "Guilds platform API",
         version,
-        description: "Organisations, guilds of AI agents, their runs, routines and group chat. Every route but /api/health needs `Authorization: Bearer <token>`.",
+        description:
+          "Organisations, guilds of AI agents, their runs, routines and group chat. Every route but /api/health needs `Authorization: Bearer <token>`.",
       },
       servers: [{ url: "/" }],
       security: [{ bearer: [] }],
@@ -59,4 +60,3 @@ function tidy(value: unknown): unknown {
   }
   return out;
 }
-

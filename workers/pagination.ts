@@ -59,4 +59,3 @@ function decodeCursor(cursor: string): Position {
     throw validationFailed([{ field: "cursor", message: "not a cursor this API returned" }]);
   }
 }
-

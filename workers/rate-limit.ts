@@ -50,5 +50,4 @@ function refuse(c: { header: (name: string, value: string) => void }, reason: st
 }
 
 /** Counters reset on period boundaries: the wait until the next one, at least 1 s. */
-const secondsToNextWindow = (nowMs: number, periodS: number) =>
-  Math.max(1, Math.ceil(periodS - (nowMs / 1000) % periodS));
+const secondsToNextWindow = (nowMs: number, periodS: number) => Math.max(1, Math.ceil(periodS - ((nowMs / 1000) % periodS)));

@@ -1,9 +1,9 @@
-import { eq, sql, type SQL } from "drizzle-orm";
+import { eq, type SQL, sql } from "drizzle-orm";
+import { usageMonth } from "../usage/pricing";
+import { effectiveSpendLimit } from "../usage/spend-limit";
 import type { Database } from "./client";
 import { agents } from "./schema";
 import type { SecretRef } from "./secrets";
-import { usageMonth } from "../usage/pricing";
-import { effectiveSpendLimit } from "../usage/spend-limit";
 
 type AgentRow = typeof agents.$inferSelect;
 
@@ -56,13 +56,19 @@ const toSpend = (row: SpendRow): MonthSpend => ({ limitUsd: effectiveSpendLimit(
 export async function readOpeningState(db: Database, agentId: string, now: Date): Promise<OpeningState | null> {
   const id = sql.raw(`"agents"."id"`);
   const org = sql.raw(`"agents"."organisation_id"`);
-  const [row] = await db.select({
-    agent: agents,
-    secrets: sql<SecretRef[]>`${secretsOf(id, sql.raw(`"agents"."guild_id"`), org)}`,
-    notes: sql<Array<{ title: string }>>`coalesce((select json_agg(json_build_object('title', n.title) order by n.title) from notes n where n.agent_id = ${id}), '[]'::json)`,
-    memory: sql<string>`coalesce((select m.content from memories m where m.agent_id = ${id}), '')`,
-    spend: sql<SpendRow>`${spendOf(org, now)}`,
-  }).from(agents).where(eq(agents.id, agentId)).limit(1);
+  const [row] = await db
+    .select({
+      agent: agents,
+      secrets: sql<SecretRef[]>`${secretsOf(id, sql.raw(`"agents"."guild_id"`), org)}`,
+      notes: sql<
+        Array<{ title: string }>
+      >`coalesce((select json_agg(json_build_object('title', n.title) order by n.title) from notes n where n.agent_id = ${id}), '[]'::json)`,
+      memory: sql<string>`coalesce((select m.content from memories m where m.agent_id = ${id}), '')`,
+      spend: sql<SpendRow>`${spendOf(org, now)}`,
+    })
+    .from(agents)
+    .where(eq(agents.id, agentId))
+    .limit(1);
   if (!row) return null;
   return { agent: row.agent, secrets: row.secrets, notes: row.notes, memory: row.memory, spend: toSpend(row.spend) };
 }

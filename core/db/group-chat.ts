@@ -1,10 +1,10 @@
 import { and, asc, desc, eq, gt, isNull, lt, sql } from "drizzle-orm";
-import type { Database } from "./client";
-import { agents, groupCursors, groupMessages } from "./schema";
-import type { PublicRow } from "../group/wake";
 import type * as z from "zod";
+import type { PublicRow } from "../group/wake";
 import type { GroupMessage } from "../validation/group-chat";
+import type { Database } from "./client";
 import { toWire } from "./rows";
+import { agents, groupCursors, groupMessages } from "./schema";
 
 /** A stored public row of a guild's group chat. */
 export type GroupMessageRow = typeof groupMessages.$inferSelect;
@@ -27,10 +27,13 @@ const latestSeqOf = (guildId: string) =>
  * and posts one at a time; the unique (guild_id, seq) constraint backs that up.
  */
 export async function appendGroupMessage(db: Database, input: NewGroupMessage): Promise<GroupMessageRow> {
-  const [row] = await db.insert(groupMessages).values({
-    ...input,
-    seq: sql`${latestSeqOf(input.guildId)} + 1`,
-  }).returning();
+  const [row] = await db
+    .insert(groupMessages)
+    .values({
+      ...input,
+      seq: sql`${latestSeqOf(input.guildId)} + 1`,
+    })
+    .returning();
   return row!;
 }
 
@@ -44,12 +47,16 @@ export async function listGroupMessages(
   page: { afterSeq?: number; beforeSeq?: number; limit: number },
 ): Promise<{ rows: GroupMessageRow[]; hasMore: boolean }> {
   const forward = page.afterSeq !== undefined;
-  const rows = await db.select().from(groupMessages)
-    .where(and(
-      eq(groupMessages.guildId, guildId),
-      forward ? gt(groupMessages.seq, page.afterSeq!) : undefined,
-      page.beforeSeq !== undefined ? lt(groupMessages.seq, page.beforeSeq) : undefined,
-    ))
+  const rows = await db
+    .select()
+    .from(groupMessages)
+    .where(
+      and(
+        eq(groupMessages.guildId, guildId),
+        forward ? gt(groupMessages.seq, page.afterSeq!) : undefined,
+        page.beforeSeq !== undefined ? lt(groupMessages.seq, page.beforeSeq) : undefined,
+      ),
+    )
     .orderBy(forward ? asc(groupMessages.seq) : desc(groupMessages.seq))
     .limit(page.limit + 1);
   const hasMore = rows.length > page.limit;
@@ -59,7 +66,9 @@ export async function listGroupMessages(
 
 /** The guild's agents that take part in its chat: the non-archived ones. */
 export async function groupParticipants(db: Database, guildId: string): Promise<Array<{ id: string; name: string }>> {
-  return db.select({ id: agents.id, name: agents.name }).from(agents)
+  return db
+    .select({ id: agents.id, name: agents.name })
+    .from(agents)
     .where(and(eq(agents.guildId, guildId), isNull(agents.archivedAt)))
     .orderBy(asc(agents.createdAt));
 }
@@ -73,9 +82,15 @@ export async function groupParticipants(db: Database, guildId: string): Promise<
  * delivered twice. `storedCursor` below `cursor` means the stored one should catch up.
  */
 export async function deliveryRows(db: Database, agentId: string, guildId: string, freshMax: number, candidatesMax: number) {
-  const asPublic = (m: string) => sql.raw(`json_build_object('seq', ${m}.seq, 'authorKind', ${m}.author_kind, 'authorAgentId', ${m}.author_agent_id,
+  const asPublic = (m: string) =>
+    sql.raw(`json_build_object('seq', ${m}.seq, 'authorKind', ${m}.author_kind, 'authorAgentId', ${m}.author_agent_id,
     'authorName', ${m}.author_name, 'content', ${m}.content, 'tagged', ${m}.tagged, 'depth', ${m}.depth, 'createdAt', ${m}.created_at) order by ${m}.seq`);
-  const result = await db.execute<{ stored: number; cursor: number; fresh: Array<PublicRow & { createdAt: string }>; candidates: Array<PublicRow & { createdAt: string }> }>(sql`
+  const result = await db.execute<{
+    stored: number;
+    cursor: number;
+    fresh: Array<PublicRow & { createdAt: string }>;
+    candidates: Array<PublicRow & { createdAt: string }>;
+  }>(sql`
     with c as (
       select coalesce((select delivered_through_seq from group_cursors where agent_id = ${agentId}), 0) as stored,
              coalesce((select max((metadata->>'group_chat_through_seq')::int) from runs where agent_id = ${agentId} and kind = 'group'), 0) as delivered
@@ -100,14 +115,17 @@ export async function deliveryRows(db: Database, agentId: string, guildId: strin
 /** A new agent's cursor, at the guild's latest seq: it takes part in the chat from now on. */
 export async function startCursor(db: Database, agentId: string, guildId: string): Promise<void> {
   await db.insert(groupCursors).values({
-    agentId, guildId,
+    agentId,
+    guildId,
     deliveredThroughSeq: latestSeqOf(guildId),
   });
 }
 
 /** Moves the agent's cursor forward to `throughSeq` (never back). */
 export async function advanceCursor(db: Database, agentId: string, guildId: string, throughSeq: number): Promise<void> {
-  await db.insert(groupCursors).values({ agentId, guildId, deliveredThroughSeq: throughSeq })
+  await db
+    .insert(groupCursors)
+    .values({ agentId, guildId, deliveredThroughSeq: throughSeq })
     .onConflictDoUpdate({
       target: groupCursors.agentId,
       set: { deliveredThroughSeq: sql`greatest(${groupCursors.deliveredThroughSeq}, ${throughSeq})`, guildId, updatedAt: sql`now()` },

@@ -10,6 +10,8 @@ export async function readMemory(db: Database, agentId: string): Promise<{ conte
 
 /** Replaces the agent's Memory document (memory_write, or the operator in the console). */
 export async function writeMemory(db: Database, agentId: string, content: string): Promise<void> {
-  await db.insert(memories).values({ agentId, content })
+  await db
+    .insert(memories)
+    .values({ agentId, content })
     .onConflictDoUpdate({ target: memories.agentId, set: { content, updatedAt: sql`now()` } });
 }

@@ -1,6 +1,6 @@
+import { eq, sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { newToken } from "../auth/tokens";
-import { eq, sql } from "drizzle-orm";
 import { apiTokens, organisations } from "./schema";
 
 /** Any drizzle Postgres database: Neon in the Worker, node-postgres in scripts. */
@@ -15,7 +15,10 @@ export type AnyDatabase = PgDatabase<PgQueryResultHKT, Record<string, unknown>>;
  */
 export async function createOrganisation(db: AnyDatabase, name: string, options: { spendCeilingUsd?: string | null } = {}) {
   return db.transaction(async (tx) => {
-    const [org] = await tx.insert(organisations).values({ name, spendCeilingUsd: options.spendCeilingUsd ?? null }).returning({ id: organisations.id });
+    const [org] = await tx
+      .insert(organisations)
+      .values({ name, spendCeilingUsd: options.spendCeilingUsd ?? null })
+      .returning({ id: organisations.id });
     const { token, hash, prefix } = await newToken();
     await tx.insert(apiTokens).values({ organisationId: org!.id, name: "operator", tokenHash: hash, prefix });
     return { organisation_id: org!.id, token };
@@ -30,7 +33,8 @@ export async function createOrganisation(db: AnyDatabase, name: string, options:
  * @example await setSpendCeiling(db, orgId, "100.000000")
  */
 export async function setSpendCeiling(db: AnyDatabase, organisationId: string, spendCeilingUsd: string | null): Promise<boolean> {
-  const updated = await db.update(organisations)
+  const updated = await db
+    .update(organisations)
     .set({ spendCeilingUsd, updatedAt: sql`now()` })
     .where(eq(organisations.id, organisationId))
     .returning({ id: organisations.id });

@@ -38,7 +38,8 @@ export function isTransient(error: unknown): boolean {
 }
 
 /** What drivers say when the server could not be reached or went away mid-statement. */
-const CONNECTION_FAILURE = /connection (?:terminated|refused|reset|closed|lost|error|timeout|timed out)|network connection lost|websocket|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|socket hang up|timeout exceeded when trying to connect|terminating connection|server closed the connection|the database system is (?:starting up|shutting down)|too many clients/i;
+const CONNECTION_FAILURE =
+  /connection (?:terminated|refused|reset|closed|lost|error|timeout|timed out)|network connection lost|websocket|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|socket hang up|timeout exceeded when trying to connect|terminating connection|server closed the connection|the database system is (?:starting up|shutting down)|too many clients/i;
 
 function messages(error: unknown): string[] {
   const out: string[] = [];

@@ -1,9 +1,9 @@
 import { and, asc, count, eq, lte, sql } from "drizzle-orm";
-import type { Database } from "./client";
-import { agents, guilds, schedules } from "./schema";
 import { DEFAULT_MAX_SCHEDULES_PER_AGENT, ScheduleLimitReached } from "../schedules/limits";
 import { freshPlan, planAfterFire } from "../schedules/plan";
 import type { ScheduleCreate, SchedulePatch } from "../validation/schedule";
+import type { Database } from "./client";
+import { agents, guilds, schedules } from "./schema";
 
 export type ScheduleRow = typeof schedules.$inferSelect;
 
@@ -19,8 +19,14 @@ export const scheduleStore = {
    * The agent's row is locked first, so simultaneous creates count one after another and
    * an agent one short of the cap gets exactly one more.
    */
-  async create(db: Database, agentId: string, input: ScheduleCreate, now: Date, random: () => number,
-    limit = DEFAULT_MAX_SCHEDULES_PER_AGENT): Promise<ScheduleRow> {
+  async create(
+    db: Database,
+    agentId: string,
+    input: ScheduleCreate,
+    now: Date,
+    random: () => number,
+    limit = DEFAULT_MAX_SCHEDULES_PER_AGENT,
+  ): Promise<ScheduleRow> {
     const trigger = { cron: input.cron ?? null, wakeWindow: input.wake_window ?? null };
     const plan = freshPlan(trigger, now, random);
     return db.transaction(async (tx) => {
@@ -28,15 +34,18 @@ export const scheduleStore = {
       await tx.execute(sql`select 1 from ${agents} where ${agents.id} = ${agentId} for no key update`);
       const [existing] = await tx.select({ n: count() }).from(schedules).where(eq(schedules.agentId, agentId));
       if ((existing?.n ?? 0) >= limit) throw new ScheduleLimitReached(limit);
-      const [row] = await tx.insert(schedules).values({
-        agentId,
-        description: input.description,
-        instruction: input.instruction,
-        ...trigger,
-        paused: input.paused,
-        nextRunAt: plan.nextRunAt,
-        windowFires: 0,
-      }).returning();
+      const [row] = await tx
+        .insert(schedules)
+        .values({
+          agentId,
+          description: input.description,
+          instruction: input.instruction,
+          ...trigger,
+          paused: input.paused,
+          nextRunAt: plan.nextRunAt,
+          windowFires: 0,
+        })
+        .returning();
       return row!;
     });
   },
@@ -46,7 +55,11 @@ export const scheduleStore = {
   },
 
   async get(db: Database, agentId: string, id: string): Promise<ScheduleRow | null> {
-    const [row] = await db.select().from(schedules).where(and(eq(schedules.id, id), eq(schedules.agentId, agentId))).limit(1);
+    const [row] = await db
+      .select()
+      .from(schedules)
+      .where(and(eq(schedules.id, id), eq(schedules.agentId, agentId)))
+      .limit(1);
     return row ?? null;
   },
 
@@ -59,14 +72,18 @@ export const scheduleStore = {
     const retrigger = patch.cron !== undefined || patch.wake_window !== undefined;
     const resumed = patch.paused === false && row.paused;
     const plan = retrigger || resumed ? freshPlan(trigger, now, random) : null;
-    const [updated] = await db.update(schedules).set({
-      ...(patch.description !== undefined ? { description: patch.description } : {}),
-      ...(patch.instruction !== undefined ? { instruction: patch.instruction } : {}),
-      ...(patch.paused !== undefined ? { paused: patch.paused } : {}),
-      ...trigger,
-      ...(plan ? { nextRunAt: plan.nextRunAt, windowFires: 0 } : {}),
-      updatedAt: sql`now()`,
-    }).where(eq(schedules.id, row.id)).returning();
+    const [updated] = await db
+      .update(schedules)
+      .set({
+        ...(patch.description !== undefined ? { description: patch.description } : {}),
+        ...(patch.instruction !== undefined ? { instruction: patch.instruction } : {}),
+        ...(patch.paused !== undefined ? { paused: patch.paused } : {}),
+        ...trigger,
+        ...(plan ? { nextRunAt: plan.nextRunAt, windowFires: 0 } : {}),
+        updatedAt: sql`now()`,
+      })
+      .where(eq(schedules.id, row.id))
+      .returning();
     return updated!;
   },
 
@@ -77,7 +94,10 @@ export const scheduleStore = {
   },
 
   async remove(db: Database, agentId: string, id: string): Promise<boolean> {
-    const deleted = await db.delete(schedules).where(and(eq(schedules.id, id), eq(schedules.agentId, agentId))).returning({ id: schedules.id });
+    const deleted = await db
+      .delete(schedules)
+      .where(and(eq(schedules.id, id), eq(schedules.agentId, agentId)))
+      .returning({ id: schedules.id });
     return deleted.length > 0;
   },
 };
@@ -87,18 +107,25 @@ export const scheduleStore = {
  * agent whose guild runs routines (SCHED-006/007). Null when nothing can fire.
  */
 export async function earliestWakeUp(db: Database, agentId: string): Promise<Date | null> {
-  const [row] = await db.select({ at: sql<string | null>`min(${schedules.nextRunAt})::text` })
-    .from(schedules).innerJoin(agents, eq(agents.id, schedules.agentId)).innerJoin(guilds, eq(guilds.id, agents.guildId))
+  const [row] = await db
+    .select({ at: sql<string | null>`min(${schedules.nextRunAt})::text` })
+    .from(schedules)
+    .innerJoin(agents, eq(agents.id, schedules.agentId))
+    .innerJoin(guilds, eq(guilds.id, agents.guildId))
     .where(and(eq(schedules.agentId, agentId), eq(schedules.paused, false), eq(guilds.routinesEnabled, true)));
   return row?.at ? new Date(row.at) : null;
 }
 
 /** The agent's due schedule that should fire first, with its guild's routines switch. */
 export async function firstDue(db: Database, agentId: string, now: Date) {
-  const [row] = await db.select({ schedule: schedules, routinesEnabled: guilds.routinesEnabled })
-    .from(schedules).innerJoin(agents, eq(agents.id, schedules.agentId)).innerJoin(guilds, eq(guilds.id, agents.guildId))
+  const [row] = await db
+    .select({ schedule: schedules, routinesEnabled: guilds.routinesEnabled })
+    .from(schedules)
+    .innerJoin(agents, eq(agents.id, schedules.agentId))
+    .innerJoin(guilds, eq(guilds.id, agents.guildId))
     .where(and(eq(schedules.agentId, agentId), eq(schedules.paused, false), lte(schedules.nextRunAt, now)))
-    .orderBy(asc(schedules.nextRunAt)).limit(1);
+    .orderBy(asc(schedules.nextRunAt))
+    .limit(1);
   return row ?? null;
 }
 
@@ -122,26 +149,26 @@ export async function advancePastFire(
  * advancePastFire's statement, not yet run (it returns the schedule's id when it advanced):
  * a fire's opening runs it as the claim inside its own one statement.
  */
-export function advancePastFireStatement(
-  db: Pick<Database, "update">,
-  row: ScheduleRow,
-  firedAt: Date,
-  random: () => number,
-  recordFire: boolean,
-) {
+export function advancePastFireStatement(db: Pick<Database, "update">, row: ScheduleRow, firedAt: Date, random: () => number, recordFire: boolean) {
   const plan = planAfterFire(triggerOf(row), { nextRunAt: row.nextRunAt!, windowFires: row.windowFires }, firedAt, random);
-  return db.update(schedules).set({
-    nextRunAt: plan.nextRunAt,
-    windowFires: plan.windowFires,
-    ...(recordFire ? { lastRunAt: firedAt } : {}),
-    updatedAt: sql`now()`,
-  }).where(and(eq(schedules.id, row.id), eq(schedules.nextRunAt, row.nextRunAt!), eq(schedules.paused, false)))
+  return db
+    .update(schedules)
+    .set({
+      nextRunAt: plan.nextRunAt,
+      windowFires: plan.windowFires,
+      ...(recordFire ? { lastRunAt: firedAt } : {}),
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(schedules.id, row.id), eq(schedules.nextRunAt, row.nextRunAt!), eq(schedules.paused, false)))
     .returning({ id: schedules.id });
 }
 
 /** SCHED-012: a guild's routines turned back on replan its unpaused schedules that are already due. */
 export async function replanDueAfterReenable(db: Database, guildId: string, now: Date, random: () => number): Promise<string[]> {
-  const due = await db.select({ schedule: schedules }).from(schedules).innerJoin(agents, eq(agents.id, schedules.agentId))
+  const due = await db
+    .select({ schedule: schedules })
+    .from(schedules)
+    .innerJoin(agents, eq(agents.id, schedules.agentId))
     .where(and(eq(agents.guildId, guildId), eq(schedules.paused, false), lte(schedules.nextRunAt, now)));
   for (const { schedule } of due) {
     const plan = freshPlan(triggerOf(schedule), now, random);

@@ -15,13 +15,12 @@ export interface SecretRef {
  *
  * @example await resolveSecrets(db, agent) // [{ id, name: "GITHUB_TOKEN", description: "read-only" }]
  */
-export async function resolveSecrets(
-  db: AnyDatabase,
-  agent: { id: string; guildId: string; organisationId: string },
-): Promise<SecretRef[]> {
+export async function resolveSecrets(db: AnyDatabase, agent: { id: string; guildId: string; organisationId: string }): Promise<SecretRef[]> {
   const granted = sql`exists (select 1 from ${secretGrants} where ${secretGrants.secretId} = ${secrets.id}
     and (${secretGrants.guildId} = ${agent.guildId} or ${secretGrants.agentId} = ${agent.id}))`;
-  return db.select({ id: secrets.id, name: secrets.name, description: secrets.description }).from(secrets)
+  return db
+    .select({ id: secrets.id, name: secrets.name, description: secrets.description })
+    .from(secrets)
     .where(and(eq(secrets.organisationId, agent.organisationId), or(eq(secrets.orgWide, true), granted)))
     .orderBy(secrets.name);
 }

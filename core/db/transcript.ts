@@ -1,7 +1,7 @@
-import { and, asc, eq, gt, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
+import type { ChatPayload, StoredRow } from "../projection/types";
 import type { Database } from "./client";
 import { messages, runs } from "./schema";
-import type { ChatPayload, StoredRow } from "../projection/types";
 
 /** The roles of transcript rows. */
 export type Role = "system" | "user" | "assistant" | "tool";
@@ -45,7 +45,9 @@ export interface UsageFigures {
 
 /** Rows of a run in seq order, after `afterSeq` when given. */
 export async function loadRows(db: Database, runId: string, afterSeq = -1, limit?: number) {
-  const query = db.select().from(messages)
+  const query = db
+    .select()
+    .from(messages)
     .where(and(eq(messages.runId, runId), gt(messages.seq, afterSeq)))
     .orderBy(asc(messages.seq));
   return limit === undefined ? query : query.limit(limit);
@@ -87,18 +89,35 @@ export async function appendOpeningRow(
   const created = result.rows[0];
   if (!created) throw new Error(`run ${row.runId} does not exist`);
   alongside?.take(created);
-  return { seq: row.seq, generation: row.generation, role: row.role, payload: row.payload, metadata: row.metadata, cost_usd: null, created_at: new Date(created.created_at).toISOString() };
+  return {
+    seq: row.seq,
+    generation: row.generation,
+    role: row.role,
+    payload: row.payload,
+    metadata: row.metadata,
+    cost_usd: null,
+    created_at: new Date(created.created_at).toISOString(),
+  };
 }
 
 /** The stored row at `seq`, or null: how a retried write learns whether its first try committed. */
 export async function rowAt(db: Database, runId: string, seq: number): Promise<WireRow | null> {
-  const [row] = await db.select().from(messages).where(and(eq(messages.runId, runId), eq(messages.seq, seq))).limit(1);
+  const [row] = await db
+    .select()
+    .from(messages)
+    .where(and(eq(messages.runId, runId), eq(messages.seq, seq)))
+    .limit(1);
   return row ? toWireRow(row) : null;
 }
 
 /** A database row as the projection reads it. */
 export function storedRow(row: {
-  seq: number; generation: number | null; role: string; payload: unknown; metadata: unknown; tokenCount: number | null;
+  seq: number;
+  generation: number | null;
+  role: string;
+  payload: unknown;
+  metadata: unknown;
+  tokenCount: number | null;
 }): StoredRow {
   return {
     seq: row.seq,
@@ -112,15 +131,18 @@ export function storedRow(row: {
 
 /** Appends one row (user, tool, or an unpriced assistant row): one round trip. */
 export async function appendRow(db: Database, row: NewRow): Promise<WireRow> {
-  const [inserted] = await db.insert(messages).values({
-    runId: row.runId,
-    seq: row.seq,
-    generation: row.generation,
-    role: row.role,
-    payload: row.payload,
-    metadata: row.metadata,
-    tokenCount: row.tokenCount,
-  }).returning();
+  const [inserted] = await db
+    .insert(messages)
+    .values({
+      runId: row.runId,
+      seq: row.seq,
+      generation: row.generation,
+      role: row.role,
+      payload: row.payload,
+      metadata: row.metadata,
+      tokenCount: row.tokenCount,
+    })
+    .returning();
   return toWireRow(inserted!);
 }
 
@@ -131,15 +153,11 @@ export async function appendRow(db: Database, row: NewRow): Promise<WireRow> {
  * Returns the committed row and the organisation's spend this month, which the loop
  * keeps for the spend-limit check before its next call.
  */
-export async function commitAssistantRow(
-  db: Database,
-  row: NewRow,
-  scope: UsageScope,
-  usage: UsageFigures,
-): Promise<{ row: WireRow; monthCostUsd: number }> {
+export async function commitAssistantRow(db: Database, row: NewRow, scope: UsageScope, usage: UsageFigures): Promise<{ row: WireRow; monthCostUsd: number }> {
   const cost = usage.costUsd.toFixed(6);
   const figures = sql`${usage.inputTokens}, ${usage.outputTokens}, ${usage.cachedInputTokens}, ${usage.reasoningTokens}, ${cost}::numeric, 1`;
-  const increment = (table: string) => sql.raw(`
+  const increment = (table: string) =>
+    sql.raw(`
     input_tokens = ${table}.input_tokens + excluded.input_tokens,
     output_tokens = ${table}.output_tokens + excluded.output_tokens,
     cached_input_tokens = ${table}.cached_input_tokens + excluded.cached_input_tokens,
@@ -206,15 +224,20 @@ export async function updateRun(
   runId: string,
   change: { status?: "active" | "completed"; errors?: RunError[]; metadata?: Record<string, unknown>; generation?: number; archivedAt?: Date | null },
 ): Promise<void> {
-  await db.update(runs).set({
-    ...(change.archivedAt !== undefined ? { archivedAt: change.archivedAt } : {}),
-    ...(change.status ? { status: change.status, completedAt: change.status === "completed" ? sql`now()` : null } : {}),
-    // Entries already there are not appended again: a retry after a lost answer is harmless.
-    ...(change.errors?.length
-      ? { errors: sql`${runs.errors} || coalesce((select jsonb_agg(e) from jsonb_array_elements(${JSON.stringify(change.errors)}::jsonb) as e where not ${runs.errors} @> jsonb_build_array(e)), '[]'::jsonb)` }
-      : {}),
-    ...(change.metadata ? { metadata: sql`${runs.metadata} || ${JSON.stringify(change.metadata)}::jsonb` } : {}),
-    ...(change.generation !== undefined ? { generation: change.generation } : {}),
-    updatedAt: sql`now()`,
-  }).where(eq(runs.id, runId));
+  await db
+    .update(runs)
+    .set({
+      ...(change.archivedAt !== undefined ? { archivedAt: change.archivedAt } : {}),
+      ...(change.status ? { status: change.status, completedAt: change.status === "completed" ? sql`now()` : null } : {}),
+      // Entries already there are not appended again: a retry after a lost answer is harmless.
+      ...(change.errors?.length
+        ? {
+            errors: sql`${runs.errors} || coalesce((select jsonb_agg(e) from jsonb_array_elements(${JSON.stringify(change.errors)}::jsonb) as e where not ${runs.errors} @> jsonb_build_array(e)), '[]'::jsonb)`,
+          }
+        : {}),
+      ...(change.metadata ? { metadata: sql`${runs.metadata} || ${JSON.stringify(change.metadata)}::jsonb` } : {}),
+      ...(change.generation !== undefined ? { generation: change.generation } : {}),
+      updatedAt: sql`now()`,
+    })
+    .where(eq(runs.id, runId));
 }

@@ -8,9 +8,9 @@
  * Rows of a deleted agent or guild are gone with it (USAGE-007/008); the counters keep
  * their cost, so these figures can be below the organisation's counters.
  */
-import { sql, type SQL } from "drizzle-orm";
-import { monthStart, type DateRange } from "../usage/date-range";
+import { type SQL, sql } from "drizzle-orm";
 import type { UsageCounters } from "../usage/counters";
+import { type DateRange, monthStart } from "../usage/date-range";
 import type { Database } from "./client";
 
 /** Whose rows a report reads: the organisation's, or one of its guilds or agents. */
@@ -135,7 +135,11 @@ export async function usageByAgent(db: Database, organisationId: string, range: 
   ]);
   return {
     agents: agentRows.rows.map((row) => ({
-      id: String(row.id), name: String(row.name), guild_id: String(row.guild_id), ...counters(row), all_time_cost_usd: String(row.all_time_cost_usd),
+      id: String(row.id),
+      name: String(row.name),
+      guild_id: String(row.guild_id),
+      ...counters(row),
+      all_time_cost_usd: String(row.all_time_cost_usd),
     })),
     guilds: guildRows.rows.map((row) => ({ id: String(row.id), name: String(row.name), all_time_cost_usd: String(row.all_time_cost_usd) })),
   };

@@ -71,7 +71,10 @@ export function modelSelector(config: { baseURL: string; apiKey: string; model: 
         model: config.model,
         response_format: { type: "json_object" },
         messages: [
-          { role: "system", content: `Pick the ${HISTORY_ROWS} group chat messages an agent most needs to follow the conversation. Answer only with JSON: {"seqs": [numbers]}.` },
+          {
+            role: "system",
+            content: `Pick the ${HISTORY_ROWS} group chat messages an agent most needs to follow the conversation. Answer only with JSON: {"seqs": [numbers]}.`,
+          },
           { role: "user", content: candidates.map(historyLine).join("\n") },
         ],
       }),

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { taggedAgents } from "./mentions";
 
-const agents = [{ id: "1", name: "Scout" }, { id: "2", name: "Ann" }, { id: "3", name: "Ann Lee" }, { id: "4", name: "Scouter" }];
+const agents = [
+  { id: "1", name: "Scout" },
+  { id: "2", name: "Ann" },
+  { id: "3", name: "Ann Lee" },
+  { id: "4", name: "Scouter" },
+];
 
 describe("@Name tags", () => {
   it("OP-GROUP-2: @Name tags the agent of that name, case-insensitive, once however often it appears", () => {

@@ -41,5 +41,12 @@ export function findMentions(content: string, names: readonly string[]): Mention
  */
 export function taggedAgents(content: string, agents: readonly { id: string; name: string }[]): string[] {
   const byName = new Map(agents.map((a) => [a.name, a.id]));
-  return [...new Set(findMentions(content, agents.map((a) => a.name)).map((m) => byName.get(m.name)!))];
+  return [
+    ...new Set(
+      findMentions(
+        content,
+        agents.map((a) => a.name),
+      ).map((m) => byName.get(m.name)!),
+    ),
+  ];
 }

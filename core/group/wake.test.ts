@@ -1,9 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { deliveryDepth, groupChatInfo, groupChatInfoMessage, MAX_WAKE_DEPTH, postDepth, wakes, type PublicRow } from "./wake";
+import { deliveryDepth, groupChatInfo, groupChatInfoMessage, MAX_WAKE_DEPTH, type PublicRow, postDepth, wakes } from "./wake";
 
 const row = (seq: number, over: Partial<PublicRow> = {}): PublicRow => ({
-  seq, authorKind: "operator", authorAgentId: null, authorName: "operator", content: `row ${seq}`, tagged: [], depth: 0,
-  createdAt: new Date(Date.UTC(2026, 0, 1, 9, 0, seq)), ...over,
+  seq,
+  authorKind: "operator",
+  authorAgentId: null,
+  authorName: "operator",
+  content: `row ${seq}`,
+  tagged: [],
+  depth: 0,
+  createdAt: new Date(Date.UTC(2026, 0, 1, 9, 0, seq)),
+  ...over,
 });
 const byAgent = (seq: number, agentId: string, depth: number, over: Partial<PublicRow> = {}) =>
   row(seq, { authorKind: "agent", authorAgentId: agentId, authorName: agentId.toUpperCase(), depth, ...over });
@@ -51,6 +58,8 @@ describe("the Group Chat info wake", () => {
 
   it("GROUP-002: the message text is stable JSON under a fixed heading", () => {
     const text = groupChatInfoMessage(groupChatInfo([row(1, { content: "hi" })], "a"));
-    expect(text).toBe(`Group Chat info: {\n  "latestMessage": {\n    "seq": 1,\n    "author": "operator",\n    "text": "hi",\n    "at": "2026-01-01T09:00:01.000Z"\n  },\n  "youWereTagged": false\n}`);
+    expect(text).toBe(
+      `Group Chat info: {\n  "latestMessage": {\n    "seq": 1,\n    "author": "operator",\n    "text": "hi",\n    "at": "2026-01-01T09:00:01.000Z"\n  },\n  "youWereTagged": false\n}`,
+    );
   });
 });

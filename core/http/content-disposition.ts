@@ -6,7 +6,10 @@
  */
 export function uploadFilename(name: string, fallback: string): string {
   const base = name.split(/[\\/]/).at(-1) ?? "";
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 255);
+  const clean = base
+    .replace(/[\u0000-\u001f\u007f]/g, "")
+    .trim()
+    .slice(0, 255);
   return clean || fallback;
 }
 

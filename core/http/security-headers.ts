@@ -32,5 +32,7 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
  * @example headersFile() // "/*\n  Content-Security-Policy: default-src 'self'; …\n"
  */
 export function headersFile(): string {
-  return `/*\n${Object.entries(SECURITY_HEADERS).map(([name, value]) => `  ${name}: ${value}`).join("\n")}\n`;
+  return `/*\n${Object.entries(SECURITY_HEADERS)
+    .map(([name, value]) => `  ${name}: ${value}`)
+    .join("\n")}\n`;
 }

@@ -39,7 +39,7 @@ describe("structured logs", () => {
         operation: "tool.run",
         prompt: "SYSTEM PROMPT TEXT",
         Messages: [{ role: "user", content: "USER TEXT" }],
-        tool: { name: "note_read", arguments: "{\"title\":\"x\"}", result: "NOTE BODY" },
+        tool: { name: "note_read", arguments: '{"title":"x"}', result: "NOTE BODY" },
         count: 3,
       },
       undefined,
@@ -61,9 +61,7 @@ describe("structured logs", () => {
   it("keeps the fixed keys from being overridden and survives odd values", () => {
     const cyclic: Record<string, unknown> = { name: "c" };
     cyclic.self = cyclic;
-    const entry = JSON.parse(
-      formatLogLine("info", { operation: "op", level: "forged", at: "forged", big: 10n, when: at, cyclic, fn: () => 1 }, undefined, at),
-    );
+    const entry = JSON.parse(formatLogLine("info", { operation: "op", level: "forged", at: "forged", big: 10n, when: at, cyclic, fn: () => 1 }, undefined, at));
     expect(entry.level).toBe("info");
     expect(entry.at).toBe("2026-01-01T00:00:00.000Z");
     expect(entry).toMatchObject({ big: "10", when: "2026-01-01T00:00:00.000Z", cyclic: { name: "c", self: "[Circular]" } });

@@ -131,14 +131,7 @@ export function withoutAddresses(text: string): string {
   return text.replace(/postgres(ql)?:\/\/\S+/g, "postgres://…").replace(/wss?:\/\/\S+/g, "ws://…");
 }
 
-function sanitize(
-  value: unknown,
-  path: string,
-  redactor: Redactor | undefined,
-  omitted: string[],
-  seen: WeakSet<object>,
-  depth: number,
-): unknown {
+function sanitize(value: unknown, path: string, redactor: Redactor | undefined, omitted: string[], seen: WeakSet<object>, depth: number): unknown {
   if (typeof value === "string") return cut(redactor ? redactor.redact(value) : value);
   if (typeof value === "number") return Number.isFinite(value) ? value : String(value);
   if (typeof value === "boolean" || value === null) return value;

@@ -1,15 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Redactor } from "./redaction";
-import {
-  appendTrailer,
-  capUtf8,
-  INTERRUPTED_RESULT,
-  interruptedResult,
-  remainingAfter,
-  TOOL_OUTPUT_MAX_BYTES,
-  toolOutput,
-  WRAP_UP_LINE,
-} from "./tool-output";
+import { appendTrailer, capUtf8, INTERRUPTED_RESULT, interruptedResult, remainingAfter, TOOL_OUTPUT_MAX_BYTES, toolOutput, WRAP_UP_LINE } from "./tool-output";
 
 const lines = (text: string) => text.split("\n");
 const bytes = (text: string) => new TextEncoder().encode(text).length;
@@ -17,11 +8,7 @@ const bytes = (text: string) => new TextEncoder().encode(text).length;
 describe("toolOutput", () => {
   it("GEN-015: the trailer is the last line and counts down", () => {
     const outs = [12, 11, 10].map((remaining) => toolOutput({ text: "ok", redactor: Redactor.none, remaining }));
-    expect(outs.map((o) => lines(o).at(-1))).toEqual([
-      "remaining_tool_calls: 12",
-      "remaining_tool_calls: 11",
-      "remaining_tool_calls: 10",
-    ]);
+    expect(outs.map((o) => lines(o).at(-1))).toEqual(["remaining_tool_calls: 12", "remaining_tool_calls: 11", "remaining_tool_calls: 10"]);
     expect(outs[0]).toBe("ok\nremaining_tool_calls: 12");
   });
 
@@ -29,10 +16,7 @@ describe("toolOutput", () => {
     expect(toolOutput({ text: "ok", redactor: Redactor.none, remaining: 9 })).not.toContain(WRAP_UP_LINE);
     for (const remaining of [8, 1, 0]) {
       const out = lines(toolOutput({ text: "ok", redactor: Redactor.none, remaining }));
-      expect(out.slice(-2)).toEqual([
-        "write durable findings and finish with text; a batch costs one call each",
-        `remaining_tool_calls: ${remaining}`,
-      ]);
+      expect(out.slice(-2)).toEqual(["write durable findings and finish with text; a batch costs one call each", `remaining_tool_calls: ${remaining}`]);
     }
   });
 

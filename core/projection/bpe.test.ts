@@ -1,8 +1,8 @@
 import { Tiktoken } from "js-tiktoken/lite";
 import o200kBase from "js-tiktoken/ranks/o200k_base";
 import { beforeAll, describe, expect, it } from "vitest";
+import { MAX_PIECE_BYTES, makeCounter } from "./bpe";
 import { packageRanks } from "./package-ranks";
-import { makeCounter, MAX_PIECE_BYTES } from "./bpe";
 import { countText, prepareTokenCounter } from "./token-count";
 
 beforeAll(() => prepareTokenCounter(packageRanks));
@@ -12,8 +12,34 @@ const reference = (text: string) => encoder.encode(text, [], []).length;
 
 /** Deterministic mixed text: words, code, digits, unicode, emoji, whitespace runs, special-token text. */
 function mixedText(seed: number, length: number): string {
-  const atoms = ["the", " quick", "Brown", "fox's", "42", "12345678", " ", "  ", "\n", "\t", "é", "ü", "中文", "😀", "─",
-    "=>", "{", "}", "();", "<|endoftext|>", "don't", "HTTPServer", "snake_case", "\r\n", "…", "∑"];
+  const atoms = [
+    "the",
+    " quick",
+    "Brown",
+    "fox's",
+    "42",
+    "12345678",
+    " ",
+    "  ",
+    "\n",
+    "\t",
+    "é",
+    "ü",
+    "中文",
+    "😀",
+    "─",
+    "=>",
+    "{",
+    "}",
+    "();",
+    "<|endoftext|>",
+    "don't",
+    "HTTPServer",
+    "snake_case",
+    "\r\n",
+    "…",
+    "∑",
+  ];
   let s = "";
   let x = seed;
   while (s.length < length) {

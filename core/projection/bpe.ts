@@ -20,7 +20,7 @@ type Ranks = Map<string, number>;
 
 function key(bytes: Uint8Array, start: number, end: number): string {
   let k = String(bytes[start]);
-  for (let i = start + 1; i < end; i++) k += "," + bytes[i];
+  for (let i = start + 1; i < end; i++) k += `,${bytes[i]}`;
   return k;
 }
 
@@ -32,8 +32,7 @@ function mergeCount(bytes: Uint8Array, start: number, end: number, ranks: Ranks)
   // bounds[i] is where part i begins; rank[i] is the rank of merging parts i and i+1.
   const bounds: number[] = [];
   for (let i = start; i <= end; i++) bounds.push(i);
-  const rankAt = (i: number): number =>
-    i + 2 < bounds.length ? ranks.get(key(bytes, bounds[i]!, bounds[i + 2]!)) ?? Infinity : Infinity;
+  const rankAt = (i: number): number => (i + 2 < bounds.length ? (ranks.get(key(bytes, bounds[i]!, bounds[i + 2]!)) ?? Infinity) : Infinity);
   const rank: number[] = bounds.map((_, i) => rankAt(i));
   for (;;) {
     let best = -1;

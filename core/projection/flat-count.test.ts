@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { planProjection, STUB_FLOOR_BYTES, StubCounts } from "./projection";
 import { packageRanks } from "./package-ranks";
-import { result, RunBuilder } from "./rows.fixture";
+import { planProjection, STUB_FLOOR_BYTES, StubCounts } from "./projection";
+import { RunBuilder, result } from "./rows.fixture";
 import { countRowTokens, countText, prepareTokenCounter } from "./token-count";
 
 // Route every tokenizer entry point through spies, so the test sees any encoding planning does.

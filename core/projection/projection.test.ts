@@ -6,14 +6,14 @@ import {
   planProjection,
   replayProjection,
   STUB_FLOOR_BYTES,
-  StubCounts,
   STUDIO_PROJECTION,
+  StubCounts,
   stubFor,
   utf8ByteLength,
 } from "./projection";
 import { promptHash } from "./prompt-hash";
-import { result, RunBuilder } from "./rows.fixture";
-import { countRowTokens, prepareTokenCounter, PROMPT_OVERHEAD } from "./token-count";
+import { RunBuilder, result } from "./rows.fixture";
+import { countRowTokens, PROMPT_OVERHEAD, prepareTokenCounter } from "./token-count";
 import type { PlanInput, StoredRow } from "./types";
 
 beforeAll(() => prepareTokenCounter(packageRanks));
@@ -79,7 +79,7 @@ describe("tool-result stubbing (PROJ)", () => {
     const run = new RunBuilder();
     run.user(1, "go");
     const ascii = run.toolStep(1, "note_read", SMALL);
-    const multibyte = run.toolStep(1, "note_read", "é".repeat(1023) + "x"); // 2047 bytes, 1024 units
+    const multibyte = run.toolStep(1, "note_read", `${"é".repeat(1023)}x`); // 2047 bytes, 1024 units
     const atFloor = run.toolStep(1, "note_read", "é".repeat(1024)); // exactly 2048 bytes
     run.user(2, "again");
     expect(utf8ByteLength(multibyte.payload.content as string)).toBe(2047);
@@ -142,7 +142,8 @@ describe("tool-result stubbing (PROJ)", () => {
     rows.forEach((row, i) => {
       const m = p.messages[i]!;
       expect(m.role).toBe(row.payload.role);
-      if (row.payload.role !== "tool") expect(m).toBe(row.payload); // same object, no copy
+      if (row.payload.role !== "tool")
+        expect(m).toBe(row.payload); // same object, no copy
       else if (m.role === "tool") expect(m.tool_call_id).toBe(row.payload.tool_call_id);
     });
     expect(rows).toEqual(before); // the stored transcript is untouched

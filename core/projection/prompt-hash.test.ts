@@ -5,8 +5,8 @@ import type { ChatPayload } from "./types";
 
 const messages: ChatPayload[] = [
   { role: "system", content: "sys" },
-  { role: "user", content: "héllo \"there\"\n" },
-  { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "shell", arguments: "{\"command\":\"ls\"}" } }] },
+  { role: "user", content: 'héllo "there"\n' },
+  { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "shell", arguments: '{"command":"ls"}' } }] },
   { role: "tool", tool_call_id: "c1", content: "ok" },
 ];
 const tools = [{ type: "function", function: { name: "shell", parameters: { type: "object", properties: { command: { type: "string" } } } } }];
@@ -19,8 +19,8 @@ describe("prompt hash (PROJ-010)", () => {
   it("PROJ-010: prompt hash is stable across key order", async () => {
     const reordered: ChatPayload[] = [
       { content: "sys", role: "system" },
-      { content: "héllo \"there\"\n", role: "user" },
-      { tool_calls: [{ function: { arguments: "{\"command\":\"ls\"}", name: "shell" }, type: "function", id: "c1" }], content: null, role: "assistant" },
+      { content: 'héllo "there"\n', role: "user" },
+      { tool_calls: [{ function: { arguments: '{"command":"ls"}', name: "shell" }, type: "function", id: "c1" }], content: null, role: "assistant" },
       { content: "ok", tool_call_id: "c1", role: "tool" },
     ];
     const toolsReordered = [{ function: { parameters: { properties: { command: { type: "string" } }, type: "object" }, name: "shell" }, type: "function" }];

@@ -10,7 +10,10 @@ export class RunBuilder {
   readonly rows: StoredRow[] = [];
   #calls = 0;
 
-  constructor(private readonly count?: TextCounter, system = "<guidelines>be brief</guidelines>") {
+  constructor(
+    private readonly count?: TextCounter,
+    system = "<guidelines>be brief</guidelines>",
+  ) {
     this.push(null, { role: "system", content: system });
   }
 

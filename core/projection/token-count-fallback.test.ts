@@ -18,7 +18,9 @@ describe("token counting without the rank table (GEN-019, bundle budget)", () =>
   it("GEN-019: a failed load logs tokens.ranks and counts by estimate, never blocking", async () => {
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     expect(await prepareTokenCounter(() => Promise.reject(new Error("HTTP 404")))).toBe(false);
-    expect(logged(errors)).toEqual([expect.objectContaining({ level: "warn", operation: "tokens.ranks", fallback: "estimate", message: expect.stringContaining("HTTP 404") })]);
+    expect(logged(errors)).toEqual([
+      expect.objectContaining({ level: "warn", operation: "tokens.ranks", fallback: "estimate", message: expect.stringContaining("HTTP 404") }),
+    ]);
     expect(countText("hello world")).toBe(estimateTokens("hello world"));
     expect(countText("hello world")).toBe(4);
   });
@@ -52,7 +54,10 @@ describe("the rank table as a static asset", () => {
   it("HARDEN: the table is read from its asset path", async () => {
     const table = await packageRanks();
     const paths: string[] = [];
-    const load = rankAssetLoader(async (path) => (paths.push(path), Response.json(table)));
+    const load = rankAssetLoader(async (path) => {
+      paths.push(path);
+      return Response.json(table);
+    });
     expect((await load()).pat_str).toBe(table.pat_str);
     expect(paths).toEqual([O200K_ASSET_PATH]);
   });

@@ -25,8 +25,7 @@ describe("token counting (GEN-019)", () => {
       { id: "c1", type: "function" as const, function: { name: "file_read", arguments: '{"path":"src/a.ts"}' } },
       { id: "c2", type: "function" as const, function: { name: "shell", arguments: '{"command":"ls -la"}' } },
     ];
-    const expected =
-      MESSAGE_OVERHEAD + countText("Reading.") + calls.reduce((n, c) => n + countText(c.function.name) + countText(c.function.arguments), 0);
+    const expected = MESSAGE_OVERHEAD + countText("Reading.") + calls.reduce((n, c) => n + countText(c.function.name) + countText(c.function.arguments), 0);
     expect(countRowTokens({ role: "assistant", content: "Reading.", tool_calls: calls }, {})).toBe(expected);
   });
 
@@ -38,7 +37,10 @@ describe("token counting (GEN-019)", () => {
       { id: "att-3", filename: "notes.pdf", mime: "application/pdf", kind: "file" },
     ];
     const seen: string[] = [];
-    const counter = vi.fn((t: string) => (seen.push(t), countText(t)));
+    const counter = vi.fn((t: string) => {
+      seen.push(t);
+      return countText(t);
+    });
     const tokens = countRowTokens({ role: "user", content: "What is in these?" }, { attachments }, counter);
     expect(tokens).toBe(MESSAGE_OVERHEAD + countText("What is in these?") + 2 * IMAGE_TOKENS);
     expect(seen).toEqual(["What is in these?"]);

@@ -71,10 +71,9 @@ export function composeSystemPrompt(input: SystemPromptInput): string {
 
 function taskText(input: SystemPromptInput): string {
   const instructions = input.agent.instructions.trim();
-  return [
-    `You are ${oneLine(input.agent.name)}.`,
-    instructions.length > 0 ? instructions : "No instructions were given. Follow the operator's messages.",
-  ].join("\n\n");
+  return [`You are ${oneLine(input.agent.name)}.`, instructions.length > 0 ? instructions : "No instructions were given. Follow the operator's messages."].join(
+    "\n\n",
+  );
 }
 
 function stateText(input: SystemPromptInput): string {
@@ -83,7 +82,11 @@ function stateText(input: SystemPromptInput): string {
     `run_kind: ${RUN_KIND_TEXT[input.kind]}`,
     `max_tool_calls: ${input.maxToolCalls}`,
     "",
-    ...list("notes", input.notes.map((n) => oneLine(n.title)), "none; note_list shows the current titles"),
+    ...list(
+      "notes",
+      input.notes.map((n) => oneLine(n.title)),
+      "none; note_list shows the current titles",
+    ),
     "",
     ...list(
       "secrets (environment variables in your sandbox; values are not shown)",
@@ -93,14 +96,24 @@ function stateText(input: SystemPromptInput): string {
     ),
   ];
   if (input.groupChat) {
-    lines.push("", ...list(
-      `group_chat_history (public rows through seq ${input.groupChat.throughSeq}; post with group_post)`,
-      input.groupChat.history.map(historyLine),
-      "none",
-    ));
+    lines.push(
+      "",
+      ...list(
+        `group_chat_history (public rows through seq ${input.groupChat.throughSeq}; post with group_post)`,
+        input.groupChat.history.map(historyLine),
+        "none",
+      ),
+    );
   }
   if (input.scripts !== undefined) {
-    lines.push("", ...list("scripts (run with script_run)", input.scripts.map((s) => entry(s.name, s.description)), "none"));
+    lines.push(
+      "",
+      ...list(
+        "scripts (run with script_run)",
+        input.scripts.map((s) => entry(s.name, s.description)),
+        "none",
+      ),
+    );
   }
   return lines.join("\n");
 }

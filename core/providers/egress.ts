@@ -29,7 +29,10 @@ const ALL_KINDS: readonly AddressKind[] = ["loopback", "private", "link-local", 
  * @example allowanceFrom("loopback") // Set { "loopback" }
  */
 export function allowanceFrom(setting: string | undefined): EgressAllowance {
-  const words = (setting ?? "").split(",").map((w) => w.trim().toLowerCase()).filter(Boolean);
+  const words = (setting ?? "")
+    .split(",")
+    .map((w) => w.trim().toLowerCase())
+    .filter(Boolean);
   if (words.includes("*")) return new Set(ALL_KINDS);
   return new Set(words.filter((w): w is AddressKind => w === "loopback" || w === "private" || w === "link-local"));
 }

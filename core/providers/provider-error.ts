@@ -8,10 +8,7 @@ import type { Redactor } from "../output/redaction";
 export const MAX_PROVIDER_MESSAGE = 200;
 
 /** Shapes of API keys and bearer credentials, masked even when not in the redaction set. */
-const KEY_SHAPES = [
-  /\bBearer\s+[^\s"',;]+/gi,
-  /\b(?:sk|pk|rk|gsk)[-_][A-Za-z0-9_-]{12,}/g,
-];
+const KEY_SHAPES = [/\bBearer\s+[^\s"',;]+/gi, /\b(?:sk|pk|rk|gsk)[-_][A-Za-z0-9_-]{12,}/g];
 
 /**
  * The run error's message for a provider failure.

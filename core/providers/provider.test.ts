@@ -1,10 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { isPlatformProvider, modelBaseUrlIssue, normaliseBaseUrl, providerForGeneration, type ProviderEnv } from "./provider";
+import { isPlatformProvider, modelBaseUrlIssue, normaliseBaseUrl, type ProviderEnv, providerForGeneration } from "./provider";
 
 const KEY = "sk-platform-canary-0123456789";
 const env: ProviderEnv = { MODEL_BASE_URL: "https://models.example.com/v1", MODEL_API_KEY: KEY };
-const settings = (over: Partial<{ model: string; base_url: string | null; api_key_secret: string | null }> = {}) =>
-  ({ model: "gpt-4.1-mini", base_url: null, api_key_secret: null, ...over });
+const settings = (over: Partial<{ model: string; base_url: string | null; api_key_secret: string | null }> = {}) => ({
+  model: "gpt-4.1-mini",
+  base_url: null,
+  api_key_secret: null,
+  ...over,
+});
 
 describe("the provider of a generation", () => {
   it("HARDEN-4: normalises scheme, host, default port and trailing slashes; keeps path and query", () => {

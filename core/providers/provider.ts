@@ -7,8 +7,9 @@
  * its URL must pass the egress check (./egress.ts) again here, in case the operator's
  * allowance changed since the agent was saved.
  */
+
+import { modelPriceFrom, type Pricing, priceFor, pricesFrom } from "../usage/pricing";
 import type { FieldIssue } from "../validation/issues";
-import { modelPriceFrom, priceFor, pricesFrom, type Pricing } from "../usage/pricing";
 import { allowanceFrom, checkModelUrl } from "./egress";
 
 /** The operator's settings this module reads (Worker variables and secrets). */
@@ -27,9 +28,7 @@ export interface ModelSettings {
   api_key_secret: string | null;
 }
 
-export type GenerationProvider =
-  | { ok: true; provider: { baseURL: string; apiKey: string }; pricing: Pricing }
-  | { ok: false; code: string; message: string };
+export type GenerationProvider = { ok: true; provider: { baseURL: string; apiKey: string }; pricing: Pricing } | { ok: false; code: string; message: string };
 
 /**
  * A base URL reduced to what decides where requests go: scheme, host, port (the default
@@ -93,7 +92,8 @@ export function providerForGeneration(settings: ModelSettings, env: ProviderEnv)
       return {
         ok: false,
         code: "provider.key_required",
-        message: "The agent's model_base_url is not the platform's provider, and the platform's key is never sent elsewhere: name the agent's own key in model_api_key_secret",
+        message:
+          "The agent's model_base_url is not the platform's provider, and the platform's key is never sent elsewhere: name the agent's own key in model_api_key_secret",
       };
     }
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addReasoningFragment, reasoningTextOf, type ReasoningBlock } from "./reasoning-blocks";
+import { addReasoningFragment, type ReasoningBlock, reasoningTextOf } from "./reasoning-blocks";
 
 describe("provider reasoning blocks", () => {
   it("RUN-016: fragments sharing an index join into the block the provider sent; fields are kept as sent", () => {
@@ -22,7 +22,10 @@ describe("provider reasoning blocks", () => {
     for (const fragment of [{ type: "reasoning.summary", summary: "Plan" }, "noise", null, [1], { type: "reasoning.summary", summary: "Act" }]) {
       addReasoningFragment(blocks, fragment);
     }
-    expect(blocks).toEqual([{ type: "reasoning.summary", summary: "Plan" }, { type: "reasoning.summary", summary: "Act" }]);
+    expect(blocks).toEqual([
+      { type: "reasoning.summary", summary: "Plan" },
+      { type: "reasoning.summary", summary: "Act" },
+    ]);
   });
 
   it("RUN-016: the readable text of a fragment is its text or summary, never encrypted data", () => {

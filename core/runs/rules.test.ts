@@ -1,8 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { messageRefusal, resumeRefusal, runLabel, statusAfterGeneration, type RunFacts } from "./rules";
+import { messageRefusal, type RunFacts, resumeRefusal, runLabel, statusAfterGeneration } from "./rules";
 
 const run = (over: Partial<RunFacts> = {}): RunFacts => ({
-  kind: "direct", status: "active", archivedAt: null, metadata: {}, errors: [], ...over,
+  kind: "direct",
+  status: "active",
+  archivedAt: null,
+  metadata: {},
+  errors: [],
+  ...over,
 });
 
 describe("run rules", () => {
@@ -51,7 +56,10 @@ describe("run rules", () => {
   });
 
   it("CANCEL-016: resume on a continued run is refused with run.continued naming the latest run", () => {
-    expect(resumeRefusal(run({ status: "completed", metadata: { continued_by_run_id: "r9" } }))).toMatchObject({ code: "run.continued", details: { latest_run_id: "r9" } });
+    expect(resumeRefusal(run({ status: "completed", metadata: { continued_by_run_id: "r9" } }))).toMatchObject({
+      code: "run.continued",
+      details: { latest_run_id: "r9" },
+    });
   });
 
   it("RUN-024: an archived run refuses messages and resume, whatever its kind and status", () => {

@@ -21,8 +21,7 @@ export interface Refusal {
 /** Errors after which a run is over for good: no message, no resume (GEN-018, GEN-020, CHAIN-021). */
 export const FINAL_ERRORS = ["generation.max_tool_calls", "generation.max_input_tokens", "generation.max_chain"] as const;
 
-export const finalError = (run: Pick<RunFacts, "errors">) =>
-  run.errors.find((e) => (FINAL_ERRORS as readonly string[]).includes(e.code))?.code;
+export const finalError = (run: Pick<RunFacts, "errors">) => run.errors.find((e) => (FINAL_ERRORS as readonly string[]).includes(e.code))?.code;
 
 /**
  * Why a user message is refused, or null when the run accepts it.
@@ -35,12 +34,21 @@ export function messageRefusal(run: RunFacts): Refusal | null {
   }
   if (run.archivedAt) return { code: "run.not_accepting_messages", message: "The run is archived", details: { status: run.status, kind: run.kind } };
   const final = finalError(run);
-  if (final) return { code: "run.not_accepting_messages", message: `The run ended with ${final}; start a new run`, details: { status: run.status, kind: run.kind, reason: final } };
+  if (final)
+    return {
+      code: "run.not_accepting_messages",
+      message: `The run ended with ${final}; start a new run`,
+      details: { status: run.status, kind: run.kind, reason: final },
+    };
   if (run.status === "completed") {
     return { code: "run.not_accepting_messages", message: "The run is completed; resume it first", details: { status: run.status, kind: run.kind } };
   }
   if (run.kind !== "direct" && !run.metadata.resumed_at) {
-    return { code: "run.not_accepting_messages", message: `A ${run.kind} run accepts messages only after the operator resumes it`, details: { status: run.status, kind: run.kind } };
+    return {
+      code: "run.not_accepting_messages",
+      message: `A ${run.kind} run accepts messages only after the operator resumes it`,
+      details: { status: run.status, kind: run.kind },
+    };
   }
   return null;
 }

@@ -1,5 +1,5 @@
 import type { runs } from "../db/schema";
-import { runLabel, type RunKind } from "./rules";
+import { type RunKind, runLabel } from "./rules";
 import type { RunSnapshot } from "./snapshot";
 
 /** A run as stored (drizzle's row). */
@@ -35,4 +35,3 @@ export function toRun(run: RunRow, cost: string, extra: { generating?: boolean; 
     updated_at: run.updatedAt.toISOString(),
   };
 }
-

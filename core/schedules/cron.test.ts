@@ -35,7 +35,14 @@ describe("cron schedules (SCHED-002)", () => {
     // Sunday as 0 and as 7: every Sunday once (2026-01-04 is a Sunday).
     expect(runs("0 0 * * 0,7", "2026-01-01T00:00:00Z", 3)).toEqual(["2026-01-04T00:00", "2026-01-11T00:00", "2026-01-18T00:00"]);
     // Wednesday inside 1-5 and listed again: the working week, Wednesday once.
-    expect(runs("0 0 * * 1-5,3", "2026-01-04T00:00:00Z", 6)).toEqual(["2026-01-05T00:00", "2026-01-06T00:00", "2026-01-07T00:00", "2026-01-08T00:00", "2026-01-09T00:00", "2026-01-12T00:00"]);
+    expect(runs("0 0 * * 1-5,3", "2026-01-04T00:00:00Z", 6)).toEqual([
+      "2026-01-05T00:00",
+      "2026-01-06T00:00",
+      "2026-01-07T00:00",
+      "2026-01-08T00:00",
+      "2026-01-09T00:00",
+      "2026-01-12T00:00",
+    ]);
     expect(runs("*/15,30 * * * *", "2026-01-01T00:00:00Z", 4)).toEqual(["2026-01-01T00:15", "2026-01-01T00:30", "2026-01-01T00:45", "2026-01-01T01:00"]);
     // The same minutes as the list written without overlap, 7 in a range included.
     expect(runs("0 0 * * 5-7,0", "2026-01-01T00:00:00Z", 12)).toEqual(runs("0 0 * * 5,6,0", "2026-01-01T00:00:00Z", 12));

@@ -6,14 +6,9 @@ describe("schedule wake-up message and instruction hash (SCHED-014..019)", () =>
   it("SCHED-014/015: a cron wake-up on the first wake has previous_run_at null", () => {
     const text = scheduleWakeUpMessage({ id: "sch_1", cron: "0 9 * * 1-5", instruction: "Check the inbox.", previous_run_at: null });
     expect(text).toBe(
-      [
-        "Schedule wake-up: {",
-        '  "id": "sch_1",',
-        '  "cron": "0 9 * * 1-5",',
-        '  "instruction": "Check the inbox.",',
-        '  "previous_run_at": null',
-        "}",
-      ].join("\n"),
+      ["Schedule wake-up: {", '  "id": "sch_1",', '  "cron": "0 9 * * 1-5",', '  "instruction": "Check the inbox.",', '  "previous_run_at": null', "}"].join(
+        "\n",
+      ),
     );
   });
 
@@ -22,14 +17,14 @@ describe("schedule wake-up message and instruction hash (SCHED-014..019)", () =>
     const text = scheduleWakeUpMessage({
       id: "sch_2",
       window,
-      instruction: "# Plan\n- read \"news\"",
+      instruction: '# Plan\n- read "news"',
       previous_run_at: "2026-03-29 08:15:00+02",
     });
     expect(text.startsWith("Schedule wake-up: {\n")).toBe(true);
     const body = JSON.parse(text.slice("Schedule wake-up: ".length));
     expect(Object.keys(body)).toEqual(["id", "window", "instruction", "previous_run_at"]);
     expect(Object.keys(body.window)).toEqual(["timezone", "start", "end", "max_wakes"]);
-    expect(body.instruction).toBe("# Plan\n- read \"news\"");
+    expect(body.instruction).toBe('# Plan\n- read "news"');
     expect(body.previous_run_at).toBe("2026-03-29T06:15:00.000Z");
     expect(scheduleWakeUpMessage({ id: "s", cron: "* * * * *", instruction: "x", previous_run_at: new Date("2026-01-01T00:00:00Z") })).toContain(
       '"previous_run_at": "2026-01-01T00:00:00.000Z"',

@@ -55,9 +55,7 @@ function isoOrNull(value: Date | string | null): string | null {
 export function scheduleWakeUpMessage(input: WakeUpInput): string {
   const { cron, window } = input;
   if ((cron == null) === (window == null)) throw new Error("a schedule wake-up needs exactly one of cron and window");
-  const trigger = cron != null
-    ? { cron }
-    : { window: { timezone: window!.timezone, start: window!.start, end: window!.end, max_wakes: window!.max_wakes } };
+  const trigger = cron != null ? { cron } : { window: { timezone: window!.timezone, start: window!.start, end: window!.end, max_wakes: window!.max_wakes } };
   const body = { id: input.id, ...trigger, instruction: input.instruction, previous_run_at: isoOrNull(input.previous_run_at) };
   return `Schedule wake-up: ${JSON.stringify(body, null, 2)}`;
 }

@@ -1,10 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { afterFire, MIN_GAP_MS, nextWindow, planFresh, planNext, previewWakeUps, windowAt, type WakeWindow } from "./wake-window";
+import { afterFire, MIN_GAP_MS, nextWindow, planFresh, planNext, previewWakeUps, type WakeWindow, windowAt } from "./wake-window";
 
 const at = (iso: string) => new Date(iso);
 /** Local wall time as people read it ("2026-03-29 03:06"), straight from Intl, not from the planner. */
 const local = (zone: string, d: Date) =>
-  new Intl.DateTimeFormat("sv-SE", { timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(d);
+  new Intl.DateTimeFormat("sv-SE", {
+    timeZone: zone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  }).format(d);
 const constant = (r: number) => () => r;
 const berlin = (start: string, end: string, max_wakes = 3): WakeWindow => ({ timezone: "Europe/Berlin", start, end, max_wakes });
 
@@ -32,7 +40,8 @@ describe("wake windows on the days clocks spring forward (OP-SCHED-7, SCHED-025)
       const wakes = wakesUntil(w, at("2026-03-28T12:00:00Z"), at("2026-03-29T12:00:00Z"), constant(r));
       expect(wakes.length, `random ${r}`).toBeGreaterThanOrEqual(1);
       expect(wakes.length).toBeLessThanOrEqual(3);
-      for (const d of wakes) expect(local("Europe/Berlin", d) >= "2026-03-29 03:00" && local("Europe/Berlin", d) < "2026-03-29 03:38", local("Europe/Berlin", d)).toBe(true);
+      for (const d of wakes)
+        expect(local("Europe/Berlin", d) >= "2026-03-29 03:00" && local("Europe/Berlin", d) < "2026-03-29 03:38", local("Europe/Berlin", d)).toBe(true);
     }
   });
 
@@ -94,7 +103,11 @@ describe("wake windows on the days clocks fall back (OP-SCHED-7, SCHED-031, SCHE
   it("OP-SCHED-7: a repeated start is its first occurrence, and the clock's second pass before the start is skipped (New York 01:30-03:00 on 2026-11-01)", () => {
     const w: WakeWindow = { timezone: "America/New_York", start: "01:30", end: "03:00", max_wakes: 1 };
     // 01:30 EDT (05:30Z) to 03:00 EST (08:00Z); 01:00-01:30 EST (06:00Z-06:30Z) shows a time before the start.
-    const span = { start: at("2026-11-01T05:30:00Z"), end: at("2026-11-01T08:00:00Z"), skip: { start: at("2026-11-01T06:00:00Z"), end: at("2026-11-01T06:30:00Z") } };
+    const span = {
+      start: at("2026-11-01T05:30:00Z"),
+      end: at("2026-11-01T08:00:00Z"),
+      skip: { start: at("2026-11-01T06:00:00Z"), end: at("2026-11-01T06:30:00Z") },
+    };
     expect(nextWindow(w, at("2026-10-31T12:00:00Z"))).toEqual(span);
     // 120 minutes of the window exist; a draw of 0.3 is 36 minutes in: 30 before the skip, 6 after it.
     const first = planFresh({ window: w, now: at("2026-10-31T12:00:00Z"), random: constant(0.3) }).nextRunAt;
@@ -103,7 +116,10 @@ describe("wake windows on the days clocks fall back (OP-SCHED-7, SCHED-031, SCHE
     // After a fire at 01:50 EDT, 100 minutes are left for 2 wake-ups: a 25-minute gap in window time jumps the skip.
     const three = { ...w, max_wakes: 3 };
     const firedAt = at("2026-11-01T05:50:00Z");
-    expect(planNext({ window: three, now: firedAt, lastFire: firedAt, windowFires: 1, random: constant(0) })).toEqual({ nextRunAt: at("2026-11-01T06:45:00Z"), windowFires: 1 });
+    expect(planNext({ window: three, now: firedAt, lastFire: firedAt, windowFires: 1, random: constant(0) })).toEqual({
+      nextRunAt: at("2026-11-01T06:45:00Z"),
+      windowFires: 1,
+    });
     // A late fire inside the skip still counts for its window.
     expect(afterFire({ window: three, firedAt: at("2026-11-01T06:10:00Z"), windowFires: 1, plannedAt: firedAt })).toBe(2);
     for (const r of [0, 0.2, 0.5, 0.8, 0.99999]) {

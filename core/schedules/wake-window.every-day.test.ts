@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { afterFire, MIN_GAP_MS, planFresh, planNext, validateWakeWindow, type WakeWindow } from "./wake-window";
 import { mulberry32 } from "./seeded-random";
+import { afterFire, MIN_GAP_MS, planFresh, planNext, validateWakeWindow, type WakeWindow } from "./wake-window";
 
 /**
  * Every day of 2026 and 2027 in zones with all kinds of clock changes (an hour, 30 minutes
@@ -133,7 +133,8 @@ function checkDay(w: WakeWindow, day: number, offset: (ms: number) => number, ch
   for (const [d, list] of fires) {
     if (list.length > w.max_wakes) problems.push(`${list.length} wake-ups in the window of day ${d}, max_wakes ${w.max_wakes}`);
     for (let i = 1; i < list.length; i++) {
-      if (list[i]! - list[i - 1]! < MIN_GAP_MS) problems.push(`wake-ups ${new Date(list[i - 1]!).toISOString()} and ${new Date(list[i]!).toISOString()} under 5 minutes apart`);
+      if (list[i]! - list[i - 1]! < MIN_GAP_MS)
+        problems.push(`wake-ups ${new Date(list[i - 1]!).toISOString()} and ${new Date(list[i]!).toISOString()} under 5 minutes apart`);
     }
   }
   const { a, b } = wallWindow(w, day);
@@ -150,7 +151,7 @@ describe("wake windows on every day of 2026 and 2027 (SCHED-025, OP-SCHED-7)", (
       const offset = offsetReader(zone);
       const changes = changesOf(offset);
       // Local day and time of day of each change, as the clock showed just before it.
-      const changeDays = new Map(changes.map((c) => [Math.floor((c.at + c.before) / DAY), Math.floor((((c.at + c.before) % DAY) + DAY) % DAY / MIN)]));
+      const changeDays = new Map(changes.map((c) => [Math.floor((c.at + c.before) / DAY), Math.floor(((((c.at + c.before) % DAY) + DAY) % DAY) / MIN)]));
       // The independent clock sees the changes the zone really has.
       expect(changes.length).toBe(CHANGES[zone]);
       const failures: string[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { afterFire, MIN_GAP_MS, planFresh, planNext, validateWakeWindow, windowAt, type WakeWindow } from "./wake-window";
 import { mulberry32 } from "./seeded-random";
+import { afterFire, MIN_GAP_MS, planFresh, planNext, validateWakeWindow, type WakeWindow, windowAt } from "./wake-window";
 
 const DAY = 86_400_000;
 const SEEDS = 100;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { afterFire, nextWindow, planFresh, planNext, previewWakeUps, validateWakeWindow, windowAt, type WakeWindow } from "./wake-window";
+import { afterFire, nextWindow, planFresh, planNext, previewWakeUps, validateWakeWindow, type WakeWindow, windowAt } from "./wake-window";
 
 const at = (iso: string) => new Date(iso);
 const iso = (d: Date) => d.toISOString();
@@ -117,7 +117,13 @@ describe("wake window planning (SCHED-029..036)", () => {
     // left), so 0.7x carries on past midnight in the same window.
     const first = planFresh({ window: night, now: at("2026-01-02T12:00:00Z"), random: () => 0.75 }).nextRunAt;
     expect(iso(first)).toBe("2026-01-02T23:30:00.000Z");
-    const next = planNext({ window: night, now: first, lastFire: first, windowFires: afterFire({ window: night, firedAt: first, windowFires: 0 }), random: () => 0.2 });
+    const next = planNext({
+      window: night,
+      now: first,
+      lastFire: first,
+      windowFires: afterFire({ window: night, firedAt: first, windowFires: 0 }),
+      random: () => 0.2,
+    });
     expect(next).toEqual({ nextRunAt: at("2026-01-03T01:15:00Z"), windowFires: 1 });
   });
 

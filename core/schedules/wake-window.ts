@@ -1,4 +1,4 @@
-import { elapsedAt, instantAt, lengthOf, MIN_GAP_MS, parse, spanAfter, spanAt, type Parsed, type Span, type WakeWindow } from "./windows";
+import { elapsedAt, instantAt, lengthOf, MIN_GAP_MS, type Parsed, parse, type Span, spanAfter, spanAt, type WakeWindow } from "./windows";
 
 /**
  * The random-window planner (SCHED-029..036). Wake-ups are planned one at a time: the
@@ -11,7 +11,7 @@ import { elapsedAt, instantAt, lengthOf, MIN_GAP_MS, parse, spanAfter, spanAt, t
  * window time is never shorter in real time, so the 5-minute floor holds.
  */
 
-export { MIN_GAP_MS, nextWindow, validateWakeWindow, windowAt, type WakeWindow, type WindowSpan } from "./windows";
+export { MIN_GAP_MS, nextWindow, validateWakeWindow, type WakeWindow, type WindowSpan, windowAt } from "./windows";
 
 /** A plan the caller stores: next_run_at, and window_fires of the window that holds it (SCHED-033). */
 export interface WakePlan {
@@ -118,4 +118,3 @@ export function previewWakeUps(window: WakeWindow, from: Date, count: number, ra
   }
   return out;
 }
-

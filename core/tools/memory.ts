@@ -15,7 +15,8 @@ export const MEMORY_WRITE = "memory_write";
  */
 export const memoryWrite: ToolDefinition<{ content: string }> = {
   name: MEMORY_WRITE,
-  description: "Replace your Memory, the document every later run of yours starts with. Write the whole document: what you must remember across runs, concisely.",
+  description:
+    "Replace your Memory, the document every later run of yours starts with. Write the whole document: what you must remember across runs, concisely.",
   binding: "memory",
   parameters: z.strictObject({ content: z.string().max(MEMORY_MAX).describe("The whole Memory document; it replaces the previous one") }),
   async execute(args, ctx) {

@@ -17,7 +17,7 @@ const title = z
   .min(1)
   .max(NOTE_TITLE_MAX)
   .regex(/^[^\u0000-\u001f\u007f]*$/, "must be one line without control characters")
-  .describe("Note title, unique per agent, e.g. \"customer-acme\"");
+  .describe('Note title, unique per agent, e.g. "customer-acme"');
 
 /** Path naming a note in result metadata and projection stubs. */
 export function notePath(noteTitle: string): string {
@@ -94,9 +94,7 @@ export const noteDelete: ToolDefinition<{ title: string }> = {
   async execute(args, ctx) {
     const deleted = await ctx.store.noteDelete(ctx.agentId, args.title);
     return {
-      content: deleted
-        ? `Deleted note ${JSON.stringify(args.title)}.`
-        : `ERROR: no note titled ${JSON.stringify(args.title)}; note_list shows the titles`,
+      content: deleted ? `Deleted note ${JSON.stringify(args.title)}.` : `ERROR: no note titled ${JSON.stringify(args.title)}; note_list shows the titles`,
     };
   },
 };

@@ -28,7 +28,11 @@ const SCHEDULE_NAMES = ["schedule_create", "schedule_list", "schedule_update", "
 describe("offeredTools", () => {
   it("EXACT-011/OP-EXACT-3: note and record tools are offered on every run kind, in a fixed order", () => {
     for (const kind of ["direct", "group", "schedule"] as const) {
-      expect(offeredTools({ kind }).map((t) => t.name).slice(0, NAMES.length)).toEqual(NAMES);
+      expect(
+        offeredTools({ kind })
+          .map((t) => t.name)
+          .slice(0, NAMES.length),
+      ).toEqual(NAMES);
     }
     expect(new Set(offeredTools({ kind: "direct" }).map((t) => t.binding))).toEqual(new Set(["note", "record", "schedule"]));
   });
@@ -81,7 +85,7 @@ describe("runTool", () => {
   });
 
   it("arguments that are not a JSON object", async () => {
-    for (const raw of ["{not json", "[1,2]", "null", "42", "\"text\""]) {
+    for (const raw of ["{not json", "[1,2]", "null", "42", '"text"']) {
       expect((await runTool(tools, "note_read", raw, ctx())).content).toBe("ERROR: arguments must be a JSON object");
     }
   });

@@ -6,11 +6,11 @@
  */
 import * as z from "zod";
 import { fieldIssues } from "../validation/issues";
-import { NOTE_TOOLS } from "./notes";
+import { GROUP_TOOLS } from "./group";
 import { MEMORY_TOOLS } from "./memory";
+import { NOTE_TOOLS } from "./notes";
 import { RECORD_TOOLS } from "./records";
 import { SCHEDULE_TOOLS } from "./schedules";
-import { GROUP_TOOLS } from "./group";
 import type { AnyToolDefinition, ToolContext, ToolResult, ToolSchema } from "./types";
 
 /** Run settings that select bindings. Later bindings read more of them (see NATIVE_BINDINGS). */
@@ -80,12 +80,7 @@ export function toolSchemas(definitions: readonly AnyToolDefinition[]): ToolSche
  * @example await runTool(tools, "note_read", '{"title":""}', ctx)
  * // { content: "ERROR: invalid arguments: title: Too small: expected string to have >=1 characters" }
  */
-export async function runTool(
-  definitions: readonly AnyToolDefinition[],
-  name: string,
-  rawArguments: string,
-  ctx: ToolContext,
-): Promise<ToolResult> {
+export async function runTool(definitions: readonly AnyToolDefinition[], name: string, rawArguments: string, ctx: ToolContext): Promise<ToolResult> {
   const definition = definitions.find((d) => d.name === name);
   if (!definition) return { content: `ERROR: unknown tool ${name}` };
   const parsed = parseArguments(rawArguments);

@@ -20,7 +20,8 @@ const show = (schedule: ScheduleView | null, id: string): ToolResult =>
  */
 export const scheduleCreate: ToolDefinition<z.infer<typeof ScheduleCreate>> = {
   name: "schedule_create",
-  description: "Create a routine that wakes you later: a 5-field UTC cron, or a random wake_window {timezone, start HH:MM, end HH:MM, max_wakes} each day. The instruction (markdown) is what the wake-up tells you to do.",
+  description:
+    "Create a routine that wakes you later: a 5-field UTC cron, or a random wake_window {timezone, start HH:MM, end HH:MM, max_wakes} each day. The instruction (markdown) is what the wake-up tells you to do.",
   binding: "schedule",
   parameters: ScheduleCreate,
   execute: async (args, ctx) => {

@@ -56,8 +56,11 @@ export interface ScheduleView {
 /** The agent's routines, as the schedule tools change them; null for an unknown id. */
 export interface ScheduleTools {
   create(input: {
-    description: string; instruction: string; cron?: string | null;
-    wake_window?: ScheduleView["wake_window"]; paused: boolean;
+    description: string;
+    instruction: string;
+    cron?: string | null;
+    wake_window?: ScheduleView["wake_window"];
+    paused: boolean;
   }): Promise<ScheduleView>;
   list(): Promise<ScheduleView[]>;
   update(id: string, patch: Record<string, unknown>): Promise<ScheduleView | null>;

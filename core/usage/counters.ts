@@ -12,7 +12,12 @@ export interface UsageCounters {
 }
 
 export const ZERO_COUNTERS: UsageCounters = {
-  input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0, cost_usd: "0.000000", calls: 0,
+  input_tokens: 0,
+  output_tokens: 0,
+  cached_input_tokens: 0,
+  reasoning_tokens: 0,
+  cost_usd: "0.000000",
+  calls: 0,
 };
 
 /** A decimal USD string (at most 6 decimals, as the columns hold) in whole micro-dollars, so sums stay exact. */

@@ -15,9 +15,13 @@ describe("usage date range", () => {
     expect(parseDateRange({ from: "2026-02-30" }, now)).toMatchObject({ issues: [{ field: "from" }] });
     expect(parseDateRange({ to: "yesterday" }, now)).toMatchObject({ issues: [{ field: "to" }] });
     expect(parseDateRange({ from: "2026-1-5", to: "2026-13-01" }, now)).toMatchObject({ issues: [{ field: "to" }, { field: "from" }] });
-    expect(parseDateRange({ from: "2026-11-02", to: "2026-11-01" }, now)).toMatchObject({ issues: [{ field: "from", message: expect.stringContaining("after") }] });
+    expect(parseDateRange({ from: "2026-11-02", to: "2026-11-01" }, now)).toMatchObject({
+      issues: [{ field: "from", message: expect.stringContaining("after") }],
+    });
     expect(parseDateRange({ from: "2024-01-01", to: "2024-12-31" }, now)).toMatchObject({ range: { days: 366 } });
-    expect(parseDateRange({ from: "2025-01-01", to: "2026-01-02" }, now)).toMatchObject({ issues: [{ field: "to", message: expect.stringContaining("367 days") }] });
+    expect(parseDateRange({ from: "2025-01-01", to: "2026-01-02" }, now)).toMatchObject({
+      issues: [{ field: "to", message: expect.stringContaining("367 days") }],
+    });
   });
 
   it("USAGE-UI: day arithmetic crosses months and leap days in UTC", () => {

@@ -57,7 +57,9 @@ function tokensCost(usage: Usage, price: ModelPrice): number {
 
 export function priceFor(model: string, prices: Record<string, ModelPrice> = DEFAULT_PRICES): ModelPrice | undefined {
   const name = model.toLowerCase().replace(/^[^/]+\//, "");
-  const key = Object.keys(prices).filter((p) => name.startsWith(p)).sort((a, b) => b.length - a.length)[0];
+  const key = Object.keys(prices)
+    .filter((p) => name.startsWith(p))
+    .sort((a, b) => b.length - a.length)[0];
   return key ? prices[key] : undefined;
 }
 

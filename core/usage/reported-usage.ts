@@ -50,8 +50,7 @@ export function readReportedUsage(raw: unknown): ReportedUsage {
   return { usage, rejected };
 }
 
-const isCount = (value: unknown): value is number =>
-  typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= MAX_TOKENS_PER_CALL;
+const isCount = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= MAX_TOKENS_PER_CALL;
 
 /** Numbers as they are (NaN and infinities as text, which JSON cannot hold); anything else by type and a short excerpt. */
 function describe(value: unknown): unknown {

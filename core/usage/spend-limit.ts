@@ -14,7 +14,10 @@
  * @example effectiveSpendLimit(null, null) // null
  */
 export function effectiveSpendLimit(own: string | number | null | undefined, ceiling: string | number | null | undefined): number | null {
-  const figures = [own, ceiling].filter((v): v is string | number => v !== null && v !== undefined).map(Number).filter(Number.isFinite);
+  const figures = [own, ceiling]
+    .filter((v): v is string | number => v !== null && v !== undefined)
+    .map(Number)
+    .filter(Number.isFinite);
   return figures.length === 0 ? null : Math.min(...figures);
 }
 

@@ -16,8 +16,13 @@ const agentFields = {
   model: z.string().trim().min(1).max(200),
   // Where the URL may point depends on the operator's settings: checked by the routes
   // (core/providers/provider.ts modelBaseUrlIssue) and again at each generation start.
-  model_base_url: z.url({ protocol: /^https?$/ }).max(2000).nullable()
-    .describe("An OpenAI-compatible provider; null: the platform's. Any other provider needs model_api_key_secret (the platform's key is never sent there). Loopback, private, link-local and metadata addresses and URLs with credentials are refused unless the operator allows them."),
+  model_base_url: z
+    .url({ protocol: /^https?$/ })
+    .max(2000)
+    .nullable()
+    .describe(
+      "An OpenAI-compatible provider; null: the platform's. Any other provider needs model_api_key_secret (the platform's key is never sent there). Loopback, private, link-local and metadata addresses and URLs with credentials are refused unless the operator allows them.",
+    ),
   model_api_key_secret: envName.nullable().describe("Name of the secret holding the key for model_base_url"),
   max_steps: boundedInt(1, 500),
   max_tool_calls: boundedInt(1, 10_000),
@@ -64,29 +69,31 @@ export const AGENT_DEFAULTS = {
  *
  * @example AgentCreate.parse({ name: "Scout" }).max_tool_calls // 50
  */
-export const AgentCreate = z.strictObject({
-  name: agentFields.name,
-  model: agentFields.model.optional(),
-  description: agentFields.description.default(AGENT_DEFAULTS.description),
-  instructions: agentFields.instructions.default(AGENT_DEFAULTS.instructions),
-  model_base_url: agentFields.model_base_url.default(AGENT_DEFAULTS.model_base_url),
-  model_api_key_secret: agentFields.model_api_key_secret.default(AGENT_DEFAULTS.model_api_key_secret),
-  max_steps: agentFields.max_steps.default(AGENT_DEFAULTS.max_steps),
-  max_tool_calls: agentFields.max_tool_calls.default(AGENT_DEFAULTS.max_tool_calls),
-  max_input_tokens: agentFields.max_input_tokens.default(AGENT_DEFAULTS.max_input_tokens),
-  keep_tool_result_generations: agentFields.keep_tool_result_generations.default(AGENT_DEFAULTS.keep_tool_result_generations),
-  projection_policy_version: agentFields.projection_policy_version.default(AGENT_DEFAULTS.projection_policy_version),
-  thinking_level: agentFields.thinking_level.default(AGENT_DEFAULTS.thinking_level),
-  browser: agentFields.browser.default(AGENT_DEFAULTS.browser),
-  coding: agentFields.coding.default(AGENT_DEFAULTS.coding),
-  cli: agentFields.cli.default(AGENT_DEFAULTS.cli),
-  scripting: agentFields.scripting.default(AGENT_DEFAULTS.scripting),
-  memory: agentFields.memory.default(AGENT_DEFAULTS.memory),
-  group_post: agentFields.group_post.default(AGENT_DEFAULTS.group_post),
-  browser_language: agentFields.browser_language.default(AGENT_DEFAULTS.browser_language),
-  max_workspace_mib: agentFields.max_workspace_mib.default(AGENT_DEFAULTS.max_workspace_mib),
-  max_scripts: agentFields.max_scripts.default(AGENT_DEFAULTS.max_scripts),
-}).meta({ id: "AgentCreate" });
+export const AgentCreate = z
+  .strictObject({
+    name: agentFields.name,
+    model: agentFields.model.optional(),
+    description: agentFields.description.default(AGENT_DEFAULTS.description),
+    instructions: agentFields.instructions.default(AGENT_DEFAULTS.instructions),
+    model_base_url: agentFields.model_base_url.default(AGENT_DEFAULTS.model_base_url),
+    model_api_key_secret: agentFields.model_api_key_secret.default(AGENT_DEFAULTS.model_api_key_secret),
+    max_steps: agentFields.max_steps.default(AGENT_DEFAULTS.max_steps),
+    max_tool_calls: agentFields.max_tool_calls.default(AGENT_DEFAULTS.max_tool_calls),
+    max_input_tokens: agentFields.max_input_tokens.default(AGENT_DEFAULTS.max_input_tokens),
+    keep_tool_result_generations: agentFields.keep_tool_result_generations.default(AGENT_DEFAULTS.keep_tool_result_generations),
+    projection_policy_version: agentFields.projection_policy_version.default(AGENT_DEFAULTS.projection_policy_version),
+    thinking_level: agentFields.thinking_level.default(AGENT_DEFAULTS.thinking_level),
+    browser: agentFields.browser.default(AGENT_DEFAULTS.browser),
+    coding: agentFields.coding.default(AGENT_DEFAULTS.coding),
+    cli: agentFields.cli.default(AGENT_DEFAULTS.cli),
+    scripting: agentFields.scripting.default(AGENT_DEFAULTS.scripting),
+    memory: agentFields.memory.default(AGENT_DEFAULTS.memory),
+    group_post: agentFields.group_post.default(AGENT_DEFAULTS.group_post),
+    browser_language: agentFields.browser_language.default(AGENT_DEFAULTS.browser_language),
+    max_workspace_mib: agentFields.max_workspace_mib.default(AGENT_DEFAULTS.max_workspace_mib),
+    max_scripts: agentFields.max_scripts.default(AGENT_DEFAULTS.max_scripts),
+  })
+  .meta({ id: "AgentCreate" });
 
 /** Body of `PATCH /api/agents/:id`: any subset of the fields, at least one. */
 export const AgentPatch = z
@@ -96,18 +103,20 @@ export const AgentPatch = z
   .meta({ id: "AgentPatch" });
 
 /** An agent as the API returns it. */
-export const Agent = z.object({
-  id: z.uuid(),
-  organisation_id: z.uuid(),
-  guild_id: z.uuid(),
-  ...agentFields,
-  name: z.string(),
-  model: z.string(),
-  workspace_mib: z.int().nullable(),
-  archived_at: z.iso.datetime().nullable(),
-  created_at: z.iso.datetime(),
-  updated_at: z.iso.datetime(),
-}).meta({ id: "Agent" });
+export const Agent = z
+  .object({
+    id: z.uuid(),
+    organisation_id: z.uuid(),
+    guild_id: z.uuid(),
+    ...agentFields,
+    name: z.string(),
+    model: z.string(),
+    workspace_mib: z.int().nullable(),
+    archived_at: z.iso.datetime().nullable(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: "Agent" });
 
 export const AgentPage = pageOf(Agent, "AgentPage");
 
@@ -118,29 +127,39 @@ export const AgentListQuery = ListQuery.extend({ guild_id: z.uuid().optional().d
 export const MemoryReplace = z.strictObject({ content: z.string().max(MEMORY_MAX) }).meta({ id: "MemoryReplace" });
 
 /** The agent's Memory document, the opening `<memory>` of its new runs. */
-export const Memory = z.object({
-  agent_id: z.uuid(),
-  enabled: z.boolean().describe("Whether the agent's memory flag is on (otherwise runs do not get the document)"),
-  content: z.string(),
-  updated_at: z.iso.datetime().nullable(),
-}).meta({ id: "Memory" });
+export const Memory = z
+  .object({
+    agent_id: z.uuid(),
+    enabled: z.boolean().describe("Whether the agent's memory flag is on (otherwise runs do not get the document)"),
+    content: z.string(),
+    updated_at: z.iso.datetime().nullable(),
+  })
+  .meta({ id: "Memory" });
 
 /** One pending deadline of an agent's object (its payload left out). */
-export const Deadline = z.object({
-  name: z.string(), kind: z.string(), due_at: z.iso.datetime(), version: z.int(), attempts: z.int(),
-}).meta({ id: "Deadline" });
+export const Deadline = z
+  .object({
+    name: z.string(),
+    kind: z.string(),
+    due_at: z.iso.datetime(),
+    version: z.int(),
+    attempts: z.int(),
+  })
+  .meta({ id: "Deadline" });
 
 /** Whether the agent generates (and which run, until when), and its pending deadlines. */
-export const AgentStatus = z.object({
-  agent_id: z.uuid(),
-  generating: z.boolean(),
-  run_id: z.uuid().optional(),
-  generation: z.int().optional(),
-  started_at: z.iso.datetime().optional(),
-  lease_until: z.iso.datetime().optional(),
-  lease_expired: z.boolean().optional().describe("The lease ran out without a release: the generation is presumed dead (recovery pending)"),
-  deadlines: z.array(Deadline),
-}).meta({ id: "AgentStatus" });
+export const AgentStatus = z
+  .object({
+    agent_id: z.uuid(),
+    generating: z.boolean(),
+    run_id: z.uuid().optional(),
+    generation: z.int().optional(),
+    started_at: z.iso.datetime().optional(),
+    lease_until: z.iso.datetime().optional(),
+    lease_expired: z.boolean().optional().describe("The lease ran out without a release: the generation is presumed dead (recovery pending)"),
+    deadlines: z.array(Deadline),
+  })
+  .meta({ id: "AgentStatus" });
 
 export type AgentCreate = z.infer<typeof AgentCreate>;
 export type AgentPatch = z.infer<typeof AgentPatch>;

@@ -8,7 +8,12 @@ export const boundedInt = (min: number, max: number) => z.int().min(min).max(max
 
 /** A single line of text: trimmed, not empty, no line breaks. */
 export const oneLine = (max: number) =>
-  z.string().trim().min(1).max(max).regex(/^[^\r\n]*$/, "must be a single line");
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .regex(/^[^\r\n]*$/, "must be a single line");
 
 /** Names of environment variables, as secrets are exposed in the sandbox. */
 export const envName = z.string().regex(/^[A-Z_][A-Z0-9_]{0,127}$/, "must be an environment variable name (A-Z, 0-9, _)");

@@ -15,12 +15,14 @@ const guildFields = {
  *
  * @example GuildCreate.parse({ name: "Research" }) // routines_enabled: true
  */
-export const GuildCreate = z.strictObject({
-  name: guildFields.name,
-  description: guildFields.description.default(""),
-  routines_enabled: guildFields.routines_enabled.default(true),
-  git_author_email: guildFields.git_author_email.default(null),
-}).meta({ id: "GuildCreate" });
+export const GuildCreate = z
+  .strictObject({
+    name: guildFields.name,
+    description: guildFields.description.default(""),
+    routines_enabled: guildFields.routines_enabled.default(true),
+    git_author_email: guildFields.git_author_email.default(null),
+  })
+  .meta({ id: "GuildCreate" });
 
 /** Body of `PATCH /api/guilds/:id`: any subset of the fields, at least one. */
 export const GuildPatch = z
@@ -30,16 +32,18 @@ export const GuildPatch = z
   .meta({ id: "GuildPatch" });
 
 /** A guild as the API returns it. */
-export const Guild = z.object({
-  id: z.uuid(),
-  organisation_id: z.uuid(),
-  name: z.string(),
-  description: z.string(),
-  routines_enabled: z.boolean(),
-  git_author_email: z.string().nullable(),
-  created_at: z.iso.datetime(),
-  updated_at: z.iso.datetime(),
-}).meta({ id: "Guild" });
+export const Guild = z
+  .object({
+    id: z.uuid(),
+    organisation_id: z.uuid(),
+    name: z.string(),
+    description: z.string(),
+    routines_enabled: z.boolean(),
+    git_author_email: z.string().nullable(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: "Guild" });
 
 export const GuildPage = pageOf(Guild, "GuildPage");
 

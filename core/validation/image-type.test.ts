@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { sniffImageType } from "./image-type";
 
-const bytes = (...parts: Array<number[] | string>) =>
-  Uint8Array.from(parts.flatMap((p) => (typeof p === "string" ? [...p].map((c) => c.charCodeAt(0)) : p)));
+const bytes = (...parts: Array<number[] | string>) => Uint8Array.from(parts.flatMap((p) => (typeof p === "string" ? [...p].map((c) => c.charCodeAt(0)) : p)));
 
 describe("HARDEN-5: image type from the file's bytes", () => {
   it("HARDEN-5: recognises png, jpeg, gif (87a and 89a) and webp by their magic numbers", () => {

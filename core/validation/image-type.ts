@@ -5,8 +5,7 @@ type ImageType = (typeof IMAGE_TYPES)[number];
 /** Bytes the signatures below need: enough of the file's start to tell the four apart. */
 export const SNIFF_BYTES = 12;
 
-const startsWith = (bytes: Uint8Array, signature: number[], at = 0) =>
-  bytes.length >= at + signature.length && signature.every((b, i) => bytes[at + i] === b);
+const startsWith = (bytes: Uint8Array, signature: number[], at = 0) => bytes.length >= at + signature.length && signature.every((b, i) => bytes[at + i] === b);
 
 const ascii = (text: string) => [...text].map((c) => c.charCodeAt(0));
 

@@ -31,19 +31,23 @@ export function fieldIssues(error: Issues): FieldIssue[] {
 }
 
 /** A FieldIssue on the wire (`details.fields` of a 422). */
-export const FieldIssueSchema = z.object({
-  field: z.string().describe("Dotted path of the field, or \"\" for the body"),
-  message: z.string(),
-}).meta({ id: "FieldIssue" });
+export const FieldIssueSchema = z
+  .object({
+    field: z.string().describe('Dotted path of the field, or "" for the body'),
+    message: z.string(),
+  })
+  .meta({ id: "FieldIssue" });
 
 /**
  * Every error answer: `{"error": {"code", "message", "details"}}`. A 422 `validation.failed`
  * names each bad field in `details.fields`; other codes carry their own details.
  */
-export const ErrorBody = z.object({
-  error: z.object({
-    code: z.string().describe("Stable machine-readable code, e.g. validation.failed, agent.busy, run.not_found"),
-    message: z.string(),
-    details: z.looseObject({ fields: z.array(FieldIssueSchema).optional() }),
-  }),
-}).meta({ id: "Error" });
+export const ErrorBody = z
+  .object({
+    error: z.object({
+      code: z.string().describe("Stable machine-readable code, e.g. validation.failed, agent.busy, run.not_found"),
+      message: z.string(),
+      details: z.looseObject({ fields: z.array(FieldIssueSchema).optional() }),
+    }),
+  })
+  .meta({ id: "Error" });

@@ -13,7 +13,9 @@ export const ListQuery = z.strictObject({
  * @example export const GuildPage = pageOf(Guild, "GuildPage");
  */
 export const pageOf = <T extends z.ZodType>(item: T, id: string) =>
-  z.object({
-    data: z.array(item),
-    next_cursor: z.string().nullable().describe("Pass as ?cursor= for the next page; null on the last page"),
-  }).meta({ id });
+  z
+    .object({
+      data: z.array(item),
+      next_cursor: z.string().nullable().describe("Pass as ?cursor= for the next page; null on the last page"),
+    })
+    .meta({ id });

@@ -14,9 +14,19 @@ export const MAX_SEQ = 2_147_483_647;
 export function queryInt(min: number, max: number): z.ZodPipe<z.ZodPipe<z.ZodString, z.ZodTransform<number, string>>, z.ZodInt>;
 export function queryInt(min: number, max: number, fallback: number): z.ZodDefault<z.ZodPipe<z.ZodPipe<z.ZodString, z.ZodTransform<number, string>>, z.ZodInt>>;
 export function queryInt(min: number, max: number, fallback?: number) {
-  const parsed = z.string().regex(/^-?\d+$/, "must be a whole number").transform(Number).pipe(z.int().min(min).max(max))
+  const parsed = z
+    .string()
+    .regex(/^-?\d+$/, "must be a whole number")
+    .transform(Number)
+    .pipe(z.int().min(min).max(max))
     // zod drops a default from the input side of a transform, so the description carries it.
-    .meta({ type: "integer", minimum: min, maximum: max, pattern: undefined, ...(fallback === undefined ? {} : { description: `Default ${fallback}` }) } as z.GlobalMeta);
+    .meta({
+      type: "integer",
+      minimum: min,
+      maximum: max,
+      pattern: undefined,
+      ...(fallback === undefined ? {} : { description: `Default ${fallback}` }),
+    } as z.GlobalMeta);
   return fallback === undefined ? parsed : parsed.default(fallback);
 }
 
@@ -26,8 +36,11 @@ export function queryInt(min: number, max: number, fallback?: number) {
  *
  * @example resumePoint(c.req.header("last-event-id"), c.req.query("after_seq"), -1)
  */
-export function resumePoint(header: string | undefined, query: string | undefined, min: number):
-  { ok: true; after: number | undefined } | { ok: false; field: string; message: string } {
+export function resumePoint(
+  header: string | undefined,
+  query: string | undefined,
+  min: number,
+): { ok: true; after: number | undefined } | { ok: false; field: string; message: string } {
   const [field, value] = header !== undefined ? ["Last-Event-ID", header] : ["after_seq", query];
   if (value === undefined) return { ok: true, after: undefined };
   const parsed = queryInt(min, MAX_SEQ).safeParse(value);
@@ -39,12 +52,18 @@ export function resumePoint(header: string | undefined, query: string | undefine
  * The `?after_seq=` of an event stream, as documented. Checked by resumePoint, not here:
  * a reconnect's Last-Event-ID header wins over it, so a stale query string must not fail it.
  */
-export const streamQuery = (min: number) => z.object({
-  after_seq: z.string().optional().meta({
-    type: "integer", minimum: min, maximum: MAX_SEQ,
-    description: "Resume after this row seq (a client that loaded the rows first); the Last-Event-ID header wins over it",
-  } as z.GlobalMeta),
-});
+export const streamQuery = (min: number) =>
+  z.object({
+    after_seq: z
+      .string()
+      .optional()
+      .meta({
+        type: "integer",
+        minimum: min,
+        maximum: MAX_SEQ,
+        description: "Resume after this row seq (a client that loaded the rows first); the Last-Event-ID header wins over it",
+      } as z.GlobalMeta),
+  });
 
 /**
  * A `LIKE`/`ILIKE` pattern that finds `text` anywhere, with the text's own `%`, `_` and

@@ -8,8 +8,7 @@ const message = {
   attachments: z.array(z.uuid()).max(8).default([]),
 };
 
-const requireTextOrImages = (body: { content: string; attachments: string[] }) =>
-  body.content.trim().length > 0 || body.attachments.length > 0;
+const requireTextOrImages = (body: { content: string; attachments: string[] }) => body.content.trim().length > 0 || body.attachments.length > 0;
 
 /**
  * Body of `POST /api/runs/:id/messages`. An empty caption is allowed with images
@@ -23,7 +22,7 @@ export const MessageCreate = z
 /** Body of `POST /api/agents/:id/runs`: without a message the run stays idle (RUN-003). */
 export const RunCreate = z
   .strictObject({ message: message.content.optional(), attachments: message.attachments, title: z.string().trim().min(1).max(200).optional() })
-  .refine((b) => b.message === undefined ? b.attachments.length === 0 : requireTextOrImages({ content: b.message, attachments: b.attachments }), {
+  .refine((b) => (b.message === undefined ? b.attachments.length === 0 : requireTextOrImages({ content: b.message, attachments: b.attachments })), {
     path: ["message"],
     message: "message is empty and no image is attached",
   })
@@ -35,34 +34,38 @@ export const RunKindFilter = z.enum(["direct", "group", "schedule"]).meta({ id: 
 export const RunStatus = z.enum(["active", "completed"]);
 
 /** A run as the API returns it (RUN-023). */
-export const Run = z.object({
-  id: z.uuid(),
-  agent_id: z.uuid(),
-  kind: RunKindFilter,
-  status: RunStatus,
-  label: z.string(),
-  title: z.string().nullable(),
-  generation: z.int(),
-  generating: z.boolean().optional(),
-  cost_usd: z.string(),
-  schedule_id: z.uuid().nullable(),
-  instruction_hash: z.string().optional(),
-  chain: z.unknown().optional(),
-  continued_by_run_id: z.uuid().optional(),
-  errors: z.array(z.object({ code: z.string(), message: z.string() }).passthrough()),
-  metadata: z.record(z.string(), z.unknown()),
-  snapshot: z.object({
-    model: z.record(z.string(), z.unknown()),
-    flags: z.record(z.string(), z.boolean()),
-    tools: z.array(z.string()),
-    secrets: z.array(z.object({ id: z.uuid(), name: z.string(), description: z.string() })),
-  }).optional(),
-  archived: z.boolean(),
-  archived_at: z.iso.datetime().nullable(),
-  completed_at: z.iso.datetime().nullable(),
-  created_at: z.iso.datetime(),
-  updated_at: z.iso.datetime(),
-}).meta({ id: "Run" });
+export const Run = z
+  .object({
+    id: z.uuid(),
+    agent_id: z.uuid(),
+    kind: RunKindFilter,
+    status: RunStatus,
+    label: z.string(),
+    title: z.string().nullable(),
+    generation: z.int(),
+    generating: z.boolean().optional(),
+    cost_usd: z.string(),
+    schedule_id: z.uuid().nullable(),
+    instruction_hash: z.string().optional(),
+    chain: z.unknown().optional(),
+    continued_by_run_id: z.uuid().optional(),
+    errors: z.array(z.object({ code: z.string(), message: z.string() }).passthrough()),
+    metadata: z.record(z.string(), z.unknown()),
+    snapshot: z
+      .object({
+        model: z.record(z.string(), z.unknown()),
+        flags: z.record(z.string(), z.boolean()),
+        tools: z.array(z.string()),
+        secrets: z.array(z.object({ id: z.uuid(), name: z.string(), description: z.string() })),
+      })
+      .optional(),
+    archived: z.boolean(),
+    archived_at: z.iso.datetime().nullable(),
+    completed_at: z.iso.datetime().nullable(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: "Run" });
 
 export const RunPage = pageOf(Run, "RunPage");
 
@@ -77,15 +80,17 @@ export const ScheduleRunListQuery = ListQuery.extend({
 /** Query of `GET /api/agents/:id/runs`: also by the routine that fired them. */
 export const RunListQuery = ScheduleRunListQuery.extend({ schedule_id: z.uuid().optional().describe("Only the runs this routine fired") });
 
-export const Message = z.object({
-  seq: z.int(),
-  generation: z.int().nullable(),
-  role: z.enum(["system", "user", "assistant", "tool"]),
-  payload: z.record(z.string(), z.unknown()),
-  metadata: z.record(z.string(), z.unknown()),
-  cost_usd: z.string().nullable(),
-  created_at: z.iso.datetime(),
-}).meta({ id: "Message", description: "One stored row of a run's transcript" });
+export const Message = z
+  .object({
+    seq: z.int(),
+    generation: z.int().nullable(),
+    role: z.enum(["system", "user", "assistant", "tool"]),
+    payload: z.record(z.string(), z.unknown()),
+    metadata: z.record(z.string(), z.unknown()),
+    cost_usd: z.string().nullable(),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: "Message", description: "One stored row of a run's transcript" });
 
 /** A run's rows in seq order (`GET /api/runs/:id/messages`). */
 export const MessageList = z.object({ data: z.array(Message) }).meta({ id: "MessageList" });
@@ -100,12 +105,14 @@ export const MessagesQuery = z.strictObject({
 export const MessageAccepted = z.object({ run_id: z.uuid(), seq: z.int(), generation: z.int() }).meta({ id: "MessageAccepted" });
 
 /** The exact projection sent for an assistant row, rebuilt from stored rows (`GET /api/runs/:id/messages/:seq/prompt`). */
-export const PromptReplay = z.object({
-  seq: z.int(),
-  model: z.string(),
-  messages: z.array(z.record(z.string(), z.unknown())),
-  tools: z.array(z.unknown()),
-  hash: z.string(),
-  recorded_hash: z.string().nullable().describe("The hash recorded when the row was generated; null for rows from before hashes were kept"),
-  matches: z.boolean(),
-}).meta({ id: "PromptReplay" });
+export const PromptReplay = z
+  .object({
+    seq: z.int(),
+    model: z.string(),
+    messages: z.array(z.record(z.string(), z.unknown())),
+    tools: z.array(z.unknown()),
+    hash: z.string(),
+    recorded_hash: z.string().nullable().describe("The hash recorded when the row was generated; null for rows from before hashes were kept"),
+    matches: z.boolean(),
+  })
+  .meta({ id: "PromptReplay" });

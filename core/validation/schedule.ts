@@ -17,7 +17,10 @@ export const WakeWindowInput = z.strictObject({
  * WakeWindowInput unnamed: the schedule tools offer them to models, whose tool schemas
  * must be self-contained (no $ref).
  */
-export const WakeWindow = WakeWindowInput.meta({ id: "WakeWindow", description: "Random wake-ups between start and end (HH:MM) each day in timezone, at most max_wakes a day" });
+export const WakeWindow = WakeWindowInput.meta({
+  id: "WakeWindow",
+  description: "Random wake-ups between start and end (HH:MM) each day in timezone, at most max_wakes a day",
+});
 
 const triggerChecks = (body: { cron?: string | null; wake_window?: z.infer<typeof WakeWindowInput> | null }, ctx: z.RefinementCtx) => {
   if (body.cron) {
@@ -86,21 +89,23 @@ export function schedulePatch<E extends z.ZodRawShape>(extra: E) {
 export const SchedulePatch = schedulePatch({}).meta({ id: "SchedulePatch" });
 
 /** A schedule as the API returns it. */
-export const Schedule = z.object({
-  id: z.uuid(),
-  agent_id: z.uuid(),
-  description: z.string(),
-  instruction: z.string(),
-  instruction_hash: z.string(),
-  cron: z.string().nullable(),
-  wake_window: WakeWindow.nullable(),
-  paused: z.boolean(),
-  next_run_at: z.iso.datetime().nullable(),
-  last_run_at: z.iso.datetime().nullable(),
-  window_fires: z.int(),
-  created_at: z.iso.datetime(),
-  updated_at: z.iso.datetime(),
-}).meta({ id: "Schedule" });
+export const Schedule = z
+  .object({
+    id: z.uuid(),
+    agent_id: z.uuid(),
+    description: z.string(),
+    instruction: z.string(),
+    instruction_hash: z.string(),
+    cron: z.string().nullable(),
+    wake_window: WakeWindow.nullable(),
+    paused: z.boolean(),
+    next_run_at: z.iso.datetime().nullable(),
+    last_run_at: z.iso.datetime().nullable(),
+    window_fires: z.int(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: "Schedule" });
 
 /** An agent's routines (`GET /api/agents/:id/schedules`). */
 export const ScheduleList = z.object({ data: z.array(Schedule) }).meta({ id: "ScheduleList" });

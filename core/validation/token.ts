@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { oneLine } from "./fields";
-import { pageOf } from "./page";
 import type { FieldIssue } from "./issues";
+import { pageOf } from "./page";
 
 /** Longest lifetime a token may be given, in days (ten years). */
 const MAX_TOKEN_DAYS = 3650;
@@ -12,13 +12,17 @@ const MAX_TOKEN_DAYS = 3650;
  *
  * @example TokenCreate.parse({ name: "CI", expires_in_days: 30 })
  */
-export const TokenCreate = z.strictObject({
-  name: oneLine(100),
-  expires_at: z.iso.datetime({ offset: true }).optional(),
-  expires_in_days: z.int().min(1).max(MAX_TOKEN_DAYS).optional(),
-}).refine((b) => b.expires_at === undefined || b.expires_in_days === undefined, {
-  message: "give expires_at or expires_in_days, not both", path: ["expires_in_days"],
-}).meta({ id: "TokenCreate" });
+export const TokenCreate = z
+  .strictObject({
+    name: oneLine(100),
+    expires_at: z.iso.datetime({ offset: true }).optional(),
+    expires_in_days: z.int().min(1).max(MAX_TOKEN_DAYS).optional(),
+  })
+  .refine((b) => b.expires_at === undefined || b.expires_in_days === undefined, {
+    message: "give expires_at or expires_in_days, not both",
+    path: ["expires_in_days"],
+  })
+  .meta({ id: "TokenCreate" });
 export type TokenCreate = z.infer<typeof TokenCreate>;
 
 /**
@@ -49,15 +53,17 @@ export function tokenExpiry(body: TokenCreate, now: Date, creatorExpiresAt: Date
 }
 
 /** A token as listed: never its secret or hash. */
-export const Token = z.object({
-  id: z.uuid(),
-  name: z.string(),
-  prefix: z.string(),
-  created_at: z.iso.datetime(),
-  last_used_at: z.iso.datetime().nullable(),
-  expires_at: z.iso.datetime().nullable(),
-  revoked_at: z.iso.datetime().nullable(),
-}).meta({ id: "Token" });
+export const Token = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    prefix: z.string(),
+    created_at: z.iso.datetime(),
+    last_used_at: z.iso.datetime().nullable(),
+    expires_at: z.iso.datetime().nullable(),
+    revoked_at: z.iso.datetime().nullable(),
+  })
+  .meta({ id: "Token" });
 
 export const TokenPage = pageOf(Token, "TokenPage");
 

@@ -26,24 +26,32 @@ const range = {
 
 const allTime = z.string().describe("The rollup counter's cost, all time (USAGE-004); it keeps the cost of deleted agents' replies");
 
-export const UsageSummary = z.object({
-  ...range,
-  totals: UsageCounters,
-  guilds: z.array(z.object({ id: z.uuid(), name: z.string(), ...UsageCounters.shape, all_time_cost_usd: allTime }).meta({ id: "GuildUsage" }))
-    .describe("Every guild, costliest in the range first"),
-  agents: z.array(z.object({ id: z.uuid(), name: z.string(), guild_id: z.uuid(), ...UsageCounters.shape, all_time_cost_usd: allTime }).meta({ id: "AgentUsage" }))
-    .describe("Every agent, costliest in the range first"),
-}).meta({ id: "UsageSummary" });
+export const UsageSummary = z
+  .object({
+    ...range,
+    totals: UsageCounters,
+    guilds: z
+      .array(z.object({ id: z.uuid(), name: z.string(), ...UsageCounters.shape, all_time_cost_usd: allTime }).meta({ id: "GuildUsage" }))
+      .describe("Every guild, costliest in the range first"),
+    agents: z
+      .array(z.object({ id: z.uuid(), name: z.string(), guild_id: z.uuid(), ...UsageCounters.shape, all_time_cost_usd: allTime }).meta({ id: "AgentUsage" }))
+      .describe("Every agent, costliest in the range first"),
+  })
+  .meta({ id: "UsageSummary" });
 
-export const UsageDay = z.object({
-  date: z.iso.date().describe("A UTC day"),
-  ...UsageCounters.shape,
-  month_to_date_cost_usd: z.string().describe("Cost from the first of this day's month to the end of this day: what the monthly spend limit is held against"),
-}).meta({ id: "UsageDay" });
+export const UsageDay = z
+  .object({
+    date: z.iso.date().describe("A UTC day"),
+    ...UsageCounters.shape,
+    month_to_date_cost_usd: z.string().describe("Cost from the first of this day's month to the end of this day: what the monthly spend limit is held against"),
+  })
+  .meta({ id: "UsageDay" });
 
-export const UsageDaily = z.object({
-  scope: z.enum(["org", "guild", "agent"]),
-  id: z.uuid(),
-  ...range,
-  data: z.array(UsageDay).describe("Every day of the range in order, zeros where nothing was used"),
-}).meta({ id: "UsageDaily" });
+export const UsageDaily = z
+  .object({
+    scope: z.enum(["org", "guild", "agent"]),
+    id: z.uuid(),
+    ...range,
+    data: z.array(UsageDay).describe("Every day of the range in order, zeros where nothing was used"),
+  })
+  .meta({ id: "UsageDaily" });

@@ -1,12 +1,12 @@
 import type { Env } from "../../bindings/env";
-import { DeadlineLog } from "./deadline-log";
-import { DeadlineMultiplexer, deadlineKind, type Deadline, type DeadlineHandler } from "./deadlines";
-import { GenerationLock } from "./generation-lock";
 import type { Outcome } from "../../bindings/outcome";
-import { type CreatedRun, HEARTBEAT, RunService, type NewMessage } from "./run-service";
-import { SCHEDULE, ScheduleFiring } from "./schedule-firing";
-import { GROUP_DELIVERY, GroupDelivery } from "./group-delivery";
 import type { RunKind } from "../../core/runs/rules";
+import { DeadlineLog } from "./deadline-log";
+import { type Deadline, type DeadlineHandler, DeadlineMultiplexer, deadlineKind } from "./deadlines";
+import { GenerationLock } from "./generation-lock";
+import { GROUP_DELIVERY, GroupDelivery } from "./group-delivery";
+import { type CreatedRun, HEARTBEAT, type NewMessage, RunService } from "./run-service";
+import { SCHEDULE, ScheduleFiring } from "./schedule-firing";
 
 /** `generationState()`: the agent's lock as the Worker reports it (UTC ISO times). */
 export interface GenerationState {
@@ -71,7 +71,10 @@ export class AgentCore {
   /** Randomness of the wake-window planner; tests may pin it. */
   random: () => number = () => Math.random();
 
-  constructor(readonly ctx: DurableObjectState, readonly env: Env) {
+  constructor(
+    readonly ctx: DurableObjectState,
+    readonly env: Env,
+  ) {
     const sql = ctx.storage.sql;
     const clock = () => this.now();
     this.firings = new DeadlineLog(sql);
@@ -80,7 +83,11 @@ export class AgentCore {
     });
     this.lock = new GenerationLock(sql, clock);
     this.runs = new RunService({
-      ctx, env, lock: this.lock, multiplexer: this.multiplexer, now: clock,
+      ctx,
+      env,
+      lock: this.lock,
+      multiplexer: this.multiplexer,
+      now: clock,
       hooks: {
         runEnded: (session) => this.groupDeliveries.runEnded(session),
         // The agent is free: a waiting group delivery and due schedules go now.

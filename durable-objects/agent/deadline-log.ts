@@ -32,10 +32,7 @@ export class DeadlineLog {
   /** Appends a firing and trims the table to the newest rows. */
   record(name: string, dueAt: number, firedAt: number): void {
     this.sql.exec(`INSERT INTO deadline_log (name, due_at, fired_at) VALUES (?, ?, ?)`, name, dueAt, firedAt);
-    this.sql.exec(
-      `DELETE FROM deadline_log WHERE id <= (SELECT MAX(id) FROM deadline_log) - ?`,
-      DEADLINE_LOG_LIMIT,
-    );
+    this.sql.exec(`DELETE FROM deadline_log WHERE id <= (SELECT MAX(id) FROM deadline_log) - ?`, DEADLINE_LOG_LIMIT);
   }
 
   /** The kept firings, oldest first. */

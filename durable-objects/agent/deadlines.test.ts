@@ -1,7 +1,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AgentObject } from "./agent-object";
-import { retryDelay, RETRY_MAX_MS } from "./deadlines";
+import { RETRY_MAX_MS, retryDelay } from "./deadlines";
 import { armedAt, freshAgent, iso, setClock, T0 } from "./test-helpers";
 
 afterEach(() => {
@@ -216,9 +216,7 @@ describe("alarm multiplexer", () => {
   it("an entry of an unknown kind is dropped with a log line, and setting one over RPC is refused", async () => {
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     const agent = freshAgent();
-    expect(await rpcError(agent, (i) => i.setDeadline("mystery:1", T0 + 1_000))).toMatch(
-      /unknown deadline kind "mystery"/,
-    );
+    expect(await rpcError(agent, (i) => i.setDeadline("mystery:1", T0 + 1_000))).toMatch(/unknown deadline kind "mystery"/);
     // Stored by some other code version whose kind no longer exists.
     await runInDurableObject(agent, (i: AgentObject) => i.multiplexer.set("mystery:1", T0 + 1_000));
     await agent.setDeadline("probe:ok", T0 + 1_000);
@@ -226,9 +224,7 @@ describe("alarm multiplexer", () => {
     await runDurableObjectAlarm(agent);
     expect(await agent.deadlines()).toEqual([]);
     expect(await firedNames(agent)).toEqual(["probe:ok"]);
-    expect(loggedLines(errors)).toEqual([
-      expect.objectContaining({ event: "deadline.unknown_kind", name: "mystery:1", kind: "mystery" }),
-    ]);
+    expect(loggedLines(errors)).toEqual([expect.objectContaining({ event: "deadline.unknown_kind", name: "mystery:1", kind: "mystery" })]);
   });
 
   it("setDeadline refuses a due time that is not a time", async () => {
@@ -271,10 +267,7 @@ describe("alarm multiplexer", () => {
  * the stub leaks one unhandled rejection in vitest-pool-workers
  * (cloudflare/workers-sdk#14736), which would fail the run although the test handles it.
  */
-async function rpcError(
-  stub: DurableObjectStub<AgentObject>,
-  call: (agent: AgentObject) => Promise<unknown>,
-): Promise<string> {
+async function rpcError(stub: DurableObjectStub<AgentObject>, call: (agent: AgentObject) => Promise<unknown>): Promise<string> {
   return runInDurableObject(stub, async (agent: AgentObject) => {
     try {
       await call(agent);

@@ -156,10 +156,7 @@ export class DeadlineMultiplexer {
 
   /** Every deadline, earliest first (ties by name): the order `fire()` runs them in. */
   list(): Deadline[] {
-    return this.sql
-      .exec<Row>(`SELECT * FROM deadlines ORDER BY due_at, name`)
-      .toArray()
-      .map(toDeadline);
+    return this.sql.exec<Row>(`SELECT * FROM deadlines ORDER BY due_at, name`).toArray().map(toDeadline);
   }
 
   /**
@@ -176,9 +173,7 @@ export class DeadlineMultiplexer {
 
   /** Arms the alarm at the earliest deadline, or deletes it when there is none. */
   async rearm(): Promise<void> {
-    const { earliest } = this.sql
-      .exec<{ earliest: number | null }>(`SELECT MIN(due_at) AS earliest FROM deadlines`)
-      .one();
+    const { earliest } = this.sql.exec<{ earliest: number | null }>(`SELECT MIN(due_at) AS earliest FROM deadlines`).one();
     // Always write, never "skip if already armed there": inside alarm() the running alarm
     // is consumed when the handler returns, so skipping would lean on what getAlarm()
     // reports mid-handler. Setting it again (even to the same time) keeps it.
@@ -188,9 +183,7 @@ export class DeadlineMultiplexer {
 
   private async fireDue(now: number, handlers: DeadlineHandlers): Promise<FireReport> {
     const report: FireReport = { fired: [], failed: [], dropped: [] };
-    const due = this.sql
-      .exec<{ name: string }>(`SELECT name FROM deadlines WHERE due_at <= ? ORDER BY due_at, name`, now)
-      .toArray();
+    const due = this.sql.exec<{ name: string }>(`SELECT name FROM deadlines WHERE due_at <= ? ORDER BY due_at, name`, now).toArray();
     for (const { name } of due) {
       // Re-read: an earlier handler (or a call that ran while one awaited) may have
       // cleared or moved this entry since the list was taken.
@@ -231,13 +224,7 @@ export class DeadlineMultiplexer {
     const retryAt = this.now() + retryDelay(attempts);
     // Conditional on the version: if the handler re-set its entry before throwing, the
     // new setting wins and is not pushed back.
-    this.sql.exec(
-      `UPDATE deadlines SET due_at = ?, attempts = ? WHERE name = ? AND version = ?`,
-      retryAt,
-      attempts,
-      entry.name,
-      entry.version,
-    );
+    this.sql.exec(`UPDATE deadlines SET due_at = ?, attempts = ? WHERE name = ? AND version = ?`, retryAt, attempts, entry.name, entry.version);
     // Never the payload: it may carry anything a later feature puts there.
     logLine("deadline.handler_failed", {
       name: entry.name,

@@ -1,14 +1,14 @@
 import { eq, sql } from "drizzle-orm";
+import type { Env } from "../../bindings/env";
+import { readGenerationState } from "../../core/db/agent-state";
 import type { Database } from "../../core/db/client";
 import { writeMemory } from "../../core/db/memory";
 import { runs } from "../../core/db/schema";
-import { readGenerationState } from "../../core/db/agent-state";
 import type { SecretRef } from "../../core/db/secrets";
 import type { RunError } from "../../core/db/transcript";
 import { platformRedactor } from "../../core/output/redaction";
 import { providerForGeneration } from "../../core/providers/provider";
 import { offeredTools } from "../../core/tools/registry";
-import type { Env } from "../../bindings/env";
 import type { GenerationDeps } from "./generation";
 import { groupChatOf } from "./group-run";
 import { generationBounds } from "./request-bounds";
@@ -45,7 +45,10 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
   session.openedWith = null;
   const provider = providerForGeneration(session.snapshot.model, env);
   if (!provider.ok) {
-    return { ok: false, error: { code: provider.code, message: provider.message, generation, operation: "generation.start", at: new Date(start.now()).toISOString() } };
+    return {
+      ok: false,
+      error: { code: provider.code, message: provider.message, generation, operation: "generation.start", at: new Date(start.now()).toISOString() },
+    };
   }
   const spend = await startReads(db, session, opened, new Date(start.now()));
   const bounds = generationBounds(env);
@@ -97,7 +100,8 @@ async function startReads(db: Database, session: RunSession, opened: RunSession[
  */
 async function writeSecrets(db: Database, session: RunSession, current: SecretRef[]): Promise<void> {
   if (JSON.stringify(current) === JSON.stringify(session.snapshot.secrets)) return;
-  await db.update(runs)
+  await db
+    .update(runs)
     .set({ snapshot: sql`jsonb_set(${runs.snapshot}, '{secrets}', ${JSON.stringify(current)}::jsonb)` })
     .where(eq(runs.id, session.runId));
   session.snapshot.secrets = current;

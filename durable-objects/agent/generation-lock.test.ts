@@ -167,22 +167,16 @@ describe("generation lock", () => {
   it("acquire refuses a generation below 1 and a non-positive lease", async () => {
     const agent = freshAgent();
     const messages = await runInDurableObject(agent, (i: AgentObject) =>
-      [() => i.lock.acquire("run-a", 0, LEASE), () => i.lock.acquire("run-a", 1, 0), () => i.lock.acquire("", 1, LEASE)].map(
-        (attempt) => {
-          try {
-            attempt();
-            return "(no error)";
-          } catch (error) {
-            return (error as Error).message;
-          }
-        },
-      ),
+      [() => i.lock.acquire("run-a", 0, LEASE), () => i.lock.acquire("run-a", 1, 0), () => i.lock.acquire("", 1, LEASE)].map((attempt) => {
+        try {
+          attempt();
+          return "(no error)";
+        } catch (error) {
+          return (error as Error).message;
+        }
+      }),
     );
-    expect(messages).toEqual([
-      expect.stringMatching(/generation/),
-      expect.stringMatching(/lease/),
-      expect.stringMatching(/run id/),
-    ]);
+    expect(messages).toEqual([expect.stringMatching(/generation/), expect.stringMatching(/lease/), expect.stringMatching(/run id/)]);
     expect(await agent.generationState()).toEqual({ generating: false });
   });
 });

@@ -27,9 +27,7 @@ export interface GenerationLease {
   instance: string;
 }
 
-export type AcquireResult =
-  | { ok: true; lease: GenerationLease }
-  | { ok: false; busyRunId: string; leaseExpired: boolean };
+export type AcquireResult = { ok: true; lease: GenerationLease } | { ok: false; busyRunId: string; leaseExpired: boolean };
 
 type Row = { run_id: string; generation: number; lease_until: number; started_at: number; instance: string };
 const COLUMNS = "run_id, generation, lease_until, started_at, instance";
@@ -56,7 +54,10 @@ export class GenerationLock {
       instance TEXT NOT NULL DEFAULT ''
     )`);
     // Objects created before the instance column: a lock they hold reads as an earlier instance's.
-    const columns = sql.exec<{ name: string }>(`PRAGMA table_info(generation_lock)`).toArray().map((c) => c.name);
+    const columns = sql
+      .exec<{ name: string }>(`PRAGMA table_info(generation_lock)`)
+      .toArray()
+      .map((c) => c.name);
     if (!columns.includes("instance")) sql.exec(`ALTER TABLE generation_lock ADD COLUMN instance TEXT NOT NULL DEFAULT ''`);
   }
 
@@ -132,9 +133,7 @@ export class GenerationLock {
 
   /** The held lock, or null when the agent is not generating. */
   current(): GenerationLease | null {
-    const row = this.sql
-      .exec<Row>(`SELECT ${COLUMNS} FROM generation_lock WHERE id = 1`)
-      .toArray()[0];
+    const row = this.sql.exec<Row>(`SELECT ${COLUMNS} FROM generation_lock WHERE id = 1`).toArray()[0];
     return row ? toLease(row) : null;
   }
 

@@ -1,14 +1,14 @@
-import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
+import type { Env } from "../../bindings/env";
 import { openDatabase } from "../../core/db/client";
 import { appendRow, updateRun } from "../../core/db/transcript";
 import { platformRedactor } from "../../core/output/redaction";
 import type { ToolDefinition } from "../../core/tools/types";
-import type { Env } from "../../bindings/env";
-import { call, seedGuild } from "../../workers/test/seed";
 import { newAgent, objectOf, rows, script, settled, toolCall } from "../../workers/test/agents";
+import { call, seedGuild } from "../../workers/test/seed";
 import type { AgentObject } from "./agent-object";
 import { runGeneration } from "./generation";
 import { RunSession } from "./run-session";
@@ -37,23 +37,34 @@ describe("a generation's failure paths", () => {
       const published: number[] = [];
       session.publishRow = (row) => published.push(row.seq);
       // Two connection failures, then the write goes through.
-      await session.commit(conn.db, { generation: 1, role: "user", payload: { role: "user", content: "one" }, metadata: {}, tokenCount: 3 }, async (db, row) => {
-        if (++attempts <= 2) throw connectionLost();
-        return appendRow(db, row);
-      });
+      await session.commit(
+        conn.db,
+        { generation: 1, role: "user", payload: { role: "user", content: "one" }, metadata: {}, tokenCount: 3 },
+        async (db, row) => {
+          if (++attempts <= 2) throw connectionLost();
+          return appendRow(db, row);
+        },
+      );
       expect(attempts).toBe(3);
       // The write commits but its answer is lost: the retry finds its own row and takes it.
       let second = 0;
-      await session.commit(conn.db, { generation: 1, role: "user", payload: { role: "user", content: "two", extra: { b: 1, a: 2 } }, metadata: {}, tokenCount: 3 }, async (db, row) => {
-        second += 1;
-        const written = await appendRow(db, row);
-        if (second === 1) throw connectionLost();
-        return written;
-      });
+      await session.commit(
+        conn.db,
+        { generation: 1, role: "user", payload: { role: "user", content: "two", extra: { b: 1, a: 2 } }, metadata: {}, tokenCount: 3 },
+        async (db, row) => {
+          second += 1;
+          const written = await appendRow(db, row);
+          if (second === 1) throw connectionLost();
+          return written;
+        },
+      );
       expect(second).toBe(2);
       expect(published).toEqual([1, 2]);
       const stored = await rows(token, runId);
-      expect(stored.slice(1).map((r) => [r.seq, r.payload.content])).toEqual([[1, "one"], [2, "two"]]);
+      expect(stored.slice(1).map((r) => [r.seq, r.payload.content])).toEqual([
+        [1, "one"],
+        [2, "two"],
+      ]);
       expect(session.rows.map((r) => r.seq)).toEqual([0, 1, 2]);
       expect(session.stale).toBe(false);
     } finally {
@@ -81,10 +92,14 @@ describe("a generation's failure paths", () => {
     const { conn, session } = await openSession(token, agent.id);
     try {
       let attempts = 0;
-      const refused = session.commit(conn.db, { generation: 1, role: "user", payload: { role: "user", content: "x" }, metadata: {}, tokenCount: 1 }, async () => {
-        attempts += 1;
-        throw Object.assign(new Error("new row violates check constraint"), { code: "23514" });
-      });
+      const refused = session.commit(
+        conn.db,
+        { generation: 1, role: "user", payload: { role: "user", content: "x" }, metadata: {}, tokenCount: 1 },
+        async () => {
+          attempts += 1;
+          throw Object.assign(new Error("new row violates check constraint"), { code: "23514" });
+        },
+      );
       await expect(refused).rejects.toThrow("check constraint");
       expect(attempts).toBe(1);
       expect(session.stale).toBe(true);
@@ -104,7 +119,10 @@ describe("a generation's failure paths", () => {
       description: "Waits.",
       parameters: z.object({ seconds: z.number() }),
       // Never resolves on its own: only the signal ends it.
-      execute: (_args, ctx) => new Promise(() => { toolSignal = ctx.signal; }),
+      execute: (_args, ctx) =>
+        new Promise(() => {
+          toolSignal = ctx.signal;
+        }),
     };
     await script(agent.model, [{ tool_calls: [toolCall("slow_tool", { seconds: 600 })] }]);
     const controller = new AbortController();
@@ -143,7 +161,12 @@ describe("a generation's failure paths", () => {
       const outcome = await runGeneration({
         ...deps(conn.db, session, new AbortController().signal, [failing]),
         // The second result's output pipeline breaks: a platform bug, not a tool error.
-        redactor: { redact: (text: string) => { if (++calls === 2) throw new TypeError("redactor broke"); return text; } } as never,
+        redactor: {
+          redact: (text: string) => {
+            if (++calls === 2) throw new TypeError("redactor broke");
+            return text;
+          },
+        } as never,
       });
       expect(outcome.errors.map((e) => e.code)).toEqual(["generation.failed"]);
       expect(outcome.status).toBe("completed");
@@ -158,7 +181,9 @@ describe("a generation's failure paths", () => {
     const agent = await newAgent(token, guildId, { memory: true });
     const fire = async (replies: unknown[], cancel: boolean) => {
       await script(agent.model, replies);
-      const routine = (await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: { description: "Once", instruction: "Reflect.", cron: "0 0 1 1 *" } })).json;
+      const routine = (
+        await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: { description: "Once", instruction: "Reflect.", cron: "0 0 1 1 *" } })
+      ).json;
       const stub = objectOf(agent.id);
       await runInDurableObject(stub, (object: AgentObject) => {
         object.now = () => Date.parse(routine.next_run_at) + 100;
@@ -183,7 +208,10 @@ describe("a generation's failure paths", () => {
 /** A generation's inputs against the test's mock model, with the given tools. */
 function deps(db: ReturnType<typeof openDatabase>["db"], session: RunSession, signal: AbortSignal, tools: ToolDefinition<any>[]) {
   return {
-    db, session, generation: 1, signal,
+    db,
+    session,
+    generation: 1,
+    signal,
     provider: { baseURL: bindings.MODEL_BASE_URL!, apiKey: "" },
     tools,
     store: {} as never,

@@ -1,6 +1,6 @@
 import type { Database } from "../../core/db/client";
 import { riding } from "../../core/db/outage";
-import { commitAssistantRow, updateRun, type RunError } from "../../core/db/transcript";
+import { commitAssistantRow, type RunError, updateRun } from "../../core/db/transcript";
 import { describeError, logEvent } from "../../core/output/log";
 import type { Redactor } from "../../core/output/redaction";
 import { INTERRUPTED_RESULT, remainingAfter, toolOutput } from "../../core/output/tool-output";
@@ -8,15 +8,15 @@ import { planProjection, STUB_FLOOR_BYTES } from "../../core/projection/projecti
 import { promptHash } from "../../core/projection/prompt-hash";
 import { countRowTokens } from "../../core/projection/token-count";
 import type { ChatPayload, StoredRow } from "../../core/projection/types";
+import { providerErrorMessage } from "../../core/providers/provider-error";
 import { statusAfterGeneration } from "../../core/runs/rules";
-import { storableText, storableValue } from "../../core/validation/storable";
 import { MEMORY_REMINDER, MEMORY_WRITE } from "../../core/tools/memory";
 import { runTool } from "../../core/tools/registry";
 import type { NotesRecordsStore, ScheduleTools, ToolContext, ToolDefinition } from "../../core/tools/types";
-import { providerErrorMessage } from "../../core/providers/provider-error";
-import { replyCost, usageMonth, type Pricing } from "../../core/usage/pricing";
+import { type Pricing, replyCost, usageMonth } from "../../core/usage/pricing";
 import { readReportedUsage } from "../../core/usage/reported-usage";
-import { callModel, ProviderError, type ModelReply, type ModelRequest } from "./model-call";
+import { storableText, storableValue } from "../../core/validation/storable";
+import { callModel, type ModelReply, type ModelRequest, ProviderError } from "./model-call";
 import type { RowDraft, RunSession } from "./run-session";
 
 /** Everything one generation needs from the agent object. */
@@ -62,7 +62,7 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
   const settings = session.snapshot.model;
   const errors: RunError[] = [];
   const fail = (code: string, message: string, extra: Record<string, unknown> = {}) =>
-    errors.push({ code, message, generation, operation: extra.operation as string ?? "generation", at: new Date(deps.now()).toISOString(), ...extra });
+    errors.push({ code, message, generation, operation: (extra.operation as string) ?? "generation", at: new Date(deps.now()).toISOString(), ...extra });
 
   // Group and schedule runs with Memory on must call memory_write: one reminder row and
   // one extra step when the generation returns without it (GROUP-006/007, SCHED-020).
@@ -90,7 +90,11 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
         stubCounts: session.stubCounts,
       });
       if (!plan.fits) {
-        fail("generation.max_input_tokens", `The prompt needs ${plan.tokens} tokens, above max_input_tokens ${settings.max_input_tokens}; no model call was made. Start a new run.`, { tokens: plan.tokens });
+        fail(
+          "generation.max_input_tokens",
+          `The prompt needs ${plan.tokens} tokens, above max_input_tokens ${settings.max_input_tokens}; no model call was made. Start a new run.`,
+          { tokens: plan.tokens },
+        );
         break;
       }
       const planned = deps.now();
@@ -111,11 +115,22 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
       } catch (error) {
         if (deps.signal.aborted) throw error;
         const provider = error instanceof ProviderError ? error : new ProviderError(String(error), null, null);
-        fail(provider.code, providerErrorMessage(provider.message, deps.redactor), { operation: "model.call", http_status: provider.httpStatus, provider_code: provider.providerCode });
-        logEvent("error", {
-          operation: "model.call", run_id: session.runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId,
-          ...describeError(provider),
-        }, deps.redactor);
+        fail(provider.code, providerErrorMessage(provider.message, deps.redactor), {
+          operation: "model.call",
+          http_status: provider.httpStatus,
+          provider_code: provider.providerCode,
+        });
+        logEvent(
+          "error",
+          {
+            operation: "model.call",
+            run_id: session.runId,
+            agent_id: session.scope.agentId,
+            guild_id: session.scope.guildId,
+            ...describeError(provider),
+          },
+          deps.redactor,
+        );
         break;
       }
       if (deps.signal.aborted) throw new DOMException("cancelled", "AbortError");
@@ -137,26 +152,34 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
       for (const call of reply.toolCalls) {
         if (deps.signal.aborted) throw new DOMException("cancelled", "AbortError");
         const started = deps.now();
-        const result = await untilAborted(runTool(deps.tools, call.function.name, call.function.arguments, {
-          agentId: session.scope.agentId,
-          runId: session.runId,
-          toolCallId: call.id,
-          now: () => new Date(deps.now()),
-          store: deps.store,
-          signal: deps.signal,
-          ...(deps.schedules ? { schedules: deps.schedules } : {}),
-          ...(deps.memory ? { memory: deps.memory } : {}),
-          ...(deps.group ? { group: deps.group } : {}),
-        }), deps.signal);
+        const result = await untilAborted(
+          runTool(deps.tools, call.function.name, call.function.arguments, {
+            agentId: session.scope.agentId,
+            runId: session.runId,
+            toolCallId: call.id,
+            now: () => new Date(deps.now()),
+            store: deps.store,
+            signal: deps.signal,
+            ...(deps.schedules ? { schedules: deps.schedules } : {}),
+            ...(deps.memory ? { memory: deps.memory } : {}),
+            ...(deps.group ? { group: deps.group } : {}),
+          }),
+          deps.signal,
+        );
         if (call.function.name === MEMORY_WRITE && !result.content.startsWith("ERROR")) wroteMemory = true;
         const remaining = remainingAfter(settings.max_tool_calls, session.toolResults + 1);
         const content = toolOutput({ text: result.content, redactor: deps.redactor, remaining });
-        await commitRow(deps, "tool", { role: "tool", tool_call_id: call.id, content }, {
-          tool_name: call.function.name,
-          tool_call_id: call.id,
-          duration_ms: deps.now() - started,
-          ...(result.metadata ?? {}),
-        });
+        await commitRow(
+          deps,
+          "tool",
+          { role: "tool", tool_call_id: call.id, content },
+          {
+            tool_name: call.function.name,
+            tool_call_id: call.id,
+            duration_ms: deps.now() - started,
+            ...(result.metadata ?? {}),
+          },
+        );
       }
       if (session.toolResults >= settings.max_tool_calls) {
         fail("generation.max_tool_calls", `The run used its ${settings.max_tool_calls} tool calls; start a new run`);
@@ -172,14 +195,21 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
     } else {
       // A platform failure (the database gone for longer than a write waits, a bug): the
       // run ends this generation as its kind's rules say, like any other ending.
-      logEvent("error", { operation: "generation", run_id: session.runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId, ...describeError(error) }, deps.redactor);
+      logEvent(
+        "error",
+        { operation: "generation", run_id: session.runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId, ...describeError(error) },
+        deps.redactor,
+      );
       fail("generation.failed", "The generation failed on the platform side");
     }
     // If even this cannot be written, the next generation writes them before it starts.
     await interruptUnresolved(deps.db, session, generation).catch(() => {});
   }
 
-  const status = statusAfterGeneration(session.facts, errors.map((e) => e.code));
+  const status = statusAfterGeneration(
+    session.facts,
+    errors.map((e) => e.code),
+  );
   const memorySkipped = memoryRequired && !wroteMemory && returned;
   await riding(() => updateRun(deps.db, session.runId, { status, errors, ...(memorySkipped ? { metadata: { memory_skipped: true } } : {}) }));
   if (memorySkipped) session.facts = { ...session.facts, metadata: { ...session.facts.metadata, memory_skipped: true } };
@@ -203,7 +233,12 @@ async function commitAssistant(
     ...(reply.toolCalls.length ? { tool_calls: reply.toolCalls } : {}),
   };
   const { usage, rejected } = readReportedUsage(reply.usage);
-  if (Object.keys(rejected).length) logEvent("warn", { operation: "model.usage_rejected", run_id: session.runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId, rejected }, deps.redactor);
+  if (Object.keys(rejected).length)
+    logEvent(
+      "warn",
+      { operation: "model.usage_rejected", run_id: session.runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId, rejected },
+      deps.redactor,
+    );
   const priced = replyCost(settings.model, usage, deps.pricing);
   const metadata = {
     source: "model",
@@ -243,7 +278,13 @@ async function commitAssistant(
 }
 
 function commitRow(deps: GenerationDeps, role: "tool" | "user", payload: ChatPayload, metadata: Record<string, unknown>) {
-  return deps.session.commit(deps.db, { generation: deps.generation, role, payload: payload as never, metadata, tokenCount: countRowTokens(payload, metadata) });
+  return deps.session.commit(deps.db, {
+    generation: deps.generation,
+    role,
+    payload: payload as never,
+    metadata,
+    tokenCount: countRowTokens(payload, metadata),
+  });
 }
 
 /**

@@ -1,10 +1,10 @@
 import type { Env } from "../../bindings/env";
 import { riding } from "../../core/db/outage";
 import type { Deadline, DeadlineMultiplexer } from "./deadlines";
-import { completeDelivery, planGroupDelivery, reportDelivery } from "./group-run";
 import type { GenerationLock } from "./generation-lock";
-import type { RunService } from "./run-service";
+import { completeDelivery, planGroupDelivery, reportDelivery } from "./group-run";
 import { AgentUnavailable } from "./run-opening";
+import type { RunService } from "./run-service";
 import type { RunSession } from "./run-session";
 import { BUSY_RETRY_MS } from "./schedule-firing";
 
@@ -79,7 +79,11 @@ export class GroupDelivery {
       if (!delivery) return null;
       const throughSeq = delivery.metadata.group_chat_through_seq;
       return {
-        kind: "group", run: { title: null, metadata: delivery.metadata }, wake: delivery.wake, wakeMetadata: delivery.wakeMetadata, groupChat: delivery.groupChat,
+        kind: "group",
+        run: { title: null, metadata: delivery.metadata },
+        wake: delivery.wake,
+        wakeMetadata: delivery.wakeMetadata,
+        groupChat: delivery.groupChat,
         opened: (runId) => reportDelivery(db, env, runId, agentId, guildId, throughSeq, "started", agent.name),
       };
     });

@@ -1,17 +1,17 @@
 import { eq } from "drizzle-orm";
+import type { Env } from "../../bindings/env";
+import { guildObject } from "../../bindings/objects";
+import type { Refused } from "../../bindings/outcome";
 import type { Database } from "../../core/db/client";
 import { advanceCursor, deliveryRows } from "../../core/db/group-chat";
 import { agents } from "../../core/db/schema";
-import { describeError, logEvent } from "../../core/output/log";
-import { platformRedactor } from "../../core/output/redaction";
-import { guildObject } from "../../bindings/objects";
-import type { RunSession } from "./run-session";
-import type { Refused } from "../../bindings/outcome";
 import { chooseHistory, modelSelector, SELECTOR_CANDIDATES, type Selector } from "../../core/group/history";
 import { deliveryDepth, groupChatInfo, groupChatInfoMessage, postDepth } from "../../core/group/wake";
+import { describeError, logEvent } from "../../core/output/log";
+import { platformRedactor } from "../../core/output/redaction";
 import type { ChatPayload } from "../../core/projection/types";
 import type { SystemPromptInput } from "../../core/prompt/system-prompt";
-import type { Env } from "../../bindings/env";
+import type { RunSession } from "./run-session";
 
 /** What a group-triggered run opens with, beside the composed system row. */
 export interface GroupDelivery {
@@ -53,7 +53,11 @@ export async function planGroupDelivery(db: Database, env: Env, agentId: string,
       group_chat_through_seq: throughSeq,
       group_chat_after_seq: cursor,
       group_depth: depth,
-      group_chat_history: { source: history.source, seqs: history.rows.map((r) => r.seq), ...(history.reason ? { reason: platformRedactor(env).redact(history.reason) } : {}) },
+      group_chat_history: {
+        source: history.source,
+        seqs: history.rows.map((r) => r.seq),
+        ...(history.reason ? { reason: platformRedactor(env).redact(history.reason) } : {}),
+      },
     },
   };
 }
@@ -80,7 +84,14 @@ export async function completeDelivery(db: Database, env: Env, session: RunSessi
 
 /** Tells the guild's stream who is reading its chat; the console shows it, nothing depends on it. The name is read unless given. */
 export async function reportDelivery(
-  db: Database, env: Env, runId: string, agentId: string, guildId: string, throughSeq: number, state: "started" | "completed", agentName?: string,
+  db: Database,
+  env: Env,
+  runId: string,
+  agentId: string,
+  guildId: string,
+  throughSeq: number,
+  state: "started" | "completed",
+  agentName?: string,
 ): Promise<void> {
   try {
     const name = agentName ?? (await db.select({ name: agents.name }).from(agents).where(eq(agents.id, agentId)).limit(1))[0]?.name;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AttachmentRef, ChatPayload, StoredRow } from "../../core/projection/types";
-import { imageHydrator, type ImageStore } from "./hydrate";
+import { type ImageStore, imageHydrator } from "./hydrate";
 import { ProviderError } from "./model-call";
 
 const image = (id: string): AttachmentRef => ({ id, filename: `${id}.png`, mime: "image/png", kind: "image" });
@@ -21,7 +21,7 @@ function countingStore(sizes: Record<string, number>) {
   return { store, reads };
 }
 
-const kinds = (message: unknown) => ((message as { content: Array<{ type: string; text?: string }> }).content).map((p) => p.text ?? p.type);
+const kinds = (message: unknown) => (message as { content: Array<{ type: string; text?: string }> }).content.map((p) => p.text ?? p.type);
 
 describe("image hydration", () => {
   const system: StoredRow = { seq: 0, generation: null, role: "system", payload: { role: "system", content: "sys" }, metadata: {}, tokenCount: 5 };
@@ -43,8 +43,14 @@ describe("image hydration", () => {
     expect(reads).toEqual(["b"]);
     expect(second[1]).toEqual(first[1]);
     // With both rows projected, the other image is read once too.
-    await hydrate(rows.map((r) => r.payload), rows);
-    await hydrate(rows.map((r) => r.payload), rows);
+    await hydrate(
+      rows.map((r) => r.payload),
+      rows,
+    );
+    await hydrate(
+      rows.map((r) => r.payload),
+      rows,
+    );
     expect(reads).toEqual(["b", "a"]);
     // The stored payloads are never changed (ATT-002).
     expect(old.payload).toEqual({ role: "user", content: "old picture" });
@@ -55,12 +61,18 @@ describe("image hydration", () => {
     const text = JSON.stringify(rows.map((r) => r.payload)).length;
     // Room for one 4 KB data URL, not two.
     const hydrate = imageHydrator(store, { maxRequestBytes: text + 6_000 });
-    const sent = await hydrate(rows.map((r) => r.payload), rows);
+    const sent = await hydrate(
+      rows.map((r) => r.payload),
+      rows,
+    );
     expect(kinds(sent[2])).toEqual(["new picture", "image_url"]);
     expect(kinds(sent[1])).toEqual(["old picture", expect.stringContaining("[image a.png left out")]);
 
     const tooSmall = imageHydrator(store, { maxRequestBytes: text + 1_000 });
-    const error = await tooSmall(rows.map((r) => r.payload), rows).catch((e: unknown) => e);
+    const error = await tooSmall(
+      rows.map((r) => r.payload),
+      rows,
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as ProviderError).code).toBe("provider.request_too_large");
     expect((error as ProviderError).message).toContain("b.png");
@@ -69,7 +81,10 @@ describe("image hydration", () => {
   it("ATT-004: a missing image becomes a note and rows without images pass through as the same objects", async () => {
     const { store } = countingStore({});
     const hydrate = imageHydrator(store);
-    const sent = await hydrate(rows.map((r) => r.payload), rows);
+    const sent = await hydrate(
+      rows.map((r) => r.payload),
+      rows,
+    );
     expect(sent[0]).toBe(system.payload);
     expect(kinds(sent[2])).toEqual(["new picture", "[image b.png is no longer available]"]);
     const plain = [system.payload];
@@ -78,8 +93,22 @@ describe("image hydration", () => {
 
   it("ATT-004: a stubbed tool result before a user row does not hide that row's images", async () => {
     const { store, reads } = countingStore({ c: 100 });
-    const call: StoredRow = { seq: 1, generation: 1, role: "assistant", payload: { role: "assistant", content: null, tool_calls: [{ id: "t1", type: "function", function: { name: "note_read", arguments: "{}" } }] }, metadata: {}, tokenCount: 5 };
-    const result: StoredRow = { seq: 2, generation: 1, role: "tool", payload: { role: "tool", tool_call_id: "t1", content: "x".repeat(5_000) }, metadata: {}, tokenCount: 900 };
+    const call: StoredRow = {
+      seq: 1,
+      generation: 1,
+      role: "assistant",
+      payload: { role: "assistant", content: null, tool_calls: [{ id: "t1", type: "function", function: { name: "note_read", arguments: "{}" } }] },
+      metadata: {},
+      tokenCount: 5,
+    };
+    const result: StoredRow = {
+      seq: 2,
+      generation: 1,
+      role: "tool",
+      payload: { role: "tool", tool_call_id: "t1", content: "x".repeat(5_000) },
+      metadata: {},
+      tokenCount: 900,
+    };
     const look = userRow(3, "look", [image("c")]);
     const all = [system, call, result, look];
     // The projection replaces the old result's payload with a stub: a new object.
@@ -89,4 +118,3 @@ describe("image hydration", () => {
     expect(kinds(sent[3])).toEqual(["look", "image_url"]);
   });
 });
-

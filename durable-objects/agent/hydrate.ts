@@ -1,6 +1,6 @@
 import { attachmentKey } from "../../core/db/schema";
-import type { ChatPayload, StoredRow } from "../../core/projection/types";
 import { imageRefs, utf8ByteLength } from "../../core/projection/projection";
+import type { ChatPayload, StoredRow } from "../../core/projection/types";
 import { ProviderError } from "./model-call";
 
 /** An attachment's bytes as the store hands them out: the size first, the body on demand. */

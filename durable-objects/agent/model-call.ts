@@ -1,9 +1,9 @@
 import OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import type { Redactor } from "../../core/output/redaction";
-import { providerErrorMessage } from "../../core/providers/provider-error";
-import { addReasoningFragment, reasoningTextOf, type ReasoningBlock } from "../../core/runs/reasoning-blocks";
 import { utf8ByteLength } from "../../core/projection/projection";
+import { providerErrorMessage } from "../../core/providers/provider-error";
+import { addReasoningFragment, type ReasoningBlock, reasoningTextOf } from "../../core/runs/reasoning-blocks";
 import type { Usage } from "../../core/usage/pricing";
 
 export interface ToolCall {
@@ -78,7 +78,11 @@ export class ProviderError extends Error {
  */
 export async function callModel(request: ModelRequest): Promise<ModelReply> {
   const client = new OpenAI({
-    baseURL: request.baseURL, apiKey: request.apiKey || "none", maxRetries: 0, timeout: 10 * 60_000, fetch: fetchWithoutRedirects,
+    baseURL: request.baseURL,
+    apiKey: request.apiKey || "none",
+    maxRetries: 0,
+    timeout: 10 * 60_000,
+    fetch: fetchWithoutRedirects,
   });
   const params: ChatCompletionCreateParamsStreaming = {
     model: request.model,
@@ -113,7 +117,12 @@ export async function callModel(request: ModelRequest): Promise<ModelReply> {
     grow(JSON.stringify(fragment) ?? "");
     addReasoningFragment(reasoningBlocks, fragment);
     if (reasoningBlocks.length > limits.reasoningBlocks) {
-      throw new ProviderError(`The model's reply passed ${limits.reasoningBlocks} reasoning blocks; it was stopped and not stored`, null, null, "provider.reply_too_large");
+      throw new ProviderError(
+        `The model's reply passed ${limits.reasoningBlocks} reasoning blocks; it was stopped and not stored`,
+        null,
+        null,
+        "provider.reply_too_large",
+      );
     }
   };
   try {
@@ -143,7 +152,12 @@ export async function callModel(request: ModelRequest): Promise<ModelReply> {
       }
       for (const part of delta.tool_calls ?? []) {
         if (part.index >= limits.toolCalls || !(part.index >= 0)) {
-          throw new ProviderError(`The model asked for more than ${limits.toolCalls} tool calls in one reply; it was stopped and not stored`, null, null, "provider.too_many_tool_calls");
+          throw new ProviderError(
+            `The model asked for more than ${limits.toolCalls} tool calls in one reply; it was stopped and not stored`,
+            null,
+            null,
+            "provider.too_many_tool_calls",
+          );
         }
         grow((part.id ?? "") + (part.function?.name ?? "") + (part.function?.arguments ?? ""));
         const call = (calls[part.index] ??= { id: "", type: "function", function: { name: "", arguments: "" } });
@@ -183,7 +197,9 @@ async function fetchWithoutRedirects(input: string | URL | Request, init?: Reque
     await response.body?.cancel();
     throw new ProviderError(
       `The provider answered ${response.status} with a redirect, which this platform does not follow; give its final URL as model_base_url`,
-      response.status, null, "provider.url_refused",
+      response.status,
+      null,
+      "provider.url_refused",
     );
   }
   return response;
@@ -202,7 +218,11 @@ function readUsage(raw: OpenAI.CompletionUsage & { cost?: number }): Usage {
 function toProviderError(error: unknown, redactor: Redactor): ProviderError {
   if (error instanceof OpenAI.APIError) {
     const code = typeof error.code === "string" ? error.code.slice(0, 100) : null;
-    return new ProviderError(providerErrorMessage(`model provider answered ${error.status ?? "without a status"}: ${error.message}`, redactor), error.status ?? null, code);
+    return new ProviderError(
+      providerErrorMessage(`model provider answered ${error.status ?? "without a status"}: ${error.message}`, redactor),
+      error.status ?? null,
+      code,
+    );
   }
   const message = error instanceof Error ? error.message : String(error);
   return new ProviderError(providerErrorMessage(`model call failed: ${message}`, redactor), null, null);

@@ -1,6 +1,6 @@
 import type { Env } from "../../bindings/env";
 import { positiveInt } from "../sse-hub";
-import { imageHydrator, r2Images, type Hydrate } from "./hydrate";
+import { type Hydrate, imageHydrator, r2Images } from "./hydrate";
 import { DEFAULT_REPLY_LIMITS, type ReplyLimits } from "./model-call";
 
 /**

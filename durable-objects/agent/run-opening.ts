@@ -1,13 +1,13 @@
-import { sql, type SQL } from "drizzle-orm";
-import type { Database } from "../../core/db/client";
+import { type SQL, sql } from "drizzle-orm";
 import type { OpeningState } from "../../core/db/agent-state";
+import type { Database } from "../../core/db/client";
 import { storedRow } from "../../core/db/transcript";
 import { countRowTokens } from "../../core/projection/token-count";
 import type { ChatPayload } from "../../core/projection/types";
 import { composeSystemPrompt, type SystemPromptInput } from "../../core/prompt/system-prompt";
 import type { RunFacts, RunKind } from "../../core/runs/rules";
-import type { RunRow } from "../../core/runs/wire";
 import { buildSnapshot, type OfferedTool, type RunSnapshot } from "../../core/runs/snapshot";
+import type { RunRow } from "../../core/runs/wire";
 import { offeredTools, toolSchemas } from "../../core/tools/registry";
 import { RunSession } from "./run-session";
 
@@ -67,17 +67,35 @@ export interface Opening {
  * so nothing of a run is ever half-written. Returns the run's session and its row, built from
  * what the statement returned (no read-back), or null when the claim failed.
  */
-export async function writeOpening(db: Database, state: OpeningState, runId: string, now: Date, opening: Opening): Promise<{ session: RunSession; run: RunRow } | null> {
+export async function writeOpening(
+  db: Database,
+  state: OpeningState,
+  runId: string,
+  now: Date,
+  opening: Opening,
+): Promise<{ session: RunSession; run: RunRow } | null> {
   const { agent } = state;
   const { snapshot, system } = prepareOpening(state, opening.kind, now, opening.groupChat);
   const generation = opening.wake ? 1 : 0;
   const rows = [
     { seq: 0, generation: null, role: "system", payload: system, metadata: { source: "system" }, token_count: countRowTokens(system, {}) },
     ...(opening.wake
-      ? [{ seq: 1, generation: 1, role: "user", payload: opening.wake, metadata: opening.wakeMetadata ?? {}, token_count: countRowTokens(opening.wake, opening.wakeMetadata ?? {}) }]
+      ? [
+          {
+            seq: 1,
+            generation: 1,
+            role: "user",
+            payload: opening.wake,
+            metadata: opening.wakeMetadata ?? {},
+            token_count: countRowTokens(opening.wake, opening.wakeMetadata ?? {}),
+          },
+        ]
       : []),
   ];
-  const result = await db.execute<{ run: { status: string; created_at: string; updated_at: string } | null; rows: Array<{ seq: number; generation: number | null; role: string; payload: unknown; metadata: unknown; token_count: number; created_at: string }> }>(sql`
+  const result = await db.execute<{
+    run: { status: string; created_at: string; updated_at: string } | null;
+    rows: Array<{ seq: number; generation: number | null; role: string; payload: unknown; metadata: unknown; token_count: number; created_at: string }>;
+  }>(sql`
     with claim as (${opening.claim ?? sql`select 1`}),
     r as (
       insert into runs (id, agent_id, kind, title, schedule_id, snapshot, generation, metadata)
@@ -99,7 +117,14 @@ export async function writeOpening(db: Database, state: OpeningState, runId: str
   if (!written?.run) return null;
   const session = new RunSession(
     runId,
-    { kind: opening.kind as RunFacts["kind"], status: written.run.status as RunFacts["status"], archivedAt: null, metadata: opening.run.metadata as RunFacts["metadata"], errors: [], generation },
+    {
+      kind: opening.kind as RunFacts["kind"],
+      status: written.run.status as RunFacts["status"],
+      archivedAt: null,
+      metadata: opening.run.metadata as RunFacts["metadata"],
+      errors: [],
+      generation,
+    },
     snapshot,
     { agentId: agent.id, guildId: agent.guildId, organisationId: agent.organisationId },
   );
@@ -107,9 +132,20 @@ export async function writeOpening(db: Database, state: OpeningState, runId: str
   // With a first message it generates now, on what this opening read a moment ago.
   if (opening.wake) session.openedWith = { spend: state.spend };
   const run: RunRow = {
-    id: runId, agentId: agent.id, kind: opening.kind, status: written.run.status, title: opening.run.title, scheduleId: opening.run.scheduleId ?? null,
-    snapshot, generation, errors: [], metadata: opening.run.metadata, archivedAt: null, completedAt: null,
-    createdAt: new Date(written.run.created_at), updatedAt: new Date(written.run.updated_at),
+    id: runId,
+    agentId: agent.id,
+    kind: opening.kind,
+    status: written.run.status,
+    title: opening.run.title,
+    scheduleId: opening.run.scheduleId ?? null,
+    snapshot,
+    generation,
+    errors: [],
+    metadata: opening.run.metadata,
+    archivedAt: null,
+    completedAt: null,
+    createdAt: new Date(written.run.created_at),
+    updatedAt: new Date(written.run.updated_at),
   };
   return { session, run };
 }

@@ -72,11 +72,17 @@ export class RunRecovery {
         await interruptUnresolved(host.db(), session, held.generation);
         // A retry after an outage may find the ending already recorded.
         const recorded = session.facts.errors.some((e) => e.code === "generation.interrupted" && (e as { generation?: number }).generation === held.generation);
-        const status = recorded ? session.facts.status : await host.recordEnding(session, [{
-          code: "generation.interrupted",
-          message: "The generation was interrupted (the agent's object restarted); no model call was replayed",
-          generation: held.generation, operation: "recovery", at: new Date(host.now()).toISOString(),
-        }]);
+        const status = recorded
+          ? session.facts.status
+          : await host.recordEnding(session, [
+              {
+                code: "generation.interrupted",
+                message: "The generation was interrupted (the agent's object restarted); no model call was replayed",
+                generation: held.generation,
+                operation: "recovery",
+                at: new Date(host.now()).toISOString(),
+              },
+            ]);
         host.publishStatus(session.runId, status);
         // An interrupted delivery completes and its cursor advances; dispatch resumes (GROUP-014).
         await host.runEnded(session);

@@ -1,14 +1,14 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Env } from "../../bindings/env";
+import { newAgent, objectOf, rows, script, settled } from "../../workers/test/agents";
+import { postChat, untilDelivered } from "../../workers/test/group-chat";
+import { call, seedGuild } from "../../workers/test/seed";
+import { IdleConnection } from "../idle-connection";
 import type { AgentObject } from "./agent-object";
 import { GenerationLock } from "./generation-lock";
 import { HEARTBEAT } from "./run-service";
-import { IdleConnection } from "../idle-connection";
-import type { Env } from "../../bindings/env";
-import { call, seedGuild } from "../../workers/test/seed";
-import { newAgent, objectOf, rows, script, settled } from "../../workers/test/agents";
-import { postChat, untilDelivered } from "../../workers/test/group-chat";
 
 const ROUNDS = 3;
 
@@ -16,7 +16,10 @@ type Reply = { status: number; json: any };
 
 /** Exactly one request got `accepted`; every other one is 409 agent.busy naming the busy run. */
 function expectOneWinner(replies: Reply[], accepted: number, busyRunId: (winner: Reply) => string) {
-  expect(replies.filter((r) => r.status >= 500), JSON.stringify(replies.filter((r) => r.status >= 500))).toEqual([]);
+  expect(
+    replies.filter((r) => r.status >= 500),
+    JSON.stringify(replies.filter((r) => r.status >= 500)),
+  ).toEqual([]);
   const winners = replies.filter((r) => r.status === accepted);
   expect(winners, JSON.stringify(replies.map((r) => [r.status, r.json?.error?.code]))).toHaveLength(1);
   const losers = replies.filter((r) => r.status !== accepted);
@@ -63,7 +66,9 @@ describe("the generation lock under truly concurrent requests", () => {
     const runId = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json.id as string;
     for (let round = 0; round < ROUNDS; round++) {
       await script(agent.model, [{ content: `round ${round}`, delay_ms: 200 }]);
-      const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => call("POST", `/api/runs/${runId}/messages`, { token, body: { content: `m${i}` } })));
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => call("POST", `/api/runs/${runId}/messages`, { token, body: { content: `m${i}` } })),
+      );
       expectOneWinner(replies, 202, () => runId);
       const transcript = await expectWholeRun(token, runId);
       expect(transcript.filter((r) => r.role === "user")).toHaveLength(round + 1);
@@ -74,7 +79,9 @@ describe("the generation lock under truly concurrent requests", () => {
     const agent = await newAgent(token, guildId);
     for (let round = 0; round < ROUNDS; round++) {
       await script(agent.model, [{ content: `round ${round}`, delay_ms: 200 }]);
-      const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: `open ${i}` } })));
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: `open ${i}` } })),
+      );
       expectOneWinner(replies, 201, (winner) => winner.json.id);
       await expectWholeRun(token, replies.find((r) => r.status === 201)!.json.id);
     }
@@ -85,8 +92,13 @@ describe("the generation lock under truly concurrent requests", () => {
   it("GEN-002 / SCHED-008: a routine coming due while messages arrive: never two generations at once, the routine fires once", async () => {
     const agent = await newAgent(token, guildId);
     const runId = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json.id as string;
-    const routine = (await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: { description: "Yearly", instruction: "Reflect.", cron: "0 0 1 1 *" } })).json;
-    await script(agent.model, [{ content: "first", delay_ms: 300 }, { content: "second", delay_ms: 300 }]);
+    const routine = (
+      await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: { description: "Yearly", instruction: "Reflect.", cron: "0 0 1 1 *" } })
+    ).json;
+    await script(agent.model, [
+      { content: "first", delay_ms: 300 },
+      { content: "second", delay_ms: 300 },
+    ]);
     const stub = objectOf(agent.id);
     await runInDurableObject(stub, (object: AgentObject) => {
       object.now = () => Date.parse(routine.next_run_at) + 100;
@@ -125,7 +137,10 @@ describe("the generation lock under truly concurrent requests", () => {
     guildId = own.guildId;
     const agent = await newAgent(token, guildId, { name: "Reader" });
     const runId = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json.id as string;
-    await script(agent.model, [{ content: "one", delay_ms: 200 }, { content: "two", delay_ms: 200 }]);
+    await script(agent.model, [
+      { content: "one", delay_ms: 200 },
+      { content: "two", delay_ms: 200 },
+    ]);
     const [, ...replies] = await Promise.all([
       postChat(token, guildId, "news for everyone"),
       ...Array.from({ length: 10 }, (_, i) => call("POST", `/api/runs/${runId}/messages`, { token, body: { content: `m${i}` } })),
@@ -206,4 +221,3 @@ describe("recovery while the database is away", () => {
     expect((await call("GET", `/api/runs/${run.id}`, { token })).json.errors.map((e: { code: string }) => e.code)).toEqual(["generation.interrupted"]);
   });
 });
-

@@ -1,26 +1,26 @@
-import { generationStateColumns, generationStateOf, readOpeningState, type OpeningState } from "../../core/db/agent-state";
+import type { Env } from "../../bindings/env";
+import { busy, type Outcome, type Refused, refuse } from "../../bindings/outcome";
+import { generationStateColumns, generationStateOf, type OpeningState, readOpeningState } from "../../core/db/agent-state";
 import type { Database } from "../../core/db/client";
-import { isTransient, riding, type OutagePolicy } from "../../core/db/outage";
-import { appendOpeningRow, loadRows, toWireRow, updateRun, type RunError } from "../../core/db/transcript";
+import { isTransient, type OutagePolicy, riding } from "../../core/db/outage";
+import { appendOpeningRow, loadRows, type RunError, toWireRow, updateRun } from "../../core/db/transcript";
 import { describeError, logEvent } from "../../core/output/log";
 import { platformRedactor } from "../../core/output/redaction";
 import { countRowTokens } from "../../core/projection/token-count";
 import type { AttachmentRef, ChatPayload } from "../../core/projection/types";
-import { messageRefusal, resumeRefusal, statusAfterGeneration, type RunKind } from "../../core/runs/rules";
+import { messageRefusal, type RunKind, resumeRefusal, statusAfterGeneration } from "../../core/runs/rules";
 import { toRun } from "../../core/runs/wire";
-import type { Env } from "../../bindings/env";
+import { IdleConnection } from "../idle-connection";
+import { hubLimits, SseHub } from "../sse-hub";
 import type { DeadlineMultiplexer } from "./deadlines";
 import { interruptUnresolved, runGeneration } from "./generation";
-import type { GenerationLock } from "./generation-lock";
-import { busy, refuse, type Outcome, type Refused } from "../../bindings/outcome";
 import { generationInputs } from "./generation-inputs";
-import { AgentUnavailable, writeOpening, type Opening } from "./run-opening";
+import type { GenerationLock } from "./generation-lock";
+import { AgentUnavailable, type Opening, writeOpening } from "./run-opening";
+import { RunRecovery } from "./run-recovery";
 import type { RunSession } from "./run-session";
 import { SessionCache } from "./session-cache";
 import { tokenCounterReady } from "./token-ranks";
-import { RunRecovery } from "./run-recovery";
-import { hubLimits, SseHub } from "../sse-hub";
-import { IdleConnection } from "../idle-connection";
 
 /** A created run: its id, and the run as the API shows it (JSON: RPC types cannot carry its free-form metadata). */
 export type CreatedRun = { run_id: string; run: string };
@@ -101,11 +101,16 @@ export class RunService {
     );
     this.sessions = new SessionCache(
       () => this.db(),
-      (session) => { session.publishRow = (row) => this.hub.publishRow(session.runId, row); },
+      (session) => {
+        session.publishRow = (row) => this.hub.publishRow(session.runId, row);
+      },
       () => this.active?.runId,
     );
     this.recovery = new RunRecovery({
-      lock: host.lock, multiplexer: host.multiplexer, now: host.now, redactor: platformRedactor(host.env),
+      lock: host.lock,
+      multiplexer: host.multiplexer,
+      now: host.now,
+      redactor: platformRedactor(host.env),
       heartbeat: { name: HEARTBEAT, everyMs: HEARTBEAT_MS },
       generating: () => this.active !== null,
       db: () => this.db(),
@@ -142,7 +147,11 @@ export class RunService {
       const db = this.db();
       const now = new Date(this.host.now());
       const state = await readOpeningState(db, agentId, now);
-      const refused = !state ? refuse(404, "agent.not_found", "No such agent") : state.agent.archivedAt ? refuse(409, "agent.archived", "The agent is archived") : null;
+      const refused = !state
+        ? refuse(404, "agent.not_found", "No such agent")
+        : state.agent.archivedAt
+          ? refuse(409, "agent.archived", "The agent is archived")
+          : null;
       if (refused) {
         if (claimed) await this.release(runId);
         return refused;
@@ -266,7 +275,11 @@ export class RunService {
    * planned, then written in one transaction (guarded by its `claim`); then it generates.
    * "skipped" when the plan has nothing to open or its claim lost.
    */
-  async openOneShot(agentId: string, now: Date, plan: (db: Database, agent: OpeningState["agent"]) => Promise<Opening | null>): Promise<"started" | "busy" | "skipped"> {
+  async openOneShot(
+    agentId: string,
+    now: Date,
+    plan: (db: Database, agent: OpeningState["agent"]) => Promise<Opening | null>,
+  ): Promise<"started" | "busy" | "skipped"> {
     const runId = crypto.randomUUID();
     const claimed = await this.claim(runId, 1);
     if (!claimed.ok) return "busy";
@@ -312,7 +325,6 @@ export class RunService {
     return { ok: true, ...active };
   }
 
-
   /** Frees the lock `runId` holds and forgets its generation. */
   private async release(runId: string): Promise<void> {
     this.host.lock.release(runId);
@@ -343,7 +355,9 @@ export class RunService {
       // The generation's start reads (secrets, spend) ride along with the row's statement.
       const alongside = {
         columns: generationStateColumns(session.scope, new Date(this.host.now())),
-        take: (values: Record<string, unknown>) => { session.openedWith = generationStateOf(values); },
+        take: (values: Record<string, unknown>) => {
+          session.openedWith = generationStateOf(values);
+        },
       };
       const row = await session.commit(
         db,
@@ -389,7 +403,13 @@ export class RunService {
     let status = session.facts.status;
     try {
       const inputs = await generationInputs({
-        db: this.db(), env, session, generation, signal, now: this.host.now, random: this.host.random,
+        db: this.db(),
+        env,
+        session,
+        generation,
+        signal,
+        now: this.host.now,
+        random: this.host.random,
         schedulesChanged: () => this.host.hooks.schedulesChanged(session.scope.agentId),
         publish: (event, data) => this.hub.publish(runId, event, data),
       });
@@ -404,8 +424,18 @@ export class RunService {
       // The generation could not start, or its ending could not be written: the run ends
       // this generation by its kind's rules as far as the database lets us, and the next
       // generation repairs what is left (interruption results before its first row).
-      logEvent("error", { operation: "generation", run_id: runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId, ...describeError(error) }, platformRedactor(env));
-      const failed: RunError = { code: "generation.failed", message: "The generation failed on the platform side", generation, operation: "generation", at: new Date(this.host.now()).toISOString() };
+      logEvent(
+        "error",
+        { operation: "generation", run_id: runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId, ...describeError(error) },
+        platformRedactor(env),
+      );
+      const failed: RunError = {
+        code: "generation.failed",
+        message: "The generation failed on the platform side",
+        generation,
+        operation: "generation",
+        at: new Date(this.host.now()).toISOString(),
+      };
       status = await this.recordEnding(session, [failed]).catch(() => {
         this.forget(session);
         return statusAfterGeneration(session.facts, [failed.code]);
@@ -426,7 +456,10 @@ export class RunService {
    * publishes them.
    */
   private async recordEnding(session: RunSession, errors: RunError[]): Promise<"active" | "completed"> {
-    const status = statusAfterGeneration(session.facts, errors.map((e) => e.code));
+    const status = statusAfterGeneration(
+      session.facts,
+      errors.map((e) => e.code),
+    );
     await riding(() => updateRun(this.db(), session.runId, { status, errors }));
     session.facts = { ...session.facts, status, errors: [...session.facts.errors, ...errors] };
     for (const e of errors) this.hub.publish(session.runId, "error", { run_id: session.runId, ...e });

@@ -1,10 +1,10 @@
 import { eq } from "drizzle-orm";
 import type { MonthSpend } from "../../core/db/agent-state";
-import type { SecretRef } from "../../core/db/secrets";
 import type { Database } from "../../core/db/client";
+import { type OutagePolicy, riding, sqlState, UNIQUE_VIOLATION } from "../../core/db/outage";
 import { agents, runs } from "../../core/db/schema";
-import { riding, sqlState, UNIQUE_VIOLATION, type OutagePolicy } from "../../core/db/outage";
-import { appendRow, loadRows, rowAt, storedRow, type NewRow, type WireRow } from "../../core/db/transcript";
+import type { SecretRef } from "../../core/db/secrets";
+import { appendRow, loadRows, type NewRow, rowAt, storedRow, type WireRow } from "../../core/db/transcript";
 import { StubCounts } from "../../core/projection/projection";
 import { countToolSchemas } from "../../core/projection/token-count";
 import type { ChatPayload, StoredRow } from "../../core/projection/types";
@@ -105,9 +105,7 @@ export class RunSession {
     const lastAssistant = this.rows.findLastIndex((r) => r.role === "assistant");
     if (lastAssistant === -1) return [];
     const payload = this.rows[lastAssistant]!.payload as Extract<ChatPayload, { role: "assistant" }>;
-    const answered = new Set(
-      this.rows.slice(lastAssistant + 1).flatMap((r) => (r.payload.role === "tool" ? [r.payload.tool_call_id] : [])),
-    );
+    const answered = new Set(this.rows.slice(lastAssistant + 1).flatMap((r) => (r.payload.role === "tool" ? [r.payload.tool_call_id] : [])));
     return (payload.tool_calls ?? []).filter((c) => !answered.has(c.id)).map((c) => ({ id: c.id, name: c.function.name }));
   }
 
@@ -115,8 +113,10 @@ export class RunSession {
   static async load(db: Database, runId: string): Promise<RunSession | null> {
     const [found] = await db
       .select({ run: runs, guildId: agents.guildId, organisationId: agents.organisationId })
-      .from(runs).innerJoin(agents, eq(agents.id, runs.agentId))
-      .where(eq(runs.id, runId)).limit(1);
+      .from(runs)
+      .innerJoin(agents, eq(agents.id, runs.agentId))
+      .where(eq(runs.id, runId))
+      .limit(1);
     if (!found) return null;
     const { run } = found;
     const session = new RunSession(
@@ -146,5 +146,6 @@ function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     v && typeof v === "object" && !Array.isArray(v)
       ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v);
+      : v,
+  );
 }

@@ -1,8 +1,7 @@
 import { advancePastFire, advancePastFireStatement, earliestWakeUp, firstDue, type ScheduleRow } from "../../core/db/schedules";
 import { describeError, logEvent } from "../../core/output/log";
 import { instructionHash, scheduleWakeUpMessage } from "../../core/schedules/instruction";
-import type { Deadline } from "./deadlines";
-import type { DeadlineMultiplexer } from "./deadlines";
+import type { Deadline, DeadlineMultiplexer } from "./deadlines";
 import type { GenerationLock } from "./generation-lock";
 import type { RunService } from "./run-service";
 
@@ -91,7 +90,10 @@ export class ScheduleFiring {
       wake: {
         role: "user",
         content: scheduleWakeUpMessage({
-          id: schedule.id, cron: schedule.cron, window: schedule.wakeWindow, instruction: schedule.instruction,
+          id: schedule.id,
+          cron: schedule.cron,
+          window: schedule.wakeWindow,
+          instruction: schedule.instruction,
           previous_run_at: schedule.lastRunAt,
         }),
       },

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import type { Database } from "../../core/db/client";
-import { scheduleStore, type ScheduleRow } from "../../core/db/schedules";
+import { type ScheduleRow, scheduleStore } from "../../core/db/schedules";
 import { maxSchedulesPerAgent } from "../../core/schedules/limits";
 import type { ScheduleTools, ScheduleView } from "../../core/tools/types";
 import { isUuid } from "../../core/validation/fields";

@@ -42,10 +42,12 @@ export class SessionCache {
     if (cached) this.forget(cached);
     const pending = this.loading.get(runId);
     if (pending) return pending;
-    const load = RunSession.load(this.db(), runId).then((loaded) => {
-      if (loaded) this.remember(loaded);
-      return loaded;
-    }).finally(() => this.loading.delete(runId));
+    const load = RunSession.load(this.db(), runId)
+      .then((loaded) => {
+        if (loaded) this.remember(loaded);
+        return loaded;
+      })
+      .finally(() => this.loading.delete(runId));
     this.loading.set(runId, load);
     return load;
   }

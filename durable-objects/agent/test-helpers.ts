@@ -1,5 +1,5 @@
-import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import type { Env } from "../../bindings/env";
 import type { AgentObject } from "./agent-object";
 

@@ -1,6 +1,6 @@
+import type { Env } from "../../bindings/env";
 import { rankAssetLoader } from "../../core/projection/rank-asset";
 import { prepareTokenCounter, type RankLoader } from "../../core/projection/token-count";
-import type { Env } from "../../bindings/env";
 
 /** The rank table from the Worker's static assets (the console build writes it there). */
 export function assetRanks(env: Env): RankLoader {

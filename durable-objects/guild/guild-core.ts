@@ -1,15 +1,13 @@
+import type { Env } from "../../bindings/env";
+import { agentObject } from "../../bindings/objects";
+import { type Outcome, refuse } from "../../bindings/outcome";
 import type { Database } from "../../core/db/client";
-import {
-  appendGroupMessage, groupMessageWire, groupParticipants, latestGroupSeq, listGroupMessages, type GroupMessageWire,
-} from "../../core/db/group-chat";
+import { appendGroupMessage, type GroupMessageWire, groupMessageWire, groupParticipants, latestGroupSeq, listGroupMessages } from "../../core/db/group-chat";
 import { taggedAgents } from "../../core/group/mentions";
 import { wakes } from "../../core/group/wake";
 import { describeError, logEvent } from "../../core/output/log";
-import type { Env } from "../../bindings/env";
-import { agentObject } from "../../bindings/objects";
-import { refuse, type Outcome } from "../../bindings/outcome";
-import { hubLimits, SseHub } from "../sse-hub";
 import { IdleConnection } from "../idle-connection";
+import { hubLimits, SseHub } from "../sse-hub";
 
 /** A post to the guild's chat, from the operator (the API) or an agent (group_post). */
 export interface GroupPost {
@@ -55,7 +53,10 @@ export class GuildCore {
   private readonly connection: IdleConnection;
   private readonly hub: SseHub<GroupMessageWire>;
 
-  constructor(readonly ctx: DurableObjectState, readonly env: Env) {
+  constructor(
+    readonly ctx: DurableObjectState,
+    readonly env: Env,
+  ) {
     this.connection = new IdleConnection(env);
     this.hub = new SseHub<GroupMessageWire>(
       (guildId, after, limit) => this.withDatabase(async (db) => (await listGroupMessages(db, guildId, { afterSeq: after, limit })).rows.map(groupMessageWire)),
@@ -101,7 +102,10 @@ export class GuildCore {
     const pending = await this.ctx.storage.get<{ guildId: string; seq: number }>(PENDING);
     if (!pending) return;
     const members = await this.withDatabase((db) => groupParticipants(db, pending.guildId));
-    await this.queueDeliveries(pending.guildId, members.map((m) => m.id));
+    await this.queueDeliveries(
+      pending.guildId,
+      members.map((m) => m.id),
+    );
     await this.confirm(pending.seq);
   }
 
@@ -112,8 +116,13 @@ export class GuildCore {
       const author = post.authorKind === "operator" ? "operator" : members.find((m) => m.id === post.authorAgentId)!.name;
       const tagged = [...new Set([...(post.tagged ?? []), ...taggedAgents(post.content, members)])];
       const row = await appendGroupMessage(db, {
-        guildId, authorKind: post.authorKind, authorAgentId: post.authorAgentId, authorName: author,
-        content: post.content, tagged, depth: post.depth,
+        guildId,
+        authorKind: post.authorKind,
+        authorAgentId: post.authorAgentId,
+        authorName: author,
+        content: post.content,
+        tagged,
+        depth: post.depth,
       });
       return { row, members };
     });
@@ -123,9 +132,13 @@ export class GuildCore {
     const message = groupMessageWire(row);
     this.hub.publishRow(guildId, message);
     const woken = members.filter((m) => wakes(row, m.id)).map((m) => m.id);
-    this.ctx.waitUntil(this.queueDeliveries(guildId, woken).then(() => this.confirm(row.seq)).catch((error) => {
-      logEvent("error", { operation: "group.dispatch", guild_id: guildId, seq: row.seq, ...describeError(error) });
-    }));
+    this.ctx.waitUntil(
+      this.queueDeliveries(guildId, woken)
+        .then(() => this.confirm(row.seq))
+        .catch((error) => {
+          logEvent("error", { operation: "group.dispatch", guild_id: guildId, seq: row.seq, ...describeError(error) });
+        }),
+    );
     const names = new Map(members.map((m) => [m.id, m.name]));
     return { ok: true, row: message, tagged_names: message.tagged.map((id) => names.get(id) ?? id) };
   }

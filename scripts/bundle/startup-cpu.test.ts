@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { busyStartupMs, median, type CpuProfile } from "./startup-cpu";
+import { busyStartupMs, type CpuProfile, median } from "./startup-cpu";
 
 /** A profile with one node per name; `run` lists the sampled names, `deltas` their gaps in µs. */
 function profile(run: string[], deltas: number[]): CpuProfile {

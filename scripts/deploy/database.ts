@@ -1,6 +1,6 @@
 import pg from "pg";
-import { migrateDatabase } from "../db/migrate";
 import { withoutAddresses } from "../../core/output/log";
+import { migrateDatabase } from "../db/migrate";
 import { redactUrl } from "../stack/postgres";
 
 /** How long the deploy waits for the database to answer before refusing. */

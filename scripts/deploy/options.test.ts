@@ -19,7 +19,10 @@ describe("ENVIRONMENTS: npm run deploy arguments", () => {
   it("ENVIRONMENTS: --only runs one step, and nothing but migrate or check", () => {
     expect(parseDeployArgs(["--env", "production", "--only", "migrate"], ENVS)).toMatchObject({ ok: true, options: { step: "migrate" } });
     expect(parseDeployArgs(["--env", "production", "--only", "check"], ENVS)).toMatchObject({ ok: true, options: { step: "check" } });
-    expect(parseDeployArgs(["--env", "production", "--only", "deploy"], ENVS)).toEqual({ ok: false, message: expect.stringContaining("--only must be migrate or check") });
+    expect(parseDeployArgs(["--env", "production", "--only", "deploy"], ENVS)).toEqual({
+      ok: false,
+      message: expect.stringContaining("--only must be migrate or check"),
+    });
   });
 
   it("ENVIRONMENTS: --url keeps the origin of a URL, or of a host as wrangler prints it, and refuses anything else", () => {
@@ -27,7 +30,10 @@ describe("ENVIRONMENTS: npm run deploy arguments", () => {
       ok: true,
       options: { env: "staging", step: "all", url: "https://g-staging.acme.workers.dev" },
     });
-    expect(parseDeployArgs(["--env", "production", "--url", "agents.example.com (custom domain)"], ENVS)).toMatchObject({ ok: true, options: { url: "https://agents.example.com" } });
+    expect(parseDeployArgs(["--env", "production", "--url", "agents.example.com (custom domain)"], ENVS)).toMatchObject({
+      ok: true,
+      options: { url: "https://agents.example.com" },
+    });
     for (const bad of ["ftp://example.com", "*.example.com/*", ""]) {
       expect(parseDeployArgs(["--env", "staging", "--url", bad], ENVS)).toMatchObject({ ok: false, message: expect.stringContaining("--url must be") });
     }

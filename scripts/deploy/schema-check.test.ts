@@ -19,7 +19,10 @@ describe("ENVIRONMENTS: the schema a deployment must report", () => {
   });
 
   it("ENVIRONMENTS: a database behind the newest migration names both migrations", () => {
-    const problem = schemaProblem({ ...healthy("0002_hardening"), status: "degraded", schema: { version: "0001_group_chat", expected: "0002_hardening" } }, "0002_hardening");
+    const problem = schemaProblem(
+      { ...healthy("0002_hardening"), status: "degraded", schema: { version: "0001_group_chat", expected: "0002_hardening" } },
+      "0002_hardening",
+    );
     expect(problem).toContain("0001_group_chat");
     expect(problem).toContain("expected 0002_hardening");
   });
@@ -30,8 +33,12 @@ describe("ENVIRONMENTS: the schema a deployment must report", () => {
   });
 
   it("ENVIRONMENTS: an unreachable database or a missing report is a problem, with the reason", () => {
-    expect(schemaProblem({ status: "down", database: { reachable: false, error: "connection refused" } }, "0002_hardening")).toMatch(/cannot reach its database \(connection refused\)/);
+    expect(schemaProblem({ status: "down", database: { reachable: false, error: "connection refused" } }, "0002_hardening")).toMatch(
+      /cannot reach its database \(connection refused\)/,
+    );
     expect(schemaProblem({}, "0002_hardening")).toMatch(/cannot reach its database/);
-    expect(schemaProblem({ ...healthy("0002_hardening"), schema: { version: null, expected: "0002_hardening" } }, "0002_hardening")).toMatch(/\(none this build knows\)/);
+    expect(schemaProblem({ ...healthy("0002_hardening"), schema: { version: null, expected: "0002_hardening" } }, "0002_hardening")).toMatch(
+      /\(none this build knows\)/,
+    );
   });
 });

@@ -11,7 +11,11 @@ export interface HealthReport {
  * @example newestMigrationTag(["0001_group_chat.sql", "0000_init.sql", "meta"]) // "0001_group_chat"
  */
 export function newestMigrationTag(fileNames: string[]): string | undefined {
-  return fileNames.filter((n) => /^\d{4}_.+\.sql$/.test(n)).sort().at(-1)?.replace(/\.sql$/, "");
+  return fileNames
+    .filter((n) => /^\d{4}_.+\.sql$/.test(n))
+    .sort()
+    .at(-1)
+    ?.replace(/\.sql$/, "");
 }
 
 /**

@@ -5,7 +5,10 @@ const line = (entry: object) => JSON.stringify({ version: 1, ...entry });
 
 describe("ENVIRONMENTS: where a deployment answers", () => {
   it("ENVIRONMENTS: the workers.dev URL wrangler reports for a deploy", () => {
-    const output = [line({ type: "wrangler-session", wrangler_version: "4" }), line({ type: "deploy", targets: ["https://guilds-platform-staging.acme.workers.dev"] })].join("\n");
+    const output = [
+      line({ type: "wrangler-session", wrangler_version: "4" }),
+      line({ type: "deploy", targets: ["https://guilds-platform-staging.acme.workers.dev"] }),
+    ].join("\n");
     expect(deployedOrigin(output)).toBe("https://guilds-platform-staging.acme.workers.dev");
   });
 
@@ -17,7 +20,7 @@ describe("ENVIRONMENTS: where a deployment answers", () => {
 
   it("ENVIRONMENTS: no deploy entry, no targets or only wildcard routes give no origin", () => {
     expect(deployedOrigin("")).toBeUndefined();
-    expect(deployedOrigin("not json\n" + line({ type: "deploy" }))).toBeUndefined();
+    expect(deployedOrigin(`not json\n${line({ type: "deploy" })}`)).toBeUndefined();
     expect(deployedOrigin(line({ type: "deploy", targets: ["*.example.com/*"] }))).toBeUndefined();
   });
 

@@ -18,7 +18,10 @@ export function deployedOrigin(outputFile: string): string | undefined {
       continue;
     }
     if (entry.type !== "deploy" || !Array.isArray(entry.targets)) continue;
-    const origins = entry.targets.filter((t): t is string => typeof t === "string").map(targetOrigin).filter((o) => o !== undefined);
+    const origins = entry.targets
+      .filter((t): t is string => typeof t === "string")
+      .map(targetOrigin)
+      .filter((o) => o !== undefined);
     // A custom domain or route is where users go; workers.dev only when there is nothing else.
     return origins.find((o) => !o.endsWith(".workers.dev")) ?? origins[0];
   }

@@ -284,12 +284,7 @@ export function splitText(text: string, max = 12): string[] {
  * Every `chat.completion.chunk` for one reply, in order: role, reasoning, content,
  * tool-call fragments, the finishing chunk, then the usage chunk when asked for.
  */
-export function streamChunks(
-  reply: ScriptedReply,
-  meta: CompletionMeta,
-  usage: WireUsage,
-  includeUsage: boolean,
-): JsonObject[] {
+export function streamChunks(reply: ScriptedReply, meta: CompletionMeta, usage: WireUsage, includeUsage: boolean): JsonObject[] {
   const chunk = (delta: JsonObject, finish: string | null = null): JsonObject => ({
     id: meta.id,
     object: "chat.completion.chunk",
@@ -306,9 +301,7 @@ export function streamChunks(
   for (const delta of reasoningDetailDeltas(reply.reasoning_details ?? [])) chunks.push(chunk(delta));
   for (const piece of splitText(reply.content ?? "")) chunks.push(chunk({ content: piece }));
   calls.forEach((call, index) => {
-    chunks.push(
-      chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }),
-    );
+    chunks.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
     for (const piece of splitText(call.arguments, 8)) {
       chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
     }

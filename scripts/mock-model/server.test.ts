@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import OpenAI, { APIError } from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startMockModel, type MockModel, type RecordedRequest } from "./server";
+import { type MockModel, type RecordedRequest, startMockModel } from "./server";
 
 let mock: MockModel;
 let client: OpenAI;
@@ -134,9 +134,7 @@ describe("mock model: tool calls and reasoning", () => {
 
   it("streams tool calls that the SDK assembles with names, arguments and ids", async () => {
     await script([{ tool_calls: calls }]);
-    const final = await client.chat.completions
-      .stream({ model: "m", messages: user("weather?") })
-      .finalChatCompletion();
+    const final = await client.chat.completions.stream({ model: "m", messages: user("weather?") }).finalChatCompletion();
     const choice = final.choices[0];
     expect(choice?.finish_reason).toBe("tool_calls");
     const toolCalls = (choice?.message.tool_calls ?? []).map((c) => (c.type === "function" ? c : undefined));
@@ -280,9 +278,7 @@ describe("mock model: errors and timing", () => {
 
   it("answers a scripted 500 to a streaming request before any stream starts", async () => {
     await script([{ status: 500 }]);
-    const err = await client.chat.completions
-      .create({ model: "m", messages: user("x"), stream: true })
-      .catch((e: unknown) => e);
+    const err = await client.chat.completions.create({ model: "m", messages: user("x"), stream: true }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(APIError);
     expect((err as APIError).status).toBe(500);
   });
@@ -453,11 +449,20 @@ describe("mock model: disconnects and shutdown", () => {
 
 describe("mock model: per-model queues", () => {
   it("serves replies scripted for a model only to requests naming it, before the shared queue", async () => {
-    await fetch(`${mock.url}/__script`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ replies: [{ content: "shared" }] }) });
-    await fetch(`${mock.url}/__script`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "alpha", replies: [{ content: "for alpha" }] }) });
+    await fetch(`${mock.url}/__script`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ replies: [{ content: "shared" }] }),
+    });
+    await fetch(`${mock.url}/__script`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "alpha", replies: [{ content: "for alpha" }] }),
+    });
     const ask = async (model: string) => {
       const res = await fetch(`${mock.url}/v1/chat/completions`, {
-        method: "POST", headers: { "content-type": "application/json" },
+        method: "POST",
+        headers: { "content-type": "application/json" },
         body: JSON.stringify({ model, messages: [{ role: "user", content: "hi" }] }),
       });
       return ((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content;
@@ -469,7 +474,11 @@ describe("mock model: per-model queues", () => {
     expect(count.count).toBe(2);
     const alpha = (await (await fetch(`${mock.url}/__requests?model=alpha`)).json()) as { requests: unknown[] };
     expect(alpha.requests).toHaveLength(2);
-    const bad = await fetch(`${mock.url}/__script`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: 5, replies: [] }) });
+    const bad = await fetch(`${mock.url}/__script`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: 5, replies: [] }),
+    });
     expect(bad.status).toBe(400);
   });
 });

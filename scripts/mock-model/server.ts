@@ -7,18 +7,7 @@ import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  completionBody,
-  echoReply,
-  errorBody,
-  isObject,
-  parseScript,
-  ScriptError,
-  streamChunks,
-  usageFor,
-  type Json,
-  type ScriptedReply,
-} from "./replies";
+import { completionBody, echoReply, errorBody, isObject, type Json, parseScript, ScriptError, type ScriptedReply, streamChunks, usageFor } from "./replies";
 
 export interface MockModel {
   url: string;

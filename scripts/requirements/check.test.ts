@@ -14,9 +14,13 @@ describe("HARDEN-5: the requirements check", () => {
   it("HARDEN-5: --check reads the committed list only, whatever another source list says", () => {
     const other = join(dir, "REQUIREMENTS.md");
     writeFileSync(other, "## ZZZ: a different list\n\n- ZZZ-001: Nothing the tests name. [src: 000]\n");
-    const run = () => execFileSync(join(ROOT, "node_modules/.bin/tsx"), ["scripts/requirements.ts", "--check"], {
-      cwd: ROOT, env: { ...process.env, REQUIREMENTS_LIST: other }, encoding: "utf8", stdio: "pipe",
-    });
+    const run = () =>
+      execFileSync(join(ROOT, "node_modules/.bin/tsx"), ["scripts/requirements.ts", "--check"], {
+        cwd: ROOT,
+        env: { ...process.env, REQUIREMENTS_LIST: other },
+        encoding: "utf8",
+        stdio: "pipe",
+      });
     expect(run).not.toThrow();
   }, 60_000);
 });

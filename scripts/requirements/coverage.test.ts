@@ -71,9 +71,7 @@ describe("requirement coverage (section 7)", () => {
     expect(coverage.markdown).toContain("| RUN | 2 | 2 |");
     expect(coverage.markdown).toContain("| GEN | 2 | 3 |");
     expect(coverage.markdown).toContain("- **GEN-001** A generation is one loop.\n  - pending: needs the sandbox\n");
-    expect(coverage.markdown).toContain(
-      "- **GEN-002** One generation at a time.\n  - `x.test.ts`: GEN-002/003: refuses a second generation\n",
-    );
+    expect(coverage.markdown).toContain("- **GEN-002** One generation at a time.\n  - `x.test.ts`: GEN-002/003: refuses a second generation\n");
     expect(coverage.markdown).toContain("- **OP-RUN-1** Routes are not given.\n  - `x.test.ts`: OP-RUN-1: %s route\n");
     expect(coverage.unexplained).toEqual([]);
     expect(coverage.staleReasons).toEqual(["RUN-001"]);

@@ -15,7 +15,12 @@ describe("what a killed stack left running", () => {
   const stateDir = mkdtempSync(join(tmpdir(), "guilds-leftovers-"));
   const started: number[] = [];
   afterAll(() => {
-    for (const pid of started) try { process.kill(-pid, "SIGKILL"); } catch { /* gone */ }
+    for (const pid of started)
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        /* gone */
+      }
     rmSync(stateDir, { recursive: true, force: true });
   });
 

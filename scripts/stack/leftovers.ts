@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { groupMembers, identify, sameProcess, waitForExit, type ProcessIdentity } from "./process-info";
+import { groupMembers, identify, type ProcessIdentity, sameProcess, waitForExit } from "./process-info";
 
 /**
  * The processes a running stack owns, written down in its state folder so that the next
@@ -13,7 +13,7 @@ import { groupMembers, identify, sameProcess, waitForExit, type ProcessIdentity 
 interface Recorded {
   /** The process that ran the stack. */
   owner: ProcessIdentity;
-  children: Array<{ role: string; process: ProcessIdentity; /** It leads its own process group. */ group: boolean }>;
+  children: Array<{ role: string; process: ProcessIdentity /** It leads its own process group. */; group: boolean }>;
 }
 
 const FILE = "processes.json";
@@ -48,7 +48,7 @@ export class ProcessRecord {
 
   private write(): void {
     const file = join(this.stateDir, FILE);
-    writeFileSync(`${file}.tmp`, JSON.stringify(this.data, null, 2) + "\n", { mode: 0o600 });
+    writeFileSync(`${file}.tmp`, `${JSON.stringify(this.data, null, 2)}\n`, { mode: 0o600 });
     renameSync(`${file}.tmp`, file);
   }
 }

@@ -1,11 +1,11 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import pg from "pg";
-import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import { eq } from "drizzle-orm";
+import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
+import pg from "pg";
 import { hashToken } from "../../core/auth/tokens";
 import { createOrganisation } from "../../core/db/organisations";
-import { apiTokens } from "../../core/db/schema";
 import * as schema from "../../core/db/schema";
+import { apiTokens } from "../../core/db/schema";
 
 /**
  * Runs `work` with a drizzle database over node-postgres (the Node-side tools use
@@ -29,12 +29,15 @@ export async function ensureOperatorToken(databaseUrl: string, tokenFile: string
   return withDatabase(databaseUrl, async (db) => {
     if (existsSync(tokenFile)) {
       const token = readFileSync(tokenFile, "utf8").trim();
-      const [found] = await db.select({ id: apiTokens.id }).from(apiTokens)
-        .where(eq(apiTokens.tokenHash, await hashToken(token))).limit(1);
+      const [found] = await db
+        .select({ id: apiTokens.id })
+        .from(apiTokens)
+        .where(eq(apiTokens.tokenHash, await hashToken(token)))
+        .limit(1);
       if (found) return { token, created: false };
     }
     const { token } = await createOrganisation(db, "Local organisation");
-    writeFileSync(tokenFile, token + "\n", { mode: 0o600 });
+    writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
     return { token, created: true };
   });
 }

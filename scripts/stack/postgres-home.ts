@@ -63,7 +63,7 @@ const SHARED_ROOTS = ["/var/lib/guilds-local", join(tmpdir(), "guilds-local")];
 
 /** The data of a temporary state folder (a test's) stays temporary too; any other, persistent. */
 function dataRoots(stateDir: string): string[] {
-  const temporary = realpathSync(stateDir).startsWith(realpathSync(tmpdir()) + "/");
+  const temporary = realpathSync(stateDir).startsWith(`${realpathSync(tmpdir())}/`);
   return temporary ? [...SHARED_ROOTS].reverse() : SHARED_ROOTS;
 }
 
@@ -117,7 +117,10 @@ function sharedFolder(user: { uid: number; gid: number }, roots = SHARED_ROOTS):
 /** Copies the packaged programs (bin, lib, share) to the shared folder, once per build of the server. */
 function copiedBinaries(binDir: string, user: { uid: number; gid: number }): string {
   const native = dirname(binDir);
-  const build = createHash("sha256").update(readFileSync(join(binDir, "postgres"))).digest("hex").slice(0, 16);
+  const build = createHash("sha256")
+    .update(readFileSync(join(binDir, "postgres")))
+    .digest("hex")
+    .slice(0, 16);
   const root = sharedFolder(user);
   const target = join(root, `postgres-${build}`);
   if (!existsSync(join(target, "bin", "postgres"))) {

@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { identify, readLines, waitForExit, workingDirectory } from "./process-info";
 import type { PostgresHome } from "./postgres-home";
+import { identify, readLines, waitForExit, workingDirectory } from "./process-info";
 
 /** A running Postgres server process. */
 interface PostgresServer {
@@ -60,9 +60,7 @@ export async function startServer(home: PostgresHome, port: number, flags: strin
     };
     readLines(child, onLine);
     child.once("error", (error) => reject(new Error(`could not run Postgres (${join(home.binDir, "postgres")}): ${error.message}`)));
-    child.once("exit", (code, signal) =>
-      reject(new Error(`Postgres exited before accepting connections (${signal ?? `exit ${code}`}): ${lastLines(output)}`)),
-    );
+    child.once("exit", (code, signal) => reject(new Error(`Postgres exited before accepting connections (${signal ?? `exit ${code}`}): ${lastLines(output)}`)));
   });
   return { pid: child.pid!, stop: () => stopServer(child) };
 }
@@ -140,7 +138,6 @@ function run(program: string, args: string[], home: PostgresHome, log: (line: st
     child.once("close", (code) => resolve({ code, output }));
   });
 }
-
 
 function lastLines(output: string[]): string {
   return output.slice(-5).join(" | ") || "(no output)";

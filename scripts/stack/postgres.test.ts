@@ -1,13 +1,13 @@
 import { execFileSync, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { createServer } from "node:net";
-import { alive, waitForExit } from "./process-info";
-import { startDatabase, type Database } from "./postgres";
+import { type Database, startDatabase } from "./postgres";
 import { postgresHome, removeStateDir } from "./postgres-home";
+import { alive, waitForExit } from "./process-info";
 
 const root = process.getuid?.() === 0;
 
@@ -85,7 +85,14 @@ describe("the local Postgres", () => {
   it("HARDEN-5: a new data folder authenticates with SCRAM; one made with clear-text password auth still starts", async () => {
     const { dataDir } = await postgresHome(stateDir);
     const hba = join(dataDir, "pg_hba.conf");
-    const methods = (text: string) => [...new Set(text.split("\n").filter((l) => /^(local|host)/.test(l)).map((l) => l.trim().split(/\s+/).at(-1)))];
+    const methods = (text: string) => [
+      ...new Set(
+        text
+          .split("\n")
+          .filter((l) => /^(local|host)/.test(l))
+          .map((l) => l.trim().split(/\s+/).at(-1)),
+      ),
+    ];
     expect(methods(readFileSync(hba, "utf8"))).toEqual(["scram-sha-256"]);
     // The older stack's initdb wrote `password` in the same lines.
     writeFileSync(hba, readFileSync(hba, "utf8").replace(/scram-sha-256\s*$/gm, "password"));

@@ -120,7 +120,8 @@ async function checkPassword(port: number, password: string, file: string, dataD
     return password;
   }
   const old = await connect(OLD_FIXED_PASSWORD);
-  if (!old) throw new Error(`the Postgres data folder ${dataDir} accepts neither the password in ${file} nor the old default; remove the data folder to start afresh`);
+  if (!old)
+    throw new Error(`the Postgres data folder ${dataDir} accepts neither the password in ${file} nor the old default; remove the data folder to start afresh`);
   try {
     const replacement = password || newPassword(file);
     await old.query(`alter role ${USER} with password ${old.escapeLiteral(replacement)}`);

@@ -1,4 +1,4 @@
-import { execFileSync, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 
 /**
@@ -91,7 +91,10 @@ function statFields(pid: number): string[] | null {
   const stat = readText(`/proc/${pid}/stat`);
   if (!stat) return null;
   // The command name is in parentheses and may itself contain spaces or parentheses.
-  return stat.slice(stat.lastIndexOf(")") + 2).trim().split(" ");
+  return stat
+    .slice(stat.lastIndexOf(")") + 2)
+    .trim()
+    .split(" ");
 }
 
 function readText(path: string): string | null {

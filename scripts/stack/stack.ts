@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_PRICES } from "../../core/usage/pricing";
 import { migrateDatabase } from "../db/migrate";
-import { startMockModel, type MockModel } from "../mock-model/server";
+import { type MockModel, startMockModel } from "../mock-model/server";
 import { ensureConsoleBuilt } from "./console";
 import { clearLeftovers, ProcessRecord } from "./leftovers";
 import { ensureOperatorToken } from "./operator";
@@ -119,10 +119,19 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     // Now that it runs, its group also holds workerd.
     record.add("wrangler dev", wrangler.child.pid!, { group: true });
     stops.push(wrangler.stop);
-    const stack: Stack = { apiUrl: wrangler.url, token, mockModelUrl: mock?.url ?? null, databaseUrl: db.url, roundTrips: proxy.clientMessages, connectionMessages: proxy.connectionMessages, database: db.server ?? null, stop };
+    const stack: Stack = {
+      apiUrl: wrangler.url,
+      token,
+      mockModelUrl: mock?.url ?? null,
+      databaseUrl: db.url,
+      roundTrips: proxy.clientMessages,
+      connectionMessages: proxy.connectionMessages,
+      database: db.server ?? null,
+      stop,
+    };
     writeFileSync(
       join(options.stateDir, "stack.json"),
-      JSON.stringify({ api_url: stack.apiUrl, token, mock_model_url: stack.mockModelUrl, database_url: db.url, pid: process.pid }, null, 2) + "\n",
+      `${JSON.stringify({ api_url: stack.apiUrl, token, mock_model_url: stack.mockModelUrl, database_url: db.url, pid: process.pid }, null, 2)}\n`,
       { mode: 0o600 },
     );
     return stack;

@@ -7,10 +7,10 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { stateDir as localStateDir } from "../local";
 import { clearLeftovers, StackAlreadyRunning } from "./leftovers";
 import { portInUse } from "./ports";
 import { startStack } from "./stack";
-import { stateDir as localStateDir } from "../local";
 
 const stateDir = localStateDir();
 const port = Number(process.env.PORT || 8787);

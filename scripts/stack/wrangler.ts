@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { readLines } from "./process-info";
@@ -30,17 +30,26 @@ export interface WranglerOptions {
 export async function startWranglerDev(options: WranglerOptions): Promise<WranglerDev> {
   writeFileSync(
     options.envFile,
-    Object.entries(options.vars).map(([k, v]) => `${k}=${dotenvValue(k, v)}`).join("\n") + "\n",
+    `${Object.entries(options.vars)
+      .map(([k, v]) => `${k}=${dotenvValue(k, v)}`)
+      .join("\n")}\n`,
     { mode: 0o600 },
   );
   const child = spawn(
     process.execPath,
     [
-      `${ROOT}/node_modules/wrangler/bin/wrangler.js`, "dev",
-      "--ip", "127.0.0.1", "--port", String(options.port),
-      "--inspector-port", String(options.inspectorPort),
-      "--env-file", options.envFile,
-      "--persist-to", options.persistTo,
+      `${ROOT}/node_modules/wrangler/bin/wrangler.js`,
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(options.port),
+      "--inspector-port",
+      String(options.inspectorPort),
+      "--env-file",
+      options.envFile,
+      "--persist-to",
+      options.persistTo,
       "--show-interactive-dev-session=false",
     ],
     {
@@ -48,7 +57,10 @@ export async function startWranglerDev(options: WranglerOptions): Promise<Wrangl
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
       env: {
-        ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", FORCE_COLOR: "0",
+        ...process.env,
+        WRANGLER_SEND_METRICS: "false",
+        NO_COLOR: "1",
+        FORCE_COLOR: "0",
         // wrangler dev's DevTools proxy forwards every Network event of the Worker (one per
         // chunk of every event stream) to wrangler as its own HTTP request: a run streamed to
         // a hundred subscribers made it hold thousands of sockets, and at 300 workerd ran out
@@ -61,9 +73,7 @@ export async function startWranglerDev(options: WranglerOptions): Promise<Wrangl
   if (child.pid) options.onSpawn?.(child.pid);
   readLines(child, options.onOutput);
   const url = `http://127.0.0.1:${options.port}`;
-  const exited = new Promise<never>((_, reject) =>
-    child.once("exit", (code) => reject(new Error(`wrangler dev exited early (code ${code})`))),
-  );
+  const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`wrangler dev exited early (code ${code})`))));
   const stop = () => stopGroup(child);
   try {
     await Promise.race([waitForHealth(url), exited]);

@@ -1,8 +1,8 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { createConnection } from "node:net";
 import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createConnection } from "node:net";
 import type { Duplex } from "node:stream";
-import { WebSocketServer, type RawData } from "ws";
+import { type RawData, WebSocketServer } from "ws";
 
 export interface WsProxy {
   port: number;

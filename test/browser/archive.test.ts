@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api } from "../e2e/http";
-import { screenshot, scriptModel, signedInPage, until, type Chromium, type Page } from "./browser";
+import { type Chromium, type Page, screenshot, scriptModel, signedInPage, until } from "./browser";
 
 describe("operator console: archiving a run", () => {
   let chromium: Chromium;

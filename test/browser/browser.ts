@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { ROOT } from "../../scripts/stack/wrangler";
 
 /** Debian's Chromium (`apt-get install chromium`); playwright-core downloads no browser. */
@@ -9,8 +9,14 @@ export const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 
 /** The flags Chromium needs here: root without a sandbox, and no calls to Google's services. */
 const FLAGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
 ];
 
 export const SCREENSHOTS = join(ROOT, "test-artifacts", "screenshots");

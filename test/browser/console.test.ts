@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api } from "../e2e/http";
-import { launchChromium, screenshot, signIn, type Chromium, type Page } from "./browser";
+import { type Chromium, launchChromium, type Page, screenshot, signIn } from "./browser";
 
 /** Sign-in, guilds and agents, settings with field errors, deletion, usage: the console's frame. */
 describe("operator console: sign-in, guilds, agents, usage", () => {
@@ -129,7 +129,10 @@ describe("operator console: sign-in, guilds, agents, usage", () => {
     expect(cells[1]).toMatch(/^\$0\.0\d{3}$/);
     expect(Number(cells[2])).toBe(1);
     expect(Number(cells[3]!.replace(/,/g, ""))).toBeGreaterThan(0);
-    await page.getByTestId("guild-usage").locator("tr", { hasText: `Spend ${suffix}` }).waitFor();
+    await page
+      .getByTestId("guild-usage")
+      .locator("tr", { hasText: `Spend ${suffix}` })
+      .waitFor();
     expect(await page.getByTestId("org-cost").textContent()).toMatch(/^\$\d/);
     expect(await page.locator("figure.chart svg rect.chart-bar").count()).toBeGreaterThan(0);
 

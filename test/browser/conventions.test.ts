@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api } from "../e2e/http";
-import { signedInPage, screenshot, scriptModel, until, type Chromium, type Page } from "./browser";
+import { type Chromium, type Page, screenshot, scriptModel, signedInPage, until } from "./browser";
 
 /** A fresh agent with its own mock model name, so parallel files never take each other's replies. */
 async function newAgent(name: string) {
@@ -135,9 +135,11 @@ describe("operator console: chat conventions", () => {
 
   it("UI-CONV: the agent's page shows its next routine wake-up, and that it is generating (with its run) during a slow generation, then idle", async () => {
     const { agent, model } = await newAgent("Worker");
-    const schedule = (await api("POST", `/api/agents/${agent.id}/schedules`, {
-      body: { description: "Daily digest", instruction: "Summarise the day", cron: "0 6 * * *" },
-    })).json;
+    const schedule = (
+      await api("POST", `/api/agents/${agent.id}/schedules`, {
+        body: { description: "Daily digest", instruction: "Summarise the day", cron: "0 6 * * *" },
+      })
+    ).json;
     await page.goto(`${apiUrl}/agents/${agent.id}`);
     const status = page.getByTestId("agent-status");
     await page.locator("[data-testid=agent-status][data-generating=false]").waitFor();

@@ -1,4 +1,4 @@
-import { createServer, connect, type Socket } from "node:net";
+import { connect, createServer, type Socket } from "node:net";
 
 export interface DropProxy {
   url: string;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api } from "../e2e/http";
-import { signedInPage, screenshot, scriptModel, signIn, until, type Chromium, type Page } from "./browser";
+import { type Chromium, type Page, screenshot, scriptModel, signedInPage, signIn, until } from "./browser";
 import { startDropProxy } from "./drop-proxy";
 
 /** A guild with these agents, each on its own mock model name so parallel files never take each other's replies. */
@@ -40,7 +40,10 @@ describe("operator console: the guild's group chat", () => {
   });
 
   it("GROUP-001 / GROUP-002: the operator posts in the guild chat, an agent's group run appears and its Group Chat info wake shows in the run view", async () => {
-    const { guild, agents: [scout] } = await newGuild(`Chat ${suffix}`, ["Scout"]);
+    const {
+      guild,
+      agents: [scout],
+    } = await newGuild(`Chat ${suffix}`, ["Scout"]);
     // A plain text reply, slow enough that the chat shows Scout reading.
     await scriptModel(mockUrl, scout!.model, [{ content: "Nothing new since yesterday.", delay_ms: 2_500 }]);
 
@@ -77,7 +80,10 @@ describe("operator console: the guild's group chat", () => {
     const runId = (await reading.getByRole("link", { name: "Scout" }).getAttribute("href"))!.split("/").pop()!;
     const groupRuns = (await api("GET", `/api/agents/${scout!.id}/runs?kind=group`)).json.data as Array<{ id: string; kind: string }>;
     expect(groupRuns.map((r) => r.id)).toEqual([runId]);
-    await page.getByTestId("read").filter({ hasText: `Scout through #${seq}` }).waitFor();
+    await page
+      .getByTestId("read")
+      .filter({ hasText: `Scout through #${seq}` })
+      .waitFor();
     await reading.waitFor({ state: "detached" });
     expect(await shownSeqs(page)).toEqual(await storedSeqs(guild.id));
     await screenshot(page, "41-group-chat");
@@ -100,12 +106,18 @@ describe("operator console: the guild's group chat", () => {
     await screenshot(page, "42-group-run-wake");
 
     // Back to the chat from the run.
-    await page.getByTestId("group-delivery").getByRole("link", { name: `Chat ${suffix}` }).click();
+    await page
+      .getByTestId("group-delivery")
+      .getByRole("link", { name: `Chat ${suffix}` })
+      .click();
     await page.getByRole("heading", { name: `Group chat of Chat ${suffix}` }).waitFor();
   });
 
   it("GROUP-015: an agent's group_post arrives live, styled as the agent's, with its @tag; after a dropped stream every message shows once", async () => {
-    const { guild, agents: [ada, bo] } = await newGuild(`Crew ${suffix}`, ["Ada", "Bo"]);
+    const {
+      guild,
+      agents: [ada, bo],
+    } = await newGuild(`Crew ${suffix}`, ["Ada", "Bo"]);
     await scriptModel(mockUrl, ada!.model, [
       { tool_calls: [{ name: "group_post", arguments: { content: "@bo can you check the logs?" } }] },
       { content: "Asked Bo." },
@@ -143,7 +155,10 @@ describe("operator console: the guild's group chat", () => {
       expect(lastEventIds.length).toBeGreaterThanOrEqual(2);
       expect(lastEventIds[0]).toBeUndefined();
       expect(Number(lastEventIds[1])).toBeGreaterThanOrEqual(1);
-      await until(async () => JSON.stringify(await shownSeqs(second)) === JSON.stringify(await storedSeqs(guild.id)), "the page shows every stored message once");
+      await until(
+        async () => JSON.stringify(await shownSeqs(second)) === JSON.stringify(await storedSeqs(guild.id)),
+        "the page shows every stored message once",
+      );
       const shown = await shownSeqs(second);
       expect(new Set(shown).size).toBe(shown.length);
     } finally {
@@ -188,7 +203,9 @@ describe("operator console: the guild's group chat", () => {
   });
 
   it("GROUP-015: the agent's settings offer group_post, on by default; turning it off saves it", async () => {
-    const { agents: [quiet] } = await newGuild(`Settings ${suffix}`, ["Quiet"]);
+    const {
+      agents: [quiet],
+    } = await newGuild(`Settings ${suffix}`, ["Quiet"]);
     expect((await api("GET", `/api/agents/${quiet!.id}`)).json.group_post).toBe(true);
     await page.goto(`${apiUrl}/agents/${quiet!.id}/settings`);
     const flag = page.getByLabel("Posts in the group chat");

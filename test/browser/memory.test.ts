@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api } from "../e2e/http";
-import { signedInPage, screenshot, type Chromium, type Page } from "./browser";
+import { type Chromium, type Page, screenshot, signedInPage } from "./browser";
 
 /** The agent's Memory in its settings: read, edit, and what new runs open with. */
 describe("console: Memory", () => {

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api } from "../e2e/http";
-import { signedInPage, screenshot, until, type Chromium, type Page } from "./browser";
+import { type Chromium, type Page, screenshot, signedInPage, until } from "./browser";
 
 /** "2026-05-01 08:00 UTC", as the Routine tab shows a time in UTC. */
 const utc = (iso: string) => `${new Date(iso).toISOString().slice(0, 16).replace("T", " ")} UTC`;
@@ -28,7 +28,9 @@ describe("operator console: the agent's Routine tab", () => {
   const dueIn = (scheduleId: string, seconds: number) =>
     db.query(`update schedules set next_run_at = now() + make_interval(secs => $2) where id = $1`, [scheduleId, seconds]);
   const completedRuns = async (scheduleId: string) =>
-    ((await api("GET", `/api/schedules/${scheduleId}/runs`)).json.data as Array<{ id: string; status: string; instruction_hash: string }>).filter((r) => r.status === "completed");
+    ((await api("GET", `/api/schedules/${scheduleId}/runs`)).json.data as Array<{ id: string; status: string; instruction_hash: string }>).filter(
+      (r) => r.status === "completed",
+    );
 
   beforeAll(async () => {
     guild = (await api("POST", "/api/guilds", { body: { name: `Routines ${suffix}` } })).json;

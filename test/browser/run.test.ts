@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api } from "../e2e/http";
-import { signedInPage, screenshot, scriptModel, signIn, until, type Chromium, type Page } from "./browser";
-import { startDropProxy, type DropProxy } from "./drop-proxy";
+import { type Chromium, type Page, screenshot, scriptModel, signedInPage, signIn, until } from "./browser";
+import { type DropProxy, startDropProxy } from "./drop-proxy";
 
 /** A fresh agent with its own mock model name, so parallel tests never take each other's replies. */
 async function newAgent(name: string) {
@@ -78,7 +78,13 @@ describe("operator console: the run view, live", () => {
     await page.getByRole("link", { name: "Streamer", exact: true }).click();
     const history = page.locator("table.history tbody tr").first();
     await history.waitFor();
-    expect(await history.locator("td").allTextContents()).toEqual(["Plan, then answer", "Direct chat", "active", expect.stringMatching(/^\$0\.\d{4}$/), expect.any(String)]);
+    expect(await history.locator("td").allTextContents()).toEqual([
+      "Plan, then answer",
+      "Direct chat",
+      "active",
+      expect.stringMatching(/^\$0\.\d{4}$/),
+      expect.any(String),
+    ]);
     await screenshot(page, "09-agent-history");
   });
 
@@ -178,11 +184,15 @@ describe("operator console: the run view, live", () => {
     // The routine made in beforeAll fires at the turn of the minute; its one-shot run completes.
     const { agent, scheduleId } = routine;
     let runId = "";
-    await until(async () => {
-      const fired = (await api("GET", `/api/schedules/${scheduleId}/runs`)).json.data as Array<{ id: string; status: string }>;
-      runId = fired.find((r) => r.status === "completed")?.id ?? "";
-      return runId !== "";
-    }, "the routine's wake-up completes", 80_000);
+    await until(
+      async () => {
+        const fired = (await api("GET", `/api/schedules/${scheduleId}/runs`)).json.data as Array<{ id: string; status: string }>;
+        runId = fired.find((r) => r.status === "completed")?.id ?? "";
+        return runId !== "";
+      },
+      "the routine's wake-up completes",
+      80_000,
+    );
     // Paused, not deleted: a deleted routine's runs lose their schedule_id.
     await api("POST", `/api/schedules/${scheduleId}/pause`);
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api } from "../e2e/http";
-import { launchChromium, screenshot, signIn, until, type Chromium, type Page } from "./browser";
+import { type Chromium, launchChromium, type Page, screenshot, signIn, until } from "./browser";
 
 /** The API tokens page, and the console working under its content security policy. */
 describe("HARDEN-5: API tokens in the console", () => {
@@ -41,7 +41,9 @@ describe("HARDEN-5: API tokens in the console", () => {
     const first = `First ${suffix}`;
     const made = [(await api("POST", "/api/tokens", { body: { name: first } })).json.id as string];
     for (let batch = 0; batch < 8; batch++) {
-      const answers = await Promise.all(Array.from({ length: 25 }, (_, i) => api("POST", "/api/tokens", { body: { name: `Filler ${suffix} ${batch * 25 + i}` } })));
+      const answers = await Promise.all(
+        Array.from({ length: 25 }, (_, i) => api("POST", "/api/tokens", { body: { name: `Filler ${suffix} ${batch * 25 + i}` } })),
+      );
       made.push(...answers.map((a) => a.json.id as string));
     }
     await page.goto(`${apiUrl}/tokens`);
@@ -91,7 +93,10 @@ describe("HARDEN-5: API tokens in the console", () => {
     expect(await page.content()).not.toContain(secret);
 
     await row.getByRole("button", { name: "Revoke…" }).click();
-    await row.getByRole("group", { name: `Confirm revoking token ${name}` }).getByRole("button", { name: "Revoke" }).click();
+    await row
+      .getByRole("group", { name: `Confirm revoking token ${name}` })
+      .getByRole("button", { name: "Revoke" })
+      .click();
     await until(async () => (await row.textContent())?.includes("Revoked") ?? false, "the token shows as revoked");
     expect((await api("GET", "/api/guilds", { token: secret })).status).toBe(401);
     // The console's own token still works.

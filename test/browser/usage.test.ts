@@ -4,7 +4,7 @@ import { createOrganisation } from "../../core/db/organisations";
 import { addDays, utcDay } from "../../core/usage/date-range";
 import { withDatabase } from "../../scripts/stack/operator";
 import { api } from "../e2e/http";
-import { screenshot, scriptModel, signedInPage, until, type Chromium, type Page } from "./browser";
+import { type Chromium, type Page, screenshot, scriptModel, signedInPage, until } from "./browser";
 
 /**
  * The Usage page's daily chart against the API, in an organisation of its own so its
@@ -26,8 +26,13 @@ describe("console: usage by day", () => {
   async function priced(prompt: number, completion: number): Promise<string> {
     await scriptModel(inject("mockModelUrl"), model, [{ content: "priced", usage: { prompt_tokens: prompt, completion_tokens: completion } }]);
     const run = (await as("POST", `/api/agents/${agent.id}/runs`, { message: "spend" })).json;
-    await until(async () => (await as("GET", `/api/runs/${run.id}`)).json.generating === false
-      && (await as("GET", `/api/runs/${run.id}/messages`)).json.data.some((r: { role: string }) => r.role === "assistant"), "the priced reply is stored", 30_000);
+    await until(
+      async () =>
+        (await as("GET", `/api/runs/${run.id}`)).json.generating === false &&
+        (await as("GET", `/api/runs/${run.id}/messages`)).json.data.some((r: { role: string }) => r.role === "assistant"),
+      "the priced reply is stored",
+      30_000,
+    );
     return run.id;
   }
 
@@ -35,8 +40,12 @@ describe("console: usage by day", () => {
   type Drawn = { getAttribute(name: string): string | null };
 
   /** The chart's bars as drawn: day and cost of each. */
-  const bars = () => page.locator('[data-testid="daily-chart"] svg rect.chart-bar').evaluateAll((rects: Drawn[]) =>
-    rects.map((r) => ({ date: r.getAttribute("data-date"), cost: r.getAttribute("data-cost"), height: Number(r.getAttribute("height")) })));
+  const bars = () =>
+    page
+      .locator('[data-testid="daily-chart"] svg rect.chart-bar')
+      .evaluateAll((rects: Drawn[]) =>
+        rects.map((r) => ({ date: r.getAttribute("data-date"), cost: r.getAttribute("data-cost"), height: Number(r.getAttribute("height")) })),
+      );
   const caption = (from: string, to: string) => page.locator('[data-testid="daily-chart"] figcaption', { hasText: `${from} to ${to}` });
   const daily = async (from: string, to: string, scope = "scope=org") => (await as("GET", `/api/usage/daily?${scope}&from=${from}&to=${to}`)).json;
 
@@ -106,7 +115,9 @@ describe("console: usage by day", () => {
     await page.getByRole("button", { name: "Show range" }).click();
     await caption(threeDaysAgo, addDays(today, -1)).waitFor();
     expect((await bars()).map((b) => [b.date, b.cost])).toEqual([
-      [threeDaysAgo, "0.500000"], [addDays(today, -2), "0.000000"], [addDays(today, -1), "0.000000"],
+      [threeDaysAgo, "0.500000"],
+      [addDays(today, -2), "0.000000"],
+      [addDays(today, -1), "0.000000"],
     ]);
     await page.getByTestId("agent-usage").locator("tr", { hasText: "Counter" }).filter({ hasText: "$0.5000" }).waitFor();
     expect(await page.getByRole("button", { name: "30 days" }).getAttribute("aria-pressed")).toBe("false");
@@ -121,7 +132,10 @@ describe("console: usage by day", () => {
     await page.getByRole("button", { name: "Show range" }).click();
     await caption(today, today).waitFor();
     await page.getByLabel("Chart for").selectOption({ label: "Agent: Counter (Ledger)" });
-    await until(async () => (await bars()).length === 1 && (await page.locator(".month-to-date").count()) === 0, "the agent's series without the organisation's month-to-date panel");
+    await until(
+      async () => (await bars()).length === 1 && (await page.locator(".month-to-date").count()) === 0,
+      "the agent's series without the organisation's month-to-date panel",
+    );
     expect((await bars())[0]).toMatchObject({ date: today, cost: "1.500000" });
   });
 
@@ -140,8 +154,11 @@ describe("console: usage by day", () => {
     expect(await page.locator("#daily-chart-desc").textContent()).toContain("against the monthly limit of $5.00");
     // The month-to-date line (at most $2.00) stays below the $5.00 line: a smaller y is higher.
     const limitY = Number(await limitLine.locator("line").getAttribute("y1"));
-    const highest = Math.min(...(await page.locator(".month-to-date polyline").evaluateAll((lines: Drawn[]) =>
-      lines.flatMap((l) => (l.getAttribute("points") ?? "").split(" ").map((p: string) => Number(p.split(",")[1]))))));
+    const highest = Math.min(
+      ...(await page
+        .locator(".month-to-date polyline")
+        .evaluateAll((lines: Drawn[]) => lines.flatMap((l) => (l.getAttribute("points") ?? "").split(" ").map((p: string) => Number(p.split(",")[1]))))),
+    );
     expect(highest).toBeGreaterThan(limitY);
     const monthToDate = (await daily(today, today)).data[0].month_to_date_cost_usd;
     expect(await page.getByTestId("daily-usage").locator(`tr[data-date="${today}"] td`).last().textContent()).toBe(`$${Number(monthToDate).toFixed(2)}`);

@@ -21,8 +21,7 @@ export interface WireRow {
   created_at: string;
 }
 
-const call = (target: Target, method: string, path: string, body?: unknown) =>
-  api(method, path, { base: target.base, token: target.token, body });
+const call = (target: Target, method: string, path: string, body?: unknown) => api(method, path, { base: target.base, token: target.token, body });
 
 /**
  * A new guild with one agent whose model name is its own, so the mock model's replies
@@ -79,7 +78,12 @@ export async function transcript(runId: string, target: Target = {}): Promise<Wi
 
 /** Seqs run 0..n with no gap and no duplicate. */
 export function expectNoGap(rows: WireRow[], runId: string) {
-  expect.soft(rows.map((r) => r.seq), `seqs of run ${runId}`).toEqual(rows.map((_, i) => i));
+  expect
+    .soft(
+      rows.map((r) => r.seq),
+      `seqs of run ${runId}`,
+    )
+    .toEqual(rows.map((_, i) => i));
 }
 
 /** The error codes recorded on the run. */

@@ -58,7 +58,15 @@ async function expectSound(runIds: string[], accepted: Map<string, string[]>) {
     const rows = await transcript(runId);
     expectNoGap(rows, runId);
     // As sets: when a burst wrongly accepts several, their order is the object's, not the burst's.
-    expect.soft(rows.filter((r) => r.role === "user").map((r) => r.payload.content).sort(), `user rows of run ${runId}`).toEqual([...accepted.get(runId)!].sort());
+    expect
+      .soft(
+        rows
+          .filter((r) => r.role === "user")
+          .map((r) => r.payload.content)
+          .sort(),
+        `user rows of run ${runId}`,
+      )
+      .toEqual([...accepted.get(runId)!].sort());
     byRun[runId] = rows;
   }
   return byRun;
@@ -71,7 +79,12 @@ async function messageBurst(runIds: string[], round: number, into: Findings, acc
   const winners = answers.flatMap((a, i) => (a.status === 202 ? [i] : []));
   for (const i of winners) accepted.get(bodies[i]!.runId)!.push(bodies[i]!.content);
   into.accepted.push(winners.length);
-  judge(answers, winners, winners.map((i) => bodies[i]!.runId), into);
+  judge(
+    answers,
+    winners,
+    winners.map((i) => bodies[i]!.runId),
+    into,
+  );
 }
 
 /** Idle direct runs of the agent (row 0 only). */
@@ -86,7 +99,10 @@ async function idleRuns(agentId: string, count: number) {
 }
 
 describe("the generation lock under concurrent requests", () => {
-  for (const [title, runCount] of [["across two idle runs of one agent", 2], ["to one run", 1]] as const) {
+  for (const [title, runCount] of [
+    ["across two idle runs of one agent", 2],
+    ["to one run", 1],
+  ] as const) {
     it(`GEN-002 / GEN-003: ${BURST} messages at once ${title}: one 202, the rest 409 agent.busy naming its run, every run usable after (${ROUNDS} rounds)`, async () => {
       const { agentId, model } = await guildWithAgent("Burst");
       const runIds = await idleRuns(agentId, runCount);
@@ -112,12 +128,18 @@ describe("the generation lock under concurrent requests", () => {
     const created: string[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
       await script(model, [SLOW_REPLY]);
-      const answers = await Promise.all(Array.from({ length: BURST }, (_, i) =>
-        api("POST", `/api/agents/${agentId}/runs`, { body: { message: `round ${round} run ${i}` } })));
+      const answers = await Promise.all(
+        Array.from({ length: BURST }, (_, i) => api("POST", `/api/agents/${agentId}/runs`, { body: { message: `round ${round} run ${i}` } })),
+      );
       const winners = answers.flatMap((a, i) => (a.status === 201 ? [i] : []));
       found.accepted.push(winners.length);
       created.push(...winners.map((i) => answers[i]!.json.id as string));
-      judge(answers, winners, winners.map((i) => answers[i]!.json.id as string), found);
+      judge(
+        answers,
+        winners,
+        winners.map((i) => answers[i]!.json.id as string),
+        found,
+      );
       await agentIdle(agentId);
     }
     expect.soft(found.serverErrors, "5xx answers").toEqual([]);
@@ -128,7 +150,12 @@ describe("the generation lock under concurrent requests", () => {
     expect.soft(leftBehind.length, `runs left behind by refused creations (of ${listed.json.data.length} listed)`).toBe(0);
     for (const runId of created) {
       const rows = await transcript(runId);
-      expect.soft(rows.map((r) => r.role), `run ${runId}`).toEqual(["system", "user", "assistant"]);
+      expect
+        .soft(
+          rows.map((r) => r.role),
+          `run ${runId}`,
+        )
+        .toEqual(["system", "user", "assistant"]);
       expect.soft(errorCodes(await readRun(runId))).toEqual([]);
     }
   }, 240_000);
@@ -147,7 +174,8 @@ describe("the generation lock under concurrent requests", () => {
       const post = api("POST", `/api/guilds/${guildId}/chat`, { body: { content: `round ${round}: news for everyone` } });
       const bodies = Array.from({ length: BURST - 1 }, (_, i) => `round ${round} direct ${i}`);
       const direct = bodies.map((content) =>
-        new Promise((r) => setTimeout(r, offset)).then(() => api("POST", `/api/runs/${directId}/messages`, { body: { content } })));
+        new Promise((r) => setTimeout(r, offset)).then(() => api("POST", `/api/runs/${directId}/messages`, { body: { content } })),
+      );
       const [posted, ...answers] = await Promise.all([post, ...direct]);
       expect(posted.status, posted.text).toBe(201);
       posts.push(posted.json.seq);
@@ -162,11 +190,20 @@ describe("the generation lock under concurrent requests", () => {
       await expectUsable(agentId, [directId!], `after round ${round}`, accepted);
     }
     expect.soft(found.serverErrors, "5xx answers").toEqual([]);
-    expect.soft(found.accepted.every((n) => n <= 1), `direct 202 answers per round: ${found.accepted}`).toBe(true);
+    expect
+      .soft(
+        found.accepted.every((n) => n <= 1),
+        `direct 202 answers per round: ${found.accepted}`,
+      )
+      .toBe(true);
     expect.soft(found.badRefusals, "refusals other than 409 agent.busy naming the generating run").toEqual([]);
     const groups = await groupRuns(agentId, ROUNDS);
-    expect.soft(groups.map((r) => [r.status, r.metadata.group_chat_through_seq]), "one completed group run per post").toEqual(
-      [...posts].reverse().map((seq) => ["completed", seq]));
+    expect
+      .soft(
+        groups.map((r) => [r.status, r.metadata.group_chat_through_seq]),
+        "one completed group run per post",
+      )
+      .toEqual([...posts].reverse().map((seq) => ["completed", seq]));
     for (const run of groups) expect.soft(errorCodes(run), `errors of group run ${run.id}`).not.toContain("generation.interrupted");
     const byRun = await expectSound([directId!], accepted);
     for (const run of groups) byRun[run.id] = await transcript(run.id);

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { createApiClient, type ApiClient } from "../../web/src/lib/api-client";
+import { type ApiClient, createApiClient } from "../../web/src/lib/api-client";
 import type { Agent, Guild, Run, Schedule } from "../../web/src/lib/api-types";
-import { SseParser, type SseEvent } from "../../web/src/lib/sse";
-import { answerChecker, operationsOf, type OpenApiDocument } from "./openapi-answers";
+import { type SseEvent, SseParser } from "../../web/src/lib/sse";
+import { answerChecker, type OpenApiDocument, operationsOf } from "./openapi-answers";
 
 /**
  * The contract test: every operation of the served OpenAPI document, called through the
@@ -64,7 +64,11 @@ async function agentGenerating(agentId: string, generating: boolean): Promise<vo
 
 /** Queues mock-model replies for one model name (the mock's own control route, not the API). */
 async function script(model: string, replies: unknown[]): Promise<void> {
-  const res = await fetch(`${inject("mockModelUrl")}/__script`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model, replies }) });
+  const res = await fetch(`${inject("mockModelUrl")}/__script`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model, replies }),
+  });
   expect(res.status).toBe(200);
 }
 
@@ -99,21 +103,30 @@ describe("API contract: every documented operation through the typed client", ()
     const list = await expectAnswer(api.GET("/api/guilds", { params: { query: { limit: 200 } } }), 200);
     expect(list.data.map((g) => g.id)).toContain(guild.id);
     await expectAnswer(api.GET("/api/guilds/{id}", { params: { path: { id: guild.id } } }), 200);
-    guild = await expectAnswer(api.PATCH("/api/guilds/{id}", { params: { path: { id: guild.id } }, body: { description: "Walked by the contract test" } }), 200);
+    guild = await expectAnswer(
+      api.PATCH("/api/guilds/{id}", { params: { path: { id: guild.id } }, body: { description: "Walked by the contract test" } }),
+      200,
+    );
     expect(guild.description).toBe("Walked by the contract test");
     await expectAnswer(api.GET("/api/guilds/{id}", { params: { path: { id: unknownId } } }), 404);
     await expectAnswer(api.POST("/api/guilds", { body: { name: "" } }), 422);
   });
 
   it("ISSUE-11 contract: agents and their memory", async () => {
-    agent = await expectAnswer(api.POST("/api/guilds/{id}/agents", { params: { path: { id: guild.id } }, body: { name: "Contract agent", model, memory: true } }), 201);
+    agent = await expectAnswer(
+      api.POST("/api/guilds/{id}/agents", { params: { path: { id: guild.id } }, body: { name: "Contract agent", model, memory: true } }),
+      201,
+    );
     const list = await expectAnswer(api.GET("/api/agents", { params: { query: { guild_id: guild.id } } }), 200);
     expect(list.data.map((a) => a.id)).toContain(agent.id);
     await expectAnswer(api.GET("/api/agents/{id}", { params: { path: { id: agent.id } } }), 200);
     agent = await expectAnswer(api.PATCH("/api/agents/{id}", { params: { path: { id: agent.id } }, body: { description: "Contract" } }), 200);
     await agentGenerating(agent.id, false);
     await expectAnswer(api.GET("/api/agents/{id}/memory", { params: { path: { id: agent.id } } }), 200);
-    const memory = await expectAnswer(api.PUT("/api/agents/{id}/memory", { params: { path: { id: agent.id } }, body: { content: "Remember the contract." } }), 200);
+    const memory = await expectAnswer(
+      api.PUT("/api/agents/{id}/memory", { params: { path: { id: agent.id } }, body: { content: "Remember the contract." } }),
+      200,
+    );
     expect(memory.content).toBe("Remember the contract.");
     await expectAnswer(api.GET("/api/agents/{id}", { params: { path: { id: unknownId } } }), 404);
     await expectAnswer(api.POST("/api/guilds/{id}/agents", { params: { path: { id: guild.id } }, body: { name: "Bad", max_steps: 0 } }), 422);
@@ -153,10 +166,16 @@ describe("API contract: every documented operation through the typed client", ()
   });
 
   it("ISSUE-11 contract: the group chat, its stream, and resuming the group run it completed", async () => {
-    const posted = await expectAnswer(api.POST("/api/guilds/{id}/chat", { params: { path: { id: guild.id } }, body: { content: "Hello @Contract agent", tagged: [agent.id] } }), 201);
+    const posted = await expectAnswer(
+      api.POST("/api/guilds/{id}/chat", { params: { path: { id: guild.id } }, body: { content: "Hello @Contract agent", tagged: [agent.id] } }),
+      201,
+    );
     const chat = await expectAnswer(api.GET("/api/guilds/{id}/chat", { params: { path: { id: guild.id } } }), 200);
     expect(chat.data.map((m) => m.seq)).toContain(posted.seq);
-    const events = await expectAnswer(api.GET("/api/guilds/{id}/events", { params: { path: { id: guild.id }, query: { after_seq: posted.seq - 1 } }, parseAs: "stream" }), 200);
+    const events = await expectAnswer(
+      api.GET("/api/guilds/{id}/events", { params: { path: { id: guild.id }, query: { after_seq: posted.seq - 1 } }, parseAs: "stream" }),
+      200,
+    );
     const seen = await readEvents(events, (e) => e.some((x) => x.event === "message" && x.id === String(posted.seq)));
     expect(seen.some((e) => e.event === "message" && JSON.parse(e.data).seq === posted.seq)).toBe(true);
     // The post woke the agent into a group run, which completes after its generation.
@@ -188,7 +207,12 @@ describe("API contract: every documented operation through the typed client", ()
     const usage = await expectAnswer(api.GET("/api/usage", { params: { query: { scope: "agent", id: agent.id } } }), 200);
     expect(usage.totals.calls).toBeGreaterThan(0);
     const organisation = await expectAnswer(api.GET("/api/organisation"), 200);
-    await expectAnswer(api.PATCH("/api/organisation", { body: { monthly_spend_limit_usd: organisation.monthly_spend_limit_usd === null ? null : Number(organisation.monthly_spend_limit_usd) } }), 200);
+    await expectAnswer(
+      api.PATCH("/api/organisation", {
+        body: { monthly_spend_limit_usd: organisation.monthly_spend_limit_usd === null ? null : Number(organisation.monthly_spend_limit_usd) },
+      }),
+      200,
+    );
     await expectAnswer(api.PATCH("/api/organisation", { body: { monthly_spend_limit_usd: -1 } }), 422);
     await expectAnswer(api.GET("/api/usage", { params: { query: { scope: "agent", id: unknownId } } }), 404);
     const today = new Date().toISOString().slice(0, 10);
@@ -200,7 +224,13 @@ describe("API contract: every documented operation through the typed client", ()
   });
 
   it("ISSUE-11 contract: schedules", async () => {
-    schedule = await expectAnswer(api.POST("/api/agents/{id}/schedules", { params: { path: { id: agent.id } }, body: { description: "Yearly", instruction: "Review the year.", cron: "0 0 1 1 *" } }), 201);
+    schedule = await expectAnswer(
+      api.POST("/api/agents/{id}/schedules", {
+        params: { path: { id: agent.id } },
+        body: { description: "Yearly", instruction: "Review the year.", cron: "0 0 1 1 *" },
+      }),
+      201,
+    );
     const list = await expectAnswer(api.GET("/api/agents/{id}/schedules", { params: { path: { id: agent.id } } }), 200);
     expect(list.data.map((s) => s.id)).toContain(schedule.id);
     await expectAnswer(api.GET("/api/schedules/{id}", { params: { path: { id: schedule.id } } }), 200);
@@ -211,7 +241,10 @@ describe("API contract: every documented operation through the typed client", ()
     expect(preview.wake_ups).toHaveLength(2);
     await expectAnswer(api.GET("/api/schedules/{id}/runs", { params: { path: { id: schedule.id } } }), 200);
     await expectAnswer(api.GET("/api/schedules/{id}", { params: { path: { id: unknownId } } }), 404);
-    await expectAnswer(api.POST("/api/agents/{id}/schedules", { params: { path: { id: agent.id } }, body: { description: "Bad", instruction: "x", cron: "not a cron" } }), 422);
+    await expectAnswer(
+      api.POST("/api/agents/{id}/schedules", { params: { path: { id: agent.id } }, body: { description: "Bad", instruction: "x", cron: "not a cron" } }),
+      422,
+    );
   });
 
   it("ISSUE-11 contract: API tokens", async () => {
@@ -233,8 +266,14 @@ describe("API contract: every documented operation through the typed client", ()
 
   it("ISSUE-11 contract: the walk covers every operation of the document, each with an operationId", () => {
     const operations = operationsOf(document);
-    expect([...operations.keys()].filter((key) => key.includes(" ")), "operations without an operationId").toEqual([]);
+    expect(
+      [...operations.keys()].filter((key) => key.includes(" ")),
+      "operations without an operationId",
+    ).toEqual([]);
     expect([...operations.keys()].filter((key) => !succeeded.has(key)).sort(), "operations not walked to a documented success").toEqual([]);
-    expect(answers.all().flatMap((a) => a.problems), "answers that break the document").toEqual([]);
+    expect(
+      answers.all().flatMap((a) => a.problems),
+      "answers that break the document",
+    ).toEqual([]);
   });
 });

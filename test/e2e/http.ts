@@ -13,6 +13,10 @@ export async function api(method: string, path: string, options: { token?: strin
   });
   const text = await response.text();
   let json: any = null;
-  try { json = text ? JSON.parse(text) : null; } catch { json = text; }
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = text;
+  }
   return { status: response.status, json, text, headers: response.headers };
 }

@@ -89,7 +89,12 @@ export function answerChecker(document: OpenApiDocument) {
       }
       // A named response (`$ref: "#/components/responses/Unauthorized"`) is read where it lives.
       const ref = responses[key]!.$ref;
-      const where = ref ? ref.replace(/^#\//, "").split("/").map((p) => p.replaceAll("~1", "/").replaceAll("~0", "~")) : ["paths", schemaPath, method, "responses", key];
+      const where = ref
+        ? ref
+            .replace(/^#\//, "")
+            .split("/")
+            .map((p) => p.replaceAll("~1", "/").replaceAll("~0", "~"))
+        : ["paths", schemaPath, method, "responses", key];
       const documented = ref ? (document.components?.responses?.[where.at(-1)!] ?? {}) : responses[key]!;
       const content = documented.content;
       const type = response.headers.get("content-type")?.split(";")[0]?.trim() ?? "";
@@ -103,7 +108,9 @@ export function answerChecker(document: OpenApiDocument) {
         const validate = validator(pointer(...where, "content", type, "schema"));
         const body: unknown = await response.clone().json();
         if (!validate(body)) {
-          answer.problems.push(`body does not match the documented schema: ${ajv.errorsText(validate.errors, { separator: "; " })}: ${JSON.stringify(body).slice(0, 600)}`);
+          answer.problems.push(
+            `body does not match the documented schema: ${ajv.errorsText(validate.errors, { separator: "; " })}: ${JSON.stringify(body).slice(0, 600)}`,
+          );
         }
       }
       return response;

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/stack/ports";
-import { startStack, type Stack } from "../../scripts/stack/stack";
-import { agentIdle, errorCodes, expectNoGap, guildWithAgent, readRun, script, transcript, type Target, type WireRow } from "./agents";
+import { type Stack, startStack } from "../../scripts/stack/stack";
+import { agentIdle, errorCodes, expectNoGap, guildWithAgent, readRun, script, type Target, transcript, type WireRow } from "./agents";
 import { api } from "./http";
 
 /**
@@ -73,7 +73,9 @@ function expectWholeRows(rows: WireRow[]) {
     if (row.role === "assistant") {
       expect.soft(p.content === null || typeof p.content === "string", `row ${row.seq} content`).toBe(true);
       for (const call of p.tool_calls ?? []) {
-        expect.soft(call, `row ${row.seq} tool call`).toMatchObject({ id: expect.any(String), type: "function", function: { name: expect.any(String), arguments: expect.any(String) } });
+        expect
+          .soft(call, `row ${row.seq} tool call`)
+          .toMatchObject({ id: expect.any(String), type: "function", function: { name: expect.any(String), arguments: expect.any(String) } });
         expect.soft(() => JSON.parse(call.function.arguments), `row ${row.seq} arguments`).not.toThrow();
       }
     }
@@ -97,12 +99,18 @@ function expectAnsweredDuringOutage(rows: WireRow[]) {
   const during = rows.filter((r) => r.role === "assistant" && JSON.stringify(r.payload.tool_calls ?? []).includes("answered while Postgres is down"));
   expect.soft(during, "the reply answered during the outage, committed once").toHaveLength(1);
   const callId = during[0]?.payload.tool_calls[0].id;
-  expect.soft(rows.filter((r) => r.role === "tool" && r.payload.tool_call_id === callId).map((r) => r.payload.content.split("\n")[0])).toEqual(['Saved note "during" (created, 31 bytes).']);
+  expect
+    .soft(rows.filter((r) => r.role === "tool" && r.payload.tool_call_id === callId).map((r) => r.payload.content.split("\n")[0]))
+    .toEqual(['Saved note "during" (created, 31 bytes).']);
 }
 
 /** Waits until the run's rows include the first tool result: the outage then hits the second model call. */
 const firstToolResult = (runId: string) =>
-  until(`run ${runId} has no tool result`, () => transcript(runId, target), (rows) => Array.isArray(rows) && rows.some((r) => r.role === "tool"));
+  until(
+    `run ${runId} has no tool result`,
+    () => transcript(runId, target),
+    (rows) => Array.isArray(rows) && rows.some((r) => r.role === "tool"),
+  );
 
 describe("Postgres unreachable mid-generation", () => {
   it("CANCEL-005 / GEN-002 / HARDEN-2: a direct run rides out a 10 s database outage: the reply answered during it is committed after it, no partial or lost row, lock free, the next message works", async () => {
@@ -115,7 +123,11 @@ describe("Postgres unreachable mid-generation", () => {
 
     await outage();
 
-    const after = await until(`run ${runId} still generating or unreadable`, () => readRun(runId, target), (run) => run?.generating === false);
+    const after = await until(
+      `run ${runId} still generating or unreadable`,
+      () => readRun(runId, target),
+      (run) => run?.generating === false,
+    );
     expect.soft(after.status, "a direct run stays active").toBe("active");
     expect.soft(after.errors, "the generation waited for the database instead of failing").toEqual([]);
     expect.soft(errorCodes(after), "no false interruption").not.toContain("generation.interrupted");
@@ -149,7 +161,11 @@ describe("Postgres unreachable mid-generation", () => {
 
     await outage();
 
-    const run = await until(`group run ${opened!.id} not completed`, () => readRun(opened!.id, target), (r) => r?.generating === false && r.status === "completed");
+    const run = await until(
+      `group run ${opened!.id} not completed`,
+      () => readRun(opened!.id, target),
+      (r) => r?.generating === false && r.status === "completed",
+    );
     expect.soft(run.metadata.group_chat_through_seq).toBe(posted.json.seq);
     expect.soft(run.errors, "the generation waited for the database instead of failing").toEqual([]);
     const rows = await transcript(run.id, target);

@@ -27,7 +27,12 @@ describe("npm start after what laptops do", () => {
   const stateDir = mkdtempSync(join(tmpdir(), "guilds-power-"));
   const killAfter: number[] = [];
   afterAll(() => {
-    for (const pid of killAfter) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+    for (const pid of killAfter)
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        /* gone */
+      }
     removeStateDir(stateDir);
   });
 
@@ -42,7 +47,12 @@ describe("npm start after what laptops do", () => {
     // npm start's group holds the start process and Postgres; wrangler dev's group, workerd.
     const everything = [...groupMembers(first.child.pid!), ...groupMembers(wrangler)].map((p) => p.pid);
     expect(everything).toContain(postmaster);
-    for (const pid of everything) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+    for (const pid of everything)
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        /* gone */
+      }
     for (const pid of everything) expect(await waitForExit(pid, 10_000)).toBe(true);
 
     // After the reboot another program, of the server's own user, holds the old server's pid.

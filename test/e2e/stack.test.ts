@@ -52,7 +52,11 @@ describe("local stack over HTTP", () => {
 
   it("answers the mock model's scripted replies at mock_model_url", async () => {
     const mock = inject("mockModelUrl");
-    await fetch(`${mock}/__script`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ replies: [{ content: "scripted" }] }) });
+    await fetch(`${mock}/__script`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ replies: [{ content: "scripted" }] }),
+    });
     const res = await fetch(`${mock}/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -91,7 +95,10 @@ describe("local stack over HTTP", () => {
     try {
       const { rows } = await db.query("select role, token_count from messages where run_id = $1 and role <> 'system' order by seq", [run.json.id]);
       // "hello world" is 2 tokens under o200k_base; the fallback estimate would say 4.
-      expect(rows).toEqual([{ role: "user", token_count: MESSAGE_OVERHEAD + 2 }, { role: "assistant", token_count: MESSAGE_OVERHEAD + 2 }]);
+      expect(rows).toEqual([
+        { role: "user", token_count: MESSAGE_OVERHEAD + 2 },
+        { role: "assistant", token_count: MESSAGE_OVERHEAD + 2 },
+      ]);
     } finally {
       await db.end();
     }

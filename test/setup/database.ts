@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { migrateDatabase } from "../../scripts/db/migrate";
+import { startMockModel } from "../../scripts/mock-model/server";
 import { startDatabase } from "../../scripts/stack/postgres";
 import { removeStateDir } from "../../scripts/stack/postgres-home";
 import { startWsProxy } from "../../scripts/stack/ws-proxy";
-import { startMockModel } from "../../scripts/mock-model/server";
 import { platformKeyLeaks } from "./canary";
 
 declare module "vitest" {

@@ -11,9 +11,9 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { organisations } from "../../core/db/schema";
 import { migrateDatabase } from "../../scripts/db/migrate";
-import { startDatabase, type Database } from "../../scripts/stack/postgres";
-import { removeStateDir } from "../../scripts/stack/postgres-home";
 import { withDatabase } from "../../scripts/stack/operator";
+import { type Database, startDatabase } from "../../scripts/stack/postgres";
+import { removeStateDir } from "../../scripts/stack/postgres-home";
 import { ROOT } from "../../scripts/stack/wrangler";
 
 const exec = promisify(execFile);
@@ -36,8 +36,7 @@ const bootstrap = (...args: string[]) =>
     env: { ...process.env, DATABASE_URL: db.url },
   });
 
-const ceilingOf = (id: string) =>
-  withDatabase(db.url, async (d) => (await d.select().from(organisations).where(eq(organisations.id, id)))[0]?.spendCeilingUsd);
+const ceilingOf = (id: string) => withDatabase(db.url, async (d) => (await d.select().from(organisations).where(eq(organisations.id, id)))[0]?.spendCeilingUsd);
 
 describe("bootstrap: the operator's spend ceiling", () => {
   it("USAGE-005: --spend-ceiling sets a new organisation's ceiling; --org sets and lifts an existing one's", async () => {
@@ -56,7 +55,9 @@ describe("bootstrap: the operator's spend ceiling", () => {
     const plain = JSON.parse((await bootstrap("--json")).stdout);
     expect(Object.keys(plain).sort()).toEqual(["organisation_id", "token"]);
     expect(await ceilingOf(plain.organisation_id)).toBeNull();
-    await expect(bootstrap("--org", plain.organisation_id, "--spend-ceiling=-5")).rejects.toMatchObject({ stderr: expect.stringContaining("--spend-ceiling must be") });
+    await expect(bootstrap("--org", plain.organisation_id, "--spend-ceiling=-5")).rejects.toMatchObject({
+      stderr: expect.stringContaining("--spend-ceiling must be"),
+    });
     await expect(bootstrap("--org", crypto.randomUUID(), "--spend-ceiling", "5")).rejects.toMatchObject({ stderr: expect.stringContaining("No organisation") });
     await expect(bootstrap("--org", plain.organisation_id)).rejects.toMatchObject({ stderr: expect.stringContaining("--org needs --spend-ceiling") });
     expect(await ceilingOf(plain.organisation_id)).toBeNull();

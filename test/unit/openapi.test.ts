@@ -19,7 +19,11 @@ const METHODS = ["get", "put", "post", "patch", "delete"] as const;
 const resolve = (response: Response & { $ref?: string }): Response =>
   response.$ref ? doc.components.responses[response.$ref.replace("#/components/responses/", "")]! : response;
 let text: string;
-let doc: { openapi: string; paths: Record<string, Partial<Record<(typeof METHODS)[number], Operation>>>; components: { schemas: Record<string, unknown>; responses: Record<string, Response> } };
+let doc: {
+  openapi: string;
+  paths: Record<string, Partial<Record<(typeof METHODS)[number], Operation>>>;
+  components: { schemas: Record<string, unknown>; responses: Record<string, Response> };
+};
 let operations: Array<{ path: string; method: string; op: Operation }>;
 let app: WorkerApp;
 
@@ -27,8 +31,7 @@ beforeAll(async () => {
   app = await workerApp();
   text = await apiDocumentText();
   doc = JSON.parse(text);
-  operations = Object.entries(doc.paths).flatMap(([path, item]) =>
-    METHODS.flatMap((method) => (item[method] ? [{ path, method, op: item[method]! }] : [])));
+  operations = Object.entries(doc.paths).flatMap(([path, item]) => METHODS.flatMap((method) => (item[method] ? [{ path, method, op: item[method]! }] : [])));
 });
 
 describe("CONTRACT: the API document generated from the routes", () => {
@@ -41,9 +44,7 @@ describe("CONTRACT: the API document generated from the routes", () => {
 
   it("CONTRACT: every /api route of the app is in the document (a route without describeRoute fails here)", () => {
     const documented = new Set(operations.map(({ path, method }) => `${method.toUpperCase()} ${path}`));
-    const routes = app.routes
-      .filter((r) => r.method !== "ALL" && r.path.startsWith("/api"))
-      .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`);
+    const routes = app.routes.filter((r) => r.method !== "ALL" && r.path.startsWith("/api")).map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`);
     expect(new Set(routes).size).toBeGreaterThan(40);
     expect([...new Set(routes)].filter((r) => !documented.has(r))).toEqual([]);
   });
@@ -55,7 +56,10 @@ describe("CONTRACT: the API document generated from the routes", () => {
       expect(op.operationId, name).toMatch(/^[a-z]+[A-Z][A-Za-z]*$/);
       expect((op as { summary?: string }).summary, name).toBeTruthy();
       expect((op as { tags?: string[] }).tags, name).toHaveLength(1);
-      expect(Object.keys(op.responses).filter((s) => /^2\d\d$/.test(s)), name).not.toHaveLength(0);
+      expect(
+        Object.keys(op.responses).filter((s) => /^2\d\d$/.test(s)),
+        name,
+      ).not.toHaveLength(0);
     }
     expect(new Set(ids).size).toBe(ids.length);
   });
@@ -79,7 +83,7 @@ describe("CONTRACT: the API document generated from the routes", () => {
       if (op.requestBody?.content["application/json"]) expect(statuses, name).toEqual(expect.arrayContaining(["400", "413", "415", "422"]));
       if ((op.parameters ?? []).some((p) => p.in === "query")) expect(statuses, name).toContain("422");
       for (const [status, answer] of Object.entries(op.responses)) {
-        if (Number(status) < 400 || status === "503" && path === "/api/health") continue;
+        if (Number(status) < 400 || (status === "503" && path === "/api/health")) continue;
         const response = resolve(answer);
         expect(response.description, `${name} ${status}`).toBeTruthy();
         expect(response.content?.["application/json"]?.schema, `${name} ${status}`).toEqual({ $ref: "#/components/schemas/Error" });
@@ -97,7 +101,21 @@ describe("CONTRACT: the API document generated from the routes", () => {
         if (schema) expect(schema.$ref, `${method} ${path} ${status}`).toMatch(/^#\/components\/schemas\/\w+$/);
       }
     }
-    for (const name of ["Guild", "Agent", "Run", "Message", "Schedule", "Usage", "Organisation", "Token", "Error", "AgentStatus", "RunPage", "GuildCreate", "AgentPatch"]) {
+    for (const name of [
+      "Guild",
+      "Agent",
+      "Run",
+      "Message",
+      "Schedule",
+      "Usage",
+      "Organisation",
+      "Token",
+      "Error",
+      "AgentStatus",
+      "RunPage",
+      "GuildCreate",
+      "AgentPatch",
+    ]) {
       expect(doc.components.schemas[name], name).toBeDefined();
     }
   });
@@ -108,7 +126,11 @@ describe("CONTRACT: the API document generated from the routes", () => {
     expect(run.required).not.toContain("generating");
     expect(run.properties.title!.type).toEqual(["string", "null"]);
     expect(run.properties.status!.enum).toEqual(["active", "completed"]);
-    const create = doc.components.schemas.AgentCreate as { required: string[]; additionalProperties: boolean; properties: Record<string, Record<string, unknown>> };
+    const create = doc.components.schemas.AgentCreate as {
+      required: string[];
+      additionalProperties: boolean;
+      properties: Record<string, Record<string, unknown>>;
+    };
     expect(create.required).toEqual(["name"]);
     expect(create.additionalProperties).toBe(false);
     expect(create.properties.max_tool_calls).toMatchObject({ type: "integer", minimum: 1, default: 50 });

@@ -29,7 +29,18 @@ export function App() {
 
   const route = match(path);
   useEffect(() => {
-    const titles: Record<string, string> = { guilds: "Guilds", guild: "Guild", "guild-chat": "Group chat", agent: "Agent", "agent-settings": "Agent settings", "agent-routines": "Routine", run: "Run", usage: "Usage", tokens: "API tokens", "sign-in": "Sign in" };
+    const titles: Record<string, string> = {
+      guilds: "Guilds",
+      guild: "Guild",
+      "guild-chat": "Group chat",
+      agent: "Agent",
+      "agent-settings": "Agent settings",
+      "agent-routines": "Routine",
+      run: "Run",
+      usage: "Usage",
+      tokens: "API tokens",
+      "sign-in": "Sign in",
+    };
     document.title = `${titles[route.view] ?? "Not found"} · Guilds console`;
   }, [route.view]);
 
@@ -55,15 +66,30 @@ export function App() {
 
   return (
     <div class="frame">
-      <a class="skip" href="#main">Skip to content</a>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
       <header class="topbar">
-        <Link href="/guilds" class="brand">Guilds console</Link>
+        <Link href="/guilds" class="brand">
+          Guilds console
+        </Link>
         <nav aria-label="Main">
-          <Link href="/guilds" aria-current={["guilds", "guild", "guild-chat", "agent", "agent-settings", "agent-routines", "run"].includes(route.view) ? "page" : undefined}>Guilds &amp; agents</Link>
-          <Link href="/usage" aria-current={route.view === "usage" ? "page" : undefined}>Usage</Link>
-          <Link href="/tokens" aria-current={route.view === "tokens" ? "page" : undefined}>API tokens</Link>
+          <Link
+            href="/guilds"
+            aria-current={["guilds", "guild", "guild-chat", "agent", "agent-settings", "agent-routines", "run"].includes(route.view) ? "page" : undefined}
+          >
+            Guilds &amp; agents
+          </Link>
+          <Link href="/usage" aria-current={route.view === "usage" ? "page" : undefined}>
+            Usage
+          </Link>
+          <Link href="/tokens" aria-current={route.view === "tokens" ? "page" : undefined}>
+            API tokens
+          </Link>
         </nav>
-        <button type="button" class="signout" onClick={signOut}>Sign out</button>
+        <button type="button" class="signout" onClick={signOut}>
+          Sign out
+        </button>
       </header>
       <main id="main" tabIndex={-1}>
         {route.view === "guilds" && <GuildsView />}
@@ -78,7 +104,9 @@ export function App() {
         {route.view === "not-found" && (
           <section>
             <h1>Not found</h1>
-            <p>There is no page at {path}. <Link href="/guilds">Go to the guilds</Link>.</p>
+            <p>
+              There is no page at {path}. <Link href="/guilds">Go to the guilds</Link>.
+            </p>
           </section>
         )}
       </main>

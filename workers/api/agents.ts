@@ -1,17 +1,17 @@
 import { and, eq, sql } from "drizzle-orm";
 import { Hono } from "hono";
+import { agentObject } from "../../bindings/objects";
+import { startCursor } from "../../core/db/group-chat";
+import { readMemory, writeMemory } from "../../core/db/memory";
 import { fromWire, toWire } from "../../core/db/rows";
 import { agents } from "../../core/db/schema";
+import { modelBaseUrlIssue } from "../../core/providers/provider";
 import { Agent, AgentCreate, AgentListQuery, AgentPage, AgentPatch, AgentStatus, Memory, MemoryReplace } from "../../core/validation/agent";
 import { isUuid } from "../../core/validation/fields";
 import type { AppEnv } from "../context";
 import { jsonBody, ok, operation, pathId, query } from "../contract";
-import { agentObject } from "../../bindings/objects";
-import { forgetAgents } from "../forget-agents";
-import { readMemory, writeMemory } from "../../core/db/memory";
-import { startCursor } from "../../core/db/group-chat";
 import { notFound, validationFailed } from "../errors";
-import { modelBaseUrlIssue } from "../../core/providers/provider";
+import { forgetAgents } from "../forget-agents";
 import { listPage } from "../pagination";
 import { findGuild } from "./guilds";
 
@@ -40,8 +40,11 @@ export async function ownedAgentId(db: AppEnv["Variables"]["db"], organisationId
 
 export async function findAgent(db: AppEnv["Variables"]["db"], organisationId: string, id: string) {
   if (!isUuid(id)) throw notFound("agent");
-  const [row] = await db.select().from(agents)
-    .where(and(eq(agents.id, id), eq(agents.organisationId, organisationId))).limit(1);
+  const [row] = await db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.id, id), eq(agents.organisationId, organisationId)))
+    .limit(1);
   if (!row) throw notFound("agent");
   return row;
 }
@@ -58,27 +61,40 @@ function refuseModelBaseUrl(baseUrl: string | null | undefined, env: AppEnv["Bin
 }
 
 /** `POST /api/guilds/:id/agents`, mounted beside the guild routes. */
-export const guildAgentRoutes = new Hono<AppEnv>().post("/:id/agents", operation({
-  operationId: "createAgent", summary: "Create an agent in a guild", tag: "Agents",
-  responses: { 201: ok("The new agent", Agent) }, notFound: "guild", body: true,
-  invalid: "a model_base_url the platform will not call",
-}), pathId("guild"), jsonBody(AgentCreate), async (c) => {
-  const guild = await findGuild(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
-  const body = c.req.valid("json");
-  refuseModelBaseUrl(body.model_base_url, c.env);
-  const row = await c.get("db").transaction(async (tx) => {
-    const [created] = await tx.insert(agents).values({
-      ...(fromWire(body) as typeof agents.$inferInsert),
-      model: body.model ?? c.env.DEFAULT_MODEL ?? FALLBACK_MODEL,
-      guildId: guild.id,
-      organisationId: guild.organisationId,
-    }).returning();
-    // A new agent joins the chat from here on: older posts never wake it.
-    await startCursor(tx as never, created!.id, guild.id);
-    return created!;
-  });
-  return c.json(toAgent(row), 201);
-});
+export const guildAgentRoutes = new Hono<AppEnv>().post(
+  "/:id/agents",
+  operation({
+    operationId: "createAgent",
+    summary: "Create an agent in a guild",
+    tag: "Agents",
+    responses: { 201: ok("The new agent", Agent) },
+    notFound: "guild",
+    body: true,
+    invalid: "a model_base_url the platform will not call",
+  }),
+  pathId("guild"),
+  jsonBody(AgentCreate),
+  async (c) => {
+    const guild = await findGuild(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+    const body = c.req.valid("json");
+    refuseModelBaseUrl(body.model_base_url, c.env);
+    const row = await c.get("db").transaction(async (tx) => {
+      const [created] = await tx
+        .insert(agents)
+        .values({
+          ...(fromWire(body) as typeof agents.$inferInsert),
+          model: body.model ?? c.env.DEFAULT_MODEL ?? FALLBACK_MODEL,
+          guildId: guild.id,
+          organisationId: guild.organisationId,
+        })
+        .returning();
+      // A new agent joins the chat from here on: older posts never wake it.
+      await startCursor(tx as never, created!.id, guild.id);
+      return created!;
+    });
+    return c.json(toAgent(row), 201);
+  },
+);
 
 const memoryOf = async (db: AppEnv["Variables"]["db"], agent: typeof agents.$inferSelect) => {
   const memory = await readMemory(db, agent.id);
@@ -86,81 +102,147 @@ const memoryOf = async (db: AppEnv["Variables"]["db"], agent: typeof agents.$inf
 };
 
 export const agentRoutes = new Hono<AppEnv>()
-  .get("/", operation({
-    operationId: "listAgents", summary: "List the organisation's agents, newest first (filter with ?guild_id=)", tag: "Agents",
-    responses: { 200: ok("A page of agents", AgentPage) }, query: true,
-  }), query(AgentListQuery), async (c) => {
-    const { guild_id: guildId, ...paging } = c.req.valid("query");
-    const page = listPage(paging);
-    const rows = await c.get("db").select().from(agents)
-      .where(and(
-        eq(agents.organisationId, c.get("organisationId")),
-        guildId ? eq(agents.guildId, guildId) : undefined,
-        page.where(agents.createdAt, agents.id),
-      ))
-      .orderBy(...page.order(agents.createdAt, agents.id))
-      .limit(page.limit + 1);
-    return c.json(page.result(rows, toAgent));
-  })
-  .get("/:id", operation({
-    operationId: "getAgent", summary: "Read an agent", tag: "Agents",
-    responses: { 200: ok("The agent", Agent) }, notFound: "agent",
-  }), pathId("agent"), async (c) => {
-    return c.json(toAgent(await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id)));
-  })
-  .patch("/:id", operation({
-    operationId: "updateAgent", summary: "Change an agent's configuration (new runs only)", tag: "Agents",
-    responses: { 200: ok("The changed agent", Agent) }, notFound: "agent", body: true,
-    invalid: "a model_base_url the platform will not call",
-  }), pathId("agent"), jsonBody(AgentPatch), async (c) => {
-    const { id } = c.req.valid("param");
-    await findAgent(c.get("db"), c.get("organisationId"), id);
-    const body = c.req.valid("json");
-    refuseModelBaseUrl(body.model_base_url, c.env);
-    const [row] = await c.get("db").update(agents)
-      .set({ ...fromWire(body), updatedAt: sql`now()` })
-      .where(and(eq(agents.id, id), eq(agents.organisationId, c.get("organisationId"))))
-      .returning();
-    if (!row) throw notFound("agent");
-    return c.json(toAgent(row));
-  })
-  .get("/:id/status", operation({
-    operationId: "getAgentStatus", summary: "Whether the agent generates, and its pending deadlines", tag: "Agents",
-    responses: { 200: ok("The agent's status", AgentStatus) }, notFound: "agent",
-  }), pathId("agent"), async (c) => {
-    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
-    const object = agentObject(c.env, agent.id);
-    const [generation, deadlines] = await Promise.all([object.generationState(), object.deadlines()]);
-    return c.json({ agent_id: agent.id, ...generation, deadlines });
-  })
-  .get("/:id/memory", operation({
-    operationId: "getAgentMemory", summary: "The agent's Memory document (the opening <memory> of its new runs)", tag: "Agents",
-    responses: { 200: ok("The Memory document", Memory) }, notFound: "agent",
-  }), pathId("agent"), async (c) => {
-    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
-    return c.json(await memoryOf(c.get("db"), agent));
-  })
-  .put("/:id/memory", operation({
-    operationId: "replaceAgentMemory", summary: "Replace the agent's Memory document; new runs start with it", tag: "Agents",
-    responses: { 200: ok("The Memory document", Memory) }, notFound: "agent", body: true,
-  }), pathId("agent"), jsonBody(MemoryReplace), async (c) => {
-    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
-    await writeMemory(c.get("db"), agent.id, c.req.valid("json").content);
-    return c.json(await memoryOf(c.get("db"), agent));
-  })
-  .delete("/:id", operation({
-    operationId: "deleteAgent", summary: "Delete an agent with its runs and messages", tag: "Agents",
-    responses: { 204: ok("Deleted") }, notFound: "agent", objects: true,
-    conflict: "agent.busy: the agent is generating; cancel its run first",
-  }), pathId("agent"), async (c) => {
-    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
-    const id = agent.id;
-    // The object goes first, so no deadline of a deleted agent fires afterwards.
-    await forgetAgents(c.env, [id]);
-    // Cascades to runs, messages, schedules, scripts and the agent's counter row.
-    const deleted = await c.get("db").delete(agents)
-      .where(and(eq(agents.id, id), eq(agents.organisationId, c.get("organisationId"))))
-      .returning({ id: agents.id });
-    if (deleted.length === 0) throw notFound("agent");
-    return c.body(null, 204);
-  });
+  .get(
+    "/",
+    operation({
+      operationId: "listAgents",
+      summary: "List the organisation's agents, newest first (filter with ?guild_id=)",
+      tag: "Agents",
+      responses: { 200: ok("A page of agents", AgentPage) },
+      query: true,
+    }),
+    query(AgentListQuery),
+    async (c) => {
+      const { guild_id: guildId, ...paging } = c.req.valid("query");
+      const page = listPage(paging);
+      const rows = await c
+        .get("db")
+        .select()
+        .from(agents)
+        .where(
+          and(eq(agents.organisationId, c.get("organisationId")), guildId ? eq(agents.guildId, guildId) : undefined, page.where(agents.createdAt, agents.id)),
+        )
+        .orderBy(...page.order(agents.createdAt, agents.id))
+        .limit(page.limit + 1);
+      return c.json(page.result(rows, toAgent));
+    },
+  )
+  .get(
+    "/:id",
+    operation({
+      operationId: "getAgent",
+      summary: "Read an agent",
+      tag: "Agents",
+      responses: { 200: ok("The agent", Agent) },
+      notFound: "agent",
+    }),
+    pathId("agent"),
+    async (c) => {
+      return c.json(toAgent(await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id)));
+    },
+  )
+  .patch(
+    "/:id",
+    operation({
+      operationId: "updateAgent",
+      summary: "Change an agent's configuration (new runs only)",
+      tag: "Agents",
+      responses: { 200: ok("The changed agent", Agent) },
+      notFound: "agent",
+      body: true,
+      invalid: "a model_base_url the platform will not call",
+    }),
+    pathId("agent"),
+    jsonBody(AgentPatch),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      await findAgent(c.get("db"), c.get("organisationId"), id);
+      const body = c.req.valid("json");
+      refuseModelBaseUrl(body.model_base_url, c.env);
+      const [row] = await c
+        .get("db")
+        .update(agents)
+        .set({ ...fromWire(body), updatedAt: sql`now()` })
+        .where(and(eq(agents.id, id), eq(agents.organisationId, c.get("organisationId"))))
+        .returning();
+      if (!row) throw notFound("agent");
+      return c.json(toAgent(row));
+    },
+  )
+  .get(
+    "/:id/status",
+    operation({
+      operationId: "getAgentStatus",
+      summary: "Whether the agent generates, and its pending deadlines",
+      tag: "Agents",
+      responses: { 200: ok("The agent's status", AgentStatus) },
+      notFound: "agent",
+    }),
+    pathId("agent"),
+    async (c) => {
+      const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+      const object = agentObject(c.env, agent.id);
+      const [generation, deadlines] = await Promise.all([object.generationState(), object.deadlines()]);
+      return c.json({ agent_id: agent.id, ...generation, deadlines });
+    },
+  )
+  .get(
+    "/:id/memory",
+    operation({
+      operationId: "getAgentMemory",
+      summary: "The agent's Memory document (the opening <memory> of its new runs)",
+      tag: "Agents",
+      responses: { 200: ok("The Memory document", Memory) },
+      notFound: "agent",
+    }),
+    pathId("agent"),
+    async (c) => {
+      const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+      return c.json(await memoryOf(c.get("db"), agent));
+    },
+  )
+  .put(
+    "/:id/memory",
+    operation({
+      operationId: "replaceAgentMemory",
+      summary: "Replace the agent's Memory document; new runs start with it",
+      tag: "Agents",
+      responses: { 200: ok("The Memory document", Memory) },
+      notFound: "agent",
+      body: true,
+    }),
+    pathId("agent"),
+    jsonBody(MemoryReplace),
+    async (c) => {
+      const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+      await writeMemory(c.get("db"), agent.id, c.req.valid("json").content);
+      return c.json(await memoryOf(c.get("db"), agent));
+    },
+  )
+  .delete(
+    "/:id",
+    operation({
+      operationId: "deleteAgent",
+      summary: "Delete an agent with its runs and messages",
+      tag: "Agents",
+      responses: { 204: ok("Deleted") },
+      notFound: "agent",
+      objects: true,
+      conflict: "agent.busy: the agent is generating; cancel its run first",
+    }),
+    pathId("agent"),
+    async (c) => {
+      const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+      const id = agent.id;
+      // The object goes first, so no deadline of a deleted agent fires afterwards.
+      await forgetAgents(c.env, [id]);
+      // Cascades to runs, messages, schedules, scripts and the agent's counter row.
+      const deleted = await c
+        .get("db")
+        .delete(agents)
+        .where(and(eq(agents.id, id), eq(agents.organisationId, c.get("organisationId"))))
+        .returning({ id: agents.id });
+      if (deleted.length === 0) throw notFound("agent");
+      return c.body(null, 204);
+    },
+  );

@@ -2,8 +2,8 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { messages, runs } from "../../core/db/schema";
-import { call, seedGuild } from "../test/seed";
 import { newAgent, rows, script, settled, untilGenerating } from "../test/agents";
+import { call, seedGuild } from "../test/seed";
 
 describe("archived runs", () => {
   let token: string;
@@ -69,7 +69,10 @@ describe("archived runs", () => {
     await call("POST", `/api/runs/${gone.id}/archive`, { token });
 
     const all = (await call("GET", `/api/agents/${agent.id}/runs`, { token })).json.data as Array<{ id: string; archived: boolean }>;
-    expect(all.map((r) => [r.id, r.archived])).toEqual([[gone.id, true], [kept.id, false]]);
+    expect(all.map((r) => [r.id, r.archived])).toEqual([
+      [gone.id, true],
+      [kept.id, false],
+    ]);
     const onlyArchived = (await call("GET", `/api/agents/${agent.id}/runs?archived=true`, { token })).json.data as Array<{ id: string }>;
     expect(onlyArchived.map((r) => r.id)).toEqual([gone.id]);
     const notArchived = (await call("GET", `/api/agents/${agent.id}/runs?archived=false`, { token })).json.data as Array<{ id: string }>;

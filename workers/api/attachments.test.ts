@@ -53,19 +53,24 @@ describe("HARDEN-5: uploads", () => {
 
   it("OP-ATT-2 / HARDEN-5: a chunked 20 MB upload is refused with 413 once the limit is crossed, not after reading it all", async () => {
     const boundary = "----hardening";
-    const head = new TextEncoder().encode(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="huge.png"\r\ncontent-type: image/png\r\n\r\n`);
+    const head = new TextEncoder().encode(
+      `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="huge.png"\r\ncontent-type: image/png\r\n\r\n`,
+    );
     const chunk = new Uint8Array(64 * 1024);
     chunk.set(PNG.subarray(0, 8));
     const total = 20 * MiB;
     let sent = 0;
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (sent === 0) controller.enqueue(head);
-        if (sent >= total) return controller.close();
-        sent += chunk.byteLength;
-        controller.enqueue(chunk.slice());
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          if (sent === 0) controller.enqueue(head);
+          if (sent >= total) return controller.close();
+          sent += chunk.byteLength;
+          controller.enqueue(chunk.slice());
+        },
       },
-    }, { highWaterMark: 0 });
+      { highWaterMark: 0 },
+    );
     // No content-length: the size is only known by counting.
     const res = await worker().fetch("http://api.test/api/attachments", {
       method: "POST",

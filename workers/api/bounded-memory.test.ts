@@ -1,14 +1,14 @@
-import { env, exports } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AgentObject } from "../../durable-objects/agent/agent-object";
+import type { Env } from "../../bindings/env";
+import { guildObject } from "../../bindings/objects";
 import { openDatabase } from "../../core/db/client";
 import { messages } from "../../core/db/schema";
 import { loadRows, toWireRow } from "../../core/db/transcript";
-import { SseHub } from "../../durable-objects/sse-hub";
+import type { AgentObject } from "../../durable-objects/agent/agent-object";
 import type { GuildObject } from "../../durable-objects/guild/guild-object";
-import { guildObject } from "../../bindings/objects";
-import type { Env } from "../../bindings/env";
+import { SseHub } from "../../durable-objects/sse-hub";
 import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall } from "../test/agents";
 import { call, seedGuild } from "../test/seed";
 import { collectEvents } from "../test/sse";
@@ -44,7 +44,10 @@ describe("bounded memory: streams, replies, prompt replay", () => {
 
     // A cap of one for this run's object, as MAX_RUN_SUBSCRIBERS would set it.
     await runInDurableObject(objectOf(agent.id), (i: AgentObject) => {
-      (i.runs as { hub: SseHub }).hub = new SseHub((id, after, limit) => i.runs.withDatabase(async (db) => (await loadRows(db, id, after, limit)).map(toWireRow)), { maxSubscribers: 1 });
+      (i.runs as { hub: SseHub }).hub = new SseHub(
+        (id, after, limit) => i.runs.withDatabase(async (db) => (await loadRows(db, id, after, limit)).map(toWireRow)),
+        { maxSubscribers: 1 },
+      );
     });
     const controller = new AbortController();
     const open = await (exports as unknown as { default: Fetcher }).default.fetch(`http://api.test/api/runs/${run.id}/events`, {
@@ -83,12 +86,23 @@ describe("bounded memory: streams, replies, prompt replay", () => {
     const { db, close } = openDatabase(env as unknown as Env);
     try {
       const rows = Array.from({ length: 1_200 }, (_, i) => ({
-        runId: run.id, seq: i + 1, generation: 1, role: "user", payload: { role: "user", content: `m${i + 1}` }, metadata: { source: "operator" }, tokenCount: 3,
+        runId: run.id,
+        seq: i + 1,
+        generation: 1,
+        role: "user",
+        payload: { role: "user", content: `m${i + 1}` },
+        metadata: { source: "operator" },
+        tokenCount: 3,
       }));
       await db.insert(messages).values(rows as never);
       await db.insert(messages).values({
-        runId: run.id, seq: 1_201, generation: 1, role: "assistant", payload: { role: "assistant", content: "ok" },
-        metadata: { source: "model", projection: { keep: 1, pressure_stubbed: [], hash: "recorded" } }, tokenCount: 2,
+        runId: run.id,
+        seq: 1_201,
+        generation: 1,
+        role: "assistant",
+        payload: { role: "assistant", content: "ok" },
+        metadata: { source: "model", projection: { keep: 1, pressure_stubbed: [], hash: "recorded" } },
+        tokenCount: 2,
       } as never);
     } finally {
       await close();

@@ -2,9 +2,9 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
 import { GROUP_DELIVERY } from "../../durable-objects/agent/group-delivery";
-import { call, seedGuild } from "../test/seed";
 import { newAgent, objectOf, rows, script } from "../test/agents";
 import { groupRuns, seedChatRows } from "../test/group-chat";
+import { call, seedGuild } from "../test/seed";
 
 /**
  * A deadline of the agent (a schedule wake-up, a group delivery) firing while a burst
@@ -72,7 +72,8 @@ async function judgeRound(token: string, directId: string, opened: Array<{ id: s
     const transcript = (await rows(token, runId)) as Row[];
     if (transcript.some((r, i) => r.seq !== i)) round.gaps.push(`${runId}: ${transcript.map((r) => r.seq)}`);
     const byGeneration = new Map<number, number[]>();
-    for (const r of transcript) if (r.generation !== null) byGeneration.set(r.generation, [...(byGeneration.get(r.generation) ?? []), Date.parse(r.created_at)]);
+    for (const r of transcript)
+      if (r.generation !== null) byGeneration.set(r.generation, [...(byGeneration.get(r.generation) ?? []), Date.parse(r.created_at)]);
     for (const [generation, times] of byGeneration) spans.push({ run: `${runId}#${generation}`, from: Math.min(...times), to: Math.max(...times) });
   }
   spans.sort((a, b) => a.from - b.from);
@@ -96,8 +97,7 @@ function expectRounds(rounds: Round[], fits: (round: Round) => boolean) {
   expect.soft(all("interrupted"), "runs with a false generation.interrupted").toEqual([]);
   expect.soft(all("overlaps"), "generations that ran at once").toEqual([]);
   expect.soft(all("gaps"), "transcripts with a seq gap").toEqual([]);
-  expect.soft(rounds.map(fits), `direct 202s / deadline runs per round: ${rounds.map((r) => `${r.accepted}/${r.opened}`)}`)
-    .toEqual(Array(ROUNDS).fill(true));
+  expect.soft(rounds.map(fits), `direct 202s / deadline runs per round: ${rounds.map((r) => `${r.accepted}/${r.opened}`)}`).toEqual(Array(ROUNDS).fill(true));
   expect.soft(all("badRefusals"), "refusals other than 409 agent.busy naming the generating run").toEqual([]);
 }
 
@@ -110,7 +110,9 @@ describe("deadlines firing while messages arrive", () => {
     const rounds: Round[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       const agent = await newAgent(token, guildId);
-      const schedule = (await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: { description: "Yearly", instruction: "Look around.", cron: YEARLY } })).json;
+      const schedule = (
+        await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: { description: "Yearly", instruction: "Look around.", cron: YEARLY } })
+      ).json;
       const direct = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
       await script(agent.model, [SLOW_REPLY]);
       const answers = await alarmWithBurst(agent.id, Date.parse(schedule.next_run_at) + 250, token, direct.id);
@@ -132,7 +134,9 @@ describe("deadlines firing while messages arrive", () => {
       const direct = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
       await script(agent.model, [SLOW_REPLY]);
       const due = Date.UTC(2100, 0, 1);
-      await runInDurableObject(objectOf(agent.id), (object: AgentObject) => object.multiplexer.set(GROUP_DELIVERY, due, { agent_id: agent.id, guild_id: guild.id }));
+      await runInDurableObject(objectOf(agent.id), (object: AgentObject) =>
+        object.multiplexer.set(GROUP_DELIVERY, due, { agent_id: agent.id, guild_id: guild.id }),
+      );
       const answers = await alarmWithBurst(agent.id, due + 250, token, direct.id);
       await idle(agent.id);
       // A delivery that found the agent busy is due again when the generation ends: on

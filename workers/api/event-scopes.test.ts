@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, seedGuild } from "../test/seed";
 import { newAgent, script, settled } from "../test/agents";
+import { call, seedGuild } from "../test/seed";
 import { collectEvents, collectStream } from "../test/sse";
 
 describe("event scopes", () => {
@@ -15,7 +15,11 @@ describe("event scopes", () => {
     const runB = (await call("POST", `/api/agents/${neighbour.id}/runs`, { token, body: {} })).json;
 
     const text = (events: Array<{ data: unknown }>) => JSON.stringify(events.map((e) => e.data));
-    const runEvents = collectEvents(token, runA.id, (events) => text(events).includes("WATCHED-REPLY") && events.some((e) => e.event === "status" && e.data.generating === false && e.data.generation === 1));
+    const runEvents = collectEvents(
+      token,
+      runA.id,
+      (events) => text(events).includes("WATCHED-REPLY") && events.some((e) => e.event === "status" && e.data.generating === false && e.data.generation === 1),
+    );
     await new Promise((r) => setTimeout(r, 100));
     await call("POST", `/api/runs/${runB.id}/messages`, { token, body: { content: "NEIGHBOUR-ASK" } });
     await settled(token, runB.id);

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, seedGuild, seedOrganisation } from "../test/seed";
 import { newAgent, rows, script, settled, toolCall } from "../test/agents";
+import { call, seedGuild, seedOrganisation } from "../test/seed";
 import { collectEvents, type SseEvent } from "../test/sse";
 
 /** A not-generating status after the generation started: the end of the stream we wait for. */
@@ -29,8 +29,18 @@ describe("run events over SSE", () => {
     const events = await listening;
     expect(seqs(events)).toEqual([0, 1, 2, 3, 4]);
     const deltas = events.filter((e) => e.event === "delta");
-    expect(deltas.filter((d) => d.data.kind === "content").map((d) => d.data.text).join("")).toContain("There are no notes yet.");
-    expect(deltas.filter((d) => d.data.kind === "reasoning").map((d) => d.data.text).join("")).toBe("should I list notes?");
+    expect(
+      deltas
+        .filter((d) => d.data.kind === "content")
+        .map((d) => d.data.text)
+        .join(""),
+    ).toContain("There are no notes yet.");
+    expect(
+      deltas
+        .filter((d) => d.data.kind === "reasoning")
+        .map((d) => d.data.text)
+        .join(""),
+    ).toBe("should I list notes?");
     // Each row's deltas come before the row itself: the committed row is the history.
     const lastDelta = events.findLastIndex((e) => e.event === "delta");
     const finalRow = events.findIndex((e) => e.event === "message" && e.id === "4");

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, seedGuild } from "../test/seed";
 import { modelRequests, newAgent, rows, script, settled, toolCall } from "../test/agents";
+import { call, seedGuild } from "../test/seed";
 
 const note = (i: number) => toolCall("note_write", { title: `n${i}`, body: "x" });
 const lastLines = (content: string, n: number) => content.split("\n").slice(-n);
@@ -45,7 +45,10 @@ describe("generation limits", () => {
     await script(agent.model, [{ tool_calls: [note(1)] }, { tool_calls: [note(2)] }, { content: "never asked" }]);
     const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "go" } })).json;
     const after = await settled(token, run.id);
-    expect(after.errors.map((e: { code: string }) => e.code), JSON.stringify({ after, rows: await rows(token, run.id) })).toEqual(["generation.max_steps"]);
+    expect(
+      after.errors.map((e: { code: string }) => e.code),
+      JSON.stringify({ after, rows: await rows(token, run.id) }),
+    ).toEqual(["generation.max_steps"]);
     expect(after.status).toBe("active");
     expect((await rows(token, run.id)).map((r) => r.role)).toEqual(["system", "user", "assistant", "tool", "assistant", "tool"]);
     expect(await modelRequests(agent.model)).toHaveLength(2);

@@ -1,10 +1,10 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import { call, seedGuild } from "../test/seed";
 import { MAX_WAKE_DEPTH } from "../../core/group/wake";
+import type { AgentObject } from "../../durable-objects/agent/agent-object";
 import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall, untilGenerating } from "../test/agents";
 import { groupRuns, postChat, seedChatRows, untilDelivered } from "../test/group-chat";
+import { call, seedGuild } from "../test/seed";
 import { collectStream } from "../test/sse";
 
 /** The selector's model name in the test bindings (vitest.config.ts). */
@@ -25,7 +25,10 @@ describe("group chat", () => {
     expect(posted.tagged).toEqual([scout.id]);
     const [scoutRun] = await untilDelivered(token, scout.id, 1);
     const [otherRun] = await untilDelivered(token, other.id, 1);
-    for (const [run, tagged] of [[scoutRun!, true], [otherRun!, false]] as const) {
+    for (const [run, tagged] of [
+      [scoutRun!, true],
+      [otherRun!, false],
+    ] as const) {
       expect(run).toMatchObject({ kind: "group", status: "completed", metadata: { group_chat_through_seq: posted.seq } });
       const transcript = await rows(token, run.id);
       expect(transcript.map((r) => r.role)).toEqual(["system", "user", "assistant"]);
@@ -35,7 +38,10 @@ describe("group chat", () => {
       expect(wake.metadata).toMatchObject({ source: "group", group_chat_through_seq: posted.seq });
       expect(wake.payload.content.startsWith("Group Chat info: ")).toBe(true);
       const info = JSON.parse(wake.payload.content.slice("Group Chat info: ".length));
-      expect(info).toEqual({ latestMessage: { seq: posted.seq, author: "operator", text: "hello @scout, please look", at: expect.any(String) }, youWereTagged: tagged });
+      expect(info).toEqual({
+        latestMessage: { seq: posted.seq, author: "operator", text: "hello @scout, please look", at: expect.any(String) },
+        youWereTagged: tagged,
+      });
       const refused = await call("POST", `/api/runs/${run.id}/messages`, { token, body: { content: "more?" } });
       expect(refused.status).toBe(409);
       expect(refused.json.error.code).toBe("run.not_accepting_messages");
@@ -59,7 +65,7 @@ describe("group chat", () => {
     const wake = JSON.parse((await rows(token, runs[1]!.id))[1]!.payload.content.slice("Group Chat info: ".length));
     expect(wake.latestMessage).toMatchObject({ seq: third.seq, text: "three" });
     expect(second.seq).toBe(first.seq + 1);
-    expect((await modelRequests(agent.model))).toHaveLength(2);
+    expect(await modelRequests(agent.model)).toHaveLength(2);
   });
 
   it("GROUP-009 / GROUP-010 / GEN-004: a delivery waits for the agent's lock and arrives once when the direct generation ends", async () => {
@@ -81,7 +87,9 @@ describe("group chat", () => {
   it("GROUP-010 / SCHED-008: a routine that comes due while the agent reads the group chat stays due, then fires after the delivery", async () => {
     const agent = await newAgent(token, guildId, { name: "Routine" });
     await script(agent.model, [{ content: "reading slowly", delay_ms: 1_000 }, { content: "routine done" }]);
-    const routine = (await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: { description: "Yearly", instruction: "Reflect.", cron: "0 0 1 1 *" } })).json;
+    const routine = (
+      await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: { description: "Yearly", instruction: "Reflect.", cron: "0 0 1 1 *" } })
+    ).json;
     await postChat(token, guildId, "read this");
     await untilReading(token, agent.id);
     const stub = objectOf(agent.id);
@@ -116,11 +124,16 @@ describe("group chat", () => {
     const { token, guildId } = await seedGuild();
     const poster = await newAgent(token, guildId, { name: "Poster" });
     const mute = await newAgent(token, guildId, { name: "Mute", group_post: false });
-    await script(poster.model, [{ tool_calls: [toolCall("note_write", { title: "private", body: "not for the group" }), toolCall("group_post", { content: "Done, @Mute take a look" })] }, { content: "posted" }]);
+    await script(poster.model, [
+      { tool_calls: [toolCall("note_write", { title: "private", body: "not for the group" }), toolCall("group_post", { content: "Done, @Mute take a look" })] },
+      { content: "posted" },
+    ]);
     await script(mute.model, [{ content: "ok" }, { content: "seen" }]);
     await postChat(token, guildId, "status please");
     const [run] = await untilDelivered(token, poster.id, 1);
-    expect(run!.snapshot.tools).toEqual(expect.arrayContaining(["group_post", "schedule_create", "schedule_list", "schedule_update", "schedule_pause", "schedule_resume", "schedule_delete"]));
+    expect(run!.snapshot.tools).toEqual(
+      expect.arrayContaining(["group_post", "schedule_create", "schedule_list", "schedule_update", "schedule_pause", "schedule_resume", "schedule_delete"]),
+    );
     expect(run!.snapshot.tools).not.toContain("secret_request");
     const chat = (await call("GET", `/api/guilds/${guildId}/chat`, { token })).json.data;
     expect(chat.map((m: any) => [m.author_kind, m.author_name, m.content])).toEqual([
@@ -145,7 +158,11 @@ describe("group chat", () => {
     const replies = Array.from({ length: 12 }, (_, i) => [{ tool_calls: [toolCall("group_post", { content: `reply ${i}` })] }, { content: "sent" }]).flat();
     for (const agent of chatty) await script(agent.model, replies);
     await postChat(token, guildId, "talk among yourselves");
-    await waitQuiet(token, guildId, chatty.map((a) => a.id));
+    await waitQuiet(
+      token,
+      guildId,
+      chatty.map((a) => a.id),
+    );
     const chat = (await call("GET", `/api/guilds/${guildId}/chat`, { token })).json.data as Array<{ depth: number; author_kind: string }>;
     const posts = chat.filter((m) => m.author_kind === "agent");
     // Without the guard they would use all 24 scripted replies; with it, depth stops at MAX_WAKE_DEPTH + 1.
@@ -155,7 +172,11 @@ describe("group chat", () => {
     expect(used.reduce((a, b) => a + b)).toBe(posts.length * 2);
     // A new operator post opens a new, equally bounded exchange.
     await postChat(token, guildId, "one more round");
-    await waitQuiet(token, guildId, chatty.map((a) => a.id));
+    await waitQuiet(
+      token,
+      guildId,
+      chatty.map((a) => a.id),
+    );
     const again = (await call("GET", `/api/guilds/${guildId}/chat?limit=200`, { token })).json.data as Array<{ depth: number; author_kind: string }>;
     expect(again.length).toBeGreaterThan(chat.length + 1);
     expect(again.length).toBeLessThanOrEqual(2 * chat.length);
@@ -223,7 +244,10 @@ describe("group chat API", () => {
     await untilDelivered(token, agent.id, 1);
     const path = `/api/guilds/${guildId}/events`;
     const replayed = await collectStream(token, path, (e) => e.some((x) => x.event === "status"), { lastEventId: "0" });
-    expect(replayed.map((e) => [e.event, e.id])).toEqual([["message", String(first.seq)], ["status", undefined]]);
+    expect(replayed.map((e) => [e.event, e.id])).toEqual([
+      ["message", String(first.seq)],
+      ["status", undefined],
+    ]);
     expect(replayed[0]!.data).toMatchObject({ seq: first.seq, content: "first", author_kind: "operator" });
     expect(replayed[1]!.data).toEqual({ guild_id: guildId, reading: [] });
     // Live: a new row, then the agent's delivery starting and completing.
@@ -292,7 +316,11 @@ describe("group_chat_history", () => {
     await script(agent.model, [{ content: "ok" }]);
     await postChat(token, guildId, "anyone?");
     const [run] = await untilDelivered(token, agent.id, 1);
-    expect(run!.metadata.group_chat_history).toMatchObject({ source: "fallback", seqs: [7, 8, 9, 10, 11, 12, 13, 14, 15, 16], reason: expect.stringContaining("999") });
+    expect(run!.metadata.group_chat_history).toMatchObject({
+      source: "fallback",
+      seqs: [7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
+      reason: expect.stringContaining("999"),
+    });
   });
 });
 
@@ -308,7 +336,7 @@ describe("a slow group-history selector", () => {
     // The lock is held while the selector thinks; the idle close comes due meanwhile.
     const stub = objectOf(agent.id);
     for (let i = 0; i < 100 && !(await stub.generationState()).generating; i++) await new Promise((r) => setTimeout(r, 10));
-    expect((await groupRuns(token, agent.id))).toHaveLength(0);
+    expect(await groupRuns(token, agent.id)).toHaveLength(0);
     await runInDurableObject(stub, (object: AgentObject) => (object.runs as unknown as { connection: { closeIfIdle(): void } }).connection.closeIfIdle());
     const [run] = await untilDelivered(token, agent.id, 1);
     expect(run!.metadata.group_chat_history).toEqual({ source: "selector", seqs: picked });
@@ -328,7 +356,11 @@ async function waitQuiet(token: string, guildId: string, agentIds: string[]) {
   let quiet = 0;
   for (let i = 0; i < 400 && quiet < 3; i++) {
     await new Promise((r) => setTimeout(r, 100));
-    const states = await Promise.all(agentIds.map(async (id) => (await objectOf(id).generationState()).generating || (await objectOf(id).deadlines()).some((d) => d.name === "group.delivery")));
+    const states = await Promise.all(
+      agentIds.map(
+        async (id) => (await objectOf(id).generationState()).generating || (await objectOf(id).deadlines()).some((d) => d.name === "group.delivery"),
+      ),
+    );
     quiet = states.some(Boolean) ? 0 : quiet + 1;
   }
   expect(quiet, `guild ${guildId} never went quiet`).toBe(3);

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { call, seedGuild } from "../test/seed";
 import { newAgent, rows, script, toolCall } from "../test/agents";
 import { postChat, untilDelivered } from "../test/group-chat";
+import { call, seedGuild } from "../test/seed";
 
 describe("a completed group run, inspected", () => {
-  it("RUN-007: it stays in History; its exact prompt (Memory included), the Group Chat info row and the private tool trace can be read; the chat shows none of the trace", { timeout: 40_000 }, async () => {
+  it("RUN-007: it stays in History; its exact prompt (Memory included), the Group Chat info row and the private tool trace can be read; the chat shows none of the trace", {
+    timeout: 40_000,
+  }, async () => {
     const { token, guildId } = await seedGuild();
     const agent = await newAgent(token, guildId, { name: "Keeper", memory: true, group_post: false });
     await call("PUT", `/api/agents/${agent.id}/memory`, { token, body: { content: "The operator likes tea." } });

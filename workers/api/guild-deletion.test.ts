@@ -3,11 +3,13 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { agentUsage, globalUsage, guildUsage, messages, runs } from "../../core/db/schema";
-import { call, seedOrganisation } from "../test/seed";
 import { newAgent, script, settled } from "../test/agents";
+import { call, seedOrganisation } from "../test/seed";
 
 describe("deleting a guild", () => {
-  it("USAGE-008 / RUN-022: deleting a guild drops its counter row, its agents' counters, runs and messages; organisation, monthly and global totals stay", { timeout: 40_000 }, async () => {
+  it("USAGE-008 / RUN-022: deleting a guild drops its counter row, its agents' counters, runs and messages; organisation, monthly and global totals stay", {
+    timeout: 40_000,
+  }, async () => {
     const { token } = await seedOrganisation("Deleting");
     const doomed = (await call("POST", "/api/guilds", { token, body: { name: "Doomed" } })).json.id as string;
     const kept = (await call("POST", "/api/guilds", { token, body: { name: "Kept" } })).json.id as string;

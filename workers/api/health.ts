@@ -1,12 +1,12 @@
 import { sql } from "drizzle-orm";
 import { Hono } from "hono";
 import type * as z from "zod";
-import journal from "../../migrations/meta/_journal.json";
 import { openDatabase } from "../../core/db/client";
 import { withoutAddresses } from "../../core/output/log";
+import { Health } from "../../core/validation/health";
+import journal from "../../migrations/meta/_journal.json";
 import type { AppEnv } from "../context";
 import { ok, operation } from "../contract";
-import { Health } from "../../core/validation/health";
 
 /** The schema version this build expects: the newest migration it ships. */
 const expected = journal.entries.at(-1)!;
@@ -20,7 +20,11 @@ const DOWN_TTL_MS = 1_000;
 const CHECK_TIMEOUT_MS = 10_000;
 
 /** One answer of the database check and when it was made. */
-interface Checked { at: number; status: 200 | 503; body: HealthBody }
+interface Checked {
+  at: number;
+  status: 200 | 503;
+  body: HealthBody;
+}
 
 /**
  * The isolate's shared check: one answer serves every request for a TTL, and while a new
@@ -60,13 +64,23 @@ const cachedCheck = sharedCheck();
  * cost a database connection each: one check serves this isolate for a few seconds
  * (`checked_at` says when it answered), and while a new one runs the previous answer stands.
  */
-export const healthRoutes = new Hono<AppEnv>().get("/", operation({
-  operationId: "getHealth", summary: "Database reachability and schema version (one check serves a few seconds)", tag: "Platform", public: true,
-  responses: { 200: ok("The database answers (status ok, or degraded on an older schema)", Health), 503: ok("The database cannot be reached (status down)", Health) },
-}), async (c) => {
-  const answer = await cachedCheck(() => checkDatabase(c.env, (closing) => c.executionCtx.waitUntil(closing)));
-  return c.json(answer.body, answer.status);
-});
+export const healthRoutes = new Hono<AppEnv>().get(
+  "/",
+  operation({
+    operationId: "getHealth",
+    summary: "Database reachability and schema version (one check serves a few seconds)",
+    tag: "Platform",
+    public: true,
+    responses: {
+      200: ok("The database answers (status ok, or degraded on an older schema)", Health),
+      503: ok("The database cannot be reached (status down)", Health),
+    },
+  }),
+  async (c) => {
+    const answer = await cachedCheck(() => checkDatabase(c.env, (closing) => c.executionCtx.waitUntil(closing)));
+    return c.json(answer.body, answer.status);
+  },
+);
 
 async function checkDatabase(env: AppEnv["Bindings"], waitUntil: (closing: Promise<void>) => void): Promise<Checked> {
   const started = Date.now();

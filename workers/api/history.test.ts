@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, seedGuild } from "../test/seed";
 import { modelRequests, newAgent, rows, script, settled, toolCall } from "../test/agents";
+import { call, seedGuild } from "../test/seed";
 
 describe("a run's history", () => {
   let token: string;
@@ -19,7 +19,13 @@ describe("a run's history", () => {
     await settled(token, run.id);
     const first = await rows(token, run.id);
     expect(first.map((r) => [r.role, r.generation])).toEqual([
-      ["system", null], ["user", 1], ["assistant", 1], ["tool", 1], ["assistant", 1], ["tool", 1], ["assistant", 1],
+      ["system", null],
+      ["user", 1],
+      ["assistant", 1],
+      ["tool", 1],
+      ["assistant", 1],
+      ["tool", 1],
+      ["assistant", 1],
     ]);
     expect(first.at(-1)!.payload.tool_calls).toBeUndefined();
     // The last model call of generation 1 got exactly the stored payloads before it.
@@ -31,8 +37,11 @@ describe("a run's history", () => {
     await settled(token, run.id);
     const second = await rows(token, run.id);
     expect(second.slice(0, first.length)).toEqual(first);
-    expect(second.slice(first.length).map((r) => [r.seq, r.role, r.generation])).toEqual([[7, "user", 2], [8, "assistant", 2]]);
-    expect((await modelRequests(agent.model))).toHaveLength(4);
+    expect(second.slice(first.length).map((r) => [r.seq, r.role, r.generation])).toEqual([
+      [7, "user", 2],
+      [8, "assistant", 2],
+    ]);
+    expect(await modelRequests(agent.model)).toHaveLength(4);
   });
 
   it("RUN-012: a later message appends the operator's text only; the system row and State are not recomposed after the agent changes", async () => {

@@ -1,7 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, seedGuild } from "../test/seed";
 import { modelRequests, newAgent, rows, script, settled, toolCall } from "../test/agents";
+import { call, seedGuild } from "../test/seed";
 
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
@@ -9,7 +9,9 @@ async function upload(token: string): Promise<string> {
   const form = new FormData();
   form.append("file", new File([Uint8Array.from(atob(PNG), (c) => c.charCodeAt(0))], "dot.png", { type: "image/png" }));
   const res = await (exports as unknown as { default: Fetcher }).default.fetch("http://api.test/api/attachments", {
-    method: "POST", headers: { authorization: `Bearer ${token}` }, body: form,
+    method: "POST",
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
   });
   expect(res.status).toBe(201);
   return ((await res.json()) as { id: string }).id;

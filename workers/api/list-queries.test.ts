@@ -1,7 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, seedGuild } from "../test/seed";
 import { newAgent } from "../test/agents";
+import { call, seedGuild } from "../test/seed";
 
 /** Values a client (or an attacker) may put in a list's paging parameters. */
 const MALFORMED_NUMBERS = ["abc", "-5", "1.5", "99999999999999999999", "2147483648", "1e3x", "0x1g", "NaN", "Infinity", " "];
@@ -41,9 +41,12 @@ describe("HARDEN-5: malformed list parameters", () => {
     ({ token, guildId } = await seedGuild("Paging"));
     agentId = (await newAgent(token, guildId)).id;
     runId = (await call("POST", `/api/agents/${agentId}/runs`, { token, body: {} })).json.id;
-    scheduleId = (await call("POST", `/api/agents/${agentId}/schedules`, {
-      token, body: { description: "Daily", instruction: "Check", cron: "0 9 * * *" },
-    })).json.id;
+    scheduleId = (
+      await call("POST", `/api/agents/${agentId}/schedules`, {
+        token,
+        body: { description: "Daily", instruction: "Check", cron: "0 9 * * *" },
+      })
+    ).json.id;
   }, 30_000);
 
   const lists = () => [
@@ -66,13 +69,16 @@ describe("HARDEN-5: malformed list parameters", () => {
         ...list.numbers.flatMap((name) => MALFORMED_NUMBERS.map((value) => ({ name, value }))),
         ...(list.cursor ? MALFORMED_CURSORS.map((value) => ({ name: "cursor", value })) : []),
       ];
-      const answers = await Promise.all(probes.map(async ({ name, value }) => {
-        const res = await probe(`${list.path}?${name}=${encodeURIComponent(value)}`, token);
-        return { name, value, res };
-      }));
+      const answers = await Promise.all(
+        probes.map(async ({ name, value }) => {
+          const res = await probe(`${list.path}?${name}=${encodeURIComponent(value)}`, token);
+          return { name, value, res };
+        }),
+      );
       for (const { name, value, res } of answers) {
         const fields: string[] = res.json?.error?.details?.fields?.map((f: { field: string }) => f.field) ?? [];
-        if (res.status !== 422 || !fields.includes(name)) failures.push(`${list.path}?${name}=${value} -> ${res.status} ${JSON.stringify(res.json).slice(0, 160)}`);
+        if (res.status !== 422 || !fields.includes(name))
+          failures.push(`${list.path}?${name}=${value} -> ${res.status} ${JSON.stringify(res.json).slice(0, 160)}`);
       }
     }
     expect(failures).toEqual([]);

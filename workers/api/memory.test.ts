@@ -1,14 +1,16 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AgentObject } from "../../durable-objects/agent/agent-object";
 import { MEMORY_REMINDER } from "../../core/tools/memory";
-import { call, seedGuild } from "../test/seed";
+import type { AgentObject } from "../../durable-objects/agent/agent-object";
 import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall } from "../test/agents";
 import { postChat, untilDelivered } from "../test/group-chat";
+import { call, seedGuild } from "../test/seed";
 
 /** Fires the agent's routine at its planned time and returns the schedule run once it ended. */
 async function fireRoutine(token: string, agentId: string) {
-  const created = (await call("POST", `/api/agents/${agentId}/schedules`, { token, body: { description: "Yearly", instruction: "Reflect.", cron: "0 0 1 1 *" } })).json;
+  const created = (
+    await call("POST", `/api/agents/${agentId}/schedules`, { token, body: { description: "Yearly", instruction: "Reflect.", cron: "0 0 1 1 *" } })
+  ).json;
   const stub = objectOf(agentId);
   await runInDurableObject(stub, (object: AgentObject) => {
     object.now = () => Date.parse(created.next_run_at) + 100;
@@ -74,7 +76,11 @@ describe("Memory", () => {
   });
 
   it("GROUP-005 / GROUP-006: a group delivery with Memory on that returns without memory_write gets the reminder row and exactly one extra step", async () => {
-    const { agent, run } = await deliverGroup({ memory: true }, [{ content: "read it" }, { tool_calls: [toolCall("memory_write", { content: "The group ships on Friday." })] }, { content: "saved" }]);
+    const { agent, run } = await deliverGroup({ memory: true }, [
+      { content: "read it" },
+      { tool_calls: [toolCall("memory_write", { content: "The group ships on Friday." })] },
+      { content: "saved" },
+    ]);
     const transcript = await rows(token, run.id);
     expect(transcript.map((r) => r.role)).toEqual(["system", "user", "assistant", "user", "assistant", "tool", "assistant"]);
     expect(transcript[1]!.metadata.source).toBe("group");
@@ -85,7 +91,11 @@ describe("Memory", () => {
   });
 
   it("GROUP-007: a group delivery that still does not write after the reminder completes with memory_skipped: true", async () => {
-    const { agent, run } = await deliverGroup({ memory: true, max_steps: 1 }, [{ content: "nothing" }, { content: "still nothing" }, { content: "never asked" }]);
+    const { agent, run } = await deliverGroup({ memory: true, max_steps: 1 }, [
+      { content: "nothing" },
+      { content: "still nothing" },
+      { content: "never asked" },
+    ]);
     expect((await rows(token, run.id)).filter((r) => r.metadata.source === "memory_reminder")).toHaveLength(1);
     expect(await modelRequests(agent.model)).toHaveLength(2);
     expect(run).toMatchObject({ status: "completed", metadata: { memory_skipped: true } });

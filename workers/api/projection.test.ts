@@ -1,7 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, seedGuild } from "../test/seed";
 import { modelRequests, newAgent, rows, script, settled, toolCall } from "../test/agents";
+import { call, seedGuild } from "../test/seed";
 
 const big = "lorem ipsum dolor sit amet ".repeat(150); // about 4 KB, above the 2048-byte floor
 
@@ -67,7 +67,13 @@ describe("projection and exactness", () => {
   it("EXACT-005 / EXACT-008 / EXACT-010 / EXACT-011 / EXACT-026: the snapshot fixes settings and tools; a later agent change reaches new runs only", async () => {
     const agent = await newAgent(token, guildId, { max_tool_calls: 7 });
     const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
-    expect(run.snapshot.model).toMatchObject({ max_tool_calls: 7, max_input_tokens: 100000, keep_tool_result_generations: 1, projection_policy_version: 1, thinking_level: "off" });
+    expect(run.snapshot.model).toMatchObject({
+      max_tool_calls: 7,
+      max_input_tokens: 100000,
+      keep_tool_result_generations: 1,
+      projection_policy_version: 1,
+      thinking_level: "off",
+    });
     expect(run.snapshot.flags).toEqual({ browser: false, coding: false, cli: true, scripting: true, memory: false, group_post: true });
     expect(run.snapshot.tools).toEqual(expect.arrayContaining(["note_write", "note_read", "note_list", "note_delete", "record_create", "record_list"]));
     await call("PATCH", `/api/agents/${agent.id}`, { token, body: { max_tool_calls: 3 } });
@@ -82,11 +88,15 @@ describe("projection and exactness", () => {
   });
 
   it("ATT-001 / ATT-002 / ATT-003 / ATT-004 / ATT-006 / ATT-009: an image (with an empty caption) is stored by reference, hydrated into the request as a data URL, and counted as 1600 tokens", async () => {
-    const png = Uint8Array.from(atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="), (c) => c.charCodeAt(0));
+    const png = Uint8Array.from(atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="), (c) =>
+      c.charCodeAt(0),
+    );
     const form = new FormData();
     form.append("file", new File([png], "dot.png", { type: "image/png" }));
     const upload = await (exports as unknown as { default: Fetcher }).default.fetch("http://api.test/api/attachments", {
-      method: "POST", headers: { authorization: `Bearer ${token}` }, body: form,
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+      body: form,
     });
     expect(upload.status).toBe(201);
     const attachment = (await upload.json()) as { id: string; kind: string };
@@ -117,7 +127,9 @@ describe("projection and exactness", () => {
     const form = new FormData();
     form.append("file", new File(["hello"], "a.txt", { type: "text/plain" }));
     const res = await (exports as unknown as { default: Fetcher }).default.fetch("http://api.test/api/attachments", {
-      method: "POST", headers: { authorization: `Bearer ${token}` }, body: form,
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+      body: form,
     });
     expect(res.status).toBe(415);
     const agent = await newAgent(token, guildId);

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { Env } from "../../bindings/env";
 import { openDatabase } from "../../core/db/client";
 import { organisations } from "../../core/db/schema";
-import type { Env } from "../../bindings/env";
 import { modelRequests, newAgent, rows, script, settled } from "../test/agents";
 import { call, seedGuild, seedOrganisation } from "../test/seed";
 import { collectEvents } from "../test/sse";
@@ -60,7 +60,15 @@ describe("provider keys, egress and cost integrity", () => {
   });
 
   it("HARDEN-4: create and update refuse private, metadata and credentialed base URLs with a 422 naming model_base_url", async () => {
-    for (const url of ["http://169.254.169.254/v1", "http://0xA9.254.169.254/v1", "http://[::ffff:10.0.0.1]/v1", "http://10.0.0.7/v1", "http://metadata.google.internal/v1", "https://user:secret@api.example.com/v1", "ftp://api.example.com/v1"]) {
+    for (const url of [
+      "http://169.254.169.254/v1",
+      "http://0xA9.254.169.254/v1",
+      "http://[::ffff:10.0.0.1]/v1",
+      "http://10.0.0.7/v1",
+      "http://metadata.google.internal/v1",
+      "https://user:secret@api.example.com/v1",
+      "ftp://api.example.com/v1",
+    ]) {
       const res = await call("POST", `/api/guilds/${guildId}/agents`, { token, body: { name: "Egress", model_base_url: url } });
       expect(res.status, url).toBe(422);
       expect(res.json.error.code).toBe("validation.failed");
@@ -84,13 +92,24 @@ describe("provider keys, egress and cost integrity", () => {
     const { token: own } = await seedOrganisation("Credited");
     const g = (await call("POST", "/api/guilds", { token: own, body: { name: "G" } })).json.id;
     const agent = await newAgent(own, g);
-    await script(agent.model, [{ content: "hi", usage: { prompt_tokens: 1000, completion_tokens: 100 }, usage_extra: { cost: -5000, completion_tokens_details: { reasoning_tokens: -7 } } }]);
+    await script(agent.model, [
+      {
+        content: "hi",
+        usage: { prompt_tokens: 1000, completion_tokens: 100 },
+        usage_extra: { cost: -5000, completion_tokens_details: { reasoning_tokens: -7 } },
+      },
+    ]);
     const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token: own, body: { message: "go" } })).json;
     await settled(own, run.id);
     const assistant = (await rows(own, run.id)).find((r) => r.role === "assistant")!;
     // mock-model prices: input 1, output 2 USD per million tokens.
     expect(assistant.cost_usd).toBe("0.001200");
-    expect(assistant.metadata).toMatchObject({ cost_usd: 0.0012, priced: true, price_source: "table", usage: { prompt_tokens: 1000, completion_tokens: 100, reasoning_tokens: 0 } });
+    expect(assistant.metadata).toMatchObject({
+      cost_usd: 0.0012,
+      priced: true,
+      price_source: "table",
+      usage: { prompt_tokens: 1000, completion_tokens: 100, reasoning_tokens: 0 },
+    });
     expect(assistant.metadata.usage.cost).toBeUndefined();
     const org = (await call("GET", "/api/usage?scope=org", { token: own })).json;
     expect(org.month.cost_usd).toBe("0.001200");
@@ -159,7 +178,11 @@ describe("provider keys, egress and cost integrity", () => {
     expect(lift.status).toBe(422);
     expect(lift.json.error.details.fields.map((f: { field: string }) => f.field)).toContain("spend_ceiling_usd");
     expect((await call("GET", "/api/organisation", { token: own })).json).toMatchObject({ spend_ceiling_usd: "0.500000", limit_usd: "0.500000" });
-    expect((await call("GET", "/api/usage?scope=org", { token: own })).json.month).toMatchObject({ limit_usd: "0.500000", monthly_spend_limit_usd: "1000.000000", spend_ceiling_usd: "0.500000" });
+    expect((await call("GET", "/api/usage?scope=org", { token: own })).json.month).toMatchObject({
+      limit_usd: "0.500000",
+      monthly_spend_limit_usd: "1000.000000",
+      spend_ceiling_usd: "0.500000",
+    });
     const lowered = await call("PATCH", "/api/organisation", { token: own, body: { monthly_spend_limit_usd: 0.25 } });
     expect(lowered.json).toMatchObject({ limit_usd: "0.250000", spend_ceiling_usd: "0.500000" });
     await call("PATCH", "/api/organisation", { token: own, body: { monthly_spend_limit_usd: null } });

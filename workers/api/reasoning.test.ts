@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, seedGuild } from "../test/seed";
 import { modelRequests, newAgent, rows, script, settled, toolCall } from "../test/agents";
+import { call, seedGuild } from "../test/seed";
 
 describe("reasoning in metadata", () => {
   let token: string;
@@ -13,10 +13,7 @@ describe("reasoning in metadata", () => {
       { type: "reasoning.text", id: "r1", format: "anthropic-claude-v1", text: "The user wants notes; list them first.", signature: "sig-9f2" },
       { type: "reasoning.encrypted", id: "r2", format: "anthropic-claude-v1", data: "ZW5jcnlwdGVkLXRob3VnaHQ=" },
     ];
-    await script(agent.model, [
-      { reasoning_details: blocks, tool_calls: [toolCall("note_list", {})] },
-      { content: "No notes yet." },
-    ]);
+    await script(agent.model, [{ reasoning_details: blocks, tool_calls: [toolCall("note_list", {})] }, { content: "No notes yet." }]);
     const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "any notes?" } })).json;
     expect(run.snapshot.model.thinking_level).toBe("high");
     await settled(token, run.id);

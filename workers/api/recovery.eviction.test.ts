@@ -1,13 +1,13 @@
-import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { beforeAll, describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { messages, runs } from "../../core/db/schema";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
 import { HEARTBEAT } from "../../durable-objects/agent/run-service";
+import { modelRequests, newAgent, objectOf, rows, script, settled, untilGenerating } from "../test/agents";
 import { call, seedGuild } from "../test/seed";
-import { modelRequests, newAgent, rows, script, settled, untilGenerating, objectOf } from "../test/agents";
 
 /** Resets the object as an eviction or crash would; its storage stays. */
 async function evict(stub: DurableObjectStub<AgentObject>) {
@@ -36,11 +36,31 @@ describe("recovery after an eviction", () => {
     const { db, close } = openDatabase(env);
     await db.insert(messages).values([
       { runId: run.id, seq: 1, generation: 1, role: "user", payload: { role: "user", content: "go" }, metadata: {}, tokenCount: 5 },
-      { runId: run.id, seq: 2, generation: 1, role: "assistant", payload: { role: "assistant", content: null, tool_calls: [
-        { id: "c1", type: "function", function: { name: "note_list", arguments: "{}" } },
-        { id: "c2", type: "function", function: { name: "note_read", arguments: "{\"title\":\"x\"}" } },
-      ] }, metadata: {}, tokenCount: 20 },
-      { runId: run.id, seq: 3, generation: 1, role: "tool", payload: { role: "tool", tool_call_id: "c1", content: "[]\nremaining_tool_calls: 49" }, metadata: { tool_name: "note_list" }, tokenCount: 9 },
+      {
+        runId: run.id,
+        seq: 2,
+        generation: 1,
+        role: "assistant",
+        payload: {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            { id: "c1", type: "function", function: { name: "note_list", arguments: "{}" } },
+            { id: "c2", type: "function", function: { name: "note_read", arguments: '{"title":"x"}' } },
+          ],
+        },
+        metadata: {},
+        tokenCount: 20,
+      },
+      {
+        runId: run.id,
+        seq: 3,
+        generation: 1,
+        role: "tool",
+        payload: { role: "tool", tool_call_id: "c1", content: "[]\nremaining_tool_calls: 49" },
+        metadata: { tool_name: "note_list" },
+        tokenCount: 9,
+      },
     ]);
     await db.update(runs).set({ generation: 1 }).where(eq(runs.id, run.id));
     await close();
@@ -55,7 +75,13 @@ describe("recovery after an eviction", () => {
     expect((await revived.generationState()).generating).toBe(true);
     await heartbeatNow(revived);
     const transcript = await rows(token, run.id);
-    expect(transcript.map((r) => [r.seq, r.role])).toEqual([[0, "system"], [1, "user"], [2, "assistant"], [3, "tool"], [4, "tool"]]);
+    expect(transcript.map((r) => [r.seq, r.role])).toEqual([
+      [0, "system"],
+      [1, "user"],
+      [2, "assistant"],
+      [3, "tool"],
+      [4, "tool"],
+    ]);
     expect(transcript[4]!.payload).toEqual({ role: "tool", tool_call_id: "c2", content: "ERROR: execution interrupted" });
     const after = (await call("GET", `/api/runs/${run.id}`, { token })).json;
     expect(after.status).toBe("active");
@@ -82,5 +108,4 @@ describe("recovery after an eviction", () => {
     expect((await rows(token, run.id)).map((r) => r.role)).toEqual(["system", "user"]);
     expect((await call("GET", `/api/runs/${run.id}`, { token })).json.errors.at(-1).code).toBe("generation.interrupted");
   });
-
 });

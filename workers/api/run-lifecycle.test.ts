@@ -1,11 +1,11 @@
-import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { messages, runs } from "../../core/db/schema";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
+import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall, untilGenerating } from "../test/agents";
 import { call, seedGuild } from "../test/seed";
-import { modelRequests, newAgent, rows, script, settled, toolCall, untilGenerating, objectOf } from "../test/agents";
 
 describe("cancellation, recovery and resume", () => {
   let token: string;
@@ -34,7 +34,10 @@ describe("cancellation, recovery and resume", () => {
   it("CANCEL-012 / CANCEL-013 / CANCEL-014 / CANCEL-015 / SCHED-021: a completed one-shot run refuses messages until resumed, then accepts them and stays active", async () => {
     const agent = await newAgent(token, guildId);
     const { db, close } = openDatabase(env);
-    const [oneShot] = await db.insert(runs).values({ agentId: agent.id, kind: "schedule", status: "completed", snapshot: (await db.select().from(runs).limit(1))[0]!.snapshot }).returning();
+    const [oneShot] = await db
+      .insert(runs)
+      .values({ agentId: agent.id, kind: "schedule", status: "completed", snapshot: (await db.select().from(runs).limit(1))[0]!.snapshot })
+      .returning();
     await db.insert(messages).values({ runId: oneShot!.id, seq: 0, role: "system", payload: { role: "system", content: "sys" }, metadata: {}, tokenCount: 5 });
     await close();
     expect((await call("POST", `/api/runs/${oneShot!.id}/messages`, { token, body: { content: "hi" } })).json.error.code).toBe("run.not_accepting_messages");
@@ -93,10 +96,7 @@ describe("cancellation, recovery and resume", () => {
 
   it("RUN-014 / record_list since: records are kept in Postgres and listed after a cursor", async () => {
     const agent = await newAgent(token, guildId);
-    await script(agent.model, [
-      { tool_calls: [toolCall("record_create", { kind: "price", content: "BTC 1" })] },
-      { content: "stored" },
-    ]);
+    await script(agent.model, [{ tool_calls: [toolCall("record_create", { kind: "price", content: "BTC 1" })] }, { content: "stored" }]);
     const first = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "store" } })).json;
     await settled(token, first.id);
     const cursor = new Date().toISOString();

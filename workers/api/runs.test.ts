@@ -2,8 +2,8 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { runs } from "../../core/db/schema";
-import { call, seedGuild, seedOrganisation } from "../test/seed";
 import { modelRequests, newAgent, rows, script, settled, toolCall } from "../test/agents";
+import { call, seedGuild, seedOrganisation } from "../test/seed";
 
 describe("direct runs", () => {
   let token: string;
@@ -28,7 +28,11 @@ describe("direct runs", () => {
     const run = await settled(token, res.json.id);
     expect(run.status).toBe("active");
     const transcript = await rows(token, res.json.id);
-    expect(transcript.map((r) => [r.seq, r.role, r.generation])).toEqual([[0, "system", null], [1, "user", 1], [2, "assistant", 1]]);
+    expect(transcript.map((r) => [r.seq, r.role, r.generation])).toEqual([
+      [0, "system", null],
+      [1, "user", 1],
+      [2, "assistant", 1],
+    ]);
     const system = transcript[0]!.payload.content as string;
     const order = ["<guidelines>", "<task>", "<state>", "<memory>"].map((tag) => system.indexOf(tag));
     expect(order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1]!))).toBe(true);

@@ -1,12 +1,12 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { Env } from "../../bindings/env";
 import { openDatabase } from "../../core/db/client";
 import { schedules } from "../../core/db/schema";
 import { maxSchedulesPerAgent } from "../../core/schedules/limits";
-import type { Env } from "../../bindings/env";
-import { call, seedGuild } from "../test/seed";
 import { newAgent, rows, script, settled, toolCall } from "../test/agents";
+import { call, seedGuild } from "../test/seed";
 
 const YEARLY = "0 0 1 1 *";
 /** The cap this Worker is configured with (wrangler.toml's MAX_SCHEDULES_PER_AGENT). */
@@ -41,8 +41,9 @@ describe("HARDEN-5: routines per agent are capped", () => {
     const agent = await newAgent(token, guildId);
     const cap = CAP;
     await fill(token, agent.id, cap - 1);
-    const answers = await Promise.all(Array.from({ length: 5 }, (_, i) =>
-      call("POST", `/api/agents/${agent.id}/schedules`, { token, body: routine(100 + i) })));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => call("POST", `/api/agents/${agent.id}/schedules`, { token, body: routine(100 + i) })),
+    );
     expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409, 409, 409]);
     const refused = answers.find((a) => a.status === 409)!;
     expect(refused.json.error.code).toBe("schedule.limit_reached");
@@ -58,10 +59,7 @@ describe("HARDEN-5: routines per agent are capped", () => {
   it("HARDEN-5: at the cap, schedule_create answers the agent with an ERROR and writes nothing", async () => {
     const agent = await newAgent(token, guildId);
     await fill(token, agent.id, CAP);
-    await script(agent.model, [
-      { tool_calls: [toolCall("schedule_create", routine(999))] },
-      { content: "could not" },
-    ]);
+    await script(agent.model, [{ tool_calls: [toolCall("schedule_create", routine(999))] }, { content: "could not" }]);
     const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "make one more" } })).json;
     const done = await settled(token, run.id);
     expect(done.errors).toEqual([]);

@@ -1,8 +1,8 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import { call, seedGuild } from "../test/seed";
 import { newAgent, objectOf, script, settled } from "../test/agents";
+import { call, seedGuild } from "../test/seed";
 
 /** Once a year, so no alarm of these tests comes due on the real clock. */
 const YEARLY = "0 0 1 1 *";
@@ -17,13 +17,19 @@ describe("schedule rows", () => {
     const agent = await newAgent(token, guildId);
     const instruction = "## Morning\n\n- read **records** since the last wake\n- post a summary";
     const first = await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: { description: "Morning digest", instruction, cron: YEARLY } });
-    const second = await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: { description: "Evening check", instruction: "Check the notes.", cron: "0 18 * * *" } });
+    const second = await call("POST", `/api/agents/${agent.id}/schedules`, {
+      token,
+      body: { description: "Evening check", instruction: "Check the notes.", cron: "0 18 * * *" },
+    });
     expect([first.status, second.status]).toEqual([201, 201]);
     expect(first.json).toMatchObject({ description: "Morning digest", instruction });
     const listed = (await call("GET", `/api/agents/${agent.id}/schedules`, { token })).json.data as Array<{ id: string; description: string }>;
     expect(listed.map((s) => s.id).sort()).toEqual([first.json.id, second.json.id].sort());
 
-    const twoLines = await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: { description: "line one\nline two", instruction: "x", cron: YEARLY } });
+    const twoLines = await call("POST", `/api/agents/${agent.id}/schedules`, {
+      token,
+      body: { description: "line one\nline two", instruction: "x", cron: YEARLY },
+    });
     expect(twoLines.status).toBe(422);
     expect(JSON.stringify(twoLines.json.error)).toContain("description");
     expect((await call("GET", `/api/agents/${agent.id}/schedules`, { token })).json.data).toHaveLength(2);
@@ -47,7 +53,8 @@ describe("schedule rows", () => {
 
   it("SCHED-009: no backlog: after three missed years the schedule fires once, then waits for its next occurrence", async () => {
     const agent = await newAgent(token, guildId);
-    const created = (await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: { description: "Yearly", instruction: "Check.", cron: YEARLY } })).json;
+    const created = (await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: { description: "Yearly", instruction: "Check.", cron: YEARLY } }))
+      .json;
     const planned = Date.parse(created.next_run_at);
     const late = planned + 3 * YEAR_MS;
     await script(agent.model, [{ content: "one wake" }, { content: "a second wake would be a backlog" }]);

@@ -1,17 +1,22 @@
-import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { agents, schedules } from "../../core/db/schema";
 import { instructionHash } from "../../core/schedules/instruction";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import { call, seedGuild } from "../test/seed";
 import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall, untilGenerating } from "../test/agents";
+import { call, seedGuild } from "../test/seed";
 
 /** Once a year, so no alarm of these tests comes due on the real clock. */
 const YEARLY = "0 0 1 1 *";
-const schedule = (over: Record<string, unknown> = {}) => ({ description: "New year check", instruction: "Look at **records** since the last wake.", cron: YEARLY, ...over });
+const schedule = (over: Record<string, unknown> = {}) => ({
+  description: "New year check",
+  instruction: "Look at **records** since the last wake.",
+  cron: YEARLY,
+  ...over,
+});
 
 /** Runs the agent's alarm as if the clock read `at`. */
 async function alarmAt(agentId: string, at: number) {
@@ -32,7 +37,14 @@ async function scheduleRow(id: string) {
 }
 
 async function scheduleRuns(token: string, id: string) {
-  return (await call("GET", `/api/schedules/${id}/runs`, { token })).json.data as Array<{ id: string; kind: string; status: string; label: string; schedule_id: string; instruction_hash?: string }>;
+  return (await call("GET", `/api/schedules/${id}/runs`, { token })).json.data as Array<{
+    id: string;
+    kind: string;
+    status: string;
+    label: string;
+    schedule_id: string;
+    instruction_hash?: string;
+  }>;
 }
 
 describe("schedules", () => {
@@ -55,7 +67,10 @@ describe("schedules", () => {
     for (const [body, field] of cases) {
       const res = await call("POST", `/api/agents/${agent.id}/schedules`, { token, body });
       expect(res.status, JSON.stringify(body)).toBe(422);
-      expect(res.json.error.details.fields.map((f: { field: string }) => f.field).some((f: string) => f.startsWith(field)), JSON.stringify(res.json)).toBe(true);
+      expect(
+        res.json.error.details.fields.map((f: { field: string }) => f.field).some((f: string) => f.startsWith(field)),
+        JSON.stringify(res.json),
+      ).toBe(true);
     }
     expect((await call("GET", `/api/agents/${agent.id}/schedules`, { token })).json.data).toEqual([]);
   });
@@ -86,14 +101,24 @@ describe("schedules", () => {
     await script(agent.model, [{ content: "checked" }]);
     await alarmAt(agent.id, planned + 250);
     const [run] = await scheduleRuns(token, created.json.id);
-    expect(run).toMatchObject({ kind: "schedule", label: "Schedule wake-up", schedule_id: created.json.id, instruction_hash: await instructionHash(schedule().instruction) });
+    expect(run).toMatchObject({
+      kind: "schedule",
+      label: "Schedule wake-up",
+      schedule_id: created.json.id,
+      instruction_hash: await instructionHash(schedule().instruction),
+    });
     await settled(token, run!.id);
     expect((await call("GET", `/api/runs/${run!.id}`, { token })).json.status).toBe("completed");
     const transcript = await rows(token, run!.id);
     expect(transcript.map((r) => r.role)).toEqual(["system", "user", "assistant"]);
     const wake = transcript[1]!.payload.content as string;
     expect(wake.startsWith("Schedule wake-up: {")).toBe(true);
-    expect(JSON.parse(wake.slice("Schedule wake-up: ".length))).toEqual({ id: created.json.id, cron: YEARLY, instruction: schedule().instruction, previous_run_at: null });
+    expect(JSON.parse(wake.slice("Schedule wake-up: ".length))).toEqual({
+      id: created.json.id,
+      cron: YEARLY,
+      instruction: schedule().instruction,
+      previous_run_at: null,
+    });
     // The schedule run offers no schedule tools (SCHED-037).
     expect((await modelRequests(agent.model))[0]!.body.tools.map((t: { function: { name: string } }) => t.function.name)).not.toContain("schedule_create");
     const after = await scheduleRow(created.json.id);
@@ -173,7 +198,10 @@ describe("schedules", () => {
     expect(paused.json.paused).toBe(true);
     expect((await objectOf(agent.id).deadlines()).find((d) => d.name === "schedule")).toBeUndefined();
     const { db, close } = openDatabase(env);
-    await db.update(schedules).set({ windowFires: 2, nextRunAt: new Date(Date.now() - 3_600_000) }).where(eq(schedules.id, created.id));
+    await db
+      .update(schedules)
+      .set({ windowFires: 2, nextRunAt: new Date(Date.now() - 3_600_000) })
+      .where(eq(schedules.id, created.id));
     await close();
     const resumed = (await call("POST", `/api/schedules/${created.id}/resume`, { token })).json;
     expect(resumed).toMatchObject({ paused: false, window_fires: 0 });

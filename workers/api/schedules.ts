@@ -1,8 +1,10 @@
 import { and, eq } from "drizzle-orm";
-import { Hono, type Context } from "hono";
+import { type Context, Hono } from "hono";
+import type { Env } from "../../bindings/env";
+import { agentObject } from "../../bindings/objects";
 import type { Database } from "../../core/db/client";
 import { toWire } from "../../core/db/rows";
-import { scheduleStore, type ScheduleRow } from "../../core/db/schedules";
+import { type ScheduleRow, scheduleStore } from "../../core/db/schedules";
 import { agents, schedules } from "../../core/db/schema";
 import { instructionHash } from "../../core/schedules/instruction";
 import { maxSchedulesPerAgent, ScheduleLimitReached } from "../../core/schedules/limits";
@@ -10,10 +12,8 @@ import { previewPlan } from "../../core/schedules/plan";
 import { isUuid } from "../../core/validation/fields";
 import { RunPage, ScheduleRunListQuery } from "../../core/validation/run";
 import { PreviewQuery, Schedule, ScheduleCreateBody, ScheduleList, SchedulePatch, SchedulePreview } from "../../core/validation/schedule";
-import { agentObject } from "../../bindings/objects";
 import type { AppEnv } from "../context";
 import { jsonBody, ok, operation, pathId, query } from "../contract";
-import type { Env } from "../../bindings/env";
 import { ApiError, notFound } from "../errors";
 import { findAgent } from "./agents";
 import { listRuns } from "./runs";
@@ -25,8 +25,12 @@ export async function toSchedule(row: ScheduleRow) {
 
 async function findSchedule(db: Database, organisationId: string, id: string): Promise<ScheduleRow> {
   if (!isUuid(id)) throw notFound("schedule");
-  const [found] = await db.select({ schedule: schedules }).from(schedules).innerJoin(agents, eq(agents.id, schedules.agentId))
-    .where(and(eq(schedules.id, id), eq(agents.organisationId, organisationId))).limit(1);
+  const [found] = await db
+    .select({ schedule: schedules })
+    .from(schedules)
+    .innerJoin(agents, eq(agents.id, schedules.agentId))
+    .where(and(eq(schedules.id, id), eq(agents.organisationId, organisationId)))
+    .limit(1);
   if (!found) throw notFound("schedule");
   return found.schedule;
 }
@@ -38,74 +42,148 @@ const scheduleOp = (op: Omit<Parameters<typeof operation>[0], "tag" | "notFound"
 
 /** `/api/agents/:id/schedules`, mounted beside the agent routes. */
 export const agentScheduleRoutes = new Hono<AppEnv>()
-  .get("/:id/schedules", operation({
-    operationId: "listAgentSchedules", summary: "The agent's routines", tag: "Schedules",
-    responses: { 200: ok("The routines", ScheduleList) }, notFound: "agent",
-  }), pathId("agent"), async (c) => {
-    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
-    const rows = await scheduleStore.list(c.get("db"), agent.id);
-    return c.json({ data: await Promise.all(rows.map(toSchedule)) });
-  })
-  .post("/:id/schedules", operation({
-    operationId: "createAgentSchedule", summary: "Create a routine: a 5-field UTC cron or a random wake window", tag: "Schedules",
-    responses: { 201: ok("The new routine", Schedule) }, notFound: "agent", body: true, objects: true,
-    conflict: "schedule.limit_reached: the agent has MAX_SCHEDULES_PER_AGENT routines (details.limit)",
-  }), pathId("agent"), jsonBody(ScheduleCreateBody), async (c) => {
-    const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
-    const body = c.req.valid("json");
-    const limit = maxSchedulesPerAgent(c.env.MAX_SCHEDULES_PER_AGENT);
-    const row = await scheduleStore.create(c.get("db"), agent.id, body, new Date(), Math.random, limit).catch((error: unknown) => {
-      if (error instanceof ScheduleLimitReached) throw new ApiError(409, "schedule.limit_reached", error.message, { limit: error.limit });
-      throw error;
-    });
-    await rearm(c.env, agent.id);
-    return c.json(await toSchedule(row), 201);
-  });
+  .get(
+    "/:id/schedules",
+    operation({
+      operationId: "listAgentSchedules",
+      summary: "The agent's routines",
+      tag: "Schedules",
+      responses: { 200: ok("The routines", ScheduleList) },
+      notFound: "agent",
+    }),
+    pathId("agent"),
+    async (c) => {
+      const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+      const rows = await scheduleStore.list(c.get("db"), agent.id);
+      return c.json({ data: await Promise.all(rows.map(toSchedule)) });
+    },
+  )
+  .post(
+    "/:id/schedules",
+    operation({
+      operationId: "createAgentSchedule",
+      summary: "Create a routine: a 5-field UTC cron or a random wake window",
+      tag: "Schedules",
+      responses: { 201: ok("The new routine", Schedule) },
+      notFound: "agent",
+      body: true,
+      objects: true,
+      conflict: "schedule.limit_reached: the agent has MAX_SCHEDULES_PER_AGENT routines (details.limit)",
+    }),
+    pathId("agent"),
+    jsonBody(ScheduleCreateBody),
+    async (c) => {
+      const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+      const body = c.req.valid("json");
+      const limit = maxSchedulesPerAgent(c.env.MAX_SCHEDULES_PER_AGENT);
+      const row = await scheduleStore.create(c.get("db"), agent.id, body, new Date(), Math.random, limit).catch((error: unknown) => {
+        if (error instanceof ScheduleLimitReached) throw new ApiError(409, "schedule.limit_reached", error.message, { limit: error.limit });
+        throw error;
+      });
+      await rearm(c.env, agent.id);
+      return c.json(await toSchedule(row), 201);
+    },
+  );
 
 /** `/api/schedules/:id/...`: one routine, its pause switch, its runs and its planned wake-ups. */
 export const scheduleRoutes = new Hono<AppEnv>()
-  .get("/:id", scheduleOp({
-    operationId: "getSchedule", summary: "A routine", responses: { 200: ok("The routine", Schedule) },
-  }), pathId("schedule"), async (c) => c.json(await toSchedule(await findSchedule(c.get("db"), c.get("organisationId"), c.req.valid("param").id))))
-  .patch("/:id", scheduleOp({
-    operationId: "updateSchedule", summary: "Change a routine; a new trigger replans from now",
-    responses: { 200: ok("The changed routine", Schedule) }, body: true, objects: true,
-  }), pathId("schedule"), jsonBody(SchedulePatch), async (c) => {
-    const row = await findSchedule(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
-    const updated = await scheduleStore.update(c.get("db"), row, c.req.valid("json"), new Date(), Math.random);
-    await rearm(c.env, row.agentId);
-    return c.json(await toSchedule(updated));
-  })
-  .post("/:id/pause", scheduleOp({
-    operationId: "pauseSchedule", summary: "Pause a routine", responses: { 200: ok("The paused routine", Schedule) }, objects: true,
-  }), pathId("schedule"), (c) => setPaused(c, c.req.valid("param").id, true))
-  .post("/:id/resume", scheduleOp({
-    operationId: "resumeSchedule", summary: "Resume a routine: next_run_at from now, window_fires 0",
-    responses: { 200: ok("The resumed routine", Schedule) }, objects: true,
-  }), pathId("schedule"), (c) => setPaused(c, c.req.valid("param").id, false))
-  .delete("/:id", scheduleOp({
-    operationId: "deleteSchedule", summary: "Delete a routine (its runs stay)", responses: { 204: ok("Deleted") }, objects: true,
-  }), pathId("schedule"), async (c) => {
-    const row = await findSchedule(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
-    await scheduleStore.remove(c.get("db"), row.agentId, row.id);
-    await rearm(c.env, row.agentId);
-    return c.body(null, 204);
-  })
-  .get("/:id/runs", scheduleOp({
-    operationId: "listScheduleRuns", summary: "The runs this routine fired, newest first",
-    responses: { 200: ok("A page of runs", RunPage) }, query: true,
-  }), pathId("schedule"), query(ScheduleRunListQuery), async (c) => {
-    const row = await findSchedule(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
-    return c.json(await listRuns(c.get("db"), row.agentId, { ...c.req.valid("query"), schedule_id: row.id }));
-  })
-  .get("/:id/preview", scheduleOp({
-    operationId: "previewSchedule", summary: "The routine's next planned wake-ups",
-    responses: { 200: ok("The planned wake-ups", SchedulePreview) }, query: true,
-  }), pathId("schedule"), query(PreviewQuery), async (c) => {
-    const row = await findSchedule(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
-    const planned = previewPlan({ cron: row.cron, wakeWindow: row.wakeWindow }, new Date(), c.req.valid("query").count, Math.random);
-    return c.json({ schedule_id: row.id, wake_ups: planned.map((d) => d.toISOString()) });
-  });
+  .get(
+    "/:id",
+    scheduleOp({
+      operationId: "getSchedule",
+      summary: "A routine",
+      responses: { 200: ok("The routine", Schedule) },
+    }),
+    pathId("schedule"),
+    async (c) => c.json(await toSchedule(await findSchedule(c.get("db"), c.get("organisationId"), c.req.valid("param").id))),
+  )
+  .patch(
+    "/:id",
+    scheduleOp({
+      operationId: "updateSchedule",
+      summary: "Change a routine; a new trigger replans from now",
+      responses: { 200: ok("The changed routine", Schedule) },
+      body: true,
+      objects: true,
+    }),
+    pathId("schedule"),
+    jsonBody(SchedulePatch),
+    async (c) => {
+      const row = await findSchedule(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+      const updated = await scheduleStore.update(c.get("db"), row, c.req.valid("json"), new Date(), Math.random);
+      await rearm(c.env, row.agentId);
+      return c.json(await toSchedule(updated));
+    },
+  )
+  .post(
+    "/:id/pause",
+    scheduleOp({
+      operationId: "pauseSchedule",
+      summary: "Pause a routine",
+      responses: { 200: ok("The paused routine", Schedule) },
+      objects: true,
+    }),
+    pathId("schedule"),
+    (c) => setPaused(c, c.req.valid("param").id, true),
+  )
+  .post(
+    "/:id/resume",
+    scheduleOp({
+      operationId: "resumeSchedule",
+      summary: "Resume a routine: next_run_at from now, window_fires 0",
+      responses: { 200: ok("The resumed routine", Schedule) },
+      objects: true,
+    }),
+    pathId("schedule"),
+    (c) => setPaused(c, c.req.valid("param").id, false),
+  )
+  .delete(
+    "/:id",
+    scheduleOp({
+      operationId: "deleteSchedule",
+      summary: "Delete a routine (its runs stay)",
+      responses: { 204: ok("Deleted") },
+      objects: true,
+    }),
+    pathId("schedule"),
+    async (c) => {
+      const row = await findSchedule(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+      await scheduleStore.remove(c.get("db"), row.agentId, row.id);
+      await rearm(c.env, row.agentId);
+      return c.body(null, 204);
+    },
+  )
+  .get(
+    "/:id/runs",
+    scheduleOp({
+      operationId: "listScheduleRuns",
+      summary: "The runs this routine fired, newest first",
+      responses: { 200: ok("A page of runs", RunPage) },
+      query: true,
+    }),
+    pathId("schedule"),
+    query(ScheduleRunListQuery),
+    async (c) => {
+      const row = await findSchedule(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+      return c.json(await listRuns(c.get("db"), row.agentId, { ...c.req.valid("query"), schedule_id: row.id }));
+    },
+  )
+  .get(
+    "/:id/preview",
+    scheduleOp({
+      operationId: "previewSchedule",
+      summary: "The routine's next planned wake-ups",
+      responses: { 200: ok("The planned wake-ups", SchedulePreview) },
+      query: true,
+    }),
+    pathId("schedule"),
+    query(PreviewQuery),
+    async (c) => {
+      const row = await findSchedule(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+      const planned = previewPlan({ cron: row.cron, wakeWindow: row.wakeWindow }, new Date(), c.req.valid("query").count, Math.random);
+      return c.json({ schedule_id: row.id, wake_ups: planned.map((d) => d.toISOString()) });
+    },
+  );
 
 /** Pauses or resumes a routine and re-arms its agent's deadline. */
 async function setPaused(c: Context<AppEnv>, id: string, paused: boolean) {

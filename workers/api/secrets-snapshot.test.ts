@@ -2,18 +2,27 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { secretGrants, secrets } from "../../core/db/schema";
-import { call, seedGuild } from "../test/seed";
 import { newAgent, rows, script, settled } from "../test/agents";
+import { call, seedGuild } from "../test/seed";
 
 const CIPHERTEXT = "c2VjcmV0LWNpcGhlcnRleHQtbmV2ZXItc2hvd24";
 
 async function addSecret(organisationId: string, name: string, grant: { orgWide?: boolean; guildId?: string; agentId?: string }) {
   const { db, close } = openDatabase(env);
   try {
-    const [secret] = await db.insert(secrets).values({
-      organisationId, name, description: `${name} for tests`, orgWide: grant.orgWide ?? false, ciphertext: CIPHERTEXT, iv: "aXY",
-    }).returning();
-    if (grant.guildId || grant.agentId) await db.insert(secretGrants).values({ secretId: secret!.id, guildId: grant.guildId ?? null, agentId: grant.agentId ?? null });
+    const [secret] = await db
+      .insert(secrets)
+      .values({
+        organisationId,
+        name,
+        description: `${name} for tests`,
+        orgWide: grant.orgWide ?? false,
+        ciphertext: CIPHERTEXT,
+        iv: "aXY",
+      })
+      .returning();
+    if (grant.guildId || grant.agentId)
+      await db.insert(secretGrants).values({ secretId: secret!.id, guildId: grant.guildId ?? null, agentId: grant.agentId ?? null });
     return secret!.id;
   } finally {
     await close();

@@ -1,13 +1,13 @@
-import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { messages, runs } from "../../core/db/schema";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
 import { LEASE_MS } from "../../durable-objects/agent/run-service";
-import { call, seedGuild } from "../test/seed";
 import { newAgent, objectOf } from "../test/agents";
+import { call, seedGuild } from "../test/seed";
 
 /**
  * A schedule run caught mid-generation by a restart: its lock is still held in the
@@ -23,7 +23,15 @@ async function interruptedScheduleRun(token: string, guildId: string, metadata: 
     const [run] = await db.insert(runs).values({ agentId: agent.id, kind: "schedule", status: "active", generation: 1, snapshot, metadata }).returning();
     await db.insert(messages).values([
       { runId: run!.id, seq: 0, role: "system", payload: { role: "system", content: "sys" }, metadata: { source: "system" }, tokenCount: 5 },
-      { runId: run!.id, seq: 1, generation: 1, role: "user", payload: { role: "user", content: "Schedule wake-up: {}" }, metadata: { source: "schedule" }, tokenCount: 5 },
+      {
+        runId: run!.id,
+        seq: 1,
+        generation: 1,
+        role: "user",
+        payload: { role: "user", content: "Schedule wake-up: {}" },
+        metadata: { source: "schedule" },
+        tokenCount: 5,
+      },
     ]);
     const stub = objectOf(agent.id);
     await runInDurableObject(stub, async (object: AgentObject) => {

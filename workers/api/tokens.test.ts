@@ -2,8 +2,8 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { hashToken } from "../../core/auth/tokens";
-import { openDatabase } from "../../core/db/client";
 import { verifiedTokens } from "../../core/auth/verified-tokens";
+import { openDatabase } from "../../core/db/client";
 import { apiTokens } from "../../core/db/schema";
 import { call, seedOrganisation } from "../test/seed";
 
@@ -128,7 +128,10 @@ describe("HARDEN-5: API tokens", () => {
     const secret = created.json.token as string;
     expect((await call("GET", "/api/guilds", { token: secret })).status).toBe(200);
     const { db, close } = openDatabase(env);
-    await db.update(apiTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(apiTokens.id, created.json.id));
+    await db
+      .update(apiTokens)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(apiTokens.id, created.json.id));
     await close();
     // The API never moves an expiry; a change made in the database is seen once this
     // isolate's verification of the token is forgotten (at most 30 s later).

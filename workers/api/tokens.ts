@@ -4,7 +4,7 @@ import { newToken } from "../../core/auth/tokens";
 import { verifiedTokens } from "../../core/auth/verified-tokens";
 import { apiTokens } from "../../core/db/schema";
 import { ListQuery } from "../../core/validation/page";
-import { TokenCreate, TokenCreated, tokenExpiry, TokenPage } from "../../core/validation/token";
+import { TokenCreate, TokenCreated, TokenPage, tokenExpiry } from "../../core/validation/token";
 import type { AppEnv } from "../context";
 import { jsonBody, ok, operation, pathId, query } from "../contract";
 import { notFound, validationFailed } from "../errors";
@@ -30,47 +30,86 @@ const toToken = (row: TokenRow) => ({
  * answer only; the database keeps its SHA-256 (core/auth/tokens.ts).
  */
 export const tokenRoutes = new Hono<AppEnv>()
-  .post("/", operation({
-    operationId: "createToken", summary: "Create an API token; its secret is in this answer only (Cache-Control: no-store)", tag: "Tokens",
-    responses: { 201: ok("The token with its secret", TokenCreated) }, body: true,
-    invalid: "an expiry in the past, beyond ten years or later than the expiry of the token creating it",
-  }), jsonBody(TokenCreate), async (c) => {
-    const body = c.req.valid("json");
-    const expiry = tokenExpiry(body, new Date(), c.get("tokenExpiresAt"));
-    if ("issue" in expiry) throw validationFailed([expiry.issue]);
-    const { token, hash, prefix } = await newToken();
-    const [row] = await c.get("db").insert(apiTokens).values({
-      organisationId: c.get("organisationId"), name: body.name, tokenHash: hash, prefix, expiresAt: expiry.expiresAt,
-    }).returning();
-    // The answer carries the secret: no cache may keep it.
-    c.header("Cache-Control", "no-store");
-    return c.json({ ...toToken(row!), token }, 201);
-  })
-  .get("/", operation({
-    operationId: "listTokens", summary: "The organisation's API tokens, newest first, without their secrets", tag: "Tokens",
-    responses: { 200: ok("A page of tokens", TokenPage) }, query: true,
-  }), query(ListQuery), async (c) => {
-    const page = listPage(c.req.valid("query"));
-    const rows = await c.get("db").select().from(apiTokens)
-      .where(and(eq(apiTokens.organisationId, c.get("organisationId")), page.where(apiTokens.createdAt, apiTokens.id)))
-      .orderBy(...page.order(apiTokens.createdAt, apiTokens.id))
-      .limit(page.limit + 1);
-    return c.json(page.result(rows, toToken));
-  })
-  .delete("/:id", operation({
-    operationId: "revokeToken", summary: "Revoke a token: it is refused (401) from then on", tag: "Tokens",
-    responses: { 204: ok("Revoked (also when it already was)") }, notFound: "token",
-  }), pathId("token"), async (c) => {
-    const { id } = c.req.valid("param");
-    const scope = and(eq(apiTokens.id, id), eq(apiTokens.organisationId, c.get("organisationId")));
-    // Revoking twice keeps the first revocation time.
-    const [revoked] = await c.get("db").update(apiTokens).set({ revokedAt: sql`now()` })
-      .where(and(scope, isNull(apiTokens.revokedAt))).returning({ id: apiTokens.id });
-    // This isolate stops accepting it at once; others within the verified-token bound (30 s).
-    verifiedTokens.evict({ id });
-    if (!revoked) {
-      const [exists] = await c.get("db").select({ id: apiTokens.id }).from(apiTokens).where(scope).limit(1);
-      if (!exists) throw notFound("token");
-    }
-    return c.body(null, 204);
-  });
+  .post(
+    "/",
+    operation({
+      operationId: "createToken",
+      summary: "Create an API token; its secret is in this answer only (Cache-Control: no-store)",
+      tag: "Tokens",
+      responses: { 201: ok("The token with its secret", TokenCreated) },
+      body: true,
+      invalid: "an expiry in the past, beyond ten years or later than the expiry of the token creating it",
+    }),
+    jsonBody(TokenCreate),
+    async (c) => {
+      const body = c.req.valid("json");
+      const expiry = tokenExpiry(body, new Date(), c.get("tokenExpiresAt"));
+      if ("issue" in expiry) throw validationFailed([expiry.issue]);
+      const { token, hash, prefix } = await newToken();
+      const [row] = await c
+        .get("db")
+        .insert(apiTokens)
+        .values({
+          organisationId: c.get("organisationId"),
+          name: body.name,
+          tokenHash: hash,
+          prefix,
+          expiresAt: expiry.expiresAt,
+        })
+        .returning();
+      // The answer carries the secret: no cache may keep it.
+      c.header("Cache-Control", "no-store");
+      return c.json({ ...toToken(row!), token }, 201);
+    },
+  )
+  .get(
+    "/",
+    operation({
+      operationId: "listTokens",
+      summary: "The organisation's API tokens, newest first, without their secrets",
+      tag: "Tokens",
+      responses: { 200: ok("A page of tokens", TokenPage) },
+      query: true,
+    }),
+    query(ListQuery),
+    async (c) => {
+      const page = listPage(c.req.valid("query"));
+      const rows = await c
+        .get("db")
+        .select()
+        .from(apiTokens)
+        .where(and(eq(apiTokens.organisationId, c.get("organisationId")), page.where(apiTokens.createdAt, apiTokens.id)))
+        .orderBy(...page.order(apiTokens.createdAt, apiTokens.id))
+        .limit(page.limit + 1);
+      return c.json(page.result(rows, toToken));
+    },
+  )
+  .delete(
+    "/:id",
+    operation({
+      operationId: "revokeToken",
+      summary: "Revoke a token: it is refused (401) from then on",
+      tag: "Tokens",
+      responses: { 204: ok("Revoked (also when it already was)") },
+      notFound: "token",
+    }),
+    pathId("token"),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const scope = and(eq(apiTokens.id, id), eq(apiTokens.organisationId, c.get("organisationId")));
+      // Revoking twice keeps the first revocation time.
+      const [revoked] = await c
+        .get("db")
+        .update(apiTokens)
+        .set({ revokedAt: sql`now()` })
+        .where(and(scope, isNull(apiTokens.revokedAt)))
+        .returning({ id: apiTokens.id });
+      // This isolate stops accepting it at once; others within the verified-token bound (30 s).
+      verifiedTokens.evict({ id });
+      if (!revoked) {
+        const [exists] = await c.get("db").select({ id: apiTokens.id }).from(apiTokens).where(scope).limit(1);
+        if (!exists) throw notFound("token");
+      }
+      return c.body(null, 204);
+    },
+  );

@@ -3,8 +3,8 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { agentUsage, guildUsage, messages, organisationUsage } from "../../core/db/schema";
-import { call, seedGuild } from "../test/seed";
 import { newAgent, script, settled } from "../test/agents";
+import { call, seedGuild } from "../test/seed";
 
 describe("usage pages read the counters", () => {
   it("USAGE-004 / USAGE-006: the Usage figures come from the rollup counters; a row's cost_usd column does not change them", async () => {
@@ -13,10 +13,13 @@ describe("usage pages read the counters", () => {
     await script(agent.model, [{ content: "priced", usage: { prompt_tokens: 1000, completion_tokens: 100 } }]);
     const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "go" } })).json;
     await settled(token, run.id);
-    const read = async () => Promise.all((["agent", "guild", "org"] as const).map(async (scope) => {
-      const id = scope === "agent" ? `&id=${agent.id}` : scope === "guild" ? `&id=${guildId}` : "";
-      return (await call("GET", `/api/usage?scope=${scope}${id}`, { token })).json.totals;
-    }));
+    const read = async () =>
+      Promise.all(
+        (["agent", "guild", "org"] as const).map(async (scope) => {
+          const id = scope === "agent" ? `&id=${agent.id}` : scope === "guild" ? `&id=${guildId}` : "";
+          return (await call("GET", `/api/usage?scope=${scope}${id}`, { token })).json.totals;
+        }),
+      );
     const before = await read();
     expect(before.map((t) => t.cost_usd)).toEqual(["0.001200", "0.001200", "0.001200"]);
 

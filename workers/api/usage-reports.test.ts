@@ -3,8 +3,8 @@ import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { messages } from "../../core/db/schema";
-import { call, seedGuild, seedOrganisation } from "../test/seed";
 import { newAgent, rows, script, settled, toolCall } from "../test/agents";
+import { call, seedGuild, seedOrganisation } from "../test/seed";
 
 // mock-model prices: input 1, output 2 USD per million tokens.
 const reply = (prompt: number, completion: number, last = false) => ({
@@ -15,7 +15,10 @@ const reply = (prompt: number, completion: number, last = false) => ({
 /** A run of a new agent whose replies are priced as given; its assistant rows' seqs in order. */
 async function spend(token: string, guildId: string, replies: Array<[number, number]>) {
   const agent = await newAgent(token, guildId);
-  await script(agent.model, replies.map(([p, c], i) => reply(p, c, i === replies.length - 1)));
+  await script(
+    agent.model,
+    replies.map(([p, c], i) => reply(p, c, i === replies.length - 1)),
+  );
   const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "go" } })).json;
   await settled(token, run.id);
   const seqs = (await rows(token, run.id)).filter((r) => r.role === "assistant").map((r) => r.seq);
@@ -27,7 +30,10 @@ async function spend(token: string, guildId: string, replies: Array<[number, num
 async function backdate(runId: string, seq: number, at: string) {
   const { db, close } = openDatabase(env);
   try {
-    await db.update(messages).set({ createdAt: new Date(at) }).where(and(eq(messages.runId, runId), eq(messages.seq, seq)));
+    await db
+      .update(messages)
+      .set({ createdAt: new Date(at) })
+      .where(and(eq(messages.runId, runId), eq(messages.seq, seq)));
   } finally {
     await close();
   }
@@ -49,7 +55,11 @@ describe("usage reports: summary and daily series", () => {
     otherGuild = (await call("POST", "/api/guilds", { token, body: { name: "Second guild" } })).json.id;
     // $0.002, $0.003 and $0.0005, moved to 31 January, 1 and 3 February 2026; $0.004 today, in the other guild.
     [first, second, idle] = await Promise.all([
-      spend(token, guildId, [[1000, 500], [1000, 1000], [500, 0]]),
+      spend(token, guildId, [
+        [1000, 500],
+        [1000, 1000],
+        [500, 0],
+      ]),
       spend(token, otherGuild, [[2000, 1000]]),
       newAgent(token, guildId),
     ]);

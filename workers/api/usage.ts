@@ -12,43 +12,61 @@ import { findGuild } from "./guilds";
 
 const ZERO = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0, cost_usd: "0.000000", calls: 0 };
 
-function counters(row: { inputTokens: number; outputTokens: number; cachedInputTokens: number; reasoningTokens: number; costUsd: string; calls: number } | undefined) {
+function counters(
+  row: { inputTokens: number; outputTokens: number; cachedInputTokens: number; reasoningTokens: number; costUsd: string; calls: number } | undefined,
+) {
   if (!row) return ZERO;
   return {
-    input_tokens: row.inputTokens, output_tokens: row.outputTokens, cached_input_tokens: row.cachedInputTokens,
-    reasoning_tokens: row.reasoningTokens, cost_usd: row.costUsd, calls: row.calls,
+    input_tokens: row.inputTokens,
+    output_tokens: row.outputTokens,
+    cached_input_tokens: row.cachedInputTokens,
+    reasoning_tokens: row.reasoningTokens,
+    cost_usd: row.costUsd,
+    calls: row.calls,
   };
 }
 
 /** `GET /api/usage?scope=agent|guild|org&id=`: the rollup counters (USAGE-004), with this month for the org. */
-export const usageRoutes = new Hono<AppEnv>().get("/", operation({
-  operationId: "getUsage", summary: "Usage counters of an agent, a guild or the organisation (this month's too for the organisation)", tag: "Usage",
-  responses: { 200: ok("The counters", Usage) }, query: true, invalid: "no id for scope agent or guild, or another organisation's id",
-  errors: { 404: failure("No such agent or guild in the caller's organisation (agent.not_found, guild.not_found)") },
-}), query(UsageQuery), async (c) => {
-  const { scope, id } = c.req.valid("query");
-  const db = c.get("db");
-  const org = c.get("organisationId");
-  if (scope !== "org" && !id) throw validationFailed([{ field: "id", message: `the ${scope} id is required` }]);
-  if (scope === "agent") {
-    const agent = await findAgent(db, org, id!);
-    const [row] = await db.select().from(agentUsage).where(eq(agentUsage.agentId, agent.id));
-    return c.json({ scope, id: agent.id, totals: counters(row) });
-  }
-  if (scope === "guild") {
-    const guild = await findGuild(db, org, id!);
-    const [row] = await db.select().from(guildUsage).where(eq(guildUsage.guildId, guild.id));
-    return c.json({ scope, id: guild.id, totals: counters(row) });
-  }
-  if (id && id !== org) throw validationFailed([{ field: "id", message: "not the caller's organisation" }]);
-  const month = usageMonth(new Date());
-  const [[totals], [monthly], [policy]] = await Promise.all([
-    db.select().from(organisationUsage).where(eq(organisationUsage.organisationId, org)),
-    db.select().from(orgMonthlyUsage).where(and(eq(orgMonthlyUsage.organisationId, org), eq(orgMonthlyUsage.month, month))),
-    db.select().from(organisations).where(eq(organisations.id, org)),
-  ]);
-  return c.json({ scope, id: org, totals: counters(totals), month: { month, ...counters(monthly), ...spendPolicy(policy!) } });
-});
+export const usageRoutes = new Hono<AppEnv>().get(
+  "/",
+  operation({
+    operationId: "getUsage",
+    summary: "Usage counters of an agent, a guild or the organisation (this month's too for the organisation)",
+    tag: "Usage",
+    responses: { 200: ok("The counters", Usage) },
+    query: true,
+    invalid: "no id for scope agent or guild, or another organisation's id",
+    errors: { 404: failure("No such agent or guild in the caller's organisation (agent.not_found, guild.not_found)") },
+  }),
+  query(UsageQuery),
+  async (c) => {
+    const { scope, id } = c.req.valid("query");
+    const db = c.get("db");
+    const org = c.get("organisationId");
+    if (scope !== "org" && !id) throw validationFailed([{ field: "id", message: `the ${scope} id is required` }]);
+    if (scope === "agent") {
+      const agent = await findAgent(db, org, id!);
+      const [row] = await db.select().from(agentUsage).where(eq(agentUsage.agentId, agent.id));
+      return c.json({ scope, id: agent.id, totals: counters(row) });
+    }
+    if (scope === "guild") {
+      const guild = await findGuild(db, org, id!);
+      const [row] = await db.select().from(guildUsage).where(eq(guildUsage.guildId, guild.id));
+      return c.json({ scope, id: guild.id, totals: counters(row) });
+    }
+    if (id && id !== org) throw validationFailed([{ field: "id", message: "not the caller's organisation" }]);
+    const month = usageMonth(new Date());
+    const [[totals], [monthly], [policy]] = await Promise.all([
+      db.select().from(organisationUsage).where(eq(organisationUsage.organisationId, org)),
+      db
+        .select()
+        .from(orgMonthlyUsage)
+        .where(and(eq(orgMonthlyUsage.organisationId, org), eq(orgMonthlyUsage.month, month))),
+      db.select().from(organisations).where(eq(organisations.id, org)),
+    ]);
+    return c.json({ scope, id: org, totals: counters(totals), month: { month, ...counters(monthly), ...spendPolicy(policy!) } });
+  },
+);
 
 /** The organisation's own limit, the operator's ceiling and the lower of the two, as the API shows them. */
 function spendPolicy(row: typeof organisations.$inferSelect) {
@@ -60,23 +78,48 @@ const toOrganisation = (row: typeof organisations.$inferSelect) => ({ id: row.id
 
 /** `GET/PATCH /api/organisation`: the caller's organisation and its monthly spend limit (USAGE-005). */
 export const organisationRoutes = new Hono<AppEnv>()
-  .get("/", operation({
-    operationId: "getOrganisation", summary: "The caller's organisation and its spend limits", tag: "Usage",
-    responses: { 200: ok("The organisation", Organisation) },
-  }), async (c) => {
-    const [row] = await c.get("db").select().from(organisations).where(eq(organisations.id, c.get("organisationId")));
-    return c.json(toOrganisation(row!));
-  })
-  .patch("/", operation({
-    operationId: "updateOrganisation", summary: "Rename the organisation or set its monthly spend limit (null: none); the operator's ceiling still applies", tag: "Usage",
-    responses: { 200: ok("The changed organisation", Organisation) }, body: true,
-  }), jsonBody(OrganisationPatch), async (c) => {
-    // The operator's ceiling is not among the fields: a token can lower its limit, never lift the ceiling.
-    const body = c.req.valid("json");
-    const [row] = await c.get("db").update(organisations).set({
-      ...(body.name !== undefined ? { name: body.name } : {}),
-      ...(body.monthly_spend_limit_usd !== undefined ? { monthlySpendLimitUsd: body.monthly_spend_limit_usd === null ? null : body.monthly_spend_limit_usd.toFixed(6) } : {}),
-      updatedAt: sql`now()`,
-    }).where(eq(organisations.id, c.get("organisationId"))).returning();
-    return c.json(toOrganisation(row!));
-  });
+  .get(
+    "/",
+    operation({
+      operationId: "getOrganisation",
+      summary: "The caller's organisation and its spend limits",
+      tag: "Usage",
+      responses: { 200: ok("The organisation", Organisation) },
+    }),
+    async (c) => {
+      const [row] = await c
+        .get("db")
+        .select()
+        .from(organisations)
+        .where(eq(organisations.id, c.get("organisationId")));
+      return c.json(toOrganisation(row!));
+    },
+  )
+  .patch(
+    "/",
+    operation({
+      operationId: "updateOrganisation",
+      summary: "Rename the organisation or set its monthly spend limit (null: none); the operator's ceiling still applies",
+      tag: "Usage",
+      responses: { 200: ok("The changed organisation", Organisation) },
+      body: true,
+    }),
+    jsonBody(OrganisationPatch),
+    async (c) => {
+      // The operator's ceiling is not among the fields: a token can lower its limit, never lift the ceiling.
+      const body = c.req.valid("json");
+      const [row] = await c
+        .get("db")
+        .update(organisations)
+        .set({
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.monthly_spend_limit_usd !== undefined
+            ? { monthlySpendLimitUsd: body.monthly_spend_limit_usd === null ? null : body.monthly_spend_limit_usd.toFixed(6) }
+            : {}),
+          updatedAt: sql`now()`,
+        })
+        .where(eq(organisations.id, c.get("organisationId")))
+        .returning();
+      return c.json(toOrganisation(row!));
+    },
+  );

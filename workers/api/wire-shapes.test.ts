@@ -11,7 +11,15 @@ import { Organisation, Usage } from "../../core/validation/usage";
 import { newAgent, script, settled } from "../test/agents";
 import { call, seedGuild } from "../test/seed";
 
-type Def = { type: string; shape?: Record<string, z.ZodType>; catchall?: z.ZodType; element?: z.ZodType; innerType?: z.ZodType; out?: z.ZodType; options?: z.ZodType[] };
+type Def = {
+  type: string;
+  shape?: Record<string, z.ZodType>;
+  catchall?: z.ZodType;
+  element?: z.ZodType;
+  innerType?: z.ZodType;
+  out?: z.ZodType;
+  options?: z.ZodType[];
+};
 const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def;
 
 /** Fields of an answer its schema does not name (a strict client would not know them), by path. */
@@ -21,8 +29,7 @@ function unnamed(schema: z.ZodType, value: unknown, path = ""): string[] {
   if (def.type === "pipe") return unnamed(def.out!, value, path);
   if (def.type === "array" && Array.isArray(value)) return value.flatMap((v, i) => unnamed(def.element!, v, `${path}${i}.`));
   if (def.type !== "object" || !value || typeof value !== "object" || def.catchall) return [];
-  return Object.entries(value).flatMap(([key, v]) =>
-    def.shape![key] ? unnamed(def.shape![key]!, v, `${path}${key}.`) : [`${path}${key}`]);
+  return Object.entries(value).flatMap(([key, v]) => (def.shape![key] ? unnamed(def.shape![key]!, v, `${path}${key}.`) : [`${path}${key}`]));
 }
 
 /** The answer has the status and exactly the shape its documented schema says. */
@@ -66,7 +73,10 @@ describe("CONTRACT: answers match the schemas the API document names", () => {
 
   it("CONTRACT: routines, the group chat, usage, the organisation, tokens and health", async () => {
     const agent = await newAgent(token, guildId);
-    const schedule = await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: { description: "Daily", instruction: "Look around", cron: "0 8 * * *", paused: true } });
+    const schedule = await call("POST", `/api/agents/${agent.id}/schedules`, {
+      token,
+      body: { description: "Daily", instruction: "Look around", cron: "0 8 * * *", paused: true },
+    });
     expectShape(schedule, 201, Schedule);
     expectShape(await call("GET", `/api/agents/${agent.id}/schedules`, { token }), 200, ScheduleList);
     expectShape(await call("GET", `/api/schedules/${schedule.json.id}/preview?count=2`, { token }), 200, SchedulePreview);

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import type { AgentObject } from "../../durable-objects/agent/agent-object";
 import type { Env } from "../../bindings/env";
+import type { AgentObject } from "../../durable-objects/agent/agent-object";
 import { call } from "./seed";
 
 const mockUrl = () => (env as unknown as Env).MODEL_BASE_URL!.replace(/\/v1$/, "");
@@ -63,7 +63,15 @@ export async function untilGenerating(token: string, runId: string) {
 export async function rows(token: string, runId: string) {
   const res = await call("GET", `/api/runs/${runId}/messages`, { token });
   expect(res.status).toBe(200);
-  return res.json.data as Array<{ seq: number; generation: number | null; role: string; payload: any; metadata: any; cost_usd: string | null; created_at: string }>;
+  return res.json.data as Array<{
+    seq: number;
+    generation: number | null;
+    role: string;
+    payload: any;
+    metadata: any;
+    cost_usd: string | null;
+    created_at: string;
+  }>;
 }
 
 export const toolCall = (name: string, args: Record<string, unknown>) => ({ name, arguments: args });

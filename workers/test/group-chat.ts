@@ -1,10 +1,10 @@
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
+import type { Env } from "../../bindings/env";
 import { openDatabase } from "../../core/db/client";
 import { groupMessages } from "../../core/db/schema";
-import type { Env } from "../../bindings/env";
-import { call } from "./seed";
 import { objectOf, settled } from "./agents";
+import { call } from "./seed";
 
 /** Posts to the guild's chat as the operator. */
 export async function postChat(token: string, guildId: string, content: string, tagged?: string[]) {
@@ -40,9 +40,17 @@ export async function untilDelivered(token: string, agentId: string, count: numb
 export async function seedChatRows(guildId: string, count: number) {
   const { db, close } = openDatabase(env as unknown as Env);
   try {
-    await db.insert(groupMessages).values(Array.from({ length: count }, (_, i) => ({
-      guildId, seq: i + 1, authorKind: "operator", authorName: "operator", content: `history ${i + 1}`, tagged: [], depth: 0,
-    })));
+    await db.insert(groupMessages).values(
+      Array.from({ length: count }, (_, i) => ({
+        guildId,
+        seq: i + 1,
+        authorKind: "operator",
+        authorName: "operator",
+        content: `history ${i + 1}`,
+        tagged: [],
+        depth: 0,
+      })),
+    );
   } finally {
     await close();
   }

@@ -35,6 +35,10 @@ export async function call(method: string, path: string, options: { token?: stri
   const text = await response.text();
   refusePlatformKey(text, `the response to ${method} ${path}`);
   let json: any = null;
-  try { json = text ? JSON.parse(text) : null; } catch { json = text; }
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = text;
+  }
   return { status: response.status, json, headers: response.headers };
 }

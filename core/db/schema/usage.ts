@@ -15,17 +15,23 @@ const counters = () => ({
 
 // Deleting an agent or guild drops its counter row (cascade); parent totals stay.
 export const agentUsage = pgTable("agent_usage", {
-  agentId: uuid("agent_id").primaryKey().references(() => agents.id, { onDelete: "cascade" }),
+  agentId: uuid("agent_id")
+    .primaryKey()
+    .references(() => agents.id, { onDelete: "cascade" }),
   ...counters(),
 });
 
 export const guildUsage = pgTable("guild_usage", {
-  guildId: uuid("guild_id").primaryKey().references(() => guilds.id, { onDelete: "cascade" }),
+  guildId: uuid("guild_id")
+    .primaryKey()
+    .references(() => guilds.id, { onDelete: "cascade" }),
   ...counters(),
 });
 
 export const organisationUsage = pgTable("organisation_usage", {
-  organisationId: uuid("organisation_id").primaryKey().references(() => organisations.id, { onDelete: "cascade" }),
+  organisationId: uuid("organisation_id")
+    .primaryKey()
+    .references(() => organisations.id, { onDelete: "cascade" }),
   ...counters(),
 });
 
@@ -36,8 +42,14 @@ export const globalUsage = pgTable("global_usage", {
 });
 
 /** Monthly totals per organisation (month 'YYYY-MM' in UTC); back the spend limit. */
-export const orgMonthlyUsage = pgTable("org_monthly_usage", {
-  organisationId: uuid("organisation_id").notNull().references(() => organisations.id, { onDelete: "cascade" }),
-  month: char("month", { length: 7 }).notNull(),
-  ...counters(),
-}, (t) => [primaryKey({ columns: [t.organisationId, t.month] })]);
+export const orgMonthlyUsage = pgTable(
+  "org_monthly_usage",
+  {
+    organisationId: uuid("organisation_id")
+      .notNull()
+      .references(() => organisations.id, { onDelete: "cascade" }),
+    month: char("month", { length: 7 }).notNull(),
+    ...counters(),
+  },
+  (t) => [primaryKey({ columns: [t.organisationId, t.month] })],
+);

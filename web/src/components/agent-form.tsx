@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { agentBody, FLAGS, LABELS, NUMBERS, TEXT, valuesOf, type Flag, type NumberField, type TextField, type Values } from "../lib/agent-settings";
+import { agentBody, FLAGS, type Flag, LABELS, NUMBERS, type NumberField, TEXT, type TextField, type Values, valuesOf } from "../lib/agent-settings";
 import type { Agent, AgentCreate } from "../lib/api";
 import { useSubmit } from "../lib/use-submit";
 import { Field, Toggle } from "./field";
@@ -38,9 +38,18 @@ export function AgentForm(props: { agent: Agent | null; submitLabel: string; onS
   const elsewhere = Object.entries(errors).filter(([field]) => !shown.has(field));
   const text = (key: TextField, hint?: string, multiline = false) => (
     <Field name={key} label={LABELS[key]!} error={errors[key]} prefix={prefix} {...(hint ? { hint } : {})}>
-      {(a) => multiline
-        ? <textarea {...a} rows={key === "instructions" ? 4 : 2} value={values[key]} onInput={(e) => set(key, (e.currentTarget as HTMLTextAreaElement).value)} />
-        : <input {...a} type="text" value={values[key]} onInput={(e) => set(key, (e.currentTarget as HTMLInputElement).value)} />}
+      {(a) =>
+        multiline ? (
+          <textarea
+            {...a}
+            rows={key === "instructions" ? 4 : 2}
+            value={values[key]}
+            onInput={(e) => set(key, (e.currentTarget as HTMLTextAreaElement).value)}
+          />
+        ) : (
+          <input {...a} type="text" value={values[key]} onInput={(e) => set(key, (e.currentTarget as HTMLInputElement).value)} />
+        )
+      }
     </Field>
   );
   const number = (key: NumberField) => (
@@ -48,7 +57,9 @@ export function AgentForm(props: { agent: Agent | null; submitLabel: string; onS
       {(a) => <input {...a} type="text" inputMode="numeric" value={values[key]} onInput={(e) => set(key, (e.currentTarget as HTMLInputElement).value)} />}
     </Field>
   );
-  const flag = (key: Flag) => <Toggle name={key} label={LABELS[key]!} checked={values[key]} error={errors[key]} prefix={prefix} onChange={(v) => set(key, v)} />;
+  const flag = (key: Flag) => (
+    <Toggle name={key} label={LABELS[key]!} checked={values[key]} error={errors[key]} prefix={prefix} onChange={(v) => set(key, v)} />
+  );
 
   return (
     <form class="agent-form" onSubmit={submit} noValidate>
@@ -67,7 +78,11 @@ export function AgentForm(props: { agent: Agent | null; submitLabel: string; onS
           <Field name="thinking_level" label={LABELS.thinking_level!} error={errors.thinking_level} prefix={prefix}>
             {(a) => (
               <select {...a} value={values.thinking_level} onChange={(e) => set("thinking_level", (e.currentTarget as HTMLSelectElement).value)}>
-                {["off", "low", "medium", "high"].map((l) => <option key={l} value={l}>{l}</option>)}
+                {["off", "low", "medium", "high"].map((l) => (
+                  <option key={l} value={l}>
+                    {l}
+                  </option>
+                ))}
               </select>
             )}
           </Field>
@@ -85,13 +100,21 @@ export function AgentForm(props: { agent: Agent | null; submitLabel: string; onS
         </fieldset>
         <fieldset>
           <legend>Agent capabilities</legend>
-          {FLAGS.map((f) => <div key={f}>{flag(f)}</div>)}
+          {FLAGS.map((f) => (
+            <div key={f}>{flag(f)}</div>
+          ))}
           {text("browser_language", "A language tag such as en-US.")}
         </fieldset>
       </div>
       <div class="form-actions">
-        <button type="submit" class="primary" disabled={busy}>{busy ? "Saving…" : props.submitLabel}</button>
-        {saved && <span role="status" class="saved">Saved.</span>}
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? "Saving…" : props.submitLabel}
+        </button>
+        {saved && (
+          <span role="status" class="saved">
+            Saved.
+          </span>
+        )}
       </div>
     </form>
   );

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { upcoming, STATUS_POLL_MS } from "../lib/agent-status";
-import { api, describe, unwrap, type AgentStatus } from "../lib/api";
+import { STATUS_POLL_MS, upcoming } from "../lib/agent-status";
+import { type AgentStatus, api, describe, unwrap } from "../lib/api";
 import { when } from "../lib/format";
 import { utc } from "../lib/routines";
 import { Link } from "./link";
@@ -57,10 +57,21 @@ export function AgentStatusPanel(props: { agentId: string; onGenerationChange?: 
 
   const deadlines = status ? upcoming(status.deadlines) : [];
   return (
-    <section class="agent-status card" aria-labelledby="agent-status" data-testid="agent-status" data-generating={status ? String(status.generating) : undefined}>
-      <h2 id="agent-status" class="sr-only">Agent status</h2>
+    <section
+      class="agent-status card"
+      aria-labelledby="agent-status"
+      data-testid="agent-status"
+      data-generating={status ? String(status.generating) : undefined}
+    >
+      <h2 id="agent-status" class="sr-only">
+        Agent status
+      </h2>
       {error && <p class="muted">Status unavailable: {error}</p>}
-      {!status && !error && <p aria-busy="true" class="muted">Status…</p>}
+      {!status && !error && (
+        <p aria-busy="true" class="muted">
+          Status…
+        </p>
+      )}
       {status && (
         <p class="status-line" aria-live="polite">
           {status.generating && status.run_id ? (
@@ -68,28 +79,43 @@ export function AgentStatusPanel(props: { agentId: string; onGenerationChange?: 
               <span class="spinner" aria-hidden="true" /> <strong>Generating</strong> in{" "}
               <Link href={`/runs/${status.run_id}`}>run {status.run_id.slice(0, 8)}</Link>
               {status.generation !== undefined && <> · generation {status.generation}</>}
-              {status.started_at && <> · since <time dateTime={status.started_at}>{when(status.started_at)}</time></>}
-              {status.lease_expired && <> · <span class="badge status-error">lost; recovery pending</span></>}
+              {status.started_at && (
+                <>
+                  {" "}
+                  · since <time dateTime={status.started_at}>{when(status.started_at)}</time>
+                </>
+              )}
+              {status.lease_expired && (
+                <>
+                  {" "}
+                  · <span class="badge status-error">lost; recovery pending</span>
+                </>
+              )}
             </>
           ) : (
-            <><span class="dot idle" aria-hidden="true" /> <strong>Idle</strong> <span class="muted">· not generating</span></>
+            <>
+              <span class="dot idle" aria-hidden="true" /> <strong>Idle</strong> <span class="muted">· not generating</span>
+            </>
           )}
         </p>
       )}
-      {status && (
-        deadlines.length === 0
-          ? <p class="muted" data-testid="no-deadlines">No deadline pending.</p>
-          : (
-            <dl class="deadlines">
-              {deadlines.map((d) => (
-                <div key={d.name} data-deadline={d.name}>
-                  <dt>{d.label}</dt>
-                  <dd><time dateTime={d.due_at}>{when(d.due_at)}</time> <span class="muted">· {utc(d.due_at)}</span></dd>
-                </div>
-              ))}
-            </dl>
-          )
-      )}
+      {status &&
+        (deadlines.length === 0 ? (
+          <p class="muted" data-testid="no-deadlines">
+            No deadline pending.
+          </p>
+        ) : (
+          <dl class="deadlines">
+            {deadlines.map((d) => (
+              <div key={d.name} data-deadline={d.name}>
+                <dt>{d.label}</dt>
+                <dd>
+                  <time dateTime={d.due_at}>{when(d.due_at)}</time> <span class="muted">· {utc(d.due_at)}</span>
+                </dd>
+              </div>
+            ))}
+          </dl>
+        ))}
     </section>
   );
 }

@@ -1,4 +1,4 @@
-import { api, unwrap, type Agent, type Guild } from "../lib/api";
+import { type Agent, api, type Guild, unwrap } from "../lib/api";
 import { useLoad } from "../lib/use-load";
 import { Link } from "./link";
 
@@ -15,7 +15,9 @@ export function AgentTabs(props: { agentId: string; current: Tab }) {
   return (
     <nav class="tabs" aria-label="Agent pages">
       {TABS.map(([key, label, suffix]) => (
-        <Link key={key} href={`/agents/${props.agentId}${suffix}`} aria-current={props.current === key ? "page" : undefined}>{label}</Link>
+        <Link key={key} href={`/agents/${props.agentId}${suffix}`} aria-current={props.current === key ? "page" : undefined}>
+          {label}
+        </Link>
       ))}
     </nav>
   );
@@ -24,7 +26,10 @@ export function AgentTabs(props: { agentId: string; current: Tab }) {
 /** What every agent page loads: the agent, then its guild (for the crumbs and the routines switch). */
 export function useAgentPage(id: string) {
   const agent = useLoad(() => unwrap(api.GET("/api/agents/{id}", { params: { path: { id } } })), [id]);
-  const guild = useLoad(async () => (agent.data ? unwrap(api.GET("/api/guilds/{id}", { params: { path: { id: agent.data.guild_id } } })) : null), [agent.data?.guild_id]);
+  const guild = useLoad(
+    async () => (agent.data ? unwrap(api.GET("/api/guilds/{id}", { params: { path: { id: agent.data.guild_id } } })) : null),
+    [agent.data?.guild_id],
+  );
   return { agent, guild };
 }
 

@@ -22,7 +22,11 @@ export function BarChart(props: { title: string; bars: Bar[]; width?: number }) 
     <figure class="chart">
       <figcaption>{props.title}</figcaption>
       <svg width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={props.title}>
-        {props.bars.length === 0 && <text x={8} y={barHeight}>Nothing to show yet</text>}
+        {props.bars.length === 0 && (
+          <text x={8} y={barHeight}>
+            Nothing to show yet
+          </text>
+        )}
         {props.bars.map((bar, i) => {
           const y = gap + i * (barHeight + gap);
           const w = max > 0 ? Math.max((bar.value / max) * span, bar.value > 0 ? 2 : 0) : 0;
@@ -32,7 +36,9 @@ export function BarChart(props: { title: string; bars: Bar[]; width?: number }) 
                 {bar.label.length > 24 ? `${bar.label.slice(0, 23)}…` : bar.label}
               </text>
               <rect x={labelWidth} y={y} width={w} height={barHeight} rx={3} class="chart-bar" />
-              <text x={labelWidth + w + 6} y={y + barHeight * 0.7} class="chart-value">{bar.text}</text>
+              <text x={labelWidth + w + 6} y={y + barHeight * 0.7} class="chart-value">
+                {bar.text}
+              </text>
             </g>
           );
         })}
@@ -47,7 +53,14 @@ export function SpendMeter(props: { spent: number; limit: number | null }) {
   const ratio = props.limit > 0 ? Math.min(props.spent / props.limit, 1) : 1;
   return (
     <div class="meter-wrap">
-      <svg width="100%" height="18" role="img" aria-label={`${Math.round(ratio * 100)} % of the monthly limit used`} preserveAspectRatio="none" viewBox="0 0 100 18">
+      <svg
+        width="100%"
+        height="18"
+        role="img"
+        aria-label={`${Math.round(ratio * 100)} % of the monthly limit used`}
+        preserveAspectRatio="none"
+        viewBox="0 0 100 18"
+      >
         <rect x="0" y="0" width="100" height="18" rx="3" class="meter-track" />
         <rect x="0" y="0" width={ratio * 100} height="18" rx="3" class={ratio >= 0.9 ? "meter-fill meter-high" : "meter-fill"} />
       </svg>

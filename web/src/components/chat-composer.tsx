@@ -1,5 +1,5 @@
 import { useRef, useState } from "preact/hooks";
-import { api, unwrap, type Agent, type GroupMessage } from "../lib/api";
+import { type Agent, api, type GroupMessage, unwrap } from "../lib/api";
 import { COMPOSER_KEYS_HINT, sendsMessage } from "../lib/composer-keys";
 import { insertMention } from "../lib/mentions";
 import { useSubmit } from "../lib/use-submit";
@@ -46,18 +46,27 @@ export function ChatComposer(props: { guildId: string; agents: Agent[]; onPosted
   return (
     <form class="chat-composer" onSubmit={send} aria-label="Post to the group chat" noValidate>
       {failure && <Notice kind="error">Not sent: {failure}. Your message is kept below.</Notice>}
-      {elsewhere.length > 0 && <Notice kind="error">Not sent: {elsewhere.map(([f, m]) => `${f || "body"}: ${m}`).join("; ")}. Your message is kept below.</Notice>}
+      {elsewhere.length > 0 && (
+        <Notice kind="error">Not sent: {elsewhere.map(([f, m]) => `${f || "body"}: ${m}`).join("; ")}. Your message is kept below.</Notice>
+      )}
       {props.agents.length > 0 && (
         <div class="chips" role="group" aria-label="Tag an agent">
           <span class="muted">Tag:</span>
-          {props.agents.map((a) => <button key={a.id} type="button" class="chip" title={`Insert @${a.name}`} onClick={() => tag(a.name)}>@{a.name}</button>)}
+          {props.agents.map((a) => (
+            <button key={a.id} type="button" class="chip" title={`Insert @${a.name}`} onClick={() => tag(a.name)}>
+              @{a.name}
+            </button>
+          ))}
         </div>
       )}
       <div class="composer-row">
         <Field name="content" label="Message to the guild" error={errors.content} prefix="chat" hint={`${COMPOSER_KEYS_HINT} @Name tags an agent.`}>
           {(a) => (
             <textarea
-              {...a} ref={box} rows={2} value={text}
+              {...a}
+              ref={box}
+              rows={2}
+              value={text}
               onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)}
               onKeyDown={(e) => {
                 if (sendsMessage(e)) void send(e);
@@ -65,7 +74,9 @@ export function ChatComposer(props: { guildId: string; agents: Agent[]; onPosted
             />
           )}
         </Field>
-        <button type="submit" class="primary" disabled={busy || !text.trim()}>{busy ? "Sending…" : "Send"}</button>
+        <button type="submit" class="primary" disabled={busy || !text.trim()}>
+          {busy ? "Sending…" : "Send"}
+        </button>
       </div>
     </form>
   );

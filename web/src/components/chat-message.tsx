@@ -14,15 +14,29 @@ export function ChatMessage(props: { message: GroupMessage; agents: Agent[] }) {
   return (
     <li class={`chat-msg from-${m.author_kind}`} data-seq={m.seq} data-author-kind={m.author_kind}>
       <header class="row-head">
-        {m.author_kind === "agent" && m.author_agent_id
-          ? <Link href={`/agents/${m.author_agent_id}`} class="author">{m.author_name}</Link>
-          : <span class="author">{m.author_name}</span>}
+        {m.author_kind === "agent" && m.author_agent_id ? (
+          <Link href={`/agents/${m.author_agent_id}`} class="author">
+            {m.author_name}
+          </Link>
+        ) : (
+          <span class="author">{m.author_name}</span>
+        )}
         <span class={`badge author-${m.author_kind}`}>{m.author_kind === "operator" ? "Operator" : "Agent"}</span>
-        <span class="muted">#{m.seq} · <time dateTime={m.created_at}>{when(m.created_at)}</time>{m.depth > 0 ? ` · reply depth ${m.depth}` : ""}</span>
+        <span class="muted">
+          #{m.seq} · <time dateTime={m.created_at}>{when(m.created_at)}</time>
+          {m.depth > 0 ? ` · reply depth ${m.depth}` : ""}
+        </span>
       </header>
       <Markdown text={m.content} mentions={props.agents.map((a) => a.name)} />
       {m.tagged.length > 0 && (
-        <p class="tags" data-testid="tagged">Tagged: {m.tagged.map((id) => <span key={id} class="badge tag">@{nameOf(id)}</span>)}</p>
+        <p class="tags" data-testid="tagged">
+          Tagged:{" "}
+          {m.tagged.map((id) => (
+            <span key={id} class="badge tag">
+              @{nameOf(id)}
+            </span>
+          ))}
+        </p>
       )}
     </li>
   );

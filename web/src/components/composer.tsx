@@ -1,13 +1,10 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, ApiError, describe, unwrap } from "../lib/api";
+import { ApiError, api, describe, unwrap } from "../lib/api";
 import { COMPOSER_KEYS_HINT, sendsMessage } from "../lib/composer-keys";
 import { Link } from "./link";
 import { Notice } from "./notice";
 
-type Problem =
-  | { kind: "busy"; runId: string | null }
-  | { kind: "refused"; message: string; latestRunId?: string }
-  | { kind: "failed"; message: string };
+type Problem = { kind: "busy"; runId: string | null } | { kind: "refused"; message: string; latestRunId?: string } | { kind: "failed"; message: string };
 
 /**
  * Sends a user message to the run (POST /api/runs/:id/messages); Enter sends, Shift+Enter
@@ -53,35 +50,63 @@ export function Composer(props: { runId: string; status: string; generating: boo
       {problem?.kind === "busy" && (
         <Notice kind="warning" testId="busy">
           <strong>Busy: not sent.</strong>{" "}
-          {problem.runId && problem.runId !== props.runId
-            ? <>The agent is generating in <Link href={`/runs/${problem.runId}`}>another run</Link>.</>
-            : props.generating
-              ? <>The agent is still generating its reply here.</>
-              : <>The agent was generating; it has finished now.</>}{" "}
+          {problem.runId && problem.runId !== props.runId ? (
+            <>
+              The agent is generating in <Link href={`/runs/${problem.runId}`}>another run</Link>.
+            </>
+          ) : props.generating ? (
+            <>The agent is still generating its reply here.</>
+          ) : (
+            <>The agent was generating; it has finished now.</>
+          )}{" "}
           Your message is kept below: send it again when the agent is free
-          {props.generating && problem.runId === props.runId && <>, or <button type="button" class="link" onClick={props.onCancel}>cancel the generation</button></>}.
+          {props.generating && problem.runId === props.runId && (
+            <>
+              , or{" "}
+              <button type="button" class="link" onClick={props.onCancel}>
+                cancel the generation
+              </button>
+            </>
+          )}
+          .
         </Notice>
       )}
       {problem?.kind === "refused" && (
         <Notice kind="error" testId="refused">
           Not sent: {problem.message}.
-          {problem.latestRunId && <> <Link href={`/runs/${problem.latestRunId}`}>Go to the latest run</Link>.</>} Your message is kept below.
+          {problem.latestRunId && (
+            <>
+              {" "}
+              <Link href={`/runs/${problem.latestRunId}`}>Go to the latest run</Link>.
+            </>
+          )}{" "}
+          Your message is kept below.
         </Notice>
       )}
       {problem?.kind === "failed" && <Notice kind="error">Not sent: {problem.message}. Your message is kept below.</Notice>}
       <div class="composer-row">
-        <label for="composer-text" class="sr-only">Message</label>
+        <label for="composer-text" class="sr-only">
+          Message
+        </label>
         <textarea
-          id="composer-text" name="content" rows={2} value={text} aria-describedby="composer-keys"
+          id="composer-text"
+          name="content"
+          rows={2}
+          value={text}
+          aria-describedby="composer-keys"
           placeholder={props.generating ? "The agent is generating; you can type, and send once it is done" : "Message"}
           onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)}
           onKeyDown={(e) => {
             if (sendsMessage(e)) void send(e);
           }}
         />
-        <button type="submit" class="primary" disabled={sending || !text.trim()}>{sending ? "Sending…" : "Send"}</button>
+        <button type="submit" class="primary" disabled={sending || !text.trim()}>
+          {sending ? "Sending…" : "Send"}
+        </button>
       </div>
-      <small id="composer-keys" class="hint">{COMPOSER_KEYS_HINT}</small>
+      <small id="composer-keys" class="hint">
+        {COMPOSER_KEYS_HINT}
+      </small>
     </form>
   );
 }

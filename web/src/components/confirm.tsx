@@ -15,16 +15,36 @@ export function ConfirmDelete(props: { what: string; onConfirm: () => Promise<vo
   if (!asking) {
     return (
       <span class="confirm">
-        <button type="button" class="danger-outline" onClick={() => { setAsking(true); setError(null); }}>{props.label ?? "Delete…"}</button>
-        {error && <span class="field-error" role="alert">{error}</span>}
+        <button
+          type="button"
+          class="danger-outline"
+          onClick={() => {
+            setAsking(true);
+            setError(null);
+          }}
+        >
+          {props.label ?? "Delete…"}
+        </button>
+        {error && (
+          <span class="field-error" role="alert">
+            {error}
+          </span>
+        )}
       </span>
     );
   }
   return (
     <span class="confirm" role="group" aria-label={`Confirm ${verb.toLowerCase().replace(/e$/, "")}ing ${props.what}`}>
-      <span>{verb} {props.what}? This cannot be undone.</span>
+      <span>
+        {verb} {props.what}? This cannot be undone.
+      </span>
       <button
-        type="button" class="danger" disabled={busy} ref={(el) => { if (el && !busy) el.focus(); }}
+        type="button"
+        class="danger"
+        disabled={busy}
+        ref={(el) => {
+          if (el && !busy) el.focus();
+        }}
         onClick={async () => {
           setBusy(true);
           try {
@@ -39,7 +59,9 @@ export function ConfirmDelete(props: { what: string; onConfirm: () => Promise<vo
       >
         {verb}
       </button>
-      <button type="button" onClick={() => setAsking(false)}>Cancel</button>
+      <button type="button" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
     </span>
   );
 }

@@ -31,50 +31,82 @@ export function DailyChart(props: { title: string; days: UsageDay[]; monthToDate
   const lineY = (v: number) => lineY0 + LINE_HEIGHT - (v / lineTop) * LINE_HEIGHT;
   const total = usd(costs.reduce((a, b) => a + b, 0));
   const range = days.length ? `${days[0]!.date} to ${days.at(-1)!.date}` : "no days";
-  const description = `Cost per UTC day from ${range}, ${total} in all, highest day ${usd(Math.max(0, ...costs))}.`
-    + (props.monthToDate ? ` Month-to-date spend${props.limit === null ? "; no monthly limit is set." : ` against the monthly limit of ${usd(props.limit)}.`}` : "");
+  const description =
+    `Cost per UTC day from ${range}, ${total} in all, highest day ${usd(Math.max(0, ...costs))}.` +
+    (props.monthToDate
+      ? ` Month-to-date spend${props.limit === null ? "; no monthly limit is set." : ` against the monthly limit of ${usd(props.limit)}.`}`
+      : "");
   const labels = labelledDays(days.length, 8);
   return (
     <figure class="chart daily-chart" data-testid="daily-chart">
       <figcaption>{props.title}</figcaption>
-      <svg width="100%" viewBox={`0 0 ${WIDTH} ${height}`} role="img" aria-labelledby="daily-chart-title" aria-describedby="daily-chart-desc" style={{ maxWidth: `${WIDTH}px` }}>
+      <svg
+        width="100%"
+        viewBox={`0 0 ${WIDTH} ${height}`}
+        role="img"
+        aria-labelledby="daily-chart-title"
+        aria-describedby="daily-chart-desc"
+        style={{ maxWidth: `${WIDTH}px` }}
+      >
         <title id="daily-chart-title">{props.title}</title>
         <desc id="daily-chart-desc">{description}</desc>
-        <text x={LEFT - 6} y={12} text-anchor="end" class="chart-axis">{usd(barTop)}</text>
-        <text x={LEFT - 6} y={BARS_HEIGHT} text-anchor="end" class="chart-axis">$0</text>
-        <text x={LEFT + 4} y={10} class="chart-axis">Cost per day</text>
+        <text x={LEFT - 6} y={12} text-anchor="end" class="chart-axis">
+          {usd(barTop)}
+        </text>
+        <text x={LEFT - 6} y={BARS_HEIGHT} text-anchor="end" class="chart-axis">
+          $0
+        </text>
+        <text x={LEFT + 4} y={10} class="chart-axis">
+          Cost per day
+        </text>
         <line x1={LEFT} x2={WIDTH - RIGHT} y1={BARS_HEIGHT} y2={BARS_HEIGHT} class="chart-baseline" />
         {days.map((d, i) => {
           const top = barY(costs[i]!);
           const w = Math.max(slot * 0.7, 1);
           return (
-            <rect key={d.date} x={x(i) - w / 2} y={top} width={w} height={Math.max(BARS_HEIGHT - top, costs[i]! > 0 ? 1 : 0)} class="chart-bar" data-date={d.date} data-cost={d.cost_usd}>
+            <rect
+              key={d.date}
+              x={x(i) - w / 2}
+              y={top}
+              width={w}
+              height={Math.max(BARS_HEIGHT - top, costs[i]! > 0 ? 1 : 0)}
+              class="chart-bar"
+              data-date={d.date}
+              data-cost={d.cost_usd}
+            >
               <title>{`${d.date}: ${usd(d.cost_usd)}, ${tokens(d.calls)} calls`}</title>
             </rect>
           );
         })}
         {props.monthToDate && (
           <g class="month-to-date">
-            <text x={LEFT - 6} y={lineY0 + 10} text-anchor="end" class="chart-axis">{usd(lineTop)}</text>
-            <text x={LEFT - 6} y={lineY0 + LINE_HEIGHT} text-anchor="end" class="chart-axis">$0</text>
-            <text x={LEFT + 4} y={lineY0 - 6} class="chart-axis">Month-to-date spend (from the 1st of each month, UTC)</text>
+            <text x={LEFT - 6} y={lineY0 + 10} text-anchor="end" class="chart-axis">
+              {usd(lineTop)}
+            </text>
+            <text x={LEFT - 6} y={lineY0 + LINE_HEIGHT} text-anchor="end" class="chart-axis">
+              $0
+            </text>
+            <text x={LEFT + 4} y={lineY0 - 6} class="chart-axis">
+              Month-to-date spend (from the 1st of each month, UTC)
+            </text>
             <line x1={LEFT} x2={WIDTH - RIGHT} y1={lineY0 + LINE_HEIGHT} y2={lineY0 + LINE_HEIGHT} class="chart-baseline" />
             {monthRuns(days.map((d) => d.date)).map((run) => (
-              <polyline
-                key={run[0]} class="chart-line"
-                points={run.map((i) => `${x(i)},${lineY(Number(days[i]!.month_to_date_cost_usd))}`).join(" ")}
-              />
+              <polyline key={run[0]} class="chart-line" points={run.map((i) => `${x(i)},${lineY(Number(days[i]!.month_to_date_cost_usd))}`).join(" ")} />
             ))}
             {props.limit !== null && (
               <g data-testid="spend-limit-line" data-limit={props.limit}>
                 <line x1={LEFT} x2={WIDTH - RIGHT} y1={lineY(props.limit)} y2={lineY(props.limit)} class="chart-limit" />
-                <text x={WIDTH - RIGHT} y={lineY(props.limit) - 4} text-anchor="end" class="chart-limit-label">Monthly limit {usd(props.limit)}</text>
+                <text x={WIDTH - RIGHT} y={lineY(props.limit) - 4} text-anchor="end" class="chart-limit-label">
+                  Monthly limit {usd(props.limit)}
+                </text>
               </g>
             )}
           </g>
         )}
         {labels.map((i) => (
-          <text key={i} x={x(i)} y={height - 6} text-anchor="middle" class="chart-axis">{shortDay(days[i]!.date)}</text>
+          <text key={i} x={x(i)} y={height - 6} text-anchor="middle" class="chart-axis">
+            {shortDay(days[i]!.date)}
+          </text>
         ))}
       </svg>
       <details class="chart-figures">
@@ -83,9 +115,24 @@ export function DailyChart(props: { title: string; days: UsageDay[]; monthToDate
           <caption>Usage per UTC day</caption>
           <thead>
             <tr>
-              <th scope="col">Day</th><th scope="col" class="num">Cost</th><th scope="col" class="num">Calls</th>
-              <th scope="col" class="num">Input tokens</th><th scope="col" class="num">Output tokens</th>
-              {props.monthToDate && <th scope="col" class="num">Month to date</th>}
+              <th scope="col">Day</th>
+              <th scope="col" class="num">
+                Cost
+              </th>
+              <th scope="col" class="num">
+                Calls
+              </th>
+              <th scope="col" class="num">
+                Input tokens
+              </th>
+              <th scope="col" class="num">
+                Output tokens
+              </th>
+              {props.monthToDate && (
+                <th scope="col" class="num">
+                  Month to date
+                </th>
+              )}
             </tr>
           </thead>
           <tbody>

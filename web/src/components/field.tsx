@@ -22,24 +22,47 @@ export function Field({ name, label, error, hint, prefix = "field", children }: 
     <div class={`field${error ? " has-error" : ""}`} data-field={name}>
       <label for={id}>{label}</label>
       {children({ id, name, "aria-invalid": Boolean(error), ...(described ? { "aria-describedby": described } : {}) })}
-      {hint && <small id={`${id}-hint`} class="hint">{hint}</small>}
-      {error && <small id={`${id}-error`} class="field-error" role="alert">{error}</small>}
+      {hint && (
+        <small id={`${id}-hint`} class="hint">
+          {hint}
+        </small>
+      )}
+      {error && (
+        <small id={`${id}-error`} class="field-error" role="alert">
+          {error}
+        </small>
+      )}
     </div>
   );
 }
 
 /** A checkbox with its label after it; errors shown the same way. */
-export function Toggle(props: { name: string; label: string; checked: boolean; onChange: (value: boolean) => void; error?: string | undefined; prefix?: string }) {
+export function Toggle(props: {
+  name: string;
+  label: string;
+  checked: boolean;
+  onChange: (value: boolean) => void;
+  error?: string | undefined;
+  prefix?: string;
+}) {
   const id = `${props.prefix ?? "field"}-${props.name}`;
   return (
     <div class={`field toggle${props.error ? " has-error" : ""}`} data-field={props.name}>
       <input
-        type="checkbox" id={id} name={props.name} checked={props.checked}
-        aria-invalid={Boolean(props.error)} aria-describedby={props.error ? `${id}-error` : undefined}
+        type="checkbox"
+        id={id}
+        name={props.name}
+        checked={props.checked}
+        aria-invalid={Boolean(props.error)}
+        aria-describedby={props.error ? `${id}-error` : undefined}
         onChange={(e) => props.onChange((e.currentTarget as HTMLInputElement).checked)}
       />
       <label for={id}>{props.label}</label>
-      {props.error && <small id={`${id}-error`} class="field-error" role="alert">{props.error}</small>}
+      {props.error && (
+        <small id={`${id}-error`} class="field-error" role="alert">
+          {props.error}
+        </small>
+      )}
     </div>
   );
 }

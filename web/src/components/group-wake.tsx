@@ -10,7 +10,13 @@ import { parseGroupWake } from "../lib/group-wake";
 export function GroupWake(props: { head: ComponentChildren; text: string; throughSeq: unknown }) {
   const wake = parseGroupWake(props.text);
   const through = typeof props.throughSeq === "number" ? props.throughSeq : null;
-  if (!wake) return <>{props.head}<div class="text">{props.text}</div></>;
+  if (!wake)
+    return (
+      <>
+        {props.head}
+        <div class="text">{props.text}</div>
+      </>
+    );
   const latest = wake.latest;
   return (
     <>
@@ -19,15 +25,37 @@ export function GroupWake(props: { head: ComponentChildren; text: string; throug
         {latest ? (
           <>
             <p class="wake-line">
-              Latest message{latest.seq !== null && <> <strong>#{latest.seq}</strong></>} from <strong>{latest.author}</strong>
-              {latest.at && <> · <time dateTime={latest.at}>{when(latest.at)}</time></>}
+              Latest message
+              {latest.seq !== null && (
+                <>
+                  {" "}
+                  <strong>#{latest.seq}</strong>
+                </>
+              )}{" "}
+              from <strong>{latest.author}</strong>
+              {latest.at && (
+                <>
+                  {" "}
+                  · <time dateTime={latest.at}>{when(latest.at)}</time>
+                </>
+              )}
             </p>
             <blockquote class="text">{latest.text || <span class="muted">(no text)</span>}</blockquote>
           </>
-        ) : <p class="muted">No latest message in this delivery.</p>}
+        ) : (
+          <p class="muted">No latest message in this delivery.</p>
+        )}
         <p class="wake-line">
-          {wake.tagged === true && <span class="badge tagged" data-testid="wake-tagged">Tagged: this agent was mentioned</span>}
-          {wake.tagged === false && <span class="badge" data-testid="wake-tagged">Not tagged</span>}
+          {wake.tagged === true && (
+            <span class="badge tagged" data-testid="wake-tagged">
+              Tagged: this agent was mentioned
+            </span>
+          )}
+          {wake.tagged === false && (
+            <span class="badge" data-testid="wake-tagged">
+              Not tagged
+            </span>
+          )}
           {through !== null && <span class="muted"> Delivered through seq {through}.</span>}
         </p>
         <details class="wake-raw">

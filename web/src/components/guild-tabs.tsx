@@ -12,11 +12,21 @@ type Tab = (typeof TABS)[number][0];
 export function GuildHeader(props: { guild: Guild; title: string; current: Tab }) {
   return (
     <>
-      <p class="crumbs"><Link href="/guilds">Guilds</Link> ›{props.current !== "agents" && <> <Link href={`/guilds/${props.guild.id}`}>{props.guild.name}</Link> ›</>}</p>
+      <p class="crumbs">
+        <Link href="/guilds">Guilds</Link> ›
+        {props.current !== "agents" && (
+          <>
+            {" "}
+            <Link href={`/guilds/${props.guild.id}`}>{props.guild.name}</Link> ›
+          </>
+        )}
+      </p>
       <h1>{props.title}</h1>
       <nav class="tabs" aria-label="Guild pages">
         {TABS.map(([key, label, suffix]) => (
-          <Link key={key} href={`/guilds/${props.guild.id}${suffix}`} aria-current={props.current === key ? "page" : undefined}>{label}</Link>
+          <Link key={key} href={`/guilds/${props.guild.id}${suffix}`} aria-current={props.current === key ? "page" : undefined}>
+            {label}
+          </Link>
         ))}
       </nav>
     </>

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { api, ApiError, describe, unwrap } from "../lib/api";
+import { ApiError, api, describe, unwrap } from "../lib/api";
 import { when } from "../lib/format";
 import { useLoad } from "../lib/use-load";
 import { Field } from "./field";
@@ -44,11 +44,11 @@ export function MemoryEditor(props: { agentId: string }) {
       </p>
       <form onSubmit={save}>
         <Field name="content" label="Memory document" error={error} prefix="memory">
-          {(attrs) => (
-            <textarea {...attrs} rows={8} value={text} onInput={(e) => setDraft((e.target as HTMLTextAreaElement).value)} />
-          )}
+          {(attrs) => <textarea {...attrs} rows={8} value={text} onInput={(e) => setDraft((e.target as HTMLTextAreaElement).value)} />}
         </Field>
-        <button type="submit" disabled={draft === null}>Save Memory</button>
+        <button type="submit" disabled={draft === null}>
+          Save Memory
+        </button>
         {saved && <span role="status"> Saved.</span>}
       </form>
     </section>

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { api, describe, unwrap, type PromptReplay as Replay } from "../lib/api";
+import { api, describe, type PromptReplay as Replay, unwrap } from "../lib/api";
 import { contentText } from "../lib/format";
 
 /**

@@ -1,7 +1,7 @@
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
-import { api, unwrap, type Schedule } from "../lib/api";
+import { api, type Schedule, unwrap } from "../lib/api";
+import { type RoutineValues, routineBody, routineValues, type Trigger } from "../lib/routines";
 import { useSubmit } from "../lib/use-submit";
-import { routineBody, routineValues, type RoutineValues, type Trigger } from "../lib/routines";
 import { Field } from "./field";
 import { Notice } from "./notice";
 
@@ -67,14 +67,28 @@ export function RoutineForm(props: { agentId: string; schedule: Schedule | null;
   );
 
   return (
-    <form ref={form} class="routine-form" onSubmit={submit} noValidate onKeyDown={(e) => { if (e.key === "Escape") props.onClose(); }}>
+    <form
+      ref={form}
+      class="routine-form"
+      onSubmit={submit}
+      noValidate
+      onKeyDown={(e) => {
+        if (e.key === "Escape") props.onClose();
+      }}
+    >
       {failure && <Notice kind={failure === "Nothing changed." ? "info" : "error"}>{failure}</Notice>}
       {elsewhere.length > 0 && <Notice kind="error">{elsewhere.map(([f, m]) => `${f || "body"}: ${m}`).join("; ")}</Notice>}
       <div class="form-grid">
         <fieldset>
           <legend>What</legend>
           {input("description", "description", "Description", {}, "One line, up to 200 characters; shown in this list.")}
-          <Field name="instruction" label="Instruction" error={errors.instruction} prefix={prefix} hint="Markdown, up to 4000 characters: what the agent does when it wakes up.">
+          <Field
+            name="instruction"
+            label="Instruction"
+            error={errors.instruction}
+            prefix={prefix}
+            hint="Markdown, up to 4000 characters: what the agent does when it wakes up."
+          >
             {(a) => <textarea {...a} rows={6} value={values.instruction} onInput={(e) => set("instruction", (e.currentTarget as HTMLTextAreaElement).value)} />}
           </Field>
         </fieldset>
@@ -84,26 +98,53 @@ export function RoutineForm(props: { agentId: string; schedule: Schedule | null;
             {choice("cron", "Cron (UTC)")}
             {choice("window", "Random times in a daily window")}
           </div>
-          {values.trigger === "cron" && input("cron", "cron", "Cron expression (UTC)", { class: "mono", spellcheck: false, autocomplete: "off" },
-            "5 fields in UTC: minute hour day-of-month month day-of-week, e.g. 0 8 * * 1-5.")}
+          {values.trigger === "cron" &&
+            input(
+              "cron",
+              "cron",
+              "Cron expression (UTC)",
+              { class: "mono", spellcheck: false, autocomplete: "off" },
+              "5 fields in UTC: minute hour day-of-month month day-of-week, e.g. 0 8 * * 1-5.",
+            )}
           {values.trigger === "window" && (
             <div class={`window-fields${errors.wake_window ? " has-error" : ""}`} data-field="wake_window">
-              {errors.wake_window && <small class="field-error" role="alert">{errors.wake_window}</small>}
-              {input("timezone", "wake_window.timezone", "Time zone", { list: `${prefix}-zones`, autocomplete: "off", spellcheck: false }, "An IANA name such as Europe/Berlin; daylight saving is followed.")}
-              <datalist id={`${prefix}-zones`}>{ZONES.map((z) => <option key={z} value={z} />)}</datalist>
+              {errors.wake_window && (
+                <small class="field-error" role="alert">
+                  {errors.wake_window}
+                </small>
+              )}
+              {input(
+                "timezone",
+                "wake_window.timezone",
+                "Time zone",
+                { list: `${prefix}-zones`, autocomplete: "off", spellcheck: false },
+                "An IANA name such as Europe/Berlin; daylight saving is followed.",
+              )}
+              <datalist id={`${prefix}-zones`}>
+                {ZONES.map((z) => (
+                  <option key={z} value={z} />
+                ))}
+              </datalist>
               <div class="field-row">
                 {input("start", "wake_window.start", "Window start", { type: "time" })}
                 {input("end", "wake_window.end", "Window end", { type: "time" })}
                 {input("max_wakes", "wake_window.max_wakes", "Max wake-ups", { inputMode: "numeric" })}
               </div>
-              <small class="hint">Every day, the agent wakes up at random times between start and end (an end before the start spans midnight), at most this many times, at least 5 minutes apart.</small>
+              <small class="hint">
+                Every day, the agent wakes up at random times between start and end (an end before the start spans midnight), at most this many times, at least
+                5 minutes apart.
+              </small>
             </div>
           )}
         </fieldset>
       </div>
       <div class="form-actions">
-        <button type="submit" class="primary" disabled={busy}>{busy ? "Saving…" : props.schedule ? "Save routine" : "Create routine"}</button>
-        <button type="button" onClick={props.onClose}>Cancel</button>
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? "Saving…" : props.schedule ? "Save routine" : "Create routine"}
+        </button>
+        <button type="button" onClick={props.onClose}>
+          Cancel
+        </button>
       </div>
     </form>
   );

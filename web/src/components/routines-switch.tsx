@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { api, describe, unwrap, type Guild } from "../lib/api";
+import { api, describe, type Guild, unwrap } from "../lib/api";
 import { Notice } from "./notice";
 
 /**
@@ -32,13 +32,21 @@ export function RoutinesSwitch(props: { guild: Guild; onSaved: (guild: Guild) =>
       </div>
       <div class="field toggle">
         <input
-          type="checkbox" role="switch" id="guild-routines_enabled" name="routines_enabled" checked={on} aria-checked={on} disabled={busy}
-          aria-describedby="guild-routines_enabled-hint" onChange={(e) => void flip((e.currentTarget as HTMLInputElement).checked)}
+          type="checkbox"
+          role="switch"
+          id="guild-routines_enabled"
+          name="routines_enabled"
+          checked={on}
+          aria-checked={on}
+          disabled={busy}
+          aria-describedby="guild-routines_enabled-hint"
+          onChange={(e) => void flip((e.currentTarget as HTMLInputElement).checked)}
         />
         <label for="guild-routines_enabled">Routines enabled</label>
       </div>
       <small id="guild-routines_enabled-hint" class="hint">
-        Applies at once to every agent of this guild. Off: no routine wakes an agent. On again: routines that came due meanwhile are planned afresh from now; missed wake-ups are not made up.
+        Applies at once to every agent of this guild. Off: no routine wakes an agent. On again: routines that came due meanwhile are planned afresh from now;
+        missed wake-ups are not made up.
       </small>
       {message && <Notice kind={message.kind}>{message.text}</Notice>}
     </section>

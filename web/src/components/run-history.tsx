@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
-import { api, describe, unwrap, type Run, type RunKind } from "../lib/api";
+import { api, describe, type Run, type RunKind, unwrap } from "../lib/api";
 import { kindLabel, usd, when } from "../lib/format";
-import { filterQuery, RUN_KINDS, RUN_STATUSES, type HistoryFilter } from "../lib/history-filter";
+import { filterQuery, type HistoryFilter, RUN_KINDS, RUN_STATUSES } from "../lib/history-filter";
 import { useLoad } from "../lib/use-load";
 import { Link } from "./link";
 import { Notice } from "./notice";
@@ -23,7 +23,11 @@ export function HistoryFilters(props: { filter: HistoryFilter; onChange: (filter
     <span class="inline-field">
       <label for={`history-${key}`}>{label}</label>
       <select id={`history-${key}`} value={filter[key]} onChange={(e) => onChange({ ...filter, [key]: (e.currentTarget as HTMLSelectElement).value })}>
-        {options.map(([value, text]) => <option key={value} value={value}>{text}</option>)}
+        {options.map(([value, text]) => (
+          <option key={value} value={value}>
+            {text}
+          </option>
+        ))}
       </select>
     </span>
   );
@@ -33,7 +37,14 @@ export function HistoryFilters(props: { filter: HistoryFilter; onChange: (filter
       {select("status", "Status", RUN_STATUSES)}
       <span class="inline-field">
         <label for="history-q">Search</label>
-        <input id="history-q" type="search" value={q} placeholder="Title contains…" maxLength={200} onInput={(e) => setQ((e.currentTarget as HTMLInputElement).value)} />
+        <input
+          id="history-q"
+          type="search"
+          value={q}
+          placeholder="Title contains…"
+          maxLength={200}
+          onInput={(e) => setQ((e.currentTarget as HTMLInputElement).value)}
+        />
       </span>
     </div>
   );
@@ -46,12 +57,20 @@ export function RunHistory(props: { agentId: string; filter: HistoryFilter; refr
   const [cursor, setCursor] = useState<string | null>(null);
   const { kind, status, q } = props.filter;
   const runsPage = (cursor?: string) =>
-    unwrap(api.GET("/api/agents/{id}/runs", {
-      params: {
-        path: { id: props.agentId },
-        query: { limit: 25, cursor, kind: (kind || undefined) as RunKind | undefined, status: (status || undefined) as Run["status"] | undefined, q: q.trim() || undefined },
-      },
-    }));
+    unwrap(
+      api.GET("/api/agents/{id}/runs", {
+        params: {
+          path: { id: props.agentId },
+          query: {
+            limit: 25,
+            cursor,
+            kind: (kind || undefined) as RunKind | undefined,
+            status: (status || undefined) as Run["status"] | undefined,
+            q: q.trim() || undefined,
+          },
+        },
+      }),
+    );
   const first = useLoad(async () => {
     const page = await runsPage();
     setPages([page.data]);
@@ -79,13 +98,35 @@ export function RunHistory(props: { agentId: string; filter: HistoryFilter; refr
   return (
     <>
       <table class="list history" aria-describedby="history" aria-busy={first.loading}>
-        <thead><tr><th scope="col">Run</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col" class="num">Cost</th><th scope="col">Started</th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">Run</th>
+            <th scope="col">Kind</th>
+            <th scope="col">Status</th>
+            <th scope="col" class="num">
+              Cost
+            </th>
+            <th scope="col">Started</th>
+          </tr>
+        </thead>
         <tbody>
           {runs.map((r) => (
             <tr key={r.id} data-run={r.id}>
-              <td><Link href={`/runs/${r.id}`}>{r.label}</Link></td>
-              <td><span class={`badge kind-${r.kind}`}>{kindLabel(r.kind)}</span></td>
-              <td><span class={`badge status-${r.status}`}>{r.status}</span>{r.archived_at && <span class="badge status-archived">archived</span>}{r.errors.length > 0 && <span class="badge status-error" title={r.errors.map((e) => e.code).join(", ")}>{r.errors.length} error{r.errors.length > 1 ? "s" : ""}</span>}</td>
+              <td>
+                <Link href={`/runs/${r.id}`}>{r.label}</Link>
+              </td>
+              <td>
+                <span class={`badge kind-${r.kind}`}>{kindLabel(r.kind)}</span>
+              </td>
+              <td>
+                <span class={`badge status-${r.status}`}>{r.status}</span>
+                {r.archived_at && <span class="badge status-archived">archived</span>}
+                {r.errors.length > 0 && (
+                  <span class="badge status-error" title={r.errors.map((e) => e.code).join(", ")}>
+                    {r.errors.length} error{r.errors.length > 1 ? "s" : ""}
+                  </span>
+                )}
+              </td>
               <td class="num">{usd(r.cost_usd)}</td>
               <td>{when(r.created_at)}</td>
             </tr>
@@ -93,7 +134,11 @@ export function RunHistory(props: { agentId: string; filter: HistoryFilter; refr
         </tbody>
       </table>
       {more && <Notice kind="error">{more}</Notice>}
-      {cursor && <button type="button" onClick={loadMore}>Load older runs</button>}
+      {cursor && (
+        <button type="button" onClick={loadMore}>
+          Load older runs
+        </button>
+      )}
     </>
   );
 }

@@ -1,8 +1,8 @@
 import type { ComponentChildren } from "preact";
-import type { Draft } from "../lib/live-run";
 import type { Row } from "../lib/api-types";
 import { contentText, prettyArguments, tokens, usd, when } from "../lib/format";
 import { GROUP_WAKE_HEADING } from "../lib/group-wake";
+import type { Draft } from "../lib/live-run";
 import { GroupWake } from "./group-wake";
 import { Markdown } from "./markdown";
 import { PromptReplay } from "./prompt-replay";
@@ -41,7 +41,9 @@ export function Transcript(props: { runId: string; rows: Row[]; draft: Draft | n
       ))}
       {props.draft && (props.draft.content || props.draft.reasoning) && (
         <li class="row row-assistant row-draft" data-draft="true" aria-live="polite" aria-busy="true">
-          <header class="row-head"><span class="role">Assistant</span> <span class="muted">writing…</span></header>
+          <header class="row-head">
+            <span class="role">Assistant</span> <span class="muted">writing…</span>
+          </header>
           {props.draft.reasoning && (
             <details class="reasoning" open>
               <summary>Reasoning (streaming)</summary>
@@ -52,7 +54,9 @@ export function Transcript(props: { runId: string; rows: Row[]; draft: Draft | n
         </li>
       )}
       {props.generating && !props.draft && (
-        <li class="row row-waiting" aria-live="polite"><span class="spinner" aria-hidden="true" /> The agent is working…</li>
+        <li class="row row-waiting" aria-live="polite">
+          <span class="spinner" aria-hidden="true" /> The agent is working…
+        </li>
       )}
     </ol>
   );
@@ -66,7 +70,12 @@ function RowView(props: { runId: string; row: Row; stubbed: boolean }) {
     const text = contentText(payload.content);
     return (
       <details class="system">
-        <summary>System prompt <span class="muted">· row {row.seq} · {text.length.toLocaleString("en-US")} characters</span></summary>
+        <summary>
+          System prompt{" "}
+          <span class="muted">
+            · row {row.seq} · {text.length.toLocaleString("en-US")} characters
+          </span>
+        </summary>
         <pre class="text">{text}</pre>
       </details>
     );
@@ -74,7 +83,11 @@ function RowView(props: { runId: string; row: Row; stubbed: boolean }) {
   const head = (label: string, extra?: ComponentChildren) => (
     <header class="row-head">
       <span class="role">{label}</span>
-      <span class="muted"> #{row.seq}{row.generation !== null ? ` · generation ${row.generation}` : ""} · {when(row.created_at)}</span>
+      <span class="muted">
+        {" "}
+        #{row.seq}
+        {row.generation !== null ? ` · generation ${row.generation}` : ""} · {when(row.created_at)}
+      </span>
       {extra}
     </header>
   );
@@ -86,7 +99,13 @@ function RowView(props: { runId: string; row: Row; stubbed: boolean }) {
     return (
       <>
         {head(meta.source === "operator" || !meta.source ? "You" : `User (${String(meta.source)})`)}
-        {contentText(payload.content) ? <Markdown text={contentText(payload.content)} /> : <div class="text"><span class="muted">(no text)</span></div>}
+        {contentText(payload.content) ? (
+          <Markdown text={contentText(payload.content)} />
+        ) : (
+          <div class="text">
+            <span class="muted">(no text)</span>
+          </div>
+        )}
         {attachments.length > 0 && <p class="muted">Attachments: {attachments.map((a) => a.filename).join(", ")}</p>}
       </>
     );
@@ -98,13 +117,15 @@ function RowView(props: { runId: string; row: Row; stubbed: boolean }) {
     const text = contentText(payload.content);
     return (
       <>
-        {head("Assistant", (
+        {head(
+          "Assistant",
           <span class="usage" data-testid="row-usage">
-            {usd(row.cost_usd)} · {tokens(usage.prompt_tokens)} in{usage.cached_tokens ? ` (${tokens(usage.cached_tokens)} cached)` : ""} · {tokens(usage.completion_tokens)} out
+            {usd(row.cost_usd)} · {tokens(usage.prompt_tokens)} in{usage.cached_tokens ? ` (${tokens(usage.cached_tokens)} cached)` : ""} ·{" "}
+            {tokens(usage.completion_tokens)} out
             {usage.reasoning_tokens ? ` (${tokens(usage.reasoning_tokens)} reasoning)` : ""}
             {typeof meta.latency_ms === "number" ? ` · ${(meta.latency_ms / 1000).toFixed(1)} s` : ""}
-          </span>
-        ))}
+          </span>,
+        )}
         {reasoning && (
           <details class="reasoning">
             <summary>Reasoning</summary>
@@ -114,8 +135,12 @@ function RowView(props: { runId: string; row: Row; stubbed: boolean }) {
         {text && <Markdown text={text} />}
         {calls.map((call) => (
           <div class="tool-call" key={call.id} data-tool-call={call.function.name}>
-            <div><span class="badge">Tool call</span> <code>{call.function.name}</code> <span class="muted">{call.id}</span></div>
-            <pre role="group" aria-label={`Arguments of ${call.function.name}`}>{prettyArguments(call.function.arguments)}</pre>
+            <div>
+              <span class="badge">Tool call</span> <code>{call.function.name}</code> <span class="muted">{call.id}</span>
+            </div>
+            <pre role="group" aria-label={`Arguments of ${call.function.name}`}>
+              {prettyArguments(call.function.arguments)}
+            </pre>
           </div>
         ))}
         <PromptReplay runId={props.runId} seq={row.seq} />
@@ -126,14 +151,23 @@ function RowView(props: { runId: string; row: Row; stubbed: boolean }) {
   const interrupted = meta.source === "interruption";
   return (
     <>
-      {head(`Result of ${String(meta.tool_name ?? "tool")}`, (
+      {head(
+        `Result of ${String(meta.tool_name ?? "tool")}`,
         <span class="usage">
-          {interrupted && <span class="badge status-error" data-testid="interrupted">Interrupted</span>}
-          {props.stubbed && <span class="badge status-stub" title="A later prompt sent a stub in place of this result (context pressure)">Stubbed in later prompts</span>}
+          {interrupted && (
+            <span class="badge status-error" data-testid="interrupted">
+              Interrupted
+            </span>
+          )}
+          {props.stubbed && (
+            <span class="badge status-stub" title="A later prompt sent a stub in place of this result (context pressure)">
+              Stubbed in later prompts
+            </span>
+          )}
           {typeof meta.duration_ms === "number" ? ` ${meta.duration_ms} ms` : ""}
           <span class="muted"> {String(payload.tool_call_id ?? "")}</span>
-        </span>
-      ))}
+        </span>,
+      )}
       <details class="tool-result" open={content.length < 600}>
         <summary>{content.length.toLocaleString("en-US")} characters</summary>
         <pre>{content}</pre>

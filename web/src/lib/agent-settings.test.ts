@@ -10,7 +10,19 @@ describe("agent settings body", () => {
   });
 
   it("an edit sends only the changed fields, and what is not a whole number as typed, for the API to name", () => {
-    const agent = { ...DEFAULTS, max_steps: 40, max_tool_calls: 50, max_input_tokens: 100000, keep_tool_result_generations: 1, max_workspace_mib: 2048, max_scripts: 10, model: "m", model_base_url: null, model_api_key_secret: null, thinking_level: "off" } as unknown as Agent;
+    const agent = {
+      ...DEFAULTS,
+      max_steps: 40,
+      max_tool_calls: 50,
+      max_input_tokens: 100000,
+      keep_tool_result_generations: 1,
+      max_workspace_mib: 2048,
+      max_scripts: 10,
+      model: "m",
+      model_base_url: null,
+      model_api_key_secret: null,
+      thinking_level: "off",
+    } as unknown as Agent;
     const values = { ...valuesOf(agent), max_steps: "many", coding: true };
     expect(agentBody(values, agent)).toEqual({ max_steps: "many", coding: true });
     expect(agentBody({ ...valuesOf(agent), max_steps: "" }, agent)).toEqual({ max_steps: null });

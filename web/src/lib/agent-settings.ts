@@ -13,17 +13,49 @@ export type Values = Record<TextField | NumberField, string> & Record<Flag, bool
 
 /** The defaults of a new agent (core/validation/agent.ts); model empty means the platform's default. */
 export const DEFAULTS: Values = {
-  name: "", description: "", instructions: "", model: "", model_base_url: "", model_api_key_secret: "", browser_language: "en-US",
-  max_steps: "40", max_tool_calls: "50", max_input_tokens: "100000", keep_tool_result_generations: "1", max_workspace_mib: "2048", max_scripts: "10",
-  browser: false, coding: false, cli: true, scripting: true, memory: false, group_post: true, thinking_level: "off",
+  name: "",
+  description: "",
+  instructions: "",
+  model: "",
+  model_base_url: "",
+  model_api_key_secret: "",
+  browser_language: "en-US",
+  max_steps: "40",
+  max_tool_calls: "50",
+  max_input_tokens: "100000",
+  keep_tool_result_generations: "1",
+  max_workspace_mib: "2048",
+  max_scripts: "10",
+  browser: false,
+  coding: false,
+  cli: true,
+  scripting: true,
+  memory: false,
+  group_post: true,
+  thinking_level: "off",
 };
 
 export const LABELS: Record<string, string> = {
-  name: "Name", description: "Description", instructions: "Instructions", model: "Model", model_base_url: "Provider base URL",
-  model_api_key_secret: "API key secret name", browser_language: "Browser language", thinking_level: "Thinking level",
-  max_steps: "Max steps per generation", max_tool_calls: "Max tool calls per run", max_input_tokens: "Max input tokens",
-  keep_tool_result_generations: "Keep tool results (generations)", max_workspace_mib: "Max workspace (MiB)", max_scripts: "Max scripts",
-  browser: "Browser", coding: "Coding", cli: "CLI", scripting: "Scripting", memory: "Memory", group_post: "Posts in the group chat",
+  name: "Name",
+  description: "Description",
+  instructions: "Instructions",
+  model: "Model",
+  model_base_url: "Provider base URL",
+  model_api_key_secret: "API key secret name",
+  browser_language: "Browser language",
+  thinking_level: "Thinking level",
+  max_steps: "Max steps per generation",
+  max_tool_calls: "Max tool calls per run",
+  max_input_tokens: "Max input tokens",
+  keep_tool_result_generations: "Keep tool results (generations)",
+  max_workspace_mib: "Max workspace (MiB)",
+  max_scripts: "Max scripts",
+  browser: "Browser",
+  coding: "Coding",
+  cli: "CLI",
+  scripting: "Scripting",
+  memory: "Memory",
+  group_post: "Posts in the group chat",
 };
 
 /** The form values of an agent (the defaults for a new one). */
@@ -58,4 +90,3 @@ export function agentBody(values: Values, initial: Agent | null): AgentCreate {
   }
   return body as AgentCreate;
 }
-

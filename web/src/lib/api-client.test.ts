@@ -30,7 +30,19 @@ describe("typed API client", () => {
 
   it("ISSUE-11 client: an error answer becomes an ApiError with its code, details and field messages", async () => {
     const { api } = clientAnswering(() =>
-      json(422, { error: { code: "validation.failed", message: "Invalid body", details: { fields: [{ field: "name", message: "is required" }, { field: "name", message: "too short" }] } } }));
+      json(422, {
+        error: {
+          code: "validation.failed",
+          message: "Invalid body",
+          details: {
+            fields: [
+              { field: "name", message: "is required" },
+              { field: "name", message: "too short" },
+            ],
+          },
+        },
+      }),
+    );
     const failure = await unwrap(api.POST("/api/guilds", { body: { name: "" } })).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(ApiError);
     expect(failure).toMatchObject({ status: 422, code: "validation.failed", message: "Invalid body" });
@@ -52,7 +64,10 @@ describe("typed API client", () => {
 
   it("ISSUE-11 client: everyPage follows next_cursor to the last page", async () => {
     const { api, requests } = clientAnswering((request) =>
-      new URL(request.url).searchParams.get("cursor") === "c2" ? json(200, { data: [{ id: "t3" }], next_cursor: null }) : json(200, { data: [{ id: "t1" }, { id: "t2" }], next_cursor: "c2" }));
+      new URL(request.url).searchParams.get("cursor") === "c2"
+        ? json(200, { data: [{ id: "t3" }], next_cursor: null })
+        : json(200, { data: [{ id: "t1" }, { id: "t2" }], next_cursor: "c2" }),
+    );
     const tokens = await everyPage((cursor) => unwrap(api.GET("/api/tokens", { params: { query: { limit: 200, cursor } } })));
     expect(tokens.map((t) => t.id)).toEqual(["t1", "t2", "t3"]);
     expect(requests.map((r) => new URL(r.url).search)).toEqual(["?limit=200", "?limit=200&cursor=c2"]);

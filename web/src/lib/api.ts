@@ -43,7 +43,7 @@ export const describe = (error: unknown): string =>
 /** Every row of a run after `afterSeq`, in order, page by page. */
 export async function loadRows(runId: string, afterSeq = -1): Promise<Row[]> {
   const rows: Row[] = [];
-  for (let after = afterSeq; ;) {
+  for (let after = afterSeq; ; ) {
     const page = await unwrap(api.GET("/api/runs/{id}/messages", { params: { path: { id: runId }, query: { after_seq: after, limit: 1000 } } }));
     rows.push(...page.data);
     if (page.data.length < 1000) return rows;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sendsMessage, type ComposerKey } from "./composer-keys";
+import { type ComposerKey, sendsMessage } from "./composer-keys";
 
 const key = (over: Partial<ComposerKey>): ComposerKey => ({ key: "Enter", shiftKey: false, ctrlKey: false, metaKey: false, isComposing: false, ...over });
 

@@ -1,9 +1,17 @@
 import { describe, expect, it } from "vitest";
 import type { GroupMessage } from "./api-types";
-import { applyChatEvent, emptyChat, gapOf, nextGapPage, reading, settleRuns, withMessages, type ChatState } from "./group-chat";
+import { applyChatEvent, type ChatState, emptyChat, gapOf, nextGapPage, reading, settleRuns, withMessages } from "./group-chat";
 
 const message = (seq: number, content = `m${seq}`): GroupMessage => ({
-  seq, guild_id: "g1", author_kind: "operator", author_agent_id: null, author_name: "Operator", content, tagged: [], depth: 0, created_at: "2026-01-01T00:00:00Z",
+  seq,
+  guild_id: "g1",
+  author_kind: "operator",
+  author_agent_id: null,
+  author_name: "Operator",
+  content,
+  tagged: [],
+  depth: 0,
+  created_at: "2026-01-01T00:00:00Z",
 });
 const ev = (event: string, data: unknown, id?: string) => ({ event, data: JSON.stringify(data), ...(id ? { id } : {}) });
 const delivery = (agent: string, run: string, state: "started" | "completed", through = 3) =>
@@ -33,7 +41,10 @@ describe("group chat state", () => {
   it("delivery events tell who is reading now; a late completed event of an older run does not end a newer one", () => {
     let s = applyChatEvent(emptyChat(), delivery("a", "r1", "started"));
     s = applyChatEvent(s, delivery("b", "r2", "started"));
-    expect(reading(s).map((d) => [d.agent_name, d.run_id])).toEqual([["A", "r1"], ["B", "r2"]]);
+    expect(reading(s).map((d) => [d.agent_name, d.run_id])).toEqual([
+      ["A", "r1"],
+      ["B", "r2"],
+    ]);
     s = applyChatEvent(s, delivery("a", "r1", "completed"));
     expect(reading(s).map((d) => d.agent_id)).toEqual(["b"]);
     expect(s.deliveries.find((d) => d.agent_id === "a")!.state).toBe("completed");
@@ -62,7 +73,10 @@ describe("group chat state", () => {
     expect(gapOf(ev("message", message(7), "7"))).toBeNull();
     expect(gapOf({ event: "gap", data: "not json" })).toBeNull();
     expect(gapOf(ev("gap", { after_seq: 5, resumes_at_seq: 6 }))).toBeNull(); // nothing skipped
-    const page = (from: number, to: number, hasMore = true) => ({ data: Array.from({ length: to - from + 1 }, (_, i) => message(from + i)), has_more: hasMore });
+    const page = (from: number, to: number, hasMore = true) => ({
+      data: Array.from({ length: to - from + 1 }, (_, i) => message(from + i)),
+      has_more: hasMore,
+    });
     expect(nextGapPage(gap, page(200, 399))).toBe(200);
     expect(nextGapPage(gap, page(1, 199))).toBeNull(); // reached past after_seq
     expect(nextGapPage(gap, page(6, 199))).toBeNull(); // the page starts right after after_seq

@@ -1,8 +1,17 @@
 /** The agent History's filter, kept in the page's query string so a reload keeps it; pure. */
 
-export const RUN_KINDS = [["", "All kinds"], ["direct", "Direct chats"], ["group", "Group chats"], ["schedule", "Schedule wake-ups"]] as const;
+export const RUN_KINDS = [
+  ["", "All kinds"],
+  ["direct", "Direct chats"],
+  ["group", "Group chats"],
+  ["schedule", "Schedule wake-ups"],
+] as const;
 /** The run statuses the API knows (`?status=`). */
-export const RUN_STATUSES = [["", "Any status"], ["active", "Active"], ["completed", "Completed"]] as const;
+export const RUN_STATUSES = [
+  ["", "Any status"],
+  ["active", "Active"],
+  ["completed", "Completed"],
+] as const;
 
 export interface HistoryFilter {
   kind: string;
@@ -10,8 +19,7 @@ export interface HistoryFilter {
   q: string;
 }
 
-const known = (value: string | null, options: ReadonlyArray<readonly [string, string]>) =>
-  options.some(([v]) => v === value) ? value! : "";
+const known = (value: string | null, options: ReadonlyArray<readonly [string, string]>) => (options.some(([v]) => v === value) ? value! : "");
 
 /**
  * The filter in a query string; unknown values read as "all".

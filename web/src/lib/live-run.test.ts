@@ -1,9 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { applyEvent, emptyLiveRun, withRows, type LiveRun } from "./live-run";
 import type { Row } from "./api-types";
+import { applyEvent, emptyLiveRun, type LiveRun, withRows } from "./live-run";
 
 const row = (seq: number, role: Row["role"], generation: number | null = 1): Row => ({
-  seq, generation, role, payload: { role, content: `r${seq}` }, metadata: {}, cost_usd: null, created_at: "2026-01-01T00:00:00Z",
+  seq,
+  generation,
+  role,
+  payload: { role, content: `r${seq}` },
+  metadata: {},
+  cost_usd: null,
+  created_at: "2026-01-01T00:00:00Z",
 });
 const ev = (event: string, data: unknown) => ({ event, data: JSON.stringify(data) });
 

@@ -21,7 +21,9 @@ describe("renderMarkdown", () => {
     expect(renderMarkdown("[docs](https://example.com/a?b=1&c=2)")).toBe(
       '<p><a href="https://example.com/a?b=1&amp;c=2" target="_blank" rel="noopener noreferrer">docs</a></p>',
     );
-    expect(renderMarkdown("see https://example.com now")).toContain('<a href="https://example.com" target="_blank" rel="noopener noreferrer">https://example.com</a>');
+    expect(renderMarkdown("see https://example.com now")).toContain(
+      '<a href="https://example.com" target="_blank" rel="noopener noreferrer">https://example.com</a>',
+    );
   });
 
   it("UI-CONV: images are not loaded (no request to an address a reply chooses)", () => {
@@ -30,7 +32,7 @@ describe("renderMarkdown", () => {
   });
 
   it("UI-CONV: fenced code in a registered language is highlighted and escaped; other languages stay plain, escaped", () => {
-    const ts = renderMarkdown("```ts\nconst a: string = \"<b>\";\n```");
+    const ts = renderMarkdown('```ts\nconst a: string = "<b>";\n```');
     expect(ts).toContain('<pre><code class="language-ts">');
     expect(ts).toContain('<span class="hljs-keyword">const</span>');
     expect(ts).toContain("&lt;b&gt;");

@@ -3,9 +3,20 @@ import type { Schedule } from "./api";
 import { inZone, olderInstruction, routineBody, routineValues, shortHash, triggerText, utc } from "./routines";
 
 const schedule = (over: Partial<Schedule> = {}): Schedule => ({
-  id: "s1", agent_id: "a1", description: "Morning", instruction: "Read the news", instruction_hash: "ab".repeat(32),
-  cron: "0 8 * * *", wake_window: null, paused: false, next_run_at: null, last_run_at: null, window_fires: 0,
-  created_at: "2026-01-01T00:00:00Z", updated_at: "2026-01-01T00:00:00Z", ...over,
+  id: "s1",
+  agent_id: "a1",
+  description: "Morning",
+  instruction: "Read the news",
+  instruction_hash: "ab".repeat(32),
+  cron: "0 8 * * *",
+  wake_window: null,
+  paused: false,
+  next_run_at: null,
+  last_run_at: null,
+  window_fires: 0,
+  created_at: "2026-01-01T00:00:00Z",
+  updated_at: "2026-01-01T00:00:00Z",
+  ...over,
 });
 
 describe("routine form body", () => {
@@ -13,7 +24,9 @@ describe("routine form body", () => {
     const values = { ...routineValues(null, "Europe/Berlin"), description: "Morning", instruction: "Read", cron: " 0 8 * * * " };
     expect(routineBody(values, null)).toEqual({ description: "Morning", instruction: "Read", cron: "0 8 * * *" });
     expect(routineBody({ ...values, trigger: "window", max_wakes: "4" }, null)).toEqual({
-      description: "Morning", instruction: "Read", wake_window: { timezone: "Europe/Berlin", start: "09:00", end: "17:00", max_wakes: 4 },
+      description: "Morning",
+      instruction: "Read",
+      wake_window: { timezone: "Europe/Berlin", start: "09:00", end: "17:00", max_wakes: 4 },
     });
     // Not a whole number: sent as typed, so the API's 422 names wake_window.max_wakes.
     expect((routineBody({ ...values, trigger: "window", max_wakes: "lots" }, null).wake_window as { max_wakes: unknown }).max_wakes).toBe("lots");
@@ -27,7 +40,9 @@ describe("routine form body", () => {
     expect(toWindow).toEqual({ wake_window: { timezone: "UTC", start: "09:00", end: "17:00", max_wakes: 3 }, cron: null });
     const w = schedule({ cron: null, wake_window: { timezone: "Asia/Tokyo", start: "22:00", end: "02:00", max_wakes: 2 } });
     expect(routineValues(w).trigger).toBe("window");
-    expect(routineBody({ ...routineValues(w), end: "03:00" }, w)).toEqual({ wake_window: { timezone: "Asia/Tokyo", start: "22:00", end: "03:00", max_wakes: 2 } });
+    expect(routineBody({ ...routineValues(w), end: "03:00" }, w)).toEqual({
+      wake_window: { timezone: "Asia/Tokyo", start: "22:00", end: "03:00", max_wakes: 2 },
+    });
     expect(routineBody({ ...routineValues(w), trigger: "cron", cron: "*/5 * * * *" }, w)).toEqual({ cron: "*/5 * * * *", wake_window: null });
   });
 });
@@ -35,8 +50,9 @@ describe("routine form body", () => {
 describe("routine display", () => {
   it("shows a trigger readably, times in UTC and in the window's zone, and hashes shortened", () => {
     expect(triggerText(schedule())).toBe("cron 0 8 * * * (UTC)");
-    expect(triggerText(schedule({ cron: null, wake_window: { timezone: "Europe/Berlin", start: "09:00", end: "17:00", max_wakes: 3 } })))
-      .toBe("random 3× between 09:00 and 17:00 (Europe/Berlin)");
+    expect(triggerText(schedule({ cron: null, wake_window: { timezone: "Europe/Berlin", start: "09:00", end: "17:00", max_wakes: 3 } }))).toBe(
+      "random 3× between 09:00 and 17:00 (Europe/Berlin)",
+    );
     expect(utc("2026-05-01T08:00:00.000Z")).toBe("2026-05-01 08:00 UTC");
     expect(utc(null)).toBe("–");
     expect(inZone("2026-05-01T08:00:00.000Z", "Europe/Berlin")).toContain("10:00 Europe/Berlin");

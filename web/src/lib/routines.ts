@@ -61,8 +61,9 @@ export function routineBody(values: RoutineValues, initial: Schedule | null): Sc
   const body: Record<string, unknown> = {};
   if (values.description !== before.description) body.description = values.description;
   if (values.instruction !== before.instruction) body.instruction = values.instruction;
-  const triggerChanged = values.trigger !== before.trigger
-    || (values.trigger === "cron" ? values.cron.trim() !== before.cron : JSON.stringify(windowOf(values)) !== JSON.stringify(windowOf(before)));
+  const triggerChanged =
+    values.trigger !== before.trigger ||
+    (values.trigger === "cron" ? values.cron.trim() !== before.cron : JSON.stringify(windowOf(values)) !== JSON.stringify(windowOf(before)));
   if (triggerChanged) {
     Object.assign(body, trigger);
     if (values.trigger !== before.trigger) body[values.trigger === "cron" ? "wake_window" : "cron"] = null;
@@ -92,7 +93,14 @@ export function utc(iso: string | null | undefined): string {
 /** A timestamp as wall time in an IANA zone, "Fri 1 May, 10:00 Europe/Berlin"; the ISO text when the zone is unknown. */
 export function inZone(iso: string, zone: string): string {
   try {
-    const text = new Date(iso).toLocaleString("en-GB", { timeZone: zone, weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+    const text = new Date(iso).toLocaleString("en-GB", {
+      timeZone: zone,
+      weekday: "short",
+      day: "numeric",
+      month: "short",
+      hour: "2-digit",
+      minute: "2-digit",
+    });
     return `${text} ${zone}`;
   } catch {
     return iso;

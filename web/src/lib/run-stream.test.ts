@@ -1,13 +1,18 @@
 import { describe, expect, it } from "vitest";
-import type { GroupMessage } from "./api-types";
-import { applyChatEvent, emptyChat, reading, withMessages, type ChatState } from "./group-chat";
-import { applyEvent, emptyLiveRun, withRows, type LiveRun } from "./live-run";
+import type { GroupMessage, Row } from "./api-types";
+import { applyChatEvent, type ChatState, emptyChat, reading, withMessages } from "./group-chat";
+import { applyEvent, emptyLiveRun, type LiveRun, withRows } from "./live-run";
 import { openEventStream, openRunStream } from "./run-stream";
-import type { Row } from "./api-types";
 import { lastSeq } from "./sse";
 
 const row = (seq: number): Row => ({
-  seq, generation: seq === 0 ? null : 1, role: seq === 0 ? "system" : "user", payload: {}, metadata: {}, cost_usd: null, created_at: "2026-01-01T00:00:00Z",
+  seq,
+  generation: seq === 0 ? null : 1,
+  role: seq === 0 ? "system" : "user",
+  payload: {},
+  metadata: {},
+  cost_usd: null,
+  created_at: "2026-01-01T00:00:00Z",
 });
 const frame = (r: Row) => `event: message\nid: ${r.seq}\ndata: ${JSON.stringify(r)}\n\n`;
 
@@ -43,8 +48,13 @@ describe("openRunStream", () => {
       runId: "r1",
       token: "gld_x",
       lastSeq: () => lastSeq(state.rows),
-      onEvent: (e) => { state = applyEvent(state, e); },
-      beforeReconnect: async () => { reloads++; state = withRows(state, [row(2)]); },
+      onEvent: (e) => {
+        state = applyEvent(state, e);
+      },
+      beforeReconnect: async () => {
+        reloads++;
+        state = withRows(state, [row(2)]);
+      },
       retryDelayMs: () => 1,
       fetch: async (url, init) => {
         calls.push({ url: String(url), headers: init?.headers as Record<string, string> });
@@ -66,9 +76,18 @@ describe("openRunStream", () => {
     let fatal: number | null = null;
     let calls = 0;
     openRunStream({
-      runId: "r1", token: "bad", lastSeq: () => -1, onEvent: () => {}, retryDelayMs: () => 1,
-      onFatal: (status) => { fatal = status; },
-      fetch: async () => { calls++; return new Response('{"error":{}}', { status: 401 }); },
+      runId: "r1",
+      token: "bad",
+      lastSeq: () => -1,
+      onEvent: () => {},
+      retryDelayMs: () => 1,
+      onFatal: (status) => {
+        fatal = status;
+      },
+      fetch: async () => {
+        calls++;
+        return new Response('{"error":{}}', { status: 401 });
+      },
     });
     await waitFor(() => fatal !== null);
     await new Promise((r) => setTimeout(r, 30));
@@ -80,7 +99,12 @@ describe("openRunStream", () => {
     let calls = 0;
     const states: string[] = [];
     const stream = openRunStream({
-      runId: "r1", token: "t", lastSeq: () => 5, onEvent: () => {}, retryDelayMs: () => 1, idleTimeoutMs: 20,
+      runId: "r1",
+      token: "t",
+      lastSeq: () => 5,
+      onEvent: () => {},
+      retryDelayMs: () => 1,
+      idleTimeoutMs: 20,
       onConnection: (s) => states.push(s),
       fetch: async (_url, init) => {
         calls++;
@@ -104,7 +128,15 @@ describe("openRunStream", () => {
 
   it("the guild chat's stream: its own path, messages resumed by seq after a drop with none twice, deliveries applied", async () => {
     const message = (seq: number): GroupMessage => ({
-      seq, guild_id: "g1", author_kind: "operator", author_agent_id: null, author_name: "Operator", content: `m${seq}`, tagged: [], depth: 0, created_at: "2026-01-01T00:00:00Z",
+      seq,
+      guild_id: "g1",
+      author_kind: "operator",
+      author_agent_id: null,
+      author_name: "Operator",
+      content: `m${seq}`,
+      tagged: [],
+      depth: 0,
+      created_at: "2026-01-01T00:00:00Z",
     });
     const chatFrame = (m: GroupMessage) => `event: message\nid: ${m.seq}\ndata: ${JSON.stringify(m)}\n\n`;
     const started = 'event: delivery\ndata: {"agent_id":"a1","agent_name":"Scout","run_id":"r9","through_seq":4,"state":"started"}\n\n';
@@ -119,7 +151,9 @@ describe("openRunStream", () => {
       path: "/api/guilds/g1/events",
       token: "gld_x",
       lastSeq: () => lastSeq(state.messages),
-      onEvent: (e) => { state = applyChatEvent(state, e); },
+      onEvent: (e) => {
+        state = applyChatEvent(state, e);
+      },
       retryDelayMs: () => 1,
       fetch: async (url, init) => {
         urls.push(String(url));

@@ -1,4 +1,4 @@
-import { SseParser, type SseEvent } from "./sse";
+import { type SseEvent, SseParser } from "./sse";
 
 export type ConnectionState = "connecting" | "open" | "reconnecting" | "closed";
 

@@ -23,7 +23,10 @@ describe("SseParser", () => {
     const parser = new SseParser();
     expect(parser.feed("event: status\r")).toEqual([]);
     expect(parser.feed("\ndata: x\r\n\r")).toEqual([]);
-    expect(parser.feed("\ndata: y\r\r\n")).toEqual([{ event: "status", data: "x" }, { event: "message", data: "y" }]);
+    expect(parser.feed("\ndata: y\r\r\n")).toEqual([
+      { event: "status", data: "x" },
+      { event: "message", data: "y" },
+    ]);
   });
 
   it("keeps a value's spaces after the first one and dispatches nothing for a frame without data", () => {

@@ -3,8 +3,14 @@ import type { ApiToken } from "./api-types";
 import { expiryFields, isCurrentToken, tokenState } from "./tokens";
 
 const token = (over: Partial<ApiToken> = {}): ApiToken => ({
-  id: "t", name: "CI", prefix: "gld_abc123", created_at: "2026-01-01T00:00:00.000Z",
-  last_used_at: null, expires_at: null, revoked_at: null, ...over,
+  id: "t",
+  name: "CI",
+  prefix: "gld_abc123",
+  created_at: "2026-01-01T00:00:00.000Z",
+  last_used_at: null,
+  expires_at: null,
+  revoked_at: null,
+  ...over,
 });
 
 describe("HARDEN-5: the console's token helpers", () => {

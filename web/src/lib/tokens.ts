@@ -25,5 +25,4 @@ export function expiryFields(choice: ExpiryChoice): { expires_in_days?: number; 
 }
 
 /** Whether this listed token is the one the console is signed in with. */
-export const isCurrentToken = (token: ApiToken, secret: string | null): boolean =>
-  secret !== null && secret.startsWith(token.prefix) && token.prefix.length > 4;
+export const isCurrentToken = (token: ApiToken, secret: string | null): boolean => (secret?.startsWith(token.prefix) ?? false) && token.prefix.length > 4;

@@ -25,7 +25,10 @@ describe("usage chart", () => {
   });
 
   it("USAGE-UI: the month-to-date line breaks at each first of the month", () => {
-    expect(monthRuns(["2026-01-30", "2026-01-31", "2026-02-01", "2026-02-02"])).toEqual([[0, 1], [2, 3]]);
+    expect(monthRuns(["2026-01-30", "2026-01-31", "2026-02-01", "2026-02-02"])).toEqual([
+      [0, 1],
+      [2, 3],
+    ]);
     expect(monthRuns([])).toEqual([]);
     expect(shortDay("2026-11-30")).toBe("30 Nov");
   });

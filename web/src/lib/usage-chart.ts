@@ -80,5 +80,4 @@ export function monthRuns(dates: string[]): number[][] {
 }
 
 /** A UTC day as "30 Nov". */
-export const shortDay = (date: string) =>
-  new Date(`${date}T00:00:00Z`).toLocaleDateString("en-GB", { day: "numeric", month: "short", timeZone: "UTC" });
+export const shortDay = (date: string) => new Date(`${date}T00:00:00Z`).toLocaleDateString("en-GB", { day: "numeric", month: "short", timeZone: "UTC" });

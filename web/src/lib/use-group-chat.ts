@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, describe, streamRefused, unwrap, type GroupMessage } from "./api";
+import { api, describe, type GroupMessage, streamRefused, unwrap } from "./api";
 import { getToken } from "./auth";
-import { applyChatEvent, emptyChat, gapOf, nextGapPage, reading, settleRuns, withMessages, type ChatGap, type ChatState } from "./group-chat";
-import { openEventStream, type ConnectionState } from "./run-stream";
+import { applyChatEvent, type ChatGap, type ChatState, emptyChat, gapOf, nextGapPage, reading, settleRuns, withMessages } from "./group-chat";
+import { type ConnectionState, openEventStream } from "./run-stream";
 import { lastSeq } from "./sse";
 
 /**
@@ -38,14 +38,26 @@ export function useGroupChat(guildId: string) {
         update((s) => withMessages(s, page.data));
         if (!page.has_more || page.data.length === 0) break;
       }
-      const runs = await Promise.all(reading(chatRef.current).map((d) => unwrap(api.GET("/api/runs/{id}", { params: { path: { id: d.run_id } } })).catch(() => null)));
-      update((s) => settleRuns(s, runs.flatMap((r) => (r && !r.generating ? [r.id] : []))));
+      const runs = await Promise.all(
+        reading(chatRef.current).map((d) => unwrap(api.GET("/api/runs/{id}", { params: { path: { id: d.run_id } } })).catch(() => null)),
+      );
+      update((s) =>
+        settleRuns(
+          s,
+          runs.flatMap((r) => (r && !r.generating ? [r.id] : [])),
+        ),
+      );
     };
     const fillGap = async (gap: ChatGap) => {
       let before: number | null = gap.resumes_at_seq;
       while (before !== null && !stopped) {
         const page = await chatPage({ before_seq: before, limit: 200 });
-        update((s) => withMessages(s, page.data.filter((m) => m.seq > gap.after_seq)));
+        update((s) =>
+          withMessages(
+            s,
+            page.data.filter((m) => m.seq > gap.after_seq),
+          ),
+        );
         before = nextGapPage(gap, page);
       }
     };

@@ -1,13 +1,13 @@
 import { useState } from "preact/hooks";
-import { AgentHeader, useAgentPage } from "../components/agent-tabs";
 import { AgentStatusPanel } from "../components/agent-status";
+import { AgentHeader, useAgentPage } from "../components/agent-tabs";
 import { Field } from "../components/field";
 import { Notice } from "../components/notice";
 import { HistoryFilters, RunHistory } from "../components/run-history";
-import { api, ApiError, describe, unwrap } from "../lib/api";
+import { ApiError, api, describe, unwrap } from "../lib/api";
 import { COMPOSER_KEYS_HINT, sendsMessage } from "../lib/composer-keys";
 import { tokens, usd } from "../lib/format";
-import { filterQuery, historyFilter, type HistoryFilter } from "../lib/history-filter";
+import { filterQuery, type HistoryFilter, historyFilter } from "../lib/history-filter";
 import { navigate } from "../lib/router";
 import { useLoad } from "../lib/use-load";
 
@@ -33,7 +33,13 @@ export function AgentView(props: { id: string }) {
       <AgentHeader agent={a} guild={guild.data} title={a.name} current="chats" />
       <p class="lead">
         Model <code>{a.model}</code>
-        {usage.data && <> · {usd(usage.data.totals.cost_usd)} over {usage.data.totals.calls} model calls, {tokens(usage.data.totals.input_tokens + usage.data.totals.output_tokens)} tokens</>}
+        {usage.data && (
+          <>
+            {" "}
+            · {usd(usage.data.totals.cost_usd)} over {usage.data.totals.calls} model calls,{" "}
+            {tokens(usage.data.totals.input_tokens + usage.data.totals.output_tokens)} tokens
+          </>
+        )}
       </p>
       <AgentStatusPanel agentId={a.id} onGenerationChange={() => setGenerations((n) => n + 1)} />
       <NewChat agentId={a.id} />
@@ -76,7 +82,9 @@ function NewChat(props: { agentId: string }) {
       <Field name="message" label="First message (optional)" prefix="new-chat" hint={COMPOSER_KEYS_HINT}>
         {(a) => (
           <textarea
-            {...a} rows={3} value={message}
+            {...a}
+            rows={3}
+            value={message}
             onInput={(e) => setMessage((e.currentTarget as HTMLTextAreaElement).value)}
             onKeyDown={(e) => {
               if (!sendsMessage(e)) return;
@@ -87,7 +95,9 @@ function NewChat(props: { agentId: string }) {
           />
         )}
       </Field>
-      <button type="submit" class="primary" disabled={busy}>Start chat</button>
+      <button type="submit" class="primary" disabled={busy}>
+        Start chat
+      </button>
     </form>
   );
 }

@@ -61,11 +61,17 @@ export function GroupChatView(props: { id: string }) {
         <div class="title-row">
           <ChatReaders chat={chat} />
           <span class="spacer" />
-          <span class="live" data-connection={connection}>{connection === "open" ? "● live" : connection === "closed" ? "offline" : "connecting…"}</span>
+          <span class="live" data-connection={connection}>
+            {connection === "open" ? "● live" : connection === "closed" ? "offline" : "connecting…"}
+          </span>
         </div>
       </header>
       <div
-        class="transcript-scroll chat-scroll" ref={scroller} role="region" tabIndex={0} aria-label="Group chat, scrollable"
+        class="transcript-scroll chat-scroll"
+        ref={scroller}
+        role="region"
+        tabIndex={0}
+        aria-label="Group chat, scrollable"
         onScroll={(e) => {
           const el = e.currentTarget as HTMLDivElement;
           follow.current = el.scrollHeight - el.scrollTop - el.clientHeight < 120;
@@ -73,14 +79,22 @@ export function GroupChatView(props: { id: string }) {
       >
         {hasOlder && (
           <div class="older">
-            <button type="button" onClick={showOlder} disabled={older.busy}>{older.busy ? "Loading…" : "Load earlier messages"}</button>
+            <button type="button" onClick={showOlder} disabled={older.busy}>
+              {older.busy ? "Loading…" : "Load earlier messages"}
+            </button>
             {older.error && <Notice kind="error">Could not load earlier messages: {older.error}</Notice>}
           </div>
         )}
-        {!loaded && !failure && <p aria-busy="true" class="muted empty">Loading…</p>}
+        {!loaded && !failure && (
+          <p aria-busy="true" class="muted empty">
+            Loading…
+          </p>
+        )}
         {loaded && chat.messages.length === 0 && <p class="muted empty">No messages yet. Post below to start; @Name tags an agent.</p>}
         <ol class="chat" aria-label="Group chat messages">
-          {chat.messages.map((m) => <ChatMessage key={m.seq} message={m} agents={members} />)}
+          {chat.messages.map((m) => (
+            <ChatMessage key={m.seq} message={m} agents={members} />
+          ))}
         </ol>
       </div>
       <ChatComposer

@@ -6,7 +6,7 @@ import { GuildHeader } from "../components/guild-tabs";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
 import { RoutinesSwitch } from "../components/routines-switch";
-import { api, ApiError, describe, unwrap, type Agent, type Guild } from "../lib/api";
+import { type Agent, ApiError, api, describe, type Guild, unwrap } from "../lib/api";
 import { when } from "../lib/format";
 import { navigate } from "../lib/router";
 import { useLoad } from "../lib/use-load";
@@ -42,16 +42,32 @@ export function GuildView(props: { id: string }) {
       {agents.data && agents.data.data.length > 0 && (
         <table class="list">
           <caption class="sr-only">Agents of {g.name}</caption>
-          <thead><tr><th scope="col">Name</th><th scope="col">Model</th><th scope="col">Capabilities</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Model</th>
+              <th scope="col">Capabilities</th>
+              <th scope="col">Created</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
           <tbody>
             {agents.data.data.map((a) => (
               <tr key={a.id} data-agent={a.name}>
-                <td><Link href={`/agents/${a.id}`}>{a.name}</Link></td>
-                <td><code>{a.model}</code></td>
+                <td>
+                  <Link href={`/agents/${a.id}`}>{a.name}</Link>
+                </td>
+                <td>
+                  <code>{a.model}</code>
+                </td>
                 <td>{(["browser", "coding", "cli", "scripting", "memory"] as const).filter((f) => a[f]).join(", ") || "–"}</td>
                 <td>{when(a.created_at)}</td>
                 <td class="actions">
-                  <Link href={`/agents/${a.id}/settings`} class="button">Settings</Link>{" "}
+                  <Link href={`/agents/${a.id}/settings`} class="button">
+                    Settings
+                  </Link>{" "}
                   <ConfirmDelete what={`agent ${a.name} with its runs`} onConfirm={() => removeAgent(a)} />
                 </td>
               </tr>
@@ -59,7 +75,11 @@ export function GuildView(props: { id: string }) {
           </tbody>
         </table>
       )}
-      {!creating && <button type="button" class="primary" onClick={() => setCreating(true)}>New agent</button>}
+      {!creating && (
+        <button type="button" class="primary" onClick={() => setCreating(true)}>
+          New agent
+        </button>
+      )}
       {creating && (
         <section class="card" aria-labelledby="new-agent">
           <h2 id="new-agent">New agent</h2>
@@ -71,7 +91,9 @@ export function GuildView(props: { id: string }) {
               navigate(`/agents/${agent.id}`);
             }}
           />
-          <button type="button" class="link" onClick={() => setCreating(false)}>Close</button>
+          <button type="button" class="link" onClick={() => setCreating(false)}>
+            Close
+          </button>
         </section>
       )}
       <RoutinesSwitch guild={g} onSaved={(next) => guild.setData(next)} />
@@ -103,7 +125,9 @@ function GuildSettings(props: { guild: Guild; onSaved: (guild: Guild) => void })
 
   return (
     <details class="card">
-      <summary><h2 class="inline">Guild settings</h2></summary>
+      <summary>
+        <h2 class="inline">Guild settings</h2>
+      </summary>
       <form onSubmit={submit} noValidate>
         {message && <Notice kind={message.kind}>{message.text}</Notice>}
         <Field name="name" label="Name" error={errors.name} prefix="guild">
@@ -115,7 +139,9 @@ function GuildSettings(props: { guild: Guild; onSaved: (guild: Guild) => void })
         <Field name="git_author_email" label="Git author email" error={errors.git_author_email} prefix="guild">
           {(a) => <input {...a} type="email" value={email} onInput={(e) => setEmail((e.currentTarget as HTMLInputElement).value)} />}
         </Field>
-        <button type="submit" class="primary">Save guild</button>
+        <button type="submit" class="primary">
+          Save guild
+        </button>
       </form>
     </details>
   );

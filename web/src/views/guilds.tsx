@@ -3,11 +3,11 @@ import { ConfirmDelete } from "../components/confirm";
 import { Field } from "../components/field";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
-import { api, describe, unwrap, type Guild } from "../lib/api";
-import { useSubmit } from "../lib/use-submit";
+import { api, describe, type Guild, unwrap } from "../lib/api";
 import { when } from "../lib/format";
 import { navigate } from "../lib/router";
 import { useLoad } from "../lib/use-load";
+import { useSubmit } from "../lib/use-submit";
 
 /** The organisation's guilds: list, create, delete. */
 export function GuildsView() {
@@ -32,14 +32,27 @@ export function GuildsView() {
       {guilds.data && guilds.data.data.length > 0 && (
         <table class="list">
           <caption class="sr-only">Guilds, newest first</caption>
-          <thead><tr><th scope="col">Name</th><th scope="col">Description</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Description</th>
+              <th scope="col">Created</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
           <tbody>
             {guilds.data.data.map((g) => (
               <tr key={g.id} data-guild={g.name}>
-                <td><Link href={`/guilds/${g.id}`}>{g.name}</Link></td>
+                <td>
+                  <Link href={`/guilds/${g.id}`}>{g.name}</Link>
+                </td>
                 <td>{g.description || <span class="muted">–</span>}</td>
                 <td>{when(g.created_at)}</td>
-                <td class="actions"><ConfirmDelete what={`guild ${g.name} with its agents and runs`} onConfirm={() => remove(g)} /></td>
+                <td class="actions">
+                  <ConfirmDelete what={`guild ${g.name} with its agents and runs`} onConfirm={() => remove(g)} />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -71,7 +84,9 @@ function CreateGuild(props: { onCreated: (guild: Guild) => void }) {
       <Field name="description" label="Description" error={errors.description} prefix="guild-new">
         {(a) => <textarea {...a} rows={2} value={description} onInput={(e) => setDescription((e.currentTarget as HTMLTextAreaElement).value)} />}
       </Field>
-      <button type="submit" class="primary" disabled={busy}>Create guild</button>
+      <button type="submit" class="primary" disabled={busy}>
+        Create guild
+      </button>
     </form>
   );
 }

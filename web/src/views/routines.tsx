@@ -6,7 +6,7 @@ import { Link } from "../components/link";
 import { Notice } from "../components/notice";
 import { RoutineDetails } from "../components/routine-details";
 import { RoutineForm } from "../components/routine-form";
-import { api, describe, unwrap, type Schedule } from "../lib/api";
+import { api, describe, type Schedule, unwrap } from "../lib/api";
 import { when } from "../lib/format";
 import { triggerText, utc } from "../lib/routines";
 import { useLoad } from "../lib/use-load";
@@ -59,16 +59,22 @@ export function RoutinesView(props: { id: string }) {
   return (
     <section>
       <AgentHeader agent={a} guild={guild.data} title={`Routine of ${a.name}`} current="routines" />
-      <p class="lead">Routines wake the agent by themselves, on a UTC cron or at random times in a daily window; each wake-up is a new "Schedule wake-up" run with the routine's instruction.</p>
+      <p class="lead">
+        Routines wake the agent by themselves, on a UTC cron or at random times in a daily window; each wake-up is a new "Schedule wake-up" run with the
+        routine's instruction.
+      </p>
       {routinesOff && guild.data && (
         <Notice kind="warning" testId="routines-off">
-          Routines are off in the guild {guild.data.name}: no routine wakes the agent until they are turned on in <Link href={`/guilds/${guild.data.id}`}>the guild's page</Link>.
+          Routines are off in the guild {guild.data.name}: no routine wakes the agent until they are turned on in{" "}
+          <Link href={`/guilds/${guild.data.id}`}>the guild's page</Link>.
         </Notice>
       )}
       {failure && <Notice kind="error">{failure}</Notice>}
       <div class="title-row">
         <h2 id="routines">Routines</h2>
-        <button type="button" class="link" onClick={() => void list.reload()}>Refresh</button>
+        <button type="button" class="link" onClick={() => void list.reload()}>
+          Refresh
+        </button>
       </div>
       {list.error && <Notice kind="error">Could not load the routines: {list.error}</Notice>}
       {list.loading && !list.data && <p aria-busy="true">Loading…</p>}
@@ -76,29 +82,60 @@ export function RoutinesView(props: { id: string }) {
       {routines.length > 0 && (
         <table class="list routines" aria-describedby="routines">
           <thead>
-            <tr><th scope="col">Description</th><th scope="col">Trigger</th><th scope="col">Next wake-up</th><th scope="col">Last wake-up</th><th scope="col">State</th><th scope="col"><span class="sr-only">Actions</span></th></tr>
+            <tr>
+              <th scope="col">Description</th>
+              <th scope="col">Trigger</th>
+              <th scope="col">Next wake-up</th>
+              <th scope="col">Last wake-up</th>
+              <th scope="col">State</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
           </thead>
           <tbody>
             {routines.map((s) => (
               <RoutineRow
-                key={s.id} schedule={s} routinesOff={routinesOff} open={open === s.id} editing={editing === s.id}
+                key={s.id}
+                schedule={s}
+                routinesOff={routinesOff}
+                open={open === s.id}
+                editing={editing === s.id}
                 onToggleOpen={() => setOpen(open === s.id ? null : s.id)}
                 onEdit={() => setEditing(editing === s.id ? null : s.id)}
                 onPause={() => pauseOrResume(s)}
                 onDelete={() => remove(s)}
-                form={<RoutineForm agentId={a.id} schedule={s} onSaved={(next) => { replace(next); setEditing(null); }} onClose={() => setEditing(null)} />}
+                form={
+                  <RoutineForm
+                    agentId={a.id}
+                    schedule={s}
+                    onSaved={(next) => {
+                      replace(next);
+                      setEditing(null);
+                    }}
+                    onClose={() => setEditing(null)}
+                  />
+                }
               />
             ))}
           </tbody>
         </table>
       )}
-      {!creating && <button ref={newButton} type="button" class="primary" onClick={() => setCreating(true)}>New routine</button>}
+      {!creating && (
+        <button ref={newButton} type="button" class="primary" onClick={() => setCreating(true)}>
+          New routine
+        </button>
+      )}
       {creating && (
         <section class="card" aria-labelledby="new-routine">
           <h2 id="new-routine">New routine</h2>
           <RoutineForm
-            agentId={a.id} schedule={null}
-            onSaved={(s) => { list.setData((rows) => [...(rows ?? []), s]); setCreating(false); }}
+            agentId={a.id}
+            schedule={null}
+            onSaved={(s) => {
+              list.setData((rows) => [...(rows ?? []), s]);
+              setCreating(false);
+            }}
             onClose={() => setCreating(false)}
           />
         </section>
@@ -127,25 +164,75 @@ function RoutineRow({ schedule: s, routinesOff, open, editing, onToggleOpen, onE
     <>
       <tr id={`routine-${s.id}`} data-routine={s.description} data-paused={s.paused ? "true" : "false"}>
         <td>{s.description}</td>
-        <td class="trigger">{s.wake_window ? triggerText(s) : <><code>{s.cron}</code> <span class="muted">(UTC)</span></>}</td>
-        <td data-testid="next-wake-up" class={held ? "held" : undefined}>
-          {s.next_run_at ? <><time dateTime={s.next_run_at}>{when(s.next_run_at)}</time><br /><small class="muted">{utc(s.next_run_at)}</small></> : "–"}
-          {held && s.next_run_at && <><br /><small class="muted">{held}</small></>}
+        <td class="trigger">
+          {s.wake_window ? (
+            triggerText(s)
+          ) : (
+            <>
+              <code>{s.cron}</code> <span class="muted">(UTC)</span>
+            </>
+          )}
         </td>
-        <td data-testid="last-wake-up">{s.last_run_at ? <><time dateTime={s.last_run_at}>{when(s.last_run_at)}</time><br /><small class="muted">{utc(s.last_run_at)}</small></> : <span class="muted">never</span>}</td>
-        <td><span class={`badge ${s.paused ? "status-stub" : "status-active"}`} data-testid="routine-state">{s.paused ? "paused" : "active"}</span></td>
+        <td data-testid="next-wake-up" class={held ? "held" : undefined}>
+          {s.next_run_at ? (
+            <>
+              <time dateTime={s.next_run_at}>{when(s.next_run_at)}</time>
+              <br />
+              <small class="muted">{utc(s.next_run_at)}</small>
+            </>
+          ) : (
+            "–"
+          )}
+          {held && s.next_run_at && (
+            <>
+              <br />
+              <small class="muted">{held}</small>
+            </>
+          )}
+        </td>
+        <td data-testid="last-wake-up">
+          {s.last_run_at ? (
+            <>
+              <time dateTime={s.last_run_at}>{when(s.last_run_at)}</time>
+              <br />
+              <small class="muted">{utc(s.last_run_at)}</small>
+            </>
+          ) : (
+            <span class="muted">never</span>
+          )}
+        </td>
+        <td>
+          <span class={`badge ${s.paused ? "status-stub" : "status-active"}`} data-testid="routine-state">
+            {s.paused ? "paused" : "active"}
+          </span>
+        </td>
         <td class="actions">
-          <button type="button" onClick={onPause} aria-label={`${s.paused ? "Resume" : "Pause"} ${s.description}`}>{s.paused ? "Resume" : "Pause"}</button>{" "}
-          <button type="button" onClick={onToggleOpen} aria-expanded={open} aria-controls={open ? detailsId : undefined}>Wake-ups &amp; runs</button>{" "}
-          <button type="button" onClick={onEdit} aria-expanded={editing}>Edit</button>{" "}
+          <button type="button" onClick={onPause} aria-label={`${s.paused ? "Resume" : "Pause"} ${s.description}`}>
+            {s.paused ? "Resume" : "Pause"}
+          </button>{" "}
+          <button type="button" onClick={onToggleOpen} aria-expanded={open} aria-controls={open ? detailsId : undefined}>
+            Wake-ups &amp; runs
+          </button>{" "}
+          <button type="button" onClick={onEdit} aria-expanded={editing}>
+            Edit
+          </button>{" "}
           <ConfirmDelete what={`routine ${s.description}`} onConfirm={onDelete} />
         </td>
       </tr>
       {editing && (
-        <tr class="expanded"><td colSpan={6}><h3 class="sr-only">Edit {s.description}</h3>{form}</td></tr>
+        <tr class="expanded">
+          <td colSpan={6}>
+            <h3 class="sr-only">Edit {s.description}</h3>
+            {form}
+          </td>
+        </tr>
       )}
       {open && (
-        <tr class="expanded" id={detailsId}><td colSpan={6}><RoutineDetails schedule={s} /></td></tr>
+        <tr class="expanded" id={detailsId}>
+          <td colSpan={6}>
+            <RoutineDetails schedule={s} />
+          </td>
+        </tr>
       )}
     </>
   );

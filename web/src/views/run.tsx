@@ -3,11 +3,11 @@ import { Composer } from "../components/composer";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
 import { Transcript } from "../components/transcript";
-import { api, ApiError, describe, loadRows, streamRefused, unwrap, type Agent, type Guild, type Run } from "../lib/api";
+import { type Agent, ApiError, api, describe, type Guild, loadRows, type Run, streamRefused, unwrap } from "../lib/api";
 import { getToken } from "../lib/auth";
 import { kindLabel, usd } from "../lib/format";
-import { applyEvent, emptyLiveRun, mergeErrors, withRows, type LiveRun } from "../lib/live-run";
-import { openRunStream, type ConnectionState } from "../lib/run-stream";
+import { applyEvent, emptyLiveRun, type LiveRun, mergeErrors, withRows } from "../lib/live-run";
+import { type ConnectionState, openRunStream } from "../lib/run-stream";
 import { lastSeq } from "../lib/sse";
 
 /**
@@ -44,10 +44,12 @@ export function RunView(props: { id: string }) {
       try {
         const first = await refreshRun();
         update((s) => ({ ...s, generating: first.generating === true }));
-        void unwrap(api.GET("/api/agents/{id}", { params: { path: { id: first.agent_id } } })).then(async (a) => {
-          setAgent(a);
-          setGuild(await unwrap(api.GET("/api/guilds/{id}", { params: { path: { id: a.guild_id } } })));
-        }).catch(() => {});
+        void unwrap(api.GET("/api/agents/{id}", { params: { path: { id: first.agent_id } } }))
+          .then(async (a) => {
+            setAgent(a);
+            setGuild(await unwrap(api.GET("/api/guilds/{id}", { params: { path: { id: a.guild_id } } })));
+          })
+          .catch(() => {});
         const rows = await loadRows(props.id);
         update((s) => withRows(s, rows));
       } catch (e) {
@@ -133,40 +135,104 @@ export function RunView(props: { id: string }) {
       <header class="run-head">
         <p class="crumbs">
           <Link href="/guilds">Guilds</Link> ›{" "}
-          {agent ? <><Link href={`/guilds/${agent.guild_id}`}>{guild?.name ?? "Guild"}</Link> › <Link href={`/agents/${agent.id}`}>{agent.name}</Link> ›</> : "…"}
+          {agent ? (
+            <>
+              <Link href={`/guilds/${agent.guild_id}`}>{guild?.name ?? "Guild"}</Link> › <Link href={`/agents/${agent.id}`}>{agent.name}</Link> ›
+            </>
+          ) : (
+            "…"
+          )}
         </p>
         <div class="title-row">
           <h1>{run.label}</h1>
           <span class={`badge kind-${run.kind}`}>{kindLabel(run.kind)}</span>
-          <span class={`badge status-${status}`} data-testid="run-status">{status}</span>
-          {live.generating && <span class="badge status-generating" data-testid="generating">generating</span>}
-          <span class="live" data-connection={connection}>{connection === "open" ? "● live" : connection === "closed" ? "offline" : "connecting…"}</span>
+          <span class={`badge status-${status}`} data-testid="run-status">
+            {status}
+          </span>
+          {live.generating && (
+            <span class="badge status-generating" data-testid="generating">
+              generating
+            </span>
+          )}
+          <span class="live" data-connection={connection}>
+            {connection === "open" ? "● live" : connection === "closed" ? "offline" : "connecting…"}
+          </span>
           <span class="spacer" />
-          <span class="cost" title="Sum of the rows' cost">{usd(cost)}</span>
-          {live.generating && <button type="button" class="danger" onClick={cancel}>Cancel generation</button>}
-          {status === "completed" && !run.archived_at && <button type="button" class="primary" onClick={resume}>Resume run</button>}
-          {run.archived_at
-            ? <button type="button" onClick={() => archive(false)}>Unarchive</button>
-            : !live.generating && <button type="button" onClick={() => archive(true)}>Archive</button>}
+          <span class="cost" title="Sum of the rows' cost">
+            {usd(cost)}
+          </span>
+          {live.generating && (
+            <button type="button" class="danger" onClick={cancel}>
+              Cancel generation
+            </button>
+          )}
+          {status === "completed" && !run.archived_at && (
+            <button type="button" class="primary" onClick={resume}>
+              Resume run
+            </button>
+          )}
+          {run.archived_at ? (
+            <button type="button" onClick={() => archive(false)}>
+              Unarchive
+            </button>
+          ) : (
+            !live.generating && (
+              <button type="button" onClick={() => archive(true)}>
+                Archive
+              </button>
+            )
+          )}
         </div>
-        {run.archived_at && <Notice kind="info"><span data-testid="run-archived">Archived</span> on {new Date(run.archived_at).toLocaleString()}: it takes no messages and cannot be resumed.</Notice>}
+        {run.archived_at && (
+          <Notice kind="info">
+            <span data-testid="run-archived">Archived</span> on {new Date(run.archived_at).toLocaleString()}: it takes no messages and cannot be resumed.
+          </Notice>
+        )}
         {run.kind === "schedule" && (
-          <p class="muted">Schedule {run.schedule_id ? <Link href={`/agents/${run.agent_id}/routines#routine-${run.schedule_id}`}><code>{run.schedule_id}</code></Link> : <code>–</code>}{run.instruction_hash && <> · instruction <code>{run.instruction_hash.slice(0, 12)}</code></>}</p>
+          <p class="muted">
+            Schedule{" "}
+            {run.schedule_id ? (
+              <Link href={`/agents/${run.agent_id}/routines#routine-${run.schedule_id}`}>
+                <code>{run.schedule_id}</code>
+              </Link>
+            ) : (
+              <code>–</code>
+            )}
+            {run.instruction_hash && (
+              <>
+                {" "}
+                · instruction <code>{run.instruction_hash.slice(0, 12)}</code>
+              </>
+            )}
+          </p>
         )}
         {run.kind === "group" && (
           <p class="muted" data-testid="group-delivery">
-            Woken by the group chat{agent && <> of <Link href={`/guilds/${agent.guild_id}/chat`}>{guild?.name ?? "its guild"}</Link></>}
+            Woken by the group chat
+            {agent && (
+              <>
+                {" "}
+                of <Link href={`/guilds/${agent.guild_id}/chat`}>{guild?.name ?? "its guild"}</Link>
+              </>
+            )}
             {typeof run.metadata.group_chat_through_seq === "number" && <> · delivered through seq {run.metadata.group_chat_through_seq}</>}
           </p>
         )}
-        {run.continued_by_run_id && <Notice kind="info">This run continued in <Link href={`/runs/${run.continued_by_run_id}`}>a newer run</Link>.</Notice>}
+        {run.continued_by_run_id && (
+          <Notice kind="info">
+            This run continued in <Link href={`/runs/${run.continued_by_run_id}`}>a newer run</Link>.
+          </Notice>
+        )}
         {action && <Notice kind={action.kind}>{action.text}</Notice>}
         {failure && <Notice kind="error">{failure}</Notice>}
         {live.errors.length > 0 && (
           <section class="run-errors" aria-label="Run errors" data-testid="run-errors">
             <ul>
               {live.errors.map((e, i) => (
-                <li key={i}><code>{e.code}</code>{e.generation != null ? ` (generation ${e.generation})` : ""}: {e.message}</li>
+                <li key={i}>
+                  <code>{e.code}</code>
+                  {e.generation != null ? ` (generation ${e.generation})` : ""}: {e.message}
+                </li>
               ))}
             </ul>
           </section>

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { Notice } from "../components/notice";
-import { api, ApiError, describe, unwrap } from "../lib/api";
+import { ApiError, api, describe, unwrap } from "../lib/api";
 import { setToken } from "../lib/auth";
 
 /** Sign-in with an operator token, checked against the API before it is kept. */
@@ -42,14 +42,29 @@ export function SignInView(props: { notice: string | null; onSignedIn: (token: s
         <div class={`field${error ? " has-error" : ""}`}>
           <label for="token">Operator token</label>
           <input
-            id="token" name="token" type="password" autoComplete="off" spellcheck={false} value={value}
-            placeholder="gld_…" aria-invalid={Boolean(error)} aria-describedby={error ? "token-error" : "token-hint"}
+            id="token"
+            name="token"
+            type="password"
+            autoComplete="off"
+            spellcheck={false}
+            value={value}
+            placeholder="gld_…"
+            aria-invalid={Boolean(error)}
+            aria-describedby={error ? "token-error" : "token-hint"}
             onInput={(e) => setValue((e.currentTarget as HTMLInputElement).value)}
           />
-          <small id="token-hint" class="hint"><code>npm start</code> prints it. It is kept for this browser tab only.</small>
-          {error && <small id="token-error" class="field-error" role="alert">{error}</small>}
+          <small id="token-hint" class="hint">
+            <code>npm start</code> prints it. It is kept for this browser tab only.
+          </small>
+          {error && (
+            <small id="token-error" class="field-error" role="alert">
+              {error}
+            </small>
+          )}
         </div>
-        <button type="submit" class="primary" disabled={busy}>{busy ? "Checking…" : "Sign in"}</button>
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? "Checking…" : "Sign in"}
+        </button>
       </form>
     </main>
   );

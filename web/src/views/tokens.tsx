@@ -2,10 +2,10 @@ import { useState } from "preact/hooks";
 import { ConfirmDelete } from "../components/confirm";
 import { Field } from "../components/field";
 import { Notice } from "../components/notice";
-import { api, describe, everyPage, unwrap, type ApiToken, type CreatedToken } from "../lib/api";
+import { type ApiToken, api, type CreatedToken, describe, everyPage, unwrap } from "../lib/api";
 import { getToken } from "../lib/auth";
 import { when } from "../lib/format";
-import { expiryFields, isCurrentToken, tokenState, type ExpiryChoice } from "../lib/tokens";
+import { type ExpiryChoice, expiryFields, isCurrentToken, tokenState } from "../lib/tokens";
 import { useLoad } from "../lib/use-load";
 import { useSubmit } from "../lib/use-submit";
 
@@ -47,7 +47,17 @@ export function TokensView() {
         <table class="list" data-testid="tokens">
           <caption class="sr-only">API tokens, newest first</caption>
           <thead>
-            <tr><th scope="col">Name</th><th scope="col">Token</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Status</th><th scope="col"><span class="sr-only">Actions</span></th></tr>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Token</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last used</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Status</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
           </thead>
           <tbody>
             {list.data.map((t) => {
@@ -55,16 +65,31 @@ export function TokensView() {
               const current = isCurrentToken(t, getToken());
               return (
                 <tr key={t.id} data-token={t.name}>
-                  <td>{t.name}{current && <> <span class="badge">this console</span></>}</td>
-                  <td><code class="hash">{t.prefix}…</code></td>
+                  <td>
+                    {t.name}
+                    {current && (
+                      <>
+                        {" "}
+                        <span class="badge">this console</span>
+                      </>
+                    )}
+                  </td>
+                  <td>
+                    <code class="hash">{t.prefix}…</code>
+                  </td>
                   <td>{when(t.created_at)}</td>
                   <td>{when(t.last_used_at)}</td>
                   <td>{t.expires_at ? when(t.expires_at) : "Never"}</td>
-                  <td><span class={`badge status-${state === "active" ? "active" : state === "expired" ? "stub" : "error"}`}>{state === "active" ? "Active" : state === "expired" ? "Expired" : `Revoked ${when(t.revoked_at)}`}</span></td>
+                  <td>
+                    <span class={`badge status-${state === "active" ? "active" : state === "expired" ? "stub" : "error"}`}>
+                      {state === "active" ? "Active" : state === "expired" ? "Expired" : `Revoked ${when(t.revoked_at)}`}
+                    </span>
+                  </td>
                   <td class="actions">
                     {state !== "revoked" && (
                       <ConfirmDelete
-                        verb="Revoke" label="Revoke…"
+                        verb="Revoke"
+                        label="Revoke…"
                         what={current ? `token ${t.name}, which this console is signed in with (you will be signed out)` : `token ${t.name}`}
                         onConfirm={() => revoke(t)}
                       />
@@ -76,7 +101,12 @@ export function TokensView() {
           </tbody>
         </table>
       )}
-      <CreateToken onCreated={(t) => { setCreated(t); void list.reload(); }} />
+      <CreateToken
+        onCreated={(t) => {
+          setCreated(t);
+          void list.reload();
+        }}
+      />
     </section>
   );
 }
@@ -94,14 +124,26 @@ function NewSecret(props: { token: CreatedToken; onDismiss: () => void }) {
   };
   return (
     <Notice kind="success" testId="new-token">
-      <p><strong>Token {props.token.name} created.</strong> Copy it now: it is not shown again.</p>
-      <p class="inline-form">
-        <label class="sr-only" for="new-token-secret">New token</label>
-        <input id="new-token-secret" type="text" readOnly value={props.token.token} onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} />
-        <button type="button" onClick={() => void copy()}>Copy</button>
-        <button type="button" onClick={props.onDismiss}>Done</button>
+      <p>
+        <strong>Token {props.token.name} created.</strong> Copy it now: it is not shown again.
       </p>
-      {copied && <p class="muted" role="status">{copied}</p>}
+      <p class="inline-form">
+        <label class="sr-only" for="new-token-secret">
+          New token
+        </label>
+        <input id="new-token-secret" type="text" readOnly value={props.token.token} onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} />
+        <button type="button" onClick={() => void copy()}>
+          Copy
+        </button>
+        <button type="button" onClick={props.onDismiss}>
+          Done
+        </button>
+      </p>
+      {copied && (
+        <p class="muted" role="status">
+          {copied}
+        </p>
+      )}
     </Notice>
   );
 }
@@ -114,7 +156,8 @@ function CreateToken(props: { onCreated: (token: CreatedToken) => void }) {
 
   const submit = (event: Event) => {
     event.preventDefault();
-    const choice: ExpiryChoice = lifetime === "never" ? { kind: "never" } : lifetime === "date" ? { kind: "date", date } : { kind: "days", days: Number(lifetime) };
+    const choice: ExpiryChoice =
+      lifetime === "never" ? { kind: "never" } : lifetime === "date" ? { kind: "date", date } : { kind: "days", days: Number(lifetime) };
     return run(async () => {
       props.onCreated(await unwrap(api.POST("/api/tokens", { body: { name, ...expiryFields(choice) } })));
       setName("");
@@ -132,7 +175,11 @@ function CreateToken(props: { onCreated: (token: CreatedToken) => void }) {
       <Field name="expires_in_days" label="Expires" error={errors.expires_in_days} prefix="token-new">
         {(a) => (
           <select {...a} value={lifetime} onChange={(e) => setLifetime((e.currentTarget as HTMLSelectElement).value)}>
-            {LIFETIMES.map((l) => <option key={l.value} value={l.value}>{l.label}</option>)}
+            {LIFETIMES.map((l) => (
+              <option key={l.value} value={l.value}>
+                {l.label}
+              </option>
+            ))}
           </select>
         )}
       </Field>
@@ -141,7 +188,9 @@ function CreateToken(props: { onCreated: (token: CreatedToken) => void }) {
           {(a) => <input {...a} type="date" value={date} onInput={(e) => setDate((e.currentTarget as HTMLInputElement).value)} />}
         </Field>
       )}
-      <button type="submit" class="primary" disabled={busy}>Create token</button>
+      <button type="submit" class="primary" disabled={busy}>
+        Create token
+      </button>
     </form>
   );
 }

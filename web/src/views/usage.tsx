@@ -5,15 +5,18 @@ import { DailyChart } from "../components/daily-chart";
 import { Field } from "../components/field";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
-import { api, ApiError, describe, unwrap, type Counters, type Organisation } from "../lib/api";
+import { ApiError, api, type Counters, describe, type Organisation, unwrap } from "../lib/api";
 import { tokens, usd } from "../lib/format";
-import { PRESETS, presetOf, presetRange, type DayRange } from "../lib/usage-chart";
+import { type DayRange, PRESETS, presetOf, presetRange } from "../lib/usage-chart";
 import { useLoad } from "../lib/use-load";
 
 /** Rollup counters (UI-010) for this month and all time; the daily series, and usage by guild and agent, over a chosen range. */
 export function UsageView() {
   const org = useLoad(async () => {
-    const [usage, organisation] = await Promise.all([unwrap(api.GET("/api/usage", { params: { query: { scope: "org" } } })), unwrap(api.GET("/api/organisation"))]);
+    const [usage, organisation] = await Promise.all([
+      unwrap(api.GET("/api/usage", { params: { query: { scope: "org" } } })),
+      unwrap(api.GET("/api/organisation")),
+    ]);
     return { usage, organisation };
   }, []);
   const [range, setRange] = useState<DayRange>(() => presetRange("month", new Date()));
@@ -30,18 +33,26 @@ export function UsageView() {
     <section class="usage">
       <h1>Usage</h1>
       {org.error && <Notice kind="error">Could not load the organisation's usage: {org.error}</Notice>}
-      {org.data && org.data.usage.month && (
+      {org.data?.usage.month && (
         <div class="usage-top">
           <section class="card" aria-labelledby="this-month">
             <h2 id="this-month">This month ({org.data.usage.month.month})</h2>
-            <p class="big" data-testid="month-cost">{usd(org.data.usage.month.cost_usd)}{org.data.usage.month.limit_usd !== null && <> of {usd(org.data.usage.month.limit_usd)}</>}</p>
-            <SpendMeter spent={Number(org.data.usage.month.cost_usd)} limit={org.data.usage.month.limit_usd === null ? null : Number(org.data.usage.month.limit_usd)} />
+            <p class="big" data-testid="month-cost">
+              {usd(org.data.usage.month.cost_usd)}
+              {org.data.usage.month.limit_usd !== null && <> of {usd(org.data.usage.month.limit_usd)}</>}
+            </p>
+            <SpendMeter
+              spent={Number(org.data.usage.month.cost_usd)}
+              limit={org.data.usage.month.limit_usd === null ? null : Number(org.data.usage.month.limit_usd)}
+            />
             <CountersLine counters={org.data.usage.month} />
             <SpendLimit organisation={org.data.organisation} onSaved={() => void org.reload()} />
           </section>
           <section class="card" aria-labelledby="all-time">
             <h2 id="all-time">Organisation, all time</h2>
-            <p class="big" data-testid="org-cost">{usd(org.data.usage.totals.cost_usd)}</p>
+            <p class="big" data-testid="org-cost">
+              {usd(org.data.usage.totals.cost_usd)}
+            </p>
             <CountersLine counters={org.data.usage.totals} />
           </section>
         </div>
@@ -54,8 +65,16 @@ export function UsageView() {
           <label for="usage-scope">Chart for</label>
           <select id="usage-scope" value={scope} onChange={(e) => setScope((e.currentTarget as HTMLSelectElement).value)}>
             <option value="org">The organisation</option>
-            {summary.data?.guilds.map((g) => <option key={g.id} value={`guild:${g.id}`}>Guild: {g.name}</option>)}
-            {summary.data?.agents.map((a) => <option key={a.id} value={`agent:${a.id}`}>Agent: {a.name} ({guildNames.get(a.guild_id) ?? "guild"})</option>)}
+            {summary.data?.guilds.map((g) => (
+              <option key={g.id} value={`guild:${g.id}`}>
+                Guild: {g.name}
+              </option>
+            ))}
+            {summary.data?.agents.map((a) => (
+              <option key={a.id} value={`agent:${a.id}`}>
+                Agent: {a.name} ({guildNames.get(a.guild_id) ?? "guild"})
+              </option>
+            ))}
           </select>
         </div>
         {daily.error && <Notice kind="error">Could not load the daily usage: {daily.error}</Notice>}
@@ -74,17 +93,30 @@ export function UsageView() {
       {summary.loading && !summary.data && <p aria-busy="true">Loading guilds and agents…</p>}
       {summary.data && (
         <section aria-labelledby="by-scope">
-          <h2 id="by-scope">By guild and agent, {summary.data.from} to {summary.data.to}</h2>
-          <p class="big" data-testid="range-cost">{usd(summary.data.totals.cost_usd)}</p>
+          <h2 id="by-scope">
+            By guild and agent, {summary.data.from} to {summary.data.to}
+          </h2>
+          <p class="big" data-testid="range-cost">
+            {usd(summary.data.totals.cost_usd)}
+          </p>
           <CountersLine counters={summary.data.totals} />
           <BarChart
             title="Cost per agent in this range"
-            bars={summary.data.agents.filter((a) => a.calls > 0).slice(0, 12)
+            bars={summary.data.agents
+              .filter((a) => a.calls > 0)
+              .slice(0, 12)
               .map((a) => ({ label: a.name, value: Number(a.cost_usd), text: usd(a.cost_usd) }))}
           />
           <ScopeTable title="Guilds" testId="guild-usage" rows={summary.data.guilds.map((g) => ({ ...g, href: `/guilds/${g.id}` }))} />
-          <ScopeTable title="Agents" testId="agent-usage" rows={summary.data.agents.map((a) => ({ ...a, href: `/agents/${a.id}`, guild: guildNames.get(a.guild_id) ?? "" }))} />
-          <p class="hint">Figures for a range come from the priced replies still stored; a deleted agent's or guild's replies go with it, while the all-time counters keep their cost.</p>
+          <ScopeTable
+            title="Agents"
+            testId="agent-usage"
+            rows={summary.data.agents.map((a) => ({ ...a, href: `/agents/${a.id}`, guild: guildNames.get(a.guild_id) ?? "" }))}
+          />
+          <p class="hint">
+            Figures for a range come from the priced replies still stored; a deleted agent's or guild's replies go with it, while the all-time counters keep
+            their cost.
+          </p>
         </section>
       )}
     </section>
@@ -116,7 +148,9 @@ function RangeControl(props: { range: DayRange; onChange: (range: DayRange) => v
     <form class="inline-form range-control" onSubmit={submit} noValidate aria-label="Date range">
       <div class="presets" role="group" aria-label="Range presets">
         {PRESETS.map((p) => (
-          <button key={p.id} type="button" aria-pressed={pressed === p.id} onClick={() => apply(presetRange(p.id, new Date()))}>{p.label}</button>
+          <button key={p.id} type="button" aria-pressed={pressed === p.id} onClick={() => apply(presetRange(p.id, new Date()))}>
+            {p.label}
+          </button>
         ))}
       </div>
       <Field name="from" label="From (UTC)" error={errors.from} prefix="usage">
@@ -142,11 +176,26 @@ function CountersLine(props: { counters: Counters }) {
   const c = props.counters;
   return (
     <dl class="counters">
-      <div><dt>Model calls</dt><dd>{tokens(c.calls)}</dd></div>
-      <div><dt>Input tokens</dt><dd>{tokens(c.input_tokens)}</dd></div>
-      <div><dt>Cached input</dt><dd>{tokens(c.cached_input_tokens)}</dd></div>
-      <div><dt>Output tokens</dt><dd>{tokens(c.output_tokens)}</dd></div>
-      <div><dt>Reasoning tokens</dt><dd>{tokens(c.reasoning_tokens)}</dd></div>
+      <div>
+        <dt>Model calls</dt>
+        <dd>{tokens(c.calls)}</dd>
+      </div>
+      <div>
+        <dt>Input tokens</dt>
+        <dd>{tokens(c.input_tokens)}</dd>
+      </div>
+      <div>
+        <dt>Cached input</dt>
+        <dd>{tokens(c.cached_input_tokens)}</dd>
+      </div>
+      <div>
+        <dt>Output tokens</dt>
+        <dd>{tokens(c.output_tokens)}</dd>
+      </div>
+      <div>
+        <dt>Reasoning tokens</dt>
+        <dd>{tokens(c.reasoning_tokens)}</dd>
+      </div>
     </dl>
   );
 }
@@ -158,15 +207,38 @@ function ScopeTable(props: { title: string; rows: ScopeRow[]; testId: string }) 
       <caption>{props.title}</caption>
       <thead>
         <tr>
-          <th scope="col">Name</th><th scope="col" class="num">Cost</th><th scope="col" class="num">Calls</th><th scope="col" class="num">Input tokens</th>
-          <th scope="col" class="num">Output tokens</th><th scope="col" class="num">All time</th>{withGuild && <th scope="col">Guild</th>}
+          <th scope="col">Name</th>
+          <th scope="col" class="num">
+            Cost
+          </th>
+          <th scope="col" class="num">
+            Calls
+          </th>
+          <th scope="col" class="num">
+            Input tokens
+          </th>
+          <th scope="col" class="num">
+            Output tokens
+          </th>
+          <th scope="col" class="num">
+            All time
+          </th>
+          {withGuild && <th scope="col">Guild</th>}
         </tr>
       </thead>
       <tbody>
-        {props.rows.length === 0 && <tr><td colSpan={withGuild ? 7 : 6} class="muted">None yet.</td></tr>}
+        {props.rows.length === 0 && (
+          <tr>
+            <td colSpan={withGuild ? 7 : 6} class="muted">
+              None yet.
+            </td>
+          </tr>
+        )}
         {props.rows.map((r) => (
           <tr key={r.id}>
-            <td><Link href={r.href}>{r.name}</Link></td>
+            <td>
+              <Link href={r.href}>{r.name}</Link>
+            </td>
             <td class="num">{usd(r.cost_usd)}</td>
             <td class="num">{tokens(r.calls)}</td>
             <td class="num">{tokens(r.input_tokens)}</td>
@@ -209,9 +281,15 @@ function SpendLimit(props: { organisation: Organisation; onSaved: () => void }) 
         {(a) => <input {...a} type="text" inputMode="decimal" value={value} onInput={(e) => setValue((e.currentTarget as HTMLInputElement).value)} />}
       </Field>
       <button type="submit">Save limit</button>
-      {saved && <span role="status" class="saved">Saved.</span>}
+      {saved && (
+        <span role="status" class="saved">
+          Saved.
+        </span>
+      )}
       {props.organisation.spend_ceiling_usd !== null && (
-        <small class="hint" data-testid="spend-ceiling">The platform's ceiling is {usd(props.organisation.spend_ceiling_usd)} a month; the lower of the two applies.</small>
+        <small class="hint" data-testid="spend-ceiling">
+          The platform's ceiling is {usd(props.organisation.spend_ceiling_usd)} a month; the lower of the two applies.
+        </small>
       )}
     </form>
   );
