@@ -135,6 +135,7 @@ describe("SBX-GUEST: exec", () => {
     const cwd = join(home, "work");
     await mkdir(cwd);
     const { lines } = await exec({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash parameter expansion, run by the guest
       command: 'pwd; echo "$FOO"; echo "${GUEST_TOKEN:-no token}"; test -n "$PATH" && echo has-path',
       cwd,
       env: { FOO: "bar baz" },
