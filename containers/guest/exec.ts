@@ -73,8 +73,9 @@ export function startExec(request: ExecRequest, baseEnv: NodeJS.ProcessEnv, writ
     killTimer.unref();
   };
 
+  const decoders = { stdout: new StringDecoder("utf8"), stderr: new StringDecoder("utf8") };
   for (const stream of ["stdout", "stderr"] as const) {
-    const decoder = new StringDecoder("utf8");
+    const decoder = decoders[stream];
     child[stream]!.on("data", (chunk: Buffer) => {
       const { kept, cutHere } = budget.take(chunk);
       const text = decoder.write(Buffer.from(kept.buffer, kept.byteOffset, kept.length)) + (cutHere ? decoder.end() : "");
@@ -94,6 +95,13 @@ export function startExec(request: ExecRequest, baseEnv: NodeJS.ProcessEnv, writ
   const finish = (exitCode: number | null, signal: string | null, error?: string) => {
     if (finished) return;
     clearTimeout(timeout);
+    // A command that ended mid-character: its last bytes come out as U+FFFD rather than vanish.
+    if (!budget.truncated) {
+      for (const stream of ["stdout", "stderr"] as const) {
+        const rest = decoders[stream].end();
+        if (rest) emit({ type: "output", stream, data: rest });
+      }
+    }
     const line: ExecLine = {
       type: "exit",
       id,

@@ -115,8 +115,8 @@ describe("SBX-GUEST: auth", () => {
   });
 });
 
-describe("SBX-GUEST: exec", () => {
-  it("SBX-GUEST: exit code, stdout and stderr, with a start frame carrying the id", async () => {
+describe("OP-SBX-9: exec", () => {
+  it("OP-SBX-9: exit code, stdout and stderr, with a start frame carrying the id", async () => {
     const { lines, res } = await exec({ command: "echo out; echo err >&2; exit 3" });
     expect(res.headers.get("content-type")).toBe("application/x-ndjson");
     const start = lines[0]!.line;
@@ -125,13 +125,13 @@ describe("SBX-GUEST: exec", () => {
     expect(output(lines, "stderr")).toBe("err\n");
     expect(exitOf(lines)).toMatchObject({ type: "exit", exit_code: 3, signal: null, timed_out: false, killed: false, truncated: false });
   });
-  it("SBX-GUEST: output streams as it comes, in order", async () => {
+  it("OP-SBX-9: output streams as it comes, in order", async () => {
     const { lines } = await exec({ command: "echo first; sleep 0.6; echo second" });
     const outputs = lines.filter((t) => t.line.type === "output");
     expect(outputs.map((t) => (t.line as { data: string }).data)).toEqual(["first\n", "second\n"]);
     expect(outputs[1]!.at - outputs[0]!.at).toBeGreaterThan(400);
   });
-  it("SBX-006/009: cwd and env are applied; env merges over the guest's and the guest token never reaches a command", async () => {
+  it("OP-SBX-9: cwd and env are applied; env merges over the guest's and the guest token never reaches a command", async () => {
     const cwd = join(home, "work");
     await mkdir(cwd);
     const { lines } = await exec({
@@ -142,14 +142,14 @@ describe("SBX-GUEST: exec", () => {
     });
     expect(output(lines, "stdout")).toBe(`${cwd}\nbar baz\nno token\nhas-path\n`);
   });
-  it("SBX-GUEST: a missing cwd and a bad body are clear 400s", async () => {
+  it("OP-SBX-9: a missing cwd and a bad body are clear 400s", async () => {
     const missing = await fetch(`${base}/exec`, { method: "POST", headers: auth, body: JSON.stringify({ command: "ls", cwd: join(home, "nope") }) });
     expect(missing.status).toBe(400);
     expect(((await missing.json()) as { error: { code: string } }).error.code).toBe("cwd.not_found");
     const bad = await fetch(`${base}/exec`, { method: "POST", headers: auth, body: "{" });
     expect(bad.status).toBe(400);
   });
-  it("SBX-GUEST: a timeout kills the whole process group, the backgrounded grandchild included", async () => {
+  it("OP-SBX-9: a timeout kills the whole process group, the backgrounded grandchild included", async () => {
     const started = performance.now();
     const { lines } = await exec({ command: "sleep 60 & echo $!; wait", timeout_ms: 500 });
     const grandchild = Number(output(lines, "stdout").trim());
@@ -158,13 +158,13 @@ describe("SBX-GUEST: exec", () => {
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(await waitGone(grandchild)).toBe(true);
   });
-  it("SBX-GUEST: a group that ignores SIGTERM is killed with SIGKILL after the grace period", async () => {
+  it("OP-SBX-9: a group that ignores SIGTERM is killed with SIGKILL after the grace period", async () => {
     const { lines } = await exec({ command: "trap '' TERM; sleep 60 & echo $!; wait", timeout_ms: 300 });
     const grandchild = Number(output(lines, "stdout").trim());
     expect(exitOf(lines)).toMatchObject({ timed_out: true, signal: "SIGKILL" });
     expect(await waitGone(grandchild)).toBe(true);
   });
-  it("SBX-GUEST: POST /exec/:id/kill ends a running command and its children", async () => {
+  it("OP-SBX-9: POST /exec/:id/kill ends a running command and its children", async () => {
     let killed: Promise<Response> | undefined;
     let id = "";
     const { lines } = await exec({ command: "sleep 60 & echo $!; wait" }, (line) => {
@@ -177,7 +177,7 @@ describe("SBX-GUEST: exec", () => {
     const unknown = await fetch(`${base}/exec/00000000-0000-0000-0000-000000000000/kill`, { method: "POST", headers: auth });
     expect(unknown.status).toBe(404);
   });
-  it("SBX-GUEST: closing the request cancels the command and its children", async () => {
+  it("OP-SBX-9: closing the request cancels the command and its children", async () => {
     const abort = new AbortController();
     let pid = 0;
     await exec(
@@ -193,7 +193,7 @@ describe("SBX-GUEST: exec", () => {
     expect(pid).toBeGreaterThan(0);
     expect(await waitGone(pid)).toBe(true);
   });
-  it("SBX-GUEST: output past max_output_bytes is cut with a marker while the command runs to its end", async () => {
+  it("OP-SBX-9: output past max_output_bytes is cut with a marker while the command runs to its end", async () => {
     const { lines } = await exec({ command: "head -c 5000 /dev/zero | tr '\\0' a; echo finished >&2; exit 4", max_output_bytes: 1000 });
     const stdout = output(lines, "stdout");
     expect(stdout.startsWith("a".repeat(1000))).toBe(true);
@@ -201,7 +201,11 @@ describe("SBX-GUEST: exec", () => {
     expect(output(lines, "stderr")).toBe("");
     expect(exitOf(lines)).toMatchObject({ truncated: true, exit_code: 4 });
   });
-  it("SBX-GUEST: commands run concurrently, each under its own id", async () => {
+  it("OP-SBX-9: output is UTF-8 text; a character cut off at the end arrives as U+FFFD", async () => {
+    const { lines } = await exec({ command: "printf 'caf\\xc3\\xa9 \\xe2\\x82'" });
+    expect(output(lines, "stdout")).toBe("café \uFFFD");
+  });
+  it("OP-SBX-9: commands run concurrently, each under its own id", async () => {
     const started = performance.now();
     const [a, b] = await Promise.all([exec({ command: "sleep 0.5; echo a" }), exec({ command: "sleep 0.5; echo b" })]);
     expect(performance.now() - started).toBeLessThan(1_400);
@@ -211,10 +215,10 @@ describe("SBX-GUEST: exec", () => {
   });
 });
 
-describe("SBX-042: files", () => {
+describe("OP-SBX-9: files", () => {
   const url = (path: string) => `${base}/files?path=${encodeURIComponent(path)}`;
 
-  it("SBX-042: write creates parents, read returns the same bytes, a missing file is 404", async () => {
+  it("OP-SBX-9: write creates parents, read returns the same bytes, a missing file is 404", async () => {
     const path = join(home, "deep/er/file.bin");
     const bytes = new Uint8Array([0, 1, 2, 255, 10, 13]);
     const put = await fetch(url(path), { method: "PUT", headers: auth, body: bytes });
@@ -226,7 +230,7 @@ describe("SBX-042: files", () => {
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as { error: { code: string } }).error.code).toBe("file.not_found");
   });
-  it("SBX-042: relative paths and files over the limit are refused, leaving nothing behind", async () => {
+  it("OP-SBX-9: relative paths and files over the limit are refused, leaving nothing behind", async () => {
     const relative = await fetch(url("home/agent/x"), { method: "PUT", headers: auth, body: "x" });
     expect(relative.status).toBe(400);
     expect(await relative.json()).toMatchObject({ error: { code: "path.relative" } });
@@ -236,7 +240,7 @@ describe("SBX-042: files", () => {
     const after = await fetch(url(big), { headers: auth });
     expect(after.status).toBe(404);
   });
-  it("SBX-042: move refuses to overwrite (409, both files intact), moves otherwise, delete removes", async () => {
+  it("OP-SBX-9: move refuses to overwrite (409, both files intact), moves otherwise, delete removes", async () => {
     const from = join(home, "scripts/.tmp-a.py");
     const to = join(home, "scripts/a.py");
     await mkdir(join(home, "scripts"), { recursive: true });
@@ -259,8 +263,8 @@ describe("SBX-042: files", () => {
   });
 });
 
-describe("SBX-041: workspace size", () => {
-  it("SBX-041: counts file bytes under the home and skips the browser caches and .cache", async () => {
+describe("OP-SBX-5: workspace size", () => {
+  it("OP-SBX-5: counts file bytes under the home and skips the browser caches and .cache", async () => {
     const root = join(dir, "ws");
     const put = async (path: string, size: number) => {
       await mkdir(join(root, path, ".."), { recursive: true });
@@ -280,7 +284,7 @@ describe("SBX-041: workspace size", () => {
     const missing = await fetch(`${base}/workspace/size?path=${encodeURIComponent(join(root, "nope"))}`, { headers: auth });
     expect(missing.status).toBe(404);
   });
-  it("SBX-041: 10k files are measured in well under a second", async () => {
+  it("OP-SBX-5: 10k files are measured in well under a second", async () => {
     const root = join(dir, "many");
     for (let d = 0; d < 100; d++) {
       await mkdir(join(root, `d${d}`), { recursive: true });
@@ -291,7 +295,7 @@ describe("SBX-041: workspace size", () => {
     expect(body).toMatchObject({ bytes: 20_000, files: 10_000 });
     expect(body.duration_ms).toBeLessThan(1_000);
   }, 30_000);
-  it("SBX-041: without a path it measures the guest's home", async () => {
+  it("OP-SBX-5: without a path it measures the guest's home", async () => {
     await writeFile(join(home, "marker"), "12345");
     const res = await fetch(`${base}/workspace/size`, { headers: auth });
     expect(await res.json()).toMatchObject({ path: home });

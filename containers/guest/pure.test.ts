@@ -14,13 +14,13 @@ const limits = { ...DEFAULT_EXEC_LIMITS, defaultCwd: "/home/agent" };
 const bytes = (text: string) => new TextEncoder().encode(text);
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
 
-describe("SBX-042: file API paths", () => {
-  it("SBX-042: absolute paths are normalised", () => {
+describe("OP-SBX-9: file API paths", () => {
+  it("OP-SBX-9: absolute paths are normalised", () => {
     expect(checkAbsolutePath("/home/agent/../agent/a//b/")).toEqual({ ok: true, path: "/home/agent/a/b" });
     expect(checkAbsolutePath("/")).toEqual({ ok: true, path: "/" });
     expect(checkAbsolutePath("/../../etc")).toEqual({ ok: true, path: "/etc" });
   });
-  it("SBX-042: relative, empty and NUL paths are refused with their own codes", () => {
+  it("OP-SBX-9: relative, empty and NUL paths are refused with their own codes", () => {
     expect(checkAbsolutePath("home/agent")).toMatchObject({ ok: false, code: "path.relative" });
     expect(checkAbsolutePath("")).toMatchObject({ ok: false, code: "path.missing" });
     expect(checkAbsolutePath(null, "from")).toMatchObject({ ok: false, code: "path.missing", message: "from is required" });
@@ -52,14 +52,14 @@ describe("SBX-GUEST: output budget", () => {
   });
 });
 
-describe("SBX-041: workspace size exclusions", () => {
-  it("SBX-041: Chromium caches under .browser and the home's .cache are excluded", () => {
+describe("OP-SBX-5: workspace size exclusions", () => {
+  it("OP-SBX-5: Chromium caches under .browser and the home's .cache are excluded", () => {
     expect(isExcludedDir([".browser", "Default", "Cache"])).toBe(true);
     expect(isExcludedDir([".browser", "Default", "Code Cache"])).toBe(true);
     expect(isExcludedDir([".browser", "GPUCache"])).toBe(true);
     expect(isExcludedDir([".cache"])).toBe(true);
   });
-  it("SBX-041: same names elsewhere, and the profile itself, count", () => {
+  it("OP-SBX-5: same names elsewhere, and the profile itself, count", () => {
     expect(isExcludedDir(["project", "Cache"])).toBe(false);
     expect(isExcludedDir(["project", ".cache"])).toBe(false);
     expect(isExcludedDir([".browser"])).toBe(false);
