@@ -75,6 +75,7 @@ export function createGuestServer(options: GuestOptions): Server {
     const handle = startExec(parsed.request, options.baseEnv, (text) => res.write(text), id);
     // The caller hanging up cancels the command (and everything it started).
     res.on("close", () => handle.kill());
+    if (res.destroyed) handle.kill();
     await handle.done;
     res.end();
   }
