@@ -120,9 +120,8 @@ export function startExec(request: ExecRequest, baseEnv: NodeJS.ProcessEnv, writ
   };
 
   child.on("error", (err) => finish(null, null, `could not start bash: ${err.message}`));
+  // After a timeout or kill, the SIGKILL timer still fires for whatever in the group outlived bash.
   child.on("exit", (code, signal) => {
-    // A timed-out or killed group: make sure nothing in it outlives bash.
-    if (timedOut || killed) terminate();
     const drain = setTimeout(() => {
       child.stdout?.destroy();
       child.stderr?.destroy();

@@ -164,6 +164,13 @@ describe("OP-SBX-9: exec", () => {
     expect(exitOf(lines)).toMatchObject({ timed_out: true, signal: "SIGKILL" });
     expect(await waitGone(grandchild)).toBe(true);
   });
+  it("OP-SBX-9: a grandchild that ignores SIGTERM is killed after bash itself has exited", async () => {
+    const { lines } = await exec({ command: "(trap '' TERM; exec sleep 60) & echo $!; wait", timeout_ms: 300 });
+    const grandchild = Number(output(lines, "stdout").trim());
+    expect(exitOf(lines)).toMatchObject({ timed_out: true, signal: "SIGTERM" });
+    expect(await gone(grandchild)).toBe(false);
+    expect(await waitGone(grandchild)).toBe(true);
+  });
   it("OP-SBX-9: POST /exec/:id/kill ends a running command and its children", async () => {
     let killed: Promise<Response> | undefined;
     let id = "";
