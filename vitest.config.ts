@@ -67,7 +67,7 @@ export default defineConfig({
           name: "unit",
           environment: "node",
           sequence: { groupOrder: 0 },
-          include: ["core/**/*.test.ts", "scripts/**/*.test.ts", "test/unit/**/*.test.ts", "web/**/*.test.ts"],
+          include: ["core/**/*.test.ts", "containers/**/*.test.ts", "scripts/**/*.test.ts", "test/unit/**/*.test.ts", "web/**/*.test.ts"],
           exclude: ["**/node_modules/**", "web/dist/**"],
         },
       },

@@ -1,0 +1,44 @@
+/**
+ * The guest's entry point inside a sandbox container. Settings come from the environment:
+ *   GUEST_TOKEN      required, the per-sandbox bearer secret (at least 16 characters)
+ *   GUEST_PORT       port to listen on (default 8080; 0 picks a free one)
+ *   GUEST_HOST       address to listen on (default 0.0.0.0, see containers/README.md)
+ *   GUEST_HOME       default cwd and workspace root (default /home/agent)
+ *   GUEST_MAX_FILE_BYTES  file upload/download limit (default 64 MiB)
+ * Prints one `GUEST_LISTENING <port>` line once it accepts connections.
+ */
+import { killAll } from "./exec";
+import { createGuestServer } from "./server";
+
+function fail(message: string): never {
+  console.error(`guest: ${message}`);
+  process.exit(2);
+}
+
+const token = process.env.GUEST_TOKEN ?? "";
+if (token.length < 16) fail("GUEST_TOKEN must be set (at least 16 characters)");
+const port = Number(process.env.GUEST_PORT ?? "8080");
+if (!Number.isInteger(port) || port < 0 || port > 65535) fail("GUEST_PORT must be a port number");
+const maxFileBytes = Number(process.env.GUEST_MAX_FILE_BYTES ?? String(64 << 20));
+if (!Number.isInteger(maxFileBytes) || maxFileBytes <= 0) fail("GUEST_MAX_FILE_BYTES must be a positive integer");
+
+// Commands never see the guest's own settings, least of all its token.
+const baseEnv: NodeJS.ProcessEnv = { ...process.env };
+for (const name of Object.keys(baseEnv)) if (name.startsWith("GUEST_")) delete baseEnv[name];
+delete process.env.GUEST_TOKEN;
+
+const server = createGuestServer({ token, baseEnv, home: process.env.GUEST_HOME ?? "/home/agent", maxFileBytes });
+server.listen(port, process.env.GUEST_HOST ?? "0.0.0.0", () => {
+  const address = server.address();
+  console.log(`GUEST_LISTENING ${typeof address === "object" && address ? address.port : port}`);
+});
+
+// On shutdown, running commands end with the guest (their groups get SIGTERM) and open
+// streams are cut; the container's entrypoint does whatever must outlive the guest.
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, () => {
+    killAll();
+    server.close(() => process.exit(0));
+    server.closeAllConnections();
+  });
+}

@@ -1,0 +1,103 @@
+/**
+ * The guest's HTTP routes (node:http, no framework: the images copy one bundled file).
+ * Every route but `GET /health` requires the per-sandbox bearer token.
+ */
+import { randomUUID } from "node:crypto";
+import { stat } from "node:fs/promises";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { bearerMatches } from "./auth";
+import { running, startExec } from "./exec";
+import { DEFAULT_EXEC_LIMITS, type ExecLimits, parseExecRequest } from "./exec-request";
+import { deleteFile, getFile, moveFile, putFile } from "./files";
+import { BodyTooLarge, readBody, sendError, sendJson } from "./http-util";
+import { checkAbsolutePath } from "./paths";
+import { measureWorkspace } from "./workspace-size";
+
+export const GUEST_VERSION = "1";
+
+export interface GuestOptions {
+  token: string;
+  /** The environment commands inherit (the guest's own, its token removed). */
+  baseEnv: NodeJS.ProcessEnv;
+  /** Default cwd of commands and default root of the workspace size. */
+  home: string;
+  maxFileBytes: number;
+  execLimits?: Partial<Omit<ExecLimits, "defaultCwd">>;
+}
+
+const EXEC_KILL = /^\/exec\/([0-9a-f-]{36})\/kill$/;
+
+export function createGuestServer(options: GuestOptions): Server {
+  const limits: ExecLimits = { ...DEFAULT_EXEC_LIMITS, ...options.execLimits, defaultCwd: options.home };
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://guest");
+    const method = req.method ?? "GET";
+    if (method === "GET" && url.pathname === "/health") return sendJson(res, 200, { ok: true, version: GUEST_VERSION });
+    if (!bearerMatches(req.headers.authorization, options.token)) return sendError(res, 401, "auth.invalid", "missing or wrong bearer token");
+
+    if (method === "POST" && url.pathname === "/exec") return exec(req, res);
+    const kill = EXEC_KILL.exec(url.pathname);
+    if (method === "POST" && kill) {
+      const found = running.get(kill[1]!);
+      if (!found) return sendError(res, 404, "exec.not_found", `no running command ${kill[1]}`);
+      found.kill();
+      return sendJson(res, 200, { id: found.id, killing: true });
+    }
+    if (url.pathname === "/files") {
+      if (method === "PUT") return putFile(req, res, url, options.maxFileBytes);
+      if (method === "GET") return getFile(res, url, options.maxFileBytes);
+      if (method === "DELETE") return deleteFile(res, url);
+    }
+    if (method === "POST" && url.pathname === "/files/move") return moveFile(req, res);
+    if (method === "GET" && url.pathname === "/workspace/size") return workspaceSize(res, url);
+    sendError(res, 404, "route.not_found", `no route ${method} ${url.pathname}`);
+  }
+
+  async function exec(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let body: unknown;
+    try {
+      body = JSON.parse((await readBody(req, 1 << 20)).toString("utf8"));
+    } catch (err) {
+      if (err instanceof BodyTooLarge) return sendError(res, 413, "exec.too_large", "exec body is over 1 MiB");
+      return sendError(res, 400, "exec.invalid", "body must be JSON");
+    }
+    const parsed = parseExecRequest(body, limits);
+    if (!parsed.ok) return sendError(res, 400, parsed.code, parsed.message);
+    try {
+      if (!(await stat(parsed.request.cwd)).isDirectory()) return sendError(res, 400, "cwd.not_directory", `${parsed.request.cwd} is not a directory`);
+    } catch {
+      return sendError(res, 400, "cwd.not_found", `${parsed.request.cwd} does not exist`);
+    }
+    const id = randomUUID();
+    res.writeHead(200, { "content-type": "application/x-ndjson", "cache-control": "no-store", "x-exec-id": id });
+    res.flushHeaders();
+    const handle = startExec(parsed.request, options.baseEnv, (text) => res.write(text), id);
+    // The caller hanging up cancels the command (and everything it started).
+    res.on("close", () => handle.kill());
+    if (res.destroyed) handle.kill();
+    await handle.done;
+    res.end();
+  }
+
+  async function workspaceSize(res: ServerResponse, url: URL): Promise<void> {
+    const checked = checkAbsolutePath(url.searchParams.get("path") ?? options.home);
+    if (!checked.ok) return sendError(res, 400, checked.code, checked.message);
+    try {
+      if (!(await stat(checked.path)).isDirectory()) return sendError(res, 400, "path.not_directory", `${checked.path} is not a directory`);
+    } catch {
+      return sendError(res, 404, "path.not_found", `${checked.path} does not exist`);
+    }
+    const started = performance.now();
+    const size = await measureWorkspace(checked.path);
+    sendJson(res, 200, { path: checked.path, bytes: size.bytes, files: size.files, duration_ms: Math.round(performance.now() - started) });
+  }
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((err: unknown) => {
+      if (!res.headersSent) sendError(res, 500, "guest.error", (err as Error).message ?? "internal error");
+      else res.destroy();
+    });
+  });
+  return server;
+}
