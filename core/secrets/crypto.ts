@@ -17,7 +17,7 @@ export class SecretDecryptError extends Error {
 export interface KeySet {
   /** The version new values are encrypted with. */
   current: string;
-  keys: Map<string, CryptoKey>;
+  keys: Map<string, AesKey>;
 }
 
 export interface SealedValue {
@@ -32,6 +32,9 @@ export interface SecretBinding {
   secretId: string;
 }
 
+/** Web Crypto's key type, named through the API so Node and workerd typings agree. */
+type AesKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
+
 const VERSIONED = /^([A-Za-z0-9_-]+):(.+)$/;
 
 /**
@@ -43,7 +46,7 @@ const VERSIONED = /^([A-Za-z0-9_-]+):(.+)$/;
  */
 export async function parseKeySet(kek: string | undefined, previous?: string): Promise<KeySet> {
   if (!kek?.trim()) throw new Error("SECRETS_KEK is not set");
-  const keys = new Map<string, CryptoKey>();
+  const keys = new Map<string, AesKey>();
   for (const [version, raw] of [...entries(previous ?? ""), ...entries(kek)]) keys.set(version, await importKey(version, raw));
   const own = entries(kek);
   return { current: own[own.length - 1]![0], keys };
@@ -62,7 +65,7 @@ function entries(text: string): [string, string][] {
   });
 }
 
-async function importKey(version: string, base64: string): Promise<CryptoKey> {
+async function importKey(version: string, base64: string): Promise<AesKey> {
   let bytes: Uint8Array;
   try {
     bytes = fromBase64(base64);
@@ -106,4 +109,21 @@ function fromBase64(text: string): Uint8Array {
   const out = new Uint8Array(s.length);
   for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
   return out;
+}
+
+const parsed = new Map<string, Promise<KeySet>>();
+
+/**
+ * parseKeySet, kept per isolate: importing keys on every request would cost each one a
+ * round of Web Crypto work. A failed parse is not kept, so fixing the secret takes effect.
+ */
+export function keySetFrom(kek: string | undefined, previous?: string): Promise<KeySet> {
+  const cacheKey = `${kek ?? ""}\n${previous ?? ""}`;
+  let keys = parsed.get(cacheKey);
+  if (!keys) {
+    keys = parseKeySet(kek, previous);
+    keys.catch(() => parsed.delete(cacheKey));
+    parsed.set(cacheKey, keys);
+  }
+  return keys;
 }
