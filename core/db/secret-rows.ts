@@ -23,3 +23,21 @@ export async function grantsOf(db: AnyDatabase, secretIds: string[]): Promise<Ma
   for (const row of rows) byId.get(row.secretId)!.push(row);
   return byId;
 }
+
+/** A secret's stored (sealed) value with the name it reaches the agent under. */
+export interface SealedSecretRow {
+  id: string;
+  name: string;
+  ciphertext: string;
+  iv: string;
+  keyVersion: string;
+}
+
+/** The sealed values of these secrets of the organisation; a deleted one is simply absent. */
+export async function readSealedSecrets(db: AnyDatabase, organisationId: string, ids: string[]): Promise<SealedSecretRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select({ id: secrets.id, name: secrets.name, ciphertext: secrets.ciphertext, iv: secrets.iv, keyVersion: secrets.keyVersion })
+    .from(secrets)
+    .where(and(eq(secrets.organisationId, organisationId), inArray(secrets.id, ids)));
+}
