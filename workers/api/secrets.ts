@@ -9,7 +9,7 @@ import { keySetFrom, sealSecret } from "../../core/secrets/crypto";
 import { isUuid, UUID_PATTERN } from "../../core/validation/fields";
 import { Secret, SecretCreate, SecretGrantCreate, SecretList, SecretPatch } from "../../core/validation/secret";
 import type { AppEnv } from "../context";
-import { jsonBody, ok, operation, pathId } from "../contract";
+import { failure, jsonBody, ok, operation, pathId } from "../contract";
 import { ApiError, notFound } from "../errors";
 
 /**
@@ -186,7 +186,7 @@ export const secretRoutes = new Hono<AppEnv>()
       summary: "Grant a secret to a guild or an agent of the organisation",
       tag: "Secrets",
       responses: { 201: ok("The secret with its grants", Secret) },
-      notFound: "secret, guild or agent",
+      errors: { 404: failure("No such secret, guild or agent in the caller's organisation (secret.not_found, guild.not_found, agent.not_found)") },
       body: true,
       conflict: "secret_grant.exists: the secret is already granted to that guild or agent",
     }),
@@ -222,7 +222,7 @@ export const secretRoutes = new Hono<AppEnv>()
       summary: "Revoke one grant of a secret",
       tag: "Secrets",
       responses: { 200: ok("The secret with its remaining grants", Secret) },
-      notFound: "secret or grant",
+      errors: { 404: failure("No such secret in the caller's organisation, or no such grant of it (secret.not_found, secret_grant.not_found)") },
     }),
     pathId("secret", { grant_id: { schema: z.string().regex(UUID_PATTERN).describe("The grant's id"), resource: "secret_grant" } }),
     async (c) => {

@@ -3697,7 +3697,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidJson"];
             401: components["responses"]["Unauthorized"];
-            /** @description No such secret, guild or agent in the caller's organisation (secret, guild or agent.not_found) */
+            /** @description No such secret, guild or agent in the caller's organisation (secret.not_found, guild.not_found, agent.not_found) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3753,7 +3753,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description No such secret or grant in the caller's organisation (secret or grant.not_found) */
+            /** @description No such secret in the caller's organisation, or no such grant of it (secret.not_found, secret_grant.not_found) */
             404: {
                 headers: {
                     [name: string]: unknown;
