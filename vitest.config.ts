@@ -1,6 +1,7 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { noteConsoleLine, PLATFORM_KEY_CANARY } from "./test/setup/canary.js";
+import { TEST_SECRETS_KEK } from "./test/setup/secret-canary.js";
 
 /**
  * Three projects:
@@ -28,6 +29,8 @@ function workerd(name: string, include: string[], exclude: string[], groupOrder:
             // A provider key, so tests can check it never reaches a log, an error or a row
             // (checked for the whole run by the global setup's teardown, test/setup/canary.ts).
             MODEL_API_KEY: PLATFORM_KEY_CANARY,
+            // Seals the secrets tests store (one of them the canary value, test/setup/secret-canary.ts).
+            SECRETS_KEK: TEST_SECRETS_KEK,
             // Agents may point at the mock model's other paths (127.0.0.1), as on the local stack.
             ALLOW_PRIVATE_MODEL_URLS: "loopback",
             // The group-history selector, served by the mock model under its own model name.

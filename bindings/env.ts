@@ -13,6 +13,13 @@ export interface Env extends CloudflareBindings, Settings {}
 export interface Settings {
   /** Key of the default model provider (a secret). */
   MODEL_API_KEY?: string;
+  /**
+   * Key-encryption key of secret values (a secret): base64 of 32 bytes, or a comma list of
+   * `version:base64` whose last entry encrypts new values (core/secrets/crypto.ts).
+   */
+  SECRETS_KEK?: string;
+  /** Older keys still needed to decrypt values after a rotation (same forms; a secret). */
+  SECRETS_KEK_PREVIOUS?: string;
   /** Postgres connection string; Neon in production (a secret). */
   DATABASE_URL?: string;
   /**

@@ -10,6 +10,7 @@ import { healthRoutes } from "./api/health";
 import { runRoutes } from "./api/run-messages";
 import { agentRunRoutes } from "./api/runs";
 import { agentScheduleRoutes, scheduleRoutes } from "./api/schedules";
+import { secretRoutes } from "./api/secrets";
 import { tokenRoutes } from "./api/tokens";
 import { organisationRoutes, usageRoutes } from "./api/usage";
 import { usageReportRoutes } from "./api/usage-reports";
@@ -64,6 +65,7 @@ api.route("/usage", usageRoutes);
 api.route("/usage", usageReportRoutes);
 api.route("/organisation", organisationRoutes);
 api.route("/tokens", tokenRoutes);
+api.route("/secrets", secretRoutes);
 app.route("/api", api);
 
 app.notFound((c) => {

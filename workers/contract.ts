@@ -30,6 +30,7 @@ export const TAGS = {
   "Group chat": "A guild's public chat and its event stream",
   Usage: "Usage counters and the organisation's spend limit",
   Tokens: "API tokens of the organisation",
+  Secrets: "Secrets of the organisation and their grants to guilds and agents; values are write-only",
 } as const;
 
 type Tag = keyof typeof TAGS;

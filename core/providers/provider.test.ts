@@ -39,11 +39,20 @@ describe("the provider of a generation", () => {
     expect((start as { message: string }).message).toContain("model_api_key_secret");
   });
 
-  it("SEC-004 / ERR-008: a named key secret is a generation-start error while secrets cannot be resolved", () => {
+  it("SEC-004 / ERR-008: a named key secret that does not reach the agent is a generation-start error", () => {
     for (const base_url of [null, "https://tenant.example.net/v1"]) {
-      const start = providerForGeneration(settings({ base_url, api_key_secret: "TENANT_KEY" }), env);
-      expect(start).toMatchObject({ ok: false, code: "secret.unavailable" });
+      const start = providerForGeneration(settings({ base_url, api_key_secret: "TENANT_KEY" }), env, [{ name: "OTHER_KEY", value: "sk-other-1234" }]);
+      expect(start).toMatchObject({ ok: false, code: "secret.missing" });
       expect(JSON.stringify(start)).not.toContain(KEY);
+      expect(JSON.stringify(start)).not.toContain("sk-other-1234");
+    }
+  });
+
+  it("SEC-001: the agent's own key comes from the secret it names, never the platform's", () => {
+    const own = [{ name: "TENANT_KEY", value: "sk-tenant-5678" }];
+    for (const base_url of [null, "https://tenant.example.net/v1"]) {
+      const start = providerForGeneration(settings({ base_url, api_key_secret: "TENANT_KEY" }), env, own);
+      expect(start).toMatchObject({ ok: true, provider: { apiKey: "sk-tenant-5678" }, pricing: { platformKey: false } });
     }
   });
 

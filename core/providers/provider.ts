@@ -8,6 +8,7 @@
  * allowance changed since the agent was saved.
  */
 
+import type { SecretValue } from "../output/redaction";
 import { modelPriceFrom, type Pricing, priceFor, pricesFrom } from "../usage/pricing";
 import type { FieldIssue } from "../validation/issues";
 import { allowanceFrom, checkModelUrl } from "./egress";
@@ -72,12 +73,13 @@ export function modelBaseUrlIssue(baseUrl: string | null | undefined, env: Provi
 
 /**
  * Decides a generation's provider before any model call (generation-start errors,
- * ERR-008), from the run snapshot's model settings and the operator's environment.
+ * ERR-008), from the run snapshot's model settings, the operator's environment and the
+ * secret values that reach the agent this generation (its own key is one of them).
  *
  * @example providerForGeneration({ model: "gpt-4.1", base_url: null, api_key_secret: null }, env)
  * // { ok: true, provider: { baseURL: env.MODEL_BASE_URL, apiKey: env.MODEL_API_KEY }, pricing: {…, platformKey: true} }
  */
-export function providerForGeneration(settings: ModelSettings, env: ProviderEnv): GenerationProvider {
+export function providerForGeneration(settings: ModelSettings, env: ProviderEnv, secrets: readonly SecretValue[] = []): GenerationProvider {
   const baseURL = settings.base_url ?? env.MODEL_BASE_URL;
   if (!baseURL) {
     return { ok: false, code: "provider.unconfigured", message: "No model provider is configured (set MODEL_BASE_URL or the agent's model_base_url)" };
@@ -98,8 +100,17 @@ export function providerForGeneration(settings: ModelSettings, env: ProviderEnv)
     }
   }
   if (settings.api_key_secret) {
-    // Secrets cannot be resolved yet; a missing secret is a generation-start error (SEC-004).
-    return { ok: false, code: "secret.unavailable", message: `The agent's model key secret ${settings.api_key_secret} cannot be resolved yet` };
+    // The agent's own key: a secret of the organisation that reaches it (SEC-001), or a
+    // generation-start error (SEC-004). Its spend is the tenant's, priced by the table only.
+    const own = secrets.find((s) => s.name === settings.api_key_secret);
+    if (!own) {
+      return {
+        ok: false,
+        code: "secret.missing",
+        message: `The agent's model key secret ${settings.api_key_secret} does not exist or is not granted to the agent; no model call was made`,
+      };
+    }
+    return { ok: true, provider: { baseURL, apiKey: own.value }, pricing: { prices: pricesFrom(env.MODEL_PRICES), fallback: null, platformKey: false } };
   }
   const pricing: Pricing = { prices: pricesFrom(env.MODEL_PRICES), fallback: modelPriceFrom(env.DEFAULT_MODEL_PRICE), platformKey: true };
   if (!priceFor(settings.model, pricing.prices) && !pricing.fallback) {

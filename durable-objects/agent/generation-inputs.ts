@@ -4,10 +4,13 @@ import { readGenerationState } from "../../core/db/agent-state";
 import type { Database } from "../../core/db/client";
 import { writeMemory } from "../../core/db/memory";
 import { runs } from "../../core/db/schema";
+import { readSealedSecrets } from "../../core/db/secret-rows";
 import type { SecretRef } from "../../core/db/secrets";
 import type { RunError } from "../../core/db/transcript";
 import { platformRedactor } from "../../core/output/redaction";
 import { providerForGeneration } from "../../core/providers/provider";
+import { keySetFrom } from "../../core/secrets/crypto";
+import { openResolvedSecrets } from "../../core/secrets/open";
 import { offeredTools } from "../../core/tools/registry";
 import type { GenerationDeps } from "./generation";
 import { groupChatOf } from "./group-run";
@@ -43,14 +46,15 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
   // Taken first: what rode along with this generation's first write is never left for a later one.
   const opened = session.openedWith;
   session.openedWith = null;
-  const provider = providerForGeneration(session.snapshot.model, env);
-  if (!provider.ok) {
-    return {
-      ok: false,
-      error: { code: provider.code, message: provider.message, generation, operation: "generation.start", at: new Date(start.now()).toISOString() },
-    };
-  }
+  const failed = (code: string, message: string) => ({
+    ok: false as const,
+    error: { code, message, generation, operation: "generation.start", at: new Date(start.now()).toISOString() },
+  });
   const spend = await startReads(db, session, opened, new Date(start.now()));
+  const secrets = await openSecrets(db, env, session);
+  if (!secrets.ok) return failed(secrets.code, secrets.message);
+  const provider = providerForGeneration(session.snapshot.model, env, secrets.values);
+  if (!provider.ok) return failed(provider.code, provider.message);
   const bounds = generationBounds(env);
   const { agentId } = session.scope;
   return {
@@ -66,7 +70,8 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
       ...(session.snapshot.flags.memory ? { memory: { write: (content: string) => writeMemory(db, agentId, content) } } : {}),
       ...(session.snapshot.flags.group_post ? { group: groupChatOf(env, session) } : {}),
       schedules: scheduleTools(db, agentId, () => new Date(start.now()), start.random, start.schedulesChanged),
-      redactor: platformRedactor(env),
+      // The run's redaction set: the platform's keys and this generation's secret values (SEC-014).
+      redactor: platformRedactor(env).withSecrets(secrets.values),
       pricing: provider.pricing,
       spend,
       hydrate: bounds.hydrate,
@@ -91,6 +96,29 @@ async function startReads(db: Database, session: RunSession, opened: RunSession[
   const { secrets, spend } = opened ?? (await readGenerationState(db, session.scope, now));
   if (secrets) await writeSecrets(db, session, secrets);
   return spend;
+}
+
+/**
+ * Decrypts the secrets just written onto the snapshot (SEC-002); a deleted or undecryptable
+ * one is a generation-start error (SEC-004). No read when none reach the agent.
+ */
+async function openSecrets(db: Database, env: Env, session: RunSession) {
+  const { organisationId } = session.scope;
+  const listed = session.snapshot.secrets;
+  const sealed = new Map(
+    (
+      await readSealedSecrets(
+        db,
+        organisationId,
+        listed.map((s) => s.id),
+      )
+    ).map((row) => [row.id, row]),
+  );
+  return openResolvedSecrets(
+    () => keySetFrom(env.SECRETS_KEK, env.SECRETS_KEK_PREVIOUS),
+    organisationId,
+    listed.map((s) => ({ id: s.id, name: s.name, sealed: sealed.get(s.id) })),
+  );
 }
 
 /**

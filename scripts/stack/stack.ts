@@ -8,6 +8,7 @@ import { clearLeftovers, ProcessRecord } from "./leftovers";
 import { ensureOperatorToken } from "./operator";
 import { freePort } from "./ports";
 import { redactUrl, startDatabase } from "./postgres";
+import { ensureSecretsKek } from "./secrets-kek";
 import { startWranglerDev } from "./wrangler";
 import { startWsProxy } from "./ws-proxy";
 
@@ -96,6 +97,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       NEON_WS_PROXY: proxy.address,
       MODEL_BASE_URL: options.modelBaseUrl ?? `${mock!.url}/v1`,
       DEFAULT_MODEL: options.defaultModel ?? (mock ? "mock-model" : "gpt-4.1-mini"),
+      SECRETS_KEK: ensureSecretsKek(join(options.stateDir, "secrets-kek")),
     };
     if (options.modelApiKey) vars.MODEL_API_KEY = options.modelApiKey;
     if (options.modelPrices) vars.MODEL_PRICES = options.modelPrices;

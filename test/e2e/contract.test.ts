@@ -256,6 +256,26 @@ describe("API contract: every documented operation through the typed client", ()
     await expectAnswer(api.POST("/api/tokens", { body: { name: "" } }), 422);
   });
 
+  it("ISSUE-12 contract: secrets and their grants, never a value", async () => {
+    const value = `contract-secret-${randomUUID()}`;
+    const created = await expectAnswer(api.POST("/api/secrets", { body: { name: "CONTRACT_SECRET", value, description: "Walked" } }), 201);
+    const list = await expectAnswer(api.GET("/api/secrets"), 200);
+    expect(list.data.map((s) => s.id)).toContain(created.id);
+    await expectAnswer(api.GET("/api/secrets/{id}", { params: { path: { id: created.id } } }), 200);
+    await expectAnswer(api.PATCH("/api/secrets/{id}", { params: { path: { id: created.id } }, body: { value: `${value}-rotated` } }), 200);
+    const granted = await expectAnswer(api.POST("/api/secrets/{id}/grants", { params: { path: { id: created.id } }, body: { agent_id: agent.id } }), 201);
+    const revoked = await expectAnswer(
+      api.DELETE("/api/secrets/{id}/grants/{grant_id}", { params: { path: { id: created.id, grant_id: granted.grants[0]!.id } } }),
+      200,
+    );
+    expect(revoked.grants).toEqual([]);
+    expect(JSON.stringify([created, list, granted, revoked])).not.toContain(value);
+    await expectAnswer(api.POST("/api/secrets", { body: { name: "CONTRACT_SECRET", value: "x" } }), 409);
+    await expectAnswer(api.POST("/api/secrets", { body: { name: "not-an-env-name", value: "x" } }), 422);
+    await expectAnswer(api.DELETE("/api/secrets/{id}", { params: { path: { id: created.id } } }), 204);
+    await expectAnswer(api.GET("/api/secrets/{id}", { params: { path: { id: created.id } } }), 404);
+  });
+
   it("ISSUE-11 contract: deletes, each then 404", async () => {
     await expectAnswer(api.DELETE("/api/schedules/{id}", { params: { path: { id: schedule.id } } }), 204);
     await expectAnswer(api.DELETE("/api/agents/{id}", { params: { path: { id: agent.id } } }), 204);

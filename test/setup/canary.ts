@@ -9,6 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import pg from "pg";
+import { SECRET_VALUE_CANARY } from "./secret-canary.js";
 
 export const PLATFORM_KEY_CANARY = "sk-test-provider-key-0123456789";
 
@@ -22,7 +23,7 @@ function leaks(): string[] {
 
 /** onConsoleLog: notes a console line of a workerd test that carries the canary. */
 export function noteConsoleLine(line: string, where: string): void {
-  if (line.includes(PLATFORM_KEY_CANARY)) leaks().push(`console line of ${where}: ${line.slice(0, 200)}`);
+  if (line.includes(PLATFORM_KEY_CANARY) || line.includes(SECRET_VALUE_CANARY)) leaks().push(`console line of ${where}: ${line.slice(0, 200)}`);
 }
 
 /** Every place the canary was found: console lines, database rows, requests to a provider other than the platform's. */
@@ -36,7 +37,11 @@ export async function platformKeyLeaks(databaseUrl: string, mockModelUrl: string
     );
     for (const { name } of tables.rows) {
       const ident = `"${name.replace(/"/g, '""')}"`;
-      const hits = await client.query<{ n: string }>(`select count(*) as n from ${ident} t where strpos(t::text, $1) > 0`, [PLATFORM_KEY_CANARY]);
+      // The stored secret value's canary too: at rest it exists only as ciphertext.
+      const hits = await client.query<{ n: string }>(`select count(*) as n from ${ident} t where strpos(t::text, $1) > 0 or strpos(t::text, $2) > 0`, [
+        PLATFORM_KEY_CANARY,
+        SECRET_VALUE_CANARY,
+      ]);
       if (Number(hits.rows[0]!.n) > 0) found.push(`${hits.rows[0]!.n} row(s) of ${name}`);
     }
   } finally {

@@ -44,7 +44,7 @@ export default async function setup(project: TestProject) {
     if (leaks.length > 0) {
       // vitest only logs a teardown error; the exit code makes it fail the run.
       process.exitCode = 1;
-      throw new Error(`The platform key (MODEL_API_KEY canary) leaked:\n- ${leaks.join("\n- ")}`);
+      throw new Error(`The platform key or the canary secret value leaked:\n- ${leaks.join("\n- ")}`);
     }
   };
 }

@@ -10,6 +10,7 @@ import { GuildView } from "./views/guild";
 import { GuildsView } from "./views/guilds";
 import { RoutinesView } from "./views/routines";
 import { RunView } from "./views/run";
+import { SecretsView } from "./views/secrets";
 import { SignInView } from "./views/sign-in";
 import { TokensView } from "./views/tokens";
 import { UsageView } from "./views/usage";
@@ -39,6 +40,7 @@ export function App() {
       run: "Run",
       usage: "Usage",
       tokens: "API tokens",
+      secrets: "Secrets",
       "sign-in": "Sign in",
     };
     document.title = `${titles[route.view] ?? "Not found"} · Guilds console`;
@@ -83,6 +85,9 @@ export function App() {
           <Link href="/usage" aria-current={route.view === "usage" ? "page" : undefined}>
             Usage
           </Link>
+          <Link href="/secrets" aria-current={route.view === "secrets" ? "page" : undefined}>
+            Secrets
+          </Link>
           <Link href="/tokens" aria-current={route.view === "tokens" ? "page" : undefined}>
             API tokens
           </Link>
@@ -101,6 +106,7 @@ export function App() {
         {route.view === "run" && <RunView key={route.id} id={route.id!} />}
         {route.view === "usage" && <UsageView />}
         {route.view === "tokens" && <TokensView />}
+        {route.view === "secrets" && <SecretsView />}
         {route.view === "not-found" && (
           <section>
             <h1>Not found</h1>

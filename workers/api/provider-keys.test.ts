@@ -44,7 +44,7 @@ describe("provider keys, egress and cost integrity", () => {
       const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
       const events = await eventsWhile(token, run.id, () => call("POST", `/api/runs/${run.id}/messages`, { token, body: { content: "hi" } }));
       const after = await settled(token, run.id);
-      const code = settings.model_api_key_secret ? "secret.unavailable" : "provider.key_required";
+      const code = settings.model_api_key_secret ? "secret.missing" : "provider.key_required";
       expect(after.errors).toEqual([expect.objectContaining({ code, operation: "generation.start", generation: 1 })]);
       if (!settings.model_api_key_secret) expect(after.errors[0].message).toContain("model_api_key_secret");
       const requests = (await modelRequests(agent.model)) as unknown as Recorded[];

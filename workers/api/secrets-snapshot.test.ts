@@ -1,55 +1,43 @@
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../core/db/client";
-import { secretGrants, secrets } from "../../core/db/schema";
 import { newAgent, rows, script, settled } from "../test/agents";
 import { call, seedGuild } from "../test/seed";
 
-const CIPHERTEXT = "c2VjcmV0LWNpcGhlcnRleHQtbmV2ZXItc2hvd24";
+const VALUE = "secret-value-never-shown";
 
-async function addSecret(organisationId: string, name: string, grant: { orgWide?: boolean; guildId?: string; agentId?: string }) {
-  const { db, close } = openDatabase(env);
-  try {
-    const [secret] = await db
-      .insert(secrets)
-      .values({
-        organisationId,
-        name,
-        description: `${name} for tests`,
-        orgWide: grant.orgWide ?? false,
-        ciphertext: CIPHERTEXT,
-        iv: "aXY",
-      })
-      .returning();
-    if (grant.guildId || grant.agentId)
-      await db.insert(secretGrants).values({ secretId: secret!.id, guildId: grant.guildId ?? null, agentId: grant.agentId ?? null });
-    return secret!.id;
-  } finally {
-    await close();
+/** A secret stored through the API (so its value is sealed), granted as asked. */
+async function addSecret(token: string, name: string, grant: { orgWide?: boolean; guildId?: string; agentId?: string }) {
+  const created = await call("POST", "/api/secrets", {
+    token,
+    body: { name, value: VALUE, description: `${name} for tests`, org_wide: grant.orgWide ?? false },
+  });
+  expect(created.status).toBe(201);
+  if (grant.guildId || grant.agentId) {
+    const body = grant.guildId ? { guild_id: grant.guildId } : { agent_id: grant.agentId };
+    expect((await call("POST", `/api/secrets/${created.json.id}/grants`, { token, body })).status).toBe(201);
   }
+  return created.json.id as string;
 }
 
 describe("secrets in the run snapshot", () => {
   let token: string;
   let guildId: string;
-  let organisationId: string;
-  beforeAll(async () => ({ token, guildId, organisationId } = await seedGuild()));
+  beforeAll(async () => ({ token, guildId } = await seedGuild()));
 
   it("EXACT-022 / SEC-001 / SEC-006: the snapshot and State list the secrets that reach the agent by name and description only", async () => {
     const agent = await newAgent(token, guildId);
     const other = await newAgent(token, guildId);
-    await addSecret(organisationId, "ORG_WIDE_KEY", { orgWide: true });
-    await addSecret(organisationId, "GUILD_KEY", { guildId });
-    await addSecret(organisationId, "AGENT_KEY", { agentId: agent.id });
-    await addSecret(organisationId, "OTHER_AGENT_KEY", { agentId: other.id });
+    await addSecret(token, "ORG_WIDE_KEY", { orgWide: true });
+    await addSecret(token, "GUILD_KEY", { guildId });
+    await addSecret(token, "AGENT_KEY", { agentId: agent.id });
+    await addSecret(token, "OTHER_AGENT_KEY", { agentId: other.id });
     const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
     expect(run.snapshot.secrets.map((s: { name: string }) => s.name)).toEqual(["AGENT_KEY", "GUILD_KEY", "ORG_WIDE_KEY"]);
     expect(run.snapshot.secrets[0]).toEqual({ id: expect.any(String), name: "AGENT_KEY", description: "AGENT_KEY for tests" });
     const system = (await rows(token, run.id))[0]!.payload.content as string;
     expect(system).toContain("GUILD_KEY");
     expect(system).not.toContain("OTHER_AGENT_KEY");
-    expect(JSON.stringify(run)).not.toContain(CIPHERTEXT);
-    expect(system).not.toContain(CIPHERTEXT);
+    expect(JSON.stringify(run)).not.toContain(VALUE);
+    expect(system).not.toContain(VALUE);
   });
 
   it("SEC-002 / SEC-003 / EXACT-025: each generation re-resolves the list, so a later grant reaches an existing run", async () => {
@@ -57,7 +45,7 @@ describe("secrets in the run snapshot", () => {
     const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
     const before = run.snapshot.secrets.map((s: { name: string }) => s.name);
     expect(before).not.toContain("LATE_GRANT");
-    await addSecret(organisationId, "LATE_GRANT", { agentId: agent.id });
+    await addSecret(token, "LATE_GRANT", { agentId: agent.id });
     await script(agent.model, [{ content: "ok" }]);
     await call("POST", `/api/runs/${run.id}/messages`, { token, body: { content: "go" } });
     await settled(token, run.id);

@@ -30,6 +30,9 @@ export type GroupMessage = Schemas["GroupMessage"];
 export type ApiToken = Schemas["Token"];
 /** The create answer: the token and, this once, its secret. */
 export type CreatedToken = Schemas["TokenCreated"];
+/** A secret as listed: name, description, scope and grants, never its value. */
+export type Secret = Schemas["Secret"];
+export type SecretGrant = Schemas["SecretGrant"];
 /** One of an agent's next deadlines (a routine's wake-up, a group delivery, a sandbox's idle timeout). */
 export type AgentDeadline = Schemas["Deadline"];
 export type UsageDay = Schemas["UsageDay"];

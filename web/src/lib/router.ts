@@ -26,7 +26,7 @@ export function usePath(): string {
 }
 
 export interface Match {
-  view: "sign-in" | "guilds" | "guild" | "guild-chat" | "agent" | "agent-settings" | "agent-routines" | "run" | "usage" | "tokens" | "not-found";
+  view: "sign-in" | "guilds" | "guild" | "guild-chat" | "agent" | "agent-settings" | "agent-routines" | "run" | "usage" | "tokens" | "secrets" | "not-found";
   id?: string;
 }
 
@@ -41,6 +41,7 @@ const ROUTES: Array<[RegExp, Match["view"]]> = [
   [/^\/runs\/([^/]+)\/?$/, "run"],
   [/^\/usage\/?$/, "usage"],
   [/^\/tokens\/?$/, "tokens"],
+  [/^\/secrets\/?$/, "secrets"],
 ];
 
 /**

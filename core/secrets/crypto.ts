@@ -1,0 +1,129 @@
+/**
+ * Secret values at rest (OP-SEC-4): AES-256-GCM with a random 96-bit IV per value, under a
+ * key-encryption key held as a Worker secret. Web Crypto only, so it runs in Node and workerd.
+ *
+ * The key set is versioned for rotation: values are encrypted with the newest key and
+ * decrypted with the key of the version stored beside them. The additional data binds a
+ * ciphertext to its organisation and secret id, so a value copied onto another row fails.
+ */
+
+/** Thrown when no key matches, the key is malformed, or the value was altered or moved. */
+export class SecretDecryptError extends Error {
+  constructor(readonly reason: "key_missing" | "tampered") {
+    super(reason === "key_missing" ? "No key-encryption key of that version" : "The secret value cannot be decrypted");
+  }
+}
+
+export interface KeySet {
+  /** The version new values are encrypted with. */
+  current: string;
+  keys: Map<string, AesKey>;
+}
+
+export interface SealedValue {
+  ciphertext: string;
+  iv: string;
+  keyVersion: string;
+}
+
+/** Which row a value belongs to; part of the authenticated data. */
+export interface SecretBinding {
+  organisationId: string;
+  secretId: string;
+}
+
+/** Web Crypto's key type, named through the API so Node and workerd typings agree. */
+type AesKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
+
+const VERSIONED = /^([A-Za-z0-9_-]+):(.+)$/;
+
+/**
+ * Reads the key set from `SECRETS_KEK`: either one base64 key (version "1"), or a comma
+ * list of `version:base64` entries whose last entry is the current key.
+ * `SECRETS_KEK_PREVIOUS` (same forms) adds older keys still needed to decrypt.
+ *
+ * @example await parseKeySet("v1:AAAA...,v2:BBBB...") // { current: "v2", keys: Map(2) }
+ */
+export async function parseKeySet(kek: string | undefined, previous?: string): Promise<KeySet> {
+  if (!kek?.trim()) throw new Error("SECRETS_KEK is not set");
+  const keys = new Map<string, AesKey>();
+  for (const [version, raw] of [...entries(previous ?? ""), ...entries(kek)]) keys.set(version, await importKey(version, raw));
+  const own = entries(kek);
+  return { current: own[own.length - 1]![0], keys };
+}
+
+function entries(text: string): [string, string][] {
+  const parts = text
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean);
+  if (parts.length === 1 && !VERSIONED.test(parts[0]!)) return [["1", parts[0]!]];
+  return parts.map((p) => {
+    const m = VERSIONED.exec(p);
+    if (!m) throw new Error("SECRETS_KEK entries must all be version:base64");
+    return [m[1]!, m[2]!];
+  });
+}
+
+async function importKey(version: string, base64: string): Promise<AesKey> {
+  let bytes: Uint8Array;
+  try {
+    bytes = fromBase64(base64);
+  } catch {
+    throw new Error(`SECRETS_KEK version ${version} is not base64`);
+  }
+  if (bytes.length !== 32) throw new Error(`SECRETS_KEK version ${version} must be 32 bytes`);
+  return crypto.subtle.importKey("raw", bytes, "AES-GCM", false, ["encrypt", "decrypt"]);
+}
+
+/** Encrypts a value for one secret row with the newest key. */
+export async function sealSecret(keys: KeySet, binding: SecretBinding, value: string): Promise<SealedValue> {
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const key = keys.keys.get(keys.current)!;
+  const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: aad(binding) }, key, new TextEncoder().encode(value));
+  return { ciphertext: toBase64(new Uint8Array(sealed)), iv: toBase64(iv), keyVersion: keys.current };
+}
+
+/** Decrypts a stored value; throws SecretDecryptError when it cannot. */
+export async function openSecret(keys: KeySet, binding: SecretBinding, sealed: SealedValue): Promise<string> {
+  const key = keys.keys.get(sealed.keyVersion);
+  if (!key) throw new SecretDecryptError("key_missing");
+  try {
+    const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: fromBase64(sealed.iv), additionalData: aad(binding) }, key, fromBase64(sealed.ciphertext));
+    return new TextDecoder().decode(plain);
+  } catch {
+    throw new SecretDecryptError("tampered");
+  }
+}
+
+const aad = (b: SecretBinding) => new TextEncoder().encode(`secret:${b.organisationId}:${b.secretId}`);
+
+function toBase64(bytes: Uint8Array): string {
+  let s = "";
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s);
+}
+
+function fromBase64(text: string): Uint8Array {
+  const s = atob(text);
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
+}
+
+const parsed = new Map<string, Promise<KeySet>>();
+
+/**
+ * parseKeySet, kept per isolate: importing keys on every request would cost each one a
+ * round of Web Crypto work. A failed parse is not kept, so fixing the secret takes effect.
+ */
+export function keySetFrom(kek: string | undefined, previous?: string): Promise<KeySet> {
+  const cacheKey = `${kek ?? ""}\n${previous ?? ""}`;
+  let keys = parsed.get(cacheKey);
+  if (!keys) {
+    keys = parseKeySet(kek, previous);
+    keys.catch(() => parsed.delete(cacheKey));
+    parsed.set(cacheKey, keys);
+  }
+  return keys;
+}

@@ -1,0 +1,239 @@
+import { and, asc, eq, sql } from "drizzle-orm";
+import { Hono } from "hono";
+import * as z from "zod";
+import type { Env } from "../../bindings/env";
+import { sqlState, UNIQUE_VIOLATION } from "../../core/db/outage";
+import { agents, guilds, secretGrants, secrets } from "../../core/db/schema";
+import { findSecretRow, grantsOf, type SecretGrantRow, type SecretRow } from "../../core/db/secret-rows";
+import { keySetFrom, sealSecret } from "../../core/secrets/crypto";
+import { isUuid, UUID_PATTERN } from "../../core/validation/fields";
+import { Secret, SecretCreate, SecretGrantCreate, SecretList, SecretPatch } from "../../core/validation/secret";
+import type { AppEnv } from "../context";
+import { failure, jsonBody, ok, operation, pathId } from "../contract";
+import { ApiError, notFound } from "../errors";
+
+/**
+ * Secrets of the organisation and their grants (OP-SEC-1). A value goes in on create or
+ * update and is sealed before it reaches the database; no response ever carries it (SEC-006).
+ */
+
+const toGrant = (g: SecretGrantRow) => ({ id: g.id, guild_id: g.guildId, agent_id: g.agentId, created_at: g.createdAt.toISOString() });
+
+const toSecret = (row: SecretRow, grants: SecretGrantRow[]) => ({
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  org_wide: row.orgWide,
+  grants: grants.map(toGrant),
+  created_at: row.createdAt.toISOString(),
+  updated_at: row.updatedAt.toISOString(),
+});
+
+const duplicateName = (name: string) => new ApiError(409, "secret.name_taken", `The organisation already has a secret named ${name}`, { field: "name" });
+
+/** The key set, or 503 when the operator has not configured SECRETS_KEK. */
+async function keys(env: Env) {
+  try {
+    return await keySetFrom(env.SECRETS_KEK, env.SECRETS_KEK_PREVIOUS);
+  } catch (error) {
+    throw new ApiError(503, "secrets.unconfigured", `Secrets are not available: ${(error as Error).message}`);
+  }
+}
+
+async function findSecret(db: AppEnv["Variables"]["db"], organisationId: string, id: string) {
+  const row = isUuid(id) ? await findSecretRow(db, organisationId, id) : undefined;
+  if (!row) throw notFound("secret");
+  return row;
+}
+
+async function withGrants(db: AppEnv["Variables"]["db"], row: SecretRow) {
+  return toSecret(row, (await grantsOf(db, [row.id])).get(row.id)!);
+}
+
+/** Runs a write that may hit the (organisation, name) unique index: 409 instead of 500. */
+async function uniqueName<T>(name: string | undefined, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (name !== undefined && sqlState(error) === UNIQUE_VIOLATION) throw duplicateName(name);
+    throw error;
+  }
+}
+
+const CONFLICT = "secret.name_taken: the organisation already has a secret of that name";
+
+export const secretRoutes = new Hono<AppEnv>()
+  .post(
+    "/",
+    operation({
+      operationId: "createSecret",
+      summary: "Create a secret; its value is stored encrypted and never returned",
+      tag: "Secrets",
+      responses: { 201: ok("The new secret, without its value", Secret) },
+      body: true,
+      conflict: CONFLICT,
+    }),
+    jsonBody(SecretCreate),
+    async (c) => {
+      const body = c.req.valid("json");
+      const organisationId = c.get("organisationId");
+      // The id is chosen here because the ciphertext is bound to it.
+      const id = crypto.randomUUID();
+      const sealed = await sealSecret(await keys(c.env), { organisationId, secretId: id }, body.value);
+      const [row] = await uniqueName(body.name, () =>
+        c
+          .get("db")
+          .insert(secrets)
+          .values({ id, organisationId, name: body.name, description: body.description, orgWide: body.org_wide, ...sealed })
+          .returning(),
+      );
+      return c.json(toSecret(row!, []), 201);
+    },
+  )
+  .get(
+    "/",
+    operation({
+      operationId: "listSecrets",
+      summary: "List the organisation's secrets by name, with their grants",
+      tag: "Secrets",
+      responses: { 200: ok("Every secret of the organisation, without values", SecretList) },
+    }),
+    async (c) => {
+      const db = c.get("db");
+      const rows = await db
+        .select()
+        .from(secrets)
+        .where(eq(secrets.organisationId, c.get("organisationId")))
+        .orderBy(asc(secrets.name));
+      const grants = await grantsOf(
+        db,
+        rows.map((r) => r.id),
+      );
+      return c.json({ data: rows.map((r) => toSecret(r, grants.get(r.id)!)) });
+    },
+  )
+  .get(
+    "/:id",
+    operation({
+      operationId: "getSecret",
+      summary: "Read a secret's name, description, scope and grants (never its value)",
+      tag: "Secrets",
+      responses: { 200: ok("The secret", Secret) },
+      notFound: "secret",
+    }),
+    pathId("secret"),
+    async (c) => {
+      const row = await findSecret(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+      return c.json(await withGrants(c.get("db"), row));
+    },
+  )
+  .patch(
+    "/:id",
+    operation({
+      operationId: "updateSecret",
+      summary: "Change a secret's value, name, description or scope",
+      tag: "Secrets",
+      responses: { 200: ok("The changed secret", Secret) },
+      notFound: "secret",
+      body: true,
+      conflict: CONFLICT,
+    }),
+    pathId("secret"),
+    jsonBody(SecretPatch),
+    async (c) => {
+      const organisationId = c.get("organisationId");
+      const { id } = c.req.valid("param");
+      await findSecret(c.get("db"), organisationId, id);
+      const body = c.req.valid("json");
+      const sealed = body.value === undefined ? {} : await sealSecret(await keys(c.env), { organisationId, secretId: id }, body.value);
+      const [row] = await uniqueName(body.name, () =>
+        c
+          .get("db")
+          .update(secrets)
+          .set({ name: body.name, description: body.description, orgWide: body.org_wide, ...sealed, updatedAt: sql`now()` })
+          .where(and(eq(secrets.id, id), eq(secrets.organisationId, organisationId)))
+          .returning(),
+      );
+      if (!row) throw notFound("secret");
+      return c.json(await withGrants(c.get("db"), row));
+    },
+  )
+  .delete(
+    "/:id",
+    operation({
+      operationId: "deleteSecret",
+      summary: "Delete a secret and its grants; agents that used it fail their next generation start",
+      tag: "Secrets",
+      responses: { 204: ok("Deleted") },
+      notFound: "secret",
+    }),
+    pathId("secret"),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const deleted = await c
+        .get("db")
+        .delete(secrets)
+        .where(and(eq(secrets.id, id), eq(secrets.organisationId, c.get("organisationId"))))
+        .returning({ id: secrets.id });
+      if (deleted.length === 0) throw notFound("secret");
+      return c.body(null, 204);
+    },
+  )
+  .post(
+    "/:id/grants",
+    operation({
+      operationId: "grantSecret",
+      summary: "Grant a secret to a guild or an agent of the organisation",
+      tag: "Secrets",
+      responses: { 201: ok("The secret with its grants", Secret) },
+      errors: { 404: failure("No such secret, guild or agent in the caller's organisation (secret.not_found, guild.not_found, agent.not_found)") },
+      body: true,
+      conflict: "secret_grant.exists: the secret is already granted to that guild or agent",
+    }),
+    pathId("secret"),
+    jsonBody(SecretGrantCreate),
+    async (c) => {
+      const db = c.get("db");
+      const organisationId = c.get("organisationId");
+      const row = await findSecret(db, organisationId, c.req.valid("param").id);
+      const { guild_id: guildId, agent_id: agentId } = c.req.valid("json");
+      const target = guildId
+        ? await db
+            .select({ id: guilds.id })
+            .from(guilds)
+            .where(and(eq(guilds.id, guildId), eq(guilds.organisationId, organisationId)))
+        : await db
+            .select({ id: agents.id })
+            .from(agents)
+            .where(and(eq(agents.id, agentId!), eq(agents.organisationId, organisationId)));
+      if (target.length === 0) throw notFound(guildId ? "guild" : "agent");
+      const existing = (await grantsOf(db, [row.id])).get(row.id)!;
+      if (existing.some((g) => (guildId ? g.guildId === guildId : g.agentId === agentId))) {
+        throw new ApiError(409, "secret_grant.exists", `The secret is already granted to that ${guildId ? "guild" : "agent"}`);
+      }
+      await db.insert(secretGrants).values({ secretId: row.id, guildId: guildId ?? null, agentId: agentId ?? null });
+      return c.json(await withGrants(db, row), 201);
+    },
+  )
+  .delete(
+    "/:id/grants/:grant_id",
+    operation({
+      operationId: "revokeSecretGrant",
+      summary: "Revoke one grant of a secret",
+      tag: "Secrets",
+      responses: { 200: ok("The secret with its remaining grants", Secret) },
+      errors: { 404: failure("No such secret in the caller's organisation, or no such grant of it (secret.not_found, secret_grant.not_found)") },
+    }),
+    pathId("secret", { grant_id: { schema: z.string().regex(UUID_PATTERN).describe("The grant's id"), resource: "secret_grant" } }),
+    async (c) => {
+      const db = c.get("db");
+      const { id, grant_id: grantId } = c.req.valid("param");
+      const row = await findSecret(db, c.get("organisationId"), id);
+      const deleted = await db
+        .delete(secretGrants)
+        .where(and(eq(secretGrants.id, grantId), eq(secretGrants.secretId, row.id)))
+        .returning({ id: secretGrants.id });
+      if (deleted.length === 0) throw notFound("secret_grant");
+      return c.json(await withGrants(db, row));
+    },
+  );
