@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import { type ApiClient, createApiClient } from "../../web/src/lib/api-client";
 import type { Agent, Guild, Run, Schedule } from "../../web/src/lib/api-types";
 import { type SseEvent, SseParser } from "../../web/src/lib/sse";
+import { script } from "./agents";
 import { answerChecker, type OpenApiDocument, operationsOf } from "./openapi-answers";
 
 /**
@@ -60,16 +61,6 @@ async function agentGenerating(agentId: string, generating: boolean): Promise<vo
     if (Date.now() > deadline) throw new Error(`agent ${agentId} still ${generating ? "idle" : "generating"} after 20 s`);
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-/** Queues mock-model replies for one model name (the mock's own control route, not the API). */
-async function script(model: string, replies: unknown[]): Promise<void> {
-  const res = await fetch(`${inject("mockModelUrl")}/__script`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model, replies }),
-  });
-  expect(res.status).toBe(200);
 }
 
 // A 1x1 transparent PNG: the attachment route checks the image type by its bytes.

@@ -1,6 +1,7 @@
 import type { UsageDay } from "../lib/api";
 import { tokens, usd } from "../lib/format";
 import { labelledDays, monthRuns, niceMax, shortDay } from "../lib/usage-chart";
+import { CounterCells, CounterHeads } from "./counter-cells";
 
 const WIDTH = 760;
 const LEFT = 70;
@@ -116,18 +117,7 @@ export function DailyChart(props: { title: string; days: UsageDay[]; monthToDate
           <thead>
             <tr>
               <th scope="col">Day</th>
-              <th scope="col" class="num">
-                Cost
-              </th>
-              <th scope="col" class="num">
-                Calls
-              </th>
-              <th scope="col" class="num">
-                Input tokens
-              </th>
-              <th scope="col" class="num">
-                Output tokens
-              </th>
+              <CounterHeads />
               {props.monthToDate && (
                 <th scope="col" class="num">
                   Month to date
@@ -139,10 +129,7 @@ export function DailyChart(props: { title: string; days: UsageDay[]; monthToDate
             {days.map((d) => (
               <tr key={d.date} data-date={d.date}>
                 <th scope="row">{d.date}</th>
-                <td class="num">{usd(d.cost_usd)}</td>
-                <td class="num">{tokens(d.calls)}</td>
-                <td class="num">{tokens(d.input_tokens)}</td>
-                <td class="num">{tokens(d.output_tokens)}</td>
+                <CounterCells counters={d} />
                 {props.monthToDate && <td class="num">{usd(d.month_to_date_cost_usd)}</td>}
               </tr>
             ))}

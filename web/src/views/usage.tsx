@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { parseDateRange } from "../../../core/usage/date-range";
 import { BarChart, SpendMeter } from "../components/bar-chart";
+import { CounterCells, CounterHeads } from "../components/counter-cells";
 import { DailyChart } from "../components/daily-chart";
 import { Field } from "../components/field";
 import { Link } from "../components/link";
@@ -208,18 +209,7 @@ function ScopeTable(props: { title: string; rows: ScopeRow[]; testId: string }) 
       <thead>
         <tr>
           <th scope="col">Name</th>
-          <th scope="col" class="num">
-            Cost
-          </th>
-          <th scope="col" class="num">
-            Calls
-          </th>
-          <th scope="col" class="num">
-            Input tokens
-          </th>
-          <th scope="col" class="num">
-            Output tokens
-          </th>
+          <CounterHeads />
           <th scope="col" class="num">
             All time
           </th>
@@ -239,10 +229,7 @@ function ScopeTable(props: { title: string; rows: ScopeRow[]; testId: string }) 
             <td>
               <Link href={r.href}>{r.name}</Link>
             </td>
-            <td class="num">{usd(r.cost_usd)}</td>
-            <td class="num">{tokens(r.calls)}</td>
-            <td class="num">{tokens(r.input_tokens)}</td>
-            <td class="num">{tokens(r.output_tokens)}</td>
+            <CounterCells counters={r} />
             <td class="num">{usd(r.all_time_cost_usd)}</td>
             {withGuild && <td>{r.guild}</td>}
           </tr>
