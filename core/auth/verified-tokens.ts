@@ -1,3 +1,5 @@
+import { BoundedMap } from "../cache/bounded-map";
+
 /** How long a verified token is trusted without asking the database again. */
 export const VERIFIED_TOKEN_TTL_MS = 30_000;
 /** Entries one isolate keeps at most; the oldest go first. */
@@ -23,7 +25,7 @@ export interface VerifiedToken {
  *   const hit = verifiedTokens.get(hash); // null: check the database, then verifiedTokens.put(hash, row)
  */
 export class VerifiedTokens {
-  private readonly entries = new Map<string, { token: VerifiedToken; verifiedAt: number }>();
+  private readonly entries = new BoundedMap<string, { token: VerifiedToken; verifiedAt: number }>(MAX_ENTRIES);
 
   constructor(
     readonly ttlMs = VERIFIED_TOKEN_TTL_MS,
@@ -43,10 +45,7 @@ export class VerifiedTokens {
   }
 
   put(hash: string, token: VerifiedToken): void {
-    this.entries.delete(hash);
     this.entries.set(hash, { token, verifiedAt: this.now() });
-    // A Map iterates in insertion order: the first key is the oldest verification.
-    while (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
   }
 
   /** Records a last_used_at write without restarting the bound. */

@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { agentObject } from "../../bindings/objects";
+import { BoundedMap } from "../../core/cache/bounded-map";
 import { startCursor } from "../../core/db/group-chat";
 import { readMemory, writeMemory } from "../../core/db/memory";
 import { fromWire, toWire } from "../../core/db/rows";
@@ -22,8 +23,7 @@ export const toAgent = (row: typeof agents.$inferSelect) => toWire(row);
 
 /** The caller's agent with this id, or 404 (also for another organisation's agent). */
 /** Agents this isolate has seen belong to an organisation; an agent never changes organisation. */
-const agentOwners = new Map<string, string>();
-const MAX_AGENT_OWNERS = 10_000;
+const agentOwners = new BoundedMap<string, string>(10_000);
 
 /**
  * The caller's agent id, or 404: like findAgent, but an agent this isolate already found in
@@ -33,7 +33,6 @@ const MAX_AGENT_OWNERS = 10_000;
 export async function ownedAgentId(db: AppEnv["Variables"]["db"], organisationId: string, id: string): Promise<string> {
   if (agentOwners.get(id) === organisationId) return id;
   const agent = await findAgent(db, organisationId, id);
-  if (agentOwners.size >= MAX_AGENT_OWNERS) agentOwners.delete(agentOwners.keys().next().value!);
   agentOwners.set(agent.id, organisationId);
   return agent.id;
 }
