@@ -163,7 +163,11 @@ export class GuestClient {
   }
 
   /** A request with the bearer token; a non-2xx answer rejects with the guest's code, no answer with `sandbox.unavailable`. */
-  async #call(method: string, path: string, options: { json?: unknown; body?: RequestInit["body"]; contentType?: string; signal?: AbortSignal } = {}): Promise<Response> {
+  async #call(
+    method: string,
+    path: string,
+    options: { json?: unknown; body?: RequestInit["body"]; contentType?: string; signal?: AbortSignal } = {},
+  ): Promise<Response> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.#token}` };
     let body = options.body;
     if (options.json !== undefined) {
