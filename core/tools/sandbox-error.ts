@@ -17,3 +17,19 @@ export class SandboxError extends Error {
     super(message);
   }
 }
+
+/**
+ * What a sandbox tool answers the model instead of throwing: `ERROR: <code>: <message>`. A
+ * missing sandbox reads `sandbox.unavailable` (no engine here, or the box did not start).
+ *
+ * @example sandboxFailureText(new SandboxError("browser.ref_not_found", "no element matches ref e9"))
+ * // "ERROR: browser.ref_not_found: no element matches ref e9"
+ */
+export function sandboxFailureText(error: SandboxError): string {
+  return `ERROR: ${error.code}: ${error.message}`;
+}
+
+/** The answer of a sandbox tool in a run whose sandbox could not be reached. */
+export function sandboxMissingText(tool: string): string {
+  return sandboxFailureText(new SandboxError("sandbox.unavailable", `${tool} needs the agent's sandbox, and none is available to this run`));
+}
