@@ -159,6 +159,24 @@ describe("guest browser driver (SBX-019, OP-EXACT-2)", () => {
     expect(body.error?.code).toBe("browser.navigation_timeout");
   });
 
+  it("browser errors: an address that refuses is 502 browser.navigation_failed; typing into a button is 422 browser.action_failed", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const refused = await browser({ action: "navigate", url: `http://127.0.0.1:${port}/` });
+    expect(refused.status).toBe(502);
+    expect(refused.body.error?.code).toBe("browser.navigation_failed");
+    expect(refused.body.error?.message).toContain("ERR_CONNECTION_REFUSED");
+
+    await browser({ action: "navigate", url: `${siteUrl}/` });
+    const button = refOf((await browser({ action: "snapshot" })).body.text!, "button", "Press me");
+    const typed = await browser({ action: "type", ref: button, text: "x" });
+    expect(typed.status).toBe(422);
+    expect(typed.body.error?.code).toBe("browser.action_failed");
+    expect(typed.body.error?.message).toContain(`could not type into ref ${button}`);
+  });
+
   it("browser errors: without a bearer token the route is 401", async () => {
     const res = await fetch(`${guest.base}/browser`, { method: "POST", body: JSON.stringify({ action: "snapshot" }) });
     expect(res.status).toBe(401);
