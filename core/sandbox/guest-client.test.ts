@@ -153,3 +153,42 @@ describe("guest client: files, size, errors", () => {
     expect(error.message).toContain("container is starting");
   });
 });
+
+describe("guest client: home archive", () => {
+  /** A fetch that records each request (its body read whole) and answers with `reply`. */
+  function recording(reply: (request: Request) => Response) {
+    const seen: Array<{ method: string; url: string; headers: Headers; body: string }> = [];
+    const fetchLike = async (url: string, init?: RequestInit) => {
+      const request = new Request(url, init);
+      const body = request.body ? await request.text() : "";
+      seen.push({ method: request.method, url: request.url, headers: request.headers, body });
+      return reply(request);
+    };
+    return { seen, fetchLike };
+  }
+
+  it("SBX-036: the home archive streams down as the guest sends it and up as a zstd body", async () => {
+    const chunks = ["tar-", "bytes"];
+    const { seen, fetchLike } = recording((request) =>
+      request.method === "GET"
+        ? new Response(new Blob(chunks).stream(), { headers: { "content-type": "application/zstd" } })
+        : Response.json({ bytes: 9, files: 2 }),
+    );
+    const homes = new GuestClient({ fetch: fetchLike, token: TEST_GUEST_TOKEN });
+    const archive = await homes.getHomeArchive();
+    expect(await new Response(archive).text()).toBe("tar-bytes");
+    const restored = await homes.putHomeArchive(new Blob(["tar-bytes"]).stream());
+    expect(restored).toEqual({ bytes: 9, files: 2 });
+    expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual(["GET http://guest/home/archive", "PUT http://guest/home/archive"]);
+    expect(seen[1]!.body).toBe("tar-bytes");
+    expect(seen[1]!.headers.get("content-type")).toBe("application/zstd");
+    expect(seen.every((r) => r.headers.get("authorization") === `Bearer ${TEST_GUEST_TOKEN}`)).toBe(true);
+  });
+
+  it("SBX-036: a refused restore rejects with the guest's code", async () => {
+    const { fetchLike } = recording(() => Response.json({ error: { code: "archive.invalid", message: "not a zstd tar" } }, { status: 400 }));
+    const homes = new GuestClient({ fetch: fetchLike, token: TEST_GUEST_TOKEN });
+    const error = await rejection(homes.putHomeArchive(new Blob(["junk"]).stream()));
+    expect(error).toMatchObject({ code: "archive.invalid", status: 400, message: "not a zstd tar" });
+  });
+});
