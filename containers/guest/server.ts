@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { bearerMatches } from "./auth";
+import { browserRoute } from "./browser";
 import { running, startExec } from "./exec";
 import { DEFAULT_EXEC_LIMITS, type ExecLimits, parseExecRequest } from "./exec-request";
 import { deleteFile, getFile, moveFile, putFile } from "./files";
@@ -51,6 +52,7 @@ export function createGuestServer(options: GuestOptions): Server {
     }
     if (method === "POST" && url.pathname === "/files/move") return moveFile(req, res);
     if (method === "GET" && url.pathname === "/workspace/size") return workspaceSize(res, url);
+    if (method === "POST" && url.pathname === "/browser") return browserRoute(req, res);
     sendError(res, 404, "route.not_found", `no route ${method} ${url.pathname}`);
   }
 

@@ -77,12 +77,12 @@ export function outsideKeepWindow(row: StoredRow, currentGeneration: number, kee
 }
 
 /**
- * Image attachments of a user row: the hook the loop uses to hydrate image_url parts
- * after projection (ATT-004). Other roles carry none.
+ * Image attachments of a user row, or of a tool row (a browser screenshot): the hook the loop
+ * uses to hydrate image_url parts after projection (ATT-004). Other roles carry none.
  * @example imageRefs(userRow).map((a) => a.id)
  */
 export function imageRefs(row: StoredRow): AttachmentRef[] {
-  if (row.role !== "user" || !Array.isArray(row.metadata.attachments)) return [];
+  if ((row.role !== "user" && row.role !== "tool") || !Array.isArray(row.metadata.attachments)) return [];
   return row.metadata.attachments.filter((a) => a.kind === "image");
 }
 

@@ -6,11 +6,13 @@
  */
 import * as z from "zod";
 import { fieldIssues } from "../validation/issues";
+import { BROWSER_TOOLS } from "./browser";
 import { GROUP_TOOLS } from "./group";
 import { MEMORY_TOOLS } from "./memory";
 import { NOTE_TOOLS } from "./notes";
 import { RECORD_TOOLS } from "./records";
 import { SCHEDULE_TOOLS } from "./schedules";
+import { CODING_TOOLS } from "./shell";
 import type { AnyToolDefinition, ToolContext, ToolResult, ToolSchema } from "./types";
 
 /** Run settings that select bindings. Later bindings read more of them (see NATIVE_BINDINGS). */
@@ -31,10 +33,11 @@ export interface NativeBinding {
 }
 
 /**
- * Native bindings in offer order. note and record are always on (EXACT-011), memory with
- * flags.memory, schedules on direct and group runs, group_post with its binding on; later
- * issues append scripts (flags.scripting), secret_store/secret_request, browser and code
- * tools here.
+ * Native bindings in offer order (EXACT-005: the same flags always give the same list). note
+ * and record are always on (EXACT-011), memory with flags.memory, schedules on direct and
+ * group runs, group_post with its binding on, the secret tools, then the eight browser tools
+ * with flags.browser (EXACT-019) and shell with flags.coding; scripts (flags.scripting) come
+ * with their issue.
  */
 export const NATIVE_BINDINGS: readonly NativeBinding[] = [
   { binding: "note", offered: () => true, tools: NOTE_TOOLS },
@@ -43,6 +46,8 @@ export const NATIVE_BINDINGS: readonly NativeBinding[] = [
   // Direct and group runs may plan wake-ups; a schedule run may not (EXACT-017).
   { binding: "schedule", offered: (flags) => flags.kind !== "schedule", tools: SCHEDULE_TOOLS },
   { binding: "group_post", offered: (flags) => flags.group_post === true, tools: GROUP_TOOLS },
+  { binding: "browser", offered: (flags) => flags.browser === true, tools: BROWSER_TOOLS },
+  { binding: "coding", offered: (flags) => flags.coding === true, tools: CODING_TOOLS },
 ];
 
 /**

@@ -16,11 +16,36 @@ export interface ToolSchema {
   };
 }
 
+/** An image a tool shows the model (a browser screenshot), as base64 bytes. */
+export interface ToolImage {
+  mediaType: string;
+  dataBase64: string;
+}
+
 /** What a tool returns. The loop passes `content` through the output pipeline. */
 export interface ToolResult {
   content: string;
   /** Stored beside the result; the projector names them in stubs (PROJ-002, OP-PROJ-6). */
   metadata?: { path?: string; range?: string };
+  /** One image for the model; the loop stores it like an attachment and references it from the row. */
+  image?: ToolImage;
+}
+
+/** What a command run in the agent's box gives back (`output`: stdout and stderr interleaved in arrival order). */
+export interface SandboxExecResult {
+  exitCode: number | null;
+  output: string;
+  timedOut: boolean;
+  killed: boolean;
+  truncated: boolean;
+  durationMs: number;
+}
+
+/** The agent's box as its tools reach it; implemented by the agent object over the guest. */
+export interface SandboxAccess {
+  /** Runs a command in the agent's box; rejects with SandboxError("sandbox.unavailable"|...) */
+  exec(input: { command: string; cwd?: string; timeoutMs?: number; env?: Record<string, string> }, signal?: AbortSignal): Promise<SandboxExecResult>;
+  browser(action: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<{ text?: string; image?: ToolImage }>;
 }
 
 /** Per-call context. Ids come from the run; `now` is injectable for tests. */
@@ -39,6 +64,8 @@ export interface ToolContext {
   group?: { post(content: string): Promise<{ seq: number; tagged: string[] }> };
   /** Aborted when the operator cancels the generation (CANCEL-001): a long tool stops early. */
   signal?: AbortSignal;
+  /** The agent's box; absent where no sandbox tool is offered or none could be ensured. */
+  sandbox?: SandboxAccess;
 }
 
 /** A routine as the schedule tools show it to the model. */

@@ -17,6 +17,7 @@ import { groupChatOf } from "./group-run";
 import { generationBounds } from "./request-bounds";
 import type { RunSession } from "./run-session";
 import { scheduleTools } from "./schedule-tools";
+import { r2ToolImages } from "./tool-images";
 import { PostgresToolStore } from "./tool-store";
 
 /** What a generation's start reads beside its run. */
@@ -75,6 +76,7 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
       pricing: provider.pricing,
       spend,
       hydrate: bounds.hydrate,
+      toolImages: r2ToolImages(db, env.ATTACHMENTS, session.scope.organisationId),
       publish: start.publish,
       now: start.now,
     },

@@ -1,5 +1,5 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
 import type { Env } from "../../bindings/env";
@@ -7,11 +7,16 @@ import { openDatabase } from "../../core/db/client";
 import { appendRow, updateRun } from "../../core/db/transcript";
 import { platformRedactor } from "../../core/output/redaction";
 import type { ToolDefinition } from "../../core/tools/types";
-import { newAgent, objectOf, rows, script, settled, toolCall } from "../../workers/test/agents";
+import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall } from "../../workers/test/agents";
 import { call, seedGuild } from "../../workers/test/seed";
 import type { AgentObject } from "./agent-object";
 import { runGeneration } from "./generation";
+import { imageHydrator, r2Images } from "./hydrate";
 import { RunSession } from "./run-session";
+import { r2ToolImages } from "./tool-images";
+
+/** A 1x1 PNG. */
+const PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==";
 
 const bindings = env as unknown as Env;
 const connectionLost = () => new Error("Connection terminated unexpectedly");
@@ -172,6 +177,50 @@ describe("a generation's failure paths", () => {
       expect(outcome.status).toBe("completed");
       const stored = await rows(token, runId);
       expect(stored.filter((r) => r.role === "tool").map((r) => r.payload.content.split("\n")[0])).toEqual(["[]", "ERROR: execution interrupted"]);
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it("OP-EXACT-2: a tool's image is kept as an attachment its row references and reaches the next model request as image_url", async () => {
+    const agent = await newAgent(token, guildId);
+    const { conn, session, runId } = await openSession(token, agent.id);
+    const camera: ToolDefinition<Record<string, never>> = {
+      name: "browser_screenshot",
+      binding: "test",
+      description: "Takes a picture.",
+      parameters: z.object({}),
+      execute: async () => ({ content: "Screenshot of https://example.com/ (1x1).", image: { mediaType: "image/png", dataBase64: PIXEL_PNG } }),
+    };
+    await script(agent.model, [{ tool_calls: [toolCall("browser_screenshot", {})] }, { content: "A white pixel." }]);
+    try {
+      await session.commit(conn.db, { generation: 1, role: "user", payload: { role: "user", content: "look" }, metadata: {}, tokenCount: 1 });
+      const outcome = await runGeneration({
+        ...deps(conn.db, session, new AbortController().signal, [camera]),
+        toolImages: r2ToolImages(conn.db, bindings.ATTACHMENTS, session.scope.organisationId),
+        hydrate: imageHydrator(r2Images(bindings.ATTACHMENTS)),
+      });
+      expect(outcome.errors).toEqual([]);
+      const result = (await rows(token, runId)).find((r) => r.role === "tool")!;
+      expect(result.payload.content).toMatch(/^Screenshot of https:\/\/example\.com\/ \(1x1\)\.\nremaining_tool_calls: \d+$/);
+      const [ref] = result.metadata.attachments;
+      expect(ref).toMatchObject({ mime: "image/png", kind: "image", filename: expect.stringMatching(/^browser_screenshot-.+\.png$/) });
+      // The bytes are served like an uploaded image's.
+      const worker = (exports as unknown as { default: Fetcher }).default;
+      const served = await worker.fetch(`http://api.test/api/attachments/${ref.id}`, { headers: { authorization: `Bearer ${token}` } });
+      expect(served.status).toBe(200);
+      expect(btoa(String.fromCharCode(...new Uint8Array(await served.arrayBuffer())))).toBe(PIXEL_PNG);
+      // The second model call sees the image right after the tool result it belongs to.
+      const [, second] = await modelRequests(agent.model);
+      const messages = second!.body.messages as Array<{ role: string; content: unknown }>;
+      const toolIndex = messages.findIndex((m) => m.role === "tool");
+      expect(messages[toolIndex + 1]).toEqual({
+        role: "user",
+        content: [
+          { type: "text", text: `[image returned by browser_screenshot, call ${result.payload.tool_call_id}]` },
+          { type: "image_url", image_url: { url: `data:image/png;base64,${PIXEL_PNG}` } },
+        ],
+      });
     } finally {
       await conn.close();
     }

@@ -12,12 +12,13 @@ import { providerErrorMessage } from "../../core/providers/provider-error";
 import { statusAfterGeneration } from "../../core/runs/rules";
 import { MEMORY_REMINDER, MEMORY_WRITE } from "../../core/tools/memory";
 import { runTool } from "../../core/tools/registry";
-import type { NotesRecordsStore, ScheduleTools, ToolContext, ToolDefinition } from "../../core/tools/types";
+import type { NotesRecordsStore, ScheduleTools, ToolContext, ToolDefinition, ToolImage } from "../../core/tools/types";
 import { type Pricing, replyCost, usageMonth } from "../../core/usage/pricing";
 import { readReportedUsage } from "../../core/usage/reported-usage";
 import { storableText, storableValue } from "../../core/validation/storable";
 import { callModel, type ModelReply, type ModelRequest, ProviderError } from "./model-call";
 import type { RowDraft, RunSession } from "./run-session";
+import type { ToolImageStore } from "./tool-images";
 
 /** Everything one generation needs from the agent object. */
 export interface GenerationDeps {
@@ -37,6 +38,8 @@ export interface GenerationDeps {
   redactor: Redactor;
   pricing: Pricing;
   spend: { limitUsd: number | null; monthCostUsd: number };
+  /** Where a tool's image (a browser screenshot) is kept for the model; none: the result says it was not kept. */
+  toolImages?: ToolImageStore;
   /** Attachment hydration for the provider request (ATT-004); identity when none. */
   hydrate: (messages: ChatPayload[], rows: readonly StoredRow[]) => Promise<unknown[]>;
   /** Transient events (token deltas); committed rows go out through the session. */
@@ -167,8 +170,10 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
           deps.signal,
         );
         if (call.function.name === MEMORY_WRITE && !result.content.startsWith("ERROR")) wroteMemory = true;
+        const image = result.image ? await keepToolImage(deps, result.image, call.function.name, call.id) : null;
+        const text = image && "reason" in image ? `${result.content}\n[the image could not be shown: ${image.reason}]` : result.content;
         const remaining = remainingAfter(settings.max_tool_calls, session.toolResults + 1);
-        const content = toolOutput({ text: result.content, redactor: deps.redactor, remaining });
+        const content = toolOutput({ text, redactor: deps.redactor, remaining });
         await commitRow(
           deps,
           "tool",
@@ -178,6 +183,7 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
             tool_call_id: call.id,
             duration_ms: deps.now() - started,
             ...(result.metadata ?? {}),
+            ...(image && "ref" in image ? { attachments: [image.ref] } : {}),
           },
         );
       }
@@ -275,6 +281,17 @@ async function commitAssistant(
     deps.spend.monthCostUsd = committed.monthCostUsd;
     return committed.row;
   });
+}
+
+/** A tool's image kept as an attachment the row references; a failure to keep it only costs the image. */
+async function keepToolImage(deps: GenerationDeps, image: ToolImage, toolName: string, toolCallId: string) {
+  if (!deps.toolImages) return { reason: "this run keeps no images" };
+  try {
+    return await deps.toolImages(image, toolName, toolCallId);
+  } catch (error) {
+    logEvent("warn", { operation: "tool.image", run_id: deps.session.runId, agent_id: deps.session.scope.agentId, ...describeError(error) }, deps.redactor);
+    return { reason: "it could not be stored" };
+  }
 }
 
 function commitRow(deps: GenerationDeps, role: "tool" | "user", payload: ChatPayload, metadata: Record<string, unknown>) {

@@ -117,4 +117,53 @@ describe("image hydration", () => {
     expect(reads).toEqual(["c"]);
     expect(kinds(sent[3])).toEqual(["look", "image_url"]);
   });
+
+  it("OP-EXACT-2: a tool row's image follows the block of tool results as one user message naming the call", async () => {
+    const { store, reads } = countingStore({ shot: 100 });
+    const calls: StoredRow = {
+      seq: 1,
+      generation: 1,
+      role: "assistant",
+      payload: {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "s1", type: "function", function: { name: "browser_screenshot", arguments: "{}" } },
+          { id: "n1", type: "function", function: { name: "note_list", arguments: "{}" } },
+        ],
+      },
+      metadata: {},
+      tokenCount: 5,
+    };
+    const shot: StoredRow = {
+      seq: 2,
+      generation: 1,
+      role: "tool",
+      payload: { role: "tool", tool_call_id: "s1", content: "Screenshot." },
+      metadata: { tool_name: "browser_screenshot", attachments: [image("shot")] },
+      tokenCount: 1610,
+    };
+    const notes: StoredRow = { seq: 3, generation: 1, role: "tool", payload: { role: "tool", tool_call_id: "n1", content: "[]" }, metadata: {}, tokenCount: 5 };
+    const all = [system, calls, shot, notes];
+    const sent = await imageHydrator(store)(
+      all.map((r) => r.payload),
+      all,
+    );
+    expect(reads).toEqual(["shot"]);
+    // The tool messages stay as stored; the image comes after the last result of the turn.
+    expect(sent.slice(0, 4)).toEqual(all.map((r) => r.payload));
+    expect(sent).toHaveLength(5);
+    expect(kinds(sent[4])).toEqual(["[image returned by browser_screenshot, call s1]", "image_url"]);
+    expect((sent[4] as { role: string }).role).toBe("user");
+
+    // A stubbed screenshot result sends no image; one past the cap becomes a note, never an error.
+    const stubbed = await imageHydrator(store)([system.payload, calls.payload, { role: "tool", tool_call_id: "s1", content: "[stub]" }, notes.payload], all);
+    expect(stubbed).toHaveLength(4);
+    const text = JSON.stringify(all.map((r) => r.payload)).length;
+    const capped = await imageHydrator(store, { maxRequestBytes: text + 50 })(
+      all.map((r) => r.payload),
+      all,
+    );
+    expect(kinds(capped[4])).toEqual(["[image returned by browser_screenshot, call s1]", expect.stringContaining("[image shot.png left out")]);
+  });
 });

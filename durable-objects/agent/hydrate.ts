@@ -21,15 +21,17 @@ export const DEFAULT_MAX_REQUEST_BYTES = 20 * 1024 * 1024;
 
 /**
  * Turns image refs of user rows into Chat Completions `image_url` parts at request
- * time (ATT-004/008): never stored, fresh on every generation. The store cannot sign
+ * time (ATT-004/008): never stored, fresh on every generation. A tool row's image (a browser
+ * screenshot) cannot ride in its tool message, which holds text only, so it follows the
+ * block of tool results it belongs to as one user message naming the call. The store cannot sign
  * URLs here, so images travel as data URLs (ATT-006), which is also what Kimi requires
  * (ATT-007).
  *
  * Bounded: only user rows inside the projection are hydrated (a row whose message the
  * projection replaced or left out is not); each image is read at most once per
  * generation (make one hydrator per generation); and the request stays under
- * `maxRequestBytes`. Images are taken newest first; an older one that would pass the cap
- * becomes a short text note. When the newest user row's own images, or the text alone,
+ * `maxRequestBytes`. Images are taken newest first; an older one (or a tool's) that would
+ * pass the cap becomes a short text note. When the newest user row's own images, or the text alone,
  * do not fit, the request fails with `provider.request_too_large` and no model call is
  * made; the next message of the run leaves those images behind as notes.
  *
@@ -45,15 +47,15 @@ export function imageHydrator(store: ImageStore | null, options: { maxRequestByt
   return async (messages, rows) => {
     const base = utf8ByteLength(JSON.stringify(messages));
     if (base > cap) throw tooLarge(cap, "The prompt's text alone");
-    const projected = projectedUserRows(messages, rows);
+    const projected = projectedImageRows(messages, rows);
     if (projected.length === 0) return messages;
 
     let used = base;
     const parts = new Map<number, unknown[]>();
-    const newest = projected[projected.length - 1]!.index;
+    const newest = projected.findLast(({ row }) => row.role === "user")?.index;
     // Newest first: when the cap bites, the older images become notes.
     for (const { index, row } of [...projected].reverse()) {
-      const message = messages[index] as Extract<ChatPayload, { role: "user" }>;
+      const message = messages[index]!;
       const images: unknown[] = [];
       for (const image of imageRefs(row)) {
         let known = cache.get(image.id);
@@ -79,10 +81,39 @@ export function imageHydrator(store: ImageStore | null, options: { maxRequestByt
           images.push({ type: "text", text: `[image ${image.filename} left out: the request would pass ${cap} bytes]` });
         }
       }
-      parts.set(index, [...(message.content ? [{ type: "text", text: message.content }] : []), ...images]);
+      if (message.role === "tool") {
+        const name = typeof row.metadata.tool_name === "string" ? row.metadata.tool_name : "a tool";
+        parts.set(index, [{ type: "text", text: `[image returned by ${name}, call ${message.tool_call_id}]` }, ...images]);
+      } else {
+        parts.set(index, [...(message.content ? [{ type: "text", text: message.content }] : []), ...images]);
+      }
     }
-    return messages.map((message, i) => (parts.has(i) ? { role: "user", content: parts.get(i) } : message));
+    return withImages(messages, parts);
   };
+}
+
+/**
+ * The request's messages with image parts in place: a user message's replace its content; a
+ * tool message's are gathered into one user message after the last tool result of its block,
+ * since a user message between the results of one assistant turn would break the exchange.
+ */
+function withImages(messages: readonly ChatPayload[], parts: ReadonlyMap<number, unknown[]>): unknown[] {
+  const out: unknown[] = [];
+  let pending: unknown[] = [];
+  messages.forEach((message, i) => {
+    const own = parts.get(i);
+    if (message.role === "tool") {
+      out.push(message);
+      if (own) pending.push(...own);
+    } else {
+      out.push(own ? { role: "user", content: own } : message);
+    }
+    if (pending.length > 0 && messages[i + 1]?.role !== "tool") {
+      out.push({ role: "user", content: pending });
+      pending = [];
+    }
+  });
+  return out;
 }
 
 /** The ATTACHMENTS bucket as an image store. */
@@ -96,12 +127,13 @@ export function r2Images(bucket: R2Bucket | undefined): ImageStore | null {
 }
 
 /**
- * User rows with images whose own payload is in the request: the projection keeps seq
- * order, so rows and messages are walked together, matching a row to its message by
+ * User and tool rows with images whose own payload is in the request: the projection keeps
+ * seq order, so rows and messages are walked together, matching a row to its message by
  * identity. A message with no row of its own (a stub replacing a tool result, a reminder)
- * is passed over without moving past the rows still to match.
+ * is passed over without moving past the rows still to match, so a stubbed result's image
+ * is not sent either.
  */
-function projectedUserRows(messages: readonly ChatPayload[], rows: readonly StoredRow[]): Array<{ index: number; row: StoredRow }> {
+function projectedImageRows(messages: readonly ChatPayload[], rows: readonly StoredRow[]): Array<{ index: number; row: StoredRow }> {
   const found: Array<{ index: number; row: StoredRow }> = [];
   let r = 0;
   for (let index = 0; index < messages.length; index++) {
@@ -110,7 +142,7 @@ function projectedUserRows(messages: readonly ChatPayload[], rows: readonly Stor
     while (match < rows.length && rows[match]!.payload !== message) match++;
     if (match === rows.length) continue;
     r = match + 1;
-    if (message.role === "user" && imageRefs(rows[match]!).length > 0) found.push({ index, row: rows[match]! });
+    if ((message.role === "user" || message.role === "tool") && imageRefs(rows[match]!).length > 0) found.push({ index, row: rows[match]! });
   }
   return found;
 }

@@ -1,0 +1,127 @@
+/**
+ * Test support: the guest bundled as the images run it and started as a real process, and a
+ * headless Chromium with CDP on a free port (Debian's /usr/bin/chromium), as the box's is.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+export const TEST_GUEST_TOKEN = "test-guest-token-0123456789";
+/** The project's playwright-core, standing in for the image's /opt/playwright. */
+export const PROJECT_PLAYWRIGHT = fileURLToPath(new URL("../../node_modules/playwright-core", import.meta.url));
+export const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+
+export interface RunningGuest {
+  base: string;
+  home: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Bundles containers/guest/main.ts and starts it on a free loopback port over a temporary home. */
+export async function startGuest(env: Record<string, string> = {}): Promise<RunningGuest> {
+  const dir = await mkdtemp(join(tmpdir(), "guest-proc-"));
+  const home = join(dir, "home");
+  await mkdir(home);
+  const bundle = join(dir, "guest.mjs");
+  await build({
+    entryPoints: [fileURLToPath(new URL("./main.ts", import.meta.url))],
+    bundle: true,
+    platform: "node",
+    target: "node24",
+    format: "esm",
+    outfile: bundle,
+    logLevel: "warning",
+  });
+  const child = spawn(process.execPath, [bundle], {
+    env: { ...process.env, GUEST_TOKEN: TEST_GUEST_TOKEN, GUEST_PORT: "0", GUEST_HOST: "127.0.0.1", GUEST_HOME: home, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`guest exited with ${code}`)));
+    child.stdout!.on("data", (chunk: Buffer) => {
+      const match = /GUEST_LISTENING (\d+)/.exec(chunk.toString());
+      if (match) resolve(Number(match[1]));
+    });
+  });
+  return {
+    base: `http://127.0.0.1:${port}`,
+    home,
+    process: child,
+    async stop() {
+      await stopProcess(child);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface RunningChromium {
+  cdpUrl: string;
+  stop(): Promise<void>;
+}
+
+/** Headless Chromium with a fresh profile and CDP on a free port; no calls to Google's services. */
+export async function startChromium(): Promise<RunningChromium> {
+  const profile = await mkdtemp(join(tmpdir(), "guest-chromium-"));
+  const child = spawn(
+    CHROMIUM,
+    [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--remote-debugging-address=127.0.0.1",
+      "--remote-debugging-port=0",
+      "--window-size=1280,720",
+      `--user-data-dir=${profile}`,
+      "about:blank",
+    ],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("Chromium did not open its DevTools port within 30 s")), 30_000);
+    child.once("exit", (code) => reject(new Error(`Chromium exited with ${code}`)));
+    child.stderr!.on("data", (chunk: Buffer) => {
+      const match = /DevTools listening on ws:\/\/[^:]+:(\d+)/.exec(chunk.toString());
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+  });
+  return {
+    cdpUrl: `http://127.0.0.1:${port}`,
+    async stop() {
+      await stopProcess(child);
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Whether a process id is alive: it exists and is not a zombie waiting to be reaped. */
+export function processAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The state follows the parenthesised command name, which may itself hold spaces.
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}

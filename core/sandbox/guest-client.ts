@@ -1,0 +1,264 @@
+/**
+ * A client of the guest API that runs inside every sandbox (containers/README.md), over any
+ * `fetch`: a Container stub's in a Durable Object, the global one in tests. Pure: no Workers
+ * APIs, so it runs in Node against a guest process too.
+ *
+ * @example
+ * const guest = new GuestClient({ fetch: (url, init) => stub.fetch(url, init), token });
+ * const run = await guest.exec({ command: "ls -la", timeoutMs: 30_000 }, signal);
+ */
+
+import { SandboxError } from "../tools/sandbox-error";
+import type { SandboxExecResult, ToolImage } from "../tools/types";
+
+/** The part of `fetch` the client uses. */
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+export interface GuestClientOptions {
+  fetch: FetchLike;
+  /** The per-sandbox bearer secret (GUEST_TOKEN). */
+  token: string;
+  /** Origin the requests are addressed to; a Container stub ignores the host. Default `http://guest`. */
+  baseUrl?: string;
+  /** How long a cancelled command may take to report its exit before the stream is closed. Default 3 s. */
+  killGraceMs?: number;
+}
+
+export interface ExecInput {
+  command: string;
+  cwd?: string;
+  timeoutMs?: number;
+  env?: Record<string, string>;
+  /** Output kept (stdout and stderr together) before the guest's truncation marker. */
+  maxOutputBytes?: number;
+}
+
+export interface WorkspaceSize {
+  path: string;
+  bytes: number;
+  files: number;
+  durationMs: number;
+}
+
+type ExecFrame =
+  | { type: "start"; id: string }
+  | { type: "output"; stream: string; data: string }
+  | { type: "exit"; exit_code: number | null; timed_out: boolean; killed: boolean; truncated: boolean; duration_ms: number; error?: string };
+
+export class GuestClient {
+  readonly #fetch: FetchLike;
+  readonly #token: string;
+  readonly #base: string;
+  readonly #killGraceMs: number;
+
+  constructor(options: GuestClientOptions) {
+    this.#fetch = options.fetch;
+    this.#token = options.token;
+    this.#base = (options.baseUrl ?? "http://guest").replace(/\/$/, "");
+    this.#killGraceMs = options.killGraceMs ?? 3000;
+  }
+
+  /** True when the guest answers `GET /health`. */
+  async health(): Promise<boolean> {
+    try {
+      const res = await this.#fetch(`${this.#base}/health`);
+      await res.body?.cancel();
+      return res.ok;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Runs a command and collects its streamed output. An aborted `signal` kills the command
+   * (`POST /exec/:id/kill`), waits a moment for its exit report, then closes the stream: the
+   * answer is the command's own end, `killed: true`. A command that cannot start (missing cwd)
+   * rejects with the guest's code.
+   */
+  async exec(input: ExecInput, signal?: AbortSignal): Promise<SandboxExecResult> {
+    if (signal?.aborted) return abortedBeforeStart();
+    const body = {
+      command: input.command,
+      ...(input.cwd !== undefined ? { cwd: input.cwd } : {}),
+      ...(input.env ? { env: input.env } : {}),
+      ...(input.timeoutMs !== undefined ? { timeout_ms: input.timeoutMs } : {}),
+      ...(input.maxOutputBytes !== undefined ? { max_output_bytes: input.maxOutputBytes } : {}),
+    };
+    // Aborts the request itself only while no command id is known (the guest then kills on hang-up).
+    const early = new AbortController();
+    const onEarlyAbort = () => early.abort();
+    signal?.addEventListener("abort", onEarlyAbort, { once: true });
+    let res: Response;
+    try {
+      res = await this.#call("POST", "/exec", { json: body, signal: early.signal });
+    } catch (error) {
+      if (signal?.aborted) return abortedBeforeStart();
+      throw error;
+    } finally {
+      signal?.removeEventListener("abort", onEarlyAbort);
+    }
+    return this.#readExec(res, signal);
+  }
+
+  /**
+   * One browser action (`POST /browser`): the page as text, or a screenshot. The body is
+   * `{action, ...args}`; an `action` of the args themselves (browser_tabs') travels as `tab_action`.
+   */
+  async browser(action: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<{ text?: string; image?: ToolImage }> {
+    const { action: own, ...rest } = args;
+    const json = { ...rest, ...(own !== undefined ? { tab_action: own } : {}), action };
+    const res = await this.#call("POST", "/browser", { json, ...(signal ? { signal } : {}) });
+    const answer = (await res.json()) as { text?: unknown; image?: { media_type?: unknown; data_base64?: unknown } };
+    const image = answer.image;
+    return {
+      ...(typeof answer.text === "string" ? { text: answer.text } : {}),
+      ...(image && typeof image.media_type === "string" && typeof image.data_base64 === "string"
+        ? { image: { mediaType: image.media_type, dataBase64: image.data_base64 } }
+        : {}),
+    };
+  }
+
+  /** Writes a file (parents created); the guest renames it into place, so a failed upload leaves nothing. */
+  async putFile(path: string, body: NonNullable<RequestInit["body"]>, signal?: AbortSignal): Promise<{ path: string; bytes: number }> {
+    const res = await this.#call("PUT", `/files?path=${encodeURIComponent(path)}`, { body, ...(signal ? { signal } : {}) });
+    return (await res.json()) as { path: string; bytes: number };
+  }
+
+  /** A file's bytes; rejects with `file.not_found` and the like. */
+  async getFile(path: string, signal?: AbortSignal): Promise<Uint8Array> {
+    const res = await this.#call("GET", `/files?path=${encodeURIComponent(path)}`, signal ? { signal } : {});
+    return new Uint8Array(await res.arrayBuffer());
+  }
+
+  /** Apparent size of the files under `path` (the home by default), caches skipped. */
+  async workspaceSize(path?: string, signal?: AbortSignal): Promise<WorkspaceSize> {
+    const query = path === undefined ? "" : `?path=${encodeURIComponent(path)}`;
+    const res = await this.#call("GET", `/workspace/size${query}`, signal ? { signal } : {});
+    const size = (await res.json()) as { path: string; bytes: number; files: number; duration_ms: number };
+    return { path: size.path, bytes: size.bytes, files: size.files, durationMs: size.duration_ms };
+  }
+
+  /** The home as a zstd tar, streamed (`GET /home/archive`): hand it to object storage as it comes. */
+  async getHomeArchive(signal?: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+    const res = await this.#call("GET", "/home/archive", signal ? { signal } : {});
+    if (!res.body) throw new SandboxError("sandbox.guest_error", "the guest sent no home archive");
+    return res.body;
+  }
+
+  /** Restores the home from a zstd tar stream (`PUT /home/archive`). */
+  async putHomeArchive(archive: ReadableStream<Uint8Array>, signal?: AbortSignal): Promise<{ bytes: number; files: number }> {
+    const res = await this.#call("PUT", "/home/archive", { body: archive, contentType: "application/zstd", ...(signal ? { signal } : {}) });
+    return (await res.json()) as { bytes: number; files: number };
+  }
+
+  /** Ends a running command (`POST /exec/:id/kill`); false when it was no longer running. */
+  async kill(execId: string): Promise<boolean> {
+    try {
+      await this.#call("POST", `/exec/${encodeURIComponent(execId)}/kill`, { json: {} }).then((res) => res.body?.cancel());
+      return true;
+    } catch (error) {
+      if (error instanceof SandboxError && error.status === 404) return false;
+      throw error;
+    }
+  }
+
+  /** A request with the bearer token; a non-2xx answer rejects with the guest's code, no answer with `sandbox.unavailable`. */
+  async #call(
+    method: string,
+    path: string,
+    options: { json?: unknown; body?: RequestInit["body"]; contentType?: string; signal?: AbortSignal } = {},
+  ): Promise<Response> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.#token}` };
+    let body = options.body;
+    if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      headers["content-type"] = "application/json";
+    } else if (options.contentType) headers["content-type"] = options.contentType;
+    // Node's fetch needs `duplex` for a streamed body; workerd ignores it.
+    const init = { method, headers, ...(body !== undefined ? { body } : {}), ...(options.signal ? { signal: options.signal } : {}) } as RequestInit;
+    if (body instanceof ReadableStream) (init as { duplex?: string }).duplex = "half";
+    let res: Response;
+    try {
+      res = await this.#fetch(`${this.#base}${path}`, init);
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      throw new SandboxError("sandbox.unavailable", `the sandbox did not answer ${method} ${path.split("?")[0]}: ${messageOf(error)}`);
+    }
+    if (res.ok) return res;
+    throw await guestError(res, `${method} ${path.split("?")[0]}`);
+  }
+
+  async #readExec(res: Response, signal: AbortSignal | undefined): Promise<SandboxExecResult> {
+    const id = res.headers.get("x-exec-id");
+    const reader = res.body?.getReader();
+    if (!reader) throw new SandboxError("sandbox.guest_error", "the guest sent no exec stream");
+    const decoder = new TextDecoder();
+    let pending = "";
+    let output = "";
+    let exit: Extract<ExecFrame, { type: "exit" }> | null = null;
+    let cancelled = false;
+    let grace: ReturnType<typeof setTimeout> | undefined;
+    const onAbort = () => {
+      cancelled = true;
+      if (id) this.kill(id).catch(() => {});
+      // The kill ends the command and so the stream; if the answer never comes, stop waiting.
+      grace = setTimeout(() => void reader.cancel().catch(() => {}), id ? this.#killGraceMs : 0);
+    };
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      while (!exit) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        const lines = (pending + decoder.decode(value, { stream: true })).split("\n");
+        pending = lines.pop() ?? "";
+        for (const line of lines) {
+          if (!line) continue;
+          const frame = JSON.parse(line) as ExecFrame;
+          if (frame.type === "output") output += frame.data;
+          else if (frame.type === "exit") exit = frame;
+        }
+      }
+    } catch (error) {
+      if (!cancelled) throw new SandboxError("sandbox.unavailable", `the command's output stream broke: ${messageOf(error)}`);
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      clearTimeout(grace);
+      if (!exit) await reader.cancel().catch(() => {});
+    }
+    if (!exit) {
+      if (cancelled) return { exitCode: null, output, timedOut: false, killed: true, truncated: false, durationMs: 0 };
+      throw new SandboxError("sandbox.unavailable", "the command's output stream ended before its exit report");
+    }
+    if (exit.error) throw new SandboxError("exec.failed", exit.error);
+    return {
+      exitCode: exit.exit_code,
+      output,
+      timedOut: exit.timed_out,
+      killed: exit.killed,
+      truncated: exit.truncated,
+      durationMs: exit.duration_ms,
+    };
+  }
+}
+
+function abortedBeforeStart(): SandboxExecResult {
+  return { exitCode: null, output: "", timedOut: false, killed: true, truncated: false, durationMs: 0 };
+}
+
+/** The guest's `{error:{code,message}}` as a SandboxError; any other body gets a generic code. */
+async function guestError(res: Response, what: string): Promise<SandboxError> {
+  const text = await res.text().catch(() => "");
+  try {
+    const parsed = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+    const { code, message } = parsed.error ?? {};
+    if (typeof code === "string" && typeof message === "string") return new SandboxError(code, message, res.status);
+  } catch {
+    // Not the guest's JSON: a proxy or the container runtime answered.
+  }
+  return new SandboxError("sandbox.guest_error", `${what} answered ${res.status}${text ? `: ${text.slice(0, 200)}` : ""}`, res.status);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
