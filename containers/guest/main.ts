@@ -5,10 +5,14 @@
  *   GUEST_HOST       address to listen on (default 0.0.0.0, see containers/README.md)
  *   GUEST_HOME       default cwd and workspace root (default /home/agent)
  *   GUEST_MAX_FILE_BYTES  file upload/download limit (default 64 MiB)
+ *   GUEST_MAX_ARCHIVE_BYTES  home archive restore limit (default 5 GiB, R2's single upload)
+ *   and the desktop services' settings (services-config.ts)
  * Prints one `GUEST_LISTENING <port>` line once it accepts connections.
  */
 import { killAll } from "./exec";
 import { createGuestServer } from "./server";
+import { Services } from "./services";
+import { servicesConfigFromEnv } from "./services-config";
 
 function fail(message: string): never {
   console.error(`guest: ${message}`);
@@ -21,13 +25,18 @@ const port = Number(process.env.GUEST_PORT ?? "8080");
 if (!Number.isInteger(port) || port < 0 || port > 65535) fail("GUEST_PORT must be a port number");
 const maxFileBytes = Number(process.env.GUEST_MAX_FILE_BYTES ?? String(64 << 20));
 if (!Number.isInteger(maxFileBytes) || maxFileBytes <= 0) fail("GUEST_MAX_FILE_BYTES must be a positive integer");
+const maxArchiveBytes = Number(process.env.GUEST_MAX_ARCHIVE_BYTES ?? String(5 * 2 ** 30));
+if (!Number.isInteger(maxArchiveBytes) || maxArchiveBytes <= 0) fail("GUEST_MAX_ARCHIVE_BYTES must be a positive integer");
+const home = process.env.GUEST_HOME ?? "/home/agent";
+const servicesConfig = servicesConfigFromEnv(process.env, home);
 
 // Commands never see the guest's own settings, least of all its token.
 const baseEnv: NodeJS.ProcessEnv = { ...process.env };
 for (const name of Object.keys(baseEnv)) if (name.startsWith("GUEST_")) delete baseEnv[name];
 delete process.env.GUEST_TOKEN;
 
-const server = createGuestServer({ token, baseEnv, home: process.env.GUEST_HOME ?? "/home/agent", maxFileBytes });
+const services = new Services(servicesConfig, baseEnv, home);
+const server = createGuestServer({ token, baseEnv, home, maxFileBytes, services, maxArchiveBytes });
 server.listen(port, process.env.GUEST_HOST ?? "0.0.0.0", () => {
   const address = server.address();
   console.log(`GUEST_LISTENING ${typeof address === "object" && address ? address.port : port}`);
@@ -38,6 +47,7 @@ server.listen(port, process.env.GUEST_HOST ?? "0.0.0.0", () => {
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, () => {
     killAll();
+    services.stopAll();
     server.close(() => process.exit(0));
     server.closeAllConnections();
   });
