@@ -89,6 +89,14 @@ describe.skipIf(unavailable)("SBX-013: the lite box", () => {
     expect(seen).toContain("[/home/agent:42]");
   });
 
+  it("SBX-024: calls at the same time share one terminal and one secret", async () => {
+    await box.exec("pkill -f '^/usr/local/bin/node /opt/terminal/'; rm -f /run/guilds/cli-secret; sleep 0.2");
+    const outputs = await Promise.all([1, 2, 3].map(() => box.exec("agent-cli-start")));
+    expect(new Set(outputs.map((o) => o.stdout)).size).toBe(1);
+    expect(outputs[0]!.stdout.trim()).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect((await box.exec("pgrep -cf '^/usr/local/bin/node /opt/terminal/'")).stdout).toBe("1\n");
+  });
+
   it("SBX-017: the time zone follows the geo-IP answer, and falls back to UTC when the lookup fails or answers nonsense", async () => {
     const answers = ["Europe/Berlin", "../../etc/passwd"];
     const server: Server = createServer((_req, res) => res.end(answers.shift() ?? "")).listen(0, "0.0.0.0");
