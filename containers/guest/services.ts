@@ -117,7 +117,7 @@ export class Services {
       if (await this.ensure("websockify", this.config.websockifyBin, websockifyArgs(this.config), novnc)) started.push("websockify");
       if (alive(this.children.get("chromium")) && this.language !== language) await this.stopChromium();
       this.language = language;
-      if (alive(this.children.get("chromium")) === false) await this.clearStaleProfileLock();
+      if (!alive(this.children.get("chromium"))) await this.clearStaleProfileLock();
       if (await this.ensure("chromium", this.config.chromiumBin, chromiumArgs(this.config, language), () => cdpAnswers(this.config.cdpPort), 30_000)) {
         started.push("chromium");
       }
