@@ -135,12 +135,22 @@ describe.skipIf(unavailable)("SBX-014: the standard box", () => {
       process.exit(0);
     })().catch((e) => { console.error(e.message); process.exit(1); });'`;
 
-  it("SBX-014/SBX-015/SBX-019: services/start brings up the desktop: noVNC on 6080, Chromium's CDP inside the box only, Playwright attaches", async () => {
+  it("SBX-014/SBX-015/SBX-019: services/start brings up the 1280x720 desktop: noVNC on 6080, Chromium's CDP inside the box only, Playwright attaches", async () => {
     const res = await post(box, "/services/start", { browser: true, language: "en-US" });
     expect(await res.json()).toEqual({ browser: true, started: ["xvnc", "websockify", "chromium"] });
     const novnc = await fetch(`http://${box.ip}:6080/vnc.html`);
     expect(novnc.status).toBe(200);
     expect(await novnc.text()).toContain("noVNC");
+    // noVNC's WebSocket reaches the VNC server: it greets with the RFB protocol version.
+    const rfb = new WebSocket(`ws://${box.ip}:6080/websockify`, ["binary"]);
+    const greeting = await new Promise<string>((resolve, reject) => {
+      rfb.once("message", (data: Buffer) => resolve(data.toString()));
+      rfb.once("error", reject);
+    });
+    rfb.close();
+    expect(greeting).toMatch(/^RFB 003\.00\d\n$/);
+    const screen = await box.exec("DISPLAY=:1 xdpyinfo | grep dimensions");
+    expect(screen.stdout).toContain("1280x720 pixels");
     const cdp = await box.exec("curl -fsS http://127.0.0.1:9222/json/version");
     expect(JSON.parse(cdp.stdout)).toMatchObject({ Browser: expect.stringMatching(/^Chrome\//) });
     await expect(fetch(`http://${box.ip}:9222/json/version`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
