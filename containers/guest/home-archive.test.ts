@@ -4,6 +4,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { chmod, lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auth, bundleGuest, type RunningGuest, startGuest, tempDir } from "./test-support/guest-process";
@@ -130,6 +131,28 @@ describe("SBX-036: home archive", () => {
     const streamed = await fetch(`${target.base}/home/archive`, { method: "PUT", headers: auth, body: stream, duplex: "half" } as RequestInit);
     expect(streamed.status).toBe(413);
     expect(await listing(target.home)).toEqual(before);
+  });
+
+  it("SBX-036: on SIGTERM the guest pushes the home to its save address before it exits", async () => {
+    const received: { method?: string; type?: string; body: Buffer[] } = { body: [] };
+    const server = createServer((req, res) => {
+      received.method = req.method;
+      received.type = req.headers["content-type"];
+      req.on("data", (chunk: Buffer) => received.body.push(chunk));
+      req.on("end", () => res.end("{}"));
+    }).listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    const saving = await startGuest(bundle, temp.dir, { GUEST_HOME_SAVE_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}/homes/a1` });
+    try {
+      await put("work/state.txt", "saved on exit\n", saving.home);
+      await saving.stop();
+      expect(received).toMatchObject({ method: "PUT", type: "application/zstd" });
+      const res = await restore(target, Buffer.concat(received.body));
+      expect(res.status).toBe(200);
+      expect(await readFile(join(target.home, "work/state.txt"), "utf8")).toBe("saved on exit\n");
+    } finally {
+      server.close();
+    }
   });
 
   it("SBX-GUEST: the archive routes need the token", async () => {

@@ -12,6 +12,7 @@ import { lstat, mkdir, opendir, readdir, rename, rm, stat } from "node:fs/promis
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
+import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { isExcludedDir } from "./cache-exclusions";
 import { sendError, sendJson } from "./http-util";
@@ -75,31 +76,74 @@ function exclusive<T>(task: () => Promise<T>): Promise<T> {
   return next;
 }
 
+/** Writes the home's archive to a temp file. → the file (the caller removes it) and its entry count. */
+async function writeArchive(home: string): Promise<{ file: string; entries: number } | { error: string }> {
+  const file = join(tmpdir(), `home-archive-${randomBytes(6).toString("hex")}.tar.zst`);
+  await mkdir(home, { recursive: true });
+  const entries = await archiveEntries(home);
+  const run = tar(
+    ["--create", "--zstd", "--file", file, "--directory", home, "--no-recursion", "--null", "--files-from=-", "--ignore-failed-read"],
+    `${entries.join("\0")}\0`,
+  );
+  const { code, stderr } = await run.done;
+  // 1: a file changed or vanished while it was read; the archive is still whole.
+  if (code !== 0 && code !== 1) {
+    await rm(file, { force: true });
+    return { error: `tar failed (${code}): ${stderr}` };
+  }
+  return { file, entries: entries.length };
+}
+
 export function getHomeArchive(res: ServerResponse, url: URL, options: HomeArchiveOptions): Promise<void> {
   return exclusive(async () => {
     const language = options.services.browserLanguage();
     await options.services.stopBrowser();
-    const file = join(tmpdir(), `home-archive-${randomBytes(6).toString("hex")}.tar.zst`);
+    // Written to a file first: the answer then has a length (R2 wants one) and a status
+    // that tells the truth about the whole archive.
+    const archive = await writeArchive(options.home);
     try {
-      await mkdir(options.home, { recursive: true });
-      const entries = await archiveEntries(options.home);
-      // Written to a file first: the answer then has a length (R2 wants one) and a status
-      // that tells the truth about the whole archive.
-      const run = tar(
-        ["--create", "--zstd", "--file", file, "--directory", options.home, "--no-recursion", "--null", "--files-from=-", "--ignore-failed-read"],
-        `${entries.join("\0")}\0`,
-      );
-      const { code, stderr } = await run.done;
-      // 1: a file changed or vanished while it was read; the archive is still whole.
-      if (code !== 0 && code !== 1) return sendError(res, 500, "archive.failed", `tar failed (${code}): ${stderr}`);
-      const size = (await stat(file)).size;
-      res.writeHead(200, { "content-type": "application/zstd", "content-length": size, "x-archive-entries": entries.length, "cache-control": "no-store" });
-      await pipeline(createReadStream(file), res);
+      if ("error" in archive) return sendError(res, 500, "archive.failed", archive.error);
+      const size = (await stat(archive.file)).size;
+      res.writeHead(200, { "content-type": "application/zstd", "content-length": size, "x-archive-entries": archive.entries, "cache-control": "no-store" });
+      await pipeline(createReadStream(archive.file), res);
     } finally {
-      await rm(file, { force: true });
+      if (!("error" in archive)) await rm(archive.file, { force: true });
       // A periodic save must not close the operator's browser; a save before the box is
       // destroyed says so and leaves it stopped.
       if (language && url.searchParams.get("resume_browser") !== "false") options.services.start(true, language).catch(() => undefined);
+    }
+  });
+}
+
+/**
+ * The save on shutdown: when the platform stops the box (SIGTERM, with minutes of grace) no
+ * one pulls the archive, so the guest pushes it to `url` (an address the sandbox's Worker
+ * answers; the box holds no storage key). → bytes sent, or the reason it failed.
+ */
+export function pushHomeArchive(
+  url: string,
+  options: Pick<HomeArchiveOptions, "home" | "services">,
+  timeoutMs: number,
+): Promise<{ bytes: number } | { error: string }> {
+  return exclusive(async () => {
+    await options.services.stopBrowser();
+    const archive = await writeArchive(options.home);
+    if ("error" in archive) return archive;
+    try {
+      const size = (await stat(archive.file)).size;
+      const res = await fetch(url, {
+        method: "PUT",
+        headers: { "content-type": "application/zstd", "content-length": String(size), "x-archive-entries": String(archive.entries) },
+        body: Readable.toWeb(createReadStream(archive.file)) as ReadableStream<Uint8Array>,
+        duplex: "half",
+        signal: AbortSignal.timeout(timeoutMs),
+      } as RequestInit);
+      await res.arrayBuffer().catch(() => undefined);
+      return res.ok ? { bytes: size } : { error: `the save address answered ${res.status}` };
+    } catch (err) {
+      return { error: (err as Error).message };
+    } finally {
+      await rm(archive.file, { force: true });
     }
   });
 }

@@ -6,10 +6,13 @@
  *   GUEST_HOME       default cwd and workspace root (default /home/agent)
  *   GUEST_MAX_FILE_BYTES  file upload/download limit (default 64 MiB)
  *   GUEST_MAX_ARCHIVE_BYTES  home archive restore limit (default 5 GiB, R2's single upload)
+ *   GUEST_HOME_SAVE_URL  where to PUT the home archive on SIGTERM (unset: no save on exit)
+ *   GUEST_HOME_SAVE_TIMEOUT_MS  how long that save may take (default 10 minutes)
  *   and the desktop services' settings (services-config.ts)
  * Prints one `GUEST_LISTENING <port>` line once it accepts connections.
  */
 import { killAll } from "./exec";
+import { pushHomeArchive } from "./home-archive";
 import { createGuestServer } from "./server";
 import { Services } from "./services";
 import { servicesConfigFromEnv } from "./services-config";
@@ -43,12 +46,21 @@ server.listen(port, process.env.GUEST_HOST ?? "0.0.0.0", () => {
 });
 
 // On shutdown, running commands end with the guest (their groups get SIGTERM) and open
-// streams are cut; the container's entrypoint does whatever must outlive the guest.
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.on(signal, () => {
-    killAll();
-    services.stopAll();
-    server.close(() => process.exit(0));
-    server.closeAllConnections();
-  });
+// streams are cut; with a save address the home is pushed there first (commands are ended
+// before, so it is quiet); the container's entrypoint does whatever must outlive the guest.
+const saveUrl = process.env.GUEST_HOME_SAVE_URL;
+const saveTimeoutMs = Number(process.env.GUEST_HOME_SAVE_TIMEOUT_MS ?? String(10 * 60_000));
+let stopping = false;
+async function shutdown(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  killAll();
+  if (saveUrl) {
+    const saved = await pushHomeArchive(saveUrl, { home, services }, saveTimeoutMs);
+    console.error("error" in saved ? `guest: home not saved on exit: ${saved.error}` : `guest: home saved on exit (${saved.bytes} bytes)`);
+  }
+  services.stopAll();
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
 }
+for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => void shutdown());

@@ -41,6 +41,8 @@ export interface Box {
   token: string;
   guest: string;
   exec: (command: string, env?: Record<string, string>) => Promise<{ stdout: string; stderr: string; exitCode: number | null }>;
+  /** `docker stop`: SIGTERM through tini to the guest, as the platform stops a box. */
+  stop: () => Promise<void>;
   remove: () => Promise<void>;
 }
 
@@ -89,6 +91,7 @@ export async function runBox(box: keyof typeof IMAGES, env: Record<string, strin
     token,
     guest,
     exec,
+    stop: () => execFile("docker", ["stop", "-t", "60", id]).then(() => undefined),
     remove: () =>
       execFile("docker", ["rm", "-f", id]).then(
         () => undefined,

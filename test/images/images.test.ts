@@ -117,6 +117,29 @@ describe.skipIf(unavailable)("SBX-013: the lite box", () => {
   });
 });
 
+describe.skipIf(unavailable)("SBX-036: the save on shutdown", () => {
+  it("SBX-036: a box stopped by the platform pushes its home to the save address before it exits", async () => {
+    const received: Buffer[] = [];
+    const server: Server = createServer((req, res) => {
+      req.on("data", (chunk: Buffer) => received.push(chunk));
+      req.on("end", () => res.end("{}"));
+    }).listen(0, "0.0.0.0");
+    await new Promise((r) => server.once("listening", r));
+    try {
+      const probe = await start("lite");
+      const gateway = probe.ip.replace(/\.\d+$/, ".1");
+      const box = await start("lite", { GUEST_HOME_SAVE_URL: `http://${gateway}:${(server.address() as { port: number }).port}/homes/x` });
+      await box.exec("mkdir -p /home/agent/work && echo kept > /home/agent/work/state.txt");
+      await box.stop();
+      const restored = await fetch(`${probe.guest}/home/archive`, authed(probe, { method: "PUT", body: Buffer.concat(received) }));
+      expect(restored.status).toBe(200);
+      expect((await probe.exec("cat /home/agent/work/state.txt")).stdout).toBe("kept\n");
+    } finally {
+      server.close();
+    }
+  });
+});
+
 describe.skipIf(unavailable)("SBX-014: the standard box", () => {
   let box: Box;
   beforeAll(async () => {
