@@ -90,6 +90,17 @@ export default defineConfig({
         },
       },
       {
+        // The sandbox images built and run with Docker (skipped when no engine answers).
+        test: {
+          name: "images",
+          environment: "node",
+          sequence: { groupOrder: 0 },
+          include: ["test/images/**/*.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 900_000,
+        },
+      },
+      {
         test: {
           name: "browser",
           environment: "node",

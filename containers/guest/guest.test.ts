@@ -2,55 +2,30 @@
  * The guest as a real process: bundled as the images will run it, started on a free port
  * over a temporary home, driven over HTTP.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ExecLine, LineReader } from "./ndjson";
+import { auth, bundleGuest, type RunningGuest, startGuest, TOKEN, tempDir } from "./test-support/guest-process";
 
-const TOKEN = "test-guest-token-0123456789";
+let temp: Awaited<ReturnType<typeof tempDir>>;
 let dir: string;
 let home: string;
-let guest: ChildProcess;
+let guest: RunningGuest;
 let base: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "guest-test-"));
-  home = join(dir, "home");
-  await mkdir(home);
-  const bundle = join(dir, "guest.mjs");
-  await build({
-    entryPoints: [fileURLToPath(new URL("./main.ts", import.meta.url))],
-    bundle: true,
-    platform: "node",
-    target: "node24",
-    format: "esm",
-    outfile: bundle,
-    logLevel: "warning",
-  });
-  guest = spawn(process.execPath, [bundle], {
-    env: { ...process.env, GUEST_TOKEN: TOKEN, GUEST_PORT: "0", GUEST_HOST: "127.0.0.1", GUEST_HOME: home, GUEST_MAX_FILE_BYTES: String(1 << 20) },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    guest.once("exit", (code) => reject(new Error(`guest exited with ${code}`)));
-    guest.stdout!.on("data", (chunk: Buffer) => {
-      const match = /GUEST_LISTENING (\d+)/.exec(chunk.toString());
-      if (match) resolve(Number(match[1]));
-    });
-  });
-  base = `http://127.0.0.1:${port}`;
+  temp = await tempDir("guest-test-");
+  dir = temp.dir;
+  guest = await startGuest(await bundleGuest(dir), dir, { GUEST_MAX_FILE_BYTES: String(1 << 20) });
+  home = guest.home;
+  base = guest.base;
 }, 30_000);
 
 afterAll(async () => {
-  guest?.kill("SIGTERM");
-  await rm(dir, { recursive: true, force: true });
+  await guest?.stop();
+  await temp?.remove();
 });
-
-const auth = { authorization: `Bearer ${TOKEN}` };
 
 interface Timed {
   line: ExecLine;

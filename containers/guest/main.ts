@@ -5,10 +5,18 @@
  *   GUEST_HOST       address to listen on (default 0.0.0.0, see containers/README.md)
  *   GUEST_HOME       default cwd and workspace root (default /home/agent)
  *   GUEST_MAX_FILE_BYTES  file upload/download limit (default 64 MiB)
+ *   GUEST_MAX_ARCHIVE_BYTES  home archive restore limit (default 5 GiB, R2's single upload)
+ *   GUEST_HOME_SAVE_URL  where to PUT the home archive on SIGTERM (unset: no save on exit)
+ *   GUEST_HOME_SAVE_TIMEOUT_MS  how long that save may take (default 10 minutes)
+ *   and the desktop services' settings (services-config.ts)
  * Prints one `GUEST_LISTENING <port>` line once it accepts connections.
  */
+import { disconnectBrowser } from "./browser";
 import { killAll } from "./exec";
+import { pushHomeArchive } from "./home-archive";
 import { createGuestServer } from "./server";
+import { Services } from "./services";
+import { servicesConfigFromEnv } from "./services-config";
 
 function fail(message: string): never {
   console.error(`guest: ${message}`);
@@ -21,24 +29,40 @@ const port = Number(process.env.GUEST_PORT ?? "8080");
 if (!Number.isInteger(port) || port < 0 || port > 65535) fail("GUEST_PORT must be a port number");
 const maxFileBytes = Number(process.env.GUEST_MAX_FILE_BYTES ?? String(64 << 20));
 if (!Number.isInteger(maxFileBytes) || maxFileBytes <= 0) fail("GUEST_MAX_FILE_BYTES must be a positive integer");
+const maxArchiveBytes = Number(process.env.GUEST_MAX_ARCHIVE_BYTES ?? String(5 * 2 ** 30));
+if (!Number.isInteger(maxArchiveBytes) || maxArchiveBytes <= 0) fail("GUEST_MAX_ARCHIVE_BYTES must be a positive integer");
+const home = process.env.GUEST_HOME ?? "/home/agent";
+const servicesConfig = servicesConfigFromEnv(process.env, home);
 
 // Commands never see the guest's own settings, least of all its token.
 const baseEnv: NodeJS.ProcessEnv = { ...process.env };
 for (const name of Object.keys(baseEnv)) if (name.startsWith("GUEST_")) delete baseEnv[name];
 delete process.env.GUEST_TOKEN;
 
-const server = createGuestServer({ token, baseEnv, home: process.env.GUEST_HOME ?? "/home/agent", maxFileBytes });
+const services = new Services(servicesConfig, baseEnv, home);
+services.beforeBrowserStop = disconnectBrowser;
+const server = createGuestServer({ token, baseEnv, home, maxFileBytes, services, maxArchiveBytes });
 server.listen(port, process.env.GUEST_HOST ?? "0.0.0.0", () => {
   const address = server.address();
   console.log(`GUEST_LISTENING ${typeof address === "object" && address ? address.port : port}`);
 });
 
 // On shutdown, running commands end with the guest (their groups get SIGTERM) and open
-// streams are cut; the container's entrypoint does whatever must outlive the guest.
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.on(signal, () => {
-    killAll();
-    server.close(() => process.exit(0));
-    server.closeAllConnections();
-  });
+// streams are cut; with a save address the home is pushed there first (commands are ended
+// before, so it is quiet); the container's entrypoint does whatever must outlive the guest.
+const saveUrl = process.env.GUEST_HOME_SAVE_URL;
+const saveTimeoutMs = Number(process.env.GUEST_HOME_SAVE_TIMEOUT_MS ?? String(10 * 60_000));
+let stopping = false;
+async function shutdown(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  killAll();
+  if (saveUrl) {
+    const saved = await pushHomeArchive(saveUrl, { home, services }, saveTimeoutMs);
+    console.error("error" in saved ? `guest: home not saved on exit: ${saved.error}` : `guest: home saved on exit (${saved.bytes} bytes)`);
+  }
+  services.stopAll();
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
 }
+for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => void shutdown());

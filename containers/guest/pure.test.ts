@@ -9,6 +9,7 @@ import { DEFAULT_EXEC_LIMITS, parseExecRequest } from "./exec-request";
 import { frame, LineReader } from "./ndjson";
 import { OutputBudget, truncationMarker, utf8Boundary } from "./output-limit";
 import { checkAbsolutePath } from "./paths";
+import { isBrowserLanguage } from "./services-config";
 
 const limits = { ...DEFAULT_EXEC_LIMITS, defaultCwd: "/home/agent" };
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -110,5 +111,14 @@ describe("SBX-GUEST: bearer token", () => {
     expect(bearerMatches(token, token)).toBe(false);
     expect(bearerMatches(undefined, token)).toBe(false);
     expect(bearerMatches("Bearer ", token)).toBe(false);
+  });
+});
+
+describe("SBX-016: browser language", () => {
+  it("SBX-016: language tags pass; anything that could smuggle another flag or a command does not", () => {
+    for (const tag of ["en-US", "de", "pt-BR", "zh-Hant-TW", "sr-Latn-RS"]) expect(isBrowserLanguage(tag), tag).toBe(true);
+    for (const bad of ["", "en US", "en-US --no-sandbox", "--lang=x", "en_US", "e", "en-US;ls", "english-language-tag-too-long"]) {
+      expect(isBrowserLanguage(bad), bad).toBe(false);
+    }
   });
 });

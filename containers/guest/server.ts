@@ -12,6 +12,8 @@ import { DEFAULT_EXEC_LIMITS, type ExecLimits, parseExecRequest } from "./exec-r
 import { deleteFile, getFile, moveFile, putFile } from "./files";
 import { BodyTooLarge, readBody, sendError, sendJson } from "./http-util";
 import { checkAbsolutePath } from "./paths";
+import type { Services } from "./services";
+import { type GuestRoute, servicesRoutes } from "./services-routes";
 import { measureWorkspace } from "./workspace-size";
 
 export const GUEST_VERSION = "1";
@@ -24,12 +26,22 @@ export interface GuestOptions {
   home: string;
   maxFileBytes: number;
   execLimits?: Partial<Omit<ExecLimits, "defaultCwd">>;
+  /** The desktop and Chromium, stopped before the home is archived or restored. */
+  services: Services;
+  /** The largest home archive `PUT /home/archive` accepts. */
+  maxArchiveBytes: number;
+  /** Further routes by "METHOD /path", e.g. the browser's. */
+  routes?: Map<string, GuestRoute>;
 }
 
 const EXEC_KILL = /^\/exec\/([0-9a-f-]{36})\/kill$/;
 
 export function createGuestServer(options: GuestOptions): Server {
   const limits: ExecLimits = { ...DEFAULT_EXEC_LIMITS, ...options.execLimits, defaultCwd: options.home };
+  const routes = new Map([
+    ...servicesRoutes({ home: options.home, services: options.services, maxArchiveBytes: options.maxArchiveBytes }),
+    ...(options.routes ?? []),
+  ]);
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://guest");
@@ -53,6 +65,8 @@ export function createGuestServer(options: GuestOptions): Server {
     if (method === "POST" && url.pathname === "/files/move") return moveFile(req, res);
     if (method === "GET" && url.pathname === "/workspace/size") return workspaceSize(res, url);
     if (method === "POST" && url.pathname === "/browser") return browserRoute(req, res);
+    const added = routes.get(`${method} ${url.pathname}`);
+    if (added) return added(req, res, url);
     sendError(res, 404, "route.not_found", `no route ${method} ${url.pathname}`);
   }
 
