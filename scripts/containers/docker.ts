@@ -15,9 +15,9 @@ export interface RunResult {
 }
 
 /** Runs a command to its end; never throws (a missing program is code 127). */
-export function run(command: string, args: string[], timeoutMs = 20 * 60_000): Promise<RunResult> {
+export function run(command: string, args: string[], timeoutMs = 20 * 60_000, cwd?: string): Promise<RunResult> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], timeout: timeoutMs });
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], timeout: timeoutMs, cwd });
     let output = "";
     const keep = (chunk: Buffer) => {
       output = (output + chunk.toString("utf8")).slice(-64 * 1024);

@@ -56,7 +56,10 @@ export async function prepareContainerEngine(options: EngineOptions = {}): Promi
       await buildImage({ tag: EGRESS_STAND_IN, dockerfile: join(HERE, "egress-stand-in/Dockerfile"), context: join(HERE, "egress-stand-in") }, log);
       env.MINIFLARE_CONTAINER_EGRESS_IMAGE = EGRESS_STAND_IN;
     }
-    for (const image of declaredImages(join(ROOT, "wrangler.toml"))) {
+    const images = declaredImages(join(ROOT, "wrangler.toml"));
+    // The images copy the guest's and the terminal's bundles (containers/README.md).
+    if (images.length) await buildBundles();
+    for (const image of images) {
       const began = Date.now();
       await buildImage({ tag: `guilds-local/${image.className.toLowerCase()}:latest`, dockerfile: image.dockerfile, context: image.context }, log);
       log(`image of ${image.className} ready (${((Date.now() - began) / 1000).toFixed(1)} s)`);
@@ -111,10 +114,23 @@ async function makeBaseImage(log: (line: string) => void): Promise<void> {
   try {
     const made = await run("debootstrap", ["--variant=minbase", "bookworm", dir, await aptMirror()]);
     if (made.code !== 0) throw new Error(`debootstrap failed: ${made.output.slice(-500)}`);
+    // apt's downloads are not part of an image; certificate authorities this machine adds are:
+    // where a proxy re-signs TLS, the images' npm and curl must trust it as the host does.
+    await run("sh", [
+      "-c",
+      `rm -rf "${dir}"/var/cache/apt/archives/*.deb "${dir}"/var/lib/apt/lists/*; cp /usr/local/share/ca-certificates/*.crt "${dir}/usr/local/share/ca-certificates/" 2>/dev/null || true`,
+    ]);
     const imported = await run("sh", ["-c", `tar -C "${dir}" -c . | docker import - ${BASE_IMAGE}`]);
     if (imported.code !== 0) throw new Error(`docker import failed: ${imported.output.slice(-500)}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function buildBundles(): Promise<void> {
+  for (const script of ["guest:build", "terminal:build"]) {
+    const built = await run("npm", ["run", "--silent", script], 120_000, ROOT);
+    if (built.code !== 0) throw new Error(`npm run ${script} failed: ${built.output.slice(-500)}`);
   }
 }
 
