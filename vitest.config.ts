@@ -96,6 +96,7 @@ export default defineConfig({
           environment: "node",
           sequence: { groupOrder: 0 },
           include: ["test/images/**/*.test.ts"],
+          globalSetup: ["./test/setup/container-engine.ts"],
           testTimeout: 60_000,
           hookTimeout: 900_000,
         },
