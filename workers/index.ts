@@ -2,6 +2,7 @@ import type { Env } from "../bindings/env";
 
 export { AgentObject } from "../durable-objects/agent/agent-object";
 export { GuildObject } from "../durable-objects/guild/guild-object";
+export { LiteSandbox, StandardSandbox } from "../durable-objects/sandbox/sandbox-container";
 
 /**
  * The API (its routes, their schemas and the OpenAPI document) is evaluated on the first
