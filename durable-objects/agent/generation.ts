@@ -18,6 +18,7 @@ import { readReportedUsage } from "../../core/usage/reported-usage";
 import { storableText, storableValue } from "../../core/validation/storable";
 import { callModel, type ModelReply, type ModelRequest, ProviderError } from "./model-call";
 import type { RowDraft, RunSession } from "./run-session";
+import type { SandboxAccess } from "./sandbox-access";
 
 /** Everything one generation needs from the agent object. */
 export interface GenerationDeps {
@@ -34,6 +35,8 @@ export interface GenerationDeps {
   memory?: { write(content: string): Promise<void> };
   /** The guild's chat, where the run offers group_post. */
   group?: ToolContext["group"];
+  /** The agent's box, where the run offers a sandbox tool. */
+  sandbox?: SandboxAccess;
   redactor: Redactor;
   pricing: Pricing;
   spend: { limitUsd: number | null; monthCostUsd: number };
@@ -163,6 +166,7 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
             ...(deps.schedules ? { schedules: deps.schedules } : {}),
             ...(deps.memory ? { memory: deps.memory } : {}),
             ...(deps.group ? { group: deps.group } : {}),
+            ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
           }),
           deps.signal,
         );
