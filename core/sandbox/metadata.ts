@@ -119,10 +119,7 @@ export function metadataMismatches(current: SandboxMetadata, wanted: SandboxMeta
  *
  * @example settingsDestroyBox({ browser: false, coding: false, browser_language: "en-US" }, { browser: true }) // true
  */
-export function settingsDestroyBox(
-  before: SandboxFlags & { browser_language: string },
-  after: Partial<SandboxFlags & { browser_language: string }>,
-): boolean {
+export function settingsDestroyBox(before: SandboxFlags & { browser_language: string }, after: Partial<SandboxFlags & { browser_language: string }>): boolean {
   const browser = after.browser ?? before.browser;
   if (browser !== before.browser) return true;
   if ((after.coding ?? before.coding) !== before.coding) return true;

@@ -3,8 +3,9 @@
  * actions over the guest the generation's ensure returned. When the box could not be
  * ensured, every call rejects with that SandboxError, which the tool shows the model.
  */
-import type { EnsureOutcome } from "./sandbox-lifecycle";
+
 import type { ExecInput, ExecOutcome } from "./sandbox-guest";
+import type { EnsureOutcome } from "./sandbox-lifecycle";
 
 /** The interface the sandbox tools call (core/tools/types.ts declares the same shape). */
 export interface SandboxAccess {

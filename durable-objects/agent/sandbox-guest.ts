@@ -106,7 +106,11 @@ export class GuestCalls {
   }
 
   /** One browser action (SANDBOX-PLAN's POST /browser). */
-  async browser(action: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<{ text?: string; image?: { mediaType: string; dataBase64: string } }> {
+  async browser(
+    action: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<{ text?: string; image?: { mediaType: string; dataBase64: string } }> {
     const response = await this.call("POST", "/browser", { body: JSON.stringify({ ...args, action }), json: true, signal });
     const answer = (await response.json()) as { text?: string; image?: { media_type: string; data_base64: string } };
     return {
@@ -125,7 +129,12 @@ export class GuestCalls {
     if (options.json) headers.set("content-type", "application/json");
     if (options.length !== undefined) headers.set("content-length", String(options.length));
     const response = await this.transport(
-      new Request(`${ORIGIN}${path}`, { method, headers, ...(options.body !== undefined ? { body: options.body } : {}), ...(options.signal ? { signal: options.signal } : {}) }),
+      new Request(`${ORIGIN}${path}`, {
+        method,
+        headers,
+        ...(options.body !== undefined ? { body: options.body } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+      }),
     );
     if (response.ok) return response;
     const text = await response.text().catch(() => "");

@@ -13,9 +13,9 @@ import { describeError, logEvent } from "../../core/output/log";
 import { SandboxError } from "../../core/sandbox/errors";
 import { type Box, type EnsureDecision, ensureDecision, type ImageReferences, sandboxEnvironment, wantedSandbox } from "../../core/sandbox/metadata";
 import type { LiteSandbox } from "../sandbox/sandbox-container";
-import type { EnsureRequest } from "./sandbox-inputs";
 import { GuestCalls } from "./sandbox-guest";
 import type { SandboxHomes } from "./sandbox-home";
+import type { EnsureRequest } from "./sandbox-inputs";
 import type { SandboxRecord, SandboxRow } from "./sandbox-record";
 
 export type EnsureOutcome = { ok: true; box: Box; guest: GuestCalls; action: EnsureDecision["action"]; ms: number } | { ok: false; error: SandboxError };

@@ -11,6 +11,7 @@ import { readWorkspace, storeWorkspaceMib } from "../../core/db/sandbox";
 import { describeError, logEvent } from "../../core/output/log";
 import { type IdleEvent, idleAction, idleMs } from "../../core/sandbox/idle";
 import type { Box } from "../../core/sandbox/metadata";
+import { cliSecret } from "../../core/sandbox/views";
 import { bytesToMib, overLimit, workspaceLimitMib } from "../../core/sandbox/workspace";
 import type { Deadline, DeadlineMultiplexer } from "./deadlines";
 import { type SandboxAccess, sandboxAccess } from "./sandbox-access";
@@ -300,18 +301,4 @@ export class SandboxManager {
     this.queue = run.catch(() => undefined);
     return run;
   }
-}
-
-/**
- * The secret path segment agent-cli-start prints (its last non-empty line), with any
- * `/t/` or slashes around it removed; null when it printed nothing usable.
- */
-export function cliSecret(output: string): string | null {
-  const line = output
-    .split("\n")
-    .map((l) => l.trim())
-    .filter(Boolean)
-    .at(-1);
-  const secret = line?.replace(/^\/?t\//, "").replace(/\/+$/, "");
-  return secret && /^[A-Za-z0-9_-]{8,}$/.test(secret) ? secret : null;
 }
