@@ -38,6 +38,8 @@ export interface StackOptions {
   countRoundTrips?: boolean;
   /** More Worker variables, e.g. a benchmark's MAX_RUN_SUBSCRIBERS. */
   vars?: Record<string, string>;
+  /** Sandboxes in real containers (needs a container engine and wrangler's docker settings). */
+  containers?: boolean;
 }
 
 export interface Stack {
@@ -117,6 +119,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       persistTo: join(options.stateDir, "wrangler"),
       onOutput: output,
       onSpawn: (pid) => record.add("wrangler dev", pid, { group: true }),
+      enableContainers: options.containers,
     });
     // Now that it runs, its group also holds workerd.
     record.add("wrangler dev", wrangler.child.pid!, { group: true });

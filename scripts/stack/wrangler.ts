@@ -21,6 +21,8 @@ export interface WranglerOptions {
   onOutput: (line: string) => void;
   /** Called with the pid of wrangler dev (its process group's leader) as soon as it runs. */
   onSpawn?: (pid: number) => void;
+  /** Run the sandboxes in real containers (wrangler.toml keeps them off for machines without an engine). */
+  enableContainers?: boolean;
 }
 
 /**
@@ -51,6 +53,7 @@ export async function startWranglerDev(options: WranglerOptions): Promise<Wrangl
       "--persist-to",
       options.persistTo,
       "--show-interactive-dev-session=false",
+      ...(options.enableContainers ? ["--enable-containers"] : []),
     ],
     {
       cwd: ROOT,
