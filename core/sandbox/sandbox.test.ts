@@ -151,7 +151,7 @@ describe("idle timer", () => {
     expect(idleAction("view_input", state({ generating: true }), now, idle)).toEqual({ action: "keep" });
   });
 
-  it("SBX-035: at object start a running box of an idle agent without a timer gets one", () => {
+  it("SBX-035 / CANCEL-011: at object start a running box of an idle agent without a timer gets one", () => {
     expect(idleAction("object_started", state({}), now, idle)).toEqual({ action: "arm", dueAt: now + idle });
     expect(idleAction("object_started", state({ dueAt: now + 10 }), now, idle)).toEqual({ action: "keep" });
     expect(idleAction("object_started", state({ generating: true }), now, idle)).toEqual({ action: "keep" });

@@ -8,24 +8,32 @@ import { execFileSync } from "node:child_process";
  */
 const docker = (...args: string[]) => execFileSync("docker", args, { encoding: "utf8" }).trim();
 
+/** Names of the boxes these tests found, so only they (and their sidecars) are removed at the end. */
+const seen = new Set<string>();
+
 /** Ids of running sandbox containers (not their egress sidecars) holding a variable of this name. */
 export function boxesWithVariable(name: string): string[] {
-  const ids = docker("ps", "--filter", "name=workerd-guilds-platform-", "--format", "{{.ID}} {{.Names}}")
+  const listed = docker("ps", "--filter", "name=workerd-guilds-platform-", "--format", "{{.ID}} {{.Names}}")
     .split("\n")
     .filter((line) => line && /Sandbox-[0-9a-f]+$/.test(line))
-    .map((line) => line.split(" ")[0]!);
-  return ids.filter((id) => {
-    let variables: string;
-    try {
-      variables = docker("inspect", "--format", "{{range .Config.Env}}{{println .}}{{end}}", id);
-    } catch {
-      return false; // removed since it was listed
-    }
-    return variables
-      .split("\n")
-      .map((line) => line.slice(0, line.indexOf("=")))
-      .includes(name);
-  });
+    .map((line) => line.split(" ") as [string, string]);
+  const names = new Map(listed);
+  const found = listed
+    .map(([id]) => id)
+    .filter((id) => {
+      let variables: string;
+      try {
+        variables = docker("inspect", "--format", "{{range .Config.Env}}{{println .}}{{end}}", id);
+      } catch {
+        return false; // removed since it was listed
+      }
+      return variables
+        .split("\n")
+        .map((line) => line.slice(0, line.indexOf("=")))
+        .includes(name);
+    });
+  for (const id of found) seen.add(names.get(id)!);
+  return found;
 }
 
 /** Polls until `check` holds, or fails naming what was awaited. */
@@ -37,12 +45,12 @@ export async function until(what: string, check: () => boolean | Promise<boolean
   }
 }
 
-/** Removes what a stack left of its sandboxes (the egress sidecars outlive wrangler). */
-export function removeSandboxContainers(ids: string[]): void {
-  if (ids.length) docker("rm", "-f", ...ids);
-}
-
-/** Every container of this worker's sandboxes, sidecars included. */
-export function allSandboxContainers(): string[] {
-  return docker("ps", "-aq", "--filter", "name=workerd-guilds-platform-").split("\n").filter(Boolean);
+/**
+ * Removes what is left of the boxes these tests found: wrangler removes the boxes it
+ * runs when it stops, not their egress sidecars. Other stacks' containers are left alone.
+ */
+export function removeSeenBoxes(): void {
+  const existing = new Set(docker("ps", "-a", "--filter", "name=workerd-guilds-platform-", "--format", "{{.Names}}").split("\n"));
+  const names = [...seen].flatMap((name) => [name, `${name}-proxy`]).filter((name) => existing.has(name));
+  if (names.length) docker("rm", "-f", ...names);
 }

@@ -7,7 +7,7 @@ import { removeStateDir } from "../../scripts/stack/postgres-home";
 import { type Stack, startStack } from "../../scripts/stack/stack";
 import { agentIdle, readRun, script, type Target, transcript } from "./agents";
 import { api } from "./http";
-import { allSandboxContainers, boxesWithVariable, removeSandboxContainers, until } from "./sandbox-box";
+import { boxesWithVariable, removeSeenBoxes, until } from "./sandbox-box";
 
 /**
  * The sandbox lifecycle on real containers: a stack of its own with the engine on and a
@@ -20,12 +20,10 @@ let stack: Stack;
 let target: Target;
 const output: string[] = [];
 const stateDir = mkdtempSync(join(tmpdir(), "guilds-sandbox-"));
-const before = new Set<string>();
 
 const call = (method: string, path: string, body?: unknown) => api(method, path, { base: target.base, token: target.token, body });
 
 beforeAll(async () => {
-  for (const id of allSandboxContainers()) before.add(id);
   stack = await startStack({
     port: await freePort(),
     stateDir,
@@ -41,7 +39,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
-  removeSandboxContainers(allSandboxContainers().filter((id) => !before.has(id)));
+  removeSeenBoxes();
   removeStateDir(stateDir);
 });
 
@@ -164,7 +162,7 @@ describe("sandbox lifecycle on real containers", () => {
     expect(boxesWithVariable(agent.secretName)).toEqual([]);
   }, 120_000);
 
-  it("SBX-040 / SBX-041: the workspace is measured after each generation; over the limit the next generation fails at start with workspace.full", async () => {
+  it("SBX-040 / SBX-041 / GEN-026: the workspace is measured after each generation; over the limit the next generation fails at start with workspace.full", async () => {
     const agent = await codingAgent({ max_workspace_mib: 1 });
     await shell(agent, "head -c 3000000 /dev/zero > /home/agent/big.bin && echo written");
     expect((await call("GET", `/api/agents/${agent.agentId}`)).json.workspace_mib).toBe(3);
