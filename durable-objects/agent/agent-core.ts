@@ -91,6 +91,7 @@ export class AgentCore {
       multiplexer: this.multiplexer,
       now: clock,
       generating: () => this.lock.current() !== null,
+      waitUntil: (work) => ctx.waitUntil(work),
       withDatabase: (work) => this.runs.withDatabase(work),
     });
     this.runs = new RunService({

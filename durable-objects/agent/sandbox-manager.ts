@@ -10,10 +10,10 @@ import type { Database } from "../../core/db/client";
 import { readWorkspace, storeWorkspaceMib } from "../../core/db/sandbox";
 import { describeError, logEvent } from "../../core/output/log";
 import { type IdleEvent, idleAction, idleMs } from "../../core/sandbox/idle";
-import type { Box } from "../../core/sandbox/metadata";
+import { type Box, boxFor } from "../../core/sandbox/metadata";
 import { cliSecret } from "../../core/sandbox/views";
 import { bytesToMib, overLimit, workspaceLimitMib } from "../../core/sandbox/workspace";
-import type { Deadline, DeadlineMultiplexer } from "./deadlines";
+import { type Deadline, type DeadlineMultiplexer, retryDelay } from "./deadlines";
 import { type SandboxAccess, sandboxAccess } from "./sandbox-access";
 import { SandboxHomes } from "./sandbox-home";
 import { currentEnsureRequest, type EnsureRequest } from "./sandbox-inputs";
@@ -53,6 +53,8 @@ interface Host {
   now: () => number;
   /** Whether a generation holds the agent's lock. */
   generating: () => boolean;
+  /** Keeps the object alive for background work. */
+  waitUntil: (work: Promise<unknown>) => void;
   /** Runs work on the object's database connection. */
   withDatabase: <T>(work: (db: Database) => Promise<T>) => Promise<T>;
 }
@@ -62,7 +64,8 @@ export class SandboxManager {
   private readonly lifecycle: SandboxLifecycle;
   private readonly homes: SandboxHomes;
   private queue: Promise<unknown> = Promise.resolve();
-  private starting = false;
+  /** The box an ensure is bringing up, for sandboxState. */
+  private starting: Box | null = null;
 
   constructor(private readonly host: Host) {
     this.record = new SandboxRecord(host.sql);
@@ -74,11 +77,16 @@ export class SandboxManager {
     SandboxRecord.migrate(sql);
   }
 
-  /** Deadline handlers by kind, for the object's multiplexer. */
+  /**
+   * Deadline handlers by kind, for the object's multiplexer. They return at once and do
+   * their work in the background: saving a large home takes a while, and the multiplexer
+   * runs one handler at a time, so a save must not hold back the heartbeat of a
+   * generation that starts meanwhile. The idle handler re-arms itself to retry.
+   */
   handlers() {
     return {
-      [SANDBOX_IDLE]: (entry: Deadline) => this.serial(() => this.idleFired(entry)),
-      [SANDBOX_HOME_SAVE]: () => this.serial(() => this.periodicSave()),
+      [SANDBOX_IDLE]: (entry: Deadline) => this.host.waitUntil(this.serial(() => this.idleFired(entry))),
+      [SANDBOX_HOME_SAVE]: () => this.host.waitUntil(this.serial(() => this.periodicSave())),
     };
   }
 
@@ -90,9 +98,9 @@ export class SandboxManager {
   generationStarting(request: EnsureRequest, db: Database): Promise<GenerationSandbox> {
     return this.serial(async () => {
       await this.idle("generation_started");
-      this.starting = true;
+      this.starting = boxFor(request.flags);
       const ensured = await this.lifecycle.ensure(request).finally(() => {
-        this.starting = false;
+        this.starting = null;
       });
       const full = await this.workspaceFull(db, request.agentId, ensured);
       if (full) return { ok: false, code: "workspace.full", message: full };
@@ -165,9 +173,9 @@ export class SandboxManager {
         if (view === "browser" && !request.request.flags.browser) {
           return { ok: false, code: "sandbox.no_browser", message: "The agent has no browser: turn browser access on first" };
         }
-        this.starting = true;
+        this.starting = boxFor(request.request.flags);
         ensured = await this.lifecycle.ensure(request.request).finally(() => {
-          this.starting = false;
+          this.starting = null;
         });
         if (!ensured.ok) return { ok: false, code: ensured.error.code, message: ensured.error.message };
         await this.idle("view_opened");
@@ -198,7 +206,7 @@ export class SandboxManager {
     const box = row?.box ?? null;
     const due = this.host.multiplexer.get(SANDBOX_IDLE)?.dueAt;
     const idle = due ? { idle_deadline: new Date(due).toISOString() } : {};
-    if (this.starting) return { box, status: "starting" };
+    if (this.starting) return { box: this.starting, status: "starting" };
     if (row?.running) return { box, status: "running", ...idle };
     const failure = this.record.failure();
     if (failure?.code === "sandbox.unavailable") return { box, status: "unavailable", reason: failure.message };
@@ -216,10 +224,18 @@ export class SandboxManager {
     const row = this.record.get();
     // A generation cancels the timer (SBX-029); one that fires anyway waits for its end.
     if (!row?.running || this.host.generating()) return;
+    // A timer set again meanwhile (view input, a generation's end) decides instead.
+    const current = this.host.multiplexer.get(SANDBOX_IDLE);
+    if (current && current.version !== entry.version) return;
+    const failures = typeof entry.payload === "number" ? entry.payload : 0;
     try {
       await this.lifecycle.retire(row, { save: true });
     } catch (error) {
-      if (entry.attempts + 1 < IDLE_SAVE_ATTEMPTS) throw error;
+      if (failures + 1 < IDLE_SAVE_ATTEMPTS) {
+        logEvent("warn", { operation: "sandbox.idle_save", agent_id: row.metadata.agent_id, attempt: failures + 1, ...describeError(error) });
+        await this.host.multiplexer.set(SANDBOX_IDLE, this.host.now() + retryDelay(failures + 1), failures + 1);
+        return;
+      }
       // The home could not be saved after several tries: the box must still end (SBX-031).
       logEvent("error", { operation: "sandbox.idle_save", agent_id: row.metadata.agent_id, ...describeError(error) });
       await this.lifecycle.retire(row, { save: false });
