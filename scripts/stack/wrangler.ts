@@ -21,8 +21,10 @@ export interface WranglerOptions {
   onOutput: (line: string) => void;
   /** Called with the pid of wrangler dev (its process group's leader) as soon as it runs. */
   onSpawn?: (pid: number) => void;
-  /** Run the sandboxes in real containers (wrangler.toml keeps them off for machines without an engine). */
-  enableContainers?: boolean;
+  /** Run the Container classes in real containers (needs a Docker engine; see scripts/containers). */
+  containers: boolean;
+  /** More environment of wrangler dev itself (its docker command, the sidecar image). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -53,7 +55,7 @@ export async function startWranglerDev(options: WranglerOptions): Promise<Wrangl
       "--persist-to",
       options.persistTo,
       "--show-interactive-dev-session=false",
-      ...(options.enableContainers ? ["--enable-containers"] : []),
+      `--enable-containers=${options.containers}`,
     ],
     {
       cwd: ROOT,
@@ -70,6 +72,7 @@ export async function startWranglerDev(options: WranglerOptions): Promise<Wrangl
         // of descriptors. wrangler has no flag to turn the proxy off; it stays off when this
         // variable is set. Logs still arrive (workerd's structured logs).
         VSCODE_INSPECTOR_OPTIONS: process.env.VSCODE_INSPECTOR_OPTIONS ?? "{}",
+        ...options.env,
       },
     },
   );
