@@ -63,7 +63,10 @@ export class SandboxLifecycle {
   }
 
   private async ensureOrThrow(request: EnsureRequest, started: number): Promise<EnsureOutcome> {
-    // Containers cannot come on in a running isolate: once seen off, no need to ask again.
+    // The local stack says why it runs without containers; and containers cannot come on
+    // in a running isolate, so once seen off there is no need to ask again.
+    const reason = this.env.SANDBOX_UNAVAILABLE_REASON;
+    if (reason) throw new SandboxError("sandbox.unavailable", `Sandboxes are not available here: ${reason}`);
     if (containersOff) throw new SandboxError("sandbox.unavailable", NO_ENGINE);
     const { agentId } = request;
     const environment = sandboxEnvironment(request.secrets, request.flags.coding);
