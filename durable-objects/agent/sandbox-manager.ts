@@ -208,6 +208,9 @@ export class SandboxManager {
     const idle = due ? { idle_deadline: new Date(due).toISOString() } : {};
     if (this.starting) return { box: this.starting, status: "starting" };
     if (row?.running) return { box, status: "running", ...idle };
+    // Known before any ensure: the stack runs without containers, and says why.
+    const off = this.host.env.SANDBOX_UNAVAILABLE_REASON;
+    if (off) return { box, status: "unavailable", reason: `Sandboxes are not available here: ${off}` };
     const failure = this.record.failure();
     if (failure?.code === "sandbox.unavailable") return { box, status: "unavailable", reason: failure.message };
     return { box, status: "none" };
