@@ -180,6 +180,31 @@ describe("sandbox lifecycle on real containers", () => {
     expect((await call("GET", `/api/agents/${agent.agentId}`)).json.workspace_mib).toBe(0);
   }, 180_000);
 
+  it("SEC-007 / SEC-009: granting, describing, revoking and deleting another secret of the agent each destroy its idle box", async () => {
+    const agent = await codingAgent();
+    const other = await call("POST", "/api/secrets", { name: `OTHER_${agent.secretName}`, value: "other-value" });
+    expect(other.status, other.text).toBe(201);
+    const changes: Array<[string, () => Promise<{ status: number }>]> = [
+      ["a grant", () => call("POST", `/api/secrets/${other.json.id}/grants`, { agent_id: agent.agentId })],
+      ["a new description", () => call("PATCH", `/api/secrets/${other.json.id}`, { description: "changed" })],
+      [
+        "a revocation",
+        async () => {
+          const grants = (await call("GET", `/api/secrets/${other.json.id}`)).json.grants as Array<{ id: string }>;
+          return call("DELETE", `/api/secrets/${other.json.id}/grants/${grants[0]!.id}`);
+        },
+      ],
+      ["a new grant", () => call("POST", `/api/secrets/${other.json.id}/grants`, { agent_id: agent.agentId })],
+      ["a deletion", () => call("DELETE", `/api/secrets/${other.json.id}`)],
+    ];
+    for (const [change, make] of changes) {
+      await shell(agent, "true");
+      expect(boxesWithVariable(agent.secretName), `box before ${change}`).toHaveLength(1);
+      expect((await make()).status, change).toBeLessThan(300);
+      await until(`the box to be destroyed after ${change}`, () => boxesWithVariable(agent.secretName).length === 0, 5_000);
+    }
+  }, 180_000);
+
   it("SBX-036 / SBX-005: files under /home/agent survive the box's recreation", async () => {
     const agent = await codingAgent();
     await shell(agent, "mkdir -p /home/agent/notes && echo kept > /home/agent/notes/a.txt && echo lost > /tmp/b.txt");
