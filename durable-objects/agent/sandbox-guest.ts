@@ -87,9 +87,12 @@ export class GuestCalls {
     return bytes;
   }
 
-  /** The home as a zstd tar, streamed (the browser is stopped first by the guest). */
-  async homeArchive(): Promise<ReadableStream<Uint8Array>> {
-    const response = await this.call("GET", "/home/archive");
+  /**
+   * The home as a zstd tar, streamed. The guest closes the browser first so its profile is
+   * consistent; `resumeBrowser: false` leaves it closed (the save before a destroy).
+   */
+  async homeArchive(options: { resumeBrowser: boolean }): Promise<ReadableStream<Uint8Array>> {
+    const response = await this.call("GET", options.resumeBrowser ? "/home/archive" : "/home/archive?resume_browser=false");
     return response.body!;
   }
 

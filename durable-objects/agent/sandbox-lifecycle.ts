@@ -12,6 +12,7 @@ import type { Env } from "../../bindings/env";
 import { describeError, logEvent } from "../../core/output/log";
 import { SandboxError } from "../../core/sandbox/errors";
 import { type Box, type EnsureDecision, ensureDecision, type ImageReferences, sandboxEnvironment, wantedSandbox } from "../../core/sandbox/metadata";
+import { homeSaveUrl } from "../sandbox/home-on-exit";
 import type { LiteSandbox } from "../sandbox/sandbox-container";
 import { GuestCalls } from "./sandbox-guest";
 import type { SandboxHomes } from "./sandbox-home";
@@ -102,7 +103,8 @@ export class SandboxLifecycle {
       else await target.destroyBox();
     }
     const token = randomToken();
-    const envVars = { ...environment, GUEST_TOKEN: token };
+    // The platform's own variables last, so no secret can shadow them.
+    const envVars = { ...environment, GUEST_TOKEN: token, GUEST_HOME_SAVE_URL: homeSaveUrl(agentId) };
     await target.boot(envVars, { "guilds-agent": agentId, "guilds-env": wanted.env_fingerprint });
     const guest = new GuestCalls((req) => target.fetch(req), token);
     await this.waitHealthy(guest);
@@ -129,7 +131,7 @@ export class SandboxLifecycle {
     const container = this.container(row.box, row.metadata.agent_id);
     let savedBytes: number | null = null;
     if (options.save && row.running && (await container.isRunning())) {
-      savedBytes = await this.homes.save(row.metadata.agent_id, await this.guest(row).homeArchive());
+      savedBytes = await this.homes.save(row.metadata.agent_id, await this.guest(row).homeArchive({ resumeBrowser: false }));
     }
     await container.destroyBox();
     this.record.stopped();
@@ -139,7 +141,7 @@ export class SandboxLifecycle {
 
   /** Saves the running box's home to R2 (the periodic save). */
   async saveHome(row: SandboxRow): Promise<number> {
-    return this.homes.save(row.metadata.agent_id, await this.guest(row).homeArchive());
+    return this.homes.save(row.metadata.agent_id, await this.guest(row).homeArchive({ resumeBrowser: true }));
   }
 
   /** The box's services after the restore: the desktop and Chromium when browser is on. */

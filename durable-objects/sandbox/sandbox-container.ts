@@ -1,5 +1,6 @@
 import { Container } from "@cloudflare/containers";
 import type { Env } from "../../bindings/env";
+import { HOME_SAVE_HOST, saveHomeOnExit } from "./home-on-exit";
 
 /** The guest's port in both images (containers/README.md). */
 export const GUEST_PORT = 8080;
@@ -41,8 +42,19 @@ abstract class SandboxContainer extends Container<Env> {
   }
 }
 
+// Assigned in static blocks, not declared as static fields: the base class's static setter
+// registers the handlers under the class's own name, which a field would shadow.
+
 /** The lite box (SBX-003): neither browser nor coding. */
-export class LiteSandbox extends SandboxContainer {}
+export class LiteSandbox extends SandboxContainer {
+  static {
+    LiteSandbox.outboundByHost = { [HOME_SAVE_HOST]: saveHomeOnExit };
+  }
+}
 
 /** The standard box (SBX-004): browser or coding. */
-export class StandardSandbox extends SandboxContainer {}
+export class StandardSandbox extends SandboxContainer {
+  static {
+    StandardSandbox.outboundByHost = { [HOME_SAVE_HOST]: saveHomeOnExit };
+  }
+}
