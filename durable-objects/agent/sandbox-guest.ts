@@ -44,8 +44,9 @@ export class GuestCalls {
   }
 
   /**
-   * Runs `bash -lc command`, reading the streamed frames to the end. An abort closes the
-   * request, which kills the command's process group in the box.
+   * Runs `bash -lc command`, reading the streamed frames to the end. An abort kills the
+   * command's process group in the box through `POST /exec/:id/kill`: closing the request
+   * is not enough, since the Container object in between does not pass the cancellation on.
    */
   async exec(input: ExecInput, signal?: AbortSignal): Promise<ExecOutcome> {
     const body = {
@@ -54,30 +55,24 @@ export class GuestCalls {
       ...(input.env ? { env: input.env } : {}),
       ...(input.timeoutMs ? { timeout_ms: input.timeoutMs } : {}),
     };
-    const response = await this.call("POST", "/exec", { body: JSON.stringify(body), json: true, signal });
-    const outcome: ExecOutcome = { exitCode: null, output: "", timedOut: false, killed: false, truncated: false, durationMs: 0 };
-    const decoder = new TextDecoder();
-    let pending = "";
-    const take = (line: string) => {
-      if (!line.trim()) return;
-      const frame = JSON.parse(line) as Record<string, unknown>;
-      if (frame.type === "output") outcome.output += String(frame.data ?? "");
-      else if (frame.type === "exit") {
-        outcome.exitCode = typeof frame.exit_code === "number" ? frame.exit_code : null;
-        outcome.timedOut = frame.timed_out === true;
-        outcome.killed = frame.killed === true;
-        outcome.truncated = frame.truncated === true;
-        outcome.durationMs = Number(frame.duration_ms) || 0;
-      }
+    // Not aborted with the signal: the command's id comes with the answer, and a command
+    // whose request was dropped before that would run on unkilled.
+    const response = await this.call("POST", "/exec", { body: JSON.stringify(body), json: true });
+    const execId = response.headers.get("x-exec-id");
+    const kill = () => {
+      if (execId)
+        void this.call("POST", `/exec/${execId}/kill`).then(
+          (r) => r.body?.cancel(),
+          () => undefined,
+        );
     };
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      pending += decoder.decode(chunk, { stream: true });
-      const lines = pending.split("\n");
-      pending = lines.pop()!;
-      for (const line of lines) take(line);
+    if (signal?.aborted) kill();
+    signal?.addEventListener("abort", kill, { once: true });
+    try {
+      return await readExecFrames(response.body!);
+    } finally {
+      signal?.removeEventListener("abort", kill);
     }
-    take(pending + decoder.decode());
-    return outcome;
   }
 
   /** Apparent bytes of the workspace, browser caches skipped (OP-SBX-5). */
@@ -150,4 +145,31 @@ export class GuestCalls {
     }
     throw new SandboxError("sandbox.failed", `The sandbox answered ${method} ${path} with ${response.status}: ${message}`);
   }
+}
+
+/** The outcome of a streamed `/exec` answer (`output` frames in arrival order, then `exit`). */
+async function readExecFrames(stream: ReadableStream<Uint8Array>): Promise<ExecOutcome> {
+  const outcome: ExecOutcome = { exitCode: null, output: "", timedOut: false, killed: false, truncated: false, durationMs: 0 };
+  const decoder = new TextDecoder();
+  let pending = "";
+  const take = (line: string) => {
+    if (!line.trim()) return;
+    const frame = JSON.parse(line) as Record<string, unknown>;
+    if (frame.type === "output") outcome.output += String(frame.data ?? "");
+    else if (frame.type === "exit") {
+      outcome.exitCode = typeof frame.exit_code === "number" ? frame.exit_code : null;
+      outcome.timedOut = frame.timed_out === true;
+      outcome.killed = frame.killed === true;
+      outcome.truncated = frame.truncated === true;
+      outcome.durationMs = Number(frame.duration_ms) || 0;
+    }
+  };
+  for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) {
+    pending += decoder.decode(chunk, { stream: true });
+    const lines = pending.split("\n");
+    pending = lines.pop()!;
+    for (const line of lines) take(line);
+  }
+  take(pending + decoder.decode());
+  return outcome;
 }

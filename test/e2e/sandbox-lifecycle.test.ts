@@ -205,6 +205,23 @@ describe("sandbox lifecycle on real containers", () => {
     }
   }, 180_000);
 
+  it("CANCEL-001 / SBX-033: cancelling a generation kills its command in the box; the box and its other processes stay", async () => {
+    const agent = await codingAgent();
+    await shell(agent, "nohup sleep 300 >/dev/null 2>&1 & echo started");
+    await script(agent.model, [{ tool_calls: [{ name: "shell", arguments: { command: "sleep 120; echo never" } }] }], target);
+    const run = await call("POST", `/api/agents/${agent.agentId}/runs`, { message: "long" });
+    await until("the command to run", async () => (await transcript(run.json.id, target)).some((r) => r.role === "assistant"), 30_000);
+    await new Promise((r) => setTimeout(r, 1_000));
+    const cancelled = await call("POST", `/api/runs/${run.json.id}/cancel`);
+    expect(cancelled.status, cancelled.text).toBe(200);
+    await agentIdle(agent.agentId, target, 30_000);
+    // The box's processes, from /proc (the image need not have procps).
+    const after = await shell(agent, `for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < "$f"; echo; done 2>/dev/null | grep '^sleep' || true`);
+    expect(after.output).not.toContain("sleep 120");
+    // A process started by an earlier generation on purpose keeps running (SBX-033).
+    expect(after.output).toContain("sleep 300");
+  }, 120_000);
+
   it("SBX-036 / SBX-005: files under /home/agent survive the box's recreation", async () => {
     const agent = await codingAgent();
     await shell(agent, "mkdir -p /home/agent/notes && echo kept > /home/agent/notes/a.txt && echo lost > /tmp/b.txt");
