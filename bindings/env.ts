@@ -47,6 +47,15 @@ export interface Settings {
   SSE_QUEUE_BYTES?: string;
   /** Largest provider request in bytes, images included (default 20 MB). */
   MAX_PROVIDER_REQUEST_BYTES?: string;
+  /** Key of the sandboxes' environment fingerprint (a secret; a fixed local default when unset, core/sandbox/fingerprint.ts). */
+  SANDBOX_FINGERPRINT_KEY?: string;
+  /**
+   * The image references of the standard and lite boxes (SBX-011): a box created from another
+   * reference is recreated at its next ensure. Deploys set them to the images' tags; unset,
+   * the Dockerfile paths of wrangler.toml stand in.
+   */
+  SANDBOX_IMAGE?: string;
+  SANDBOX_IMAGE_LITE?: string;
   /** Largest model reply in bytes (default 2 MB) and most tool calls in one reply (default 64). */
   MAX_REPLY_BYTES?: string;
   MAX_REPLY_TOOL_CALLS?: string;

@@ -29,8 +29,9 @@ function wrangler(args: string[]): void {
   const result = spawnSync(process.execPath, [join(ROOT, "node_modules/wrangler/bin/wrangler.js"), ...args], {
     cwd: ROOT,
     encoding: "utf8",
-    // No Docker engine is needed to bundle: the dry run only checks that a CLI answers.
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_DOCKER_BIN: process.env.WRANGLER_DOCKER_BIN ?? "/bin/true" },
+    // No Docker engine is needed to bundle: the dry run only pipes each Dockerfile to a CLI
+    // that answers (one exiting before reading it fails the run with EPIPE).
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_DOCKER_BIN: join(ROOT, "scripts/bundle/no-docker.sh") },
   });
   if (result.status !== 0) {
     process.stderr.write(result.stdout + result.stderr);

@@ -1,7 +1,10 @@
 import type { Env } from "../bindings/env";
 
+// The Container classes route their boxes' intercepted requests (the home saved on exit) through it.
+export { ContainerProxy } from "@cloudflare/containers";
 export { AgentObject } from "../durable-objects/agent/agent-object";
 export { GuildObject } from "../durable-objects/guild/guild-object";
+export { LiteSandbox, StandardSandbox } from "../durable-objects/sandbox/sandbox-container";
 
 /**
  * The API (its routes, their schemas and the OpenAPI document) is evaluated on the first

@@ -1,6 +1,6 @@
 import { and, eq, or, sql } from "drizzle-orm";
 import type { AnyDatabase } from "./organisations";
-import { secretGrants, secrets } from "./schema";
+import { agents, secretGrants, secrets } from "./schema";
 
 export interface SecretRef {
   id: string;
@@ -23,4 +23,26 @@ export async function resolveSecrets(db: AnyDatabase, agent: { id: string; guild
     .from(secrets)
     .where(and(eq(secrets.organisationId, agent.organisationId), or(eq(secrets.orgWide, true), granted)))
     .orderBy(secrets.name);
+}
+
+/**
+ * The agents a secret reaches now (SEC-008): every agent of the organisation when it is
+ * organisation-wide, else those granted it and those of the guilds granted it. Called
+ * before and after a change, the union is every agent it reaches or reached.
+ */
+export async function agentsReachedBy(db: AnyDatabase, organisationId: string, secretId: string): Promise<string[]> {
+  const rows = await db
+    .select({ id: agents.id })
+    .from(agents)
+    .where(
+      and(
+        eq(agents.organisationId, organisationId),
+        or(
+          sql`exists (select 1 from ${secrets} where ${secrets.id} = ${secretId} and ${secrets.organisationId} = ${organisationId} and ${secrets.orgWide})`,
+          sql`exists (select 1 from ${secretGrants} where ${secretGrants.secretId} = ${secretId}
+            and (${secretGrants.agentId} = ${agents.id} or ${secretGrants.guildId} = ${agents.guildId}))`,
+        ),
+      ),
+    );
+  return rows.map((r) => r.id);
 }

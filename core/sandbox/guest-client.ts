@@ -138,17 +138,39 @@ export class GuestClient {
     return { path: size.path, bytes: size.bytes, files: size.files, durationMs: size.duration_ms };
   }
 
-  /** The home as a zstd tar, streamed (`GET /home/archive`): hand it to object storage as it comes. */
-  async getHomeArchive(signal?: AbortSignal): Promise<ReadableStream<Uint8Array>> {
-    const res = await this.#call("GET", "/home/archive", signal ? { signal } : {});
+  /**
+   * The home as a zstd tar, streamed (`GET /home/archive`): hand it to object storage as it
+   * comes. The guest closes the browser first so its profile is consistent; `resumeBrowser:
+   * false` leaves it closed (the save before a destroy).
+   */
+  async getHomeArchive(options: { resumeBrowser?: boolean; signal?: AbortSignal } = {}): Promise<ReadableStream<Uint8Array>> {
+    const path = options.resumeBrowser === false ? "/home/archive?resume_browser=false" : "/home/archive";
+    const res = await this.#call("GET", path, options.signal ? { signal: options.signal } : {});
     if (!res.body) throw new SandboxError("sandbox.guest_error", "the guest sent no home archive");
     return res.body;
   }
 
-  /** Restores the home from a zstd tar stream (`PUT /home/archive`). */
-  async putHomeArchive(archive: ReadableStream<Uint8Array>, signal?: AbortSignal): Promise<{ bytes: number; files: number }> {
-    const res = await this.#call("PUT", "/home/archive", { body: archive, contentType: "application/zstd", ...(signal ? { signal } : {}) });
+  /**
+   * Restores the home from a zstd tar stream (`PUT /home/archive`). With its `length` known
+   * (R2's object size) the body goes with a Content-Length instead of chunked.
+   */
+  async putHomeArchive(
+    archive: ReadableStream<Uint8Array>,
+    options: { length?: number; signal?: AbortSignal } = {},
+  ): Promise<{ bytes: number; files: number }> {
+    const res = await this.#call("PUT", "/home/archive", {
+      body: archive,
+      contentType: "application/zstd",
+      ...(options.length !== undefined ? { length: options.length } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
     return (await res.json()) as { bytes: number; files: number };
+  }
+
+  /** Starts the desktop and the browser (idempotent; `POST /services/start`) once the home is in place. */
+  async startServices(browser: boolean, language: string): Promise<void> {
+    const res = await this.#call("POST", "/services/start", { json: { browser, language } });
+    await res.body?.cancel();
   }
 
   /** Ends a running command (`POST /exec/:id/kill`); false when it was no longer running. */
@@ -166,9 +188,10 @@ export class GuestClient {
   async #call(
     method: string,
     path: string,
-    options: { json?: unknown; body?: RequestInit["body"]; contentType?: string; signal?: AbortSignal } = {},
+    options: { json?: unknown; body?: RequestInit["body"]; contentType?: string; length?: number; signal?: AbortSignal } = {},
   ): Promise<Response> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.#token}` };
+    if (options.length !== undefined) headers["content-length"] = String(options.length);
     let body = options.body;
     if (options.json !== undefined) {
       body = JSON.stringify(options.json);

@@ -6,6 +6,7 @@ import { type Deadline, type DeadlineHandler, DeadlineMultiplexer, deadlineKind 
 import { GenerationLock } from "./generation-lock";
 import { GROUP_DELIVERY, GroupDelivery } from "./group-delivery";
 import { type CreatedRun, HEARTBEAT, type NewMessage, RunService } from "./run-service";
+import { SandboxManager, type SandboxState, type SandboxView, type ViewTarget } from "./sandbox-manager";
 import { SCHEDULE, ScheduleFiring } from "./schedule-firing";
 
 /** `generationState()`: the agent's lock as the Worker reports it (UTC ISO times). */
@@ -68,6 +69,8 @@ export class AgentCore {
   readonly schedules: ScheduleFiring;
   /** Group chat deliveries on the object's alarm. */
   readonly groupDeliveries: GroupDelivery;
+  /** The agent's box: ensure, idle timer, home saves (SBX-*). */
+  readonly sandboxes: SandboxManager;
   /** Randomness of the wake-window planner; tests may pin it. */
   random: () => number = () => Math.random();
 
@@ -82,6 +85,15 @@ export class AgentCore {
       onFired: (entry, firedAt) => this.firings.record(entry.name, entry.dueAt, firedAt),
     });
     this.lock = new GenerationLock(sql, clock);
+    this.sandboxes = new SandboxManager({
+      env,
+      sql,
+      multiplexer: this.multiplexer,
+      now: clock,
+      generating: () => this.lock.current() !== null,
+      waitUntil: (work) => ctx.waitUntil(work),
+      withDatabase: (work) => this.runs.withDatabase(work),
+    });
     this.runs = new RunService({
       ctx,
       env,
@@ -89,7 +101,12 @@ export class AgentCore {
       multiplexer: this.multiplexer,
       now: clock,
       hooks: {
-        runEnded: (session) => this.groupDeliveries.runEnded(session),
+        // Both before the lock is released: a delivery's cursor, and the box's measurement,
+        // idle timer or deferred destruction (SBX-041, SBX-028, SEC-009).
+        runEnded: async (session) => {
+          await this.groupDeliveries.runEnded(session);
+          await this.sandboxes.generationEnded();
+        },
         // The agent is free: a waiting group delivery and due schedules go now.
         idle: async (agentId) => {
           await this.groupDeliveries.pull();
@@ -98,6 +115,7 @@ export class AgentCore {
         schedulesChanged: async (agentId) => {
           await this.schedules.refresh(agentId);
         },
+        sandboxAtStart: (request, db) => this.sandboxes.generationStarting(request, db),
       },
       random: () => this.random(),
     });
@@ -112,6 +130,8 @@ export class AgentCore {
       [SCHEDULE]: (entry) => this.schedules.fire(entry),
       // A queued group chat delivery (GROUP-009, GROUP-011).
       [GROUP_DELIVERY]: (entry) => this.groupDeliveries.fire(entry),
+      // The sandbox's idle timer (SBX-031) and its periodic home save.
+      ...this.sandboxes.handlers(),
     };
   }
 
@@ -213,6 +233,8 @@ export class AgentCore {
     const held = this.lock.current();
     if (held && this.runs.current) return { forgotten: false, busyRunId: held.runId };
     this.runs.sessions.clear();
+    const agentId = this.ctx.id.name;
+    if (agentId) await this.sandboxes.forget(agentId);
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.migrateStorage();
@@ -225,6 +247,41 @@ export class AgentCore {
     DeadlineMultiplexer.migrate(sql);
     GenerationLock.migrate(sql);
     DeadlineLog.migrate(sql);
+    SandboxManager.migrate(sql);
+  }
+
+  /**
+   * The Browser or CLI tab brings the box up (SBX-002, SBX-023): where the Worker proxies
+   * it (`port` on the `box`'s Container object, under `pathPrefix` for ttyd), or why not.
+   */
+  async sandboxForView(view: SandboxView): Promise<ViewTarget> {
+    if (view !== "browser" && view !== "cli") return { ok: false, code: "sandbox.view_unknown", message: `No sandbox view ${String(view)}` };
+    const agentId = this.ctx.id.name;
+    if (!agentId) return { ok: false, code: "sandbox.unavailable", message: "The agent object does not know its agent id" };
+    return this.sandboxes.forView(agentId, view);
+  }
+
+  /** Operator input on a proxied view: restarts the idle timer at most every 30 s (SBX-030). */
+  async sandboxViewInput(): Promise<{ restarted: boolean; idle_deadline?: string }> {
+    return this.sandboxes.viewInput();
+  }
+
+  /** The box as the console shows it. */
+  async sandboxState(): Promise<SandboxState> {
+    return this.sandboxes.state();
+  }
+
+  /**
+   * A secret reaching this agent changed (SEC-009, SBX-038): an idle box is saved and
+   * destroyed now, a generating agent's after its generation, before its lock is released.
+   */
+  async secretsChanged(): Promise<{ destroyed: boolean; deferred: boolean }> {
+    return this.sandboxes.secretsChanged();
+  }
+
+  /** browser, coding or browser_language changed (SBX-022): an idle box is saved and destroyed. */
+  async sandboxSettingsChanged(): Promise<{ destroyed: boolean }> {
+    return this.sandboxes.settingsChanged();
   }
 
   /** The last 100 successful firings, oldest first. */

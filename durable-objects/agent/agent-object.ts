@@ -20,6 +20,7 @@ export class AgentObject extends DurableObject<Env> {
       const { AgentCore } = await import("./agent-core");
       this.core = new AgentCore(ctx, env);
       this.core.migrateStorage();
+      await this.core.sandboxes.objectStarted();
     });
   }
 
@@ -100,5 +101,23 @@ export class AgentObject extends DurableObject<Env> {
   }
   firedDeadlines(): ReturnType<AgentCore["firedDeadlines"]> {
     return this.core.firedDeadlines();
+  }
+  sandboxForView(...args: Parameters<AgentCore["sandboxForView"]>): ReturnType<AgentCore["sandboxForView"]> {
+    return this.core.sandboxForView(...args);
+  }
+  sandboxViewInput(): ReturnType<AgentCore["sandboxViewInput"]> {
+    return this.core.sandboxViewInput();
+  }
+  sandboxState(): ReturnType<AgentCore["sandboxState"]> {
+    return this.core.sandboxState();
+  }
+  secretsChanged(): ReturnType<AgentCore["secretsChanged"]> {
+    return this.core.secretsChanged();
+  }
+  sandboxSettingsChanged(): ReturnType<AgentCore["sandboxSettingsChanged"]> {
+    return this.core.sandboxSettingsChanged();
+  }
+  get sandboxes(): AgentCore["sandboxes"] {
+    return this.core.sandboxes;
   }
 }

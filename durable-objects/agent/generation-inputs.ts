@@ -9,6 +9,7 @@ import type { SecretRef } from "../../core/db/secrets";
 import type { RunError } from "../../core/db/transcript";
 import { platformRedactor } from "../../core/output/redaction";
 import { providerForGeneration } from "../../core/providers/provider";
+import { offersSandbox } from "../../core/sandbox/tools";
 import { keySetFrom } from "../../core/secrets/crypto";
 import { openResolvedSecrets } from "../../core/secrets/open";
 import { offeredTools } from "../../core/tools/registry";
@@ -16,6 +17,8 @@ import type { GenerationDeps } from "./generation";
 import { groupChatOf } from "./group-run";
 import { generationBounds } from "./request-bounds";
 import type { RunSession } from "./run-session";
+import type { EnsureRequest } from "./sandbox-inputs";
+import type { GenerationSandbox } from "./sandbox-manager";
 import { scheduleTools } from "./schedule-tools";
 import { r2ToolImages } from "./tool-images";
 import { PostgresToolStore } from "./tool-store";
@@ -34,6 +37,8 @@ export interface GenerationStart {
   schedulesChanged: () => Promise<void>;
   /** Transient events of the run's stream (token deltas). */
   publish: (event: string, data: unknown) => void;
+  /** Ensures the agent's box for a run that offers a sandbox tool (GEN-007, SBX-040). */
+  sandbox?: (request: EnsureRequest) => Promise<GenerationSandbox>;
 }
 
 /**
@@ -58,6 +63,18 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
   if (!provider.ok) return failed(provider.code, provider.message);
   const bounds = generationBounds(env);
   const { agentId } = session.scope;
+  // Only a run offering a sandbox tool ensures the box; its values go into the box's environment (SEC-005).
+  const sandbox =
+    start.sandbox && offersSandbox(session.snapshot.tools)
+      ? await start.sandbox({
+          agentId,
+          flags: { browser: session.snapshot.flags.browser, coding: session.snapshot.flags.coding },
+          browserLanguage: session.snapshot.browser_language,
+          secrets: secrets.values,
+          secretIds: session.snapshot.secrets.map((s) => s.id),
+        })
+      : null;
+  if (sandbox && !sandbox.ok) return failed(sandbox.code, sandbox.message);
   return {
     ok: true,
     deps: {
@@ -71,6 +88,7 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
       ...(session.snapshot.flags.memory ? { memory: { write: (content: string) => writeMemory(db, agentId, content) } } : {}),
       ...(session.snapshot.flags.group_post ? { group: groupChatOf(env, session) } : {}),
       schedules: scheduleTools(db, agentId, () => new Date(start.now()), start.random, start.schedulesChanged),
+      ...(sandbox ? { sandbox: sandbox.access } : {}),
       // The run's redaction set: the platform's keys and this generation's secret values (SEC-014).
       redactor: platformRedactor(env).withSecrets(secrets.values),
       pricing: provider.pricing,

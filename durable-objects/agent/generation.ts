@@ -12,7 +12,7 @@ import { providerErrorMessage } from "../../core/providers/provider-error";
 import { statusAfterGeneration } from "../../core/runs/rules";
 import { MEMORY_REMINDER, MEMORY_WRITE } from "../../core/tools/memory";
 import { runTool } from "../../core/tools/registry";
-import type { NotesRecordsStore, ScheduleTools, ToolContext, ToolDefinition, ToolImage } from "../../core/tools/types";
+import type { NotesRecordsStore, SandboxAccess, ScheduleTools, ToolContext, ToolDefinition, ToolImage } from "../../core/tools/types";
 import { type Pricing, replyCost, usageMonth } from "../../core/usage/pricing";
 import { readReportedUsage } from "../../core/usage/reported-usage";
 import { storableText, storableValue } from "../../core/validation/storable";
@@ -35,6 +35,8 @@ export interface GenerationDeps {
   memory?: { write(content: string): Promise<void> };
   /** The guild's chat, where the run offers group_post. */
   group?: ToolContext["group"];
+  /** The agent's box, where the run offers a sandbox tool. */
+  sandbox?: SandboxAccess;
   redactor: Redactor;
   pricing: Pricing;
   spend: { limitUsd: number | null; monthCostUsd: number };
@@ -166,6 +168,7 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
             ...(deps.schedules ? { schedules: deps.schedules } : {}),
             ...(deps.memory ? { memory: deps.memory } : {}),
             ...(deps.group ? { group: deps.group } : {}),
+            ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
           }),
           deps.signal,
         );

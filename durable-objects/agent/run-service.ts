@@ -19,6 +19,8 @@ import type { GenerationLock } from "./generation-lock";
 import { AgentUnavailable, type Opening, writeOpening } from "./run-opening";
 import { RunRecovery } from "./run-recovery";
 import type { RunSession } from "./run-session";
+import type { EnsureRequest } from "./sandbox-inputs";
+import type { GenerationSandbox } from "./sandbox-manager";
 import { SessionCache } from "./session-cache";
 import { tokenCounterReady } from "./token-ranks";
 
@@ -42,6 +44,8 @@ export interface RunHooks {
   idle(agentId: string): Promise<void>;
   /** A schedule tool changed the agent's routines. */
   schedulesChanged(agentId: string): Promise<void>;
+  /** Ensures the agent's box at a generation's start, for runs that offer a sandbox tool. */
+  sandboxAtStart(request: EnsureRequest, db: Database): Promise<GenerationSandbox>;
 }
 
 interface Host {
@@ -412,6 +416,7 @@ export class RunService {
         random: this.host.random,
         schedulesChanged: () => this.host.hooks.schedulesChanged(session.scope.agentId),
         publish: (event, data) => this.hub.publish(runId, event, data),
+        sandbox: (request) => this.host.hooks.sandboxAtStart(request, this.db()),
       });
       if (!inputs.ok) {
         status = await this.recordEnding(session, [inputs.error]);

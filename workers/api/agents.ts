@@ -7,6 +7,7 @@ import { readMemory, writeMemory } from "../../core/db/memory";
 import { fromWire, toWire } from "../../core/db/rows";
 import { agents } from "../../core/db/schema";
 import { modelBaseUrlIssue } from "../../core/providers/provider";
+import { settingsDestroyBox } from "../../core/sandbox/metadata";
 import { Agent, AgentCreate, AgentListQuery, AgentPage, AgentPatch, AgentStatus, Memory, MemoryReplace } from "../../core/validation/agent";
 import { isUuid } from "../../core/validation/fields";
 import type { AppEnv } from "../context";
@@ -155,7 +156,7 @@ export const agentRoutes = new Hono<AppEnv>()
     jsonBody(AgentPatch),
     async (c) => {
       const { id } = c.req.valid("param");
-      await findAgent(c.get("db"), c.get("organisationId"), id);
+      const before = await findAgent(c.get("db"), c.get("organisationId"), id);
       const body = c.req.valid("json");
       refuseModelBaseUrl(body.model_base_url, c.env);
       const [row] = await c
@@ -165,6 +166,9 @@ export const agentRoutes = new Hono<AppEnv>()
         .where(and(eq(agents.id, id), eq(agents.organisationId, c.get("organisationId"))))
         .returning();
       if (!row) throw notFound("agent");
+      // SBX-022: another box, or another browser language, for the idle box.
+      const flags = (r: typeof row) => ({ browser: r.browser, coding: r.coding, browser_language: r.browserLanguage });
+      if (settingsDestroyBox(flags(before), flags(row))) await agentObject(c.env, row.id).sandboxSettingsChanged();
       return c.json(toAgent(row));
     },
   )

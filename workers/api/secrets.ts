@@ -2,9 +2,11 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import * as z from "zod";
 import type { Env } from "../../bindings/env";
+import { notifySecretsChanged } from "../../bindings/secret-change";
 import { sqlState, UNIQUE_VIOLATION } from "../../core/db/outage";
 import { agents, guilds, secretGrants, secrets } from "../../core/db/schema";
 import { findSecretRow, grantsOf, type SecretGrantRow, type SecretRow } from "../../core/db/secret-rows";
+import { agentsReachedBy } from "../../core/db/secrets";
 import { keySetFrom, sealSecret } from "../../core/secrets/crypto";
 import { isUuid, UUID_PATTERN } from "../../core/validation/fields";
 import { Secret, SecretCreate, SecretGrantCreate, SecretList, SecretPatch } from "../../core/validation/secret";
@@ -87,6 +89,8 @@ export const secretRoutes = new Hono<AppEnv>()
           .values({ id, organisationId, name: body.name, description: body.description, orgWide: body.org_wide, ...sealed })
           .returning(),
       );
+      // Without grants yet, a new secret reaches agents only when organisation-wide.
+      if (row!.orgWide) await notifySecretsChanged(c.env, await agentsReachedBy(c.get("db"), organisationId, id));
       return c.json(toSecret(row!, []), 201);
     },
   )
@@ -144,6 +148,7 @@ export const secretRoutes = new Hono<AppEnv>()
       const organisationId = c.get("organisationId");
       const { id } = c.req.valid("param");
       await findSecret(c.get("db"), organisationId, id);
+      const reached = await agentsReachedBy(c.get("db"), organisationId, id);
       const body = c.req.valid("json");
       const sealed = body.value === undefined ? {} : await sealSecret(await keys(c.env), { organisationId, secretId: id }, body.value);
       const [row] = await uniqueName(body.name, () =>
@@ -155,6 +160,8 @@ export const secretRoutes = new Hono<AppEnv>()
           .returning(),
       );
       if (!row) throw notFound("secret");
+      // Every agent it reached and every agent it reaches now (SEC-007: value, name, description or scope).
+      await notifySecretsChanged(c.env, [...reached, ...(await agentsReachedBy(c.get("db"), organisationId, id))]);
       return c.json(await withGrants(c.get("db"), row));
     },
   )
@@ -170,12 +177,15 @@ export const secretRoutes = new Hono<AppEnv>()
     pathId("secret"),
     async (c) => {
       const { id } = c.req.valid("param");
+      const organisationId = c.get("organisationId");
+      const reached = isUuid(id) ? await agentsReachedBy(c.get("db"), organisationId, id) : [];
       const deleted = await c
         .get("db")
         .delete(secrets)
-        .where(and(eq(secrets.id, id), eq(secrets.organisationId, c.get("organisationId"))))
+        .where(and(eq(secrets.id, id), eq(secrets.organisationId, organisationId)))
         .returning({ id: secrets.id });
       if (deleted.length === 0) throw notFound("secret");
+      await notifySecretsChanged(c.env, reached);
       return c.body(null, 204);
     },
   )
@@ -212,6 +222,7 @@ export const secretRoutes = new Hono<AppEnv>()
         throw new ApiError(409, "secret_grant.exists", `The secret is already granted to that ${guildId ? "guild" : "agent"}`);
       }
       await db.insert(secretGrants).values({ secretId: row.id, guildId: guildId ?? null, agentId: agentId ?? null });
+      await notifySecretsChanged(c.env, await agentsReachedBy(db, organisationId, row.id));
       return c.json(await withGrants(db, row), 201);
     },
   )
@@ -229,11 +240,13 @@ export const secretRoutes = new Hono<AppEnv>()
       const db = c.get("db");
       const { id, grant_id: grantId } = c.req.valid("param");
       const row = await findSecret(db, c.get("organisationId"), id);
+      const reached = await agentsReachedBy(db, row.organisationId, row.id);
       const deleted = await db
         .delete(secretGrants)
         .where(and(eq(secretGrants.id, grantId), eq(secretGrants.secretId, row.id)))
         .returning({ id: secretGrants.id });
       if (deleted.length === 0) throw notFound("secret_grant");
+      await notifySecretsChanged(c.env, reached);
       return c.json(await withGrants(db, row));
     },
   );

@@ -1,0 +1,98 @@
+/**
+ * The agent's /home/agent between boxes (SBX-005, SBX-036): a zstd tar in R2 under
+ * `homes/<agentId>.tar.zst`. The object streams it between the box and the bucket, so a
+ * 200 MB home never sits in memory: the save cuts the archive into multipart parts of
+ * PART_BYTES (R2 needs a known length per part, the guest streams without one), the
+ * restore hands R2's body straight to the guest.
+ */
+
+/** R2 parts are at least 5 MiB (all but the last); 8 MiB keeps memory bounded and calls few. */
+const PART_BYTES = 8 * 1024 * 1024;
+
+export const homeKey = (agentId: string) => `homes/${agentId}.tar.zst`;
+
+export class SandboxHomes {
+  constructor(private readonly bucket: R2Bucket) {}
+
+  /** Stores the archive, replacing the previous one only once the new one is complete; returns its size. */
+  async save(agentId: string, archive: ReadableStream<Uint8Array>): Promise<number> {
+    const key = homeKey(agentId);
+    const reader = new PartReader(archive.getReader());
+    let part = await reader.next();
+    if (part.done) {
+      // Small enough for one part: a plain put.
+      await this.bucket.put(key, part.bytes);
+      return part.bytes.byteLength;
+    }
+    const upload = await this.bucket.createMultipartUpload(key);
+    try {
+      const parts: R2UploadedPart[] = [];
+      let total = 0;
+      for (;;) {
+        parts.push(await upload.uploadPart(parts.length + 1, part.bytes));
+        total += part.bytes.byteLength;
+        if (part.done) break;
+        part = await reader.next();
+        if (part.bytes.byteLength === 0) break;
+      }
+      await upload.complete(parts);
+      return total;
+    } catch (error) {
+      await upload.abort().catch(() => {});
+      await reader.cancel().catch(() => {});
+      throw error;
+    }
+  }
+
+  /** The saved archive as a stream with its length, or null when the agent has none yet. */
+  async open(agentId: string): Promise<{ body: ReadableStream<Uint8Array>; size: number } | null> {
+    const object = await this.bucket.get(homeKey(agentId));
+    return object ? { body: object.body, size: object.size } : null;
+  }
+
+  /** The agent was deleted: its home goes too. */
+  async remove(agentId: string): Promise<void> {
+    await this.bucket.delete(homeKey(agentId));
+  }
+}
+
+/** Cuts a stream into parts of exactly PART_BYTES (the last one shorter). */
+class PartReader {
+  private carry: Uint8Array | null = null;
+  private ended = false;
+  constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>) {}
+
+  /** The next part; `done` when the stream ended with it (it may then be empty). */
+  async next(): Promise<{ bytes: Uint8Array; done: boolean }> {
+    const bytes = new Uint8Array(PART_BYTES);
+    let size = 0;
+    while (size < PART_BYTES) {
+      let chunk = this.carry;
+      this.carry = null;
+      if (!chunk) {
+        if (this.ended) break;
+        const read = await this.reader.read();
+        if (read.done) {
+          this.ended = true;
+          break;
+        }
+        chunk = read.value;
+      }
+      const room = PART_BYTES - size;
+      if (chunk.byteLength > room) this.carry = chunk.subarray(room);
+      bytes.set(chunk.subarray(0, room), size);
+      size += Math.min(room, chunk.byteLength);
+    }
+    if (!this.ended && !this.carry) {
+      // Exactly full: look ahead once so the caller knows whether more follows.
+      const read = await this.reader.read();
+      if (read.done) this.ended = true;
+      else this.carry = read.value;
+    }
+    return { bytes: bytes.subarray(0, size), done: this.ended && !this.carry };
+  }
+
+  cancel(): Promise<void> {
+    return this.reader.cancel();
+  }
+}

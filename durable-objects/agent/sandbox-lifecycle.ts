@@ -1,0 +1,193 @@
+/**
+ * Creating, reusing and retiring the agent's box (SBX-010..012, SBX-021, SBX-031,
+ * SBX-036). The Container object only runs what it is told; every decision is taken
+ * here, from the record in the agent object's storage.
+ *
+ * Order of a creation: start the container with the environment (secrets, HOME on
+ * coding boxes, the guest token), wait for the guest, restore the saved home, then start
+ * the desktop services, so nothing writes the home before it is back. A retirement saves
+ * the home first, then destroys: the disk goes with the box.
+ */
+import type { Env } from "../../bindings/env";
+import { describeError, logEvent } from "../../core/output/log";
+import { SandboxError } from "../../core/sandbox/errors";
+import { GuestClient } from "../../core/sandbox/guest-client";
+import { type Box, type EnsureDecision, ensureDecision, type ImageReferences, sandboxEnvironment, wantedSandbox } from "../../core/sandbox/metadata";
+import { homeSaveUrl } from "../sandbox/home-on-exit";
+import type { LiteSandbox } from "../sandbox/sandbox-container";
+import type { SandboxHomes } from "./sandbox-home";
+import type { EnsureRequest } from "./sandbox-inputs";
+import type { SandboxRecord, SandboxRow } from "./sandbox-record";
+
+export type EnsureOutcome = { ok: true; box: Box; guest: GuestClient; action: EnsureDecision["action"]; ms: number } | { ok: false; error: SandboxError };
+
+/** How long a started box gets for its guest to answer /health. */
+const HEALTH_TIMEOUT_MS = 30_000;
+
+/** Set once a Container object could not be constructed in this isolate (containers off). */
+let containersOff = false;
+
+/** The message when this Worker runs without a container engine (containers off). */
+export const NO_ENGINE = "Sandboxes are not available here: containers are disabled (no container engine)";
+
+export class SandboxLifecycle {
+  constructor(
+    private readonly env: Env,
+    private readonly record: SandboxRecord,
+    private readonly homes: SandboxHomes,
+    private readonly now: () => number,
+  ) {}
+
+  /** The Container object of this agent's box. */
+  container(box: Box, agentId: string): DurableObjectStub<LiteSandbox> {
+    const namespace = box === "lite" ? this.env.SANDBOX_LITE : this.env.SANDBOX_STANDARD;
+    return namespace.get(namespace.idFromName(agentId)) as DurableObjectStub<LiteSandbox>;
+  }
+
+  /** The guest of the box the record describes. */
+  guest(row: SandboxRow): GuestClient {
+    const stub = this.container(row.box, row.metadata.agent_id);
+    return new GuestClient({ fetch: (url, init) => stub.fetch(new Request(url, init)), token: row.token });
+  }
+
+  /** Reuses, creates or recreates the box for this request; never throws. */
+  async ensure(request: EnsureRequest): Promise<EnsureOutcome> {
+    const started = this.now();
+    try {
+      return await this.ensureOrThrow(request, started);
+    } catch (error) {
+      const failure = asSandboxError(error);
+      this.record.failed(failure.code, failure.message, this.now());
+      logEvent("warn", { operation: "sandbox.ensure", agent_id: request.agentId, code: failure.code, error: failure.message });
+      return { ok: false, error: failure };
+    }
+  }
+
+  private async ensureOrThrow(request: EnsureRequest, started: number): Promise<EnsureOutcome> {
+    // The local stack says why it runs without containers; and containers cannot come on
+    // in a running isolate, so once seen off there is no need to ask again.
+    const reason = this.env.SANDBOX_UNAVAILABLE_REASON;
+    if (reason) throw new SandboxError("sandbox.unavailable", `Sandboxes are not available here: ${reason}`);
+    if (containersOff) throw new SandboxError("sandbox.unavailable", NO_ENGINE);
+    const { agentId } = request;
+    const environment = sandboxEnvironment(request.secrets, request.flags.coding);
+    const wanted = await wantedSandbox({
+      agentId,
+      flags: request.flags,
+      browserLanguage: request.browserLanguage,
+      environment,
+      secretIds: request.secretIds,
+      images: this.images(),
+      fingerprintKey: this.env.SANDBOX_FINGERPRINT_KEY,
+    });
+    let row = this.record.get();
+    // The box changed (SBX-012): the other class's container holds the home; retire it first.
+    if (row?.running && row.box !== wanted.box) {
+      await this.retire(row, { save: true });
+      row = this.record.get();
+    }
+    const target = this.container(wanted.box, agentId);
+    const running = await target.isRunning();
+    if (row?.running && !running) {
+      // It stopped behind our back (a crash, the class's own sleep): its disk is gone.
+      this.record.stopped();
+      row = this.record.get();
+    }
+    // A box running without a record of ours (SBX-021) is recreated: its token is unknown.
+    const known = row?.running && row.box === wanted.box ? row : null;
+    const decision = ensureDecision(known?.metadata ?? null, running, wanted);
+    if (decision.action === "reuse") return { ok: true, box: wanted.box, guest: this.guest(known!), action: "reuse", ms: this.now() - started };
+    if (decision.action === "recreate") {
+      logEvent("info", { operation: "sandbox.recreate", agent_id: agentId, box: wanted.box, reasons: decision.reasons });
+      if (known) await this.retire(known, { save: true });
+      else await target.destroyBox();
+    }
+    const token = randomToken();
+    // The platform's own variables last, so no secret can shadow them.
+    const envVars = { ...environment, GUEST_TOKEN: token, GUEST_HOME_SAVE_URL: homeSaveUrl(agentId) };
+    await target.boot(envVars, { "guilds-agent": agentId, "guilds-env": wanted.env_fingerprint });
+    const guest = new GuestClient({ fetch: (url, init) => target.fetch(new Request(url, init)), token });
+    await this.waitHealthy(guest);
+    try {
+      const home = await this.homes.open(agentId);
+      if (home) await guest.putHomeArchive(home.body, { length: home.size });
+      await this.startServices(guest, request);
+    } catch (error) {
+      // A box without its home must not live: its next save would replace the saved home.
+      await target.destroyBox().catch(() => {});
+      throw new SandboxError("sandbox.unavailable", `The sandbox started but its home could not be restored: ${(error as Error).message}`);
+    }
+    this.record.created(wanted, token, this.now());
+    const ms = this.now() - started;
+    logEvent("info", { operation: "sandbox.ensure", agent_id: agentId, box: wanted.box, action: decision.action, duration_ms: ms });
+    return { ok: true, box: wanted.box, guest, action: decision.action, ms };
+  }
+
+  /**
+   * Saves the home (when asked and the box answers), then destroys the box. A save that
+   * fails throws and leaves the box up, so the caller can retry rather than lose the home.
+   */
+  async retire(row: SandboxRow, options: { save: boolean }): Promise<{ savedBytes: number | null }> {
+    const container = this.container(row.box, row.metadata.agent_id);
+    let savedBytes: number | null = null;
+    if (options.save && row.running && (await container.isRunning())) {
+      savedBytes = await this.homes.save(row.metadata.agent_id, await this.guest(row).getHomeArchive({ resumeBrowser: false }));
+    }
+    await container.destroyBox();
+    this.record.stopped();
+    logEvent("info", { operation: "sandbox.destroy", agent_id: row.metadata.agent_id, box: row.box, saved_bytes: savedBytes });
+    return { savedBytes };
+  }
+
+  /** Saves the running box's home to R2 (the periodic save). */
+  async saveHome(row: SandboxRow): Promise<number> {
+    return this.homes.save(row.metadata.agent_id, await this.guest(row).getHomeArchive({ resumeBrowser: true }));
+  }
+
+  /** The box's services after the restore: the desktop and Chromium when browser is on. */
+  private async startServices(guest: GuestClient, request: EnsureRequest): Promise<void> {
+    try {
+      await guest.startServices(request.flags.browser, request.browserLanguage);
+    } catch (error) {
+      // A box without a browser needs no services: an image without the route still serves.
+      if (request.flags.browser) throw error;
+      logEvent("warn", { operation: "sandbox.services", agent_id: request.agentId, ...describeError(error) });
+    }
+  }
+
+  private async waitHealthy(guest: GuestClient): Promise<void> {
+    const deadline = Date.now() + HEALTH_TIMEOUT_MS;
+    while (!(await guest.health())) {
+      if (Date.now() > deadline) throw new SandboxError("sandbox.unavailable", `The sandbox's guest did not answer within ${HEALTH_TIMEOUT_MS / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  /** SBX-011: the references the boxes' images are known by; the config's Dockerfile paths stand in. */
+  private images(): ImageReferences {
+    return {
+      lite: this.env.SANDBOX_IMAGE_LITE ?? "containers/lite/Dockerfile",
+      standard: this.env.SANDBOX_IMAGE ?? "containers/standard/Dockerfile",
+    };
+  }
+}
+
+/**
+ * Any failure of the container runtime as the code tools and the API show. Without an
+ * engine the Container object cannot even be constructed: its message says so.
+ */
+export function asSandboxError(error: unknown): SandboxError {
+  if (error instanceof SandboxError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (/containers have not been enabled/i.test(message)) {
+    containersOff = true;
+    return new SandboxError("sandbox.unavailable", NO_ENGINE);
+  }
+  return new SandboxError("sandbox.unavailable", `The sandbox could not be started: ${message.slice(0, 300)}`);
+}
+
+/** A fresh per-sandbox bearer secret (256 bits, hex). */
+function randomToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}

@@ -1,0 +1,324 @@
+/**
+ * The agent's sandbox as its object drives it: ensure at generation start and for the
+ * Browser and CLI tabs, the idle timer on the object's alarm (SBX-028..035), the periodic
+ * home save, the workspace limit (SBX-040/041), and destruction after a secret change
+ * (SEC-009, SBX-038) or a settings change (SBX-022). Every lifecycle step runs one at a
+ * time (`serial`), so a view opening while a generation starts never starts two boxes.
+ */
+import type { Env } from "../../bindings/env";
+import type { Database } from "../../core/db/client";
+import { readWorkspace, storeWorkspaceMib } from "../../core/db/sandbox";
+import { describeError, logEvent } from "../../core/output/log";
+import { type IdleEvent, idleAction, idleMs } from "../../core/sandbox/idle";
+import { type Box, boxFor } from "../../core/sandbox/metadata";
+import { cliSecret } from "../../core/sandbox/views";
+import { bytesToMib, overLimit, workspaceLimitMib } from "../../core/sandbox/workspace";
+import type { SandboxAccess } from "../../core/tools/types";
+import { type Deadline, type DeadlineMultiplexer, retryDelay } from "./deadlines";
+import { sandboxAccess } from "./sandbox-access";
+import { SandboxHomes } from "./sandbox-home";
+import { currentEnsureRequest, type EnsureRequest } from "./sandbox-inputs";
+import { asSandboxError, type EnsureOutcome, SandboxLifecycle } from "./sandbox-lifecycle";
+import { SandboxRecord } from "./sandbox-record";
+
+export const SANDBOX_IDLE = "sandbox.idle";
+export const SANDBOX_HOME_SAVE = "sandbox.home_save";
+/** How often a running box's home is saved besides the idle path. */
+export const HOME_SAVE_EVERY_MS = 10 * 60_000;
+/** Failed saves on the idle path before the box is destroyed anyway (it must not live forever). */
+const IDLE_SAVE_ATTEMPTS = 3;
+
+/** The guest's ports of the two views (SANDBOX-PLAN): noVNC and ttyd. */
+const VIEW_PORTS = { browser: 6080, cli: 7681 } as const;
+
+export type SandboxView = keyof typeof VIEW_PORTS;
+
+/** `sandboxForView`: where the Worker proxies the tab, or why it cannot. */
+export type ViewTarget = { ok: true; box: Box; port: number; pathPrefix?: string } | { ok: false; code: string; message: string };
+
+/** `sandboxState`: the box as the console shows it. */
+export interface SandboxState {
+  box: Box | null;
+  status: "none" | "starting" | "running" | "unavailable";
+  reason?: string;
+  idle_deadline?: string;
+}
+
+/** What a generation gets at its start: access for its tools, or a generation-start error. */
+export type GenerationSandbox = { ok: true; access: SandboxAccess } | { ok: false; code: string; message: string };
+
+interface Host {
+  env: Env;
+  sql: SqlStorage;
+  multiplexer: DeadlineMultiplexer;
+  now: () => number;
+  /** Whether a generation holds the agent's lock. */
+  generating: () => boolean;
+  /** Keeps the object alive for background work. */
+  waitUntil: (work: Promise<unknown>) => void;
+  /** Runs work on the object's database connection. */
+  withDatabase: <T>(work: (db: Database) => Promise<T>) => Promise<T>;
+}
+
+export class SandboxManager {
+  private readonly record: SandboxRecord;
+  private readonly lifecycle: SandboxLifecycle;
+  private readonly homes: SandboxHomes;
+  private queue: Promise<unknown> = Promise.resolve();
+  /** The box an ensure is bringing up, for sandboxState. */
+  private starting: Box | null = null;
+
+  constructor(private readonly host: Host) {
+    this.record = new SandboxRecord(host.sql);
+    this.homes = new SandboxHomes(host.env.SANDBOX_HOMES);
+    this.lifecycle = new SandboxLifecycle(host.env, this.record, this.homes, host.now);
+  }
+
+  static migrate(sql: SqlStorage): void {
+    SandboxRecord.migrate(sql);
+  }
+
+  /**
+   * Deadline handlers by kind, for the object's multiplexer. They return at once and do
+   * their work in the background: saving a large home takes a while, and the multiplexer
+   * runs one handler at a time, so a save must not hold back the heartbeat of a
+   * generation that starts meanwhile. The idle handler re-arms itself to retry.
+   */
+  handlers() {
+    return {
+      [SANDBOX_IDLE]: (entry: Deadline) => this.host.waitUntil(this.serial(() => this.idleFired(entry))),
+      [SANDBOX_HOME_SAVE]: () => this.host.waitUntil(this.serial(() => this.periodicSave())),
+    };
+  }
+
+  /**
+   * At generation start, for runs that offer a sandbox tool: cancel the idle timer
+   * (SBX-029), ensure the box, check the workspace (SBX-040). A box that cannot start is
+   * not a start error: the tools answer sandbox.unavailable.
+   */
+  generationStarting(request: EnsureRequest, db: Database): Promise<GenerationSandbox> {
+    return this.serial(async () => {
+      await this.idle("generation_started");
+      this.starting = boxFor(request.flags);
+      const ensured = await this.lifecycle.ensure(request).finally(() => {
+        this.starting = null;
+      });
+      const full = await this.workspaceFull(db, request.agentId, ensured);
+      if (full) return { ok: false, code: "workspace.full", message: full };
+      return { ok: true, access: sandboxAccess(ensured) };
+    });
+  }
+
+  /**
+   * After a generation, before its lock is released: measure the workspace (SBX-041),
+   * then destroy the box if a secret changed meanwhile (SEC-009), else arm the idle timer.
+   */
+  generationEnded(): Promise<void> {
+    return this.serial(async () => {
+      const row = this.record.get();
+      if (!row?.running) return;
+      try {
+        const mib = bytesToMib((await this.lifecycle.guest(row).workspaceSize()).bytes);
+        await this.host.withDatabase((db) => storeWorkspaceMib(db, row.metadata.agent_id, mib));
+      } catch (error) {
+        logEvent("warn", { operation: "sandbox.workspace_measure", agent_id: row.metadata.agent_id, ...describeError(error) });
+      }
+      if (row.destroyAfterGeneration) await this.retireNow("secret_changed");
+      else await this.idle("generation_ended");
+    });
+  }
+
+  /** SBX-035, CANCEL-011: a running box of an idle agent gets its timer when the object starts. */
+  async objectStarted(): Promise<void> {
+    await this.idle("object_started");
+  }
+
+  /** SEC-009, SBX-038: destroy an idle box now; a generating agent's after its generation. */
+  secretsChanged(): Promise<{ destroyed: boolean; deferred: boolean }> {
+    return this.serial(async () => {
+      const row = this.record.get();
+      if (!row?.running) return { destroyed: false, deferred: false };
+      if (this.host.generating()) {
+        this.record.destroyAfterGeneration();
+        return { destroyed: false, deferred: true };
+      }
+      await this.retireNow("secret_changed");
+      return { destroyed: true, deferred: false };
+    });
+  }
+
+  /** SBX-022, OP-SBX-8: browser, coding or browser_language changed; a generating agent's box is left to the next ensure. */
+  settingsChanged(): Promise<{ destroyed: boolean }> {
+    return this.serial(async () => {
+      const row = this.record.get();
+      if (!row?.running || this.host.generating()) return { destroyed: false };
+      await this.retireNow("settings_changed");
+      return { destroyed: true };
+    });
+  }
+
+  /**
+   * The Browser or CLI tab (SBX-002, SBX-023): brings the box up as the agent is
+   * configured now (a generating agent's running box is used as is), starts the idle
+   * timer, and for the CLI starts ttyd and returns its secret path.
+   */
+  forView(agentId: string, view: SandboxView): Promise<ViewTarget> {
+    return this.serial(async () => {
+      const row = this.record.get();
+      let ensured: EnsureOutcome;
+      if (this.host.generating() && row?.running) {
+        ensured = { ok: true, box: row.box, guest: this.lifecycle.guest(row), action: "reuse", ms: 0 };
+      } else {
+        const request = await this.host.withDatabase((db) => currentEnsureRequest(db, this.host.env, agentId));
+        if (!request.ok) return request;
+        if (view === "browser" && !request.request.flags.browser) {
+          return { ok: false, code: "sandbox.no_browser", message: "The agent has no browser: turn browser access on first" };
+        }
+        this.starting = boxFor(request.request.flags);
+        ensured = await this.lifecycle.ensure(request.request).finally(() => {
+          this.starting = null;
+        });
+        if (!ensured.ok) return { ok: false, code: ensured.error.code, message: ensured.error.message };
+        await this.idle("view_opened");
+      }
+      if (view === "browser") return { ok: true, box: ensured.box, port: VIEW_PORTS.browser };
+      try {
+        const started = await ensured.guest.exec({ command: "/usr/local/bin/agent-cli-start", timeoutMs: 30_000 });
+        const secret = cliSecret(started.output);
+        if (started.exitCode !== 0 || !secret) throw new Error(`agent-cli-start exited with ${started.exitCode}`);
+        return { ok: true, box: ensured.box, port: VIEW_PORTS.cli, pathPrefix: `/t/${secret}` };
+      } catch (error) {
+        const failure = asSandboxError(error);
+        return { ok: false, code: failure.code, message: `The terminal could not start: ${failure.message}` };
+      }
+    });
+  }
+
+  /** SBX-030: operator input on a view restarts the idle timer, at most every 30 s. */
+  async viewInput(): Promise<{ restarted: boolean; idle_deadline?: string }> {
+    const restarted = await this.idle("view_input");
+    const due = this.host.multiplexer.get(SANDBOX_IDLE)?.dueAt;
+    return { restarted, ...(due ? { idle_deadline: new Date(due).toISOString() } : {}) };
+  }
+
+  /** The box's state for the console (no call to the box). */
+  state(): SandboxState {
+    const row = this.record.get();
+    const box = row?.box ?? null;
+    const due = this.host.multiplexer.get(SANDBOX_IDLE)?.dueAt;
+    const idle = due ? { idle_deadline: new Date(due).toISOString() } : {};
+    if (this.starting) return { box: this.starting, status: "starting" };
+    if (row?.running) return { box, status: "running", ...idle };
+    // Known before any ensure: the stack runs without containers, and says why.
+    const off = this.host.env.SANDBOX_UNAVAILABLE_REASON;
+    if (off) return { box, status: "unavailable", reason: `Sandboxes are not available here: ${off}` };
+    const failure = this.record.failure();
+    if (failure?.code === "sandbox.unavailable") return { box, status: "unavailable", reason: failure.message };
+    return { box, status: "none" };
+  }
+
+  /** The agent was deleted: its box and saved home go, without a save. */
+  async forget(agentId: string): Promise<void> {
+    const row = this.record.get();
+    if (row?.running) await this.lifecycle.retire(row, { save: false }).catch(() => {});
+    await this.homes.remove(agentId).catch(() => {});
+  }
+
+  private async idleFired(entry: Deadline): Promise<void> {
+    const row = this.record.get();
+    // A generation cancels the timer (SBX-029); one that fires anyway waits for its end.
+    if (!row?.running || this.host.generating()) return;
+    // A timer set again meanwhile (view input, a generation's end) decides instead.
+    const current = this.host.multiplexer.get(SANDBOX_IDLE);
+    if (current && current.version !== entry.version) return;
+    const failures = typeof entry.payload === "number" ? entry.payload : 0;
+    try {
+      await this.lifecycle.retire(row, { save: true });
+    } catch (error) {
+      if (failures + 1 < IDLE_SAVE_ATTEMPTS) {
+        logEvent("warn", { operation: "sandbox.idle_save", agent_id: row.metadata.agent_id, attempt: failures + 1, ...describeError(error) });
+        await this.host.multiplexer.set(SANDBOX_IDLE, this.host.now() + retryDelay(failures + 1), failures + 1);
+        return;
+      }
+      // The home could not be saved after several tries: the box must still end (SBX-031).
+      logEvent("error", { operation: "sandbox.idle_save", agent_id: row.metadata.agent_id, ...describeError(error) });
+      await this.lifecycle.retire(row, { save: false });
+    }
+    await this.host.multiplexer.clear(SANDBOX_HOME_SAVE);
+  }
+
+  private async periodicSave(): Promise<void> {
+    const row = this.record.get();
+    if (!row?.running) return;
+    // Saving stops the browser: never under a generation, which may be using it.
+    if (!this.host.generating()) {
+      await this.lifecycle.saveHome(row).catch((error: unknown) => {
+        logEvent("warn", { operation: "sandbox.home_save", agent_id: row.metadata.agent_id, ...describeError(error) });
+      });
+    }
+    await this.host.multiplexer.set(SANDBOX_HOME_SAVE, this.host.now() + HOME_SAVE_EVERY_MS);
+  }
+
+  /** Saves and destroys the box now, and clears its timers. */
+  private async retireNow(reason: string): Promise<void> {
+    const row = this.record.get();
+    if (!row?.running) return;
+    logEvent("info", { operation: "sandbox.retire", agent_id: row.metadata.agent_id, reason });
+    await this.lifecycle.retire(row, { save: true }).catch(async (error: unknown) => {
+      logEvent("error", { operation: "sandbox.retire_save", agent_id: row.metadata.agent_id, reason, ...describeError(error) });
+      await this.lifecycle.retire(row, { save: false });
+    });
+    await this.host.multiplexer.clear(SANDBOX_IDLE);
+    await this.host.multiplexer.clear(SANDBOX_HOME_SAVE);
+  }
+
+  /** Applies the idle rules to one event; true when the timer was (re)armed. */
+  private async idle(event: IdleEvent): Promise<boolean> {
+    const row = this.record.get();
+    const pending = this.host.multiplexer.get(SANDBOX_IDLE);
+    const now = this.host.now();
+    const action = idleAction(
+      event,
+      { running: row?.running ?? false, generating: this.host.generating(), armedAt: row?.armedAt ?? null, dueAt: pending?.dueAt ?? null },
+      now,
+      idleMs(this.host.env.SANDBOX_IDLE_MS),
+    );
+    if (action.action === "cancel") {
+      await this.host.multiplexer.clear(SANDBOX_IDLE);
+      this.record.armed(null);
+    }
+    if (action.action !== "arm") return false;
+    await this.host.multiplexer.set(SANDBOX_IDLE, action.dueAt);
+    this.record.armed(now);
+    if (!this.host.multiplexer.get(SANDBOX_HOME_SAVE)) await this.host.multiplexer.set(SANDBOX_HOME_SAVE, now + HOME_SAVE_EVERY_MS);
+    return true;
+  }
+
+  /**
+   * SBX-040: a stored size over the limit is measured again; still over, the generation
+   * fails at start. Returns the message, or null when the workspace fits.
+   */
+  private async workspaceFull(db: Database, agentId: string, ensured: EnsureOutcome): Promise<string | null> {
+    const stored = await readWorkspace(db, agentId);
+    if (!stored) return null;
+    const limit = workspaceLimitMib(stored.maxWorkspaceMib, this.host.env.WORKSPACE_MAX_MIB);
+    if (!overLimit(stored.workspaceMib, limit)) return null;
+    let mib = stored.workspaceMib!;
+    if (ensured.ok) {
+      try {
+        mib = bytesToMib((await ensured.guest.workspaceSize()).bytes);
+        await storeWorkspaceMib(db, agentId, mib);
+      } catch (error) {
+        logEvent("warn", { operation: "sandbox.workspace_measure", agent_id: agentId, ...describeError(error) });
+      }
+    }
+    if (!overLimit(mib, limit)) return null;
+    return `The workspace holds ${mib} MiB, above its limit of ${limit} MiB; delete files from /home/agent (or raise max_workspace_mib) to continue`;
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}

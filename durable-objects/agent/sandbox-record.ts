@@ -1,0 +1,115 @@
+/**
+ * What the agent object remembers of its sandbox, in its SQLite storage (one row): the
+ * metadata the box was created with (SBX-020), its guest token, whether it is up, and
+ * the bookkeeping of the idle rules. The token never leaves this row except in the
+ * header of a call to the box.
+ */
+import type { Box, SandboxMetadata } from "../../core/sandbox/metadata";
+
+export interface SandboxRow {
+  box: Box;
+  metadata: SandboxMetadata;
+  token: string;
+  running: boolean;
+  /** When the idle timer was last armed (SBX-030's 30 s rule), or null. */
+  armedAt: number | null;
+  /** A secret changed while the agent generated: destroy before the lock is released (SEC-009). */
+  destroyAfterGeneration: boolean;
+  createdAt: number;
+}
+
+/** The last ensure that failed, for sandboxState (kept apart from the box's row). */
+export type SandboxFailure = {
+  code: string;
+  message: string;
+  at: number;
+};
+
+type Row = {
+  box: string;
+  metadata: string;
+  token: string;
+  running: number;
+  armed_at: number | null;
+  destroy_after_generation: number;
+  created_at: number;
+};
+
+export class SandboxRecord {
+  constructor(private readonly sql: SqlStorage) {}
+
+  static migrate(sql: SqlStorage): void {
+    sql.exec(`CREATE TABLE IF NOT EXISTS sandbox (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      box TEXT NOT NULL,
+      metadata TEXT NOT NULL,
+      token TEXT NOT NULL,
+      running INTEGER NOT NULL,
+      armed_at INTEGER,
+      destroy_after_generation INTEGER NOT NULL DEFAULT 0,
+      created_at INTEGER NOT NULL
+    )`);
+    sql.exec(`CREATE TABLE IF NOT EXISTS sandbox_failure (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      code TEXT NOT NULL,
+      message TEXT NOT NULL,
+      at INTEGER NOT NULL
+    )`);
+  }
+
+  get(): SandboxRow | null {
+    const row = this.sql.exec<Row>(`SELECT * FROM sandbox WHERE id = 1`).toArray()[0];
+    if (!row) return null;
+    return {
+      box: row.box as Box,
+      metadata: JSON.parse(row.metadata) as SandboxMetadata,
+      token: row.token,
+      running: row.running === 1,
+      armedAt: row.armed_at,
+      destroyAfterGeneration: row.destroy_after_generation === 1,
+      createdAt: row.created_at,
+    };
+  }
+
+  /** A box was created with this metadata and token. */
+  created(metadata: SandboxMetadata, token: string, now: number): void {
+    this.sql.exec(
+      `INSERT INTO sandbox (id, box, metadata, token, running, armed_at, destroy_after_generation, created_at)
+       VALUES (1, ?, ?, ?, 1, NULL, 0, ?)
+       ON CONFLICT (id) DO UPDATE SET box = excluded.box, metadata = excluded.metadata, token = excluded.token,
+         running = 1, armed_at = NULL, destroy_after_generation = 0, created_at = excluded.created_at`,
+      metadata.box,
+      JSON.stringify(metadata),
+      token,
+      now,
+    );
+    this.sql.exec(`DELETE FROM sandbox_failure`);
+  }
+
+  /** The box is gone (destroyed, or found dead). The metadata stays for diagnostics. */
+  stopped(): void {
+    this.sql.exec(`UPDATE sandbox SET running = 0, armed_at = NULL, destroy_after_generation = 0`);
+  }
+
+  armed(at: number | null): void {
+    this.sql.exec(`UPDATE sandbox SET armed_at = ?`, at);
+  }
+
+  destroyAfterGeneration(): void {
+    this.sql.exec(`UPDATE sandbox SET destroy_after_generation = 1`);
+  }
+
+  failure(): SandboxFailure | null {
+    return this.sql.exec<SandboxFailure>(`SELECT code, message, at FROM sandbox_failure WHERE id = 1`).toArray()[0] ?? null;
+  }
+
+  failed(code: string, message: string, at: number): void {
+    this.sql.exec(
+      `INSERT INTO sandbox_failure (id, code, message, at) VALUES (1, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET code = excluded.code, message = excluded.message, at = excluded.at`,
+      code,
+      message,
+      at,
+    );
+  }
+}

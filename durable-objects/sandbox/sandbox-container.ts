@@ -1,0 +1,60 @@
+import { Container } from "@cloudflare/containers";
+import type { Env } from "../../bindings/env";
+import { HOME_SAVE_HOST, saveHomeOnExit } from "./home-on-exit";
+
+/** The guest's port in both images (containers/README.md). */
+export const GUEST_PORT = 8080;
+
+/**
+ * One agent's machine: a Container whose object is addressed by the agent id. The agent
+ * object decides when it starts and ends (SBX-001..043); this class only starts it with
+ * the environment it is given, answers whether it runs, and destroys it.
+ *
+ * `sleepAfter` is a backstop, not the idle rule: the class renews its activity on every
+ * proxied message, so the agent object destroys idle boxes itself (SBX-031), and this
+ * only stops a box the agent object lost track of.
+ */
+abstract class SandboxContainer extends Container<Env> {
+  override defaultPort = GUEST_PORT;
+  override sleepAfter = "2h";
+
+  /**
+   * Starts the box with this environment unless one runs, and waits until the guest's
+   * port answers. The environment replaces the class's defaults (secret values
+   * included), so it never lives in a property of this object.
+   */
+  async boot(envVars: Record<string, string>, labels: Record<string, string>): Promise<void> {
+    await this.startAndWaitForPorts({
+      startOptions: { envVars, labels },
+      ports: [GUEST_PORT],
+      cancellationOptions: { instanceGetTimeoutMS: 30_000, portReadyTimeoutMS: 60_000 },
+    });
+  }
+
+  /** Whether a container runs now (the runtime's view, not the stored state). */
+  isRunning(): boolean {
+    return this.ctx.container?.running ?? false;
+  }
+
+  /** Kills the box (SIGKILL); its disk goes with it, the saved home stays in R2. */
+  async destroyBox(): Promise<void> {
+    if (this.ctx.container?.running) await this.destroy();
+  }
+}
+
+// Assigned in static blocks, not declared as static fields: the base class's static setter
+// registers the handlers under the class's own name, which a field would shadow.
+
+/** The lite box (SBX-003): neither browser nor coding. */
+export class LiteSandbox extends SandboxContainer {
+  static {
+    LiteSandbox.outboundByHost = { [HOME_SAVE_HOST]: saveHomeOnExit };
+  }
+}
+
+/** The standard box (SBX-004): browser or coding. */
+export class StandardSandbox extends SandboxContainer {
+  static {
+    StandardSandbox.outboundByHost = { [HOME_SAVE_HOST]: saveHomeOnExit };
+  }
+}

@@ -1,0 +1,56 @@
+import { execFileSync } from "node:child_process";
+
+/**
+ * The agent's box as the container engine shows it. workerd names a Container object's
+ * container `workerd-<worker>-<class>-<object id>`; the tests tell agents apart by a
+ * secret each one alone holds: its NAME is looked for among the container's variables
+ * (the value is never read into the test).
+ */
+const docker = (...args: string[]) => execFileSync("docker", args, { encoding: "utf8" }).trim();
+
+/** Names of the boxes these tests found, so only they (and their sidecars) are removed at the end. */
+const seen = new Set<string>();
+
+/** Ids of running sandbox containers (not their egress sidecars) holding a variable of this name. */
+export function boxesWithVariable(name: string): string[] {
+  const listed = docker("ps", "--filter", "name=workerd-guilds-platform-", "--format", "{{.ID}} {{.Names}}")
+    .split("\n")
+    .filter((line) => line && /Sandbox-[0-9a-f]+$/.test(line))
+    .map((line) => line.split(" ") as [string, string]);
+  const names = new Map(listed);
+  const found = listed
+    .map(([id]) => id)
+    .filter((id) => {
+      let variables: string;
+      try {
+        variables = docker("inspect", "--format", "{{range .Config.Env}}{{println .}}{{end}}", id);
+      } catch {
+        return false; // removed since it was listed
+      }
+      return variables
+        .split("\n")
+        .map((line) => line.slice(0, line.indexOf("=")))
+        .includes(name);
+    });
+  for (const id of found) seen.add(names.get(id)!);
+  return found;
+}
+
+/** Polls until `check` holds, or fails naming what was awaited. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/**
+ * Removes what is left of the boxes these tests found: wrangler removes the boxes it
+ * runs when it stops, not their egress sidecars. Other stacks' containers are left alone.
+ */
+export function removeSeenBoxes(): void {
+  const existing = new Set(docker("ps", "-a", "--filter", "name=workerd-guilds-platform-", "--format", "{{.Names}}").split("\n"));
+  const names = [...seen].flatMap((name) => [name, `${name}-proxy`]).filter((name) => existing.has(name));
+  if (names.length) docker("rm", "-f", ...names);
+}

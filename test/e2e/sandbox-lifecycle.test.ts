@@ -1,0 +1,234 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../scripts/stack/ports";
+import { removeStateDir } from "../../scripts/stack/postgres-home";
+import { type Stack, startStack } from "../../scripts/stack/stack";
+import { agentIdle, readRun, script, type Target, transcript } from "./agents";
+import { api } from "./http";
+import { boxesWithVariable, removeSeenBoxes, until } from "./sandbox-box";
+
+/**
+ * The sandbox lifecycle on real containers: a stack of its own with the engine on and a
+ * short idle time (SANDBOX_IDLE_MS), driven through the API and the mock model's shell
+ * calls, with the boxes checked in the container engine itself.
+ */
+const IDLE_MS = 8_000;
+
+let stack: Stack;
+let target: Target;
+const output: string[] = [];
+const stateDir = mkdtempSync(join(tmpdir(), "guilds-sandbox-"));
+
+const call = (method: string, path: string, body?: unknown) => api(method, path, { base: target.base, token: target.token, body });
+
+beforeAll(async () => {
+  stack = await startStack({
+    port: await freePort(),
+    stateDir,
+    vars: { SANDBOX_IDLE_MS: String(IDLE_MS) },
+    output: (line) => output.push(line),
+  }).catch((error: unknown) => {
+    console.error(output.slice(-40).join("\n"));
+    throw error;
+  });
+  // These tests are about real boxes: a machine where no engine could be set up fails them.
+  expect(stack.containers, stack.containers.reason).toMatchObject({ enabled: true });
+  target = { base: stack.apiUrl, token: stack.token, mockUrl: stack.mockModelUrl! };
+}, 240_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  removeSeenBoxes();
+  removeStateDir(stateDir);
+});
+
+/** A coding agent with one secret of its own (its name tells the agent's box apart). */
+async function codingAgent(settings: Record<string, unknown> = {}) {
+  const guild = await call("POST", "/api/guilds", { name: "Sandboxes" });
+  const model = `sbx-${crypto.randomUUID().slice(0, 8)}`;
+  const agent = await call("POST", `/api/guilds/${guild.json.id}/agents`, { name: "Coder", model, coding: true, ...settings });
+  expect(agent.status, agent.text).toBe(201);
+  const secretName = `SBX_${crypto.randomUUID().replace(/-/g, "").slice(0, 12).toUpperCase()}`;
+  const value = `value-${crypto.randomUUID()}`;
+  const secret = await call("POST", "/api/secrets", { name: secretName, value });
+  expect(secret.status, secret.text).toBe(201);
+  expect((await call("POST", `/api/secrets/${secret.json.id}/grants`, { agent_id: agent.json.id })).status).toBe(201);
+  return { agentId: agent.json.id as string, model, secretName, secretId: secret.json.id as string, value };
+}
+
+/** One generation that runs `command` through the shell tool; returns the run and the tool's answer. */
+async function shell(agent: { agentId: string; model: string }, command: string) {
+  await script(agent.model, [{ tool_calls: [{ name: "shell", arguments: { command } }] }, { content: "done" }], target);
+  const started = Date.now();
+  const run = await call("POST", `/api/agents/${agent.agentId}/runs`, { message: "run it" });
+  expect(run.status, run.text).toBe(201);
+  await agentIdle(agent.agentId, target, 120_000);
+  const rows = await transcript(run.json.id, target);
+  const tool = rows.find((r) => r.role === "tool");
+  return { runId: run.json.id as string, output: (tool?.payload.content ?? "") as string, ms: Date.now() - started, run: await readRun(run.json.id, target) };
+}
+
+const deadlineNames = async (agentId: string) =>
+  ((await call("GET", `/api/agents/${agentId}/status`)).json.deadlines as Array<{ name: string }>).map((d) => d.name);
+
+/** The figure the object logs for each ensure (durations of cold starts). */
+const ensureDurations = (agentId: string) =>
+  output
+    .filter((line) => line.includes('"operation":"sandbox.ensure"') && line.includes(agentId) && line.includes("duration_ms"))
+    .map((line) => Number(/"duration_ms":(\d+)/.exec(line)?.[1]));
+
+describe("sandbox lifecycle on real containers", () => {
+  it("GEN-007 / SBX-002 / SEC-005 / SBX-006 / SBX-008: a coding agent's first generation creates its box with each secret as a variable, HOME and root", async () => {
+    const agent = await codingAgent();
+    expect(boxesWithVariable(agent.secretName)).toEqual([]);
+    const first = await shell(agent, `printf '%s|%s|%s|%s\\n' "$${agent.secretName}" "$HOME" "$(whoami)" "$GUILD_AGENT_ID"`);
+    // The value reached the command (the output names it redacted, SEC-014), never the transcript.
+    expect(first.output).toContain(`[REDACTED:${agent.secretName}]|/home/agent|root|${agent.agentId}`);
+    expect(JSON.stringify(await transcript(first.runId, target))).not.toContain(agent.value);
+    expect(boxesWithVariable(agent.secretName)).toHaveLength(1);
+    const [cold] = ensureDurations(agent.agentId);
+    expect(cold).toBeGreaterThan(0);
+    console.log(`cold ensure ${cold} ms; first generation with one shell call ${first.ms} ms`);
+  }, 120_000);
+
+  it("SBX-028 / SBX-029 / SBX-031 / SBX-032: the idle timer starts when a generation ends, a generation cancels it, it destroys the box, the next generation recreates it", async () => {
+    const agent = await codingAgent();
+    await shell(agent, "true");
+    const [box] = boxesWithVariable(agent.secretName);
+    expect(box).toBeDefined();
+    expect(await deadlineNames(agent.agentId)).toContain("sandbox.idle");
+    // During a generation there is no idle timer (SBX-029).
+    await script(agent.model, [{ tool_calls: [{ name: "shell", arguments: { command: "sleep 3" } }] }, { content: "done" }], target);
+    await call("POST", `/api/agents/${agent.agentId}/runs`, { message: "wait" });
+    await until("the generation to start", async () => (await call("GET", `/api/agents/${agent.agentId}/status`)).json.generating === true);
+    expect(await deadlineNames(agent.agentId)).not.toContain("sandbox.idle");
+    await agentIdle(agent.agentId, target, 60_000);
+    expect(await deadlineNames(agent.agentId)).toContain("sandbox.idle");
+    expect(boxesWithVariable(agent.secretName)).toEqual([box]);
+    // Idle for SANDBOX_IDLE_MS: destroyed (SBX-031).
+    await until("the idle box to be destroyed", () => boxesWithVariable(agent.secretName).length === 0, IDLE_MS + 30_000);
+    expect(await deadlineNames(agent.agentId)).not.toContain("sandbox.idle");
+    // The next generation recreates it (SBX-032).
+    const again = await shell(agent, "echo back");
+    expect(again.output).toContain("back");
+    const [recreated] = boxesWithVariable(agent.secretName);
+    expect(recreated).toBeDefined();
+    expect(recreated).not.toBe(box);
+  }, 180_000);
+
+  it("SEC-009 / SEC-010 / SBX-010 / SBX-038: a secret change destroys the idle box; the next generation recreates it with the new value", async () => {
+    const agent = await codingAgent();
+    await shell(agent, "true");
+    const [box] = boxesWithVariable(agent.secretName);
+    expect(box).toBeDefined();
+    const changed = await call("PATCH", `/api/secrets/${agent.secretId}`, { value: "x".repeat(37) });
+    expect(changed.status, changed.text).toBe(200);
+    // Destroyed by the change itself, well before the idle timer.
+    await until("the box to be destroyed after the secret change", () => boxesWithVariable(agent.secretName).length === 0, 5_000);
+    const after = await shell(agent, `echo "length=\${#${agent.secretName}}"`);
+    expect(after.output).toContain("length=37");
+    expect(boxesWithVariable(agent.secretName)).toHaveLength(1);
+  }, 120_000);
+
+  it("SEC-009 / SEC-020: a secret change while the agent generates keeps its environment; the box is destroyed before the lock is released", async () => {
+    const agent = await codingAgent();
+    await script(
+      agent.model,
+      [{ tool_calls: [{ name: "shell", arguments: { command: `sleep 3; echo "length=\${#${agent.secretName}}"` } }] }, { content: "done" }],
+      target,
+    );
+    const run = await call("POST", `/api/agents/${agent.agentId}/runs`, { message: "work" });
+    await until("the box to start", () => boxesWithVariable(agent.secretName).length === 1, 60_000);
+    expect((await call("PATCH", `/api/secrets/${agent.secretId}`, { value: "y".repeat(5) })).status).toBe(200);
+    // Not destroyed under the running command.
+    expect(boxesWithVariable(agent.secretName)).toHaveLength(1);
+    await agentIdle(agent.agentId, target, 60_000);
+    const rows = await transcript(run.json.id, target);
+    expect(rows.find((r) => r.role === "tool")?.payload.content).toContain(`length=${agent.value.length}`);
+    // Gone by the time the agent reads as idle: destroyed before the lock was released.
+    expect(boxesWithVariable(agent.secretName)).toEqual([]);
+    expect(await deadlineNames(agent.agentId)).not.toContain("sandbox.idle");
+  }, 120_000);
+
+  it("SBX-022: turning browser access on destroys the idle box", async () => {
+    const agent = await codingAgent();
+    await shell(agent, "true");
+    expect(boxesWithVariable(agent.secretName)).toHaveLength(1);
+    expect((await call("PATCH", `/api/agents/${agent.agentId}`, { browser_language: "de-DE" })).status).toBe(200);
+    // browser_language alone, with browser off, changes nothing.
+    expect(boxesWithVariable(agent.secretName)).toHaveLength(1);
+    expect((await call("PATCH", `/api/agents/${agent.agentId}`, { browser: true })).status).toBe(200);
+    expect(boxesWithVariable(agent.secretName)).toEqual([]);
+  }, 120_000);
+
+  it("SBX-040 / SBX-041 / GEN-026: the workspace is measured after each generation; over the limit the next generation fails at start with workspace.full", async () => {
+    const agent = await codingAgent({ max_workspace_mib: 1 });
+    await shell(agent, "head -c 3000000 /dev/zero > /home/agent/big.bin && echo written");
+    expect((await call("GET", `/api/agents/${agent.agentId}`)).json.workspace_mib).toBe(3);
+    // Nothing scripted: the generation must fail before any model call.
+    const full = await call("POST", `/api/agents/${agent.agentId}/runs`, { message: "again" });
+    await agentIdle(agent.agentId, target, 60_000);
+    const run = await readRun(full.json.id, target);
+    expect(run.errors.map((e: { code: string }) => e.code)).toEqual(["workspace.full"]);
+    expect(run.errors[0].message).toContain("3 MiB, above its limit of 1 MiB");
+    // A higher limit lets the agent work again.
+    expect((await call("PATCH", `/api/agents/${agent.agentId}`, { max_workspace_mib: 10 })).status).toBe(200);
+    const ok = await shell(agent, "rm /home/agent/big.bin && echo removed");
+    expect(ok.output).toContain("removed");
+    expect((await call("GET", `/api/agents/${agent.agentId}`)).json.workspace_mib).toBe(0);
+  }, 180_000);
+
+  it("SEC-007 / SEC-009: granting, describing, revoking and deleting another secret of the agent each destroy its idle box", async () => {
+    const agent = await codingAgent();
+    const other = await call("POST", "/api/secrets", { name: `OTHER_${agent.secretName}`, value: "other-value" });
+    expect(other.status, other.text).toBe(201);
+    const changes: Array<[string, () => Promise<{ status: number }>]> = [
+      ["a grant", () => call("POST", `/api/secrets/${other.json.id}/grants`, { agent_id: agent.agentId })],
+      ["a new description", () => call("PATCH", `/api/secrets/${other.json.id}`, { description: "changed" })],
+      [
+        "a revocation",
+        async () => {
+          const grants = (await call("GET", `/api/secrets/${other.json.id}`)).json.grants as Array<{ id: string }>;
+          return call("DELETE", `/api/secrets/${other.json.id}/grants/${grants[0]!.id}`);
+        },
+      ],
+      ["a new grant", () => call("POST", `/api/secrets/${other.json.id}/grants`, { agent_id: agent.agentId })],
+      ["a deletion", () => call("DELETE", `/api/secrets/${other.json.id}`)],
+    ];
+    for (const [change, make] of changes) {
+      await shell(agent, "true");
+      expect(boxesWithVariable(agent.secretName), `box before ${change}`).toHaveLength(1);
+      expect((await make()).status, change).toBeLessThan(300);
+      await until(`the box to be destroyed after ${change}`, () => boxesWithVariable(agent.secretName).length === 0, 5_000);
+    }
+  }, 180_000);
+
+  it("CANCEL-001 / SBX-033: cancelling a generation kills its command in the box; the box and its other processes stay", async () => {
+    const agent = await codingAgent();
+    await shell(agent, "nohup sleep 300 >/dev/null 2>&1 & echo started");
+    await script(agent.model, [{ tool_calls: [{ name: "shell", arguments: { command: "sleep 120; echo never" } }] }], target);
+    const run = await call("POST", `/api/agents/${agent.agentId}/runs`, { message: "long" });
+    await until("the command to run", async () => (await transcript(run.json.id, target)).some((r) => r.role === "assistant"), 30_000);
+    await new Promise((r) => setTimeout(r, 1_000));
+    const cancelled = await call("POST", `/api/runs/${run.json.id}/cancel`);
+    expect(cancelled.status, cancelled.text).toBe(200);
+    await agentIdle(agent.agentId, target, 30_000);
+    // The box's processes, from /proc (the image need not have procps).
+    const after = await shell(agent, `for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < "$f"; echo; done 2>/dev/null | grep '^sleep' || true`);
+    expect(after.output).not.toContain("sleep 120");
+    // A process started by an earlier generation on purpose keeps running (SBX-033).
+    expect(after.output).toContain("sleep 300");
+  }, 120_000);
+
+  it("SBX-036 / SBX-005: files under /home/agent survive the box's recreation", async () => {
+    const agent = await codingAgent();
+    await shell(agent, "mkdir -p /home/agent/notes && echo kept > /home/agent/notes/a.txt && echo lost > /tmp/b.txt");
+    expect((await call("PATCH", `/api/secrets/${agent.secretId}`, { value: "rotated-value" })).status).toBe(200);
+    await until("the box to be destroyed", () => boxesWithVariable(agent.secretName).length === 0, 10_000);
+    const after = await shell(agent, "cat /home/agent/notes/a.txt; cat /tmp/b.txt 2>&1 || true");
+    expect(after.output).toContain("kept");
+    expect(after.output).toContain("No such file");
+  }, 120_000);
+});
