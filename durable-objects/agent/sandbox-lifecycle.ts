@@ -108,9 +108,14 @@ export class SandboxLifecycle {
     await target.boot(envVars, { "guilds-agent": agentId, "guilds-env": wanted.env_fingerprint });
     const guest = new GuestClient({ fetch: (url, init) => target.fetch(new Request(url, init)), token });
     await this.waitHealthy(guest);
+    const booted = this.now();
+    let restoredBytes: number | null = null;
+    let restoreMs = 0;
     try {
       const home = await this.homes.open(agentId);
       if (home) await guest.putHomeArchive(home.body, { length: home.size });
+      restoredBytes = home?.size ?? null;
+      restoreMs = this.now() - booted;
       await this.startServices(guest, request);
     } catch (error) {
       // A box without its home must not live: its next save would replace the saved home.
@@ -119,7 +124,15 @@ export class SandboxLifecycle {
     }
     this.record.created(wanted, token, this.now());
     const ms = this.now() - started;
-    logEvent("info", { operation: "sandbox.ensure", agent_id: agentId, box: wanted.box, action: decision.action, duration_ms: ms });
+    logEvent("info", {
+      operation: "sandbox.ensure",
+      agent_id: agentId,
+      box: wanted.box,
+      action: decision.action,
+      duration_ms: ms,
+      restored_bytes: restoredBytes,
+      restore_ms: restoreMs,
+    });
     return { ok: true, box: wanted.box, guest, action: decision.action, ms };
   }
 
@@ -130,12 +143,21 @@ export class SandboxLifecycle {
   async retire(row: SandboxRow, options: { save: boolean }): Promise<{ savedBytes: number | null }> {
     const container = this.container(row.box, row.metadata.agent_id);
     let savedBytes: number | null = null;
+    const started = this.now();
     if (options.save && row.running && (await container.isRunning())) {
       savedBytes = await this.homes.save(row.metadata.agent_id, await this.guest(row).getHomeArchive({ resumeBrowser: false }));
     }
+    const saveMs = this.now() - started;
     await container.destroyBox();
     this.record.stopped();
-    logEvent("info", { operation: "sandbox.destroy", agent_id: row.metadata.agent_id, box: row.box, saved_bytes: savedBytes });
+    logEvent("info", {
+      operation: "sandbox.destroy",
+      agent_id: row.metadata.agent_id,
+      box: row.box,
+      saved_bytes: savedBytes,
+      save_ms: saveMs,
+      duration_ms: this.now() - started,
+    });
     return { savedBytes };
   }
 
