@@ -28,7 +28,7 @@ export function ttyInput(): InputDetector {
 type Sizer = (buf: Uint8Array) => number | null;
 
 const u16 = (b: Uint8Array, at: number) => (b[at]! << 8) | b[at + 1]!;
-const u32 = (b: Uint8Array, at: number) => ((b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!) | 0;
+const u32 = (b: Uint8Array, at: number) => (b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]! | 0;
 
 /** RFC 6143 client messages plus the extensions noVNC sends; `input` marks operator input. */
 const MESSAGES: Record<number, { size: Sizer; input: boolean }> = {

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../bindings/env";
 import type { AgentCore } from "./agent-core";
+import { pendingSandboxViews } from "./sandbox-views-pending";
 
 export type { DeadlineView, FiredDeadlineView, GenerationState } from "./agent-core";
 
@@ -100,5 +101,15 @@ export class AgentObject extends DurableObject<Env> {
   }
   firedDeadlines(): ReturnType<AgentCore["firedDeadlines"]> {
     return this.core.firedDeadlines();
+  }
+  // PENDING: replaced by the sandbox object's real methods (same signatures).
+  sandboxForView(...args: Parameters<typeof pendingSandboxViews.sandboxForView>) {
+    return pendingSandboxViews.sandboxForView(...args);
+  }
+  sandboxViewInput() {
+    return pendingSandboxViews.sandboxViewInput();
+  }
+  sandboxState() {
+    return pendingSandboxViews.sandboxState();
   }
 }

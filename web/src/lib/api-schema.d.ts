@@ -237,6 +237,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{id}/sandbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's box and whether it is starting, running or unavailable (and why) */
+        get: operations["getAgentSandbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/browser/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or wake the agent's box and open its Browser view (noVNC)
+         * @description Starts the 5-minute idle timer (UI-011). The answer's vnc_url embeds the view; it carries a ticket valid until expires_at, so the page, its assets and its WebSocket need no Authorization header.
+         */
+        post: operations["startAgentBrowserView"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/cli/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bring the agent's box up, start its terminal (agent-cli-start) and open the CLI view (ttyd)
+         * @description Starts the 5-minute idle timer (SBX-028). tty_url embeds ttyd's page under a ticket valid until expires_at.
+         */
+        post: operations["startAgentCliView"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{id}": {
         parameters: {
             query?: never;
@@ -1068,6 +1125,37 @@ export interface components {
             } | null;
             /** @default false */
             paused?: boolean;
+        };
+        SandboxState: {
+            /** @enum {string} */
+            box: "lite" | "standard";
+            /** @enum {string} */
+            status: "none" | "starting" | "running" | "unavailable";
+            reason?: string;
+            /** Format: date-time */
+            idle_deadline?: string;
+        };
+        BrowserView: {
+            /** @enum {string} */
+            box: "lite" | "standard";
+            /** @description Path of the view page (noVNC, scaled to its frame); its assets and WebSocket live under it */
+            vnc_url: string;
+            /**
+             * Format: date-time
+             * @description When the URL's ticket stops opening the view; start the view again for a new one
+             */
+            expires_at: string;
+        };
+        CliView: {
+            /** @enum {string} */
+            box: "lite" | "standard";
+            /** @description Path of ttyd's page; its WebSocket lives under it */
+            tty_url: string;
+            /**
+             * Format: date-time
+             * @description When the URL's ticket stops opening the view; start the view again for a new one
+             */
+            expires_at: string;
         };
         MessageList: {
             data: components["schemas"]["Message"][];
@@ -2372,6 +2460,144 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    getAgentSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The box's state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxState"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    startAgentBrowserView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The view to embed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BrowserView"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser.disabled: the agent's browser access is off */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description The agent's box cannot be started: no container engine, containers disabled, or a failed start (sandbox.unavailable; the message says which) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startAgentCliView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The terminal to embed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CliView"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description cli.disabled: the agent's CLI access is off */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description The agent's box cannot be started: no container engine, containers disabled, or a failed start (sandbox.unavailable; the message says which) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getRun: {

@@ -1,0 +1,40 @@
+/**
+ * The Browser view's page (UI-012, UI-013), served by the proxy at the view's root: noVNC's
+ * own RFB client, loaded from the box through the same prefix, drawn scaled to the frame
+ * while the desktop keeps its 1280x720. The console talks to it with postMessage (its
+ * origin is opaque, see VIEW_HEADERS): it posts `{type: "paste", text}` to put text on the
+ * box's clipboard, and hears `{type: "vnc", state}` and `{type: "vnc", clipboard}` back.
+ */
+export const VNC_VIEWER_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Browser</title>
+<style>html,body{margin:0;height:100%;overflow:hidden;background:#1d1f21}#screen{width:100%;height:100%}</style>
+</head>
+<body>
+<div id="screen"></div>
+<script type="module">
+const tell = (message) => parent.postMessage({ type: "vnc", ...message }, "*");
+try {
+  const { default: RFB } = await import("./core/rfb.js");
+  const url = new URL("websockify", location.href);
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  const rfb = new RFB(document.getElementById("screen"), url.href);
+  rfb.scaleViewport = true;
+  rfb.resizeSession = false;
+  rfb.addEventListener("connect", () => tell({ state: "connected" }));
+  rfb.addEventListener("disconnect", (event) => tell({ state: "disconnected", clean: event.detail.clean }));
+  rfb.addEventListener("clipboard", (event) => tell({ clipboard: event.detail.text }));
+  addEventListener("message", (event) => {
+    if (event.source !== parent || event.data?.type !== "paste") return;
+    rfb.clipboardPasteFrom(String(event.data.text));
+    rfb.focus();
+  });
+} catch (error) {
+  tell({ state: "failed", message: String(error?.message ?? error) });
+}
+</script>
+</body>
+</html>
+`;
