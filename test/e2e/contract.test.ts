@@ -267,6 +267,22 @@ describe("API contract: every documented operation through the typed client", ()
     await expectAnswer(api.GET("/api/secrets/{id}", { params: { path: { id: created.id } } }), 404);
   });
 
+  it("ISSUE-12 contract: the sandbox views (needs the container engine and images)", async () => {
+    const state = await expectAnswer(api.GET("/api/agents/{id}/sandbox", { params: { path: { id: agent.id } } }), 200);
+    expect(state.box).toBe("lite");
+    await expectAnswer(api.POST("/api/agents/{id}/browser/start", { params: { path: { id: agent.id } } }), 409);
+    const browsing = await expectAnswer(
+      api.POST("/api/guilds/{id}/agents", { params: { path: { id: guild.id } }, body: { name: "Contract browser", model, browser: true } }),
+      201,
+    );
+    const browser = await expectAnswer(api.POST("/api/agents/{id}/browser/start", { params: { path: { id: browsing.id } } }), 200);
+    expect(browser.vnc_url).toMatch(new RegExp(`^/api/agents/${browsing.id}/browser/vnc/[^/]+/$`));
+    const cli = await expectAnswer(api.POST("/api/agents/{id}/cli/start", { params: { path: { id: browsing.id } } }), 200);
+    expect(cli.tty_url).toMatch(new RegExp(`^/api/agents/${browsing.id}/cli/tty/[^/]+/$`));
+    await expectAnswer(api.POST("/api/agents/{id}/cli/start", { params: { path: { id: unknownId } } }), 404);
+    await expectAnswer(api.DELETE("/api/agents/{id}", { params: { path: { id: browsing.id } } }), 204);
+  });
+
   it("ISSUE-11 contract: deletes, each then 404", async () => {
     await expectAnswer(api.DELETE("/api/schedules/{id}", { params: { path: { id: schedule.id } } }), 204);
     await expectAnswer(api.DELETE("/api/agents/{id}", { params: { path: { id: agent.id } } }), 204);
