@@ -20,7 +20,14 @@ export interface ToolSchema {
 export interface ToolResult {
   content: string;
   /** Stored beside the result; the projector names them in stubs (PROJ-002, OP-PROJ-6). */
-  metadata?: { path?: string; range?: string };
+  metadata?: { path?: string; range?: string; secret_request?: SecretRequestInfo };
+}
+
+/** A secret_request as its tool row's metadata keeps it: what the operator is asked for (OP-SEC-5). */
+export interface SecretRequestInfo {
+  name: string;
+  description: string;
+  reason: string;
 }
 
 /** Per-call context. Ids come from the run; `now` is injectable for tests. */
@@ -37,6 +44,8 @@ export interface ToolContext {
   memory?: { write(content: string): Promise<void> };
   /** The guild's group chat; absent where group_post is not offered. `tagged` holds agent names. */
   group?: { post(content: string): Promise<{ seq: number; tagged: string[] }> };
+  /** The agent's own secrets (secret_store); throws with a message the model reads when refused. */
+  secrets?: { store(input: { name: string; description: string; value: string }): Promise<{ created: boolean }> };
   /** Aborted when the operator cancels the generation (CANCEL-001): a long tool stops early. */
   signal?: AbortSignal;
 }

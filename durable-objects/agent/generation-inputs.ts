@@ -17,6 +17,7 @@ import { groupChatOf } from "./group-run";
 import { generationBounds } from "./request-bounds";
 import type { RunSession } from "./run-session";
 import { scheduleTools } from "./schedule-tools";
+import { secretTools } from "./secret-tools";
 import { PostgresToolStore } from "./tool-store";
 
 /** What a generation's start reads beside its run. */
@@ -70,6 +71,7 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
       ...(session.snapshot.flags.memory ? { memory: { write: (content: string) => writeMemory(db, agentId, content) } } : {}),
       ...(session.snapshot.flags.group_post ? { group: groupChatOf(env, session) } : {}),
       schedules: scheduleTools(db, agentId, () => new Date(start.now()), start.random, start.schedulesChanged),
+      secrets: secretTools(db, env, session.scope),
       // The run's redaction set: the platform's keys and this generation's secret values (SEC-014).
       redactor: platformRedactor(env).withSecrets(secrets.values),
       pricing: provider.pricing,

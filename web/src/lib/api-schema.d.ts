@@ -434,6 +434,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/secret-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The secrets the agent asked the operator for in this run (secret_request), pending or answered */
+        get: operations["listSecretRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/secret-requests/{seq}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a secret request: store the value as the named secret and grant it to the agent
+         * @description The secret reaches the agent from its next generation. An existing secret of that name gets the new value. The value is never returned.
+         */
+        post: operations["answerSecretRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/schedules/{id}": {
         parameters: {
             query?: never;
@@ -1198,6 +1235,28 @@ export interface components {
             /** @description The hash recorded when the row was generated; null for rows from before hashes were kept */
             recorded_hash: string | null;
             matches: boolean;
+        };
+        SecretRequestList: {
+            data: components["schemas"]["SecretRequest"][];
+        };
+        SecretRequest: {
+            /** @description The seq of the request's tool row */
+            seq: number;
+            name: string;
+            description: string;
+            reason: string;
+            /** Format: date-time */
+            requested_at: string;
+            /** @enum {string} */
+            status: "pending" | "answered";
+            /**
+             * Format: uuid
+             * @description The secret that answers it, once answered
+             */
+            secret_id?: string;
+        };
+        SecretRequestAnswer: {
+            value: string;
         };
         SchedulePatch: {
             description?: string;
@@ -2994,6 +3053,101 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description No such run in the caller's organisation (run.not_found), or no assistant row at seq (message.not_found) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listSecretRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run's secret requests, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretRequestList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such run in the caller's organisation (run.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    answerSecretRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id */
+                id: string;
+                /** @description The seq of the request's tool row */
+                seq: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecretRequestAnswer"];
+            };
+        };
+        responses: {
+            /** @description The request, answered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretRequest"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such run in the caller's organisation (run.not_found), or no secret request at seq (secret_request.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description secret.name_taken: a secret of that name was being created at the same moment; try again */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Invalid body fields (validation.failed; each named in details.fields) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
