@@ -50,6 +50,11 @@ export interface Settings {
   /** Largest model reply in bytes (default 2 MB) and most tool calls in one reply (default 64). */
   MAX_REPLY_BYTES?: string;
   MAX_REPLY_TOOL_CALLS?: string;
+  /**
+   * Set by the local stack when no container engine runs (a laptop without Docker): why the
+   * sandboxes are off, for the `sandbox.unavailable` answers and the console.
+   */
+  SANDBOX_UNAVAILABLE_REASON?: string;
 }
 
 declare global {

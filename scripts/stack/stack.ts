@@ -1,6 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_PRICES } from "../../core/usage/pricing";
+import { removeOrphanSidecars } from "../containers/docker";
+import { prepareContainerEngine } from "../containers/engine";
 import { migrateDatabase } from "../db/migrate";
 import { type MockModel, startMockModel } from "../mock-model/server";
 import { ensureConsoleBuilt } from "./console";
@@ -11,6 +13,9 @@ import { redactUrl, startDatabase } from "./postgres";
 import { ensureSecretsKek } from "./secrets-kek";
 import { startWranglerDev } from "./wrangler";
 import { startWsProxy } from "./ws-proxy";
+
+/** The Worker's name in wrangler.toml: workerd names its containers after it. */
+const WORKER_NAME = "guilds-platform";
 
 export interface StackOptions {
   /** API port (default 8787). */
@@ -38,6 +43,8 @@ export interface StackOptions {
   countRoundTrips?: boolean;
   /** More Worker variables, e.g. a benchmark's MAX_RUN_SUBSCRIBERS. */
   vars?: Record<string, string>;
+  /** Sandboxes in real containers: `auto` (default; GUILDS_CONTAINERS=off turns it off) sets up a Docker engine where it can. */
+  containers?: "auto" | "off";
 }
 
 export interface Stack {
@@ -49,6 +56,8 @@ export interface Stack {
   roundTrips: number[];
   /** Of those, the messages that only open or close a connection (see WsProxy.connectionMessages). */
   connectionMessages: number[];
+  /** Whether sandboxes run (a Docker engine answered), and why not. */
+  containers: { enabled: boolean; reason?: string };
   /** The embedded Postgres alone, to stop and start again (outage tests); null for a server given by URL. */
   database: { stop(): Promise<void>; start(): Promise<void> } | null;
   stop(): Promise<void>;
@@ -109,6 +118,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     Object.assign(vars, options.vars);
     const port = options.port ?? 8787;
     await ensureConsoleBuilt(log);
+    const engine = await prepareContainerEngine({ mode: options.containers, log });
+    // Without an engine the Worker still runs; its sandbox tools answer with this reason.
+    if (!engine.enabled) vars.SANDBOX_UNAVAILABLE_REASON = engine.reason ?? "containers are off";
+    if (engine.enabled) {
+      await removeOrphanSidecars(WORKER_NAME);
+      stops.push(async () => void (await removeOrphanSidecars(WORKER_NAME)));
+    }
     const wrangler = await startWranglerDev({
       port,
       inspectorPort: await freePort(),
@@ -117,6 +133,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       persistTo: join(options.stateDir, "wrangler"),
       onOutput: output,
       onSpawn: (pid) => record.add("wrangler dev", pid, { group: true }),
+      containers: engine.enabled,
+      env: engine.env,
     });
     // Now that it runs, its group also holds workerd.
     record.add("wrangler dev", wrangler.child.pid!, { group: true });
@@ -129,6 +147,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       roundTrips: proxy.clientMessages,
       connectionMessages: proxy.connectionMessages,
       database: db.server ?? null,
+      containers: { enabled: engine.enabled, reason: engine.reason },
       stop,
     };
     writeFileSync(

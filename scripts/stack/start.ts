@@ -54,6 +54,7 @@ const stack = await startStack({
 console.log(`API ${stack.apiUrl}`);
 console.log(`Console ${stack.apiUrl}/`);
 console.log(`Operator token ${stack.token}`);
+console.log(stack.containers.enabled ? "Sandboxes in real containers (Docker)" : `Sandboxes unavailable: ${stack.containers.reason}`);
 if (stack.mockModelUrl) console.log(`Mock model ${stack.mockModelUrl} (script it with POST /__script)`);
 console.log("Ready. Ctrl-C stops everything.");
 

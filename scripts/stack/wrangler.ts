@@ -21,6 +21,10 @@ export interface WranglerOptions {
   onOutput: (line: string) => void;
   /** Called with the pid of wrangler dev (its process group's leader) as soon as it runs. */
   onSpawn?: (pid: number) => void;
+  /** Run the Container classes in real containers (needs a Docker engine; see scripts/containers). */
+  containers: boolean;
+  /** More environment of wrangler dev itself (its docker command, the sidecar image). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -51,6 +55,7 @@ export async function startWranglerDev(options: WranglerOptions): Promise<Wrangl
       "--persist-to",
       options.persistTo,
       "--show-interactive-dev-session=false",
+      `--enable-containers=${options.containers}`,
     ],
     {
       cwd: ROOT,
@@ -67,6 +72,7 @@ export async function startWranglerDev(options: WranglerOptions): Promise<Wrangl
         // of descriptors. wrangler has no flag to turn the proxy off; it stays off when this
         // variable is set. Logs still arrive (workerd's structured logs).
         VSCODE_INSPECTOR_OPTIONS: process.env.VSCODE_INSPECTOR_OPTIONS ?? "{}",
+        ...options.env,
       },
     },
   );

@@ -1,0 +1,64 @@
+/** The few docker commands the local stack runs (the engine's CLI; no SDK). */
+import { spawn } from "node:child_process";
+
+/** The base of both sandbox images (see engine.ts for how it is made without a registry). */
+export const BASE_IMAGE = "debian:bookworm-slim";
+/** The sidecar image workerd starts next to every container unless told otherwise. */
+export const DEFAULT_EGRESS_IMAGE = "cloudflare/proxy-everything:3cb1195";
+/** Our local stand-in for it (scripts/containers/egress-stand-in). */
+export const EGRESS_STAND_IN = "guilds-local/egress-stand-in:1";
+
+export interface RunResult {
+  code: number;
+  /** stdout and stderr together. */
+  output: string;
+}
+
+/** Runs a command to its end; never throws (a missing program is code 127). */
+export function run(command: string, args: string[], timeoutMs = 20 * 60_000): Promise<RunResult> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], timeout: timeoutMs });
+    let output = "";
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString("utf8")).slice(-64 * 1024);
+    };
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    child.once("error", (error) => resolve({ code: 127, output: error.message }));
+    child.once("close", (code) => resolve({ code: code ?? 1, output }));
+  });
+}
+
+export async function hasImage(tag: string): Promise<boolean> {
+  return (await run("docker", ["image", "inspect", tag])).code === 0;
+}
+
+/** A pull with a short limit: where no registry answers it fails within seconds. */
+export async function tryPull(tag: string): Promise<boolean> {
+  return (await run("docker", ["pull", "-q", tag], 120_000)).code === 0;
+}
+
+export async function buildImage(image: { tag: string; dockerfile: string; context: string }, log: (line: string) => void): Promise<void> {
+  const built = await run("docker", ["build", "-q", "-t", image.tag, "-f", image.dockerfile, image.context]);
+  if (built.code !== 0) {
+    log(built.output.slice(-4000));
+    throw new Error(`building ${image.dockerfile} failed (docker build exit ${built.code}): ${lastLine(built.output)}`);
+  }
+}
+
+/**
+ * workerd removes a container when it stops but leaves its `…-proxy` sidecar running (and a
+ * killed stack leaves both). Removes the sidecars of this Worker whose container is gone.
+ */
+export async function removeOrphanSidecars(workerName: string): Promise<number> {
+  const listed = await run("docker", ["ps", "-a", "--format", "{{.Names}}", "--filter", `name=^workerd-${workerName}-`]);
+  if (listed.code !== 0) return 0;
+  const names = new Set(listed.output.split("\n").filter(Boolean));
+  const orphans = [...names].filter((name) => name.endsWith("-proxy") && !names.has(name.slice(0, -"-proxy".length)));
+  if (orphans.length) await run("docker", ["rm", "-f", ...orphans]);
+  return orphans.length;
+}
+
+function lastLine(text: string): string {
+  return text.trim().split("\n").at(-1) ?? "";
+}

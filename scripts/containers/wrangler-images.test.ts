@@ -1,0 +1,64 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { BASE_IMAGE, removeOrphanSidecars, run } from "./docker";
+import { prepareContainerEngine } from "./engine";
+import { declaredImages } from "./wrangler-images";
+
+describe("the local stack's container images", () => {
+  it("SBX-003: reads the top-level [[containers]] Dockerfiles with their build contexts, not an environment's", () => {
+    const dir = mkdtempSync(join(tmpdir(), "images-"));
+    const toml = join(dir, "wrangler.toml");
+    writeFileSync(
+      toml,
+      [
+        'name = "x"',
+        "[[containers]]",
+        'class_name = "LiteSandbox"',
+        'image = "./containers/lite/Dockerfile"',
+        'image_build_context = "./containers"',
+        "[[durable_objects.bindings]]",
+        'name = "AGENT"',
+        "[[containers]] # the browser box",
+        'class_name = "StandardSandbox"',
+        'image = "./containers/standard/Dockerfile"',
+        "[[containers]]",
+        'class_name = "Prebuilt"',
+        'image = "registry.example/prebuilt:1"',
+        "[[env.production.containers]]",
+        'class_name = "Other"',
+        'image = "./other/Dockerfile"',
+      ].join("\n"),
+    );
+    expect(declaredImages(toml)).toEqual([
+      { className: "LiteSandbox", dockerfile: join(dir, "containers/lite/Dockerfile"), context: join(dir, "containers") },
+      { className: "StandardSandbox", dockerfile: join(dir, "containers/standard/Dockerfile"), context: join(dir, "containers/standard") },
+    ]);
+  });
+
+  it("SBX: containers turned off answer a reason the Worker can show, and set nothing up", async () => {
+    const lines: string[] = [];
+    const engine = await prepareContainerEngine({ mode: "off", log: (line) => lines.push(line) });
+    expect(engine).toEqual({ enabled: false, reason: "containers are turned off (GUILDS_CONTAINERS=off)", env: {} });
+    expect(lines).toEqual(["sandboxes unavailable: containers are turned off (GUILDS_CONTAINERS=off)"]);
+  });
+
+  it.skipIf(!engineAnswers())("SBX: the sweep removes a sidecar whose container is gone, and nothing else", async () => {
+    const worker = `sweep${Date.now()}`;
+    const names = [`workerd-${worker}-Box-a-proxy`, `workerd-${worker}-Box-b`, `workerd-${worker}-Box-b-proxy`];
+    for (const name of names) expect((await run("docker", ["create", "--name", name, BASE_IMAGE, "true"])).code).toBe(0);
+    try {
+      expect(await removeOrphanSidecars(worker)).toBe(1);
+      const left = await run("docker", ["ps", "-a", "--format", "{{.Names}}", "--filter", `name=^workerd-${worker}-`]);
+      expect(left.output.split("\n").filter(Boolean).sort()).toEqual(names.slice(1).sort());
+    } finally {
+      await run("docker", ["rm", "-f", ...names]);
+    }
+  });
+});
+
+function engineAnswers(): boolean {
+  return spawnSync("docker", ["image", "inspect", BASE_IMAGE], { stdio: "ignore" }).status === 0;
+}
