@@ -51,7 +51,7 @@ export const sandboxViewRoutes = new Hono<AppEnv>()
       const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
       const state = await agentObject(c.env, agent.id).sandboxState();
       // Without a box, the one its settings call for is the one a view would start.
-      const box = state.status === "none" || state.status === "unavailable" ? boxFor(agent) : state.box;
+      const box = state.status === "starting" || state.status === "running" ? (state.box ?? boxFor(agent)) : boxFor(agent);
       return c.json(SandboxState.parse({ ...state, box }));
     },
   )
