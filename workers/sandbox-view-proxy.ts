@@ -1,7 +1,7 @@
 import { type Context, Hono } from "hono";
 import type { Env } from "../bindings/env";
 import { agentObject } from "../bindings/objects";
-import { type InputDetector, InputThrottle, rfbInput, ttyInput } from "../core/sandbox/view-input";
+import { type InputDetector, InputThrottle, rfbInput, terminalInput } from "../core/sandbox/view-input";
 import { type SandboxView, verifyViewTicket, viewTicketKey } from "../core/sandbox/view-ticket";
 import { isUuid } from "../core/validation/fields";
 import type { AppEnv } from "./context";
@@ -98,7 +98,7 @@ async function proxy(c: Context<AppEnv>, view: SandboxView, rest: string): Promi
   const { switchPort } = await import("@cloudflare/containers");
   const answer = await box.fetch(switchPort(upstream, ready.port));
   if (!answer.webSocket) return withViewHeaders(answer);
-  return bridge(answer, view === "browser" ? rfbInput() : ttyInput(), () => {
+  return bridge(answer, view === "browser" ? rfbInput() : terminalInput(), () => {
     if (inputReports.due(agentId, Date.now())) void agent.sandboxViewInput().catch(() => {});
   });
 }

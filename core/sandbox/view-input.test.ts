@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { InputThrottle, rfbInput, ttyInput } from "./view-input";
+import { InputThrottle, rfbInput, terminalInput } from "./view-input";
 
 const bytes = (...values: number[]) => new Uint8Array(values);
 const HANDSHAKE = new Uint8Array([...new TextEncoder().encode("RFB 003.008\n"), 1, 1]);
@@ -38,8 +38,11 @@ describe("operator input on a proxied view (SBX-030, UI-015)", () => {
     expect(d.isInput(KEY)).toBe(false);
   });
 
-  it("SBX-030: ttyd's typed bytes are input, its opening JSON and resizes are not", () => {
-    const d = ttyInput();
+  it("SBX-030: the terminal's typed text is input; its resizes are not (the box's JSON protocol and ttyd's)", () => {
+    const d = terminalInput();
+    expect(d.isInput('{"type":"resize","cols":100,"rows":30}')).toBe(false);
+    expect(d.isInput(new TextEncoder().encode('{"type":"input","data":"ls -la\\r"}'))).toBe(true);
+    expect(d.isInput("{not json")).toBe(false);
     expect(d.isInput('{"AuthToken":"","columns":80,"rows":24}')).toBe(false);
     expect(d.isInput(new TextEncoder().encode('1{"columns":100,"rows":30}'))).toBe(false);
     expect(d.isInput(new TextEncoder().encode("0ls -la\r"))).toBe(true);

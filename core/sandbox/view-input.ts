@@ -2,7 +2,7 @@
  * Which messages of a proxied view are operator input (SBX-030, UI-015). A Browser or CLI
  * tab keeps its WebSocket busy on its own (noVNC asks for frame updates all the time), so
  * "a message from the client" is not input: only keys, pointer and clipboard for noVNC, and
- * typed bytes for ttyd, are. Pure, so it runs in Node.
+ * typed text in the terminal, are. Pure, so it runs in Node.
  */
 import { BoundedMap } from "../cache/bounded-map";
 
@@ -15,13 +15,25 @@ export interface InputDetector {
 const bytesOf = (message: Uint8Array | string) => (typeof message === "string" ? new TextEncoder().encode(message) : message);
 
 /**
- * ttyd's client protocol: every message starts with its command, `0` for typed input,
- * `1` for a resize, `{` for the opening JSON; only `0` is input.
+ * The CLI view's terminal: the box's web terminal sends JSON, `{"type":"input","data"}` for
+ * typed text and `{"type":"resize",…}` otherwise; ttyd's protocol, `0` + typed bytes, is
+ * read too. Only typed text is input.
  *
- * @example ttyInput().isInput("0ls\r") // true
+ * @example terminalInput().isInput('{"type":"input","data":"ls\\r"}') // true
  */
-export function ttyInput(): InputDetector {
-  return { isInput: (message) => bytesOf(message)[0] === 0x30 };
+export function terminalInput(): InputDetector {
+  return {
+    isInput(message) {
+      const bytes = bytesOf(message);
+      if (bytes[0] === 0x30) return true;
+      if (bytes[0] !== 0x7b) return false;
+      try {
+        return (JSON.parse(new TextDecoder().decode(bytes)) as { type?: unknown }).type === "input";
+      } catch {
+        return false;
+      }
+    },
+  };
 }
 
 /** Client-to-server RFB message lengths once the header is read, or null when not yet known. */

@@ -75,13 +75,13 @@ describe("ISSUE-12: the Browser and CLI tabs", () => {
     const frame = page.frames().find((f) => f.url().includes(`/api/agents/${agent.id}/cli/tty/`))!;
     expect(frame).toBeDefined();
     await frame.locator(".xterm-helper-textarea").waitFor();
-    // The terminal's buffer, as ttyd's page exposes it (window.term), else the rendered rows.
+    // The terminal's buffer (the page's xterm.js `term`), else the rendered rows.
     const screen = async () =>
       (await frame.evaluate(`(() => {
-        const term = window.term;
-        if (!term) return document.querySelector(".xterm-rows")?.textContent ?? "";
+        const xterm = typeof term !== "undefined" ? term : window.term;
+        if (!xterm) return document.querySelector(".xterm-rows")?.textContent ?? "";
         const lines = [];
-        for (let i = 0; i < term.buffer.active.length; i++) lines.push(term.buffer.active.getLine(i)?.translateToString() ?? "");
+        for (let i = 0; i < xterm.buffer.active.length; i++) lines.push(xterm.buffer.active.getLine(i)?.translateToString() ?? "");
         return lines.join("\\n");
       })()`)) as string;
     await until(async () => /[#$] *$/m.test(await screen()), "the shell prompt", 30_000);

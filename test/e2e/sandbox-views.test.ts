@@ -17,10 +17,10 @@ async function browserAgent() {
 }
 
 /** A WebSocket to the stack at `path`, open, with every message it receives kept. */
-async function socket(path: string, protocol: string) {
+async function socket(path: string, protocol?: string) {
   const url = new URL(path, inject("apiUrl"));
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-  const ws = new WebSocket(url, protocol);
+  const ws = protocol ? new WebSocket(url, protocol) : new WebSocket(url);
   ws.binaryType = "arraybuffer";
   const received: Uint8Array[] = [];
   ws.addEventListener("message", (event) => received.push(typeof event.data === "string" ? new TextEncoder().encode(event.data) : new Uint8Array(event.data)));
@@ -39,12 +39,13 @@ async function socket(path: string, protocol: string) {
   return { ws, text, until };
 }
 
-/** ttyd's client protocol: the opening JSON, then `0` + typed bytes. */
-const ttyInput = (text: string) => new TextEncoder().encode(`0${text}`);
+/** The box's terminal protocol: JSON messages, typed text as `input`. */
+const typed = (data: string) => JSON.stringify({ type: "input", data });
+const resized = (cols: number, rows: number) => JSON.stringify({ type: "resize", cols, rows });
 
 describe("sandbox views through the stack (SBX-018, SBX-023..026, UI-012, UI-014, UI-015)", () => {
   it(
-    "SBX-025 / SBX-026: the CLI view reaches ttyd only through the proxy, which prepends the secret segment; ttyd answers 404 elsewhere",
+    "SBX-025 / SBX-026: the CLI view reaches the terminal only through the proxy, which prepends the secret segment; the terminal answers 404 elsewhere",
     async () => {
       const agentId = await browserAgent();
       const started = await api("POST", `/api/agents/${agentId}/cli/start`);
@@ -56,15 +57,15 @@ describe("sandbox views through the stack (SBX-018, SBX-023..026, UI-012, UI-014
       expect(await page.text()).toMatch(/<html/i);
       // Another ticket segment is refused before the box is asked.
       expect((await fetch(new URL(ttyUrl.replace(/tty\/[^/]+\//, "tty/forged/"), inject("apiUrl")))).status).toBe(401);
-      const term = await socket(`${ttyUrl}ws`, "tty");
-      term.ws.send(new TextEncoder().encode(JSON.stringify({ AuthToken: "", columns: 120, rows: 30 })));
-      term.ws.send(ttyInput("echo cli-$((6*7))\r"));
+      const term = await socket(`${ttyUrl}ws`);
+      term.ws.send(resized(120, 30));
+      term.ws.send(typed("echo cli-$((6*7))\r"));
       await term.until(/cli-42/);
       // From inside the box: ttyd refuses its root and a wrong secret, the WebSocket path included.
       const probe = (path: string) =>
         `exec 3<>/dev/tcp/127.0.0.1/7681; printf 'GET ${path} HTTP/1.0\\r\\n\\r\\n' >&3; echo "probe ${path} $(head -1 <&3)"; exec 3>&-\r`;
-      term.ws.send(ttyInput(probe("/")));
-      term.ws.send(ttyInput(probe("/t/wrong/ws")));
+      term.ws.send(typed(probe("/")));
+      term.ws.send(typed(probe("/t/wrong/ws")));
       await term.until(/probe \/t\/wrong\/ws HTTP\/1\.[01] 404/);
       expect(term.text()).toMatch(/probe \/ HTTP\/1\.[01] 404/);
       term.ws.close();
@@ -81,12 +82,11 @@ describe("sandbox views through the stack (SBX-018, SBX-023..026, UI-012, UI-014
       const before = (await api("GET", `/api/agents/${agentId}/sandbox`)).json;
       expect(before.status).toBe("running");
       expect(before.idle_deadline).toBeDefined();
-      const term = await socket(`${started.json.tty_url}ws`, "tty");
-      term.ws.send(new TextEncoder().encode(JSON.stringify({ AuthToken: "", columns: 80, rows: 24 })));
-      term.ws.send(new TextEncoder().encode('1{"columns":100,"rows":30}'));
+      const term = await socket(`${started.json.tty_url}ws`);
+      term.ws.send(resized(100, 30));
       await new Promise((r) => setTimeout(r, 1500));
       expect((await api("GET", `/api/agents/${agentId}/sandbox`)).json.idle_deadline).toBe(before.idle_deadline);
-      term.ws.send(ttyInput("true\r"));
+      term.ws.send(typed("true\r"));
       const deadline = Date.now() + 10_000;
       let after = before;
       while (after.idle_deadline === before.idle_deadline && Date.now() < deadline) {
