@@ -103,18 +103,38 @@ async function proxy(c: Context<AppEnv>, view: SandboxView, rest: string): Promi
   });
 }
 
+/**
+ * Forwards one socket's messages to another, in order. Binary messages may arrive as Blobs,
+ * which must be read before they are sent on (sending a Blob would send its name as text);
+ * the chain keeps a message read quickly from overtaking one read slowly.
+ */
+function relay(to: WebSocket, seen?: (data: string | Uint8Array) => void) {
+  let chain = Promise.resolve();
+  return (event: MessageEvent) => {
+    chain = chain
+      .then(async () => {
+        const raw = event.data as string | ArrayBuffer | Blob;
+        const data = raw instanceof Blob ? await raw.arrayBuffer() : raw;
+        seen?.(typeof data === "string" ? data : new Uint8Array(data));
+        to.send(data);
+      })
+      .catch(() => to.close(1011, "relay failed"));
+  };
+}
+
 /** The client's socket, joined to the box's; `onInput` hears each message that holds operator input. */
 function bridge(answer: Response, detector: InputDetector, onInput: () => void): Response {
   const boxSocket = answer.webSocket!;
   const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
   boxSocket.accept();
   server.accept();
-  server.addEventListener("message", (event) => {
-    const data = event.data as string | ArrayBuffer;
-    if (detector.isInput(typeof data === "string" ? data : new Uint8Array(data))) onInput();
-    boxSocket.send(data);
-  });
-  boxSocket.addEventListener("message", (event) => server.send(event.data as string | ArrayBuffer));
+  server.addEventListener(
+    "message",
+    relay(boxSocket, (data) => {
+      if (detector.isInput(data)) onInput();
+    }),
+  );
+  boxSocket.addEventListener("message", relay(server));
   // 1005 and 1006 cannot be sent in a close frame.
   const closeCode = (code: number) => (code === 1005 || code === 1006 ? 1000 : code);
   server.addEventListener("close", (event) => boxSocket.close(closeCode(event.code), event.reason));

@@ -79,11 +79,14 @@ describe("sandbox views through the stack (SBX-018, SBX-023..026, UI-012, UI-014
       const agentId = await browserAgent();
       const started = await api("POST", `/api/agents/${agentId}/cli/start`);
       expect(started.status, started.text).toBe(200);
+      // Opening the view's socket is a view start; the wait after it is the view's own traffic only.
+      const term = await socket(`${started.json.tty_url}ws`);
+      term.ws.send(resized(100, 30));
+      await new Promise((r) => setTimeout(r, 500));
       const before = (await api("GET", `/api/agents/${agentId}/sandbox`)).json;
       expect(before.status).toBe("running");
       expect(before.idle_deadline).toBeDefined();
-      const term = await socket(`${started.json.tty_url}ws`);
-      term.ws.send(resized(100, 30));
+      term.ws.send(resized(90, 25));
       await new Promise((r) => setTimeout(r, 1500));
       expect((await api("GET", `/api/agents/${agentId}/sandbox`)).json.idle_deadline).toBe(before.idle_deadline);
       term.ws.send(typed("true\r"));
