@@ -1,6 +1,7 @@
 import { type Context, Hono } from "hono";
 import type { Env } from "../bindings/env";
 import { agentObject } from "../bindings/objects";
+import { BoundedMap } from "../core/cache/bounded-map";
 import { type InputDetector, InputThrottle, rfbInput, terminalInput } from "../core/sandbox/view-input";
 import { type SandboxView, verifyViewTicket, viewTicketKey } from "../core/sandbox/view-ticket";
 import { isUuid } from "../core/validation/fields";
@@ -48,6 +49,27 @@ const DROPPED = ["set-cookie", "content-security-policy", "x-frame-options", "ac
 
 const inputReports = new InputThrottle();
 
+type ViewTarget = Awaited<ReturnType<ReturnType<typeof agentObject>["sandboxForView"]>>;
+
+/** How long a view's target is reused: a page's many asset requests are one opening of the view. */
+const TARGET_TTL_MS = 30_000;
+const targets = new BoundedMap<string, { target: Extract<ViewTarget, { ok: true }>; at: number }>(1000);
+
+/**
+ * The box and port a view is proxied to. The agent object ensures the box (and re-arms its
+ * idle timer, SBX-028) when asked; asked once per TARGET_TTL_MS per view, so loading a page
+ * is one view opening and only operator input moves the timer after it (SBX-030).
+ */
+export async function viewTarget(env: Env, agentId: string, view: SandboxView): Promise<ViewTarget> {
+  const key = `${agentId}:${view}`;
+  const held = targets.get(key);
+  if (held && Date.now() - held.at < TARGET_TTL_MS) return held.target;
+  const target = await agentObject(env, agentId).sandboxForView(view);
+  if (target.ok) targets.set(key, { target, at: Date.now() });
+  else targets.delete(key);
+  return target;
+}
+
 const badTicket = () => new ApiError(401, "auth.invalid_ticket", "This view's link is not valid or has expired: open the tab again");
 
 /** Checks the path's agent id and ticket for this view; 404 or 401 otherwise. */
@@ -81,8 +103,7 @@ const withViewHeaders = (response: Response, status = response.status) => {
  */
 async function proxy(c: Context<AppEnv>, view: SandboxView, rest: string): Promise<Response> {
   const agentId = c.req.param("id")!;
-  const agent = agentObject(c.env, agentId);
-  const ready = await agent.sandboxForView(view);
+  const ready = await viewTarget(c.env, agentId, view);
   if (!ready.ok) throw new ApiError(ready.code === "sandbox.unavailable" ? 503 : 409, ready.code, ready.message);
   const namespace = boxNamespace(c.env, ready.box);
   if (!namespace) throw new ApiError(503, "sandbox.unavailable", `This deployment declares no ${ready.box} box`);
@@ -99,7 +120,10 @@ async function proxy(c: Context<AppEnv>, view: SandboxView, rest: string): Promi
   const answer = await box.fetch(switchPort(upstream, ready.port));
   if (!answer.webSocket) return withViewHeaders(answer);
   return bridge(answer, view === "browser" ? rfbInput() : terminalInput(), () => {
-    if (inputReports.due(agentId, Date.now())) void agent.sandboxViewInput().catch(() => {});
+    if (inputReports.due(agentId, Date.now()))
+      void agentObject(c.env, agentId)
+        .sandboxViewInput()
+        .catch(() => {});
   });
 }
 

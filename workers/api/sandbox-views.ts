@@ -5,6 +5,7 @@ import { BrowserView, boxFor, CliView, SandboxState } from "../../core/validatio
 import type { AppEnv } from "../context";
 import { failure, ok, operation, pathId } from "../contract";
 import { ApiError } from "../errors";
+import { viewTarget } from "../sandbox-view-proxy";
 import { findAgent } from "./agents";
 
 /**
@@ -23,7 +24,7 @@ export const viewPrefix = (agentId: string, view: SandboxView, ticket: string) =
 
 /** Brings the box up for the view and mints the ticket that opens it. */
 async function startView(c: { env: AppEnv["Bindings"] }, agentId: string, view: SandboxView) {
-  const answer = await agentObject(c.env, agentId).sandboxForView(view);
+  const answer = await viewTarget(c.env, agentId, view);
   if (!answer.ok) throw new ApiError(answer.code === "sandbox.unavailable" ? 503 : 409, answer.code, answer.message);
   let key: Awaited<ReturnType<typeof viewTicketKey>>;
   try {
