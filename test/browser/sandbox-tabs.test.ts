@@ -37,7 +37,7 @@ describe("ISSUE-12: the Browser and CLI tabs", () => {
     expect(await tabs().getByRole("link", { name: "CLI" }).count()).toBe(0);
   });
 
-  it("UI-011 / UI-012: the Browser tab brings the box up and draws the 1280x720 desktop scaled into the pane (needs the engine)", async () => {
+  it("UI-011 / UI-012 / UI-013: the Browser tab brings the box up, draws the 1280x720 desktop scaled into the pane, and its clipboard strip pastes and copies (needs the engine)", async () => {
     const agent = await newAgent({ browser: true });
     await page.goto(`${apiUrl}/agents/${agent.id}`);
     await tabs().getByRole("link", { name: "Browser" }).click();
@@ -66,6 +66,25 @@ describe("ISSUE-12: the Browser and CLI tabs", () => {
     expect(size.height).toBe(720);
     expect(size.shown).toBeLessThanOrEqual(size.pane);
     await screenshot(page, "browser-tab");
+
+    // UI-013: text pasted to the box lands in its browser's address bar; what is copied there comes back.
+    const text = `clip-${suffix}`;
+    await page.getByLabel("Clipboard").fill(text);
+    await page.getByRole("button", { name: "Paste to box" }).click();
+    const canvas = frame.locator("canvas");
+    const box = (await canvas.boundingBox())!;
+    // The address bar of the box's Chromium, about 47 px down the 720 px desktop.
+    await canvas.click({ position: { x: box.width / 2, y: (box.height * 47) / 720 } });
+    await page.keyboard.press("Control+A");
+    await page.keyboard.press("Control+V");
+    await page.keyboard.press("End");
+    await page.keyboard.type("-back");
+    await page.keyboard.press("Control+A");
+    await page.keyboard.press("Control+C");
+    const copy = page.getByRole("button", { name: "Copy from box" });
+    await until(async () => copy.isEnabled(), "the box's clipboard reaches the console", 15_000);
+    await copy.click();
+    await until(async () => (await page.getByLabel("Clipboard").inputValue()) === `${text}-back`, "the copied text is in the strip", 15_000);
   }, 240_000);
 
   it("UI-014: the CLI tab opens a root shell in the box; a typed command's output appears (needs the engine)", async () => {
