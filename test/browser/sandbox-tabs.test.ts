@@ -69,7 +69,7 @@ describe("ISSUE-12: the Browser and CLI tabs", () => {
 
     // UI-013: text pasted to the box lands in its browser's address bar; what is copied there comes back.
     const text = `clip-${suffix}`;
-    await page.getByLabel("Clipboard").fill(text);
+    await page.getByRole("textbox", { name: "Clipboard" }).fill(text);
     await page.getByRole("button", { name: "Paste to box" }).click();
     const canvas = frame.locator("canvas");
     const box = (await canvas.boundingBox())!;
@@ -84,7 +84,11 @@ describe("ISSUE-12: the Browser and CLI tabs", () => {
     const copy = page.getByRole("button", { name: "Copy from box" });
     await until(async () => copy.isEnabled(), "the box's clipboard reaches the console", 15_000);
     await copy.click();
-    await until(async () => (await page.getByLabel("Clipboard").inputValue()) === `${text}-back`, "the copied text is in the strip", 15_000);
+    await until(
+      async () => (await page.getByRole("textbox", { name: "Clipboard" }).inputValue()) === `${text}-back`,
+      "the copied text is in the strip",
+      15_000,
+    );
   }, 240_000);
 
   it("UI-014: the CLI tab opens a root shell in the box; a typed command's output appears (needs the engine)", async () => {
