@@ -16,18 +16,33 @@ export const VNC_VIEWER_PAGE = `<!doctype html>
 <div id="screen"></div>
 <script type="module">
 const tell = (message) => parent.postMessage({ type: "vnc", ...message }, "*");
+// The desktop may still be starting, or the box may come back after a restart: retry a while.
+const RETRIES = 10;
 try {
   const { default: RFB } = await import("./core/rfb.js");
   const url = new URL("websockify", location.href);
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-  const rfb = new RFB(document.getElementById("screen"), url.href);
-  rfb.scaleViewport = true;
-  rfb.resizeSession = false;
-  rfb.addEventListener("connect", () => tell({ state: "connected" }));
-  rfb.addEventListener("disconnect", (event) => tell({ state: "disconnected", clean: event.detail.clean }));
-  rfb.addEventListener("clipboard", (event) => tell({ clipboard: event.detail.text }));
+  let rfb = null;
+  let failures = 0;
+  const connect = () => {
+    rfb = new RFB(document.getElementById("screen"), url.href);
+    rfb.scaleViewport = true;
+    rfb.resizeSession = false;
+    rfb.addEventListener("connect", () => {
+      failures = 0;
+      tell({ state: "connected" });
+    });
+    rfb.addEventListener("disconnect", (event) => {
+      rfb = null;
+      if (++failures > RETRIES) return tell({ state: "disconnected", clean: event.detail.clean });
+      tell({ state: "reconnecting" });
+      setTimeout(connect, 1000);
+    });
+    rfb.addEventListener("clipboard", (event) => tell({ clipboard: event.detail.text }));
+  };
+  connect();
   addEventListener("message", (event) => {
-    if (event.source !== parent || event.data?.type !== "paste") return;
+    if (event.source !== parent || event.data?.type !== "paste" || !rfb) return;
     rfb.clipboardPasteFrom(String(event.data.text));
     rfb.focus();
   });

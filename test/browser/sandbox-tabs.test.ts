@@ -44,8 +44,8 @@ describe("ISSUE-12: the Browser and CLI tabs", () => {
     await page.locator("iframe.sandbox-browser").waitFor({ timeout: 120_000 });
     const status = page.getByTestId("vnc-connection");
     await until(async () => (await status.textContent())?.startsWith("Connected") ?? false, "noVNC connects", 60_000);
+    // The frame is there once its page said it connected.
     const frame = page.frames().find((f) => f.url().includes(`/api/agents/${agent.id}/browser/vnc/`))!;
-    expect(frame).toBeDefined();
     // The framebuffer keeps its size; the canvas is drawn (not one flat colour) and fits the pane.
     // The framebuffer keeps its size; the canvas is drawn (not one flat colour) and fits the pane.
     // (Page-side code as text: this file is type-checked without the DOM's types.)
@@ -77,6 +77,8 @@ describe("ISSUE-12: the Browser and CLI tabs", () => {
     await canvas.click({ position: { x: box.width / 2, y: (box.height * 47) / 720 } });
     await page.keyboard.press("Control+A");
     await page.keyboard.press("Control+V");
+    // The box's browser asks the X clipboard, which asks the console: the text lands a moment later.
+    await new Promise((r) => setTimeout(r, 2000));
     await page.keyboard.press("End");
     await page.keyboard.type("-back");
     await page.keyboard.press("Control+A");
@@ -95,8 +97,9 @@ describe("ISSUE-12: the Browser and CLI tabs", () => {
     const agent = await newAgent({ coding: true });
     await page.goto(`${apiUrl}/agents/${agent.id}/cli`);
     await page.locator("iframe.sandbox-cli").waitFor({ timeout: 120_000 });
-    const frame = page.frames().find((f) => f.url().includes(`/api/agents/${agent.id}/cli/tty/`))!;
-    expect(frame).toBeDefined();
+    const frameOf = () => page.frames().find((f) => f.url().includes(`/api/agents/${agent.id}/cli/tty/`));
+    await until(async () => frameOf() !== undefined, "the terminal's frame loads");
+    const frame = frameOf()!;
     await frame.locator(".xterm-helper-textarea").waitFor();
     // The terminal's buffer (the page's xterm.js `term`), else the rendered rows.
     const screen = async () =>

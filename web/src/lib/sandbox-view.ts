@@ -6,14 +6,14 @@
 import type { SandboxState } from "./api-types";
 
 export interface ViewerMessage {
-  state?: "connected" | "disconnected" | "failed";
+  state?: "connected" | "reconnecting" | "disconnected" | "failed";
   /** Why the page could not start (state "failed"). */
   message?: string;
   /** Text the box put on its clipboard. */
   clipboard?: string;
 }
 
-const STATES = new Set(["connected", "disconnected", "failed"]);
+const STATES = new Set(["connected", "reconnecting", "disconnected", "failed"]);
 
 /**
  * The view page's message, or null for anything else posted to the console's window.

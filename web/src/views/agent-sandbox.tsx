@@ -95,7 +95,8 @@ function BrowserPane(props: { agentId: string }) {
       if (!frame.current || event.source !== frame.current.contentWindow) return;
       const message = viewerMessage(event.data);
       if (message?.state === "connected") setConnection("Connected: the agent's browser at 1280×720, scaled to fit.");
-      if (message?.state === "disconnected") setConnection("Disconnected from the agent's browser.");
+      if (message?.state === "reconnecting") setConnection("Connecting to the agent's desktop…");
+      if (message?.state === "disconnected") setConnection("Disconnected from the agent's browser. Open the tab again to reconnect.");
       if (message?.state === "failed") setConnection(`The view could not start: ${message.message ?? "unknown reason"}`);
       if (message?.clipboard !== undefined) setRemote(message.clipboard);
     };
