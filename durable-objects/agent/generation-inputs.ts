@@ -32,6 +32,8 @@ export interface GenerationStart {
   random: () => number;
   /** A schedule tool changed the agent's routines. */
   schedulesChanged: () => Promise<void>;
+  /** secret_store changed a secret reaching the agent (SEC-011). */
+  secretsChanged?: () => Promise<unknown>;
   /** Transient events of the run's stream (token deltas). */
   publish: (event: string, data: unknown) => void;
 }
@@ -71,7 +73,7 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
       ...(session.snapshot.flags.memory ? { memory: { write: (content: string) => writeMemory(db, agentId, content) } } : {}),
       ...(session.snapshot.flags.group_post ? { group: groupChatOf(env, session) } : {}),
       schedules: scheduleTools(db, agentId, () => new Date(start.now()), start.random, start.schedulesChanged),
-      secrets: secretTools(db, env, session.scope),
+      secrets: secretTools(db, env, session.scope, start.secretsChanged),
       // The run's redaction set: the platform's keys and this generation's secret values (SEC-014).
       redactor: platformRedactor(env).withSecrets(secrets.values),
       pricing: provider.pricing,

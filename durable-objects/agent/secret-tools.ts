@@ -6,9 +6,16 @@ import type { ToolContext } from "../../core/tools/types";
 
 /**
  * secret_store's store (SEC-011): the value sealed and granted to this agent alone, as the
- * secrets routes write it. A refusal is an error whose message the model reads.
+ * secrets routes write it, then `changed` told, as any secret change tells the agents it
+ * reaches (here the agent itself: its idle box goes after this generation). A refusal is an
+ * error whose message the model reads.
  */
-export function secretTools(db: Database, env: Env, scope: { agentId: string; organisationId: string }): NonNullable<ToolContext["secrets"]> {
+export function secretTools(
+  db: Database,
+  env: Env,
+  scope: { agentId: string; organisationId: string },
+  changed?: () => Promise<unknown>,
+): NonNullable<ToolContext["secrets"]> {
   return {
     async store(input) {
       let keys: Awaited<ReturnType<typeof keySetFrom>>;
@@ -19,6 +26,7 @@ export function secretTools(db: Database, env: Env, scope: { agentId: string; or
       }
       const outcome = await writeAgentSecret(db, keys, { ...scope, ...input }, false);
       if (!outcome.ok) throw new Error(outcome.message);
+      await changed?.();
       return { created: outcome.created };
     },
   };
