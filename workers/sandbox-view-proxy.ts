@@ -57,13 +57,15 @@ const targets = new BoundedMap<string, { target: Extract<ViewTarget, { ok: true 
 
 /**
  * The box and port a view is proxied to. The agent object ensures the box (and re-arms its
- * idle timer, SBX-028) when asked; asked once per TARGET_TTL_MS per view, so loading a page
- * is one view opening and only operator input moves the timer after it (SBX-030).
+ * idle timer, SBX-028) when asked. `fresh` asks it (a view start, a WebSocket connecting);
+ * otherwise an answer younger than TARGET_TTL_MS is reused, so a page's asset requests
+ * right after its start are not each a view opening, and only operator input moves the
+ * timer after it (SBX-030).
  */
-export async function viewTarget(env: Env, agentId: string, view: SandboxView): Promise<ViewTarget> {
+export async function viewTarget(env: Env, agentId: string, view: SandboxView, fresh: boolean): Promise<ViewTarget> {
   const key = `${agentId}:${view}`;
   const held = targets.get(key);
-  if (held && Date.now() - held.at < TARGET_TTL_MS) return held.target;
+  if (!fresh && held && Date.now() - held.at < TARGET_TTL_MS) return held.target;
   const target = await agentObject(env, agentId).sandboxForView(view);
   if (target.ok) targets.set(key, { target, at: Date.now() });
   else targets.delete(key);
@@ -103,7 +105,8 @@ const withViewHeaders = (response: Response, status = response.status) => {
  */
 async function proxy(c: Context<AppEnv>, view: SandboxView, rest: string): Promise<Response> {
   const agentId = c.req.param("id")!;
-  const ready = await viewTarget(c.env, agentId, view);
+  const upgrade = c.req.header("upgrade")?.toLowerCase() === "websocket";
+  const ready = await viewTarget(c.env, agentId, view, upgrade);
   if (!ready.ok) throw new ApiError(ready.code === "sandbox.unavailable" ? 503 : 409, ready.code, ready.message);
   const namespace = boxNamespace(c.env, ready.box);
   if (!namespace) throw new ApiError(503, "sandbox.unavailable", `This deployment declares no ${ready.box} box`);

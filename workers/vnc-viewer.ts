@@ -16,7 +16,8 @@ export const VNC_VIEWER_PAGE = `<!doctype html>
 <div id="screen"></div>
 <script type="module">
 const tell = (message) => parent.postMessage({ type: "vnc", ...message }, "*");
-// The desktop may still be starting, or the box may come back after a restart: retry a while.
+// The desktop may still be starting: retry a while before the first connection. A connection
+// that drops is not retried, or an open tab would bring back a box destroyed as idle (SBX-031).
 const RETRIES = 10;
 try {
   const { default: RFB } = await import("./core/rfb.js");
@@ -24,17 +25,18 @@ try {
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
   let rfb = null;
   let failures = 0;
+  let connected = false;
   const connect = () => {
     rfb = new RFB(document.getElementById("screen"), url.href);
     rfb.scaleViewport = true;
     rfb.resizeSession = false;
     rfb.addEventListener("connect", () => {
-      failures = 0;
+      connected = true;
       tell({ state: "connected" });
     });
     rfb.addEventListener("disconnect", (event) => {
       rfb = null;
-      if (++failures > RETRIES) return tell({ state: "disconnected", clean: event.detail.clean });
+      if (connected || ++failures > RETRIES) return tell({ state: "disconnected", clean: event.detail.clean });
       tell({ state: "reconnecting" });
       setTimeout(connect, 1000);
     });

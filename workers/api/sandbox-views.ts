@@ -24,7 +24,7 @@ export const viewPrefix = (agentId: string, view: SandboxView, ticket: string) =
 
 /** Brings the box up for the view and mints the ticket that opens it. */
 async function startView(c: { env: AppEnv["Bindings"] }, agentId: string, view: SandboxView) {
-  const answer = await viewTarget(c.env, agentId, view);
+  const answer = await viewTarget(c.env, agentId, view, true);
   if (!answer.ok) throw new ApiError(answer.code === "sandbox.unavailable" ? 503 : 409, answer.code, answer.message);
   let key: Awaited<ReturnType<typeof viewTicketKey>>;
   try {
