@@ -72,6 +72,10 @@ export async function viewTarget(env: Env, agentId: string, view: SandboxView, f
   return target;
 }
 
+/** The API's answer when the agent object will not open a view: 503 for no box, 404 for no agent, else 409. */
+export const viewRefused = (refusal: { code: string; message: string }) =>
+  new ApiError(refusal.code === "sandbox.unavailable" ? 503 : refusal.code.endsWith(".not_found") ? 404 : 409, refusal.code, refusal.message);
+
 const badTicket = () => new ApiError(401, "auth.invalid_ticket", "This view's link is not valid or has expired: open the tab again");
 
 /** Checks the path's agent id and ticket for this view; 404 or 401 otherwise. */
@@ -107,7 +111,7 @@ async function proxy(c: Context<AppEnv>, view: SandboxView, rest: string): Promi
   const agentId = c.req.param("id")!;
   const upgrade = c.req.header("upgrade")?.toLowerCase() === "websocket";
   const ready = await viewTarget(c.env, agentId, view, upgrade);
-  if (!ready.ok) throw new ApiError(ready.code === "sandbox.unavailable" ? 503 : 409, ready.code, ready.message);
+  if (!ready.ok) throw viewRefused(ready);
   const namespace = boxNamespace(c.env, ready.box);
   if (!namespace) throw new ApiError(503, "sandbox.unavailable", `This deployment declares no ${ready.box} box`);
   const box = namespace.get(namespace.idFromName(agentId));

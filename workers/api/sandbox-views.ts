@@ -5,7 +5,7 @@ import { BrowserView, boxFor, CliView, SandboxState } from "../../core/validatio
 import type { AppEnv } from "../context";
 import { failure, ok, operation, pathId } from "../contract";
 import { ApiError } from "../errors";
-import { viewTarget } from "../sandbox-view-proxy";
+import { viewRefused, viewTarget } from "../sandbox-view-proxy";
 import { findAgent } from "./agents";
 
 /**
@@ -25,7 +25,7 @@ export const viewPrefix = (agentId: string, view: SandboxView, ticket: string) =
 /** Brings the box up for the view and mints the ticket that opens it. */
 async function startView(c: { env: AppEnv["Bindings"] }, agentId: string, view: SandboxView) {
   const answer = await viewTarget(c.env, agentId, view, true);
-  if (!answer.ok) throw new ApiError(answer.code === "sandbox.unavailable" ? 503 : 409, answer.code, answer.message);
+  if (!answer.ok) throw viewRefused(answer);
   let key: Awaited<ReturnType<typeof viewTicketKey>>;
   try {
     key = await viewTicketKey(c.env.SECRETS_KEK);
@@ -66,7 +66,7 @@ export const sandboxViewRoutes = new Hono<AppEnv>()
       tag: "Agents",
       responses: { 200: ok("The view to embed", BrowserView) },
       notFound: "agent",
-      conflict: "browser.disabled: the agent's browser access is off",
+      conflict: "browser.disabled: the agent's browser access is off; or the box cannot serve the view now (its sandbox code, e.g. workspace.full)",
       errors: { 503: UNAVAILABLE },
     }),
     pathId("agent"),
@@ -89,7 +89,7 @@ export const sandboxViewRoutes = new Hono<AppEnv>()
       tag: "Agents",
       responses: { 200: ok("The terminal to embed", CliView) },
       notFound: "agent",
-      conflict: "cli.disabled: the agent's CLI access is off",
+      conflict: "cli.disabled: the agent's CLI access is off; or the terminal could not start in the box (its sandbox code)",
       errors: { 503: UNAVAILABLE },
     }),
     pathId("agent"),

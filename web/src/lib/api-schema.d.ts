@@ -2586,7 +2586,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description browser.disabled: the agent's browser access is off */
+            /** @description browser.disabled: the agent's browser access is off; or the box cannot serve the view now (its sandbox code, e.g. workspace.full) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2638,7 +2638,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description cli.disabled: the agent's CLI access is off */
+            /** @description cli.disabled: the agent's CLI access is off; or the terminal could not start in the box (its sandbox code) */
             409: {
                 headers: {
                     [name: string]: unknown;
