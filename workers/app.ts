@@ -9,7 +9,9 @@ import { guildRoutes } from "./api/guilds";
 import { healthRoutes } from "./api/health";
 import { runRoutes } from "./api/run-messages";
 import { agentRunRoutes } from "./api/runs";
+import { sandboxViewRoutes } from "./api/sandbox-views";
 import { agentScheduleRoutes, scheduleRoutes } from "./api/schedules";
+import { secretRequestRoutes } from "./api/secret-requests";
 import { secretRoutes } from "./api/secrets";
 import { tokenRoutes } from "./api/tokens";
 import { organisationRoutes, usageRoutes } from "./api/usage";
@@ -20,6 +22,7 @@ import { ApiError, errorResponse } from "./errors";
 import { authenticate, database } from "./middleware";
 import { openApiDocument } from "./openapi";
 import { callerRateLimit, rateLimit } from "./rate-limit";
+import { sandboxViewProxy } from "./sandbox-view-proxy";
 import { securityHeaders } from "./security-headers";
 
 export const API_VERSION = "0.1.0";
@@ -49,6 +52,11 @@ app.get(
   },
 );
 
+// The Browser and CLI views authenticate by the ticket in their path, not a bearer token.
+app.use("/api/agents/:id/browser/vnc/*", callerRateLimit);
+app.use("/api/agents/:id/cli/tty/*", callerRateLimit);
+app.route("/api/agents", sandboxViewProxy);
+
 const api = new Hono<AppEnv>();
 // The caller budget comes first: a flood of junk tokens must not reach the database.
 api.use(callerRateLimit, database, authenticate, rateLimit);
@@ -58,7 +66,9 @@ api.route("/guilds", groupChatRoutes);
 api.route("/agents", agentRoutes);
 api.route("/agents", agentRunRoutes);
 api.route("/agents", agentScheduleRoutes);
+api.route("/agents", sandboxViewRoutes);
 api.route("/runs", runRoutes);
+api.route("/runs", secretRequestRoutes);
 api.route("/schedules", scheduleRoutes);
 api.route("/attachments", attachmentRoutes);
 api.route("/usage", usageRoutes);

@@ -34,13 +34,23 @@ describe("offeredTools", () => {
           .slice(0, NAMES.length),
       ).toEqual(NAMES);
     }
-    expect(new Set(offeredTools({ kind: "direct" }).map((t) => t.binding))).toEqual(new Set(["note", "record", "schedule"]));
+    expect(new Set(offeredTools({ kind: "direct" }).map((t) => t.binding))).toEqual(new Set(["note", "record", "schedule", "secret_store", "secret_request"]));
   });
 
   it("EXACT-017 / SCHED-037: the six schedule tools are offered on direct and group runs, not on schedule runs", () => {
-    expect(offeredTools({ kind: "direct" }).map((t) => t.name)).toEqual([...NAMES, ...SCHEDULE_NAMES]);
-    expect(offeredTools({ kind: "group" }).map((t) => t.name)).toEqual([...NAMES, ...SCHEDULE_NAMES]);
-    expect(offeredTools({ kind: "schedule" }).map((t) => t.name)).toEqual(NAMES);
+    expect(offeredTools({ kind: "direct" }).map((t) => t.name)).toEqual([...NAMES, ...SCHEDULE_NAMES, "secret_store", "secret_request"]);
+    expect(offeredTools({ kind: "group" }).map((t) => t.name)).toEqual([...NAMES, ...SCHEDULE_NAMES, "secret_store"]);
+    expect(offeredTools({ kind: "schedule" }).map((t) => t.name)).toEqual([...NAMES, "secret_store"]);
+  });
+
+  it("EXACT-016 / SEC-012: secret_store is offered on every run, secret_request on direct runs only", () => {
+    for (const kind of ["direct", "group", "schedule"] as const) {
+      const names = offeredTools({ kind, group_post: true }).map((t) => t.name);
+      expect(names).toContain("secret_store");
+      expect(names.includes("secret_request")).toBe(kind === "direct");
+      // After group_post, where the sandbox bindings follow.
+      if (kind !== "schedule") expect(names.indexOf("secret_store")).toBeGreaterThan(names.indexOf("group_post"));
+    }
   });
 
   it("later bindings plug in by flags", () => {
@@ -54,7 +64,7 @@ describe("toolSchemas", () => {
   const schemas = toolSchemas(offeredTools({ kind: "direct" }));
 
   it("EXACT-010: Chat Completions function schemas without $schema, deterministic", () => {
-    expect(schemas.map((s) => s.function.name)).toEqual([...NAMES, ...SCHEDULE_NAMES]);
+    expect(schemas.map((s) => s.function.name)).toEqual([...NAMES, ...SCHEDULE_NAMES, "secret_store", "secret_request"]);
     for (const schema of schemas) {
       expect(schema.type).toBe("function");
       expect(schema.function.description.length).toBeGreaterThan(0);

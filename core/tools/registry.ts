@@ -12,6 +12,7 @@ import { MEMORY_TOOLS } from "./memory";
 import { NOTE_TOOLS } from "./notes";
 import { RECORD_TOOLS } from "./records";
 import { SCHEDULE_TOOLS } from "./schedules";
+import { SECRET_REQUEST_TOOLS, SECRET_STORE_TOOLS } from "./secrets";
 import { CODING_TOOLS } from "./shell";
 import type { AnyToolDefinition, ToolContext, ToolResult, ToolSchema } from "./types";
 
@@ -46,6 +47,9 @@ export const NATIVE_BINDINGS: readonly NativeBinding[] = [
   // Direct and group runs may plan wake-ups; a schedule run may not (EXACT-017).
   { binding: "schedule", offered: (flags) => flags.kind !== "schedule", tools: SCHEDULE_TOOLS },
   { binding: "group_post", offered: (flags) => flags.group_post === true, tools: GROUP_TOOLS },
+  // Every run may keep a secret; only a direct run has an operator to ask (EXACT-016, SEC-012).
+  { binding: "secret_store", offered: () => true, tools: SECRET_STORE_TOOLS },
+  { binding: "secret_request", offered: (flags) => flags.kind === "direct", tools: SECRET_REQUEST_TOOLS },
   { binding: "browser", offered: (flags) => flags.browser === true, tools: BROWSER_TOOLS },
   { binding: "coding", offered: (flags) => flags.coding === true, tools: CODING_TOOLS },
 ];

@@ -26,7 +26,7 @@ export interface ToolImage {
 export interface ToolResult {
   content: string;
   /** Stored beside the result; the projector names them in stubs (PROJ-002, OP-PROJ-6). */
-  metadata?: { path?: string; range?: string };
+  metadata?: { path?: string; range?: string; secret_request?: SecretRequestInfo };
   /** One image for the model; the loop stores it like an attachment and references it from the row. */
   image?: ToolImage;
 }
@@ -48,6 +48,13 @@ export interface SandboxAccess {
   browser(action: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<{ text?: string; image?: ToolImage }>;
 }
 
+/** A secret_request as its tool row's metadata keeps it: what the operator is asked for (OP-SEC-5). */
+export interface SecretRequestInfo {
+  name: string;
+  description: string;
+  reason: string;
+}
+
 /** Per-call context. Ids come from the run; `now` is injectable for tests. */
 export interface ToolContext {
   agentId: string;
@@ -62,6 +69,8 @@ export interface ToolContext {
   memory?: { write(content: string): Promise<void> };
   /** The guild's group chat; absent where group_post is not offered. `tagged` holds agent names. */
   group?: { post(content: string): Promise<{ seq: number; tagged: string[] }> };
+  /** The agent's own secrets (secret_store); throws with a message the model reads when refused. */
+  secrets?: { store(input: { name: string; description: string; value: string }): Promise<{ created: boolean }> };
   /** Aborted when the operator cancels the generation (CANCEL-001): a long tool stops early. */
   signal?: AbortSignal;
   /** The agent's box; absent where no sandbox tool is offered or none could be ensured. */

@@ -7,10 +7,11 @@ import { envName } from "./fields";
  */
 export const RESERVED_SECRET_NAMES = new Set(["HOME", "PATH", "USER", "SHELL", "PWD", "GUILD_RUN_ID", "GUILD_AGENT_ID", "GUILDS_SCRIPT_ARGS"]);
 
-const secretName = envName.refine((name) => !RESERVED_SECRET_NAMES.has(name), { message: "is reserved by the platform" });
+/** A secret's name: an environment variable the platform does not set itself. */
+export const secretName = envName.refine((name) => !RESERVED_SECRET_NAMES.has(name), { message: "is reserved by the platform" });
 
 /** Values are sealed whole; 64 KiB is far beyond any key or token. */
-const secretValue = z.string().min(1).max(65_536).meta({ writeOnly: true });
+export const secretValue = z.string().min(1).max(65_536).meta({ writeOnly: true });
 
 const secretFields = {
   name: secretName,
@@ -67,3 +68,24 @@ export const SecretList = z.object({ data: z.array(Secret) }).meta({ id: "Secret
 
 export type SecretCreate = z.infer<typeof SecretCreate>;
 export type SecretPatch = z.infer<typeof SecretPatch>;
+
+/**
+ * A secret_request of a direct run (OP-SEC-5): what the agent asked for, and whether a
+ * secret of that name reaching the agent has been written since.
+ */
+export const SecretRequest = z
+  .object({
+    seq: z.int().describe("The seq of the request's tool row"),
+    name: z.string(),
+    description: z.string(),
+    reason: z.string(),
+    requested_at: z.iso.datetime(),
+    status: z.enum(["pending", "answered"]),
+    secret_id: z.uuid().optional().describe("The secret that answers it, once answered"),
+  })
+  .meta({ id: "SecretRequest" });
+
+export const SecretRequestList = z.object({ data: z.array(SecretRequest) }).meta({ id: "SecretRequestList" });
+
+/** Body of `POST /api/runs/:id/secret-requests/:seq`: the value, stored as the named secret and granted to the agent. */
+export const SecretRequestAnswer = z.strictObject({ value: secretValue }).meta({ id: "SecretRequestAnswer" });

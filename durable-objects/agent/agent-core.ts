@@ -116,6 +116,7 @@ export class AgentCore {
           await this.schedules.refresh(agentId);
         },
         sandboxAtStart: (request, db) => this.sandboxes.generationStarting(request, db),
+        secretsChanged: () => this.sandboxes.secretsChanged(),
       },
       random: () => this.random(),
     });

@@ -20,6 +20,7 @@ import type { RunSession } from "./run-session";
 import type { EnsureRequest } from "./sandbox-inputs";
 import type { GenerationSandbox } from "./sandbox-manager";
 import { scheduleTools } from "./schedule-tools";
+import { secretTools } from "./secret-tools";
 import { r2ToolImages } from "./tool-images";
 import { PostgresToolStore } from "./tool-store";
 
@@ -35,6 +36,8 @@ export interface GenerationStart {
   random: () => number;
   /** A schedule tool changed the agent's routines. */
   schedulesChanged: () => Promise<void>;
+  /** secret_store changed a secret reaching the agent (SEC-011). */
+  secretsChanged?: () => Promise<unknown>;
   /** Transient events of the run's stream (token deltas). */
   publish: (event: string, data: unknown) => void;
   /** Ensures the agent's box for a run that offers a sandbox tool (GEN-007, SBX-040). */
@@ -89,6 +92,7 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
       ...(session.snapshot.flags.group_post ? { group: groupChatOf(env, session) } : {}),
       schedules: scheduleTools(db, agentId, () => new Date(start.now()), start.random, start.schedulesChanged),
       ...(sandbox ? { sandbox: sandbox.access } : {}),
+      secrets: secretTools(db, env, session.scope, start.secretsChanged),
       // The run's redaction set: the platform's keys and this generation's secret values (SEC-014).
       redactor: platformRedactor(env).withSecrets(secrets.values),
       pricing: provider.pricing,

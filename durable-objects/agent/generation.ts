@@ -12,6 +12,7 @@ import { providerErrorMessage } from "../../core/providers/provider-error";
 import { statusAfterGeneration } from "../../core/runs/rules";
 import { MEMORY_REMINDER, MEMORY_WRITE } from "../../core/tools/memory";
 import { runTool } from "../../core/tools/registry";
+import { storedToolCalls } from "../../core/tools/secrets";
 import type { NotesRecordsStore, SandboxAccess, ScheduleTools, ToolContext, ToolDefinition, ToolImage } from "../../core/tools/types";
 import { type Pricing, replyCost, usageMonth } from "../../core/usage/pricing";
 import { readReportedUsage } from "../../core/usage/reported-usage";
@@ -37,6 +38,8 @@ export interface GenerationDeps {
   group?: ToolContext["group"];
   /** The agent's box, where the run offers a sandbox tool. */
   sandbox?: SandboxAccess;
+  /** The agent's own secrets (secret_store). */
+  secrets?: ToolContext["secrets"];
   redactor: Redactor;
   pricing: Pricing;
   spend: { limitUsd: number | null; monthCostUsd: number };
@@ -142,7 +145,14 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
       const answered = deps.now();
       // The calls as stored: their ids must match the results' tool_call_id exactly.
       reply = { ...reply, toolCalls: storableValue(reply.toolCalls) };
-      await commitAssistant(deps, reply, plan, hash, { projection_ms: planned - stepStarted, hash_ms: hashed - planned, model_ms: answered - hashed });
+      // secret_store values never reach the stored row; the calls run with them (OP-SEC-8).
+      const stored = storedToolCalls(reply.toolCalls);
+      deps.redactor = deps.redactor.withSecrets(stored.values);
+      await commitAssistant(deps, { ...reply, toolCalls: stored.calls }, plan, hash, {
+        projection_ms: planned - stepStarted,
+        hash_ms: hashed - planned,
+        model_ms: answered - hashed,
+      });
       if (reply.toolCalls.length === 0) {
         if (!memoryRequired || wroteMemory || reminded) {
           returned = true;
@@ -169,6 +179,7 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
             ...(deps.memory ? { memory: deps.memory } : {}),
             ...(deps.group ? { group: deps.group } : {}),
             ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
+            ...(deps.secrets ? { secrets: deps.secrets } : {}),
           }),
           deps.signal,
         );

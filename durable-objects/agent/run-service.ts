@@ -46,6 +46,8 @@ export interface RunHooks {
   schedulesChanged(agentId: string): Promise<void>;
   /** Ensures the agent's box at a generation's start, for runs that offer a sandbox tool. */
   sandboxAtStart(request: EnsureRequest, db: Database): Promise<GenerationSandbox>;
+  /** secret_store changed a secret of the agent's: its idle box goes (after the generation). */
+  secretsChanged(): Promise<unknown>;
 }
 
 interface Host {
@@ -417,6 +419,7 @@ export class RunService {
         schedulesChanged: () => this.host.hooks.schedulesChanged(session.scope.agentId),
         publish: (event, data) => this.hub.publish(runId, event, data),
         sandbox: (request) => this.host.hooks.sandboxAtStart(request, this.db()),
+        secretsChanged: () => this.host.hooks.secretsChanged(),
       });
       if (!inputs.ok) {
         status = await this.recordEnding(session, [inputs.error]);

@@ -31,6 +31,21 @@ abstract class SandboxContainer extends Container<Env> {
     });
   }
 
+  /**
+   * Only a running box is reached. Container's own fetch starts a stopped box with the class's
+   * default environment: no secrets, no restored home, a guest without its token. A late view
+   * request or a retried call must not bring such a box up; the agent object's ensure does.
+   */
+  override async fetch(request: Request): Promise<Response> {
+    if (!this.ctx.container?.running) {
+      return Response.json(
+        { error: { code: "sandbox.not_running", message: "The agent's sandbox is not running; opening a view or a generation starts it" } },
+        { status: 503 },
+      );
+    }
+    return super.fetch(request);
+  }
+
   /** Whether a container runs now (the runtime's view, not the stored state). */
   isRunning(): boolean {
     return this.ctx.container?.running ?? false;

@@ -267,6 +267,40 @@ describe("API contract: every documented operation through the typed client", ()
     await expectAnswer(api.GET("/api/secrets/{id}", { params: { path: { id: created.id } } }), 404);
   });
 
+  it("ISSUE-12 contract: the sandbox views (needs the container engine and images)", async () => {
+    const state = await expectAnswer(api.GET("/api/agents/{id}/sandbox", { params: { path: { id: agent.id } } }), 200);
+    expect(state.box).toBe("lite");
+    await expectAnswer(api.POST("/api/agents/{id}/browser/start", { params: { path: { id: agent.id } } }), 409);
+    const browsing = await expectAnswer(
+      api.POST("/api/guilds/{id}/agents", { params: { path: { id: guild.id } }, body: { name: "Contract browser", model, browser: true } }),
+      201,
+    );
+    const browser = await expectAnswer(api.POST("/api/agents/{id}/browser/start", { params: { path: { id: browsing.id } } }), 200);
+    expect(browser.vnc_url).toMatch(new RegExp(`^/api/agents/${browsing.id}/browser/vnc/[^/]+/$`));
+    const cli = await expectAnswer(api.POST("/api/agents/{id}/cli/start", { params: { path: { id: browsing.id } } }), 200);
+    expect(cli.tty_url).toMatch(new RegExp(`^/api/agents/${browsing.id}/cli/tty/[^/]+/$`));
+    await expectAnswer(api.POST("/api/agents/{id}/cli/start", { params: { path: { id: unknownId } } }), 404);
+    await expectAnswer(api.DELETE("/api/agents/{id}", { params: { path: { id: browsing.id } } }), 204);
+  });
+
+  it("ISSUE-12 contract: a secret request, listed and answered, never a value", async () => {
+    await script(model, [{ tool_calls: [{ name: "secret_request", arguments: { name: "CONTRACT_REQUEST", reason: "walked" } }] }, { content: "asked" }]);
+    const asking = await expectAnswer(api.POST("/api/agents/{id}/runs", { params: { path: { id: agent.id } }, body: { message: "need a key" } }), 201);
+    await agentGenerating(agent.id, false);
+    const listed = await expectAnswer(api.GET("/api/runs/{id}/secret-requests", { params: { path: { id: asking.id } } }), 200);
+    expect(listed.data.map((r) => [r.name, r.status])).toEqual([["CONTRACT_REQUEST", "pending"]]);
+    const value = `contract-request-${randomUUID()}`;
+    const answered = await expectAnswer(
+      api.POST("/api/runs/{id}/secret-requests/{seq}", { params: { path: { id: asking.id, seq: listed.data[0]!.seq } }, body: { value } }),
+      200,
+    );
+    expect(answered.status).toBe("answered");
+    expect(JSON.stringify(answered)).not.toContain(value);
+    await expectAnswer(api.POST("/api/runs/{id}/secret-requests/{seq}", { params: { path: { id: asking.id, seq: 0 } }, body: { value } }), 404);
+    await expectAnswer(api.GET("/api/runs/{id}/secret-requests", { params: { path: { id: unknownId } } }), 404);
+    await expectAnswer(api.DELETE("/api/secrets/{id}", { params: { path: { id: answered.secret_id! } } }), 204);
+  });
+
   it("ISSUE-11 contract: deletes, each then 404", async () => {
     await expectAnswer(api.DELETE("/api/schedules/{id}", { params: { path: { id: schedule.id } } }), 204);
     await expectAnswer(api.DELETE("/api/agents/{id}", { params: { path: { id: agent.id } } }), 204);

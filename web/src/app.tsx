@@ -4,6 +4,7 @@ import { setUnauthorizedHandler } from "./lib/api";
 import { clearToken, getToken } from "./lib/auth";
 import { match, navigate, usePath } from "./lib/router";
 import { AgentView } from "./views/agent";
+import { AgentBrowserView, AgentCliView } from "./views/agent-sandbox";
 import { AgentSettingsView } from "./views/agent-settings";
 import { GroupChatView } from "./views/group-chat";
 import { GuildView } from "./views/guild";
@@ -37,6 +38,8 @@ export function App() {
       agent: "Agent",
       "agent-settings": "Agent settings",
       "agent-routines": "Routine",
+      "agent-browser": "Browser",
+      "agent-cli": "CLI",
       run: "Run",
       usage: "Usage",
       tokens: "API tokens",
@@ -78,7 +81,11 @@ export function App() {
         <nav aria-label="Main">
           <Link
             href="/guilds"
-            aria-current={["guilds", "guild", "guild-chat", "agent", "agent-settings", "agent-routines", "run"].includes(route.view) ? "page" : undefined}
+            aria-current={
+              ["guilds", "guild", "guild-chat", "agent", "agent-settings", "agent-routines", "agent-browser", "agent-cli", "run"].includes(route.view)
+                ? "page"
+                : undefined
+            }
           >
             Guilds &amp; agents
           </Link>
@@ -103,6 +110,8 @@ export function App() {
         {route.view === "agent" && <AgentView key={route.id} id={route.id!} />}
         {route.view === "agent-settings" && <AgentSettingsView key={route.id} id={route.id!} />}
         {route.view === "agent-routines" && <RoutinesView key={route.id} id={route.id!} />}
+        {route.view === "agent-browser" && <AgentBrowserView key={route.id} id={route.id!} />}
+        {route.view === "agent-cli" && <AgentCliView key={route.id} id={route.id!} />}
         {route.view === "run" && <RunView key={route.id} id={route.id!} />}
         {route.view === "usage" && <UsageView />}
         {route.view === "tokens" && <TokensView />}

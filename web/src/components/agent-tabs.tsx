@@ -4,18 +4,24 @@ import { Link } from "./link";
 
 const TABS = [
   ["chats", "Chats & history", ""],
+  ["browser", "Browser", "/browser"],
+  ["cli", "CLI", "/cli"],
   ["routines", "Routine", "/routines"],
   ["settings", "Settings", "/settings"],
 ] as const;
 
 type Tab = (typeof TABS)[number][0];
 
-/** The agent's pages as tabs: links, so each has its address and works from the keyboard. */
-export function AgentTabs(props: { agentId: string; current: Tab }) {
+/**
+ * The agent's pages as tabs: links, so each has its address and works from the keyboard.
+ * Browser only for an agent with browser access, CLI while its cli flag is on (OP-UI-9).
+ */
+export function AgentTabs(props: { agent: Pick<Agent, "id" | "browser" | "cli">; current: Tab }) {
+  const shown = TABS.filter(([key]) => (key === "browser" ? props.agent.browser : key === "cli" ? props.agent.cli : true));
   return (
     <nav class="tabs" aria-label="Agent pages">
-      {TABS.map(([key, label, suffix]) => (
-        <Link key={key} href={`/agents/${props.agentId}${suffix}`} aria-current={props.current === key ? "page" : undefined}>
+      {shown.map(([key, label, suffix]) => (
+        <Link key={key} href={`/agents/${props.agent.id}${suffix}`} aria-current={props.current === key ? "page" : undefined}>
           {label}
         </Link>
       ))}
@@ -51,7 +57,7 @@ export function AgentHeader(props: { agent: Agent; guild: Guild | null; title: s
         )}
       </p>
       <h1>{props.title}</h1>
-      <AgentTabs agentId={agent.id} current={props.current} />
+      <AgentTabs agent={agent} current={props.current} />
     </>
   );
 }

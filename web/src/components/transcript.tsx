@@ -6,6 +6,7 @@ import type { Draft } from "../lib/live-run";
 import { GroupWake } from "./group-wake";
 import { Markdown } from "./markdown";
 import { PromptReplay } from "./prompt-replay";
+import { SecretRequestCard } from "./secret-request";
 
 interface ToolCall {
   id: string;
@@ -172,6 +173,7 @@ function RowView(props: { runId: string; row: Row; stubbed: boolean }) {
         <summary>{content.length.toLocaleString("en-US")} characters</summary>
         <pre>{content}</pre>
       </details>
+      {meta.secret_request !== undefined && <SecretRequestCard runId={props.runId} seq={row.seq} />}
     </>
   );
 }

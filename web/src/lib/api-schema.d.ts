@@ -237,6 +237,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{id}/sandbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's box and whether it is starting, running or unavailable (and why) */
+        get: operations["getAgentSandbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/browser/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or wake the agent's box and open its Browser view (noVNC)
+         * @description Starts the 5-minute idle timer (UI-011). The answer's vnc_url embeds the view; it carries a ticket valid until expires_at, so the page, its assets and its WebSocket need no Authorization header.
+         */
+        post: operations["startAgentBrowserView"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/cli/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bring the agent's box up, start its terminal (agent-cli-start) and open the CLI view (ttyd)
+         * @description Starts the 5-minute idle timer (SBX-028). tty_url embeds ttyd's page under a ticket valid until expires_at.
+         */
+        post: operations["startAgentCliView"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{id}": {
         parameters: {
             query?: never;
@@ -371,6 +428,43 @@ export interface paths {
         get: operations["getRunPrompt"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/secret-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The secrets the agent asked the operator for in this run (secret_request), pending or answered */
+        get: operations["listSecretRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/secret-requests/{seq}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a secret request: store the value as the named secret and grant it to the agent
+         * @description The secret reaches the agent from its next generation. An existing secret of that name gets the new value. The value is never returned.
+         */
+        post: operations["answerSecretRequest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1069,6 +1163,37 @@ export interface components {
             /** @default false */
             paused?: boolean;
         };
+        SandboxState: {
+            /** @enum {string} */
+            box: "lite" | "standard";
+            /** @enum {string} */
+            status: "none" | "starting" | "running" | "unavailable";
+            reason?: string;
+            /** Format: date-time */
+            idle_deadline?: string;
+        };
+        BrowserView: {
+            /** @enum {string} */
+            box: "lite" | "standard";
+            /** @description Path of the view page (noVNC, scaled to its frame); its assets and WebSocket live under it */
+            vnc_url: string;
+            /**
+             * Format: date-time
+             * @description When the URL's ticket stops opening the view; start the view again for a new one
+             */
+            expires_at: string;
+        };
+        CliView: {
+            /** @enum {string} */
+            box: "lite" | "standard";
+            /** @description Path of ttyd's page; its WebSocket lives under it */
+            tty_url: string;
+            /**
+             * Format: date-time
+             * @description When the URL's ticket stops opening the view; start the view again for a new one
+             */
+            expires_at: string;
+        };
         MessageList: {
             data: components["schemas"]["Message"][];
         };
@@ -1110,6 +1235,28 @@ export interface components {
             /** @description The hash recorded when the row was generated; null for rows from before hashes were kept */
             recorded_hash: string | null;
             matches: boolean;
+        };
+        SecretRequestList: {
+            data: components["schemas"]["SecretRequest"][];
+        };
+        SecretRequest: {
+            /** @description The seq of the request's tool row */
+            seq: number;
+            name: string;
+            description: string;
+            reason: string;
+            /** Format: date-time */
+            requested_at: string;
+            /** @enum {string} */
+            status: "pending" | "answered";
+            /**
+             * Format: uuid
+             * @description The secret that answers it, once answered
+             */
+            secret_id?: string;
+        };
+        SecretRequestAnswer: {
+            value: string;
         };
         SchedulePatch: {
             description?: string;
@@ -2374,6 +2521,144 @@ export interface operations {
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
+    getAgentSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The box's state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxState"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    startAgentBrowserView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The view to embed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BrowserView"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser.disabled: the agent's browser access is off; or the box cannot serve the view now (its sandbox code, e.g. workspace.full) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description The agent's box cannot be started: no container engine, containers disabled, or a failed start (sandbox.unavailable; the message says which) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startAgentCliView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The terminal to embed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CliView"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description cli.disabled: the agent's CLI access is off; or the terminal could not start in the box (its sandbox code) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description The agent's box cannot be started: no container engine, containers disabled, or a failed start (sandbox.unavailable; the message says which) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getRun: {
         parameters: {
             query?: never;
@@ -2768,6 +3053,101 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description No such run in the caller's organisation (run.not_found), or no assistant row at seq (message.not_found) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listSecretRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run's secret requests, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretRequestList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such run in the caller's organisation (run.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    answerSecretRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id */
+                id: string;
+                /** @description The seq of the request's tool row */
+                seq: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecretRequestAnswer"];
+            };
+        };
+        responses: {
+            /** @description The request, answered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretRequest"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such run in the caller's organisation (run.not_found), or no secret request at seq (secret_request.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description secret.name_taken: a secret of that name was being created at the same moment; try again */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Invalid body fields (validation.failed; each named in details.fields) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -39,3 +39,9 @@ export type UsageDay = Schemas["UsageDay"];
 export type UsageDaily = Schemas["UsageDaily"];
 export type UsageSummary = Schemas["UsageSummary"];
 export type RunPage = Schemas["RunPage"];
+/** A secret the agent asked the operator for in a direct run (secret_request). */
+export type SecretRequest = Schemas["SecretRequest"];
+/** The agent's box and where it stands. */
+export type SandboxState = Schemas["SandboxState"];
+export type BrowserView = Schemas["BrowserView"];
+export type CliView = Schemas["CliView"];

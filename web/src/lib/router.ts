@@ -26,7 +26,21 @@ export function usePath(): string {
 }
 
 export interface Match {
-  view: "sign-in" | "guilds" | "guild" | "guild-chat" | "agent" | "agent-settings" | "agent-routines" | "run" | "usage" | "tokens" | "secrets" | "not-found";
+  view:
+    | "sign-in"
+    | "guilds"
+    | "guild"
+    | "guild-chat"
+    | "agent"
+    | "agent-settings"
+    | "agent-routines"
+    | "agent-browser"
+    | "agent-cli"
+    | "run"
+    | "usage"
+    | "tokens"
+    | "secrets"
+    | "not-found";
   id?: string;
 }
 
@@ -38,6 +52,8 @@ const ROUTES: Array<[RegExp, Match["view"]]> = [
   [/^\/agents\/([^/]+)\/?$/, "agent"],
   [/^\/agents\/([^/]+)\/settings\/?$/, "agent-settings"],
   [/^\/agents\/([^/]+)\/routines\/?$/, "agent-routines"],
+  [/^\/agents\/([^/]+)\/browser\/?$/, "agent-browser"],
+  [/^\/agents\/([^/]+)\/cli\/?$/, "agent-cli"],
   [/^\/runs\/([^/]+)\/?$/, "run"],
   [/^\/usage\/?$/, "usage"],
   [/^\/tokens\/?$/, "tokens"],

@@ -1,0 +1,42 @@
+/**
+ * What the Browser and CLI tabs need apart from the API (pure, unit-tested in Node): the
+ * messages the Browser view's page posts (workers/vnc-viewer.ts), and what to say while
+ * the box comes up.
+ */
+import type { SandboxState } from "./api-types";
+
+export interface ViewerMessage {
+  state?: "connected" | "reconnecting" | "disconnected" | "failed";
+  /** Why the page could not start (state "failed"). */
+  message?: string;
+  /** Text the box put on its clipboard. */
+  clipboard?: string;
+}
+
+const STATES = new Set(["connected", "reconnecting", "disconnected", "failed"]);
+
+/**
+ * The view page's message, or null for anything else posted to the console's window.
+ *
+ * @example viewerMessage({ type: "vnc", clipboard: "hello" }) // { clipboard: "hello" }
+ */
+export function viewerMessage(data: unknown): ViewerMessage | null {
+  if (data === null || typeof data !== "object" || (data as { type?: unknown }).type !== "vnc") return null;
+  const d = data as Record<string, unknown>;
+  const out: ViewerMessage = {};
+  if (typeof d.state === "string" && STATES.has(d.state)) out.state = d.state as ViewerMessage["state"];
+  if (typeof d.message === "string") out.message = d.message;
+  if (typeof d.clipboard === "string") out.clipboard = d.clipboard;
+  return Object.keys(out).length ? out : null;
+}
+
+/**
+ * The line shown while a view starts: the box's state as the API last said it.
+ *
+ * @example startingText({ box: "standard", status: "starting" }) // "Starting the agent's standard box…"
+ */
+export function startingText(state: Pick<SandboxState, "box" | "status"> | null): string {
+  if (!state || state.status === "none" || state.status === "unavailable") return "Bringing the agent's box up…";
+  if (state.status === "starting") return `Starting the agent's ${state.box} box…`;
+  return "The box is running; opening the view…";
+}

@@ -1,0 +1,104 @@
+import { Hono } from "hono";
+import { agentObject } from "../../bindings/objects";
+import { mintViewTicket, type SandboxView, VIEW_TICKET_TTL_MS, viewTicketKey } from "../../core/sandbox/view-ticket";
+import { BrowserView, boxFor, CliView, SandboxState } from "../../core/validation/sandbox";
+import type { AppEnv } from "../context";
+import { failure, ok, operation, pathId } from "../contract";
+import { ApiError } from "../errors";
+import { viewRefused, viewTarget } from "../sandbox-view-proxy";
+import { findAgent } from "./agents";
+
+/**
+ * The operator's views of an agent's box (SBX-018, SBX-023, UI-011..014): its state, and
+ * starting the Browser (noVNC) or CLI (ttyd) view. Starting answers the path of the view
+ * under a fresh ticket; workers/sandbox-view-proxy.ts serves that path.
+ */
+
+const UNAVAILABLE = failure(
+  "The agent's box cannot be started: no container engine, containers disabled, or a failed start (sandbox.unavailable; the message says which)",
+);
+
+/** The path prefix a view is proxied under, with its ticket. */
+export const viewPrefix = (agentId: string, view: SandboxView, ticket: string) =>
+  `/api/agents/${agentId}/${view === "browser" ? "browser/vnc" : "cli/tty"}/${ticket}/`;
+
+/** Brings the box up for the view and mints the ticket that opens it. */
+async function startView(c: { env: AppEnv["Bindings"] }, agentId: string, view: SandboxView) {
+  const answer = await viewTarget(c.env, agentId, view, true);
+  if (!answer.ok) throw viewRefused(answer);
+  let key: Awaited<ReturnType<typeof viewTicketKey>>;
+  try {
+    key = await viewTicketKey(c.env.SECRETS_KEK);
+  } catch (error) {
+    throw new ApiError(503, "sandbox.unavailable", `Views cannot be opened: ${(error as Error).message}`);
+  }
+  const expiresAt = Date.now() + VIEW_TICKET_TTL_MS;
+  const ticket = await mintViewTicket(key, { agentId, view, expiresAt });
+  return { box: answer.box, path: viewPrefix(agentId, view, ticket), expires_at: new Date(expiresAt).toISOString() };
+}
+
+export const sandboxViewRoutes = new Hono<AppEnv>()
+  .get(
+    "/:id/sandbox",
+    operation({
+      operationId: "getAgentSandbox",
+      summary: "The agent's box and whether it is starting, running or unavailable (and why)",
+      tag: "Agents",
+      responses: { 200: ok("The box's state", SandboxState) },
+      notFound: "agent",
+    }),
+    pathId("agent"),
+    async (c) => {
+      const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+      const state = await agentObject(c.env, agent.id).sandboxState();
+      // Without a box, the one its settings call for is the one a view would start.
+      const box = state.status === "starting" || state.status === "running" ? (state.box ?? boxFor(agent)) : boxFor(agent);
+      return c.json(SandboxState.parse({ ...state, box }));
+    },
+  )
+  .post(
+    "/:id/browser/start",
+    operation({
+      operationId: "startAgentBrowserView",
+      summary: "Create or wake the agent's box and open its Browser view (noVNC)",
+      description:
+        "Starts the 5-minute idle timer (UI-011). The answer's vnc_url embeds the view; it carries a ticket valid until expires_at, so the page, its assets and its WebSocket need no Authorization header.",
+      tag: "Agents",
+      responses: { 200: ok("The view to embed", BrowserView) },
+      notFound: "agent",
+      conflict: "browser.disabled: the agent's browser access is off; or the box cannot serve the view now (its sandbox code, e.g. workspace.full)",
+      errors: { 503: UNAVAILABLE },
+    }),
+    pathId("agent"),
+    async (c) => {
+      const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+      if (!agent.browser)
+        throw new ApiError(409, "browser.disabled", "This agent has no browser: turn on browser access in its settings to open the Browser view");
+      const view = await startView(c, agent.id, "browser");
+      return c.json({ box: view.box, vnc_url: view.path, expires_at: view.expires_at } satisfies typeof BrowserView._zod.output, 200, {
+        "Cache-Control": "no-store",
+      });
+    },
+  )
+  .post(
+    "/:id/cli/start",
+    operation({
+      operationId: "startAgentCliView",
+      summary: "Bring the agent's box up, start its terminal (agent-cli-start) and open the CLI view (ttyd)",
+      description: "Starts the 5-minute idle timer (SBX-028). tty_url embeds ttyd's page under a ticket valid until expires_at.",
+      tag: "Agents",
+      responses: { 200: ok("The terminal to embed", CliView) },
+      notFound: "agent",
+      conflict: "cli.disabled: the agent's CLI access is off; or the terminal could not start in the box (its sandbox code)",
+      errors: { 503: UNAVAILABLE },
+    }),
+    pathId("agent"),
+    async (c) => {
+      const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+      if (!agent.cli) throw new ApiError(409, "cli.disabled", "This agent's CLI is off: turn on cli in its settings to open the CLI view");
+      const view = await startView(c, agent.id, "cli");
+      return c.json({ box: view.box, tty_url: view.path, expires_at: view.expires_at } satisfies typeof CliView._zod.output, 200, {
+        "Cache-Control": "no-store",
+      });
+    },
+  );
