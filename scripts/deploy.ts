@@ -53,6 +53,9 @@ if (step === "all" || step === "migrate") {
 let reported: string | undefined;
 if (step === "all") {
   run("console build", "npm", ["run", "--silent", "build"]);
+  // The sandbox images copy these bundles (containers/README.md); wrangler builds and pushes the images.
+  run("guest build", "npm", ["run", "--silent", "guest:build"]);
+  run("terminal build", "npm", ["run", "--silent", "terminal:build"]);
   const outputDir = mkdtempSync(join(tmpdir(), "guilds-deploy-"));
   const outputFile = join(outputDir, "wrangler-output.json");
   try {
