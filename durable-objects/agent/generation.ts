@@ -147,7 +147,7 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
       reply = { ...reply, toolCalls: storableValue(reply.toolCalls) };
       // secret_store values never reach the stored row; the calls run with them (OP-SEC-8).
       const stored = storedToolCalls(reply.toolCalls);
-      deps.redactor = deps.redactor.withSecrets(stored.values);
+      if (stored.values.length) deps.redactor = deps.redactor.withSecrets(stored.values);
       await commitAssistant(deps, { ...reply, toolCalls: stored.calls }, plan, hash, {
         projection_ms: planned - stepStarted,
         hash_ms: hashed - planned,
