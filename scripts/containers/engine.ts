@@ -72,8 +72,21 @@ export async function prepareContainerEngine(options: EngineOptions = {}): Promi
 
   function off(reason: string): ContainerEngine {
     log(`sandboxes unavailable: ${reason}`);
-    return { enabled: false, reason, env: {} };
+    return { enabled: false, reason: oneLine(reason), env: {} };
   }
+}
+
+/**
+ * The reason as the console shows it and a Worker variable can carry it: one line, no
+ * terminal colours, no quotes, at most 400 characters (a build's last line can be long).
+ */
+export function oneLine(reason: string): string {
+  const plain = reason
+    .replace(/\x1b\[[0-9;]*m/g, "")
+    .replace(/["'`]/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+  return plain.length > 400 ? `${plain.slice(0, 399)}…` : plain;
 }
 
 type Daemon = { ok: true } | { ok: false; reason: string };
@@ -118,7 +131,7 @@ async function makeBaseImage(log: (line: string) => void): Promise<void> {
     // where a proxy re-signs TLS, the images' npm and curl must trust it as the host does.
     await run("sh", [
       "-c",
-      `rm -rf "${dir}"/var/cache/apt/archives/*.deb "${dir}"/var/lib/apt/lists/*; cp /usr/local/share/ca-certificates/*.crt "${dir}/usr/local/share/ca-certificates/" 2>/dev/null || true`,
+      `rm -rf "${dir}"/var/cache/apt/archives/*.deb "${dir}"/var/lib/apt/lists/*; mkdir -p "${dir}/usr/local/share/ca-certificates"; cp /usr/local/share/ca-certificates/*.crt "${dir}/usr/local/share/ca-certificates/" 2>/dev/null || true`,
     ]);
     const imported = await run("sh", ["-c", `tar -C "${dir}" -c . | docker import - ${BASE_IMAGE}`]);
     if (imported.code !== 0) throw new Error(`docker import failed: ${imported.output.slice(-500)}`);

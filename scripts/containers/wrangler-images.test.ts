@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BASE_IMAGE, removeOrphanSidecars, run } from "./docker";
-import { prepareContainerEngine } from "./engine";
+import { oneLine, prepareContainerEngine } from "./engine";
 import { declaredImages } from "./wrangler-images";
 
 describe("the local stack's container images", () => {
@@ -43,6 +43,12 @@ describe("the local stack's container images", () => {
     const engine = await prepareContainerEngine({ mode: "off", log: (line) => lines.push(line) });
     expect(engine).toEqual({ enabled: false, reason: "containers are turned off (GUILDS_CONTAINERS=off)", env: {} });
     expect(lines).toEqual(["sandboxes unavailable: containers are turned off (GUILDS_CONTAINERS=off)"]);
+  });
+
+  it("SBX: a failed build's reason reaches the Worker as one plain line (no colours, quotes or line breaks)", () => {
+    const reason = oneLine(`building x failed: \u001b[0mThe command '/bin/sh -c curl "https://e.example"'\nreturned 60\n`);
+    expect(reason).toBe("building x failed: The command /bin/sh -c curl https://e.example returned 60");
+    expect(oneLine("x".repeat(1000))).toHaveLength(400);
   });
 
   it.skipIf(!engineAnswers())("SBX: the sweep removes a sidecar whose container is gone, and nothing else", async () => {

@@ -231,4 +231,32 @@ describe("sandbox lifecycle on real containers", () => {
     expect(after.output).toContain("kept");
     expect(after.output).toContain("No such file");
   }, 120_000);
+
+  it("SBX-030 / SBX-031 / UI-015: an open CLI tab whose socket keeps talking does not keep the box alive; the idle timer destroys it", async () => {
+    const agent = await codingAgent();
+    const started = await call("POST", `/api/agents/${agent.agentId}/cli/start`);
+    expect(started.status, started.text).toBe(200);
+    const [box] = boxesWithVariable(agent.secretName);
+    expect(box).toBeDefined();
+    const url = new URL(`${started.json.tty_url}ws`, target.base);
+    url.protocol = "ws:";
+    const socket = new WebSocket(url);
+    const closed = new Promise<void>((resolve) => socket.addEventListener("close", () => resolve(), { once: true }));
+    await new Promise<void>((resolve, reject) => {
+      socket.addEventListener("open", () => resolve(), { once: true });
+      socket.addEventListener("error", () => reject(new Error("the CLI view's socket did not open")), { once: true });
+    });
+    // The tab stays open and its socket busy (resizes, as a browser window sends): not operator input.
+    const chatter = setInterval(() => socket.send(JSON.stringify({ type: "resize", cols: 80 + Math.floor(Math.random() * 20), rows: 24 })), 1_000);
+    try {
+      await until("the idle box to be destroyed under an open tab", () => boxesWithVariable(agent.secretName).length === 0, IDLE_MS + 30_000);
+      await Promise.race([
+        closed,
+        new Promise((_, reject) => setTimeout(() => reject(new Error("the view's socket stayed open after its box was destroyed")), 15_000)),
+      ]);
+    } finally {
+      clearInterval(chatter);
+      socket.close();
+    }
+  }, 120_000);
 });
