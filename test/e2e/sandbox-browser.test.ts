@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { agentIdle, script, transcript } from "./agents";
 import { api } from "./http";
 import { boxesWithVariable, removeSeenBoxes, until } from "./sandbox-box";
@@ -72,6 +72,12 @@ describe("browser tools on a real standard box", () => {
     expect(snapshot).toContain("Quarterly figures");
     expect(snapshot).toMatch(/button "Reveal"/);
     expect(screenshot).not.toMatch(/^ERROR/);
+    // The model's next request carries the screenshot as a PNG image (after the tool results).
+    const requests = (await (await fetch(`${inject("mockModelUrl")}/__requests?model=${agent.model}`)).json()) as {
+      requests: Array<{ body: { messages: unknown[] } }>;
+    };
+    const last = JSON.stringify(requests.requests.at(-1)!.body.messages);
+    expect(last).toContain("data:image/png;base64,");
   }, 180_000);
 
   it("SBX-036 / SBX-007: a browser cookie survives the box's recreation in /home/agent/.browser", async () => {
