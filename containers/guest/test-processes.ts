@@ -4,57 +4,26 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { bundleGuest, type RunningGuest, startGuest as startGuestProcess, tempDir } from "./test-support/guest-process";
 
-export const TEST_GUEST_TOKEN = "test-guest-token-0123456789";
+export { type RunningGuest, TOKEN as TEST_GUEST_TOKEN } from "./test-support/guest-process";
 /** The project's playwright-core, standing in for the image's /opt/playwright. */
 export const PROJECT_PLAYWRIGHT = fileURLToPath(new URL("../../node_modules/playwright-core", import.meta.url));
 export const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 
-export interface RunningGuest {
-  base: string;
-  home: string;
-  process: ChildProcess;
-  stop(): Promise<void>;
-}
-
 /** Bundles containers/guest/main.ts and starts it on a free loopback port over a temporary home. */
 export async function startGuest(env: Record<string, string> = {}): Promise<RunningGuest> {
-  const dir = await mkdtemp(join(tmpdir(), "guest-proc-"));
-  const home = join(dir, "home");
-  await mkdir(home);
-  const bundle = join(dir, "guest.mjs");
-  await build({
-    entryPoints: [fileURLToPath(new URL("./main.ts", import.meta.url))],
-    bundle: true,
-    platform: "node",
-    target: "node24",
-    format: "esm",
-    outfile: bundle,
-    logLevel: "warning",
-  });
-  const child = spawn(process.execPath, [bundle], {
-    env: { ...process.env, GUEST_TOKEN: TEST_GUEST_TOKEN, GUEST_PORT: "0", GUEST_HOST: "127.0.0.1", GUEST_HOME: home, ...env },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`guest exited with ${code}`)));
-    child.stdout!.on("data", (chunk: Buffer) => {
-      const match = /GUEST_LISTENING (\d+)/.exec(chunk.toString());
-      if (match) resolve(Number(match[1]));
-    });
-  });
+  const { dir, remove } = await tempDir("guest-proc-");
+  const guest = await startGuestProcess(await bundleGuest(dir), dir, env);
   return {
-    base: `http://127.0.0.1:${port}`,
-    home,
-    process: child,
+    ...guest,
     async stop() {
-      await stopProcess(child);
-      await rm(dir, { recursive: true, force: true });
+      await guest.stop();
+      await remove();
     },
   };
 }
