@@ -8,12 +8,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { CHROMIUM, CHROMIUM_FLAGS } from "../../test/browser/browser";
 import { bundleGuest, type RunningGuest, startGuest as startGuestProcess, tempDir } from "./test-support/guest-process";
 
+export { CHROMIUM } from "../../test/browser/browser";
 export { type RunningGuest, TOKEN as TEST_GUEST_TOKEN } from "./test-support/guest-process";
 /** The project's playwright-core, standing in for the image's /opt/playwright. */
 export const PROJECT_PLAYWRIGHT = fileURLToPath(new URL("../../node_modules/playwright-core", import.meta.url));
-export const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 
 /** Bundles containers/guest/main.ts and starts it on a free loopback port over a temporary home. */
 export async function startGuest(env: Record<string, string> = {}): Promise<RunningGuest> {
@@ -39,14 +40,7 @@ export async function startChromium(): Promise<RunningChromium> {
   const child = spawn(
     CHROMIUM,
     [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
+      ...CHROMIUM_FLAGS,
       "--remote-debugging-address=127.0.0.1",
       "--remote-debugging-port=0",
       "--window-size=1280,720",

@@ -8,7 +8,7 @@ import { ROOT } from "../../scripts/stack/wrangler";
 export const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 
 /** The flags Chromium needs here: root without a sandbox, and no calls to Google's services. */
-const FLAGS = [
+export const CHROMIUM_FLAGS = [
   "--headless",
   "--no-sandbox",
   "--disable-gpu",
@@ -38,7 +38,7 @@ export async function launchChromium(): Promise<Chromium> {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: FLAGS,
+    args: CHROMIUM_FLAGS,
     viewport: { width: 1280, height: 720 },
     timeout: 60_000,
   });
