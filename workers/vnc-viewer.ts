@@ -16,9 +16,10 @@ export const VNC_VIEWER_PAGE = `<!doctype html>
 <div id="screen"></div>
 <script type="module">
 const tell = (message) => parent.postMessage({ type: "vnc", ...message }, "*");
-// The desktop may still be starting: retry a while before the first connection. A connection
-// that drops is not retried, or an open tab would bring back a box destroyed as idle (SBX-031).
-const RETRIES = 10;
+// The desktop may still be starting (a loaded host takes a while): retry for about half a
+// minute before the first connection. A connection that drops is not retried, or an open tab
+// would bring back a box destroyed as idle (SBX-031).
+const RETRIES = 30;
 try {
   const { default: RFB } = await import("./core/rfb.js");
   const url = new URL("websockify", location.href);

@@ -50,7 +50,7 @@ describe("environment fingerprint", () => {
     expect(await secretLabelKey("other")).not.toBe(key);
   });
 
-  it("SBX-020: the metadata holds fingerprints and label keys, never a secret value", async () => {
+  it("SBX-020 / SEC-015: the metadata holds fingerprints and label keys, never a secret value", async () => {
     const metadata = await wanted({ environment: { API_KEY: "value-that-must-not-appear" } });
     expect(JSON.stringify(metadata)).not.toContain("value-that-must-not-appear");
     expect(metadata).toMatchObject({ agent_id: "agent-1", browser: false, coding: true, box: "standard" });
@@ -90,7 +90,7 @@ describe("ensure decision", () => {
     expect(ensureDecision(structuredClone(want), true, want)).toEqual({ action: "reuse" });
   });
 
-  it("SBX-012: a changed environment, flags, box, image or browser language recreates the box", async () => {
+  it("SBX-011 / SBX-012: a changed environment, flags, box, image or browser language recreates the box", async () => {
     const current = await wanted();
     const cases: Array<[SandboxMetadata, string[]]> = [
       [await wanted({ environment: { API_KEY: "value-2" } }), ["environment"]],

@@ -49,12 +49,21 @@ export async function buildImage(image: { tag: string; dockerfile: string; conte
 /**
  * workerd removes a container when it stops but leaves its `…-proxy` sidecar running (and a
  * killed stack leaves both). Removes the sidecars of this Worker whose container is gone.
+ * A sidecar comes up before its container, so a young one may be a box another stack of
+ * this Worker is starting right now: only sidecars older than `minAgeMs` are removed.
  */
-export async function removeOrphanSidecars(workerName: string): Promise<number> {
+export async function removeOrphanSidecars(workerName: string, minAgeMs = 120_000): Promise<number> {
   const listed = await run("docker", ["ps", "-a", "--format", "{{.Names}}", "--filter", `name=^workerd-${workerName}-`]);
   if (listed.code !== 0) return 0;
   const names = new Set(listed.output.split("\n").filter(Boolean));
-  const orphans = [...names].filter((name) => name.endsWith("-proxy") && !names.has(name.slice(0, -"-proxy".length)));
+  const candidates = [...names].filter((name) => name.endsWith("-proxy") && !names.has(name.slice(0, -"-proxy".length)));
+  if (!candidates.length) return 0;
+  const created = await run("docker", ["inspect", "--format", "{{.Name}} {{.Created}}", ...candidates]);
+  const orphans = created.output
+    .split("\n")
+    .map((line) => line.trim().split(" "))
+    .filter(([name, at]) => name && at && Date.now() - Date.parse(at) >= minAgeMs)
+    .map(([name]) => name!.replace(/^\//, ""));
   if (orphans.length) await run("docker", ["rm", "-f", ...orphans]);
   return orphans.length;
 }

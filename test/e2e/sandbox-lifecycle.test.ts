@@ -222,7 +222,7 @@ describe("sandbox lifecycle on real containers", () => {
     expect(after.output).toContain("sleep 300");
   }, 120_000);
 
-  it("SBX-036 / SBX-005: files under /home/agent survive the box's recreation", async () => {
+  it("SBX-036 / SBX-005 / SBX-037: files under /home/agent survive the box's recreation; files elsewhere end with the box", async () => {
     const agent = await codingAgent();
     await shell(agent, "mkdir -p /home/agent/notes && echo kept > /home/agent/notes/a.txt && echo lost > /tmp/b.txt");
     expect((await call("PATCH", `/api/secrets/${agent.secretId}`, { value: "rotated-value" })).status).toBe(200);
@@ -256,6 +256,43 @@ describe("sandbox lifecycle on real containers", () => {
       ]);
     } finally {
       clearInterval(chatter);
+      socket.close();
+    }
+  }, 120_000);
+
+  it("SBX-001 / RUN-021 / SBX-033: two runs of one agent share its one box and its home", async () => {
+    const agent = await codingAgent();
+    const first = await shell(agent, "echo from-first-run > /home/agent/shared.txt; cat /proc/sys/kernel/hostname");
+    const second = await shell(agent, "cat /home/agent/shared.txt; cat /proc/sys/kernel/hostname");
+    expect(second.runId).not.toBe(first.runId);
+    expect(second.output).toContain("from-first-run");
+    // The same container answered both runs.
+    const host = (output: string) => output.trim().split("\n").at(-1);
+    expect(host(second.output)).toBe(host(first.output));
+    expect(boxesWithVariable(agent.secretName)).toHaveLength(1);
+  }, 120_000);
+
+  it("SBX-027 / SEC-016: the CLI tab's shell runs as root with the box's environment, secrets included", async () => {
+    const agent = await codingAgent();
+    const started = await call("POST", `/api/agents/${agent.agentId}/cli/start`);
+    expect(started.status, started.text).toBe(200);
+    const url = new URL(`${started.json.tty_url}ws`, target.base);
+    url.protocol = "ws:";
+    const socket = new WebSocket(url);
+    let received = "";
+    socket.addEventListener("message", (event) => {
+      received += typeof event.data === "string" ? event.data : new TextDecoder().decode(event.data as ArrayBuffer);
+    });
+    await new Promise<void>((resolve, reject) => {
+      socket.addEventListener("open", () => resolve(), { once: true });
+      socket.addEventListener("error", () => reject(new Error("the CLI view's socket did not open")), { once: true });
+    });
+    try {
+      // The value's length, not the value: the terminal's output is not redacted.
+      socket.send(JSON.stringify({ type: "input", data: `echo "sec=\${#${agent.secretName}} who=$(whoami) at=$PWD"\r` }));
+      await until("the command's output in the terminal", () => /sec=\d+ who=\w+ at=\S+/.test(received), 20_000);
+      expect(/sec=(\d+) who=(\w+) at=(\S+)/.exec(received)!.slice(1)).toEqual([String(agent.value.length), "root", "/home/agent"]);
+    } finally {
       socket.close();
     }
   }, 120_000);
