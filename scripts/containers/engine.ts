@@ -47,9 +47,9 @@ export async function prepareContainerEngine(options: EngineOptions = {}): Promi
   const started = Date.now();
   const engine = await ensureDaemon(log);
   if (!engine.ok) return off(engine.reason);
-  const env: Record<string, string> = {};
-  // Debian's docker has only the classic builder; wrangler's build flags need translating.
-  if ((await run("docker", ["buildx", "version"])).code !== 0) env.WRANGLER_DOCKER_BIN = join(HERE, "docker-for-wrangler.sh");
+  // wrangler's docker goes through our wrapper: it translates build flags for a docker without
+  // buildx, and labels each stack's images (see docker-for-wrangler.sh).
+  const env: Record<string, string> = { WRANGLER_DOCKER_BIN: join(HERE, "docker-for-wrangler.sh") };
   try {
     if (!(await hasImage(BASE_IMAGE)) && !(await tryPull(BASE_IMAGE))) await makeBaseImage(log);
     if (!(await hasImage(DEFAULT_EGRESS_IMAGE)) && !(await tryPull(DEFAULT_EGRESS_IMAGE))) {

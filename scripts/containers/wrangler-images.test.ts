@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { BASE_IMAGE, removeOrphanSidecars, run } from "./docker";
 import { oneLine, prepareContainerEngine } from "./engine";
@@ -65,6 +66,38 @@ describe("the local stack's container images", () => {
       await run("docker", ["rm", "-f", ...names]);
     }
   });
+});
+
+describe("the docker command wrangler dev runs", () => {
+  it.skipIf(!engineAnswers())(
+    "SBX: two stacks' builds of one Dockerfile are different images, so one stack's cleanup (by image) spares the other's boxes",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "label-"));
+      writeFileSync(join(dir, "Dockerfile"), `FROM ${BASE_IMAGE}\nCMD ["sleep", "30"]\n`);
+      const wrapper = fileURLToPath(new URL("./docker-for-wrangler.sh", import.meta.url));
+      const tag = `guilds-test/label-${Date.now()}`;
+      const build = (label: string) =>
+        spawnSync(wrapper, ["build", "--load", "--provenance=false", "-t", `${tag}:${label}`, "-f", join(dir, "Dockerfile"), dir], {
+          env: { ...process.env, GUILDS_IMAGE_LABEL: label },
+          encoding: "utf8",
+        });
+      const names = [`${tag.replace("/", "-")}-a`, `${tag.replace("/", "-")}-b`];
+      try {
+        expect(build("a").status).toBe(0);
+        expect(build("b").status).toBe(0);
+        const id = async (label: string) => (await run("docker", ["image", "inspect", "--format", "{{.Id}}", `${tag}:${label}`])).output.trim();
+        expect(await id("a")).not.toBe(await id("b"));
+        for (const [i, label] of ["a", "b"].entries()) expect((await run("docker", ["create", "--name", names[i]!, `${tag}:${label}`])).code).toBe(0);
+        // wrangler dev's cleanup lists its containers with `ancestor=<its image>`.
+        const ancestors = await run("docker", ["ps", "-a", "--format", "{{.Names}}", "--filter", `ancestor=${tag}:a`]);
+        expect(ancestors.output.split("\n").filter(Boolean)).toEqual([names[0]]);
+      } finally {
+        await run("docker", ["rm", "-f", ...names]);
+        await run("docker", ["rmi", "-f", `${tag}:a`, `${tag}:b`]);
+      }
+    },
+    60_000,
+  );
 });
 
 function engineAnswers(): boolean {

@@ -1,5 +1,6 @@
+import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { DEFAULT_PRICES } from "../../core/usage/pricing";
 import { removeOrphanSidecars } from "../containers/docker";
 import { prepareContainerEngine } from "../containers/engine";
@@ -134,7 +135,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       onOutput: output,
       onSpawn: (pid) => record.add("wrangler dev", pid, { group: true }),
       containers: engine.enabled,
-      env: engine.env,
+      // Its own image label per state folder: wrangler dev, stopping, removes the containers
+      // of its images only, not those of another stack running beside it (the tests run three).
+      env: { ...engine.env, GUILDS_IMAGE_LABEL: createHash("sha256").update(resolve(options.stateDir)).digest("hex").slice(0, 16) },
     });
     // Now that it runs, its group also holds workerd.
     record.add("wrangler dev", wrangler.child.pid!, { group: true });

@@ -205,7 +205,7 @@ describe("sandbox lifecycle on real containers", () => {
     }
   }, 180_000);
 
-  it("CANCEL-001 / SBX-033: cancelling a generation kills its command in the box; the box and its other processes stay", async () => {
+  it("CANCEL-001 / CANCEL-004 / SBX-033: cancelling a generation kills its command in the box; the box and its other processes stay", async () => {
     const agent = await codingAgent();
     await shell(agent, "nohup sleep 300 >/dev/null 2>&1 & echo started");
     await script(agent.model, [{ tool_calls: [{ name: "shell", arguments: { command: "sleep 120; echo never" } }] }], target);

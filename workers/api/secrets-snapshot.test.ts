@@ -40,7 +40,7 @@ describe("secrets in the run snapshot", () => {
     expect(system).not.toContain(VALUE);
   });
 
-  it("SEC-002 / SEC-003 / EXACT-025: each generation re-resolves the list, so a later grant reaches an existing run", async () => {
+  it("SEC-002 / SEC-003 / SEC-008 / EXACT-025: each generation re-resolves the list, so a later grant reaches an existing run", async () => {
     const agent = await newAgent(token, guildId);
     const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
     const before = run.snapshot.secrets.map((s: { name: string }) => s.name);
