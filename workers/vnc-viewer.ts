@@ -50,7 +50,19 @@ try {
     rfb.focus();
   });
 } catch (error) {
-  tell({ state: "failed", message: String(error?.message ?? error) });
+  // A module that failed to load stays failed in this document (its module map keeps the
+  // failure), and one lost request fails the whole client: the host's network changing under
+  // the browser (a VPN, a new interface) aborts requests in flight. Load the page again, a few times.
+  const attempt = Number(/retry=([0-9]+)/.exec(location.hash)?.[1] ?? 0);
+  if (attempt < 3) {
+    tell({ state: "reconnecting" });
+    setTimeout(() => {
+      location.hash = "retry=" + (attempt + 1);
+      location.reload();
+    }, 500 * (attempt + 1));
+  } else {
+    tell({ state: "failed", message: String(error?.message ?? error) });
+  }
 }
 </script>
 </body>

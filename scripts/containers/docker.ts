@@ -68,6 +68,18 @@ export async function removeOrphanSidecars(workerName: string, minAgeMs = 120_00
   return orphans.length;
 }
 
+/**
+ * Removes the containers (and their sidecars) built from this stack's images: what a stack
+ * killed with -9 left running, since wrangler dev only cleans up when it exits on its own.
+ * Called before wrangler dev starts, so none of them is in use.
+ */
+export async function removeStackContainers(label: string): Promise<number> {
+  const listed = await run("docker", ["ps", "-a", "--format", "{{.Names}}", "--filter", `label=guilds.stack=${label}`]);
+  const names = listed.code === 0 ? listed.output.split("\n").filter(Boolean) : [];
+  if (names.length) await run("docker", ["rm", "-f", ...names.flatMap((name) => [name, `${name}-proxy`])]);
+  return names.length;
+}
+
 function lastLine(text: string): string {
   return text.trim().split("\n").at(-1) ?? "";
 }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { BASE_IMAGE, removeOrphanSidecars, run } from "./docker";
+import { BASE_IMAGE, removeOrphanSidecars, removeStackContainers, run } from "./docker";
 import { oneLine, prepareContainerEngine } from "./engine";
 import { declaredImages } from "./wrangler-images";
 
@@ -98,6 +98,24 @@ describe("the docker command wrangler dev runs", () => {
     },
     60_000,
   );
+});
+
+describe("a stack's leftovers", () => {
+  it.skipIf(!engineAnswers())("SBX: a restart removes the boxes (and sidecars) a killed stack of the same folder left, and no other stack's", async () => {
+    const label = `t${Date.now()}`;
+    const mine = `workerd-leftover-${label}-Box-a`;
+    const other = `workerd-leftover-${label}-Box-b`;
+    try {
+      expect((await run("docker", ["create", "--name", mine, "--label", `guilds.stack=${label}`, BASE_IMAGE, "true"])).code).toBe(0);
+      expect((await run("docker", ["create", "--name", `${mine}-proxy`, BASE_IMAGE, "true"])).code).toBe(0);
+      expect((await run("docker", ["create", "--name", other, "--label", `guilds.stack=${label}x`, BASE_IMAGE, "true"])).code).toBe(0);
+      expect(await removeStackContainers(label)).toBe(1);
+      const left = await run("docker", ["ps", "-a", "--format", "{{.Names}}", "--filter", `name=workerd-leftover-${label}-`]);
+      expect(left.output.split("\n").filter(Boolean)).toEqual([other]);
+    } finally {
+      await run("docker", ["rm", "-f", mine, `${mine}-proxy`, other]);
+    }
+  });
 });
 
 function engineAnswers(): boolean {

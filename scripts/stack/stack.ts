@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DEFAULT_PRICES } from "../../core/usage/pricing";
-import { removeOrphanSidecars } from "../containers/docker";
+import { removeOrphanSidecars, removeStackContainers } from "../containers/docker";
 import { prepareContainerEngine } from "../containers/engine";
 import { migrateDatabase } from "../db/migrate";
 import { type MockModel, startMockModel } from "../mock-model/server";
@@ -122,7 +122,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const engine = await prepareContainerEngine({ mode: options.containers, log });
     // Without an engine the Worker still runs; its sandbox tools answer with this reason.
     if (!engine.enabled) vars.SANDBOX_UNAVAILABLE_REASON = engine.reason ?? "containers are off";
+    // Its own image label per state folder: wrangler dev, stopping, removes the containers
+    // of its images only, not those of another stack running beside it (the tests run three).
+    const imageLabel = createHash("sha256").update(resolve(options.stateDir)).digest("hex").slice(0, 16);
     if (engine.enabled) {
+      const left = await removeStackContainers(imageLabel);
+      if (left) log(`removed ${left} sandbox container(s) a stopped stack of this folder left running`);
       await removeOrphanSidecars(WORKER_NAME);
       stops.push(async () => void (await removeOrphanSidecars(WORKER_NAME)));
     }
@@ -135,9 +140,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       onOutput: output,
       onSpawn: (pid) => record.add("wrangler dev", pid, { group: true }),
       containers: engine.enabled,
-      // Its own image label per state folder: wrangler dev, stopping, removes the containers
-      // of its images only, not those of another stack running beside it (the tests run three).
-      env: { ...engine.env, GUILDS_IMAGE_LABEL: createHash("sha256").update(resolve(options.stateDir)).digest("hex").slice(0, 16) },
+      env: { ...engine.env, GUILDS_IMAGE_LABEL: imageLabel },
     });
     // Now that it runs, its group also holds workerd.
     record.add("wrangler dev", wrangler.child.pid!, { group: true });

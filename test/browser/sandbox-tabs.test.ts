@@ -43,7 +43,11 @@ describe("ISSUE-12: the Browser and CLI tabs", () => {
     await tabs().getByRole("link", { name: "Browser" }).click();
     await page.locator("iframe.sandbox-browser").waitFor({ timeout: 120_000 });
     const status = page.getByTestId("vnc-connection");
-    await until(async () => (await status.textContent())?.startsWith("Connected") ?? false, "noVNC connects", 60_000);
+    await until(async () => (await status.textContent())?.startsWith("Connected") ?? false, "noVNC connects", 60_000).catch(async (error: Error) => {
+      // What the console and the object said, for a failure on a loaded machine.
+      const state = await api("GET", `/api/agents/${agent.id}/sandbox`);
+      throw new Error(`${error.message}; the tab says ${JSON.stringify(await status.textContent())}; the sandbox: ${state.text}`);
+    });
     // The frame is there once its page said it connected.
     const frame = page.frames().find((f) => f.url().includes(`/api/agents/${agent.id}/browser/vnc/`))!;
     // The framebuffer keeps its size; the canvas is drawn (not one flat colour) and fits the pane.

@@ -1,10 +1,14 @@
-import { mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { freePort } from "../../scripts/stack/ports";
 import { removeStateDir } from "../../scripts/stack/postgres-home";
 import { startStack } from "../../scripts/stack/stack";
+import { ROOT } from "../../scripts/stack/wrangler";
+
+/** Where a test run leaves what is worth reading after it (screenshots, the stacks' logs). */
+const ARTIFACTS = join(ROOT, "test-artifacts");
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -23,12 +27,17 @@ declare module "vitest" {
  */
 export default async function setup(project: TestProject) {
   const stateDir = mkdtempSync(join(tmpdir(), "guilds-e2e-"));
+  // The stack's own lines (wrangler dev, the objects' logs), kept for the run's artifacts.
   const output: string[] = [];
+  const keep = (line: string) => {
+    output.push(line);
+    if (output.length > 40_000) output.splice(0, 10_000);
+  };
   const stack = await startStack({
     port: await freePort(),
     stateDir,
     databaseUrl: process.env.TEST_DATABASE_URL,
-    output: (line) => output.push(line),
+    output: keep,
   }).catch((error: unknown) => {
     console.error(output.slice(-40).join("\n"));
     throw error;
@@ -41,5 +50,7 @@ export default async function setup(project: TestProject) {
   return async () => {
     await stack.stop();
     removeStateDir(stateDir);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    writeFileSync(join(ARTIFACTS, `stack-${project.name}.log`), `${output.join("\n")}\n`);
   };
 }
