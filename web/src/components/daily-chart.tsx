@@ -38,6 +38,19 @@ export function DailyChart(props: { title: string; days: UsageDay[]; monthToDate
       ? ` Month-to-date spend${props.limit === null ? "; no monthly limit is set." : ` against the monthly limit of ${usd(props.limit)}.`}`
       : "");
   const labels = labelledDays(days.length, 8);
+  // One day of a month (the 1st, or a range's edge) is a level mark across its slot: a
+  // polyline of one point draws nothing.
+  const linePoints = (run: number[]) => {
+    const points = run.map((i) => ({ x: x(i), y: lineY(Number(days[i]!.month_to_date_cost_usd)) }));
+    const drawn =
+      points.length === 1
+        ? [
+            { ...points[0]!, x: points[0]!.x - Math.min(slot * 0.35, 10) },
+            { ...points[0]!, x: points[0]!.x + Math.min(slot * 0.35, 10) },
+          ]
+        : points;
+    return drawn.map((p) => `${p.x},${p.y}`).join(" ");
+  };
   return (
     <figure class="chart daily-chart" data-testid="daily-chart">
       <figcaption>{props.title}</figcaption>
@@ -92,7 +105,7 @@ export function DailyChart(props: { title: string; days: UsageDay[]; monthToDate
             </text>
             <line x1={LEFT} x2={WIDTH - RIGHT} y1={lineY0 + LINE_HEIGHT} y2={lineY0 + LINE_HEIGHT} class="chart-baseline" />
             {monthRuns(days.map((d) => d.date)).map((run) => (
-              <polyline key={run[0]} class="chart-line" points={run.map((i) => `${x(i)},${lineY(Number(days[i]!.month_to_date_cost_usd))}`).join(" ")} />
+              <polyline key={run[0]} class="chart-line" points={linePoints(run)} />
             ))}
             {props.limit !== null && (
               <g data-testid="spend-limit-line" data-limit={props.limit}>
