@@ -54,3 +54,26 @@ export function removeSeenBoxes(): void {
   const names = [...seen].flatMap((name) => [name, `${name}-proxy`]).filter((name) => existing.has(name));
   if (names.length) docker("rm", "-f", ...names);
 }
+
+/** A WebSocket to the stack at `base` + `path`, open, with every message it receives kept. */
+export async function socket(path: string, base: string, protocol?: string) {
+  const url = new URL(path, base);
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  const ws = protocol ? new WebSocket(url, protocol) : new WebSocket(url);
+  ws.binaryType = "arraybuffer";
+  const received: Uint8Array[] = [];
+  ws.addEventListener("message", (event) => received.push(typeof event.data === "string" ? new TextEncoder().encode(event.data) : new Uint8Array(event.data)));
+  await new Promise<void>((resolve, reject) => {
+    ws.addEventListener("open", () => resolve(), { once: true });
+    ws.addEventListener("error", () => reject(new Error(`WebSocket ${path} failed`)), { once: true });
+  });
+  const text = () => new TextDecoder().decode(Buffer.concat(received));
+  const until = async (pattern: RegExp, timeoutMs = 20_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!pattern.test(text())) {
+      if (Date.now() > deadline) throw new Error(`no ${pattern} in ${JSON.stringify(text().slice(-500))}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  return { ws, text, until };
+}

@@ -7,7 +7,7 @@ import { removeStateDir } from "../../scripts/stack/postgres-home";
 import { type Stack, startStack } from "../../scripts/stack/stack";
 import { agentIdle, readRun, script, type Target, transcript } from "./agents";
 import { api } from "./http";
-import { boxesWithVariable, removeSeenBoxes, until } from "./sandbox-box";
+import { boxesWithVariable, removeSeenBoxes, socket, until } from "./sandbox-box";
 
 /**
  * The sandbox lifecycle on real containers: a stack of its own with the engine on and a
@@ -238,16 +238,10 @@ describe("sandbox lifecycle on real containers", () => {
     expect(started.status, started.text).toBe(200);
     const [box] = boxesWithVariable(agent.secretName);
     expect(box).toBeDefined();
-    const url = new URL(`${started.json.tty_url}ws`, target.base);
-    url.protocol = "ws:";
-    const socket = new WebSocket(url);
-    const closed = new Promise<void>((resolve) => socket.addEventListener("close", () => resolve(), { once: true }));
-    await new Promise<void>((resolve, reject) => {
-      socket.addEventListener("open", () => resolve(), { once: true });
-      socket.addEventListener("error", () => reject(new Error("the CLI view's socket did not open")), { once: true });
-    });
+    const { ws } = await socket(`${started.json.tty_url}ws`, stack.apiUrl);
+    const closed = new Promise<void>((resolve) => ws.addEventListener("close", () => resolve(), { once: true }));
     // The tab stays open and its socket busy (resizes, as a browser window sends): not operator input.
-    const chatter = setInterval(() => socket.send(JSON.stringify({ type: "resize", cols: 80 + Math.floor(Math.random() * 20), rows: 24 })), 1_000);
+    const chatter = setInterval(() => ws.send(JSON.stringify({ type: "resize", cols: 80 + Math.floor(Math.random() * 20), rows: 24 })), 1_000);
     try {
       await until("the idle box to be destroyed under an open tab", () => boxesWithVariable(agent.secretName).length === 0, IDLE_MS + 30_000);
       await Promise.race([
@@ -256,7 +250,7 @@ describe("sandbox lifecycle on real containers", () => {
       ]);
     } finally {
       clearInterval(chatter);
-      socket.close();
+      ws.close();
     }
   }, 120_000);
 
@@ -276,24 +270,14 @@ describe("sandbox lifecycle on real containers", () => {
     const agent = await codingAgent();
     const started = await call("POST", `/api/agents/${agent.agentId}/cli/start`);
     expect(started.status, started.text).toBe(200);
-    const url = new URL(`${started.json.tty_url}ws`, target.base);
-    url.protocol = "ws:";
-    const socket = new WebSocket(url);
-    let received = "";
-    socket.addEventListener("message", (event) => {
-      received += typeof event.data === "string" ? event.data : new TextDecoder().decode(event.data as ArrayBuffer);
-    });
-    await new Promise<void>((resolve, reject) => {
-      socket.addEventListener("open", () => resolve(), { once: true });
-      socket.addEventListener("error", () => reject(new Error("the CLI view's socket did not open")), { once: true });
-    });
+    const term = await socket(`${started.json.tty_url}ws`, stack.apiUrl);
     try {
       // The value's length, not the value: the terminal's output is not redacted.
-      socket.send(JSON.stringify({ type: "input", data: `echo "sec=\${#${agent.secretName}} who=$(whoami) at=$PWD"\r` }));
-      await until("the command's output in the terminal", () => /sec=\d+ who=\w+ at=\S+/.test(received), 20_000);
-      expect(/sec=(\d+) who=(\w+) at=(\S+)/.exec(received)!.slice(1)).toEqual([String(agent.value.length), "root", "/home/agent"]);
+      term.ws.send(JSON.stringify({ type: "input", data: `echo "sec=\${#${agent.secretName}} who=$(whoami) at=$PWD"\r` }));
+      await term.until(/sec=\d+ who=\w+ at=\S+/);
+      expect(/sec=(\d+) who=(\w+) at=(\S+)/.exec(term.text())!.slice(1)).toEqual([String(agent.value.length), "root", "/home/agent"]);
     } finally {
-      socket.close();
+      term.ws.close();
     }
   }, 120_000);
 });

@@ -1,6 +1,7 @@
 import { describe, expect, inject, it } from "vitest";
 import { guildWithAgent } from "./agents";
 import { api } from "./http";
+import { socket } from "./sandbox-box";
 
 /**
  * The Browser and CLI views through the real stack and a real standard box. NEEDS the
@@ -14,29 +15,6 @@ async function browserAgent() {
   const created = await api("POST", `/api/guilds/${guildId}/agents`, { body: { name: "Viewer", browser: true } });
   expect(created.status, created.text).toBe(201);
   return created.json.id as string;
-}
-
-/** A WebSocket to the stack at `path`, open, with every message it receives kept. */
-async function socket(path: string, protocol?: string) {
-  const url = new URL(path, inject("apiUrl"));
-  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-  const ws = protocol ? new WebSocket(url, protocol) : new WebSocket(url);
-  ws.binaryType = "arraybuffer";
-  const received: Uint8Array[] = [];
-  ws.addEventListener("message", (event) => received.push(typeof event.data === "string" ? new TextEncoder().encode(event.data) : new Uint8Array(event.data)));
-  await new Promise<void>((resolve, reject) => {
-    ws.addEventListener("open", () => resolve(), { once: true });
-    ws.addEventListener("error", () => reject(new Error(`WebSocket ${path} failed`)), { once: true });
-  });
-  const text = () => new TextDecoder().decode(Buffer.concat(received));
-  const until = async (pattern: RegExp, timeoutMs = 20_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!pattern.test(text())) {
-      if (Date.now() > deadline) throw new Error(`no ${pattern} in ${JSON.stringify(text().slice(-500))}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
-  return { ws, text, until };
 }
 
 /** The box's terminal protocol: JSON messages, typed text as `input`. */
@@ -57,7 +35,7 @@ describe("sandbox views through the stack (SBX-018, SBX-023..026, UI-012, UI-014
       expect(await page.text()).toMatch(/<html/i);
       // Another ticket segment is refused before the box is asked.
       expect((await fetch(new URL(ttyUrl.replace(/tty\/[^/]+\//, "tty/forged/"), inject("apiUrl")))).status).toBe(401);
-      const term = await socket(`${ttyUrl}ws`);
+      const term = await socket(`${ttyUrl}ws`, inject("apiUrl"));
       term.ws.send(resized(120, 30));
       term.ws.send(typed("echo cli-$((6*7))\r"));
       await term.until(/cli-42/);
@@ -79,7 +57,7 @@ describe("sandbox views through the stack (SBX-018, SBX-023..026, UI-012, UI-014
       const agentId = await browserAgent();
       const started = await api("POST", `/api/agents/${agentId}/cli/start`);
       expect(started.status, started.text).toBe(200);
-      const term = await socket(`${started.json.tty_url}ws`);
+      const term = await socket(`${started.json.tty_url}ws`, inject("apiUrl"));
       term.ws.send(resized(100, 30));
       const before = (await api("GET", `/api/agents/${agentId}/sandbox`)).json;
       expect(before.status).toBe("running");
@@ -114,7 +92,7 @@ describe("sandbox views through the stack (SBX-018, SBX-023..026, UI-012, UI-014
       expect(rfb.status).toBe(200);
       expect(rfb.headers.get("access-control-allow-origin")).toBe("*");
       expect(await rfb.text()).toContain("export default class RFB");
-      const vnc = await socket(`${vncUrl}websockify`, "binary");
+      const vnc = await socket(`${vncUrl}websockify`, inject("apiUrl"), "binary");
       await vnc.until(/^RFB 003\.00\d\n/);
       vnc.ws.close();
     },
