@@ -1,4 +1,5 @@
 import type { agents } from "../db/schema";
+import type { ScriptSnapshotEntry } from "../scripts/types";
 
 type AgentRow = typeof agents.$inferSelect;
 
@@ -33,7 +34,7 @@ export interface RunSnapshot {
   tools: OfferedTool[];
   secrets: Array<{ id: string; name: string; description: string }>;
   mcp: Array<{ connection_id: string; server_id: string; slug: string; tools: Array<{ name: string; remote_name: string }> }>;
-  scripts: Array<{ id: string; name: string; description: string; parameters: unknown; source: string; source_hash: string }>;
+  scripts: ScriptSnapshotEntry[];
 }
 
 /**

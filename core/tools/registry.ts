@@ -55,6 +55,16 @@ export const NATIVE_BINDINGS: readonly NativeBinding[] = [
 ];
 
 /**
+ * Every native tool name, whatever the flags (OP-SCRIPT-10): a script may take none of them
+ * as its name (SCRIPT-009).
+ *
+ * @example nativeToolNames().has("shell") // true
+ */
+export function nativeToolNames(bindings: readonly NativeBinding[] = NATIVE_BINDINGS): Set<string> {
+  return new Set(bindings.flatMap((b) => b.tools.map((t) => t.name)));
+}
+
+/**
  * The definitions a run offers, in a fixed order: the run snapshots their schemas, so the
  * same flags must always give the same list (EXACT-005).
  *

@@ -1,6 +1,7 @@
 import type { Env } from "../../bindings/env";
 import type { Outcome } from "../../bindings/outcome";
 import type { RunKind } from "../../core/runs/rules";
+import type { ScriptChange } from "../../core/scripts/types";
 import { DeadlineLog } from "./deadline-log";
 import { type Deadline, type DeadlineHandler, DeadlineMultiplexer, deadlineKind } from "./deadlines";
 import { GenerationLock } from "./generation-lock";
@@ -278,6 +279,17 @@ export class AgentCore {
    */
   async secretsChanged(): Promise<{ destroyed: boolean; deferred: boolean }> {
     return this.sandboxes.secretsChanged();
+  }
+
+  /**
+   * The agent's script catalog changed through the API (SCRIPT-030, SCRIPT-049): deleted
+   * names leave the snapshots this object holds, and a running box's scripts folder follows.
+   */
+  async scriptsChanged(change: ScriptChange): Promise<void> {
+    if (change.action === "create") return;
+    for (const session of this.runs.sessions.values()) {
+      session.snapshot.scripts = change.action === "clear" ? [] : session.snapshot.scripts.filter((s) => s.name !== change.name);
+    }
   }
 
   /** browser, coding or browser_language changed (SBX-022): an idle box is saved and destroyed. */

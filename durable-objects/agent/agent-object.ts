@@ -114,6 +114,9 @@ export class AgentObject extends DurableObject<Env> {
   secretsChanged(): ReturnType<AgentCore["secretsChanged"]> {
     return this.core.secretsChanged();
   }
+  scriptsChanged(...args: Parameters<AgentCore["scriptsChanged"]>): ReturnType<AgentCore["scriptsChanged"]> {
+    return this.core.scriptsChanged(...args);
+  }
   sandboxSettingsChanged(): ReturnType<AgentCore["sandboxSettingsChanged"]> {
     return this.core.sandboxSettingsChanged();
   }

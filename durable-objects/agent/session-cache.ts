@@ -67,6 +67,11 @@ export class SessionCache {
     this.sessions.clear();
   }
 
+  /** The cached sessions, for the narrow snapshot updates a deleted script makes (EXACT-025). */
+  values(): IterableIterator<RunSession> {
+    return this.sessions.values();
+  }
+
   /** Whether a load is in flight: the object's connection must stay open under it. */
   get busy(): boolean {
     return this.loading.size > 0;
