@@ -3,6 +3,7 @@ import { usageMonth } from "../usage/pricing";
 import { effectiveSpendLimit } from "../usage/spend-limit";
 import type { Database } from "./client";
 import { agents } from "./schema";
+import type { ScriptSnapshotEntry } from "../scripts/types";
 import type { SecretRef } from "./secrets";
 
 type AgentRow = typeof agents.$inferSelect;
@@ -20,6 +21,8 @@ export interface OpeningState {
   notes: Array<{ title: string }>;
   /** The Memory document ("" without one); shown only when the agent's memory flag is on. */
   memory: string;
+  /** The script catalog as the snapshot records it (SCRIPT-020), by name; empty when scripting is off. */
+  scripts: ScriptSnapshotEntry[];
   spend: MonthSpend;
 }
 
@@ -64,13 +67,16 @@ export async function readOpeningState(db: Database, agentId: string, now: Date)
         Array<{ title: string }>
       >`coalesce((select json_agg(json_build_object('title', n.title) order by n.title) from notes n where n.agent_id = ${id}), '[]'::json)`,
       memory: sql<string>`coalesce((select m.content from memories m where m.agent_id = ${id}), '')`,
+      scripts: sql<ScriptSnapshotEntry[]>`case when "agents"."scripting" then coalesce((select json_agg(json_build_object('id', a.id, 'name', a.key,
+        'description', a.description, 'parameters', a.parameters, 'source', a.source, 'source_hash', a.source_hash) order by a.key)
+        from artifacts a where a.agent_id = ${id} and a.kind = 'script'), '[]'::json) else '[]'::json end`,
       spend: sql<SpendRow>`${spendOf(org, now)}`,
     })
     .from(agents)
     .where(eq(agents.id, agentId))
     .limit(1);
   if (!row) return null;
-  return { agent: row.agent, secrets: row.secrets, notes: row.notes, memory: row.memory, spend: toSpend(row.spend) };
+  return { agent: row.agent, secrets: row.secrets, notes: row.notes, memory: row.memory, scripts: row.scripts, spend: toSpend(row.spend) };
 }
 
 /** What each generation's start must know fresh. */

@@ -40,7 +40,7 @@ export interface RunSnapshot {
 /**
  * @example buildSnapshot(agentRow, toolSchemas(offeredTools(agentRow))).model.max_tool_calls // 50
  */
-export function buildSnapshot(agent: AgentRow, tools: OfferedTool[], secrets: RunSnapshot["secrets"] = []): RunSnapshot {
+export function buildSnapshot(agent: AgentRow, tools: OfferedTool[], secrets: RunSnapshot["secrets"] = [], scripts: ScriptSnapshotEntry[] = []): RunSnapshot {
   return {
     version: 1,
     model: {
@@ -59,6 +59,6 @@ export function buildSnapshot(agent: AgentRow, tools: OfferedTool[], secrets: Ru
     tools,
     secrets,
     mcp: [],
-    scripts: [],
+    scripts,
   };
 }

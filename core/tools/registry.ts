@@ -12,6 +12,7 @@ import { MEMORY_TOOLS } from "./memory";
 import { NOTE_TOOLS } from "./notes";
 import { RECORD_TOOLS } from "./records";
 import { SCHEDULE_TOOLS } from "./schedules";
+import { SCRIPT_TOOLS } from "./scripts";
 import { SECRET_REQUEST_TOOLS, SECRET_STORE_TOOLS } from "./secrets";
 import { CODING_TOOLS } from "./shell";
 import type { AnyToolDefinition, ToolContext, ToolResult, ToolSchema } from "./types";
@@ -37,13 +38,15 @@ export interface NativeBinding {
  * Native bindings in offer order (EXACT-005: the same flags always give the same list). note
  * and record are always on (EXACT-011), memory with flags.memory, schedules on direct and
  * group runs, group_post with its binding on, the secret tools, then the eight browser tools
- * with flags.browser (EXACT-019) and shell with flags.coding; scripts (flags.scripting) come
- * with their issue.
+ * with flags.browser (EXACT-019) and shell with flags.coding. The five script tools come with
+ * flags.scripting, after memory (EXACT-013); a script's own tools follow every native one.
  */
 export const NATIVE_BINDINGS: readonly NativeBinding[] = [
   { binding: "note", offered: () => true, tools: NOTE_TOOLS },
   { binding: "record", offered: () => true, tools: RECORD_TOOLS },
   { binding: "memory", offered: (flags) => flags.memory === true, tools: MEMORY_TOOLS },
+  // A switch, not a binding: off, none is offered whatever the bindings say (SCRIPT-018).
+  { binding: "script", offered: (flags) => flags.scripting === true, tools: SCRIPT_TOOLS },
   // Direct and group runs may plan wake-ups; a schedule run may not (EXACT-017).
   { binding: "schedule", offered: (flags) => flags.kind !== "schedule", tools: SCHEDULE_TOOLS },
   { binding: "group_post", offered: (flags) => flags.group_post === true, tools: GROUP_TOOLS },

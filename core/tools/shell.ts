@@ -61,11 +61,11 @@ export const shell: ToolDefinition<{ command: string; cwd?: string; timeout_s?: 
  * @example shellText({ exitCode: 2, output: "no such file\n", timedOut: false, killed: false, truncated: false, durationMs: 40 }, 120)
  * // "no such file\n[exit code 2 after 0.0 s]"
  */
-export function shellText(result: SandboxExecResult, timeoutS: number): string {
+export function shellText(result: SandboxExecResult, timeoutS: number, timeoutLine?: string): string {
   const body = result.output.length === 0 ? "(no output)\n" : result.output.endsWith("\n") ? result.output : `${result.output}\n`;
   const seconds = (result.durationMs / 1000).toFixed(1);
   let status: string;
-  if (result.timedOut) status = `[timed out after ${timeoutS} s: the command and everything it started were killed]`;
+  if (result.timedOut) status = `[${timeoutLine ?? `timed out after ${timeoutS} s: the command and everything it started were killed`}]`;
   else if (result.killed) status = "[killed: the command was cancelled]";
   else if (result.exitCode === null) status = `[ended by a signal after ${seconds} s]`;
   else status = `[exit code ${result.exitCode} after ${seconds} s]`;

@@ -46,6 +46,19 @@ export interface SandboxAccess {
   /** Runs a command in the agent's box; rejects with SandboxError("sandbox.unavailable"|...) */
   exec(input: { command: string; cwd?: string; timeoutMs?: number; env?: Record<string, string> }, signal?: AbortSignal): Promise<SandboxExecResult>;
   browser(action: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<{ text?: string; image?: ToolImage }>;
+  /** The box's file API (SBX-042), for the scripts folder. */
+  files: SandboxFiles;
+}
+
+/** The guest's /files routes as materialisation uses them (core/scripts/materialise.ts). */
+export interface SandboxFiles {
+  /** Entries of a folder, [] when it does not exist; sha256 for regular files. */
+  list(dir: string): Promise<Array<{ name: string; type: string; sha256?: string }>>;
+  put(path: string, text: string): Promise<void>;
+  /** Resolves also when the file is already gone. */
+  remove(path: string): Promise<void>;
+  /** Refuses to overwrite. */
+  move(from: string, to: string): Promise<void>;
 }
 
 /** A secret_request as its tool row's metadata keeps it: what the operator is asked for (OP-SEC-5). */
@@ -75,6 +88,34 @@ export interface ToolContext {
   signal?: AbortSignal;
   /** The agent's box; absent where no sandbox tool is offered or none could be ensured. */
   sandbox?: SandboxAccess;
+  /** The agent's scripts as this run sees them; absent when scripting is off. */
+  scripts?: ScriptTools;
+}
+
+/** A catalog row as script_list and script_read show it (the live catalog, SCRIPT-019). */
+export interface ScriptView {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown> | null;
+  source: string;
+  version: number;
+  /** Whether this run executes its snapshotted copy rather than this live row. */
+  snapshotted: boolean;
+}
+
+/**
+ * The agent's scripts for one run: the live catalog for reads and writes, the run's
+ * snapshot for what executes (SCRIPT-027..031). Writes throw with a message the model reads.
+ */
+export interface ScriptTools {
+  list(): Promise<ScriptView[]>;
+  read(name: string): Promise<ScriptView | null>;
+  /** `snapshotted`: this run keeps executing its own copy of the name (SCRIPT-031). */
+  create(input: { name: string; description: string; source: string; parameters?: unknown }): Promise<{ created: boolean; version: number; snapshotted: boolean }>;
+  /** False when no script has the name. */
+  remove(name: string): Promise<boolean>;
+  /** Runs the script this run executes under the name; `missing` explains why none does. */
+  run(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<{ ok: true; result: SandboxExecResult; timeoutS: number } | { ok: false; missing: string }>;
 }
 
 /** A routine as the schedule tools show it to the model. */

@@ -2,6 +2,7 @@ import type { Env } from "../../bindings/env";
 import type { Outcome } from "../../bindings/outcome";
 import type { RunKind } from "../../core/runs/rules";
 import type { ScriptChange } from "../../core/scripts/types";
+import { syncScriptsToBox } from "./script-sync";
 import { DeadlineLog } from "./deadline-log";
 import { type Deadline, type DeadlineHandler, DeadlineMultiplexer, deadlineKind } from "./deadlines";
 import { GenerationLock } from "./generation-lock";
@@ -286,10 +287,18 @@ export class AgentCore {
    * names leave the snapshots this object holds, and a running box's scripts folder follows.
    */
   async scriptsChanged(change: ScriptChange): Promise<void> {
-    if (change.action === "create") return;
-    for (const session of this.runs.sessions.values()) {
-      session.snapshot.scripts = change.action === "clear" ? [] : session.snapshot.scripts.filter((s) => s.name !== change.name);
-    }
+    this.runs.sessions.forgetScripts(change);
+    const agentId = this.ctx.id.name;
+    if (!agentId) return;
+    const current = this.runs.current;
+    const session = current ? await this.runs.sessions.get(current.runId) : null;
+    await syncScriptsToBox({
+      agentId,
+      change,
+      files: this.sandboxes.runningFiles(),
+      generating: session ? new Set(session.snapshot.scripts.map((s) => s.name)) : null,
+      withDatabase: (work) => this.runs.withDatabase(work),
+    });
   }
 
   /** browser, coding or browser_language changed (SBX-022): an idle box is saved and destroyed. */

@@ -12,14 +12,21 @@ import { providerForGeneration } from "../../core/providers/provider";
 import { offersSandbox } from "../../core/sandbox/tools";
 import { keySetFrom } from "../../core/secrets/crypto";
 import { openResolvedSecrets } from "../../core/secrets/open";
-import { offeredTools } from "../../core/tools/registry";
+import { describeError, logEvent } from "../../core/output/log";
+import type { SecretValue } from "../../core/output/redaction";
+import { executesScripts } from "../../core/scripts/snapshot";
+import type { ScriptChange } from "../../core/scripts/types";
+import { nativeToolNames, offeredTools } from "../../core/tools/registry";
+import { scriptTool } from "../../core/tools/scripts";
 import type { GenerationDeps } from "./generation";
+import { GenerationBox } from "./generation-box";
 import { groupChatOf } from "./group-run";
 import { generationBounds } from "./request-bounds";
 import type { RunSession } from "./run-session";
 import type { EnsureRequest } from "./sandbox-inputs";
 import type { GenerationSandbox } from "./sandbox-manager";
 import { scheduleTools } from "./schedule-tools";
+import { materialiseRunScripts, scriptTools } from "./script-tools";
 import { secretTools } from "./secret-tools";
 import { r2ToolImages } from "./tool-images";
 import { PostgresToolStore } from "./tool-store";
@@ -42,6 +49,8 @@ export interface GenerationStart {
   publish: (event: string, data: unknown) => void;
   /** Ensures the agent's box for a run that offers a sandbox tool (GEN-007, SBX-040). */
   sandbox?: (request: EnsureRequest) => Promise<GenerationSandbox>;
+  /** script_delete removed names: the other runs the object holds drop them from their snapshots. */
+  scriptsForgotten?: (change: ScriptChange) => void;
 }
 
 /**
@@ -66,18 +75,12 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
   if (!provider.ok) return failed(provider.code, provider.message);
   const bounds = generationBounds(env);
   const { agentId } = session.scope;
-  // Only a run offering a sandbox tool ensures the box; its values go into the box's environment (SEC-005).
-  const sandbox =
-    start.sandbox && offersSandbox(session.snapshot.tools)
-      ? await start.sandbox({
-          agentId,
-          flags: { browser: session.snapshot.flags.browser, coding: session.snapshot.flags.coding },
-          browserLanguage: session.snapshot.browser_language,
-          secrets: secrets.values,
-          secretIds: session.snapshot.secrets.map((s) => s.id),
-        })
-      : null;
-  if (sandbox && !sandbox.ok) return failed(sandbox.code, sandbox.message);
+  const box = generationBox(start, secrets.values);
+  // shell and the browser tools ensure the box now (GEN-007); scripts alone at their first run.
+  if (box && offersSandbox(session.snapshot.tools)) {
+    const ensured = await box.ensure();
+    if (!ensured.ok) return failed(ensured.code, ensured.message);
+  }
   return {
     ok: true,
     deps: {
@@ -91,7 +94,8 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
       ...(session.snapshot.flags.memory ? { memory: { write: (content: string) => writeMemory(db, agentId, content) } } : {}),
       ...(session.snapshot.flags.group_post ? { group: groupChatOf(env, session) } : {}),
       schedules: scheduleTools(db, agentId, () => new Date(start.now()), start.random, start.schedulesChanged),
-      ...(sandbox ? { sandbox: sandbox.access } : {}),
+      ...(box ? { sandbox: box.access() } : {}),
+      ...(session.snapshot.flags.scripting ? { scripts: scriptTools({ db, env, session, box, forget: start.scriptsForgotten ?? (() => {}) }) } : {}),
       secrets: secretTools(db, env, session.scope, start.secretsChanged),
       // The run's redaction set: the platform's keys and this generation's secret values (SEC-014).
       redactor: platformRedactor(env).withSecrets(secrets.values),
@@ -105,10 +109,45 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
   };
 }
 
-/** The definitions behind the run's snapshotted schemas: the tools it was offered, no others (EXACT-005). */
+/**
+ * The definitions behind the run's snapshotted schemas: the tools it was offered, no others
+ * (EXACT-005); a snapshotted name no native tool has is a script's own tool (SCRIPT-022).
+ */
 function snapshotTools(session: RunSession) {
   const offered = new Set(session.snapshot.tools.map((t) => t.function.name));
-  return offeredTools({ kind: session.facts.kind, ...session.snapshot.flags }).filter((d) => offered.has(d.name));
+  const native = offeredTools({ kind: session.facts.kind, ...session.snapshot.flags }).filter((d) => offered.has(d.name));
+  const nativeNames = nativeToolNames();
+  const own = session.snapshot.flags.scripting ? session.snapshot.tools.filter((t) => !nativeNames.has(t.function.name)).map(scriptTool) : [];
+  return [...native, ...own];
+}
+
+/**
+ * The box of this generation, for a run whose tools reach it (shell, the browser tools, or
+ * a script tool that executes), or null. Its secrets go into the box's environment (SEC-005).
+ */
+function generationBox(start: GenerationStart, values: SecretValue[]): GenerationBox | null {
+  const { session, sandbox } = start;
+  const { snapshot } = session;
+  if (!sandbox) return null;
+  const scripts = snapshot.flags.scripting && executesScripts(snapshot.tools, nativeToolNames());
+  if (!offersSandbox(snapshot.tools) && !scripts) return null;
+  const request: EnsureRequest = {
+    agentId: session.scope.agentId,
+    flags: { browser: snapshot.flags.browser, coding: snapshot.flags.coding },
+    browserLanguage: snapshot.browser_language,
+    secrets: values,
+    secretIds: snapshot.secrets.map((s) => s.id),
+  };
+  return new GenerationBox(
+    () => sandbox(request),
+    async (access) => {
+      if (!snapshot.flags.scripting) return;
+      // A box whose folder could not be made still runs scripts: script_run writes its file first.
+      await materialiseRunScripts(start.db, session, access.files).catch((error: unknown) => {
+        logEvent("warn", { operation: "scripts.materialise", run_id: session.runId, agent_id: session.scope.agentId, ...describeError(error) });
+      });
+    },
+  );
 }
 
 /**

@@ -40,6 +40,8 @@ export interface GenerationDeps {
   sandbox?: SandboxAccess;
   /** The agent's own secrets (secret_store). */
   secrets?: ToolContext["secrets"];
+  /** The agent's scripts as this run sees them, when scripting is on. */
+  scripts?: ToolContext["scripts"];
   redactor: Redactor;
   pricing: Pricing;
   spend: { limitUsd: number | null; monthCostUsd: number };
@@ -180,6 +182,7 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
             ...(deps.group ? { group: deps.group } : {}),
             ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
             ...(deps.secrets ? { secrets: deps.secrets } : {}),
+            ...(deps.scripts ? { scripts: deps.scripts } : {}),
           }),
           deps.signal,
         );

@@ -6,6 +6,7 @@ import { countRowTokens } from "../../core/projection/token-count";
 import type { ChatPayload } from "../../core/projection/types";
 import { composeSystemPrompt, type SystemPromptInput } from "../../core/prompt/system-prompt";
 import type { RunFacts, RunKind } from "../../core/runs/rules";
+import { scriptToolSchemas } from "../../core/scripts/snapshot";
 import { buildSnapshot, type OfferedTool, type RunSnapshot } from "../../core/runs/snapshot";
 import type { RunRow } from "../../core/runs/wire";
 import { offeredTools, toolSchemas } from "../../core/tools/registry";
@@ -25,7 +26,9 @@ export interface RunOpening {
  */
 export function prepareOpening(state: OpeningState, kind: RunKind, now: Date, groupChat?: SystemPromptInput["groupChat"]): RunOpening {
   const { agent } = state;
-  const tools = toolSchemas(offeredTools({ kind, ...agent, group_post: agent.groupPost })) as OfferedTool[];
+  const native = toolSchemas(offeredTools({ kind, ...agent, group_post: agent.groupPost })) as OfferedTool[];
+  const scripts = agent.scripting ? state.scripts : [];
+  const tools = [...native, ...scriptToolSchemas(scripts, new Set(native.map((t) => t.function.name)))];
   const system: ChatPayload = {
     role: "system",
     content: composeSystemPrompt({
@@ -35,12 +38,12 @@ export function prepareOpening(state: OpeningState, kind: RunKind, now: Date, gr
       kind,
       notes: state.notes,
       secrets: state.secrets,
-      ...(agent.scripting ? { scripts: [] } : {}),
+      ...(agent.scripting ? { scripts } : {}),
       memory: { enabled: agent.memory, content: agent.memory ? state.memory : "" },
       ...(groupChat ? { groupChat } : {}),
     }),
   };
-  return { snapshot: buildSnapshot(agent, tools, state.secrets), system };
+  return { snapshot: buildSnapshot(agent, tools, state.secrets, scripts), system };
 }
 
 /** A run as it opens: its row, its first message (if any), and a guard for the write. */

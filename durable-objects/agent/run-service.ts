@@ -420,6 +420,7 @@ export class RunService {
         publish: (event, data) => this.hub.publish(runId, event, data),
         sandbox: (request) => this.host.hooks.sandboxAtStart(request, this.db()),
         secretsChanged: () => this.host.hooks.secretsChanged(),
+        scriptsForgotten: (change) => this.sessions.forgetScripts(change),
       });
       if (!inputs.ok) {
         status = await this.recordEnding(session, [inputs.error]);

@@ -13,9 +13,9 @@ import { type IdleEvent, idleAction, idleMs } from "../../core/sandbox/idle";
 import { type Box, boxFor } from "../../core/sandbox/metadata";
 import { cliSecret } from "../../core/sandbox/views";
 import { bytesToMib, overLimit, workspaceLimitMib } from "../../core/sandbox/workspace";
-import type { SandboxAccess } from "../../core/tools/types";
+import type { SandboxAccess, SandboxFiles } from "../../core/tools/types";
 import { type Deadline, type DeadlineMultiplexer, retryDelay } from "./deadlines";
-import { sandboxAccess } from "./sandbox-access";
+import { guestFiles, sandboxAccess } from "./sandbox-access";
 import { SandboxHomes } from "./sandbox-home";
 import { currentEnsureRequest, type EnsureRequest } from "./sandbox-inputs";
 import { asSandboxError, type EnsureOutcome, SandboxLifecycle } from "./sandbox-lifecycle";
@@ -199,6 +199,12 @@ export class SandboxManager {
     const restarted = await this.idle("view_input");
     const due = this.host.multiplexer.get(SANDBOX_IDLE)?.dueAt;
     return { restarted, ...(due ? { idle_deadline: new Date(due).toISOString() } : {}) };
+  }
+
+  /** The running box's files (the scripts folder's sync), or null when none runs. */
+  runningFiles(): SandboxFiles | null {
+    const row = this.record.get();
+    return row?.running ? guestFiles(this.lifecycle.guest(row)) : null;
   }
 
   /** The box's state for the console (no call to the box). */

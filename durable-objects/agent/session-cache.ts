@@ -1,3 +1,4 @@
+import type { ScriptChange } from "../../core/scripts/types";
 import type { Database } from "../../core/db/client";
 import { RunSession } from "./run-session";
 
@@ -67,9 +68,15 @@ export class SessionCache {
     this.sessions.clear();
   }
 
-  /** The cached sessions, for the narrow snapshot updates a deleted script makes (EXACT-025). */
-  values(): IterableIterator<RunSession> {
-    return this.sessions.values();
+  /**
+   * Deleted scripts leave the snapshots of the runs held here (EXACT-025, SCRIPT-028), as
+   * the same statement that deleted them did in Postgres.
+   */
+  forgetScripts(change: ScriptChange): void {
+    if (change.action === "create") return;
+    for (const session of this.sessions.values()) {
+      session.snapshot.scripts = change.action === "clear" ? [] : session.snapshot.scripts.filter((s) => s.name !== change.name);
+    }
   }
 
   /** Whether a load is in flight: the object's connection must stay open under it. */

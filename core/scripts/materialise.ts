@@ -1,0 +1,76 @@
+/**
+ * Materialisation (SCRIPT-023..026): the box's scripts folder made to match what a run
+ * executes. Step 1 writes the run's snapshot, step 2 the live rows whose names the
+ * snapshot lacks (created during the run, callable through script_run), step 3 removes
+ * managed files of neither set (OP-SCRIPT-7: `<name>.py` files; nothing else is touched).
+ *
+ * A file whose SHA-256 already equals the row's source_hash is left as it is: the bytes
+ * would be the same, and a warm generation then costs one listing instead of three calls
+ * per script.
+ */
+import type { SandboxFiles } from "../tools/types";
+import { SCRIPTS_DIR, type ScriptSnapshotEntry, scriptPath } from "./types";
+
+export type ScriptFiles = SandboxFiles;
+
+/** What one materialisation changes: sources to write by name, managed files to remove. */
+export interface MaterialisePlan {
+  write: Array<{ name: string; source: string }>;
+  remove: string[];
+}
+
+const MANAGED = /^([a-z][a-z0-9_-]{0,62})\.py$/;
+
+/**
+ * @example materialisePlan([{ name: "old.py", type: "file", sha256: "…" }], [{ name: "fx", source: "print(1)", source_hash: "…" }], [])
+ * // { write: [{ name: "fx", source: "print(1)" }], remove: ["old"] }
+ */
+export function materialisePlan(
+  existing: ReadonlyArray<{ name: string; type: string; sha256?: string }>,
+  snapshot: ReadonlyArray<Pick<ScriptSnapshotEntry, "name" | "source" | "source_hash">>,
+  live: ReadonlyArray<Pick<ScriptSnapshotEntry, "name" | "source" | "source_hash">>,
+): MaterialisePlan {
+  const wanted = new Map(snapshot.map((s) => [s.name, s]));
+  for (const row of live) if (!wanted.has(row.name)) wanted.set(row.name, row);
+  const onDisk = new Map<string, { type: string; sha256?: string }>();
+  for (const entry of existing) {
+    const managed = MANAGED.exec(entry.name);
+    if (managed) onDisk.set(managed[1]!, entry);
+  }
+  const write = [...wanted.values()]
+    .filter((s) => {
+      const file = onDisk.get(s.name);
+      return !(file?.type === "file" && file.sha256 === s.source_hash);
+    })
+    .map((s) => ({ name: s.name, source: s.source }));
+  const remove = [...onDisk.entries()].filter(([name, file]) => !wanted.has(name) && file.type === "file").map(([name]) => name);
+  return { write, remove };
+}
+
+/**
+ * Writes one script the way SCRIPT-024 says: a sibling temp file, delete the old file,
+ * move the temp file onto the path, so no reader ever sees a half-written source.
+ */
+export async function writeScriptFile(files: ScriptFiles, name: string, source: string): Promise<void> {
+  const temp = `${SCRIPTS_DIR}/.${name}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+  await files.put(temp, source);
+  try {
+    await files.remove(scriptPath(name));
+    await files.move(temp, scriptPath(name));
+  } catch (error) {
+    await files.remove(temp).catch(() => {});
+    throw error;
+  }
+}
+
+/** Runs the three steps against the box; returns what it changed. */
+export async function materialiseScripts(
+  files: ScriptFiles,
+  snapshot: ReadonlyArray<Pick<ScriptSnapshotEntry, "name" | "source" | "source_hash">>,
+  live: ReadonlyArray<Pick<ScriptSnapshotEntry, "name" | "source" | "source_hash">>,
+): Promise<MaterialisePlan> {
+  const plan = materialisePlan(await files.list(SCRIPTS_DIR), snapshot, live);
+  for (const script of plan.write) await writeScriptFile(files, script.name, script.source);
+  for (const name of plan.remove) await files.remove(scriptPath(name));
+  return plan;
+}
