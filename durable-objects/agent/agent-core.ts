@@ -119,6 +119,7 @@ export class AgentCore {
         },
         sandboxAtStart: (request, db) => this.sandboxes.generationStarting(request, db),
         secretsChanged: () => this.sandboxes.secretsChanged(),
+        boxRunning: () => this.sandboxes.running(),
       },
       random: () => this.random(),
     });

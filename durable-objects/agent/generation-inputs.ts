@@ -51,6 +51,8 @@ export interface GenerationStart {
   sandbox?: (request: EnsureRequest) => Promise<GenerationSandbox>;
   /** script_delete removed names: the other runs the object holds drop them from their snapshots. */
   scriptsForgotten?: (change: ScriptChange) => void;
+  /** Whether the agent's box runs now. */
+  boxRunning?: () => boolean;
 }
 
 /**
@@ -76,8 +78,9 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
   const bounds = generationBounds(env);
   const { agentId } = session.scope;
   const box = generationBox(start, secrets.values);
-  // shell and the browser tools ensure the box now (GEN-007); scripts alone at their first run.
-  if (box && offersSandbox(session.snapshot.tools)) {
+  // shell and the browser tools ensure the box now (GEN-007); scripts alone at their first
+  // run, or now when the box is up anyway (its folder is then materialised at the start).
+  if (box && (offersSandbox(session.snapshot.tools) || start.boxRunning?.())) {
     const ensured = await box.ensure();
     if (!ensured.ok) return failed(ensured.code, ensured.message);
   }

@@ -48,6 +48,8 @@ export interface RunHooks {
   sandboxAtStart(request: EnsureRequest, db: Database): Promise<GenerationSandbox>;
   /** secret_store changed a secret of the agent's: its idle box goes (after the generation). */
   secretsChanged(): Promise<unknown>;
+  /** Whether the agent's box runs now (a script-only run then materialises at its start). */
+  boxRunning(): boolean;
 }
 
 interface Host {
@@ -421,6 +423,7 @@ export class RunService {
         sandbox: (request) => this.host.hooks.sandboxAtStart(request, this.db()),
         secretsChanged: () => this.host.hooks.secretsChanged(),
         scriptsForgotten: (change) => this.sessions.forgetScripts(change),
+        boxRunning: () => this.host.hooks.boxRunning(),
       });
       if (!inputs.ok) {
         status = await this.recordEnding(session, [inputs.error]);

@@ -201,6 +201,11 @@ export class SandboxManager {
     return { restarted, ...(due ? { idle_deadline: new Date(due).toISOString() } : {}) };
   }
 
+  /** Whether the agent's box runs now, as the object's record says. */
+  running(): boolean {
+    return this.record.get()?.running === true;
+  }
+
   /** The running box's files (the scripts folder's sync), or null when none runs. */
   runningFiles(): SandboxFiles | null {
     const row = this.record.get();
