@@ -36,6 +36,7 @@ const SCHEMA_SHAPE = {
     schema: {
       type: ["object", "boolean"],
       properties: {
+        // biome-ignore lint/suspicious/noThenProperty: a JSON Schema keyword; this object is never awaited
         type: { if: { type: "string" }, then: { enum: TYPES }, else: { type: "array", minItems: 1, uniqueItems: true, items: { enum: TYPES } } },
         properties: schemaMap,
         patternProperties: schemaMap,
@@ -52,6 +53,7 @@ const SCHEMA_SHAPE = {
         contains: subschema,
         not: subschema,
         if: subschema,
+        // biome-ignore lint/suspicious/noThenProperty: a JSON Schema keyword; this object is never awaited
         then: subschema,
         else: subschema,
         allOf: schemaList,
