@@ -87,7 +87,13 @@ describe("scripts over HTTP", () => {
     const first = await post(agent.id, write("report"));
     const second = await post(agent.id, write("report", { source: "print('v2')\n", description: "Second take" }), ciToken);
     expect(second.status, JSON.stringify(second.json)).toBe(201);
-    expect(second.json).toMatchObject({ id: first.json.id, version: 2, source: "print('v2')\n", description: "Second take", author: { kind: "person", name: "CI" } });
+    expect(second.json).toMatchObject({
+      id: first.json.id,
+      version: 2,
+      source: "print('v2')\n",
+      description: "Second take",
+      author: { kind: "person", name: "CI" },
+    });
     expect(await storedNames(agent.id)).toEqual(["report"]);
 
     const history = await call("GET", `/api/agents/${agent.id}/scripts/report/history`, { token });
@@ -221,7 +227,11 @@ describe("scripts over HTTP", () => {
     expect((await call("GET", `/api/agents/${agent.id}/scripts`, { token })).json.data).toEqual([]);
     expect((await call("DELETE", `/api/agents/${agent.id}/scripts`, { token })).status).toBe(204);
     const versions = await withDb((db) =>
-      db.select({ id: artifactVersions.id }).from(artifactVersions).innerJoin(artifacts, eq(artifacts.id, artifactVersions.artifactId)).where(eq(artifacts.agentId, agent.id)),
+      db
+        .select({ id: artifactVersions.id })
+        .from(artifactVersions)
+        .innerJoin(artifacts, eq(artifacts.id, artifactVersions.artifactId))
+        .where(eq(artifacts.agentId, agent.id)),
     );
     expect(versions).toEqual([]);
   });
@@ -262,7 +272,8 @@ describe("scripts over HTTP", () => {
         .where(eq(runs.agentId, agent.id));
       await db.update(runs).set({ status: "completed" }).where(eq(runs.id, completed));
     });
-    const snapshotOf = (id: string) => withDb(async (db) => (await db.select({ snapshot: runs.snapshot }).from(runs).where(eq(runs.id, id)))[0]!.snapshot as any);
+    const snapshotOf = (id: string) =>
+      withDb(async (db) => (await db.select({ snapshot: runs.snapshot }).from(runs).where(eq(runs.id, id)))[0]!.snapshot as any);
     const before = await snapshotOf(active);
 
     expect((await call("DELETE", `/api/agents/${agent.id}/scripts/a`, { token })).status).toBe(204);
@@ -275,7 +286,12 @@ describe("scripts over HTTP", () => {
     expect((await call("DELETE", `/api/agents/${agent.id}/scripts`, { token })).status).toBe(204);
     expect((await snapshotOf(active)).scripts).toEqual([]);
     expect((await snapshotOf(completed)).scripts.map((s: any) => s.name)).toEqual(["a", "b"]);
-    const left = await withDb((db) => db.select().from(runs).where(and(eq(runs.agentId, agent.id), eq(runs.status, "active"))));
+    const left = await withDb((db) =>
+      db
+        .select()
+        .from(runs)
+        .where(and(eq(runs.agentId, agent.id), eq(runs.status, "active"))),
+    );
     expect(left).toHaveLength(1);
   });
 

@@ -27,7 +27,9 @@ type AgentRow = Awaited<ReturnType<typeof findAgent>>;
 /** A path name that cannot be a script's is simply not found, as a missing one is. */
 const byName = pathId("agent", { name: { schema: z.string().regex(SCRIPT_NAME_PATTERN).describe("The script's name"), resource: "script" } });
 
-const AGENT_OR_SCRIPT_MISSING = { 404: failure("No such agent in the caller's organisation, or it has no script of that name (agent.not_found, script.not_found)") };
+const AGENT_OR_SCRIPT_MISSING = {
+  404: failure("No such agent in the caller's organisation, or it has no script of that name (agent.not_found, script.not_found)"),
+};
 const REFUSED_WRITE = {
   422: failure(
     "A refused write: a bad field (validation.failed; each named in details.fields), or a new name past the agent's max_scripts " +
