@@ -1,12 +1,12 @@
 /**
  * The file routes: write (atomically, through a sibling temp file, so a failed upload leaves
- * nothing half-written), read, delete, and move that refuses to overwrite.
+ * nothing half-written), read, delete, move that refuses to overwrite, and a directory's listing.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { link, lstat, mkdir, rename, rm, stat, unlink } from "node:fs/promises";
+import { link, lstat, mkdir, readdir, readFile, rename, rm, stat, unlink } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { readBody, sendError, sendJson } from "./http-util";
 import { checkAbsolutePath } from "./paths";
@@ -140,4 +140,62 @@ export async function moveFile(req: IncomingMessage, res: ServerResponse): Promi
     return sendError(res, 500, "file.move_failed", `could not move ${from.path}: ${errno(err) ?? "error"}`);
   }
   sendJson(res, 200, { from: from.path, to: to.path });
+}
+
+/** Regular files up to this size carry their SHA-256 in a listing: enough for scripts and notes, cheap to read whole. */
+export const LISTED_HASH_MAX_BYTES = 1 << 20;
+
+/** One entry of `GET /files/list`; a symlink is `other` (never followed). */
+export interface ListedEntry {
+  name: string;
+  type: "file" | "dir" | "other";
+  bytes: number;
+  /** Hex SHA-256 of a regular file's bytes, for files up to LISTED_HASH_MAX_BYTES. */
+  sha256?: string;
+}
+
+/**
+ * `GET /files/list?path=<dir>`: the directory's entries, sorted by name, so a caller can tell
+ * which files are there and whether their content is what it wrote without reading them back.
+ *
+ * @example GET /files/list?path=/home/agent/scripts
+ *   → {"path":"/home/agent/scripts","entries":[{"name":"a.py","type":"file","bytes":12,"sha256":"…"}]}
+ */
+export async function listFiles(res: ServerResponse, url: URL): Promise<void> {
+  const path = pathParam(url, res);
+  if (!path) return;
+  try {
+    if (!(await stat(path)).isDirectory()) return sendError(res, 409, "path.not_directory", `${path} is not a directory`);
+  } catch {
+    return sendError(res, 404, "path.not_found", `${path} does not exist`);
+  }
+  let names: string[];
+  try {
+    names = (await readdir(path)).sort();
+  } catch (err) {
+    return sendError(res, 500, "file.list_failed", `could not list ${path}: ${errno(err) ?? "error"}`);
+  }
+  const entries: ListedEntry[] = [];
+  // One entry at a time: a large directory must not open thousands of files at once.
+  for (const name of names) {
+    const entry = await describeEntry(join(path, name), name);
+    if (entry) entries.push(entry);
+  }
+  sendJson(res, 200, { path, entries });
+}
+
+/** An entry as listed, or undefined when it disappeared while the directory was read. */
+async function describeEntry(path: string, name: string): Promise<ListedEntry | undefined> {
+  try {
+    const st = await lstat(path);
+    if (st.isDirectory()) return { name, type: "dir", bytes: st.size };
+    if (!st.isFile()) return { name, type: "other", bytes: st.size };
+    if (st.size > LISTED_HASH_MAX_BYTES) return { name, type: "file", bytes: st.size };
+    // Size and hash from the same read, so they agree even if the file changed since lstat.
+    const bytes = await readFile(path);
+    return { name, type: "file", bytes: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") };
+  } catch (err) {
+    if (errno(err) === "ENOENT") return undefined;
+    throw err;
+  }
 }

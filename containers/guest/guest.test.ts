@@ -2,7 +2,8 @@
  * The guest as a real process: bundled as the images will run it, started on a free port
  * over a temporary home, driven over HTTP.
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ExecLine, LineReader } from "./ndjson";
@@ -243,6 +244,53 @@ describe("OP-SBX-9: files", () => {
     expect((await fetch(url(from), { headers: auth })).status).toBe(404);
     expect((await move({ from, to: join(home, "x") })).status).toBe(404);
     expect((await move({ from: "relative", to })).status).toBe(400);
+  });
+});
+
+describe("SCRIPT-026: files list", () => {
+  const list = (path: string) => fetch(`${base}/files/list?path=${encodeURIComponent(path)}`, { headers: auth });
+  const sha256 = (text: string | Uint8Array) => createHash("sha256").update(text).digest("hex");
+
+  it("SCRIPT-026: lists a directory's entries by name with type and size, and a SHA-256 for regular files up to 1 MiB", async () => {
+    const root = join(dir, "listed");
+    await mkdir(join(root, "sub"), { recursive: true });
+    await writeFile(join(root, "b.py"), "print('b')\n");
+    await writeFile(join(root, "a.py"), "");
+    const big = new Uint8Array((1 << 20) + 1).fill(7);
+    await writeFile(join(root, "big.bin"), big);
+    await writeFile(join(root, "edge.bin"), big.subarray(1));
+    await symlink(join(root, "a.py"), join(root, "link"));
+    const res = await list(`${root}/`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { path: string; entries: Array<{ name: string; type: string; bytes: number; sha256?: string }> };
+    expect(body.path).toBe(root);
+    expect(body.entries.map((e) => e.name)).toEqual(["a.py", "b.py", "big.bin", "edge.bin", "link", "sub"]);
+    const byName = Object.fromEntries(body.entries.map((e) => [e.name, e]));
+    expect(byName["a.py"]).toEqual({ name: "a.py", type: "file", bytes: 0, sha256: sha256("") });
+    expect(byName["b.py"]).toEqual({ name: "b.py", type: "file", bytes: 11, sha256: sha256("print('b')\n") });
+    expect(byName["edge.bin"]).toEqual({ name: "edge.bin", type: "file", bytes: 1 << 20, sha256: sha256(big.subarray(1)) });
+    expect(byName["big.bin"]).toEqual({ name: "big.bin", type: "file", bytes: (1 << 20) + 1 });
+    expect(byName.link).toMatchObject({ type: "other" });
+    expect(byName.link!.sha256).toBeUndefined();
+    expect(byName.sub).toMatchObject({ type: "dir" });
+  });
+  it("SCRIPT-026: an empty directory lists no entries; a missing one is 404, a file 409, a relative path 400", async () => {
+    const empty = join(dir, "listed-empty");
+    await mkdir(empty);
+    expect(await (await list(empty)).json()).toEqual({ path: empty, entries: [] });
+    const missing = await list(join(dir, "listed-nope"));
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ error: { code: "path.not_found" } });
+    await writeFile(join(dir, "listed-file"), "x");
+    const file = await list(join(dir, "listed-file"));
+    expect(file.status).toBe(409);
+    expect(await file.json()).toMatchObject({ error: { code: "path.not_directory" } });
+    const relative = await list("scripts");
+    expect(relative.status).toBe(400);
+    expect(await relative.json()).toMatchObject({ error: { code: "path.relative" } });
+  });
+  it("SBX-GUEST: listing needs the token", async () => {
+    expect((await fetch(`${base}/files/list?path=${encodeURIComponent(dir)}`)).status).toBe(401);
   });
 });
 

@@ -9,7 +9,7 @@ import { bearerMatches } from "./auth";
 import { browserRoute } from "./browser";
 import { running, startExec } from "./exec";
 import { DEFAULT_EXEC_LIMITS, type ExecLimits, parseExecRequest } from "./exec-request";
-import { deleteFile, getFile, moveFile, putFile } from "./files";
+import { deleteFile, getFile, listFiles, moveFile, putFile } from "./files";
 import { BodyTooLarge, readBody, sendError, sendJson } from "./http-util";
 import { checkAbsolutePath } from "./paths";
 import type { Services } from "./services";
@@ -63,6 +63,7 @@ export function createGuestServer(options: GuestOptions): Server {
       if (method === "DELETE") return deleteFile(res, url);
     }
     if (method === "POST" && url.pathname === "/files/move") return moveFile(req, res);
+    if (method === "GET" && url.pathname === "/files/list") return listFiles(res, url);
     if (method === "GET" && url.pathname === "/workspace/size") return workspaceSize(res, url);
     if (method === "POST" && url.pathname === "/browser") return browserRoute(req, res);
     const added = routes.get(`${method} ${url.pathname}`);

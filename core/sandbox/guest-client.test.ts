@@ -2,6 +2,7 @@
  * The guest client against the real guest, bundled and started as a process on the host
  * (as the images run it), over Node's fetch: the same calls a Container stub's fetch carries.
  */
+import { createHash } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -114,6 +115,40 @@ describe("guest client: files, size, errors", () => {
     });
     await client.putFile(`${guest.home}/streamed.txt`, body);
     expect(new TextDecoder().decode(await client.getFile(`${guest.home}/streamed.txt`))).toBe("part one, part two");
+  });
+
+  it("SCRIPT-024: a temp file is moved onto a script's path only after the old file is deleted; move never overwrites", async () => {
+    const dir = `${guest.home}/scripts`;
+    await client.putFile(`${dir}/fetch.py`, "print('old')\n");
+    await client.putFile(`${dir}/.fetch.py.tmp`, "print('new')\n");
+    const refused = await rejection(client.moveFile(`${dir}/.fetch.py.tmp`, `${dir}/fetch.py`));
+    expect(refused).toMatchObject({ code: "file.exists", status: 409 });
+    expect(new TextDecoder().decode(await client.getFile(`${dir}/fetch.py`))).toBe("print('old')\n");
+    await client.deleteFile(`${dir}/fetch.py`);
+    await client.moveFile(`${dir}/.fetch.py.tmp`, `${dir}/fetch.py`);
+    expect(new TextDecoder().decode(await client.getFile(`${dir}/fetch.py`))).toBe("print('new')\n");
+    expect((await rejection(client.getFile(`${dir}/.fetch.py.tmp`))).code).toBe("file.not_found");
+    expect(await rejection(client.deleteFile(`${dir}/gone.py`))).toMatchObject({ code: "file.not_found", status: 404 });
+    expect(await rejection(client.moveFile(`${dir}/gone.py`, `${dir}/other.py`))).toMatchObject({ code: "file.not_found", status: 404 });
+    expect(await rejection(client.deleteFile(dir))).toMatchObject({ code: "path.is_directory", status: 409 });
+  });
+
+  it("SCRIPT-026: lists a directory with each small file's SHA-256, so leftovers and stale copies can be told apart", async () => {
+    const dir = `${guest.home}/listing`;
+    await client.putFile(`${dir}/keep.py`, "print(1)\n");
+    await client.putFile(`${dir}/notes.txt`, "");
+    await client.putFile(`${dir}/nested/x.py`, "x");
+    const listed = await client.listFiles(dir);
+    expect(listed).toEqual({
+      path: dir,
+      entries: [
+        { name: "keep.py", type: "file", bytes: 9, sha256: createHash("sha256").update("print(1)\n").digest("hex") },
+        { name: "nested", type: "dir", bytes: expect.any(Number) },
+        { name: "notes.txt", type: "file", bytes: 0, sha256: createHash("sha256").update("").digest("hex") },
+      ],
+    });
+    expect(await rejection(client.listFiles(`${dir}/missing`))).toMatchObject({ code: "path.not_found", status: 404 });
+    expect(await rejection(client.listFiles(`${dir}/keep.py`))).toMatchObject({ code: "path.not_directory", status: 409 });
   });
 
   it("OP-SBX-5: measures the workspace", async () => {

@@ -40,6 +40,15 @@ export interface WorkspaceSize {
   durationMs: number;
 }
 
+/** One entry of a directory listing; a symlink is `other` (never followed). */
+export interface FileEntry {
+  name: string;
+  type: "file" | "dir" | "other";
+  bytes: number;
+  /** Hex SHA-256 of a regular file's bytes; the guest sends it for files up to 1 MiB. */
+  sha256?: string;
+}
+
 type ExecFrame =
   | { type: "start"; id: string }
   | { type: "output"; stream: string; data: string }
@@ -128,6 +137,32 @@ export class GuestClient {
   async getFile(path: string, signal?: AbortSignal): Promise<Uint8Array> {
     const res = await this.#call("GET", `/files?path=${encodeURIComponent(path)}`, signal ? { signal } : {});
     return new Uint8Array(await res.arrayBuffer());
+  }
+
+  /** Removes a file; rejects with `file.not_found` (404) when it is not there and `path.is_directory` (409) for a directory. */
+  async deleteFile(path: string, signal?: AbortSignal): Promise<void> {
+    const res = await this.#call("DELETE", `/files?path=${encodeURIComponent(path)}`, signal ? { signal } : {});
+    await res.body?.cancel();
+  }
+
+  /**
+   * Moves a file or directory, creating `to`'s parents. It never overwrites: an existing `to`
+   * rejects with `file.exists` (409), a missing `from` with `file.not_found` (404).
+   */
+  async moveFile(from: string, to: string, signal?: AbortSignal): Promise<void> {
+    const res = await this.#call("POST", "/files/move", { json: { from, to }, ...(signal ? { signal } : {}) });
+    await res.body?.cancel();
+  }
+
+  /**
+   * A directory's entries by name (`GET /files/list`); rejects with `path.not_found` (404) or
+   * `path.not_directory` (409).
+   *
+   * @example (await guest.listFiles("/home/agent/scripts")).entries.filter((e) => e.type === "file" && e.name.endsWith(".py"))
+   */
+  async listFiles(dir: string, signal?: AbortSignal): Promise<{ path: string; entries: FileEntry[] }> {
+    const res = await this.#call("GET", `/files/list?path=${encodeURIComponent(dir)}`, signal ? { signal } : {});
+    return (await res.json()) as { path: string; entries: FileEntry[] };
   }
 
   /** Apparent size of the files under `path` (the home by default), caches skipped. */

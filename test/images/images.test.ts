@@ -59,11 +59,70 @@ function upgradeStatus(url: string): Promise<number> {
   });
 }
 
+/**
+ * The script launcher in a box (SCRIPT-034/035/037): scripts are put through the guest's file
+ * API, as materialisation writes them, and run as the script tools run them.
+ */
+function scriptLauncherTests(current: () => Box) {
+  const putScript = async (name: string, source: string) => {
+    const box = current();
+    const res = await fetch(`${box.guest}/files?path=${encodeURIComponent(`/home/agent/scripts/${name}.py`)}`, authed(box, { method: "PUT", body: source }));
+    expect(res.status).toBe(200);
+  };
+  const report = `import json, os, sys
+raw = sys.stdin.read()
+print(json.dumps({"stdin": raw, "env": os.environ.get("GUILDS_SCRIPT_ARGS"), "cwd": os.getcwd(), "key": os.environ.get("API_KEY")}))
+`;
+
+  it("SCRIPT-035/SCRIPT-037: the arguments reach the script on stdin and in GUILDS_SCRIPT_ARGS, byte for byte, with the command's environment, in /home/agent", async () => {
+    await putScript("report_args", report);
+    const args = JSON.stringify({ city: "Zürich", days: [1, 2], note: "a 'quoted' $HOME" });
+    const run = await current().exec("cd /tmp && guilds-script-run report_args", { GUILDS_SCRIPT_ARGS: args, API_KEY: "k-123" });
+    expect(run.stderr).toBe("");
+    expect(run.exitCode).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ stdin: args, env: args, cwd: "/home/agent", key: "k-123" });
+  });
+
+  it("SCRIPT-037: without arguments (unset or empty) the script reads {} on stdin and in GUILDS_SCRIPT_ARGS", async () => {
+    await putScript("report_args", report);
+    for (const env of [undefined, { GUILDS_SCRIPT_ARGS: "" }]) {
+      const run = await current().exec("guilds-script-run report_args", env);
+      expect(run.exitCode).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ stdin: "{}", env: "{}" });
+    }
+  });
+
+  it("SCRIPT-034: the command exits with the script's code, and its prints come before its traceback", async () => {
+    await putScript("exits", "import sys\nprint('partial')\nsys.exit(7)\n");
+    expect(await current().exec("guilds-script-run exits")).toMatchObject({ exitCode: 7, stdout: "partial\n" });
+    await putScript("fails", "print('before')\nraise ValueError('boom')\n");
+    const failed = await current().exec("guilds-script-run fails 2>&1");
+    expect(failed.exitCode).toBe(1);
+    expect(failed.stdout).toMatch(/^before\nTraceback \(most recent call last\):\n[\s\S]*ValueError: boom\n$/);
+  });
+
+  it("SCRIPT-034: a missing script says so on stderr with exit 127; a name outside the catalog's rule runs nothing", async () => {
+    const missing = await current().exec("guilds-script-run not_there");
+    expect(missing).toMatchObject({ exitCode: 127, stdout: "" });
+    expect(missing.stderr).toBe("guilds-script-run: no script named not_there (/home/agent/scripts/not_there.py does not exist)\n");
+    await current().exec("mkdir -p /home/agent/x && echo 'print(\"escaped\")' > /home/agent/x/evil.py && echo 'print(1)' > /home/agent/scripts/ok.py");
+    for (const args of ["../x/evil", "Upper", "-c", "'a b'", "ok ok", "''", `${"a".repeat(64)}`]) {
+      const refused = await current().exec(`guilds-script-run ${args}`);
+      expect(refused.exitCode, args).toBe(2);
+      expect(refused.stdout, args).toBe("");
+      expect(refused.stderr, args).toContain("expected one script name matching");
+    }
+    expect((await current().exec("guilds-script-run ok")).stdout).toBe("1\n");
+  });
+}
+
 describe.skipIf(unavailable)("SBX-013: the lite box", () => {
   let box: Box;
   beforeAll(async () => {
     box = await start("lite");
   }, 60_000);
+
+  scriptLauncherTests(() => box);
 
   it("SBX-013: the guest runs Node 24 under tini and commands run in /home/agent; the token is not in their environment", async () => {
     const { stdout, exitCode } = await box.exec("node --version; cat /proc/1/comm; pwd; env | grep -c GUEST_ || true");
@@ -145,6 +204,8 @@ describe.skipIf(unavailable)("SBX-014: the standard box", () => {
   beforeAll(async () => {
     box = await start("standard");
   }, 60_000);
+
+  scriptLauncherTests(() => box);
 
   const post = (target: Box, path: string, body: unknown) =>
     fetch(`${target.guest}${path}`, authed(target, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } }));

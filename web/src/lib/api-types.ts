@@ -45,3 +45,10 @@ export type SecretRequest = Schemas["SecretRequest"];
 export type SandboxState = Schemas["SandboxState"];
 export type BrowserView = Schemas["BrowserView"];
 export type CliView = Schemas["CliView"];
+/** One of an agent's scripts, with its source and where a run finds it. */
+export type Script = Schemas["Script"];
+/** Who wrote a script's version: a run at its step, or a person's API token. */
+export type ScriptAuthor = Schemas["ScriptAuthor"];
+/** The body that creates or replaces a script. */
+export type ScriptWrite = Schemas["ScriptWrite"];
+export type ScriptVersion = Schemas["ScriptVersion"];
