@@ -1,9 +1,9 @@
 import { eq, type SQL, sql } from "drizzle-orm";
+import type { ScriptSnapshotEntry } from "../scripts/types";
 import { usageMonth } from "../usage/pricing";
 import { effectiveSpendLimit } from "../usage/spend-limit";
 import type { Database } from "./client";
 import { agents } from "./schema";
-import type { ScriptSnapshotEntry } from "../scripts/types";
 import type { SecretRef } from "./secrets";
 
 type AgentRow = typeof agents.$inferSelect;

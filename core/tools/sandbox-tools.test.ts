@@ -18,6 +18,7 @@ import {
 import { Redactor } from "../output/redaction";
 import { toolOutput } from "../output/tool-output";
 import { GuestClient } from "../sandbox/guest-client";
+import { guestFiles } from "../sandbox/guest-files";
 import { MemoryNotesRecordsStore } from "./memory-store";
 import { offeredTools, runTool, toolSchemas } from "./registry";
 import type { SandboxAccess, ToolContext } from "./types";
@@ -31,6 +32,7 @@ let site: Server;
 let siteUrl: string;
 let chromium: RunningChromium;
 let guest: RunningGuest;
+let client: GuestClient;
 let sandbox: SandboxAccess;
 
 beforeAll(async () => {
@@ -42,7 +44,12 @@ beforeAll(async () => {
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
   chromium = await startChromium();
   guest = await startGuest({ GUEST_CDP_URL: chromium.cdpUrl, GUEST_PLAYWRIGHT: PROJECT_PLAYWRIGHT });
-  sandbox = new GuestClient({ fetch: (url, init) => fetch(url, init), token: TEST_GUEST_TOKEN, baseUrl: guest.base });
+  client = new GuestClient({ fetch: (url, init) => fetch(url, init), token: TEST_GUEST_TOKEN, baseUrl: guest.base });
+  sandbox = {
+    exec: (input, signal) => client.exec(input, signal),
+    browser: (action, args, signal) => client.browser(action, args, signal),
+    files: guestFiles(client),
+  };
 }, 60_000);
 
 afterAll(async () => {
@@ -160,7 +167,7 @@ describe("shell", () => {
     let pid = 0;
     for (let i = 0; i < 100 && !pid; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      pid = await (sandbox as GuestClient).getFile(pidFile).then(
+      pid = await client.getFile(pidFile).then(
         (bytes) => Number(new TextDecoder().decode(bytes).trim()),
         () => 0,
       );

@@ -30,10 +30,10 @@ export const scriptCreate: ToolDefinition<{ name: string; description: string; s
   async execute(args, ctx) {
     if (!ctx.scripts) return { content: OFF };
     const written = await ctx.scripts.create(args);
-    const note = written.snapshotted
-      ? "This run keeps executing the version it started with; the new version runs from your next run."
-      : undefined;
-    return { content: JSON.stringify({ name: args.name, status: written.created ? "created" : "replaced", version: written.version, ...(note ? { note } : {}) }) };
+    const note = written.snapshotted ? "This run keeps executing the version it started with; the new version runs from your next run." : undefined;
+    return {
+      content: JSON.stringify({ name: args.name, status: written.created ? "created" : "replaced", version: written.version, ...(note ? { note } : {}) }),
+    };
   },
 };
 
@@ -47,9 +47,7 @@ export const scriptList: ToolDefinition<Record<string, never>> = {
     const scripts = await ctx.scripts.list();
     if (scripts.length === 0) return { content: "You have no scripts yet." };
     return {
-      content: JSON.stringify(
-        scripts.map((s) => ({ name: s.name, description: s.description, version: s.version, has_parameters: s.parameters !== null })),
-      ),
+      content: JSON.stringify(scripts.map((s) => ({ name: s.name, description: s.description, version: s.version, has_parameters: s.parameters !== null }))),
     };
   },
 };

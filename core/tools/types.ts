@@ -111,11 +111,20 @@ export interface ScriptTools {
   list(): Promise<ScriptView[]>;
   read(name: string): Promise<ScriptView | null>;
   /** `snapshotted`: this run keeps executing its own copy of the name (SCRIPT-031). */
-  create(input: { name: string; description: string; source: string; parameters?: unknown }): Promise<{ created: boolean; version: number; snapshotted: boolean }>;
+  create(input: {
+    name: string;
+    description: string;
+    source: string;
+    parameters?: unknown;
+  }): Promise<{ created: boolean; version: number; snapshotted: boolean }>;
   /** False when no script has the name. */
   remove(name: string): Promise<boolean>;
   /** Runs the script this run executes under the name; `missing` explains why none does. */
-  run(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<{ ok: true; result: SandboxExecResult; timeoutS: number } | { ok: false; missing: string }>;
+  run(
+    name: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<{ ok: true; result: SandboxExecResult; timeoutS: number } | { ok: false; missing: string }>;
 }
 
 /** A routine as the schedule tools show it to the model. */

@@ -2,7 +2,6 @@ import type { Env } from "../../bindings/env";
 import type { Outcome } from "../../bindings/outcome";
 import type { RunKind } from "../../core/runs/rules";
 import type { ScriptChange } from "../../core/scripts/types";
-import { syncScriptsToBox } from "./script-sync";
 import { DeadlineLog } from "./deadline-log";
 import { type Deadline, type DeadlineHandler, DeadlineMultiplexer, deadlineKind } from "./deadlines";
 import { GenerationLock } from "./generation-lock";
@@ -10,6 +9,7 @@ import { GROUP_DELIVERY, GroupDelivery } from "./group-delivery";
 import { type CreatedRun, HEARTBEAT, type NewMessage, RunService } from "./run-service";
 import { SandboxManager, type SandboxState, type SandboxView, type ViewTarget } from "./sandbox-manager";
 import { SCHEDULE, ScheduleFiring } from "./schedule-firing";
+import { syncScriptsToBox } from "./script-sync";
 
 /** `generationState()`: the agent's lock as the Worker reports it (UTC ISO times). */
 export interface GenerationState {

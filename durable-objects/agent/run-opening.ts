@@ -6,9 +6,9 @@ import { countRowTokens } from "../../core/projection/token-count";
 import type { ChatPayload } from "../../core/projection/types";
 import { composeSystemPrompt, type SystemPromptInput } from "../../core/prompt/system-prompt";
 import type { RunFacts, RunKind } from "../../core/runs/rules";
-import { scriptToolSchemas } from "../../core/scripts/snapshot";
 import { buildSnapshot, type OfferedTool, type RunSnapshot } from "../../core/runs/snapshot";
 import type { RunRow } from "../../core/runs/wire";
+import { scriptToolSchemas } from "../../core/scripts/snapshot";
 import { offeredTools, toolSchemas } from "../../core/tools/registry";
 import { RunSession } from "./run-session";
 

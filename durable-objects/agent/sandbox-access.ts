@@ -4,9 +4,8 @@
  * ensured, every call rejects with that SandboxError, which the tool shows the model.
  */
 
-import type { GuestClient } from "../../core/sandbox/guest-client";
-import { SandboxError } from "../../core/tools/sandbox-error";
-import type { SandboxAccess, SandboxFiles } from "../../core/tools/types";
+import { guestFiles } from "../../core/sandbox/guest-files";
+import type { SandboxAccess } from "../../core/tools/types";
 import type { EnsureOutcome } from "./sandbox-lifecycle";
 
 export function sandboxAccess(ensured: EnsureOutcome): SandboxAccess {
@@ -20,34 +19,6 @@ export function sandboxAccess(ensured: EnsureOutcome): SandboxAccess {
     exec: (input, signal) => guest.exec(input, signal),
     browser: (action, args, signal) => guest.browser(action, args, signal),
     files: guestFiles(guest),
-  };
-}
-
-/** The guest's file routes as SandboxFiles: a missing folder lists empty, a missing file is already removed. */
-export function guestFiles(guest: GuestClient): SandboxFiles {
-  const notFound = (error: unknown) => error instanceof SandboxError && error.status === 404;
-  return {
-    list: (dir) =>
-      guest.listFiles(dir).then(
-        (listing) => listing.entries,
-        (error: unknown) => {
-          if (notFound(error)) return [];
-          throw error;
-        },
-      ),
-    put: async (path, text) => {
-      await guest.putFile(path, text);
-    },
-    remove: (path) =>
-      guest.deleteFile(path).then(
-        () => {},
-        (error: unknown) => {
-          if (!notFound(error)) throw error;
-        },
-      ),
-    move: async (from, to) => {
-      await guest.moveFile(from, to);
-    },
   };
 }
 

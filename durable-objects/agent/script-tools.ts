@@ -2,14 +2,23 @@
  * The script tools' work for one generation (ToolContext.scripts): the live catalog in
  * Postgres for reads and writes, the run's snapshot for what executes (SCRIPT-019..039).
  */
+
+import { sql } from "drizzle-orm";
 import type { Env } from "../../bindings/env";
 import { publishScriptsChanged } from "../../bindings/script-events";
-import { sql } from "drizzle-orm";
 import type { Database } from "../../core/db/client";
 import { type ScriptRow, scriptCatalog } from "../../core/db/scripts";
 import { describeError, logEvent } from "../../core/output/log";
 import { materialiseScripts, writeScriptFile } from "../../core/scripts/materialise";
-import { type ScriptAuthor, type ScriptChange, type ScriptSnapshotEntry, SCRIPT_LAUNCHER, SCRIPT_TIMEOUT_S, ScriptLimitReached, scriptPath } from "../../core/scripts/types";
+import {
+  SCRIPT_LAUNCHER,
+  SCRIPT_TIMEOUT_S,
+  type ScriptAuthor,
+  type ScriptChange,
+  ScriptLimitReached,
+  type ScriptSnapshotEntry,
+  scriptPath,
+} from "../../core/scripts/types";
 import { validateScriptWrite } from "../../core/scripts/validation";
 import { nativeToolNames } from "../../core/tools/registry";
 import type { SandboxFiles, ScriptTools, ScriptView } from "../../core/tools/types";
@@ -126,6 +135,12 @@ export async function materialiseRunScripts(db: Database, session: RunSession, f
   if (Array.isArray(read?.snapshot)) session.snapshot.scripts = read.snapshot;
   const plan = await materialiseScripts(files, session.snapshot.scripts, read?.live ?? []);
   if (plan.write.length || plan.remove.length) {
-    logEvent("info", { operation: "scripts.materialise", run_id: session.runId, agent_id: session.scope.agentId, written: plan.write.length, removed: plan.remove.length });
+    logEvent("info", {
+      operation: "scripts.materialise",
+      run_id: session.runId,
+      agent_id: session.scope.agentId,
+      written: plan.write.length,
+      removed: plan.remove.length,
+    });
   }
 }

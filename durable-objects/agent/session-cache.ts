@@ -1,5 +1,5 @@
-import type { ScriptChange } from "../../core/scripts/types";
 import type { Database } from "../../core/db/client";
+import type { ScriptChange } from "../../core/scripts/types";
 import { RunSession } from "./run-session";
 
 /** Memory the cached sessions may hold together (the object has 128 MB in all). */

@@ -99,7 +99,13 @@ function inBox(agent: Agent, command: string): string {
   return execFileSync("docker", ["exec", box, "sh", "-c", command], { encoding: "utf8" });
 }
 
-const ECHO = ["import json, os, sys", "args = json.load(sys.stdin)", "print('stdin', json.dumps(args, sort_keys=True))", "print('env', os.environ.get('GUILDS_SCRIPT_ARGS'))", "print('cwd', os.getcwd())"].join("\n");
+const ECHO = [
+  "import json, os, sys",
+  "args = json.load(sys.stdin)",
+  "print('stdin', json.dumps(args, sort_keys=True))",
+  "print('env', os.environ.get('GUILDS_SCRIPT_ARGS'))",
+  "print('cwd', os.getcwd())",
+].join("\n");
 
 describe("scripts on real containers", () => {
   it("SCRIPT-017 / SCRIPT-018 / SCRIPT-046 / SCRIPT-047 / SCRIPT-048 / EXACT-013: scripting offers the five script tools; off, none, and a coding agent keeps shell", async () => {
@@ -156,7 +162,8 @@ describe("scripts on real containers", () => {
     const parameters = { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false };
     const created = await putScript(agent, "weather", `${ECHO}`, parameters);
     await putScript(agent, "plain", "print('plain')");
-    const toolNames = async (runId: string) => ((await readRun(runId, target)).snapshot.tools as Array<{ function: { name: string } }>).map((t) => t.function.name);
+    const toolNames = async (runId: string) =>
+      ((await readRun(runId, target)).snapshot.tools as Array<{ function: { name: string } }>).map((t) => t.function.name);
     // The run created before has no such tool (SCRIPT-022: new runs only).
     expect(await toolNames(earlier.runId)).not.toContain("weather");
     const { runId, results } = await generate(agent, [
@@ -165,10 +172,19 @@ describe("scripts on real containers", () => {
     ]);
     const snapshot = (await readRun(runId, target)).snapshot;
     expect(snapshot.scripts).toEqual([
-      { id: expect.any(String), name: "plain", description: "plain does its job", parameters: null, source: "print('plain')", source_hash: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      {
+        id: expect.any(String),
+        name: "plain",
+        description: "plain does its job",
+        parameters: null,
+        source: "print('plain')",
+        source_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      },
       { id: created.id, name: "weather", description: "weather does its job", parameters, source: ECHO, source_hash: created.source_hash },
     ]);
-    const own = (snapshot.tools as Array<{ function: { name: string; description: string; parameters: unknown } }>).filter((t) => t.function.name === "weather");
+    const own = (snapshot.tools as Array<{ function: { name: string; description: string; parameters: unknown } }>).filter(
+      (t) => t.function.name === "weather",
+    );
     expect(own).toEqual([{ type: "function", function: { name: "weather", description: "weather does its job", parameters } }]);
     expect(await toolNames(runId)).not.toContain("plain");
     expect(results[0]).toContain('stdin {"city": "Lima"}');
@@ -241,7 +257,10 @@ describe("scripts on real containers", () => {
     const agent = await scriptingAgent();
     await putScript(agent, "kept", "print('kept')");
     const first = await generate(agent, [{ name: "script_run", arguments: { name: "kept" } }]);
-    inBox(agent, "echo 'print(1)' > /home/agent/scripts/stray.py; echo notes > /home/agent/scripts/notes.txt; echo 'print(\"tampered\")' > /home/agent/scripts/kept.py");
+    inBox(
+      agent,
+      "echo 'print(1)' > /home/agent/scripts/stray.py; echo notes > /home/agent/scripts/notes.txt; echo 'print(\"tampered\")' > /home/agent/scripts/kept.py",
+    );
     // The next generation materialises before its first script runs.
     await generate(agent, [{ name: "script_list", arguments: {} }], first.runId);
     const listing = inBox(agent, "ls -a /home/agent/scripts").split("\n").filter(Boolean).sort();
