@@ -26,7 +26,15 @@ export function toRun(run: RunRow, cost: string, extra: { generating?: boolean; 
     errors: run.errors,
     metadata,
     ...(extra.withSnapshot && snapshot?.model
-      ? { snapshot: { model: snapshot.model, flags: snapshot.flags, tools: snapshot.tools.map((t) => t.function.name), secrets: snapshot.secrets } }
+      ? {
+          snapshot: {
+            model: snapshot.model,
+            flags: snapshot.flags,
+            tools: snapshot.tools.map((t) => t.function.name),
+            secrets: snapshot.secrets,
+            scripts: (snapshot.scripts ?? []).map(({ source: _source, ...script }) => script),
+          },
+        }
       : {}),
     archived: run.archivedAt !== null,
     archived_at: run.archivedAt?.toISOString() ?? null,

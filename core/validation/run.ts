@@ -57,6 +57,16 @@ export const Run = z
         flags: z.record(z.string(), z.boolean()),
         tools: z.array(z.string()),
         secrets: z.array(z.object({ id: z.uuid(), name: z.string(), description: z.string() })),
+        /** The scripts the run executes (SCRIPT-020), without their sources: GET /api/agents/:id/scripts has those. */
+        scripts: z.array(
+          z.object({
+            id: z.uuid(),
+            name: z.string(),
+            description: z.string(),
+            parameters: z.record(z.string(), z.unknown()).nullable(),
+            source_hash: z.string(),
+          }),
+        ),
       })
       .optional(),
     archived: z.boolean(),

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/stack/ports";
 import { removeStateDir } from "../../scripts/stack/postgres-home";
@@ -73,7 +74,7 @@ type Call = { name: string; arguments: Record<string, unknown> };
  * new run or an existing one; returns the run and each tool's answer in order.
  */
 async function generate(agent: Agent, calls: Call[], runId?: string) {
-  await script(agent.model, [{ tool_calls: calls }, { content: "done" }], target);
+  await script(agent.model, calls.length ? [{ tool_calls: calls }, { content: "done" }] : [{ content: "done" }], target);
   const started = runId
     ? await call("POST", `/api/runs/${runId}/messages`, { content: "again" })
     : await call("POST", `/api/agents/${agent.agentId}/runs`, { message: "go" });
@@ -82,7 +83,8 @@ async function generate(agent: Agent, calls: Call[], runId?: string) {
   await agentIdle(agent.agentId, target, 120_000);
   const rows = await transcript(id, target);
   const results = rows.filter((r) => r.role === "tool").slice(-calls.length);
-  return { runId: id, results: results.map((r) => String(r.payload.content)) };
+  // Without the budget trailer every result carries (GEN-025).
+  return { runId: id, results: results.map((r) => String(r.payload.content).replace(/\nremaining_tool_calls: \d+$/, "")) };
 }
 
 /** Writes a script through the API (an operator's write). */
@@ -90,6 +92,23 @@ async function putScript(agent: Agent, name: string, source: string, parameters:
   const res = await call("POST", `/api/agents/${agent.agentId}/scripts`, { name, description: `${name} does its job`, source, parameters });
   expect(res.status, res.text).toBe(201);
   return res.json;
+}
+
+/** The scripts of the run's stored snapshot, sources included (the API shows them without). */
+async function snapshotRows(runId: string): Promise<Array<Record<string, unknown>>> {
+  const db = new pg.Client({ connectionString: stack.databaseUrl });
+  await db.connect();
+  try {
+    return (await db.query("select snapshot->'scripts' as scripts from runs where id = $1", [runId])).rows[0].scripts;
+  } finally {
+    await db.end();
+  }
+}
+
+/** The tools of the model's latest request for this model, as the provider received them. */
+async function requestTools(model: string): Promise<Array<{ type: string; function: { name: string } }>> {
+  const { requests } = (await (await fetch(`${target.mockUrl}/__requests?model=${model}`)).json()) as { requests: Array<{ body: { tools?: [] } }> };
+  return requests.at(-1)?.body.tools ?? [];
 }
 
 /** A command in the agent's box, as root (the test reads the box's files the agent sees). */
@@ -113,7 +132,7 @@ describe("scripts on real containers", () => {
     const off = await scriptingAgent({ scripting: false, coding: true });
     const names = async (agent: Agent) => {
       const run = await generate(agent, []);
-      return ((await readRun(run.runId, target)).snapshot.tools as Array<{ function: { name: string } }>).map((t) => t.function.name);
+      return (await readRun(run.runId, target)).snapshot.tools as string[];
     };
     const offered = await names(on);
     expect(offered.filter((n) => n.startsWith("script_"))).toEqual(["script_create", "script_list", "script_read", "script_run", "script_delete"]);
@@ -162,30 +181,29 @@ describe("scripts on real containers", () => {
     const parameters = { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false };
     const created = await putScript(agent, "weather", `${ECHO}`, parameters);
     await putScript(agent, "plain", "print('plain')");
-    const toolNames = async (runId: string) =>
-      ((await readRun(runId, target)).snapshot.tools as Array<{ function: { name: string } }>).map((t) => t.function.name);
+    const toolNames = async (runId: string) => (await readRun(runId, target)).snapshot.tools as string[];
     // The run created before has no such tool (SCRIPT-022: new runs only).
     expect(await toolNames(earlier.runId)).not.toContain("weather");
     const { runId, results } = await generate(agent, [
       { name: "weather", arguments: { city: "Lima" } },
       { name: "weather", arguments: { town: "Lima" } },
     ]);
-    const snapshot = (await readRun(runId, target)).snapshot;
-    expect(snapshot.scripts).toEqual([
-      {
-        id: expect.any(String),
-        name: "plain",
-        description: "plain does its job",
-        parameters: null,
-        source: "print('plain')",
-        source_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
-      },
-      { id: created.id, name: "weather", description: "weather does its job", parameters, source: ECHO, source_hash: created.source_hash },
+    const hash = expect.stringMatching(/^[0-9a-f]{64}$/);
+    expect((await readRun(runId, target)).snapshot.scripts).toEqual([
+      { id: expect.any(String), name: "plain", description: "plain does its job", parameters: null, source_hash: hash },
+      { id: created.id, name: "weather", description: "weather does its job", parameters, source_hash: created.source_hash },
     ]);
-    const own = (snapshot.tools as Array<{ function: { name: string; description: string; parameters: unknown } }>).filter(
-      (t) => t.function.name === "weather",
-    );
-    expect(own).toEqual([{ type: "function", function: { name: "weather", description: "weather does its job", parameters } }]);
+    // The stored snapshot holds whole rows, sources included (EXACT-024).
+    expect((await snapshotRows(runId)).map((s) => [s.name, s.source])).toEqual([
+      ["plain", "print('plain')"],
+      ["weather", ECHO],
+    ]);
+    // The model is offered the script's own schema (EXACT-014); the script without parameters has no tool.
+    const offered = await requestTools(agent.model);
+    expect(offered.find((t) => t.function.name === "weather")).toEqual({
+      type: "function",
+      function: { name: "weather", description: "weather does its job", parameters },
+    });
     expect(await toolNames(runId)).not.toContain("plain");
     expect(results[0]).toContain('stdin {"city": "Lima"}');
     expect(results[1]).toMatch(/^ERROR: invalid arguments: /);
@@ -246,7 +264,7 @@ describe("scripts on real containers", () => {
     ]);
     expect(results[0]).toContain("alive");
     expect(results[1]).toBe("Deleted script doomed.");
-    expect(results[2]).toBe("ERROR: no script named doomed");
+    expect(results[2]).toBe("ERROR: script doomed was deleted during this run");
     expect(results[3]).toBe("ERROR: script doomed was deleted during this run");
     expect((await readRun(runId, target)).snapshot.scripts).toEqual([]);
     expect(inBox(agent, "ls -a /home/agent/scripts")).not.toContain("doomed.py");

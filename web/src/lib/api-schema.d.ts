@@ -1169,6 +1169,16 @@ export interface components {
                     name: string;
                     description: string;
                 }[];
+                scripts: {
+                    /** Format: uuid */
+                    id: string;
+                    name: string;
+                    description: string;
+                    parameters: {
+                        [key: string]: unknown;
+                    } | null;
+                    source_hash: string;
+                }[];
             };
             archived: boolean;
             /** Format: date-time */
