@@ -86,8 +86,9 @@ export function scriptTools({ db, env, session, box, forget }: ScriptToolsInput)
     },
 
     async run(name, args, signal) {
-      const frozen = snapshotted(name);
-      const source = frozen?.source ?? (await scriptCatalog.get(db, agentId, name))?.source;
+      const live = await scriptCatalog.get(db, agentId, name);
+      // A snapshotted name runs its frozen source; with no live row it was deleted (a resumed run keeps a stale entry).
+      const source = live ? (snapshotted(name)?.source ?? live.source) : undefined;
       if (source === undefined) {
         const ownTool = session.snapshot.tools.some((t) => t.function.name === name);
         return { ok: false, missing: ownTool ? `script ${name} was deleted during this run` : `no script named ${name}` };
@@ -133,7 +134,14 @@ export async function materialiseRunScripts(db: Database, session: RunSession, f
              from artifacts a where a.agent_id = ${session.scope.agentId}::uuid and a.kind = 'script'), '[]'::json) as live`);
   const read = rows[0];
   if (Array.isArray(read?.snapshot)) session.snapshot.scripts = read.snapshot;
-  const plan = await materialiseScripts(files, session.snapshot.scripts, read?.live ?? []);
+  const live = read?.live ?? [];
+  // A deleted script stays deleted, even in a run resumed after the delete left its snapshot alone.
+  const liveNames = new Set(live.map((s) => s.name));
+  const plan = await materialiseScripts(
+    files,
+    session.snapshot.scripts.filter((s) => liveNames.has(s.name)),
+    live,
+  );
   if (plan.write.length || plan.remove.length) {
     logEvent("info", {
       operation: "scripts.materialise",

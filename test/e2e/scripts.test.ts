@@ -175,7 +175,7 @@ describe("scripts on real containers", () => {
     expect(results[2]).toBe("ERROR: arguments must be a JSON object");
   }, 120_000);
 
-  it("SCRIPT-020 / SCRIPT-021 / SCRIPT-022 / EXACT-014 / EXACT-024: a run snapshots every row; a script with parameters is a tool of its own from the next run", async () => {
+  it("SCRIPT-020 / SCRIPT-021 / SCRIPT-022 / SCRIPT-050 / EXACT-014 / EXACT-024: a run snapshots every row, its State lists them, and a script with parameters is a tool of its own from the next run", async () => {
     const agent = await scriptingAgent();
     const earlier = await generate(agent, []);
     const parameters = { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false };
@@ -205,6 +205,10 @@ describe("scripts on real containers", () => {
       function: { name: "weather", description: "weather does its job", parameters },
     });
     expect(await toolNames(runId)).not.toContain("plain");
+    // The opening State lists every script by name and description (SCRIPT-050).
+    const system = String((await transcript(runId, target))[0]!.payload.content);
+    expect(system).toContain("weather: weather does its job");
+    expect(system).toContain("plain: plain does its job");
     expect(results[0]).toContain('stdin {"city": "Lima"}');
     expect(results[1]).toMatch(/^ERROR: invalid arguments: /);
   }, 120_000);
