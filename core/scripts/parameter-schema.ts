@@ -90,7 +90,8 @@ const SCHEMA_SHAPE = {
   $ref: "#/$defs/schema",
 };
 
-const shapeValidator = new Validator(SCHEMA_SHAPE as Schema, DRAFT, false);
+/** Built on first use: the Worker's startup does not pay for a check most requests never make. */
+let shapeValidator: Validator | undefined;
 
 /** One problem of a parameter schema, at a dotted path inside it ("" for its root). */
 export interface SchemaIssue {
@@ -113,6 +114,7 @@ export function parameterSchemaIssues(schema: unknown): SchemaIssue[] {
   if (depthOf(schema) > MAX_DEPTH) return [{ path: "", message: `must nest at most ${MAX_DEPTH} levels deep` }];
   if ((schema as Record<string, unknown>).type !== "object")
     return [{ path: "type", message: 'must be "object": a script takes its arguments as one JSON object' }];
+  shapeValidator ??= new Validator(SCHEMA_SHAPE as Schema, DRAFT, false);
   const shape = leafErrors(shapeValidator.validate(schema).errors);
   if (shape.length > 0) return shape;
   const issues = badPatterns(schema, []);
