@@ -109,9 +109,10 @@ export interface SchemaIssue {
  */
 export function parameterSchemaIssues(schema: unknown): SchemaIssue[] {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return [{ path: "", message: "must be a JSON Schema object or null" }];
+  // Depth first: serialising or walking a value nested thousands deep would exhaust the stack.
+  if (nestsDeeperThan(schema, MAX_DEPTH)) return [{ path: "", message: `must nest at most ${MAX_DEPTH} levels deep` }];
   const bytes = new TextEncoder().encode(JSON.stringify(schema)).byteLength;
   if (bytes > MAX_PARAMETERS_BYTES) return [{ path: "", message: `must be at most ${MAX_PARAMETERS_BYTES} bytes as JSON (is ${bytes})` }];
-  if (depthOf(schema) > MAX_DEPTH) return [{ path: "", message: `must nest at most ${MAX_DEPTH} levels deep` }];
   if ((schema as Record<string, unknown>).type !== "object")
     return [{ path: "type", message: 'must be "object": a script takes its arguments as one JSON object' }];
   shapeValidator ??= new Validator(SCHEMA_SHAPE as Schema, DRAFT, false);
@@ -132,7 +133,14 @@ export function checkScriptArguments(schema: Record<string, unknown> | null, arg
   if (schema === null) return [];
   // The validator marks the schema it is given; a copy keeps the caller's (stored) one clean.
   const validator = new Validator(structuredClone(schema) as Schema, DRAFT, false);
-  return leafErrors(validator.validate(args).errors).map((e) => `${e.path ? `arguments.${e.path}` : "arguments"}: ${e.message}`);
+  let errors: Parameters<typeof leafErrors>[0];
+  try {
+    errors = validator.validate(args).errors;
+  } catch {
+    // Arguments nested past the stack (the checker recurses with them): no script could want them.
+    return ["arguments: nested too deeply to check"];
+  }
+  return leafErrors(errors).map((e) => `${e.path ? `arguments.${e.path}` : "arguments"}: ${e.message}`);
 }
 
 /**
@@ -168,11 +176,11 @@ function pointerPath(location: string): string {
     .join(".");
 }
 
-function depthOf(value: unknown): number {
-  if (typeof value !== "object" || value === null) return 0;
-  let deepest = 0;
-  for (const child of Object.values(value)) deepest = Math.max(deepest, depthOf(child));
-  return deepest + 1;
+/** Whether objects and arrays nest more than `max` levels; it never looks deeper than that. */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (max === 0) return true;
+  return Object.values(value).some((child) => nestsDeeperThan(child, max - 1));
 }
 
 /** `pattern` and `patternProperties` keys as the validator will build them (unicode mode). */
