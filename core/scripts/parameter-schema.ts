@@ -4,6 +4,7 @@
  * evaluated and it runs in a Worker as in Node).
  */
 import { dereference, type Schema, Validator } from "@cfworker/json-schema";
+import { nestsDeeperThan } from "../validation/depth";
 
 /** The draft schemas are read and arguments checked by. */
 const DRAFT = "2020-12";
@@ -174,13 +175,6 @@ function pointerPath(location: string): string {
     .filter(Boolean)
     .map((part) => decodeURIComponent(part).replace(/~1/g, "/").replace(/~0/g, "~"))
     .join(".");
-}
-
-/** Whether objects and arrays nest more than `max` levels; it never looks deeper than that. */
-function nestsDeeperThan(value: unknown, max: number): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  if (max === 0) return true;
-  return Object.values(value).some((child) => nestsDeeperThan(child, max - 1));
 }
 
 /** `pattern` and `patternProperties` keys as the validator will build them (unicode mode). */
