@@ -4,6 +4,7 @@
  * evaluated and it runs in a Worker as in Node).
  */
 import { dereference, type Schema, Validator } from "@cfworker/json-schema";
+import { nestsDeeperThan } from "../validation/depth";
 
 /** The draft schemas are read and arguments checked by. */
 const DRAFT = "2020-12";
@@ -90,7 +91,8 @@ const SCHEMA_SHAPE = {
   $ref: "#/$defs/schema",
 };
 
-const shapeValidator = new Validator(SCHEMA_SHAPE as Schema, DRAFT, false);
+/** Built on first use: the Worker's startup does not pay for a check most requests never make. */
+let shapeValidator: Validator | undefined;
 
 /** One problem of a parameter schema, at a dotted path inside it ("" for its root). */
 export interface SchemaIssue {
@@ -108,11 +110,13 @@ export interface SchemaIssue {
  */
 export function parameterSchemaIssues(schema: unknown): SchemaIssue[] {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return [{ path: "", message: "must be a JSON Schema object or null" }];
+  // Depth first: serialising or walking a value nested thousands deep would exhaust the stack.
+  if (nestsDeeperThan(schema, MAX_DEPTH)) return [{ path: "", message: `must nest at most ${MAX_DEPTH} levels deep` }];
   const bytes = new TextEncoder().encode(JSON.stringify(schema)).byteLength;
   if (bytes > MAX_PARAMETERS_BYTES) return [{ path: "", message: `must be at most ${MAX_PARAMETERS_BYTES} bytes as JSON (is ${bytes})` }];
-  if (depthOf(schema) > MAX_DEPTH) return [{ path: "", message: `must nest at most ${MAX_DEPTH} levels deep` }];
   if ((schema as Record<string, unknown>).type !== "object")
     return [{ path: "type", message: 'must be "object": a script takes its arguments as one JSON object' }];
+  shapeValidator ??= new Validator(SCHEMA_SHAPE as Schema, DRAFT, false);
   const shape = leafErrors(shapeValidator.validate(schema).errors);
   if (shape.length > 0) return shape;
   const issues = badPatterns(schema, []);
@@ -130,7 +134,14 @@ export function checkScriptArguments(schema: Record<string, unknown> | null, arg
   if (schema === null) return [];
   // The validator marks the schema it is given; a copy keeps the caller's (stored) one clean.
   const validator = new Validator(structuredClone(schema) as Schema, DRAFT, false);
-  return leafErrors(validator.validate(args).errors).map((e) => `${e.path ? `arguments.${e.path}` : "arguments"}: ${e.message}`);
+  let errors: Parameters<typeof leafErrors>[0];
+  try {
+    errors = validator.validate(args).errors;
+  } catch {
+    // Arguments nested past the stack (the checker recurses with them): no script could want them.
+    return ["arguments: nested too deeply to check"];
+  }
+  return leafErrors(errors).map((e) => `${e.path ? `arguments.${e.path}` : "arguments"}: ${e.message}`);
 }
 
 /**
@@ -164,13 +175,6 @@ function pointerPath(location: string): string {
     .filter(Boolean)
     .map((part) => decodeURIComponent(part).replace(/~1/g, "/").replace(/~0/g, "~"))
     .join(".");
-}
-
-function depthOf(value: unknown): number {
-  if (typeof value !== "object" || value === null) return 0;
-  let deepest = 0;
-  for (const child of Object.values(value)) deepest = Math.max(deepest, depthOf(child));
-  return deepest + 1;
 }
 
 /** `pattern` and `patternProperties` keys as the validator will build them (unicode mode). */

@@ -108,6 +108,18 @@ describe("script parameters (SCRIPT-004)", () => {
     expect(r).toMatchObject({ ok: false, issues: [{ field: "parameters", message: expect.stringContaining(`at most ${MAX_PARAMETERS_BYTES} bytes`) }] });
   });
 
+  it("SCRIPT-004: a schema nested deeper than 32 levels is refused, however deep, without exhausting the stack", () => {
+    let deep: unknown = [];
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(params({ type: "object", properties: { x: { enum: deep } } })).toMatchObject({
+      ok: false,
+      issues: [{ field: "parameters", message: "must nest at most 32 levels deep" }],
+    });
+    let fine: Record<string, unknown> = { type: "string" };
+    for (let i = 0; i < 10; i++) fine = { type: "object", properties: { inner: fine } };
+    expect(params(fine).ok).toBe(true);
+  });
+
   it("SCRIPT-004: checking leaves the stored schema as it was given", () => {
     const schema = { type: "object", properties: { s: { $ref: "#/$defs/t" } }, $defs: { t: { type: "string" } } };
     const before = JSON.stringify(schema);
@@ -143,5 +155,13 @@ describe("script arguments", () => {
       "arguments.z: is not allowed",
     ]);
     expect(checkScriptArguments(null, { anything: true })).toEqual([]);
+  });
+
+  it("SCRIPT-033: arguments nested past what a recursive schema can check are refused, not thrown", () => {
+    const tree = { type: "object", properties: { x: { $ref: "#/$defs/node" } }, $defs: { node: { type: "array", items: { $ref: "#/$defs/node" } } } };
+    expect(checkScriptArguments(tree, { x: [[[]]] })).toEqual([]);
+    let deep: unknown = [];
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    expect(checkScriptArguments(tree, { x: deep })).toEqual(["arguments: nested too deeply to check"]);
   });
 });

@@ -3,6 +3,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { artifacts, artifactVersions, runs } from "../../core/db/schema";
+import { scriptCatalog } from "../../core/db/scripts";
 import { newAgent } from "../test/agents";
 import { call, seedGuild } from "../test/seed";
 import { collectStream, type SseEvent } from "../test/sse";
@@ -13,6 +14,9 @@ const write = (name: string, patch: Record<string, unknown> = {}) => ({
   source: `print("${name}")\n`,
   ...patch,
 });
+
+/** An array nested `depth` levels deep: `[[[]]]` for 3. */
+const nested = (depth: number): unknown => JSON.parse(`${"[".repeat(depth)}${"]".repeat(depth)}`);
 
 async function sha256(text: string) {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
@@ -113,6 +117,19 @@ describe("scripts over HTTP", () => {
     expect((await call("GET", `/api/agents/${agent.id}/scripts/missing/history`, { token })).json.error.code).toBe("script.not_found");
   });
 
+  it("OP-SCRIPT-4: a run's write records the run and its step as the author, shown on the script and in its history", async () => {
+    const agent = await newAgent(token, guildId);
+    const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json.id as string;
+    const author = { kind: "run" as const, run_id: run, seq: 3 };
+    const [written] = await withDb((db) =>
+      scriptCatalog.write(db, agent.id, [{ name: "tally", description: "Counts", source: "print(3)\n", parameters: null }], author),
+    );
+    expect(written!.created).toBe(true);
+    const shown = await call("GET", `/api/agents/${agent.id}/scripts/tally`, { token });
+    expect(shown.json.author).toEqual(author);
+    expect((await call("GET", `/api/agents/${agent.id}/scripts/tally/history`, { token })).json.data[0].author).toEqual(author);
+  });
+
   it("SCRIPT-042 / SCRIPT-007 / SCRIPT-008 / SCRIPT-009 / SCRIPT-010 / SCRIPT-005 / SCRIPT-004: a refused write answers 422 naming the field, and writes nothing", async () => {
     const agent = await newAgent(token, guildId);
     const cases: Array<[unknown, string[]]> = [
@@ -129,6 +146,7 @@ describe("scripts over HTTP", () => {
       [write("ok", { parameters: [] }), ["parameters"]],
       [{ ...write("ok"), run_as: "root" }, ["run_as"]],
       [{ name: "ok", source: "x" }, ["description"]],
+      [write("ok", { parameters: { type: "object", properties: { x: { enum: nested(40) } } } }), ["parameters"]],
     ];
     for (const [body, fields] of cases) {
       const res = await post(agent.id, body);
@@ -148,6 +166,23 @@ describe("scripts over HTTP", () => {
     // Not JSON, or not a JSON body, answers as every route does.
     expect((await call("POST", `/api/agents/${agent.id}/scripts`, { token, body: "{", headers: { "content-type": "application/json" } })).status).toBe(400);
     expect((await call("POST", `/api/agents/${agent.id}/scripts`, { token, body: "x", headers: { "content-type": "text/plain" } })).status).toBe(415);
+  });
+
+  it("HARDEN: a body nested thousands of levels deep is a 422, never a 500, here as on any JSON route", async () => {
+    const agent = await newAgent(token, guildId);
+    // Sent as text: serialising such a value in the test would exhaust the stack too.
+    const deepEnum = `${"[".repeat(10_000)}${"]".repeat(10_000)}`;
+    const deep = `{"name":"deep","description":"Deep","source":"print(1)","parameters":{"type":"object","properties":{"x":{"enum":${deepEnum}}}}}`;
+    for (const [path, body] of [
+      [`/api/agents/${agent.id}/scripts`, deep],
+      [`/api/agents/${agent.id}/scripts/recipe`, `{"scripts":[${deep}]}`],
+      ["/api/guilds", `{"name":"Deep","extra":${deepEnum}}`],
+    ] as const) {
+      const res = await call("POST", path, { token, body });
+      expect(res.status, path).toBe(422);
+      expect(res.json.error.details.fields).toEqual([{ field: "", message: "must not nest deeper than 64 levels" }]);
+    }
+    expect(await storedNames(agent.id)).toEqual([]);
   });
 
   it("SCRIPT-013 / ERR-016 / SCRIPT-014 / SCRIPT-015: past max_scripts a new name is refused with 'this agent is limited to N scripts', a replace is not; lowering the cap deletes nothing", async () => {
@@ -178,6 +213,16 @@ describe("scripts over HTTP", () => {
     expect(answers.map((a) => a.status).sort()).toEqual([201, 422, 422, 422, 422]);
     for (const a of answers.filter((x) => x.status === 422)) expect(a.json.error.message).toBe("this agent is limited to 3 scripts");
     expect(await storedNames(agent.id)).toHaveLength(3);
+  }, 30_000);
+
+  it("SCRIPT-003: simultaneous writes of one new name make one row and a version each, never a 500", async () => {
+    const agent = await newAgent(token, guildId);
+    const answers = await Promise.all([1, 2, 3, 4].map((i) => post(agent.id, write("same", { source: `print(${i})\n` }))));
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201]);
+    expect(answers.map((a) => a.json.version).sort()).toEqual([1, 2, 3, 4]);
+    expect(await storedNames(agent.id)).toEqual(["same"]);
+    const history = await call("GET", `/api/agents/${agent.id}/scripts/same/history`, { token });
+    expect(history.json.data.map((v: any) => v.version)).toEqual([4, 3, 2, 1]);
   }, 30_000);
 
   it("SCRIPT-016 / OP-SCRIPT-5: a recipe is written whole, or refused whole when it would pass the cap or one script is bad", async () => {
