@@ -45,3 +45,7 @@ export type SecretRequest = Schemas["SecretRequest"];
 export type SandboxState = Schemas["SandboxState"];
 export type BrowserView = Schemas["BrowserView"];
 export type CliView = Schemas["CliView"];
+/** One of an agent's scripts, with its source and where the sandbox keeps it. */
+export type Script = Schemas["Script"];
+/** One version in a script's history, with who wrote it. */
+export type ScriptVersion = Schemas["ScriptVersion"];

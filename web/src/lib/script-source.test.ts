@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { highlightedLines, sourceLines, splitHighlighted } from "./script-source";
+import { highlightedLines, splitHighlighted } from "./script-source";
+import { sourceLines } from "./scripts";
 
 /** Text of a highlighted line as the reader sees it. */
 const text = (html: string) =>

@@ -5,20 +5,9 @@
  */
 import hljs from "highlight.js/lib/core";
 import python from "highlight.js/lib/languages/python";
+import { sourceLines } from "./scripts";
 
 if (!hljs.getLanguage("python")) hljs.registerLanguage("python", python);
-
-/**
- * The source's lines as text; a final newline ends the last line rather than starting an
- * empty one, as an editor numbers a file.
- *
- * @example sourceLines("a = 1\nb = 2\n") // ["a = 1", "b = 2"]
- */
-export function sourceLines(source: string): string[] {
-  const lines = source.split(/\r?\n/);
-  if (lines.length > 1 && lines.at(-1) === "") lines.pop();
-  return lines;
-}
 
 const TOKEN = /<span class="[^"]*">|<\/span>|\r?\n|[^<\r\n]+|</g;
 

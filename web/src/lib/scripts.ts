@@ -1,5 +1,17 @@
 /** The Scripts view's words and addresses: the form's parameters, authors, and links to a card; pure. */
 
+/**
+ * The source's lines as text; a final newline ends the last line rather than starting an
+ * empty one, as an editor numbers a file.
+ *
+ * @example sourceLines("a = 1\nb = 2\n") // ["a = 1", "b = 2"]
+ */
+export function sourceLines(source: string): string[] {
+  const lines = source.split(/\r?\n/);
+  if (lines.length > 1 && lines.at(-1) === "") lines.pop();
+  return lines;
+}
+
 /** Who wrote a script's version, as the API answers it (ScriptAuthor). */
 export type ScriptAuthorWire = { kind: "run"; run_id: string; seq: number | null } | { kind: "person"; token_id: string; name: string };
 
