@@ -91,7 +91,7 @@ describe("operator console: the agent's Scripts", () => {
         .nth(2)
         .evaluate((e) => getComputedStyle(e, "::before").content),
     ).toBe('"3"');
-    expect(await source.innerText()).toContain('"""Prices of the symbols asked for."""');
+    expect(await source.textContent()).toContain('"""Prices of the symbols asked for."""');
     const colour = (selector: string) =>
       source
         .locator(selector)
@@ -131,7 +131,7 @@ describe("operator console: the agent's Scripts", () => {
     await form.getByRole("button", { name: "Save script" }).click();
     await until(async () => (await c.getByTestId("script-version").textContent()) === "v2", "the card shows version 2");
     expect(await c.locator(".script-description").textContent()).toBe("Prices of stock symbols, in USD.");
-    expect(await c.getByRole("group", { name: "Source of fetch_prices.py" }).innerText()).toContain("2.0");
+    expect(await c.getByRole("group", { name: "Source of fetch_prices.py" }).textContent()).toContain("2.0");
     const stored = (await api("GET", `/api/agents/${agent.id}/scripts/fetch_prices`)).json;
     expect(stored).toMatchObject({ version: 2, description: "Prices of stock symbols, in USD.", parameters: PRICE_PARAMETERS });
 
