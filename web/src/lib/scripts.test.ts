@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { authorLabel, createdScriptName, linkedScript, linkedSeq, parametersText, parseParameters, runStepHref, scriptsHref } from "./scripts";
+import {
+  authorLabel,
+  createdScriptName,
+  linkedScript,
+  linkedSeq,
+  parametersText,
+  parseParameters,
+  runStepHref,
+  scriptsChangedFor,
+  scriptsHref,
+} from "./scripts";
 
 describe("Scripts view helpers", () => {
   it("UI-023: Parameters: empty is none, a JSON object is sent, anything else is named inline", () => {
@@ -40,5 +50,14 @@ describe("Scripts view helpers", () => {
     expect(linkedScript("#script-fetch_prices")).toBe("fetch_prices");
     expect(linkedScript("#script-")).toBeNull();
     expect(linkedScript("#routine-x")).toBeNull();
+  });
+
+  it("SCRIPT-040: the Scripts view hears its own agent's agent.scripts.changed events on the guild stream, no other", () => {
+    const event = (data: unknown, name = "agent.scripts.changed") => ({ event: name, data: JSON.stringify(data) });
+    expect(scriptsChangedFor(event({ agent_id: "a1", action: "create", name: "x" }), "a1")).toBe(true);
+    expect(scriptsChangedFor(event({ agent_id: "a1", action: "clear" }), "a1")).toBe(true);
+    expect(scriptsChangedFor(event({ agent_id: "a2", action: "delete", name: "x" }), "a1")).toBe(false);
+    expect(scriptsChangedFor(event({ agent_id: "a1" }, "message"), "a1")).toBe(false);
+    expect(scriptsChangedFor({ event: "agent.scripts.changed", data: "{" }, "a1")).toBe(false);
   });
 });

@@ -94,3 +94,22 @@ export function createdScriptName(tool: string, args: string): string | null {
     return null;
   }
 }
+
+/** The guild event a catalog write publishes (SCRIPT-040). */
+export const SCRIPTS_CHANGED = "agent.scripts.changed";
+
+/**
+ * Whether a guild stream's event says this agent's scripts changed (a create, delete or clear
+ * from the API, the script tools, or another console).
+ *
+ * @example scriptsChangedFor({ event: "agent.scripts.changed", data: '{"agent_id":"a1","action":"clear"}' }, "a1") // true
+ */
+export function scriptsChangedFor(event: { event: string; data: string }, agentId: string): boolean {
+  if (event.event !== SCRIPTS_CHANGED) return false;
+  try {
+    const data: unknown = JSON.parse(event.data);
+    return Boolean(data && typeof data === "object" && (data as { agent_id?: unknown }).agent_id === agentId);
+  } catch {
+    return false;
+  }
+}

@@ -8,11 +8,13 @@ import { ScriptForm } from "../components/script-form";
 import { api, type Script, unwrap } from "../lib/api";
 import { linkedScript, scriptAnchor } from "../lib/scripts";
 import { useLoad } from "../lib/use-load";
+import { useScriptsChanged } from "../lib/use-scripts-changed";
 
 /**
  * The agent's Scripts (State › Scripts, UI-016..027): one card per script of the live
  * catalog, Add script (disabled at the cap), Remove all scripts. Hidden from the tabs while
- * scripting is off; its address then says so. `#script-<name>` opens at that card.
+ * scripting is off; its address then says so. `#script-<name>` opens at that card. The list
+ * follows the guild's `agent.scripts.changed` events.
  */
 export function ScriptsView(props: { id: string }) {
   const { agent, guild } = useAgentPage(props.id);
@@ -21,6 +23,8 @@ export function ScriptsView(props: { id: string }) {
     async () => (scripting ? (await unwrap(api.GET("/api/agents/{id}/scripts", { params: { path: { id: props.id } } }))).data : null),
     [props.id, scripting],
   );
+  // A script the agent writes in a run, or anyone deletes, shows without a reload of the page.
+  useScriptsChanged(scripting ? agent.data?.guild_id : undefined, props.id, () => void list.reload());
   const [adding, setAdding] = useState(false);
   const [targeted] = useState(() => linkedScript(location.hash));
   const addButton = useRef<HTMLButtonElement>(null);
