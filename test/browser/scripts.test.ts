@@ -247,6 +247,18 @@ describe("operator console: the agent's Scripts", () => {
     expect(await page.locator(".row-target").count()).toBe(1);
   });
 
+  it("SCRIPT-040: a script written or deleted elsewhere shows in the open Scripts view, heard on the guild's event stream", async () => {
+    await page.goto(`${apiUrl}/agents/${agent.id}/scripts`);
+    await card("greet").waitFor();
+    expect(await card("hourly").count()).toBe(0);
+    expect((await addScript(agent.id, { name: "hourly", description: "Runs every hour.", source: "print(1)\n" })).status).toBe(201);
+    await card("hourly").waitFor();
+    expect(await page.getByTestId("script-count").textContent()).toBe("4 of 4");
+    expect((await api("DELETE", `/api/agents/${agent.id}/scripts/hourly`)).status).toBe(204);
+    await card("hourly").waitFor({ state: "detached" });
+    expect(await page.getByTestId("script-count").textContent()).toBe("3 of 4");
+  });
+
   it("UI-025, UI-026: a card's Delete and Remove all scripts ask first; the scripts leave the catalog; Settings offers Remove all too", async () => {
     await page.goto(`${apiUrl}/agents/${agent.id}/scripts`);
     await card("convert_units").getByRole("button", { name: "Delete…" }).click();
