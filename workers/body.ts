@@ -1,14 +1,18 @@
 import type { Context } from "hono";
+import { nestsDeeperThan } from "../core/validation/depth";
 import { unstorableField } from "../core/validation/storable";
 import { ApiError, validationFailed } from "./errors";
 
 const DEFAULT_LIMIT = 1024 * 1024;
+/** Nesting a body may have: far beyond any route's fields, well within what the checks after it can walk. */
+const MAX_BODY_DEPTH = 64;
 
 /**
  * Reads a JSON body no larger than MAX_BODY_BYTES before it is validated: 413 over the
  * limit (stopping the read there), 415 for another content type, 400 for bad JSON, 422
- * naming a field with text Postgres cannot store. The text is left in the request's body
- * cache, where the validator that follows (workers/contract.ts jsonBody) parses it.
+ * for nesting past MAX_BODY_DEPTH or naming a field with text Postgres cannot store. The
+ * text is left in the request's body cache, where the validator that follows
+ * (workers/contract.ts jsonBody) parses it.
  *
  * @example await readJson(c); const body = await c.req.json();
  */
@@ -27,6 +31,7 @@ export async function readJson(c: Context): Promise<void> {
   } catch {
     throw new ApiError(400, "request.invalid_json", "The body is not valid JSON");
   }
+  if (nestsDeeperThan(value, MAX_BODY_DEPTH)) throw validationFailed([{ field: "", message: `must not nest deeper than ${MAX_BODY_DEPTH} levels` }]);
   // Postgres refuses NUL characters and lone surrogates: refuse them here, by field, not as a 500.
   const unstorable = unstorableField(value);
   if (unstorable !== null) {

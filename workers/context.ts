@@ -8,6 +8,8 @@ export interface AppEnv {
     db: Database;
     /** The caller's organisation, set by the auth middleware. */
     organisationId: string;
+    /** The caller's API token, set by the auth middleware: a person's writes are recorded under it. */
+    tokenId: string;
     /** When the caller's token expires (null: never), set by the auth middleware. */
     tokenExpiresAt: Date | null;
   };

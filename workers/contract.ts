@@ -27,6 +27,7 @@ export const TAGS = {
   Runs: "Runs: transcripts, messages, cancel, resume, archive and their event streams",
   Attachments: "Images uploaded to attach to messages",
   Schedules: "Routines: cron or random wake windows that start schedule runs",
+  Scripts: "Scripts: reusable Python an agent keeps, its catalog and each script's versions",
   "Group chat": "A guild's public chat and its event stream",
   Usage: "Usage counters and the organisation's spend limit",
   Tokens: "API tokens of the organisation",

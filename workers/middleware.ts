@@ -48,6 +48,7 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
     throw new ApiError(401, "auth.token_expired", "The API token has expired");
   }
   c.set("organisationId", row.organisationId);
+  c.set("tokenId", row.id);
   c.set("tokenExpiresAt", row.expiresAt);
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     // Bounded write rate: at most one last_used_at update per token per hour.

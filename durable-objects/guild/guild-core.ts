@@ -29,6 +29,20 @@ export interface DeliveryEvent {
   state: "started" | "completed";
 }
 
+/** `agent.scripts.changed` of the guild stream: an agent's script catalog changed (SCRIPT-040, SSE-005). */
+export interface ScriptsChangedEvent {
+  agent_id: string;
+  /** A replace is `create` too (OP-SCRIPT-8). */
+  action: "create" | "delete" | "clear";
+  /** Absent for `clear`. */
+  name?: string;
+}
+
+/** Events about one of the guild's agents, published on the guild stream. */
+export interface AgentEvents {
+  "agent.scripts.changed": ScriptsChangedEvent;
+}
+
 /** The highest seq whose deliveries are not yet confirmed queued, with its guild. */
 const PENDING = "dispatch.pending";
 /** How soon an unconfirmed dispatch is tried again. */
@@ -81,6 +95,11 @@ export class GuildCore {
     if (event.state === "started") this.reading.set(event.agent_id, event);
     else if (this.reading.get(event.agent_id)?.run_id === event.run_id) this.reading.delete(event.agent_id);
     this.hub.publish(guildId, "delivery", event);
+  }
+
+  /** An event about one of the guild's agents, to whoever watches the guild's stream now (not history, no id). */
+  async agentEvent<K extends keyof AgentEvents>(guildId: string, name: K, data: AgentEvents[K]): Promise<void> {
+    this.hub.publish(guildId, name, data);
   }
 
   /**

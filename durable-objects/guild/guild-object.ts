@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../bindings/env";
 import type { GuildCore } from "./guild-core";
 
-export type { DeliveryEvent, GroupPost } from "./guild-core";
+export type { AgentEvents, DeliveryEvent, GroupPost, ScriptsChangedEvent } from "./guild-core";
 
 /**
  * One object per guild (see GuildCore, which does the work). As with AgentObject, the
@@ -25,6 +25,9 @@ export class GuildObject extends DurableObject<Env> {
   }
   deliveryEvent(...args: Parameters<GuildCore["deliveryEvent"]>): ReturnType<GuildCore["deliveryEvent"]> {
     return this.core.deliveryEvent(...args);
+  }
+  agentEvent(...args: Parameters<GuildCore["agentEvent"]>): ReturnType<GuildCore["agentEvent"]> {
+    return this.core.agentEvent(...args);
   }
   override fetch(request: Request): ReturnType<GuildCore["fetch"]> {
     return this.core.fetch(request);

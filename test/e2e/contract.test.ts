@@ -238,6 +238,48 @@ describe("API contract: every documented operation through the typed client", ()
     );
   });
 
+  it("ISSUE-13 contract: scripts, their history, a recipe, and each refusal", async () => {
+    const id = agent.id;
+    const parameters = { type: "object", properties: { symbol: { type: "string" } }, required: ["symbol"] };
+    const written = await expectAnswer(
+      api.POST("/api/agents/{id}/scripts", {
+        params: { path: { id } },
+        body: { name: "fetch_prices", description: "Latest prices", source: "print(1)\n", parameters },
+      }),
+      201,
+    );
+    expect(written).toMatchObject({ name: "fetch_prices", version: 1, display_path: "/home/agent/scripts/fetch_prices.py", language: "python", parameters });
+    const recipe = await expectAnswer(
+      api.POST("/api/agents/{id}/scripts/recipe", {
+        params: { path: { id } },
+        body: {
+          scripts: [
+            { name: "fetch_prices", description: "Latest prices", source: "print(2)\n" },
+            { name: "add", description: "Adds", source: "print(3)\n" },
+          ],
+        },
+      }),
+      201,
+    );
+    expect(recipe.data.map((s) => [s.name, s.version])).toEqual([
+      ["fetch_prices", 2],
+      ["add", 1],
+    ]);
+    const list = await expectAnswer(api.GET("/api/agents/{id}/scripts", { params: { path: { id } } }), 200);
+    expect(list.data.map((s) => s.name)).toEqual(["add", "fetch_prices"]);
+    const one = await expectAnswer(api.GET("/api/agents/{id}/scripts/{name}", { params: { path: { id, name: "fetch_prices" } } }), 200);
+    expect(one.author.kind).toBe("person");
+    const history = await expectAnswer(api.GET("/api/agents/{id}/scripts/{name}/history", { params: { path: { id, name: "fetch_prices" } } }), 200);
+    expect(history.data.map((v) => v.version)).toEqual([2, 1]);
+    await expectAnswer(api.GET("/api/agents/{id}/scripts/{name}", { params: { path: { id, name: "missing" } } }), 404);
+    await expectAnswer(api.GET("/api/agents/{id}/scripts", { params: { path: { id: unknownId } } }), 404);
+    await expectAnswer(api.POST("/api/agents/{id}/scripts", { params: { path: { id } }, body: { name: "manifest", description: "x", source: "x" } }), 422);
+    await expectAnswer(api.DELETE("/api/agents/{id}/scripts/{name}", { params: { path: { id, name: "add" } } }), 204);
+    await expectAnswer(api.DELETE("/api/agents/{id}/scripts/{name}", { params: { path: { id, name: "add" } } }), 404);
+    await expectAnswer(api.DELETE("/api/agents/{id}/scripts", { params: { path: { id } } }), 204);
+    expect((await expectAnswer(api.GET("/api/agents/{id}/scripts", { params: { path: { id } } }), 200)).data).toEqual([]);
+  });
+
   it("ISSUE-11 contract: API tokens", async () => {
     const created = await expectAnswer(api.POST("/api/tokens", { body: { name: "Contract token", expires_in_days: 1 } }), 201);
     const list = await expectAnswer(api.GET("/api/tokens", { params: { query: { limit: 200 } } }), 200);

@@ -79,10 +79,11 @@ export const groupChatRoutes = new Hono<AppEnv>()
     "/:id/events",
     operation({
       operationId: "streamGuildEvents",
-      summary: "Server-Sent Events of the guild's chat: public rows and deliveries",
+      summary: "Server-Sent Events of the guild: chat rows, deliveries and its agents' script changes",
       tag: "Group chat",
       description:
         "Events: `message` per public row (id: its seq; resume with Last-Event-ID or ?after_seq=), `delivery` when an agent starts or finishes reading, " +
+        "`agent.scripts.changed` {agent_id, action: create|delete|clear, name?} when an agent's scripts change, " +
         "and first a `gap` {after_seq, resumes_at_seq} when more than 1,000 rows behind (read those with ?before_seq= on the chat).",
       responses: { 200: { description: "An event stream", content: { "text/event-stream": { schema: { type: "string" } } } } },
       notFound: "guild",

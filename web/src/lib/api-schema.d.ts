@@ -118,8 +118,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Server-Sent Events of the guild's chat: public rows and deliveries
-         * @description Events: `message` per public row (id: its seq; resume with Last-Event-ID or ?after_seq=), `delivery` when an agent starts or finishes reading, and first a `gap` {after_seq, resumes_at_seq} when more than 1,000 rows behind (read those with ?before_seq= on the chat).
+         * Server-Sent Events of the guild: chat rows, deliveries and its agents' script changes
+         * @description Events: `message` per public row (id: its seq; resume with Last-Event-ID or ?after_seq=), `delivery` when an agent starts or finishes reading, `agent.scripts.changed` {agent_id, action: create|delete|clear, name?} when an agent's scripts change, and first a `gap` {after_seq, resumes_at_seq} when more than 1,000 rows behind (read those with ?before_seq= on the chat).
          */
         get: operations["streamGuildEvents"];
         put?: never;
@@ -231,6 +231,80 @@ export interface paths {
         put?: never;
         /** Create a routine: a 5-field UTC cron or a random wake window */
         post: operations["createAgentSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/scripts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's scripts, by name, each with its source and display_path */
+        get: operations["listAgentScripts"];
+        put?: never;
+        /** Create a script, or replace the one of that name (its version goes up) */
+        post: operations["writeAgentScript"];
+        /** Delete every script of the agent */
+        delete: operations["clearAgentScripts"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/scripts/recipe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Write several scripts at once: all of them, or none when one is refused (a recipe)
+         * @description Refused as a whole (422) when one script is invalid, a name appears twice, or the new names would pass the agent's max_scripts.
+         */
+        post: operations["applyAgentScriptRecipe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/scripts/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One script with its source */
+        get: operations["getAgentScript"];
+        put?: never;
+        post?: never;
+        /** Delete a script: active runs drop it from their snapshots and it leaves the agent's home */
+        delete: operations["deleteAgentScript"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/scripts/{name}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A script's versions, newest first, each with who wrote it */
+        get: operations["getAgentScriptHistory"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1162,6 +1236,90 @@ export interface components {
             } | null;
             /** @default false */
             paused?: boolean;
+        };
+        ScriptList: {
+            data: components["schemas"]["Script"][];
+        };
+        Script: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            agent_id: string;
+            name: string;
+            description: string;
+            source: string;
+            /** @description SHA-256 hex of the source */
+            source_hash: string;
+            /** @description The script's JSON Schema of type object, or null */
+            parameters: {
+                [key: string]: unknown;
+            } | null;
+            /** @description 1 when created, one more on each replace */
+            version: number;
+            author: components["schemas"]["ScriptAuthor"];
+            /** @description Where a run finds it in the sandbox, e.g. /home/agent/scripts/fetch_prices.py */
+            display_path: string;
+            /** @constant */
+            language: "python";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ScriptAuthor: {
+            /** @constant */
+            kind: "run";
+            /** Format: uuid */
+            run_id: string;
+            seq: number | null;
+        } | {
+            /** @constant */
+            kind: "person";
+            /** Format: uuid */
+            token_id: string;
+            name: string;
+        };
+        ScriptWrite: {
+            /** @description The script's name: its file is <name>.py; not manifest, not a tool's name */
+            name: string;
+            /** @description Why the script exists: required, not blank, at most 400 characters */
+            description: string;
+            /** @description The Python source: required, not only whitespace, at most 256 KiB */
+            source: string;
+            /** @description A JSON Schema object of type object: the script is then also a tool of its own on new runs; null or absent: run through script_run only */
+            parameters?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        ScriptRecipe: {
+            scripts: {
+                /** @description The script's name: its file is <name>.py; not manifest, not a tool's name */
+                name: string;
+                /** @description Why the script exists: required, not blank, at most 400 characters */
+                description: string;
+                /** @description The Python source: required, not only whitespace, at most 256 KiB */
+                source: string;
+                /** @description A JSON Schema object of type object: the script is then also a tool of its own on new runs; null or absent: run through script_run only */
+                parameters?: {
+                    [key: string]: unknown;
+                } | null;
+            }[];
+        };
+        ScriptHistory: {
+            data: components["schemas"]["ScriptVersion"][];
+        };
+        ScriptVersion: {
+            version: number;
+            description: string;
+            source: string;
+            source_hash: string;
+            /** @description The script's JSON Schema of type object, or null */
+            parameters: {
+                [key: string]: unknown;
+            } | null;
+            author: components["schemas"]["ScriptAuthor"];
+            /** Format: date-time */
+            created_at: string;
         };
         SandboxState: {
             /** @enum {string} */
@@ -2519,6 +2677,282 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    listAgentScripts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The scripts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScriptList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    writeAgentScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScriptWrite"];
+            };
+        };
+        responses: {
+            /** @description The script as written */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Script"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description A refused write: a bad field (validation.failed; each named in details.fields), or a new name past the agent's max_scripts (script.limit_reached, "this agent is limited to N scripts"; details.limit) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    clearAgentScripts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    applyAgentScriptRecipe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScriptRecipe"];
+            };
+        };
+        responses: {
+            /** @description The scripts as written, in the recipe's order */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScriptList"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description A refused write: a bad field (validation.failed; each named in details.fields), or a new name past the agent's max_scripts (script.limit_reached, "this agent is limited to N scripts"; details.limit) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    getAgentScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+                /** @description The script's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Script"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such agent in the caller's organisation, or it has no script of that name (agent.not_found, script.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteAgentScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+                /** @description The script's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such agent in the caller's organisation, or it has no script of that name (agent.not_found, script.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    getAgentScriptHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+                /** @description The script's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScriptHistory"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such agent in the caller's organisation, or it has no script of that name (agent.not_found, script.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
         };
     };
     getAgentSandbox: {

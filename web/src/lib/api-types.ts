@@ -45,7 +45,11 @@ export type SecretRequest = Schemas["SecretRequest"];
 export type SandboxState = Schemas["SandboxState"];
 export type BrowserView = Schemas["BrowserView"];
 export type CliView = Schemas["CliView"];
-/** One of an agent's scripts, with its source and where the sandbox keeps it. */
+/** One of an agent's scripts, with its source and where a run finds it. */
 export type Script = Schemas["Script"];
+/** Who wrote a script's version: a run at its step, or a person's API token. */
+export type ScriptAuthor = Schemas["ScriptAuthor"];
+/** The body that creates or replaces a script. */
+export type ScriptWrite = Schemas["ScriptWrite"];
 /** One version in a script's history, with who wrote it. */
 export type ScriptVersion = Schemas["ScriptVersion"];
