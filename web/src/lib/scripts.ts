@@ -1,4 +1,5 @@
 /** The Scripts view's words and addresses: the form's parameters, authors, and links to a card; pure. */
+import type { ScriptAuthor } from "./api-types";
 
 /**
  * The source's lines as text; a final newline ends the last line rather than starting an
@@ -11,9 +12,6 @@ export function sourceLines(source: string): string[] {
   if (lines.length > 1 && lines.at(-1) === "") lines.pop();
   return lines;
 }
-
-/** Who wrote a script's version, as the API answers it (ScriptAuthor). */
-export type ScriptAuthorWire = { kind: "run"; run_id: string; seq: number | null } | { kind: "person"; token_id: string; name: string };
 
 /** The id of a script's card, and the fragment that opens it. */
 export const scriptAnchor = (name: string): string => `script-${name}`;
@@ -46,7 +44,7 @@ export function linkedSeq(hash: string): number | null {
 }
 
 /** How a card names a version's author: the run and its step (a link that opens there), or the person's token. */
-export function authorLabel(author: ScriptAuthorWire): { text: string; href: string | null } {
+export function authorLabel(author: ScriptAuthor): { text: string; href: string | null } {
   if (author.kind === "person") return { text: author.name, href: null };
   const step = author.seq === null ? "" : `, step ${author.seq}`;
   return { text: `run ${author.run_id.slice(0, 8)}${step}`, href: runStepHref(author.run_id, author.seq) };
