@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api } from "../e2e/http";
-import { type Chromium, type Page, screenshot, scriptModel, signedInPage, until } from "./browser";
+import { type Chromium, type Locator, type Page, screenshot, scriptModel, signedInPage, until } from "./browser";
 
 const FETCH_PRICES = `import json
 import sys
@@ -13,6 +13,10 @@ def main(args: dict) -> dict:
 
 print(json.dumps(main(json.load(sys.stdin))))
 `;
+/** A computed style property of the element (of its pseudo-element when named), as the browser draws it. */
+const style = (locator: Locator, property: string, pseudo?: string) =>
+  locator.evaluate((e, [p, el]) => e.ownerDocument.defaultView!.getComputedStyle(e, el).getPropertyValue(p), [property, pseudo ?? null] as const);
+
 const PRICE_PARAMETERS = { type: "object", properties: { symbols: { type: "array", items: { type: "string" } } }, required: ["symbols"] };
 
 /** State › Scripts: the cards, the form, History, the cap, Remove all, the chat chip and the author's run link. */
@@ -85,19 +89,10 @@ describe("operator console: the agent's Scripts", () => {
         .map((_, i) => String(i + 1)),
     );
     // The numbers are drawn beside each line, and the lines read as the source.
-    expect(
-      await source
-        .locator(".line")
-        .nth(2)
-        .evaluate((e) => getComputedStyle(e, "::before").content),
-    ).toBe('"3"');
+    expect(await style(source.locator(".line").nth(2), "content", "::before")).toBe('"3"');
     expect(await source.textContent()).toContain('"""Prices of the symbols asked for."""');
-    const colour = (selector: string) =>
-      source
-        .locator(selector)
-        .first()
-        .evaluate((e) => getComputedStyle(e).color);
-    expect(await source.evaluate((e) => getComputedStyle(e).backgroundColor)).toBe("rgb(0, 43, 54)"); // base03
+    const colour = (selector: string) => style(source.locator(selector).first(), "color");
+    expect(await style(source, "background-color")).toBe("rgb(0, 43, 54)"); // base03
     expect(await colour(".hljs-keyword")).toBe("rgb(133, 153, 0)"); // green
     expect(await colour(".hljs-string")).toBe("rgb(42, 161, 152)"); // cyan
     expect(await colour(".hljs-comment")).toBe("rgb(88, 110, 117)"); // base01
