@@ -146,6 +146,8 @@ describe("operator console: the agent's Scripts", () => {
     await page.goto(`${apiUrl}/agents/${agent.id}/scripts`);
     await page.getByRole("button", { name: "Add script" }).click();
     const form = page.getByRole("form", { name: "Add script" });
+    // The form opens at its Name.
+    await until(async () => (await page.evaluate("document.activeElement?.id")) === "script-new-name", "the name has focus");
     await form.getByLabel("Name").fill("Convert Units");
     await form.getByLabel("Description").fill("Converts between units.");
     await form.getByLabel("Source").fill("import json, sys\nprint(json.load(sys.stdin))\n");

@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type Script, unwrap } from "../lib/api";
 import { parametersText, parseParameters } from "../lib/scripts";
 import { useSubmit } from "../lib/use-submit";
@@ -20,6 +20,11 @@ export function ScriptForm(props: { agentId: string; script: Script | null; onSa
   const [parseError, setParseError] = useState<string | null>(null);
   const { errors, failure, busy, run } = useSubmit();
   const prefix = editing ? `script-edit-${editing.name}` : "script-new";
+  // A new script starts at its name; an edit keeps the focus on the button that opened it.
+  const nameInput = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (!editing) nameInput.current?.focus();
+  }, []);
 
   const submit = (event: Event) => {
     event.preventDefault();
@@ -59,9 +64,7 @@ export function ScriptForm(props: { agentId: string; script: Script | null; onSa
             autoComplete="off"
             spellcheck={false}
             onInput={input(setName)}
-            ref={(el) => {
-              if (el && !editing && !name) el.focus();
-            }}
+            ref={nameInput}
           />
         )}
       </Field>
