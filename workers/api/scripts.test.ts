@@ -215,6 +215,16 @@ describe("scripts over HTTP", () => {
     expect(await storedNames(agent.id)).toHaveLength(3);
   }, 30_000);
 
+  it("SCRIPT-003: simultaneous writes of one new name make one row and a version each, never a 500", async () => {
+    const agent = await newAgent(token, guildId);
+    const answers = await Promise.all([1, 2, 3, 4].map((i) => post(agent.id, write("same", { source: `print(${i})\n` }))));
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201]);
+    expect(answers.map((a) => a.json.version).sort()).toEqual([1, 2, 3, 4]);
+    expect(await storedNames(agent.id)).toEqual(["same"]);
+    const history = await call("GET", `/api/agents/${agent.id}/scripts/same/history`, { token });
+    expect(history.json.data.map((v: any) => v.version)).toEqual([4, 3, 2, 1]);
+  }, 30_000);
+
   it("SCRIPT-016 / OP-SCRIPT-5: a recipe is written whole, or refused whole when it would pass the cap or one script is bad", async () => {
     const agent = await newAgent(token, guildId, { max_scripts: 3 });
     expect((await post(agent.id, write("keep"))).status).toBe(201);

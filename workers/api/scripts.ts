@@ -39,7 +39,7 @@ const REFUSED_WRITE = {
 
 const scriptOp = (op: Omit<Parameters<typeof operation>[0], "tag">) => operation({ tag: "Scripts", ...op });
 
-/** A script a native tool's name (SCRIPT-009, OP-SCRIPT-10: whatever the agent's flags). */
+/** Names no script may take: every native tool's, whatever the agent's flags (SCRIPT-009, OP-SCRIPT-10). */
 const TAKEN_NAMES = nativeToolNames();
 
 /** The write, checked by the catalog's rules; 422 naming each bad field, under `prefix` in a recipe. */
