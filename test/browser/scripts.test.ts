@@ -242,6 +242,7 @@ describe("operator console: the agent's Scripts", () => {
     expect(await target.getAttribute("class")).toContain("row-target");
     expect(await target.getAttribute("aria-current")).toBe("location");
     expect(await page.locator(".row-target").count()).toBe(1);
+    await screenshot(page, "64-run-at-script-step");
   });
 
   it("SCRIPT-040: a script written or deleted elsewhere shows in the open Scripts view, heard on the guild's event stream", async () => {
@@ -279,6 +280,7 @@ describe("operator console: the agent's Scripts", () => {
     await tabs().getByRole("link", { name: "Settings" }).click();
     await page.getByTestId("settings-script-count").waitFor();
     expect(await page.getByTestId("settings-script-count").textContent()).toContain("1 script of at most 4");
+    await screenshot(page, "65-settings-scripts", { fullPage: true });
     await page.getByRole("button", { name: "Remove all scripts…" }).click();
     await page.getByRole("button", { name: "Remove", exact: true }).click();
     await until(async () => (await page.getByTestId("settings-script-count").textContent())!.startsWith("0 scripts"), "Settings shows no script");
