@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
 import { ROOT } from "../../scripts/stack/wrangler";
 
 /** Debian's Chromium (`apt-get install chromium`); playwright-core downloads no browser. */
@@ -93,4 +93,4 @@ export async function until(check: () => Promise<boolean>, what: string, timeout
   }
 }
 
-export type { Browser, BrowserContext, Page };
+export type { Browser, BrowserContext, Locator, Page };

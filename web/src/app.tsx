@@ -11,6 +11,7 @@ import { GuildView } from "./views/guild";
 import { GuildsView } from "./views/guilds";
 import { RoutinesView } from "./views/routines";
 import { RunView } from "./views/run";
+import { ScriptsView } from "./views/scripts";
 import { SecretsView } from "./views/secrets";
 import { SignInView } from "./views/sign-in";
 import { TokensView } from "./views/tokens";
@@ -38,6 +39,7 @@ export function App() {
       agent: "Agent",
       "agent-settings": "Agent settings",
       "agent-routines": "Routine",
+      "agent-scripts": "Scripts",
       "agent-browser": "Browser",
       "agent-cli": "CLI",
       run: "Run",
@@ -82,7 +84,9 @@ export function App() {
           <Link
             href="/guilds"
             aria-current={
-              ["guilds", "guild", "guild-chat", "agent", "agent-settings", "agent-routines", "agent-browser", "agent-cli", "run"].includes(route.view)
+              ["guilds", "guild", "guild-chat", "agent", "agent-settings", "agent-routines", "agent-scripts", "agent-browser", "agent-cli", "run"].includes(
+                route.view,
+              )
                 ? "page"
                 : undefined
             }
@@ -110,6 +114,7 @@ export function App() {
         {route.view === "agent" && <AgentView key={route.id} id={route.id!} />}
         {route.view === "agent-settings" && <AgentSettingsView key={route.id} id={route.id!} />}
         {route.view === "agent-routines" && <RoutinesView key={route.id} id={route.id!} />}
+        {route.view === "agent-scripts" && <ScriptsView key={route.id} id={route.id!} />}
         {route.view === "agent-browser" && <AgentBrowserView key={route.id} id={route.id!} />}
         {route.view === "agent-cli" && <AgentCliView key={route.id} id={route.id!} />}
         {route.view === "run" && <RunView key={route.id} id={route.id!} />}

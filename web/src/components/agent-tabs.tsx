@@ -7,6 +7,7 @@ const TABS = [
   ["browser", "Browser", "/browser"],
   ["cli", "CLI", "/cli"],
   ["routines", "Routine", "/routines"],
+  ["scripts", "Scripts", "/scripts"],
   ["settings", "Settings", "/settings"],
 ] as const;
 
@@ -14,10 +15,12 @@ type Tab = (typeof TABS)[number][0];
 
 /**
  * The agent's pages as tabs: links, so each has its address and works from the keyboard.
- * Browser only for an agent with browser access, CLI while its cli flag is on (OP-UI-9).
+ * Browser only for an agent with browser access, CLI while its cli flag is on (OP-UI-9),
+ * Scripts while scripting is on (UI-016).
  */
-export function AgentTabs(props: { agent: Pick<Agent, "id" | "browser" | "cli">; current: Tab }) {
-  const shown = TABS.filter(([key]) => (key === "browser" ? props.agent.browser : key === "cli" ? props.agent.cli : true));
+export function AgentTabs(props: { agent: Pick<Agent, "id" | "browser" | "cli" | "scripting">; current: Tab }) {
+  const { browser, cli, scripting } = props.agent;
+  const shown = TABS.filter(([key]) => (key === "browser" ? browser : key === "cli" ? cli : key === "scripts" ? scripting : true));
   return (
     <nav class="tabs" aria-label="Agent pages">
       {shown.map(([key, label, suffix]) => (

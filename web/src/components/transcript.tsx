@@ -3,7 +3,9 @@ import type { Row } from "../lib/api-types";
 import { contentText, prettyArguments, tokens, usd, when } from "../lib/format";
 import { GROUP_WAKE_HEADING } from "../lib/group-wake";
 import type { Draft } from "../lib/live-run";
+import { createdScriptName, scriptsHref } from "../lib/scripts";
 import { GroupWake } from "./group-wake";
+import { Link } from "./link";
 import { Markdown } from "./markdown";
 import { PromptReplay } from "./prompt-replay";
 import { SecretRequestCard } from "./secret-request";
@@ -25,9 +27,10 @@ interface AssistantUsage {
  * (a group run's wake read as "Group Chat info"), tool calls with their arguments,
  * tool results (interruption results and results stubbed in a later prompt marked),
  * reasoning collapsible, cost and usage per row; then the streamed draft of the
- * generation in progress.
+ * generation in progress. Each row is addressable as `#seq-<n>`; `target` marks the one
+ * the address named (a script's author link, UI-018).
  */
-export function Transcript(props: { runId: string; rows: Row[]; draft: Draft | null; generating: boolean }) {
+export function Transcript(props: { runId: string; agentId: string; rows: Row[]; draft: Draft | null; generating: boolean; target?: number | null }) {
   const stubbed = new Set<number>();
   for (const row of props.rows) {
     const projection = row.metadata.projection as { pressure_stubbed?: number[] } | undefined;
@@ -36,8 +39,15 @@ export function Transcript(props: { runId: string; rows: Row[]; draft: Draft | n
   return (
     <ol class="transcript" aria-label="Transcript">
       {props.rows.map((row) => (
-        <li key={row.seq} class={`row row-${row.role}`} data-seq={row.seq} data-role={row.role}>
-          <RowView runId={props.runId} row={row} stubbed={stubbed.has(row.seq)} />
+        <li
+          key={row.seq}
+          id={`seq-${row.seq}`}
+          class={`row row-${row.role}${props.target === row.seq ? " row-target" : ""}`}
+          data-seq={row.seq}
+          data-role={row.role}
+          aria-current={props.target === row.seq ? "location" : undefined}
+        >
+          <RowView runId={props.runId} agentId={props.agentId} row={row} stubbed={stubbed.has(row.seq)} />
         </li>
       ))}
       {props.draft && (props.draft.content || props.draft.reasoning) && (
@@ -63,7 +73,7 @@ export function Transcript(props: { runId: string; rows: Row[]; draft: Draft | n
   );
 }
 
-function RowView(props: { runId: string; row: Row; stubbed: boolean }) {
+function RowView(props: { runId: string; agentId: string; row: Row; stubbed: boolean }) {
   const { row } = props;
   const payload = row.payload;
   const meta = row.metadata;
@@ -138,6 +148,7 @@ function RowView(props: { runId: string; row: Row; stubbed: boolean }) {
           <div class="tool-call" key={call.id} data-tool-call={call.function.name}>
             <div>
               <span class="badge">Tool call</span> <code>{call.function.name}</code> <span class="muted">{call.id}</span>
+              <ScriptChip agentId={props.agentId} call={call} />
             </div>
             <pre role="group" aria-label={`Arguments of ${call.function.name}`}>
               {prettyArguments(call.function.arguments)}
@@ -174,6 +185,20 @@ function RowView(props: { runId: string; row: Row; stubbed: boolean }) {
         <pre>{content}</pre>
       </details>
       {meta.secret_request !== undefined && <SecretRequestCard runId={props.runId} seq={row.seq} />}
+    </>
+  );
+}
+
+/** A script_create call's chip naming the script it wrote; it opens that script's card (UI-028). */
+function ScriptChip(props: { agentId: string; call: ToolCall }) {
+  const name = createdScriptName(props.call.function.name, props.call.function.arguments);
+  if (!name) return null;
+  return (
+    <>
+      {" "}
+      <Link href={scriptsHref(props.agentId, name)} class="chip script-chip">
+        Script {name}.py
+      </Link>
     </>
   );
 }

@@ -51,4 +51,5 @@ export type Script = Schemas["Script"];
 export type ScriptAuthor = Schemas["ScriptAuthor"];
 /** The body that creates or replaces a script. */
 export type ScriptWrite = Schemas["ScriptWrite"];
+/** One version in a script's history, with who wrote it. */
 export type ScriptVersion = Schemas["ScriptVersion"];

@@ -34,6 +34,7 @@ export interface Match {
     | "agent"
     | "agent-settings"
     | "agent-routines"
+    | "agent-scripts"
     | "agent-browser"
     | "agent-cli"
     | "run"
@@ -52,6 +53,7 @@ const ROUTES: Array<[RegExp, Match["view"]]> = [
   [/^\/agents\/([^/]+)\/?$/, "agent"],
   [/^\/agents\/([^/]+)\/settings\/?$/, "agent-settings"],
   [/^\/agents\/([^/]+)\/routines\/?$/, "agent-routines"],
+  [/^\/agents\/([^/]+)\/scripts\/?$/, "agent-scripts"],
   [/^\/agents\/([^/]+)\/browser\/?$/, "agent-browser"],
   [/^\/agents\/([^/]+)\/cli\/?$/, "agent-cli"],
   [/^\/runs\/([^/]+)\/?$/, "run"],

@@ -1,10 +1,14 @@
 import { AgentForm } from "../components/agent-form";
 import { AgentHeader, useAgentPage } from "../components/agent-tabs";
 import { ConfirmDelete } from "../components/confirm";
+import { Link } from "../components/link";
 import { MemoryEditor } from "../components/memory-editor";
 import { Notice } from "../components/notice";
-import { api, unwrap } from "../lib/api";
+import { RemoveAllScripts } from "../components/remove-all-scripts";
+import { type Agent, api, unwrap } from "../lib/api";
 import { navigate } from "../lib/router";
+import { scriptsHref } from "../lib/scripts";
+import { useLoad } from "../lib/use-load";
 
 /** An agent's settings (a change reaches new runs only), and deleting the agent. */
 export function AgentSettingsView(props: { id: string }) {
@@ -27,6 +31,7 @@ export function AgentSettingsView(props: { id: string }) {
         }}
       />
       <MemoryEditor agentId={a.id} />
+      <ScriptsSettings agent={a} />
       <section class="card danger-zone" aria-labelledby="delete-agent">
         <h2 id="delete-agent">Delete this agent</h2>
         <p>Deletes the agent with all its runs and messages.</p>
@@ -39,6 +44,33 @@ export function AgentSettingsView(props: { id: string }) {
           }}
         />
       </section>
+    </section>
+  );
+}
+
+/** The agent's scripts from its settings: how many it keeps, and Remove all scripts (UI-025), whether scripting is on or not. */
+function ScriptsSettings(props: { agent: Agent }) {
+  const { agent } = props;
+  const list = useLoad(async () => (await unwrap(api.GET("/api/agents/{id}/scripts", { params: { path: { id: agent.id } } }))).data, [agent.id]);
+  const count = list.data?.length;
+  return (
+    <section class="card" aria-labelledby="settings-scripts">
+      <h2 id="settings-scripts">Scripts</h2>
+      {list.error && <Notice kind="error">Could not load the scripts: {list.error}</Notice>}
+      {count !== undefined && (
+        <p data-testid="settings-script-count">
+          {count === 1 ? "1 script" : `${count} scripts`} of at most {agent.max_scripts}
+          {agent.scripting ? (
+            <>
+              {" "}
+              · <Link href={scriptsHref(agent.id)}>open Scripts</Link>
+            </>
+          ) : (
+            " · scripting is off, so runs offer no script tools"
+          )}
+        </p>
+      )}
+      {count !== undefined && count > 0 && <RemoveAllScripts agentId={agent.id} agentName={agent.name} onRemoved={() => list.setData([])} />}
     </section>
   );
 }

@@ -8,6 +8,7 @@ import { getToken } from "../lib/auth";
 import { kindLabel, usd } from "../lib/format";
 import { applyEvent, emptyLiveRun, type LiveRun, mergeErrors, withRows } from "../lib/live-run";
 import { type ConnectionState, openRunStream } from "../lib/run-stream";
+import { linkedSeq } from "../lib/scripts";
 import { lastSeq } from "../lib/sse";
 
 /**
@@ -90,6 +91,13 @@ export function RunView(props: { id: string }) {
     const el = scroller.current;
     if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 240) el.scrollTop = el.scrollHeight;
   }, [live.rows.length, live.draft?.content.length, live.draft?.reasoning.length]);
+
+  // A link to one of the run's steps (`#seq-<n>`, a script's author) opens the transcript at that row.
+  const [target] = useState(() => linkedSeq(location.hash));
+  const hasRows = live.rows.length > 0;
+  useEffect(() => {
+    if (target !== null && hasRows) document.getElementById(`seq-${target}`)?.scrollIntoView({ block: "center" });
+  }, [hasRows]);
 
   if (failure && !run) return <Notice kind="error">Could not open the run: {failure}</Notice>;
   if (!run) return <p aria-busy="true">Loading…</p>;
@@ -239,7 +247,7 @@ export function RunView(props: { id: string }) {
         )}
       </header>
       <div class="transcript-scroll" ref={scroller} role="region" tabIndex={0} aria-label="Transcript, scrollable">
-        <Transcript runId={run.id} rows={live.rows} draft={live.draft} generating={live.generating} />
+        <Transcript runId={run.id} agentId={run.agent_id} target={target} rows={live.rows} draft={live.draft} generating={live.generating} />
       </div>
       <Composer runId={run.id} status={status} generating={live.generating} onCancel={cancel} />
     </div>
