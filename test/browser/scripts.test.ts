@@ -1,4 +1,3 @@
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api } from "../e2e/http";
 import { type Chromium, type Locator, type Page, screenshot, scriptModel, signedInPage, until } from "./browser";
@@ -23,7 +22,6 @@ const PRICE_PARAMETERS = { type: "object", properties: { symbols: { type: "array
 describe("operator console: the agent's Scripts", () => {
   let chromium: Chromium;
   let page: Page;
-  let db: pg.Client;
   const apiUrl = inject("apiUrl");
   const suffix = Math.random().toString(36).slice(2, 8);
   const model = `mock-model-s${suffix}`;
@@ -42,12 +40,9 @@ describe("operator console: the agent's Scripts", () => {
       (await addScript(agent.id, { name: "fetch_prices", description: "Prices of stock symbols.", source: FETCH_PRICES, parameters: PRICE_PARAMETERS })).status,
     ).toBe(201);
     expect((await addScript(agent.id, { name: "greet", description: "Says hello.", source: 'print("hello")\n' })).status).toBe(201);
-    db = new pg.Client({ connectionString: inject("stackDatabaseUrl") });
-    await db.connect();
     ({ chromium, page } = await signedInPage(apiUrl, inject("token")));
   });
   afterAll(async () => {
-    await db?.end();
     await chromium?.close();
   });
 
@@ -223,14 +218,21 @@ describe("operator console: the agent's Scripts", () => {
   });
 
   it("UI-018: a version written by a run names the run; its link opens the run at the step that wrote it", async () => {
-    // A run at an assistant row that called a tool (the step), as script_create records it.
-    const run = (await api("GET", `/api/agents/${agent.id}/runs`)).json.data[0];
-    const rows = (await api("GET", `/api/runs/${run.id}/messages`)).json.data as Array<{ seq: number; role: string }>;
-    const step = rows.find((r) => r.role === "assistant")!.seq;
-    await db.query(`update artifacts set author = $2 where agent_id = $1 and key = 'greet'`, [agent.id, { kind: "run", run_id: run.id, seq: step }]);
+    // fetch_prices was written by the previous test's run, through script_create.
+    const written = (await api("GET", `/api/agents/${agent.id}/scripts/fetch_prices`)).json;
+    expect(written.author.kind).toBe("run");
+    const run = { id: written.author.run_id as string };
+    const step = written.author.seq as number;
+    const rows = (await api("GET", `/api/runs/${run.id}/messages`)).json.data as Array<{
+      seq: number;
+      role: string;
+      payload: { tool_calls?: Array<{ function: { name: string } }> };
+    }>;
+    // The step is the assistant row whose call wrote it.
+    expect(rows.find((r) => r.seq === step)?.payload.tool_calls?.[0]?.function.name).toBe("script_create");
 
     await page.goto(`${apiUrl}/agents/${agent.id}/scripts`);
-    const author = card("greet").locator(".script-author");
+    const author = card("fetch_prices").locator(".script-author");
     await author.waitFor();
     expect(await author.getAttribute("data-author-kind")).toBe("run");
     expect(await author.textContent()).toBe(`by run ${run.id.slice(0, 8)}, step ${step}`);
