@@ -9,6 +9,11 @@ export const SCRIPTS_DIR = "/home/agent/scripts";
 export const SCRIPT_LANGUAGE = "python";
 /** Seconds one run of a script may take unless the deployment sets SCRIPT_TIMEOUT_S (SCRIPT-034). */
 export const SCRIPT_TIMEOUT_S = 120;
+/**
+ * Largest arguments object, serialised: GUILDS_SCRIPT_ARGS is one environment variable, and
+ * Linux refuses a variable over 128 KiB when the command starts.
+ */
+export const SCRIPT_ARGUMENTS_MAX_BYTES = 100_000;
 /** The launcher in both images (SBX-013). */
 export const SCRIPT_LAUNCHER = "/usr/local/bin/guilds-script-run";
 

@@ -6,6 +6,7 @@
  */
 import * as z from "zod";
 import type { OfferedTool } from "../runs/snapshot";
+import { SCRIPT_ARGUMENTS_MAX_BYTES } from "../scripts/types";
 import { checkScriptArguments, parseScriptArguments } from "../scripts/validation";
 import { SandboxError, sandboxFailureText } from "./sandbox-error";
 import { shellText } from "./shell";
@@ -119,6 +120,9 @@ export function scriptTool(schema: OfferedTool): AnyToolDefinition {
 
 async function runScript(name: string, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {
   if (!ctx.scripts) return { content: OFF };
+  const bytes = new TextEncoder().encode(JSON.stringify(args)).length;
+  if (bytes > SCRIPT_ARGUMENTS_MAX_BYTES)
+    return { content: `ERROR: the arguments are ${bytes} bytes as JSON, over the ${SCRIPT_ARGUMENTS_MAX_BYTES}-byte limit; pass large data in a file` };
   try {
     const ran = await ctx.scripts.run(name, args, ctx.signal);
     if (!ran.ok) return { content: `ERROR: ${ran.missing}` };
