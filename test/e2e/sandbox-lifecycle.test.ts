@@ -1,13 +1,7 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../scripts/stack/ports";
-import { removeStateDir } from "../../scripts/stack/postgres-home";
-import { type Stack, startStack } from "../../scripts/stack/stack";
-import { agentIdle, readRun, script, type Target, transcript } from "./agents";
-import { api } from "./http";
-import { boxesWithVariable, removeSeenBoxes, socket, until } from "./sandbox-box";
+import { describe, expect, it } from "vitest";
+import { agentIdle, readRun, script, transcript } from "./agents";
+import { agentWithSecret, containerStack } from "./container-stack";
+import { boxesWithVariable, socket, until } from "./sandbox-box";
 
 /**
  * The sandbox lifecycle on real containers: a stack of its own with the engine on and a
@@ -16,58 +10,27 @@ import { boxesWithVariable, removeSeenBoxes, socket, until } from "./sandbox-box
  */
 const IDLE_MS = 8_000;
 
-let stack: Stack;
-let target: Target;
-const output: string[] = [];
-const stateDir = mkdtempSync(join(tmpdir(), "guilds-sandbox-"));
-
-const call = (method: string, path: string, body?: unknown) => api(method, path, { base: target.base, token: target.token, body });
-
-beforeAll(async () => {
-  stack = await startStack({
-    port: await freePort(),
-    stateDir,
-    vars: { SANDBOX_IDLE_MS: String(IDLE_MS) },
-    output: (line) => output.push(line),
-  }).catch((error: unknown) => {
-    console.error(output.slice(-40).join("\n"));
-    throw error;
-  });
-  // These tests are about real boxes: a machine where no engine could be set up fails them.
-  expect(stack.containers, stack.containers.reason).toMatchObject({ enabled: true });
-  target = { base: stack.apiUrl, token: stack.token, mockUrl: stack.mockModelUrl! };
-}, 240_000);
-
-afterAll(async () => {
-  await stack?.stop();
-  removeSeenBoxes();
-  removeStateDir(stateDir);
-});
+const boxes = containerStack({ SANDBOX_IDLE_MS: String(IDLE_MS) });
+const { call, output } = boxes;
 
 /** A coding agent with one secret of its own (its name tells the agent's box apart). */
-async function codingAgent(settings: Record<string, unknown> = {}) {
-  const guild = await call("POST", "/api/guilds", { name: "Sandboxes" });
-  const model = `sbx-${crypto.randomUUID().slice(0, 8)}`;
-  const agent = await call("POST", `/api/guilds/${guild.json.id}/agents`, { name: "Coder", model, coding: true, ...settings });
-  expect(agent.status, agent.text).toBe(201);
-  const secretName = `SBX_${crypto.randomUUID().replace(/-/g, "").slice(0, 12).toUpperCase()}`;
-  const value = `value-${crypto.randomUUID()}`;
-  const secret = await call("POST", "/api/secrets", { name: secretName, value });
-  expect(secret.status, secret.text).toBe(201);
-  expect((await call("POST", `/api/secrets/${secret.json.id}/grants`, { agent_id: agent.json.id })).status).toBe(201);
-  return { agentId: agent.json.id as string, model, secretName, secretId: secret.json.id as string, value };
-}
+const codingAgent = (settings: Record<string, unknown> = {}) => agentWithSecret(call, "Coder", { coding: true, ...settings });
 
 /** One generation that runs `command` through the shell tool; returns the run and the tool's answer. */
 async function shell(agent: { agentId: string; model: string }, command: string) {
-  await script(agent.model, [{ tool_calls: [{ name: "shell", arguments: { command } }] }, { content: "done" }], target);
+  await script(agent.model, [{ tool_calls: [{ name: "shell", arguments: { command } }] }, { content: "done" }], boxes.target);
   const started = Date.now();
   const run = await call("POST", `/api/agents/${agent.agentId}/runs`, { message: "run it" });
   expect(run.status, run.text).toBe(201);
-  await agentIdle(agent.agentId, target, 120_000);
-  const rows = await transcript(run.json.id, target);
+  await agentIdle(agent.agentId, boxes.target, 120_000);
+  const rows = await transcript(run.json.id, boxes.target);
   const tool = rows.find((r) => r.role === "tool");
-  return { runId: run.json.id as string, output: (tool?.payload.content ?? "") as string, ms: Date.now() - started, run: await readRun(run.json.id, target) };
+  return {
+    runId: run.json.id as string,
+    output: (tool?.payload.content ?? "") as string,
+    ms: Date.now() - started,
+    run: await readRun(run.json.id, boxes.target),
+  };
 }
 
 const deadlineNames = async (agentId: string) =>
@@ -86,7 +49,7 @@ describe("sandbox lifecycle on real containers", () => {
     const first = await shell(agent, `printf '%s|%s|%s|%s\\n' "$${agent.secretName}" "$HOME" "$(whoami)" "$GUILD_AGENT_ID"`);
     // The value reached the command (the output names it redacted, SEC-014), never the transcript.
     expect(first.output).toContain(`[REDACTED:${agent.secretName}]|/home/agent|root|${agent.agentId}`);
-    expect(JSON.stringify(await transcript(first.runId, target))).not.toContain(agent.value);
+    expect(JSON.stringify(await transcript(first.runId, boxes.target))).not.toContain(agent.value);
     expect(boxesWithVariable(agent.secretName)).toHaveLength(1);
     const [cold] = ensureDurations(agent.agentId);
     expect(cold).toBeGreaterThan(0);
@@ -100,11 +63,11 @@ describe("sandbox lifecycle on real containers", () => {
     expect(box).toBeDefined();
     expect(await deadlineNames(agent.agentId)).toContain("sandbox.idle");
     // During a generation there is no idle timer (SBX-029).
-    await script(agent.model, [{ tool_calls: [{ name: "shell", arguments: { command: "sleep 3" } }] }, { content: "done" }], target);
+    await script(agent.model, [{ tool_calls: [{ name: "shell", arguments: { command: "sleep 3" } }] }, { content: "done" }], boxes.target);
     await call("POST", `/api/agents/${agent.agentId}/runs`, { message: "wait" });
     await until("the generation to start", async () => (await call("GET", `/api/agents/${agent.agentId}/status`)).json.generating === true);
     expect(await deadlineNames(agent.agentId)).not.toContain("sandbox.idle");
-    await agentIdle(agent.agentId, target, 60_000);
+    await agentIdle(agent.agentId, boxes.target, 60_000);
     expect(await deadlineNames(agent.agentId)).toContain("sandbox.idle");
     expect(boxesWithVariable(agent.secretName)).toEqual([box]);
     // Idle for SANDBOX_IDLE_MS: destroyed (SBX-031).
@@ -137,15 +100,15 @@ describe("sandbox lifecycle on real containers", () => {
     await script(
       agent.model,
       [{ tool_calls: [{ name: "shell", arguments: { command: `sleep 3; echo "length=\${#${agent.secretName}}"` } }] }, { content: "done" }],
-      target,
+      boxes.target,
     );
     const run = await call("POST", `/api/agents/${agent.agentId}/runs`, { message: "work" });
     await until("the box to start", () => boxesWithVariable(agent.secretName).length === 1, 60_000);
     expect((await call("PATCH", `/api/secrets/${agent.secretId}`, { value: "y".repeat(5) })).status).toBe(200);
     // Not destroyed under the running command.
     expect(boxesWithVariable(agent.secretName)).toHaveLength(1);
-    await agentIdle(agent.agentId, target, 60_000);
-    const rows = await transcript(run.json.id, target);
+    await agentIdle(agent.agentId, boxes.target, 60_000);
+    const rows = await transcript(run.json.id, boxes.target);
     expect(rows.find((r) => r.role === "tool")?.payload.content).toContain(`length=${agent.value.length}`);
     // Gone by the time the agent reads as idle: destroyed before the lock was released.
     expect(boxesWithVariable(agent.secretName)).toEqual([]);
@@ -169,8 +132,8 @@ describe("sandbox lifecycle on real containers", () => {
     expect((await call("GET", `/api/agents/${agent.agentId}`)).json.workspace_mib).toBe(3);
     // Nothing scripted: the generation must fail before any model call.
     const full = await call("POST", `/api/agents/${agent.agentId}/runs`, { message: "again" });
-    await agentIdle(agent.agentId, target, 60_000);
-    const run = await readRun(full.json.id, target);
+    await agentIdle(agent.agentId, boxes.target, 60_000);
+    const run = await readRun(full.json.id, boxes.target);
     expect(run.errors.map((e: { code: string }) => e.code)).toEqual(["workspace.full"]);
     expect(run.errors[0].message).toContain("3 MiB, above its limit of 1 MiB");
     // A higher limit lets the agent work again.
@@ -208,13 +171,13 @@ describe("sandbox lifecycle on real containers", () => {
   it("CANCEL-001 / CANCEL-004 / SBX-033: cancelling a generation kills its command in the box; the box and its other processes stay", async () => {
     const agent = await codingAgent();
     await shell(agent, "nohup sleep 300 >/dev/null 2>&1 & echo started");
-    await script(agent.model, [{ tool_calls: [{ name: "shell", arguments: { command: "sleep 120; echo never" } }] }], target);
+    await script(agent.model, [{ tool_calls: [{ name: "shell", arguments: { command: "sleep 120; echo never" } }] }], boxes.target);
     const run = await call("POST", `/api/agents/${agent.agentId}/runs`, { message: "long" });
-    await until("the command to run", async () => (await transcript(run.json.id, target)).some((r) => r.role === "assistant"), 30_000);
+    await until("the command to run", async () => (await transcript(run.json.id, boxes.target)).some((r) => r.role === "assistant"), 30_000);
     await new Promise((r) => setTimeout(r, 1_000));
     const cancelled = await call("POST", `/api/runs/${run.json.id}/cancel`);
     expect(cancelled.status, cancelled.text).toBe(200);
-    await agentIdle(agent.agentId, target, 30_000);
+    await agentIdle(agent.agentId, boxes.target, 30_000);
     // The box's processes, from /proc (the image need not have procps).
     const after = await shell(agent, `for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < "$f"; echo; done 2>/dev/null | grep '^sleep' || true`);
     expect(after.output).not.toContain("sleep 120");
@@ -238,7 +201,7 @@ describe("sandbox lifecycle on real containers", () => {
     expect(started.status, started.text).toBe(200);
     const [box] = boxesWithVariable(agent.secretName);
     expect(box).toBeDefined();
-    const { ws } = await socket(`${started.json.tty_url}ws`, stack.apiUrl);
+    const { ws } = await socket(`${started.json.tty_url}ws`, boxes.stack.apiUrl);
     const closed = new Promise<void>((resolve) => ws.addEventListener("close", () => resolve(), { once: true }));
     // The tab stays open and its socket busy (resizes, as a browser window sends): not operator input.
     const chatter = setInterval(() => ws.send(JSON.stringify({ type: "resize", cols: 80 + Math.floor(Math.random() * 20), rows: 24 })), 1_000);
@@ -270,7 +233,7 @@ describe("sandbox lifecycle on real containers", () => {
     const agent = await codingAgent();
     const started = await call("POST", `/api/agents/${agent.agentId}/cli/start`);
     expect(started.status, started.text).toBe(200);
-    const term = await socket(`${started.json.tty_url}ws`, stack.apiUrl);
+    const term = await socket(`${started.json.tty_url}ws`, boxes.stack.apiUrl);
     try {
       // The value's length, not the value: the terminal's output is not redacted.
       term.ws.send(JSON.stringify({ type: "input", data: `echo "sec=\${#${agent.secretName}} who=$(whoami) at=$PWD"\r` }));

@@ -1,15 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../scripts/stack/ports";
-import { removeStateDir } from "../../scripts/stack/postgres-home";
-import { type Stack, startStack } from "../../scripts/stack/stack";
-import { agentIdle, readRun, script, type Target, transcript } from "./agents";
-import { api } from "./http";
-import { boxesWithVariable, removeSeenBoxes, until } from "./sandbox-box";
+import { describe, expect, it } from "vitest";
+import { agentIdle, readRun, script, transcript } from "./agents";
+import { agentWithSecret, containerStack } from "./container-stack";
+import { boxesWithVariable, until } from "./sandbox-box";
 
 /**
  * Scripts on real containers: the catalog through the API and the script tools, each
@@ -18,54 +12,13 @@ import { boxesWithVariable, removeSeenBoxes, until } from "./sandbox-box";
  */
 const TIMEOUT_S = 3;
 
-let stack: Stack;
-let target: Target;
-const output: string[] = [];
-const stateDir = mkdtempSync(join(tmpdir(), "guilds-scripts-"));
+const boxes = containerStack({ SCRIPT_TIMEOUT_S: String(TIMEOUT_S) });
+const { call } = boxes;
 
-const call = (method: string, path: string, body?: unknown) => api(method, path, { base: target.base, token: target.token, body });
-
-beforeAll(async () => {
-  stack = await startStack({
-    port: await freePort(),
-    stateDir,
-    vars: { SCRIPT_TIMEOUT_S: String(TIMEOUT_S) },
-    output: (line) => output.push(line),
-  }).catch((error: unknown) => {
-    console.error(output.slice(-40).join("\n"));
-    throw error;
-  });
-  expect(stack.containers, stack.containers.reason).toMatchObject({ enabled: true });
-  target = { base: stack.apiUrl, token: stack.token, mockUrl: stack.mockModelUrl! };
-}, 240_000);
-
-afterAll(async () => {
-  await stack?.stop();
-  removeSeenBoxes();
-  removeStateDir(stateDir);
-});
-
-interface Agent {
-  agentId: string;
-  guildId: string;
-  model: string;
-  secretName: string;
-  value: string;
-}
+type Agent = Awaited<ReturnType<typeof agentWithSecret>>;
 
 /** An agent (a lite box unless told otherwise) with one secret of its own, which tells its box apart. */
-async function scriptingAgent(settings: Record<string, unknown> = {}): Promise<Agent> {
-  const guild = await call("POST", "/api/guilds", { name: "Scripts" });
-  const model = `scr-${crypto.randomUUID().slice(0, 8)}`;
-  const agent = await call("POST", `/api/guilds/${guild.json.id}/agents`, { name: "Scripter", model, ...settings });
-  expect(agent.status, agent.text).toBe(201);
-  const secretName = `SCR_${crypto.randomUUID().replace(/-/g, "").slice(0, 12).toUpperCase()}`;
-  const value = `value-${crypto.randomUUID()}`;
-  const secret = await call("POST", "/api/secrets", { name: secretName, value });
-  expect(secret.status, secret.text).toBe(201);
-  expect((await call("POST", `/api/secrets/${secret.json.id}/grants`, { agent_id: agent.json.id })).status).toBe(201);
-  return { agentId: agent.json.id, guildId: guild.json.id, model, secretName, value };
-}
+const scriptingAgent = (settings: Record<string, unknown> = {}) => agentWithSecret(call, "Scripter", settings);
 
 type Call = { name: string; arguments: Record<string, unknown> };
 
@@ -74,14 +27,14 @@ type Call = { name: string; arguments: Record<string, unknown> };
  * new run or an existing one; returns the run and each tool's answer in order.
  */
 async function generate(agent: Agent, calls: Call[], runId?: string) {
-  await script(agent.model, calls.length ? [{ tool_calls: calls }, { content: "done" }] : [{ content: "done" }], target);
+  await script(agent.model, calls.length ? [{ tool_calls: calls }, { content: "done" }] : [{ content: "done" }], boxes.target);
   const started = runId
     ? await call("POST", `/api/runs/${runId}/messages`, { content: "again" })
     : await call("POST", `/api/agents/${agent.agentId}/runs`, { message: "go" });
   expect(started.status, started.text).toBeLessThan(300);
   const id = runId ?? (started.json.id as string);
-  await agentIdle(agent.agentId, target, 120_000);
-  const rows = await transcript(id, target);
+  await agentIdle(agent.agentId, boxes.target, 120_000);
+  const rows = await transcript(id, boxes.target);
   const results = rows.filter((r) => r.role === "tool").slice(-calls.length);
   // Without the budget trailer every result carries (GEN-025).
   return { runId: id, results: results.map((r) => String(r.payload.content).replace(/\nremaining_tool_calls: \d+$/, "")) };
@@ -96,7 +49,7 @@ async function putScript(agent: Agent, name: string, source: string, parameters:
 
 /** The scripts of the run's stored snapshot, sources included (the API shows them without). */
 async function snapshotRows(runId: string): Promise<Array<Record<string, unknown>>> {
-  const db = new pg.Client({ connectionString: stack.databaseUrl });
+  const db = new pg.Client({ connectionString: boxes.stack.databaseUrl });
   await db.connect();
   try {
     return (await db.query("select snapshot->'scripts' as scripts from runs where id = $1", [runId])).rows[0].scripts;
@@ -107,7 +60,7 @@ async function snapshotRows(runId: string): Promise<Array<Record<string, unknown
 
 /** The tools of the model's latest request for this model, as the provider received them. */
 async function requestTools(model: string): Promise<Array<{ type: string; function: { name: string } }>> {
-  const { requests } = (await (await fetch(`${target.mockUrl}/__requests?model=${model}`)).json()) as { requests: Array<{ body: { tools?: [] } }> };
+  const { requests } = (await (await fetch(`${boxes.target.mockUrl}/__requests?model=${model}`)).json()) as { requests: Array<{ body: { tools?: [] } }> };
   return requests.at(-1)?.body.tools ?? [];
 }
 
@@ -132,7 +85,7 @@ describe("scripts on real containers", () => {
     const off = await scriptingAgent({ scripting: false, coding: true });
     const names = async (agent: Agent) => {
       const run = await generate(agent, []);
-      return (await readRun(run.runId, target)).snapshot.tools as string[];
+      return (await readRun(run.runId, boxes.target)).snapshot.tools as string[];
     };
     const offered = await names(on);
     expect(offered.filter((n) => n.startsWith("script_"))).toEqual(["script_create", "script_list", "script_read", "script_run", "script_delete"]);
@@ -158,7 +111,7 @@ describe("scripts on real containers", () => {
     expect(results[1]).toContain(`secret [REDACTED:${agent.secretName}]`);
     expect(results[1]).toContain("[exit code 3 after");
     expect(results[2]).toContain("stdin {}");
-    expect(JSON.stringify(await transcript(runId, target))).not.toContain(agent.value);
+    expect(JSON.stringify(await transcript(runId, boxes.target))).not.toContain(agent.value);
     expect(inBox(agent, "cat /home/agent/scripts/echo_args.py")).toBe(source);
   }, 120_000);
 
@@ -181,7 +134,7 @@ describe("scripts on real containers", () => {
     const parameters = { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false };
     const created = await putScript(agent, "weather", `${ECHO}`, parameters);
     await putScript(agent, "plain", "print('plain')");
-    const toolNames = async (runId: string) => (await readRun(runId, target)).snapshot.tools as string[];
+    const toolNames = async (runId: string) => (await readRun(runId, boxes.target)).snapshot.tools as string[];
     // The run created before has no such tool (SCRIPT-022: new runs only).
     expect(await toolNames(earlier.runId)).not.toContain("weather");
     const { runId, results } = await generate(agent, [
@@ -189,7 +142,7 @@ describe("scripts on real containers", () => {
       { name: "weather", arguments: { town: "Lima" } },
     ]);
     const hash = expect.stringMatching(/^[0-9a-f]{64}$/);
-    expect((await readRun(runId, target)).snapshot.scripts).toEqual([
+    expect((await readRun(runId, boxes.target)).snapshot.scripts).toEqual([
       { id: expect.any(String), name: "plain", description: "plain does its job", parameters: null, source_hash: hash },
       { id: created.id, name: "weather", description: "weather does its job", parameters, source_hash: created.source_hash },
     ]);
@@ -206,7 +159,7 @@ describe("scripts on real containers", () => {
     });
     expect(await toolNames(runId)).not.toContain("plain");
     // The opening State lists every script by name and description (SCRIPT-050).
-    const system = String((await transcript(runId, target))[0]!.payload.content);
+    const system = String((await transcript(runId, boxes.target))[0]!.payload.content);
     expect(system).toContain("weather: weather does its job");
     expect(system).toContain("plain: plain does its job");
     expect(results[0]).toContain('stdin {"city": "Lima"}');
@@ -270,7 +223,7 @@ describe("scripts on real containers", () => {
     expect(results[1]).toBe("Deleted script doomed.");
     expect(results[2]).toBe("ERROR: script doomed was deleted during this run");
     expect(results[3]).toBe("ERROR: script doomed was deleted during this run");
-    expect((await readRun(runId, target)).snapshot.scripts).toEqual([]);
+    expect((await readRun(runId, boxes.target)).snapshot.scripts).toEqual([]);
     expect(inBox(agent, "ls -a /home/agent/scripts")).not.toContain("doomed.py");
     expect((await call("GET", `/api/agents/${agent.agentId}/scripts/doomed`)).status).toBe(404);
   }, 120_000);
@@ -321,12 +274,12 @@ describe("scripts on real containers", () => {
     expect((await call("DELETE", `/api/agents/${agent.agentId}/scripts/gone_soon`)).status).toBe(204);
     await until("the deleted script to leave the box", () => !inBox(agent, "ls /home/agent/scripts").includes("gone_soon.py"), 10_000);
     // While the next generation sleeps in a script, an operator adds one: it reaches the box then.
-    await script(agent.model, [{ tool_calls: [{ name: "script_run", arguments: { name: "sleeper" } }] }, { content: "done" }], target);
+    await script(agent.model, [{ tool_calls: [{ name: "script_run", arguments: { name: "sleeper" } }] }, { content: "done" }], boxes.target);
     await call("POST", `/api/agents/${agent.agentId}/runs`, { message: "sleep" });
     await until("the generation to start", async () => (await call("GET", `/api/agents/${agent.agentId}/status`)).json.generating === true);
     await putScript(agent, "fresh", "print('fresh')");
     await until("the new script to reach the box", () => inBox(agent, "ls /home/agent/scripts").includes("fresh.py"), 10_000);
-    await agentIdle(agent.agentId, target, 60_000);
+    await agentIdle(agent.agentId, boxes.target, 60_000);
   }, 120_000);
 
   it("SCRIPT-047 / decision 0013: a run that offers scripts but runs none starts no box", async () => {

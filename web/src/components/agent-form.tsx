@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { agentBody, FLAGS, type Flag, LABELS, NUMBERS, type NumberField, TEXT, type TextField, type Values, valuesOf } from "../lib/agent-settings";
 import type { Agent, AgentCreate } from "../lib/api";
 import { useSubmit } from "../lib/use-submit";
-import { Field, Toggle } from "./field";
+import { Field, FormActions, Toggle } from "./field";
 import { Notice } from "./notice";
 
 /**
@@ -106,16 +106,13 @@ export function AgentForm(props: { agent: Agent | null; submitLabel: string; onS
           {text("browser_language", "A language tag such as en-US.")}
         </fieldset>
       </div>
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? "Saving…" : props.submitLabel}
-        </button>
+      <FormActions busy={busy} label={props.submitLabel}>
         {saved && (
           <span role="status" class="saved">
             Saved.
           </span>
         )}
-      </div>
+      </FormActions>
     </form>
   );
 }

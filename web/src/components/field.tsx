@@ -66,3 +66,24 @@ export function Toggle(props: {
     </div>
   );
 }
+
+/**
+ * A form's submit button (Saving… while busy) and, where the form is a panel, its Cancel.
+ *
+ * @example <FormActions busy={busy} label="Create routine" onCancel={close} />
+ */
+export function FormActions(props: { busy: boolean; label: string; onCancel?: () => void; children?: ComponentChildren }) {
+  return (
+    <div class="form-actions">
+      <button type="submit" class="primary" disabled={props.busy}>
+        {props.busy ? "Saving…" : props.label}
+      </button>
+      {props.onCancel && (
+        <button type="button" onClick={props.onCancel}>
+          Cancel
+        </button>
+      )}
+      {props.children}
+    </div>
+  );
+}

@@ -2,7 +2,7 @@ import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, type Schedule, unwrap } from "../lib/api";
 import { type RoutineValues, routineBody, routineValues, type Trigger } from "../lib/routines";
 import { useSubmit } from "../lib/use-submit";
-import { Field } from "./field";
+import { Field, FormActions } from "./field";
 import { Notice } from "./notice";
 
 /** IANA zone names for the time zone field's suggestions (any name Temporal knows is accepted). */
@@ -138,14 +138,7 @@ export function RoutineForm(props: { agentId: string; schedule: Schedule | null;
           )}
         </fieldset>
       </div>
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? "Saving…" : props.schedule ? "Save routine" : "Create routine"}
-        </button>
-        <button type="button" onClick={props.onClose}>
-          Cancel
-        </button>
-      </div>
+      <FormActions busy={busy} label={props.schedule ? "Save routine" : "Create routine"} onCancel={props.onClose} />
     </form>
   );
 }

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type Script, unwrap } from "../lib/api";
 import { parametersText, parseParameters } from "../lib/scripts";
 import { useSubmit } from "../lib/use-submit";
-import { Field } from "./field";
+import { Field, FormActions } from "./field";
 import { Notice } from "./notice";
 
 /**
@@ -101,14 +101,7 @@ export function ScriptForm(props: { agentId: string; script: Script | null; onSa
           />
         )}
       </Field>
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? "Saving…" : editing ? "Save script" : "Create script"}
-        </button>
-        <button type="button" onClick={props.onClose}>
-          Cancel
-        </button>
-      </div>
+      <FormActions busy={busy} label={editing ? "Save script" : "Create script"} onCancel={props.onClose} />
     </form>
   );
 }

@@ -1,0 +1,69 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect } from "vitest";
+import { freePort } from "../../scripts/stack/ports";
+import { removeStateDir } from "../../scripts/stack/postgres-home";
+import { type Stack, startStack } from "../../scripts/stack/stack";
+import type { Target } from "./agents";
+import { api } from "./http";
+import { removeSeenBoxes } from "./sandbox-box";
+
+/**
+ * A stack of the test file's own with the container engine on and these Worker vars (a
+ * short idle time, a short script timeout), started before its tests and stopped after,
+ * with the boxes it saw removed. A machine where no engine could be set up fails them:
+ * these tests are about real boxes.
+ */
+export function containerStack(vars: Record<string, string>) {
+  const stateDir = mkdtempSync(join(tmpdir(), "guilds-boxes-"));
+  const output: string[] = [];
+  let stack: Stack | undefined;
+  let target: Target | undefined;
+  beforeAll(async () => {
+    stack = await startStack({ port: await freePort(), stateDir, vars, output: (line) => output.push(line) }).catch((error: unknown) => {
+      console.error(output.slice(-40).join("\n"));
+      throw error;
+    });
+    expect(stack.containers, stack.containers.reason).toMatchObject({ enabled: true });
+    target = { base: stack.apiUrl, token: stack.token, mockUrl: stack.mockModelUrl! };
+  }, 240_000);
+  afterAll(async () => {
+    await stack?.stop();
+    removeSeenBoxes();
+    removeStateDir(stateDir);
+  });
+  const started = () => {
+    if (!stack || !target) throw new Error("the stack has not started");
+    return { stack, target };
+  };
+  return {
+    /** The output of wrangler dev and Postgres (the object's log lines). */
+    output,
+    get stack() {
+      return started().stack;
+    },
+    get target() {
+      return started().target;
+    },
+    /** A call to the stack's API with its operator token. */
+    call: (method: string, path: string, body?: unknown) => api(method, path, { base: started().target.base, token: started().target.token, body }),
+  };
+}
+
+/**
+ * An agent with one secret of its own, granted to it alone: the secret's NAME tells the
+ * agent's box apart in the engine (boxesWithVariable); the value never leaves the test.
+ */
+export async function agentWithSecret(call: ReturnType<typeof containerStack>["call"], prefix: string, settings: Record<string, unknown>) {
+  const guild = await call("POST", "/api/guilds", { name: `${prefix} guild` });
+  const model = `${prefix.toLowerCase()}-${crypto.randomUUID().slice(0, 8)}`;
+  const agent = await call("POST", `/api/guilds/${guild.json.id}/agents`, { name: prefix, model, ...settings });
+  expect(agent.status, agent.text).toBe(201);
+  const secretName = `${prefix.slice(0, 3).toUpperCase()}_${crypto.randomUUID().replace(/-/g, "").slice(0, 12).toUpperCase()}`;
+  const value = `value-${crypto.randomUUID()}`;
+  const secret = await call("POST", "/api/secrets", { name: secretName, value });
+  expect(secret.status, secret.text).toBe(201);
+  expect((await call("POST", `/api/secrets/${secret.json.id}/grants`, { agent_id: agent.json.id })).status).toBe(201);
+  return { agentId: agent.json.id as string, guildId: guild.json.id as string, model, secretName, secretId: secret.json.id as string, value };
+}
