@@ -5,7 +5,7 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { admin, git, remote, workDir } from "../../scripts/forge/test-support";
 import { agentIdle, script, transcript } from "./agents";
 import { api } from "./http";
-import { removeSeenBoxes } from "./sandbox-box";
+import { boxesWithVariable, removeSeenBoxes } from "./sandbox-box";
 
 /**
  * The stack's local forge (issue 14, "A real forge for tests"): it serves git where the
@@ -45,6 +45,10 @@ describe("the stack's forge", () => {
     const model = `forge-${crypto.randomUUID().slice(0, 8)}`;
     const agent = await api("POST", `/api/guilds/${guild.json.id}/agents`, { body: { name: "Coder", model, coding: true } });
     expect(agent.status, agent.text).toBe(201);
+    // A secret of its own tells the agent's box apart, so the test removes it after.
+    const secretName = `FORGE_${crypto.randomUUID().replace(/-/g, "").slice(0, 12).toUpperCase()}`;
+    const secret = await api("POST", "/api/secrets", { body: { name: secretName, value: `v-${crypto.randomUUID()}` } });
+    expect((await api("POST", `/api/secrets/${secret.json.id}/grants`, { body: { agent_id: agent.json.id } })).status).toBe(201);
     const command = `GIT_TERMINAL_PROMPT=0 git ls-remote ${remote(inject("forgeGitUrl"), fullName)} refs/heads/main`;
     await script(model, [{ tool_calls: [{ name: "shell", arguments: { command } }] }, { content: "done" }]);
     const run = await api("POST", `/api/agents/${agent.json.id}/runs`, { body: { message: "look" } });
@@ -52,5 +56,6 @@ describe("the stack's forge", () => {
     await agentIdle(agent.json.id, {}, 180_000);
     const tool = (await transcript(run.json.id)).find((r) => r.role === "tool");
     expect(String(tool?.payload.content)).toContain(`${head}\trefs/heads/main`);
+    expect(boxesWithVariable(secretName)).toHaveLength(1);
   }, 240_000);
 });
