@@ -21,7 +21,7 @@ function fakeGitHub(calls: string[]) {
     const claims = JSON.parse(Buffer.from(p!, "base64url").toString());
     if (claims.iss !== "99") return Response.json({ message: "wrong app" }, { status: 401 });
     const match = /^\/api\/app\/installations\/(\d+)(\/access_tokens)?$/.exec(url.pathname);
-    if (!match || match[1] !== "1") return Response.json({ message: "Not Found" }, { status: 404 });
+    if (match?.[1] !== "1") return Response.json({ message: "Not Found" }, { status: 404 });
     if (!match[2]) return Response.json({ id: 1, account: { login: "acme" } });
     const body = JSON.parse(String(init?.body));
     calls.push(body.repositories.join(","));
