@@ -45,6 +45,9 @@ export function pkcs1ToPkcs8(pkcs1: Uint8Array): Uint8Array {
   return out;
 }
 
+/** The key type of both runtimes' WebCrypto (the Worker's and Node's types name it differently). */
+export type SigningKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
+
 const PEM = /-----BEGIN (RSA PRIVATE KEY|PRIVATE KEY)-----([A-Za-z0-9+/=\s]+)-----END \1-----/;
 
 /** The PKCS#8 DER of a PEM private key in either form GitHub and OpenSSL write. */
@@ -62,7 +65,7 @@ export function pemToPkcs8(pem: string): Uint8Array {
 }
 
 /** Imports the App's private key for RS256 signing (not extractable). */
-export async function importAppKey(pem: string): Promise<CryptoKey> {
+export async function importAppKey(pem: string): Promise<SigningKey> {
   const pkcs8 = pemToPkcs8(pem);
   try {
     return await crypto.subtle.importKey("pkcs8", pkcs8, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" }, false, ["sign"]);
@@ -80,7 +83,7 @@ function base64url(bytes: Uint8Array): string {
 const encodeJson = (value: unknown) => base64url(new TextEncoder().encode(JSON.stringify(value)));
 
 /** An App JWT: `iss` the App id, issued 60 s ago, expiring 9 minutes from now. */
-export async function appJwt(key: CryptoKey, appId: string, now: Date = new Date()): Promise<string> {
+export async function appJwt(key: SigningKey, appId: string, now: Date = new Date()): Promise<string> {
   const iat = Math.floor(now.getTime() / 1000) - JWT_BACKDATE_S;
   const signingInput = `${encodeJson({ alg: "RS256", typ: "JWT" })}.${encodeJson({ iat, exp: iat + JWT_BACKDATE_S + JWT_LIFETIME_S, iss: appId })}`;
   const signature = await crypto.subtle.sign("RSASSA-PKCS1-v1_5", key, new TextEncoder().encode(signingInput));

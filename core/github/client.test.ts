@@ -11,7 +11,7 @@ const TOKEN = "ghs_client-test-token-0123456789";
  * account "acme" reaches "widgets" and "gadgets"; the App JWT is checked with the public key.
  */
 function fakeGitHub(calls: string[]) {
-  return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = new URL(String(input));
     const headers = new Headers(init?.headers);
     const jwt = headers.get("authorization")?.replace(/^Bearer /, "") ?? "";

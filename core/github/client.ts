@@ -1,4 +1,4 @@
-import { appJwt, importAppKey } from "./app-jwt";
+import { appJwt, importAppKey, type SigningKey } from "./app-jwt";
 
 /**
  * The platform's GitHub App as its REST API sees it (OP-REPO-6): an installation's account,
@@ -50,7 +50,7 @@ export class GitHubApp {
   readonly #appId: string;
   readonly #pem: string;
   readonly #fetch: typeof fetch;
-  #key: Promise<CryptoKey> | undefined;
+  #key: Promise<SigningKey> | undefined;
 
   constructor(options: GitHubAppOptions) {
     this.#apiUrl = options.apiUrl.replace(/\/+$/, "");
