@@ -1,0 +1,109 @@
+/**
+ * The forge's bare repositories on disk, `<root>/<owner>/<repo>.git`, made and read with
+ * the git command line (the same git that serves them over HTTP).
+ */
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
+
+const exec = promisify(execFile);
+
+/** `owner/repo` of GitHub's alphabet: letters, digits, `-`, `_`, `.` (no `..`). */
+const FULL_NAME = /^[A-Za-z0-9][A-Za-z0-9-]*\/(?!\.\.?$)[A-Za-z0-9._-]+$/;
+
+/** Who makes a new repository's initial commit. */
+const FORGE_AUTHOR = {
+  GIT_AUTHOR_NAME: "Forge",
+  GIT_AUTHOR_EMAIL: "forge@forge.invalid",
+  GIT_COMMITTER_NAME: "Forge",
+  GIT_COMMITTER_EMAIL: "forge@forge.invalid",
+};
+
+export interface Commit {
+  sha: string;
+  parents: string[];
+  author: { name: string; email: string };
+  /** The whole message, trailers included. */
+  message: string;
+}
+
+export function isFullName(name: string): boolean {
+  return FULL_NAME.test(name);
+}
+
+export function repoDir(root: string, fullName: string): string {
+  return join(root, `${fullName}.git`);
+}
+
+/**
+ * A bare repository whose default branch holds one commit of `files` (path → text;
+ * a README when none are given).
+ */
+export async function createBareRepo(root: string, fullName: string, defaultBranch: string, files: Record<string, string>): Promise<void> {
+  const dir = repoDir(root, fullName);
+  mkdirSync(dirname(dir), { recursive: true });
+  await git(["init", "--quiet", "--bare", `--initial-branch=${defaultBranch}`, dir]);
+  const work = mkdtempSync(join(tmpdir(), "forge-initial-"));
+  try {
+    const entries = Object.entries(files);
+    for (const [path, text] of entries.length ? entries : [["README.md", `# ${fullName}\n`] as const]) {
+      const file = join(work, path);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, text);
+    }
+    const env = { GIT_DIR: dir, GIT_WORK_TREE: work, GIT_INDEX_FILE: join(work, ".forge-index"), ...FORGE_AUTHOR };
+    await git(["add", "--all", "--", "."], env);
+    await git(["commit", "--quiet", "--no-verify", "-m", "Initial commit"], env);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+export function repoExists(root: string, fullName: string): boolean {
+  return existsSync(repoDir(root, fullName));
+}
+
+/** Every ref of the repository (branches, tags, anything pushed) → its sha. */
+export async function listRefs(root: string, fullName: string): Promise<Array<{ ref: string; sha: string }>> {
+  const out = await git(["for-each-ref", "--format=%(refname) %(objectname)"], { GIT_DIR: repoDir(root, fullName) });
+  return out
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => {
+      const [ref, sha] = line.split(" ") as [string, string];
+      return { ref, sha };
+    });
+}
+
+/** The commits reachable from `ref`, newest first; [] when the ref does not exist. */
+export async function log(root: string, fullName: string, ref: string, limit = 100): Promise<Commit[]> {
+  const env = { GIT_DIR: repoDir(root, fullName) };
+  if (!(await git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], env).catch(() => ""))) return [];
+  // NUL-separated records: a message may hold any other character.
+  const out = await git(["log", `--max-count=${limit}`, "-z", "--format=%H%x1f%P%x1f%an%x1f%ae%x1f%B", ref, "--"], env);
+  return out
+    .split("\0")
+    .filter(Boolean)
+    .map((record) => {
+      const [sha, parents, name, email, message] = record.split("\x1f") as [string, string, string, string, string];
+      return { sha, parents: parents ? parents.split(" ") : [], author: { name, email }, message: message.replace(/\n+$/, "\n") };
+    });
+}
+
+/** A file's text at `ref`, or null when the ref or the path does not exist. */
+export async function readFileAt(root: string, fullName: string, ref: string, path: string): Promise<string | null> {
+  return git(["show", `${ref}:${path}`], { GIT_DIR: repoDir(root, fullName) }).catch(() => null);
+}
+
+async function git(args: string[], env: Record<string, string> = {}): Promise<string> {
+  const { stdout } = await exec("git", args, {
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", ...env },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout;
+}

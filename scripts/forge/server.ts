@@ -1,0 +1,136 @@
+/**
+ * The local forge: one Node server standing in for GitHub as the platform talks to it.
+ * - `/git/<owner>/<repo>.git/...`: smart HTTP git (git http-backend), installation tokens
+ *   checked as HTTP Basic `x-access-token:<token>`; public repositories clone anonymously.
+ * - `/api/...`: the GitHub REST endpoints of an App (github-api.ts), App JWT checked with
+ *   the App's public key.
+ * - `/__forge/...`: the admin API for tests (admin.ts).
+ * Sandbox boxes reach the host on the container bridge: `gitHost` adds a second listener
+ * there that serves `/git` only, so a box cannot mint tokens or read the admin API.
+ *
+ * @example
+ *   const forge = await startForge({ appId: "4242", publicKeyPem });
+ *   await fetch(`${forge.adminUrl}/repos`, { method: "POST", body: JSON.stringify({ full_name: "acme/app" }) });
+ *   // git clone `${forge.gitUrl}/acme/app.git`
+ */
+import { createPublicKey } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { serveAdmin } from "./admin";
+import { isPush, serveGit } from "./git-http";
+import { serveGitHubApi } from "./github-api";
+import { ForgeError, sendError, sendJson } from "./http";
+import { ForgeState } from "./state";
+
+export interface ForgeOptions {
+  /** The App id: the `iss` every App JWT must carry. */
+  appId: string;
+  /** The App's public key (PEM, SPKI or PKCS#1): App JWTs are verified with it. */
+  publicKeyPem: string;
+  /** Where the bare repositories live; a temporary folder (removed on close) by default. */
+  root?: string;
+  /** Loopback port of the API, admin and git (0: a free one). */
+  port?: number;
+  /** An address the boxes reach (the docker bridge, 172.17.0.1), served git only. */
+  gitHost?: string;
+}
+
+export interface Forge {
+  /** Loopback base: `${url}/api`, `${url}/__forge`, `${url}/git`. */
+  url: string;
+  /** GitHub's API base (`https://api.github.com` in production). */
+  apiUrl: string;
+  /** The git base (`https://github.com`): `${gitUrl}/<owner>/<repo>.git`; on gitHost when given. */
+  gitUrl: string;
+  adminUrl: string;
+  appId: string;
+  state: ForgeState;
+  close(): Promise<void>;
+}
+
+const GIT_PATH = /^\/git\/([A-Za-z0-9][A-Za-z0-9-]*\/[A-Za-z0-9._-]+)\.git(\/.*)$/;
+
+export async function startForge(options: ForgeOptions): Promise<Forge> {
+  const ownRoot = options.root === undefined;
+  const root = options.root ?? mkdtempSync(join(tmpdir(), "forge-"));
+  const state = new ForgeState();
+  const publicKey = createPublicKey(options.publicKeyPem);
+  const servers: Server[] = [];
+  const listen = async (host: string, port: number, gitOnly: boolean) => {
+    const server = createServer((req, res) => {
+      handle(req, res, gitOnly).catch((error: unknown) => {
+        if (error instanceof ForgeError) return sendError(res, error);
+        if (!res.headersSent) return sendJson(res, 500, { message: error instanceof Error ? error.message : String(error) });
+        res.destroy();
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, () => resolve());
+    });
+    servers.push(server);
+    return (server.address() as AddressInfo).port;
+  };
+  const close = async () => {
+    await Promise.all(
+      servers.splice(0).map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeAllConnections();
+          }),
+      ),
+    );
+    if (ownRoot) rmSync(root, { recursive: true, force: true });
+  };
+
+  let gitUrl = "";
+  const api = { state, appId: options.appId, publicKey };
+  async function handle(req: IncomingMessage, res: ServerResponse, gitOnly: boolean): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://forge");
+    const path = url.pathname;
+    const git = GIT_PATH.exec(path);
+    if (git) return gitRequest(req, res, git[1]!, git[2]!, url.search.slice(1));
+    if (!gitOnly && path.startsWith("/api/") && (await serveGitHubApi(api, req, res, path.slice("/api".length)))) return;
+    if (!gitOnly && path.startsWith("/__forge/") && (await serveAdmin({ state, root, gitUrl }, req, res, path.slice("/__forge".length), url.searchParams)))
+      return;
+    throw new ForgeError(404, "Not Found");
+  }
+
+  async function gitRequest(req: IncomingMessage, res: ServerResponse, fullName: string, rest: string, query: string): Promise<void> {
+    const push = isPush(rest, query);
+    const token = basicPassword(req);
+    const repository = state.repositories.get(fullName);
+    const access = token === null ? "none" : state.access(token, fullName);
+    // Git asks its credential helper only after a 401 that names Basic.
+    const challenge = new ForgeError(401, "Invalid username or token.", { "www-authenticate": 'Basic realm="GitHub"' });
+    if (token !== null && access === "none") throw challenge;
+    if (!repository) throw token === null ? challenge : new ForgeError(404, "Repository not found.");
+    if (push && access === "read") throw new ForgeError(403, `Permission to ${fullName}.git denied.`);
+    if (push ? access !== "write" : repository.private && access === "none") throw challenge;
+    await serveGit(req, res, { projectRoot: root, pathInfo: `/${fullName}.git${rest}`, query, remoteUser: push ? "x-access-token" : undefined });
+  }
+
+  try {
+    const port = await listen("127.0.0.1", options.port ?? 0, false);
+    const url = `http://127.0.0.1:${port}`;
+    gitUrl = `${url}/git`;
+    if (options.gitHost) gitUrl = `http://${options.gitHost}:${await listen(options.gitHost, 0, true)}/git`;
+    return { url, apiUrl: `${url}/api`, gitUrl, adminUrl: `${url}/__forge`, appId: options.appId, state, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** The password of HTTP Basic credentials (any user name, as GitHub takes `x-access-token`). */
+function basicPassword(req: IncomingMessage): string | null {
+  const match = /^basic\s+(\S+)$/i.exec(req.headers.authorization ?? "");
+  if (!match) return null;
+  const decoded = Buffer.from(match[1]!, "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  return colon === -1 ? null : decoded.slice(colon + 1);
+}

@@ -1,0 +1,70 @@
+/** What the forge's own tests share: an App key pair, App JWTs, real git, the admin API. */
+import { execFile } from "node:child_process";
+import { generateKeyPairSync, type KeyObject, sign } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+const exec = promisify(execFile);
+
+export function appKeyPair(): { privateKey: KeyObject; publicKeyPem: string } {
+  const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  return { privateKey, publicKeyPem: publicKey.export({ type: "spki", format: "pem" }).toString() };
+}
+
+/** An RS256 App JWT with these claims (defaults: issued a minute ago, expiring in nine). */
+export function appJwt(privateKey: KeyObject, claims: { iss: string | number; iat?: number; exp?: number }): string {
+  const now = Math.floor(Date.now() / 1000);
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  const unsigned = `${part({ alg: "RS256", typ: "JWT" })}.${part({ iat: now - 60, exp: now + 540, ...claims })}`;
+  return `${unsigned}.${sign("sha256", Buffer.from(unsigned), privateKey).toString("base64url")}`;
+}
+
+/** git with no user or system configuration and no prompt; rejects with git's stderr. */
+export async function git(args: string[], cwd?: string): Promise<string> {
+  try {
+    const { stdout } = await exec("git", args, {
+      cwd,
+      env: {
+        PATH: process.env.PATH,
+        HOME: tmpdir(),
+        GIT_CONFIG_NOSYSTEM: "1",
+        GIT_CONFIG_GLOBAL: "/dev/null",
+        GIT_TERMINAL_PROMPT: "0",
+        GIT_AUTHOR_NAME: "Tester",
+        GIT_AUTHOR_EMAIL: "tester@example.test",
+        GIT_COMMITTER_NAME: "Tester",
+        GIT_COMMITTER_EMAIL: "tester@example.test",
+      },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return stdout;
+  } catch (error) {
+    throw new Error(String((error as { stderr?: string }).stderr ?? error));
+  }
+}
+
+export function workDir(): string {
+  return mkdtempSync(join(tmpdir(), "forge-test-"));
+}
+
+/** `http://x-access-token:<token>@host/git/<full_name>.git`, or anonymous without a token. */
+export function remote(gitUrl: string, fullName: string, token?: string): string {
+  const url = new URL(`${gitUrl}/${fullName}.git`);
+  if (token) {
+    url.username = "x-access-token";
+    url.password = token;
+  }
+  return url.toString();
+}
+
+export async function admin(adminUrl: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${adminUrl}${path}`, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : null };
+}
