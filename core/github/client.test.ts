@@ -1,86 +1,72 @@
-import { generateKeyPairSync, verify } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { generateKeyPairSync } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Forge, startForge } from "../../scripts/forge/server";
+import { admin } from "../../scripts/forge/test-support";
 import { GitHubApp, GitHubError } from "./client";
 
+/** The client against the local forge: GitHub's App endpoints, the App JWT checked with the public key. */
+
 const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+// GitHub issues App keys as PKCS#1.
 const privateKeyPem = privateKey.export({ type: "pkcs1", format: "pem" }) as string;
-const TOKEN = "ghs_client-test-token-0123456789";
 
-/**
- * GitHub's installation endpoints as documented, over an injected fetch: installation 1 of
- * account "acme" reaches "widgets" and "gadgets"; the App JWT is checked with the public key.
- */
-function fakeGitHub(calls: string[]) {
-  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const url = new URL(String(input));
-    const headers = new Headers(init?.headers);
-    const jwt = headers.get("authorization")?.replace(/^Bearer /, "") ?? "";
-    const [h, p, s] = jwt.split(".");
-    if (!s || !verify("sha256", Buffer.from(`${h}.${p}`), publicKey, Buffer.from(s, "base64url")))
-      return Response.json({ message: "bad JWT" }, { status: 401 });
-    const claims = JSON.parse(Buffer.from(p!, "base64url").toString());
-    if (claims.iss !== "99") return Response.json({ message: "wrong app" }, { status: 401 });
-    const match = /^\/api\/app\/installations\/(\d+)(\/access_tokens)?$/.exec(url.pathname);
-    if (match?.[1] !== "1") return Response.json({ message: "Not Found" }, { status: 404 });
-    if (!match[2]) return Response.json({ id: 1, account: { login: "acme" } });
-    const body = JSON.parse(String(init?.body));
-    calls.push(body.repositories.join(","));
-    expect(body.permissions).toEqual({ contents: "write", pull_requests: "write" });
-    if (body.repositories.some((r: string) => !["widgets", "gadgets"].includes(r))) return Response.json({ message: "not accessible" }, { status: 422 });
-    return Response.json(
-      { token: TOKEN, expires_at: "2026-12-01T11:00:00Z", repositories: body.repositories.map((name: string) => ({ name })) },
-      { status: 201 },
-    );
-  };
-}
+let forge: Forge;
+let installationId: number;
+const app = (appId = "4242") => new GitHubApp({ apiUrl: forge.apiUrl, appId, privateKeyPem });
+const failure = (pending: Promise<unknown>) =>
+  pending.then(
+    () => expect.fail("resolved"),
+    (error: unknown) => error as GitHubError,
+  );
 
-const app = (calls: string[] = [], appId = "99") => new GitHubApp({ apiUrl: "http://github.test/api/", appId, privateKeyPem, fetch: fakeGitHub(calls) });
+beforeAll(async () => {
+  forge = await startForge({ appId: "4242", publicKeyPem: publicKey.export({ type: "spki", format: "pem" }) as string });
+  for (const full_name of ["acme/widgets", "acme/gadgets", "acme/secret-sauce"]) await admin(forge.adminUrl, "POST", "/repos", { full_name, private: true });
+  installationId = (await admin(forge.adminUrl, "POST", "/installations", { account: "acme", repositories: ["widgets", "gadgets"] })).json.id;
+});
+afterAll(() => forge?.close());
 
-describe("GitHubApp (OP-REPO-6, REPO-002, REPO-004)", () => {
+describe("GitHubApp against the forge (OP-REPO-6, REPO-002, REPO-004)", () => {
   it("OP-REPO-6: reads an installation's account with the App JWT", async () => {
-    expect(await app().installation(1)).toEqual({ id: 1, account_login: "acme" });
-  });
-
-  it("REPO-004: an installation GitHub does not know is installation_refused", async () => {
-    const error = await app()
-      .installation(2)
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(GitHubError);
-    expect((error as GitHubError).kind).toBe("installation_refused");
-    expect(
-      (
-        (await app()
-          .mintToken(2, ["widgets"])
-          .catch((e: unknown) => e)) as GitHubError
-      ).kind,
-    ).toBe("installation_refused");
+    expect(await app().installation(installationId)).toEqual({ id: installationId, account_login: "acme" });
   });
 
   it("REPO-002: mints one token limited to the named repositories with contents and pull requests write", async () => {
-    const calls: string[] = [];
-    expect(await app(calls).mintToken(1, ["widgets", "gadgets"])).toEqual({ token: TOKEN, expires_at: "2026-12-01T11:00:00Z" });
-    expect(calls).toEqual(["widgets,gadgets"]);
+    const minted = await app().mintToken(installationId, ["widgets", "gadgets"]);
+    expect(Date.parse(minted.expires_at)).toBeGreaterThan(Date.now());
+    const { tokens } = (await admin(forge.adminUrl, "GET", "/tokens")).json;
+    const held = tokens.find((t: { token: string }) => t.token === minted.token);
+    expect(held).toMatchObject({
+      installation_id: installationId,
+      repositories: ["acme/widgets", "acme/gadgets"],
+      permissions: { contents: "write", pull_requests: "write" },
+    });
   });
 
-  it("REPO-004: a repository the installation no longer reaches is named in the error, which carries no token", async () => {
-    const calls: string[] = [];
-    const error = (await app(calls)
-      .mintToken(1, ["widgets", "moved", "gadgets"])
-      .catch((e: unknown) => e)) as GitHubError;
+  it("REPO-004: a repository the installation does not reach is named in the error, which carries no token", async () => {
+    const before = (await admin(forge.adminUrl, "GET", "/tokens")).json.tokens.length;
+    const error = await failure(app().mintToken(installationId, ["widgets", "secret-sauce", "gadgets"]));
+    expect(error).toBeInstanceOf(GitHubError);
     expect(error.kind).toBe("repository_unreachable");
-    expect(error.repository).toBe("moved");
-    expect(error.message).toContain("moved");
-    expect(error.message).not.toContain(TOKEN);
-    expect(calls).toEqual(["widgets,moved,gadgets", "widgets", "moved"]);
+    expect(error.repository).toBe("secret-sauce");
+    // The probe minted a token for "widgets" alone: it is in no part of the error.
+    const probes = (await admin(forge.adminUrl, "GET", "/tokens")).json.tokens.slice(before);
+    expect(probes.length).toBeGreaterThan(0);
+    for (const probe of probes) expect(`${error.message} ${JSON.stringify(error)}`).not.toContain(probe.token);
   });
 
-  it("OP-REPO-6: credentials GitHub does not accept and an unreachable API are unavailable, not a refusal", async () => {
-    const wrongApp = (await app([], "100")
-      .installation(1)
-      .catch((e: unknown) => e)) as GitHubError;
+  it("REPO-004: an unknown or revoked installation is installation_refused", async () => {
+    expect((await failure(app().installation(999_999))).kind).toBe("installation_refused");
+    const revoked = (await admin(forge.adminUrl, "POST", "/installations", { account: "acme", repositories: ["widgets"] })).json.id;
+    await admin(forge.adminUrl, "DELETE", `/installations/${revoked}`);
+    expect((await failure(app().mintToken(revoked, ["widgets"]))).kind).toBe("installation_refused");
+  });
+
+  it("OP-REPO-6: credentials the forge does not accept and an unreachable API are unavailable, not a refusal", async () => {
+    const wrongApp = await failure(app("1").installation(installationId));
     expect(wrongApp.kind).toBe("unavailable");
     expect(wrongApp.message).toContain("401");
-    const down = new GitHubApp({ apiUrl: "http://127.0.0.1:9", appId: "99", privateKeyPem });
-    expect(((await down.installation(1).catch((e: unknown) => e)) as GitHubError).kind).toBe("unavailable");
+    const down = new GitHubApp({ apiUrl: "http://127.0.0.1:9", appId: "4242", privateKeyPem });
+    expect((await failure(down.installation(installationId))).kind).toBe("unavailable");
   });
 });
