@@ -33,6 +33,13 @@ export async function hasImage(tag: string): Promise<boolean> {
   return (await run("docker", ["image", "inspect", tag])).code === 0;
 }
 
+/** The default bridge's gateway: this machine as the containers reach it (172.17.0.1 as engine.ts starts dockerd); null without an engine. */
+export async function bridgeGateway(): Promise<string | null> {
+  const result = await run("docker", ["network", "inspect", "bridge", "--format", "{{(index .IPAM.Config 0).Gateway}}"], 20_000);
+  const address = result.output.trim();
+  return result.code === 0 && /^\d+\.\d+\.\d+\.\d+$/.test(address) ? address : null;
+}
+
 /** A pull with a short limit: where no registry answers it fails within seconds. */
 export async function tryPull(tag: string): Promise<boolean> {
   return (await run("docker", ["pull", "-q", tag], 120_000)).code === 0;

@@ -2,9 +2,10 @@ import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DEFAULT_PRICES } from "../../core/usage/pricing";
-import { removeOrphanSidecars, removeStackContainers } from "../containers/docker";
+import { bridgeGateway, removeOrphanSidecars, removeStackContainers } from "../containers/docker";
 import { prepareContainerEngine } from "../containers/engine";
 import { migrateDatabase } from "../db/migrate";
+import { startLocalGitHub } from "../forge/local-app";
 import { type MockModel, startMockModel } from "../mock-model/server";
 import { ensureConsoleBuilt } from "./console";
 import { clearLeftovers, ProcessRecord } from "./leftovers";
@@ -46,6 +47,8 @@ export interface StackOptions {
   vars?: Record<string, string>;
   /** Sandboxes in real containers: `auto` (default; GUILDS_CONTAINERS=off turns it off) sets up a Docker engine where it can. */
   containers?: "auto" | "off";
+  /** A real GitHub App; without one the local forge serves (scripts/forge) with an App of its own. */
+  github?: { apiUrl: string; gitUrl: string; appId: string; privateKeyPem: string };
 }
 
 export interface Stack {
@@ -59,6 +62,8 @@ export interface Stack {
   connectionMessages: number[];
   /** Whether sandboxes run (a Docker engine answered), and why not. */
   containers: { enabled: boolean; reason?: string };
+  /** The local forge standing in for GitHub (null with a real App): its GitHub API, git base and admin API. */
+  forge: { apiUrl: string; gitUrl: string; adminUrl: string } | null;
   /** The embedded Postgres alone, to stop and start again (outage tests); null for a server given by URL. */
   database: { stop(): Promise<void>; start(): Promise<void> } | null;
   stop(): Promise<void>;
@@ -131,6 +136,22 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       await removeOrphanSidecars(WORKER_NAME);
       stops.push(async () => void (await removeOrphanSidecars(WORKER_NAME)));
     }
+    let forge: Stack["forge"] = null;
+    if (options.github) {
+      Object.assign(vars, {
+        GITHUB_API_URL: options.github.apiUrl,
+        GITHUB_GIT_URL: options.github.gitUrl,
+        GITHUB_APP_ID: options.github.appId,
+        GITHUB_APP_PRIVATE_KEY: options.github.privateKeyPem,
+      });
+    } else {
+      // Git runs in the boxes: they reach the forge on the bridge's gateway.
+      const local = await startLocalGitHub(engine.enabled ? ((await bridgeGateway()) ?? undefined) : undefined);
+      stops.push(local.forge.close);
+      Object.assign(vars, local.vars);
+      forge = { apiUrl: local.forge.apiUrl, gitUrl: local.forge.gitUrl, adminUrl: local.forge.adminUrl };
+      log(`local forge ${local.forge.url} (git ${local.forge.gitUrl})`);
+    }
     const wrangler = await startWranglerDev({
       port,
       inspectorPort: await freePort(),
@@ -154,11 +175,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       connectionMessages: proxy.connectionMessages,
       database: db.server ?? null,
       containers: { enabled: engine.enabled, reason: engine.reason },
+      forge,
       stop,
     };
     writeFileSync(
       join(options.stateDir, "stack.json"),
-      `${JSON.stringify({ api_url: stack.apiUrl, token, mock_model_url: stack.mockModelUrl, database_url: db.url, pid: process.pid }, null, 2)}\n`,
+      `${JSON.stringify({ api_url: stack.apiUrl, token, mock_model_url: stack.mockModelUrl, database_url: db.url, forge, pid: process.pid }, null, 2)}\n`,
       { mode: 0o600 },
     );
     return stack;

@@ -2,7 +2,9 @@
  * `npm start`: the whole platform locally, in one command. Honours PORT (API port,
  * default 8787), DATABASE_URL (use that Postgres instead of the embedded one) and
  * MODEL_BASE_URL / MODEL_API_KEY / DEFAULT_MODEL (a real provider instead of the mock),
- * MODEL_PRICES / DEFAULT_MODEL_PRICE and ALLOW_PRIVATE_MODEL_URLS (default loopback).
+ * MODEL_PRICES / DEFAULT_MODEL_PRICE and ALLOW_PRIVATE_MODEL_URLS (default loopback), and
+ * GITHUB_API_URL / GITHUB_GIT_URL / GITHUB_APP_ID / GITHUB_APP_PRIVATE_KEY (a real GitHub App
+ * instead of the local forge).
  * Ctrl-C or SIGTERM stops every child.
  */
 import { rmSync } from "node:fs";
@@ -40,6 +42,7 @@ const stack = await startStack({
   modelPrices: process.env.MODEL_PRICES || undefined,
   defaultModelPrice: process.env.DEFAULT_MODEL_PRICE || undefined,
   allowPrivateModelUrls: process.env.ALLOW_PRIVATE_MODEL_URLS || undefined,
+  github: realGitHub(),
   log: (line) => console.log(`[stack] ${line}`),
   output: (line) => {
     if (verbose || (/error|exception|\[wrangler:(warn|error)\]/i.test(line) && !OFFLINE_NOISE.test(line))) {
@@ -56,6 +59,7 @@ console.log(`Console ${stack.apiUrl}/`);
 console.log(`Operator token ${stack.token}`);
 console.log(stack.containers.enabled ? "Sandboxes in real containers (Docker)" : `Sandboxes unavailable: ${stack.containers.reason}`);
 if (stack.mockModelUrl) console.log(`Mock model ${stack.mockModelUrl} (script it with POST /__script)`);
+if (stack.forge) console.log(`Local forge ${stack.forge.adminUrl} (git ${stack.forge.gitUrl}; stands in for GitHub)`);
 console.log("Ready. Ctrl-C stops everything.");
 
 let stopping = false;
@@ -69,6 +73,17 @@ const shutdown = async (signal: string) => {
 };
 process.on("SIGINT", () => void shutdown("SIGINT"));
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
+
+/** A real GitHub App when GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY are set (the URLs default to github.com's). */
+function realGitHub() {
+  const {
+    GITHUB_API_URL: apiUrl = "https://api.github.com",
+    GITHUB_GIT_URL: gitUrl = "https://github.com",
+    GITHUB_APP_ID: appId,
+    GITHUB_APP_PRIVATE_KEY: privateKeyPem,
+  } = process.env;
+  return appId && privateKeyPem ? { apiUrl, gitUrl, appId, privateKeyPem } : undefined;
+}
 
 /** The cause of a failed start in words, whatever was thrown (never a bare "undefined"). */
 function describeFailure(error: unknown): string {

@@ -126,11 +126,15 @@ function stopGroup(child: ChildProcess, graceMs = 5_000): Promise<void> {
 
 /**
  * A value as a .env file keeps it verbatim: single-quoted (dotenv reads those literally;
- * in double quotes it would keep a JSON value's backslashes). Refuses what no quoting can carry.
+ * in double quotes it would keep a JSON value's backslashes). A value of several lines (a PEM
+ * key) goes double-quoted with `\n` escapes, which dotenv turns back into line breaks.
+ * Refuses what no quoting can carry.
  *
  * @example dotenvValue("DEFAULT_MODEL_PRICE", '{"input":1}') // `'{"input":1}'`
+ * @example dotenvValue("GITHUB_APP_PRIVATE_KEY", "-----BEGIN…\nMII…") // `"-----BEGIN…\\nMII…"`
  */
 function dotenvValue(name: string, value: string): string {
+  if (value.includes("\n") && !/["\\$\r]/.test(value)) return `"${value.replaceAll("\n", "\\n")}"`;
   if (value.includes("'") || value.includes("\n")) throw new Error(`${name} cannot be passed to wrangler dev: it holds a quote or a line break`);
   return `'${value}'`;
 }

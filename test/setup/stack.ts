@@ -17,6 +17,10 @@ declare module "vitest" {
     mockModelUrl: string;
     stackDatabaseUrl: string;
     stackStateDir: string;
+    /** The local forge standing in for GitHub (scripts/forge): the Worker's GITHUB_API_URL, GITHUB_GIT_URL, and the tests' admin API. */
+    forgeApiUrl: string;
+    forgeGitUrl: string;
+    forgeAdminUrl: string;
   }
 }
 
@@ -47,6 +51,9 @@ export default async function setup(project: TestProject) {
   project.provide("mockModelUrl", stack.mockModelUrl ?? "");
   project.provide("stackDatabaseUrl", stack.databaseUrl);
   project.provide("stackStateDir", stateDir);
+  project.provide("forgeApiUrl", stack.forge?.apiUrl ?? "");
+  project.provide("forgeGitUrl", stack.forge?.gitUrl ?? "");
+  project.provide("forgeAdminUrl", stack.forge?.adminUrl ?? "");
   return async () => {
     await stack.stop();
     removeStateDir(stateDir);
