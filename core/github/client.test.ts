@@ -62,6 +62,24 @@ describe("GitHubApp against the forge (OP-REPO-6, REPO-002, REPO-004)", () => {
     expect((await failure(app().mintToken(revoked, ["widgets"]))).kind).toBe("installation_refused");
   });
 
+  it("REPO-004: a repository asked alone that the installation does not reach is named without a probe; no repository at all is never asked", async () => {
+    const before = (await admin(forge.adminUrl, "GET", "/tokens")).json.tokens.length;
+    const error = await failure(app().mintToken(installationId, ["secret-sauce"]));
+    expect([error.kind, error.repository]).toEqual(["repository_unreachable", "secret-sauce"]);
+    // An empty list would be an unrestricted token on GitHub.
+    await expect(app().mintToken(installationId, [])).rejects.toThrow(TypeError);
+    expect((await admin(forge.adminUrl, "GET", "/tokens")).json.tokens.length).toBe(before);
+  });
+
+  it("REPO-004: an installation that does not grant the permissions asked is installation_refused, not an unreachable repository", async () => {
+    // GitHub's answer when the owner accepted fewer permissions than the App asks (the forge grants them all).
+    const fewer = async () => Response.json({ message: "The permissions requested are not granted to this installation." }, { status: 422 });
+    const stingy = new GitHubApp({ apiUrl: forge.apiUrl, appId: "4242", privateKeyPem, fetch: fewer });
+    const error = await failure(stingy.mintToken(installationId, ["widgets", "gadgets"]));
+    expect(error.kind).toBe("installation_refused");
+    expect(error.repository).toBeUndefined();
+  });
+
   it("OP-REPO-6: credentials the forge does not accept and an unreachable API are unavailable, not a refusal", async () => {
     const wrongApp = await failure(app("1").installation(installationId));
     expect(wrongApp.kind).toBe("unavailable");

@@ -79,8 +79,12 @@ export class GitHubApp {
    * the installation's repositories would need an unrestricted token.
    */
   async mintToken(installationId: number, repositoryNames: string[]): Promise<InstallationToken> {
+    // GitHub reads no list as "every repository of the installation": never ask for that.
+    if (repositoryNames.length === 0) throw new TypeError("An installation token is minted for at least one repository");
     const response = await this.#accessToken(installationId, repositoryNames);
-    if (response.status !== 422 || repositoryNames.length === 0) return this.#token(installationId, response);
+    if (response.status !== 422) return this.#token(installationId, response);
+    await refusal(installationId, response);
+    if (repositoryNames.length === 1) throw unreachable(installationId, repositoryNames[0]!);
     for (const name of repositoryNames) {
       const alone = await this.#accessToken(installationId, [name]);
       if (alone.status === 422) throw unreachable(installationId, name);
@@ -140,6 +144,21 @@ export class GitHubApp {
     } catch {
       throw new GitHubError("unavailable", `GitHub's answer ${what} is not JSON`);
     }
+  }
+}
+
+/**
+ * A 422 that is not about the repositories: the installation does not grant the permissions
+ * asked (its owner accepted fewer), which is GitHub refusing the installation. GitHub's 422
+ * message carries no token, so it is read; any other 422 is left to the repository probe.
+ */
+async function refusal(installationId: number, response: Response): Promise<void> {
+  const message = await response
+    .json()
+    .then((body) => String((body as { message?: unknown }).message ?? ""))
+    .catch(() => "");
+  if (/permission/i.test(message)) {
+    throw new GitHubError("installation_refused", `Installation ${installationId} does not grant contents and pull requests write`);
   }
 }
 
