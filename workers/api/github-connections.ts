@@ -6,7 +6,6 @@ import { toWire } from "../../core/db/rows";
 import { githubConnections } from "../../core/db/schema";
 import { AppKeyError } from "../../core/github/app-jwt";
 import { type GitHubApp, GitHubError } from "../../core/github/client";
-import { isUuid } from "../../core/validation/fields";
 import { GitHubConnection, GitHubConnectionCreate, GitHubConnectionList } from "../../core/validation/repository";
 import type { AppEnv } from "../context";
 import { failure, jsonBody, ok, operation, pathId } from "../contract";
@@ -114,7 +113,7 @@ export const githubRoutes = new Hono<AppEnv>()
       const { id } = c.req.valid("param");
       const mine = and(eq(githubConnections.id, id), eq(githubConnections.organisationId, c.get("organisationId")));
       const db = c.get("db");
-      const [row] = isUuid(id) ? await db.select().from(githubConnections).where(mine).limit(1) : [];
+      const [row] = await db.select().from(githubConnections).where(mine).limit(1);
       if (!row) throw notFound("github_connection");
       if (row.disconnectedAt) return c.json(toConnection(row));
       const [updated] = await db.update(githubConnections).set({ disconnectedAt: new Date() }).where(mine).returning();

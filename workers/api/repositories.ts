@@ -4,7 +4,6 @@ import type { Database } from "../../core/db/client";
 import { sqlState, UNIQUE_VIOLATION } from "../../core/db/outage";
 import { githubConnections, guildRepositories, guilds } from "../../core/db/schema";
 import { cloneUrl, repositoryFolder } from "../../core/repos/repository";
-import { isUuid } from "../../core/validation/fields";
 import { Repository, RepositoryCreate, RepositoryList } from "../../core/validation/repository";
 import type { AppEnv } from "../context";
 import { failure, jsonBody, ok, operation, pathId } from "../contract";
@@ -140,14 +139,12 @@ export const repositoryRoutes = new Hono<AppEnv>().delete(
   async (c) => {
     const { id } = c.req.valid("param");
     const db = c.get("db");
-    const [found] = isUuid(id)
-      ? await db
-          .select({ id: guildRepositories.id })
-          .from(guildRepositories)
-          .innerJoin(guilds, eq(guilds.id, guildRepositories.guildId))
-          .where(and(eq(guildRepositories.id, id), eq(guilds.organisationId, c.get("organisationId"))))
-          .limit(1)
-      : [];
+    const [found] = await db
+      .select({ id: guildRepositories.id })
+      .from(guildRepositories)
+      .innerJoin(guilds, eq(guilds.id, guildRepositories.guildId))
+      .where(and(eq(guildRepositories.id, id), eq(guilds.organisationId, c.get("organisationId"))))
+      .limit(1);
     if (!found) throw notFound("repository");
     await db.delete(guildRepositories).where(eq(guildRepositories.id, found.id));
     return c.body(null, 204);
