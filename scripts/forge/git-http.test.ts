@@ -87,9 +87,15 @@ describe("clone", () => {
     expect((await git(["branch", "--show-current"], trunk)).trim()).toBe("trunk");
   });
 
-  it("FORGE: a token is refused for a repository it was not limited to", async () => {
+  it("FORGE: a token is refused for a private repository it was not limited to, and reads public ones", async () => {
     const token = await mint(["private"]);
     await expect(git(["clone", "--quiet", remote(forge.gitUrl, "acme/other", token), join(tempDir(), "o")])).rejects.toThrow(/Authentication failed|401/);
+    await git(["clone", "--quiet", remote(forge.gitUrl, "acme/public", token), join(tempDir(), "pub")]);
+    // git sends no credentials where none are asked for; a client that does gets them checked.
+    const forged = await fetch(`${forge.gitUrl}/acme/public.git/info/refs?service=git-upload-pack`, {
+      headers: { authorization: `Basic ${Buffer.from("x-access-token:ghs_forged").toString("base64")}` },
+    });
+    expect(forged.status).toBe(401);
   });
 
   it("FORGE: a gzip request body (as git sends larger negotiations) is inflated", async () => {

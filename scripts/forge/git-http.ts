@@ -53,9 +53,16 @@ export function serveGit(req: IncomingMessage, res: ServerResponse, git: GitRequ
     child.stdin.on("error", () => {}); // http-backend may answer (an error) before reading all
     let head = Buffer.alloc(0);
     let headersDone = false;
+    // A large clone's pack waits in the pipe while the client reads slowly.
+    const forward = (chunk: Buffer) => {
+      if (!res.write(chunk)) {
+        child.stdout.pause();
+        res.once("drain", () => child.stdout.resume());
+      }
+    };
     child.stdout.on("data", (chunk: Buffer) => {
       if (headersDone) {
-        res.write(chunk);
+        forward(chunk);
         return;
       }
       head = Buffer.concat([head, chunk]);
@@ -64,7 +71,7 @@ export function serveGit(req: IncomingMessage, res: ServerResponse, git: GitRequ
       headersDone = true;
       writeCgiHead(res, head.subarray(0, end.at).toString("latin1"));
       const rest = head.subarray(end.at + end.length);
-      if (rest.length) res.write(rest);
+      if (rest.length) forward(rest);
     });
     child.on("close", (code) => {
       if (!headersDone && !res.headersSent) {

@@ -15,15 +15,20 @@ export interface LocalGitHub {
 /**
  * @param gitHost where the boxes reach this machine (the docker bridge's gateway), or
  *   undefined without containers (git then on loopback only).
+ * @param log told when gitHost cannot be bound (an engine in a VM): git stays on loopback.
  */
-export async function startLocalGitHub(gitHost?: string): Promise<LocalGitHub> {
+export async function startLocalGitHub(gitHost: string | undefined, log: (line: string) => void): Promise<LocalGitHub> {
   const { privateKey, publicKey } = generateKeyPairSync("rsa", {
     modulusLength: 2048,
     privateKeyEncoding: { type: "pkcs8", format: "pem" },
     publicKeyEncoding: { type: "spki", format: "pem" },
   });
   const appId = String(randomInt(100_000, 1_000_000));
-  const forge = await startForge({ appId, publicKeyPem: publicKey, gitHost });
+  const forge = await startForge({ appId, publicKeyPem: publicKey, gitHost }).catch(async (error: unknown) => {
+    if (!gitHost) throw error;
+    log(`the forge cannot listen on ${gitHost} (${error instanceof Error ? error.message : String(error)}): boxes will not reach its git`);
+    return startForge({ appId, publicKeyPem: publicKey });
+  });
   return {
     forge,
     vars: { GITHUB_API_URL: forge.apiUrl, GITHUB_GIT_URL: forge.gitUrl, GITHUB_APP_ID: appId, GITHUB_APP_PRIVATE_KEY: privateKey },

@@ -107,8 +107,10 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     const access = token === null ? "none" : state.access(token, fullName);
     // Git asks its credential helper only after a 401 that names Basic.
     const challenge = new ForgeError(401, "Invalid username or token.", { "www-authenticate": 'Basic realm="GitHub"' });
-    if (token !== null && access === "none") throw challenge;
-    if (!repository) throw token === null ? challenge : new ForgeError(404, "Repository not found.");
+    // Bad credentials are refused even where none are needed, as GitHub does; a live token
+    // reads any public repository, limited or not.
+    if (token !== null && !state.liveToken(token)) throw challenge;
+    if (!repository) throw challenge;
     if (push && access === "read") throw new ForgeError(403, `Permission to ${fullName}.git denied.`);
     if (push ? access !== "write" : repository.private && access === "none") throw challenge;
     await serveGit(req, res, { projectRoot: root, pathInfo: `/${fullName}.git${rest}`, query, remoteUser: push ? "x-access-token" : undefined });

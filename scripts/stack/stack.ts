@@ -146,7 +146,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       });
     } else {
       // Git runs in the boxes: they reach the forge on the bridge's gateway.
-      const local = await startLocalGitHub(engine.enabled ? ((await bridgeGateway()) ?? undefined) : undefined);
+      const local = await startLocalGitHub(engine.enabled ? ((await bridgeGateway()) ?? undefined) : undefined, log);
       stops.push(local.forge.close);
       Object.assign(vars, local.vars);
       forge = { apiUrl: local.forge.apiUrl, gitUrl: local.forge.gitUrl, adminUrl: local.forge.adminUrl };
