@@ -64,6 +64,7 @@ export class GitHubApp {
   async installation(id: number): Promise<{ id: number; account_login: string }> {
     const response = await this.#request("GET", `/app/installations/${id}`);
     if (response.status === 404 || response.status === 403) {
+      await response.body?.cancel();
       throw new GitHubError("installation_refused", `GitHub refused installation ${id} (HTTP ${response.status})`);
     }
     const body = await this.#expectJson(response, 200, `reading installation ${id}`);
