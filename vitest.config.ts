@@ -36,6 +36,11 @@ function workerd(name: string, include: string[], exclude: string[], groupOrder:
             // The group-history selector, served by the mock model under its own model name.
             TYPESAFE_API_KEY: "sk-test-selector-key-0123456789",
             GROUP_SELECTOR_MODEL: "selector-model",
+            // The local forge as the platform's GitHub App (test/setup/database.ts).
+            GITHUB_API_URL: inject("forgeApiUrl"),
+            GITHUB_GIT_URL: inject("forgeGitUrl"),
+            GITHUB_APP_ID: inject("githubAppId"),
+            GITHUB_APP_PRIVATE_KEY: inject("githubAppPrivateKey"),
           },
           // A tiny budget the rate-limit tests swap in for API_RATE_LIMIT (which stays high).
           ratelimits: { TEST_LOW_RATE_LIMIT: { namespace_id: "9001", simple: { limit: 5, period: 60 } } },

@@ -64,6 +64,15 @@ export interface Settings {
    * sandboxes are off, for the `sandbox.unavailable` answers and the console.
    */
   SANDBOX_UNAVAILABLE_REASON?: string;
+  /**
+   * The platform's GitHub App (OP-REPO-6): its id, its private key (PKCS#8 or PKCS#1 PEM, a
+   * secret), the REST base (default https://api.github.com) and the git base repositories are
+   * cloned from (default https://github.com). Without the id and key, connecting answers 503.
+   */
+  GITHUB_APP_ID?: string;
+  GITHUB_APP_PRIVATE_KEY?: string;
+  GITHUB_API_URL?: string;
+  GITHUB_GIT_URL?: string;
 }
 
 declare global {

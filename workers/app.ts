@@ -4,9 +4,11 @@ import { describeError, logEvent } from "../core/output/log";
 import { platformRedactor } from "../core/output/redaction";
 import { agentRoutes, guildAgentRoutes } from "./api/agents";
 import { attachmentRoutes } from "./api/attachments";
+import { githubRoutes } from "./api/github-connections";
 import { groupChatRoutes } from "./api/group-chat";
 import { guildRoutes } from "./api/guilds";
 import { healthRoutes } from "./api/health";
+import { guildRepositoryRoutes, repositoryRoutes } from "./api/repositories";
 import { runRoutes } from "./api/run-messages";
 import { agentRunRoutes } from "./api/runs";
 import { sandboxViewRoutes } from "./api/sandbox-views";
@@ -64,6 +66,7 @@ api.use(callerRateLimit, database, authenticate, rateLimit);
 api.route("/guilds", guildRoutes);
 api.route("/guilds", guildAgentRoutes);
 api.route("/guilds", groupChatRoutes);
+api.route("/guilds", guildRepositoryRoutes);
 api.route("/agents", agentRoutes);
 api.route("/agents", agentRunRoutes);
 api.route("/agents", agentScheduleRoutes);
@@ -78,6 +81,8 @@ api.route("/usage", usageReportRoutes);
 api.route("/organisation", organisationRoutes);
 api.route("/tokens", tokenRoutes);
 api.route("/secrets", secretRoutes);
+api.route("/github", githubRoutes);
+api.route("/repositories", repositoryRoutes);
 app.route("/api", api);
 
 app.notFound((c) => {

@@ -32,6 +32,7 @@ export const TAGS = {
   Usage: "Usage counters and the organisation's spend limit",
   Tokens: "API tokens of the organisation",
   Secrets: "Secrets of the organisation and their grants to guilds and agents; values are write-only",
+  Repositories: "GitHub connections of the organisation and the repositories of its guilds' coding agents",
 } as const;
 
 type Tag = keyof typeof TAGS;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Redactor, variants } from "./redaction";
+import { platformRedactor, Redactor, variants } from "./redaction";
 
 const b64 = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));
 const b64url = (text: string) => b64(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
@@ -102,5 +102,11 @@ describe("Redactor", () => {
     expect(v).toContain("a b+c/d");
     expect(v).toContain("a%20b%2Bc%2Fd");
     expect(v).toContain(b64("a b+c/d"));
+  });
+
+  it("OP-REPO-6: the platform's GitHub App private key is redacted from the platform's lines", () => {
+    const pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAtest0123456789\n-----END RSA PRIVATE KEY-----\n";
+    const line = platformRedactor({ GITHUB_APP_PRIVATE_KEY: pem }).redact(`import failed for ${pem}`);
+    expect(line).toBe("import failed for [REDACTED:GITHUB_APP_PRIVATE_KEY]");
   });
 });

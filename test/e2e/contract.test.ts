@@ -343,6 +343,33 @@ describe("API contract: every documented operation through the typed client", ()
     await expectAnswer(api.DELETE("/api/secrets/{id}", { params: { path: { id: answered.secret_id! } } }), 204);
   });
 
+  it("ISSUE-14 contract: GitHub connections and guild repositories, through the local forge", async () => {
+    const forge = async (path: string, body: unknown) =>
+      (
+        await fetch(`${inject("forgeAdminUrl")}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+      ).json();
+    const account = `contract-${randomUUID().slice(0, 8)}`;
+    await forge("/repos", { full_name: `${account}/app`, private: true });
+    const installation = (await forge("/installations", { account, repositories: ["app"] })) as { id: number };
+    expect((await expectAnswer(api.GET("/api/github/connections"), 200)).configured).toBe(true);
+    const connection = await expectAnswer(api.POST("/api/github/connections", { body: { installation_id: installation.id } }), 201);
+    expect(connection.account_login).toBe(account);
+    await expectAnswer(api.POST("/api/github/connections", { body: { installation_id: installation.id } }), 409);
+    await expectAnswer(api.POST("/api/github/connections", { body: { installation_id: 987_654_321 } }), 422);
+    const path = { id: guild.id };
+    const repository = await expectAnswer(
+      api.POST("/api/guilds/{id}/repositories", { params: { path }, body: { full_name: `${account}/app`, connection_id: connection.id } }),
+      201,
+    );
+    expect((await expectAnswer(api.GET("/api/guilds/{id}/repositories", { params: { path } }), 200)).data.map((r) => r.id)).toEqual([repository.id]);
+    await expectAnswer(api.POST("/api/guilds/{id}/repositories", { params: { path }, body: { full_name: "not-a-full-name" } }), 422);
+    await expectAnswer(api.GET("/api/guilds/{id}/repositories", { params: { path: { id: unknownId } } }), 404);
+    await expectAnswer(api.DELETE("/api/repositories/{id}", { params: { path: { id: repository.id } } }), 204);
+    await expectAnswer(api.DELETE("/api/repositories/{id}", { params: { path: { id: repository.id } } }), 404);
+    await expectAnswer(api.DELETE("/api/github/connections/{id}", { params: { path: { id: connection.id } } }), 200);
+    await expectAnswer(api.DELETE("/api/github/connections/{id}", { params: { path: { id: unknownId } } }), 404);
+  });
+
   it("ISSUE-11 contract: deletes, each then 404", async () => {
     await expectAnswer(api.DELETE("/api/schedules/{id}", { params: { path: { id: schedule.id } } }), 204);
     await expectAnswer(api.DELETE("/api/agents/{id}", { params: { path: { id: agent.id } } }), 204);

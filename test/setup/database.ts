@@ -1,8 +1,10 @@
+import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { migrateDatabase } from "../../scripts/db/migrate";
+import { startForge } from "../../scripts/forge/server";
 import { startMockModel } from "../../scripts/mock-model/server";
 import { startDatabase } from "../../scripts/stack/postgres";
 import { removeStateDir } from "../../scripts/stack/postgres-home";
@@ -14,6 +16,12 @@ declare module "vitest" {
     databaseUrl: string;
     neonWsProxy: string;
     mockModelUrl: string;
+    /** The local forge standing in for GitHub, its App and the App's private key (PKCS#1, as GitHub issues it). */
+    forgeApiUrl: string;
+    forgeGitUrl: string;
+    forgeAdminUrl: string;
+    githubAppId: string;
+    githubAppPrivateKey: string;
   }
 }
 
@@ -21,7 +29,8 @@ declare module "vitest" {
  * Global setup of the workerd tests: a real Postgres on a free port (the server at
  * TEST_DATABASE_URL when set, otherwise an embedded one in a temporary folder),
  * migrated, behind the WebSocket proxy the Neon driver uses locally; and the scripted
- * mock model, the default provider of the Worker under test. Its teardown fails the run
+ * mock model, the default provider of the Worker under test; and the local forge as the
+ * platform's GitHub (scripts/forge/server.ts) with an App key pair made for the run. Its teardown fails the run
  * when the platform key's canary turns up anywhere it must not.
  */
 export default async function setup(project: TestProject) {
@@ -33,11 +42,19 @@ export default async function setup(project: TestProject) {
   project.provide("neonWsProxy", proxy.address);
   const mock = await startMockModel();
   project.provide("mockModelUrl", mock.url);
+  const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const forge = await startForge({ appId: "4242", publicKeyPem: publicKey.export({ type: "spki", format: "pem" }) as string });
+  project.provide("forgeApiUrl", forge.apiUrl);
+  project.provide("forgeGitUrl", forge.gitUrl);
+  project.provide("forgeAdminUrl", forge.adminUrl);
+  project.provide("githubAppId", forge.appId);
+  project.provide("githubAppPrivateKey", privateKey.export({ type: "pkcs1", format: "pem" }) as string);
   return async () => {
     // Acceptance of the provider-key rules: the platform key in no row, no request to
     // another provider and no console line of the whole run (./canary.ts).
     const leaks = await platformKeyLeaks(db.url, mock.url).catch((error: unknown) => [`the check failed: ${String(error)}`]);
     await mock.close();
+    await forge.close();
     await proxy.close();
     await db.stop();
     removeStateDir(stateDir);

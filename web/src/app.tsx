@@ -9,6 +9,7 @@ import { AgentSettingsView } from "./views/agent-settings";
 import { GroupChatView } from "./views/group-chat";
 import { GuildView } from "./views/guild";
 import { GuildsView } from "./views/guilds";
+import { RepositoriesView } from "./views/repositories";
 import { RoutinesView } from "./views/routines";
 import { RunView } from "./views/run";
 import { ScriptsView } from "./views/scripts";
@@ -36,6 +37,7 @@ export function App() {
       guilds: "Guilds",
       guild: "Guild",
       "guild-chat": "Group chat",
+      "guild-repositories": "Repositories",
       agent: "Agent",
       "agent-settings": "Agent settings",
       "agent-routines": "Routine",
@@ -111,6 +113,7 @@ export function App() {
         {route.view === "guilds" && <GuildsView />}
         {route.view === "guild" && <GuildView key={route.id} id={route.id!} />}
         {route.view === "guild-chat" && <GroupChatView key={route.id} id={route.id!} />}
+        {route.view === "guild-repositories" && <RepositoriesView key={route.id} id={route.id!} />}
         {route.view === "agent" && <AgentView key={route.id} id={route.id!} />}
         {route.view === "agent-settings" && <AgentSettingsView key={route.id} id={route.id!} />}
         {route.view === "agent-routines" && <RoutinesView key={route.id} id={route.id!} />}

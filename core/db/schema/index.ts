@@ -1,6 +1,7 @@
 export * from "./agent-data";
 export * from "./artifacts";
 export * from "./group-chat";
+export * from "./repositories";
 export * from "./runs";
 export * from "./schedules";
 export * from "./secrets";

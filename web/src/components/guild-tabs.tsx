@@ -4,6 +4,7 @@ import { Link } from "./link";
 const TABS = [
   ["agents", "Agents & settings", ""],
   ["chat", "Group chat", "/chat"],
+  ["repositories", "Repositories", "/repositories"],
 ] as const;
 
 type Tab = (typeof TABS)[number][0];

@@ -130,6 +130,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/guilds/{id}/repositories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The guild's repositories, oldest first */
+        get: operations["listGuildRepositories"];
+        put?: never;
+        /** Add a repository for the guild's coding agents: through a GitHub connection, or public (cloned anonymously) */
+        post: operations["createGuildRepository"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agents": {
         parameters: {
             query?: never;
@@ -847,6 +865,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/github/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's GitHub connections, disconnected ones included, and whether the platform has a GitHub App */
+        get: operations["listGitHubConnections"];
+        put?: never;
+        /** Connect an installation of the platform's GitHub App; connecting a disconnected one again reconnects it */
+        post: operations["createGitHubConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/github/connections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Disconnect an installation: its repositories stay and their generations fail with repository.token until it is connected again */
+        delete: operations["deleteGitHubConnection"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/repositories/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a repository from its guild (clones already in agents' sandboxes stay) */
+        delete: operations["deleteRepository"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1056,6 +1126,37 @@ export interface components {
              * @default []
              */
             tagged?: string[];
+        };
+        RepositoryList: {
+            data: components["schemas"]["Repository"][];
+        };
+        Repository: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            guild_id: string;
+            full_name: string;
+            /** @description The folder under /home/agent/repos: the repo part of full_name */
+            name: string;
+            default_branch: string;
+            /** Format: uuid */
+            connection_id: string | null;
+            /** @description Derived from the platform's git base and full_name */
+            clone_url: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        RepositoryCreate: {
+            /** @description owner/repo on GitHub */
+            full_name: string;
+            /**
+             * Format: uuid
+             * @description The GitHub connection whose installation reaches it; null or absent: a public repository cloned anonymously
+             * @default null
+             */
+            connection_id?: string | null;
+            /** @default main */
+            default_branch?: string;
         };
         AgentPage: {
             data: components["schemas"]["Agent"][];
@@ -1674,6 +1775,29 @@ export interface components {
             /** Format: uuid */
             agent_id?: string;
         };
+        GitHubConnectionList: {
+            data: components["schemas"]["GitHubConnection"][];
+            /** @description Whether the platform has a GitHub App; without one, connecting answers 503 github.not_configured */
+            configured: boolean;
+        };
+        GitHubConnection: {
+            /** Format: uuid */
+            id: string;
+            installation_id: number;
+            /** @description The GitHub account the installation belongs to */
+            account_login: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Set once disconnected; its repositories then fail generation start with repository.token
+             */
+            disconnected_at: string | null;
+        };
+        GitHubConnectionCreate: {
+            /** @description The GitHub App installation id (from the installation's settings URL) */
+            installation_id: number;
+        };
     };
     responses: {
         /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
@@ -2194,6 +2318,117 @@ export interface operations {
                 };
             };
             503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    listGuildRepositories: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The guild's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The repositories */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepositoryList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such guild in the caller's organisation (guild.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createGuildRepository: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The guild's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RepositoryCreate"];
+            };
+        };
+        responses: {
+            /** @description The repository */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Repository"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such guild in the caller's organisation (guild.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description repository.exists: the guild already has it; repository.name_taken: another of its repositories clones into the same folder */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Invalid body fields; connection_id unknown or disconnected, full_name outside the connection's account; github.repository_unreachable or github.installation_refused: GitHub does not give the installation access to it (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description GitHub could not be reached (github.unavailable) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description github.not_configured: the platform has no GitHub App (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listAgents: {
@@ -4578,6 +4813,159 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             /** @description No such secret in the caller's organisation, or no such grant of it (secret.not_found, secret_grant.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listGitHubConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connections, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitHubConnectionList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createGitHubConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GitHubConnectionCreate"];
+            };
+        };
+        responses: {
+            /** @description The connection, with the installation's account */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitHubConnection"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            /** @description github_connection.exists: the installation is already connected */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Invalid body fields; github.installation_refused: GitHub does not know the installation for this App (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description GitHub could not be reached or did not accept the App's credentials (github.unavailable) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description github.not_configured: the platform has no GitHub App (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteGitHubConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The github_connection's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The disconnected connection */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitHubConnection"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such github_connection in the caller's organisation (github_connection.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteRepository: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The repository's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such repository in the caller's organisation (repository.not_found) */
             404: {
                 headers: {
                     [name: string]: unknown;

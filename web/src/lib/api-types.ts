@@ -53,3 +53,7 @@ export type ScriptAuthor = Schemas["ScriptAuthor"];
 export type ScriptWrite = Schemas["ScriptWrite"];
 /** One version in a script's history, with who wrote it. */
 export type ScriptVersion = Schemas["ScriptVersion"];
+/** An installation of the platform's GitHub App the organisation connected. */
+export type GitHubConnection = Schemas["GitHubConnection"];
+/** A repository the guild's coding agents clone. */
+export type Repository = Schemas["Repository"];

@@ -31,6 +31,7 @@ export interface Match {
     | "guilds"
     | "guild"
     | "guild-chat"
+    | "guild-repositories"
     | "agent"
     | "agent-settings"
     | "agent-routines"
@@ -50,6 +51,7 @@ const ROUTES: Array<[RegExp, Match["view"]]> = [
   [/^\/(guilds\/?)?$/, "guilds"],
   [/^\/guilds\/([^/]+)\/?$/, "guild"],
   [/^\/guilds\/([^/]+)\/chat\/?$/, "guild-chat"],
+  [/^\/guilds\/([^/]+)\/repositories\/?$/, "guild-repositories"],
   [/^\/agents\/([^/]+)\/?$/, "agent"],
   [/^\/agents\/([^/]+)\/settings\/?$/, "agent-settings"],
   [/^\/agents\/([^/]+)\/routines\/?$/, "agent-routines"],
