@@ -30,12 +30,17 @@ export function urlHost(url: string): string | undefined {
 
 /** Did git fail because it wanted credentials it did not get, or had them refused? */
 export function wantedCredentials(stderr: string): boolean {
-  return /could not read (Username|Password)|terminal prompts disabled|Authentication failed|HTTP Basic: Access denied|Invalid username or password/i.test(stderr);
+  return /could not read (Username|Password)|terminal prompts disabled|Authentication failed|HTTP Basic: Access denied|Invalid username or password/i.test(
+    stderr,
+  );
 }
 
 /** git's last `fatal:`/`error:` line (or its last line), short enough for an error message. */
 export function failureReason(stderr: string): string {
-  const lines = stderr.split("\n").map((l) => l.trim()).filter(Boolean);
+  const lines = stderr
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
   const line = lines.filter((l) => /^(fatal|error):/.test(l)).at(-1) ?? lines.at(-1) ?? "git clone failed";
   return line.length > 500 ? `${line.slice(0, 497)}...` : line;
 }

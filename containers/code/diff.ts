@@ -31,7 +31,10 @@ export async function runDiff(runId: string, repo: string, maxBytes: number): Pr
     refs.push(sha);
   }
   // One byte past the limit tells "fits exactly" from "cut"; git is stopped once it is reached.
-  const result = await git(["diff", "--no-ext-diff", "--no-textconv", "--no-color", "--src-prefix=a/", "--dst-prefix=b/", refs[0]!, refs[1]!], { cwd: path, maxStdoutBytes: maxBytes });
+  const result = await git(["diff", "--no-ext-diff", "--no-textconv", "--no-color", "--src-prefix=a/", "--dst-prefix=b/", refs[0]!, refs[1]!], {
+    cwd: path,
+    maxStdoutBytes: maxBytes,
+  });
   if (result.code !== 0 && !result.overflowed) throw new Error(`git diff failed: ${result.stderr.trim()}`);
   const { text, truncated } = cutAtLine(result.stdout, maxBytes);
   return { diff: text.toString("utf8"), truncated };

@@ -20,6 +20,9 @@ export function gitTokenKey(cloneUrl: string): string | null {
 
 /** The key from a credential request's `host` and `path` (with or without a leading slash or `.git`). */
 export function tokenKeyOf(host: string, path: string): string {
-  const trimmed = path.replace(/^\/+/, "").replace(/\/+$/, "").replace(/\.git$/, "");
+  const trimmed = path
+    .replace(/^\/+/, "")
+    .replace(/\/+$/, "")
+    .replace(/\.git$/, "");
   return `${host.toLowerCase()}/${trimmed}`;
 }
