@@ -3,7 +3,7 @@
  * when it is missing, re-points a present clone whose origin moved on the same host, and
  * classifies a failure for the platform's repository.clone error.
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gitTokenKey } from "../../core/repos/git-token-key";
 import { REPOS_DIR } from "../../core/repos/types";
@@ -56,7 +56,9 @@ export function classifyCloneFailure(url: string, stderr: string, timedOutAfterS
 export async function clone(url: string, dir: string, timeoutS: number): Promise<CloneResult | CloneFailure> {
   const path = join(REPOS_DIR, dir);
   mkdirSync(REPOS_DIR, { recursive: true });
-  if (existsSync(path) && !(readdirSync(path).length === 0)) {
+  const existing = statSync(path, { throwIfNoEntry: false });
+  if (existing && !existing.isDirectory()) return { error: "repository.clone", reason: `${path} exists and is not a directory`, credentials: null };
+  if (existing && readdirSync(path).length > 0) {
     const top = await gitMaybe(["rev-parse", "--show-toplevel"], { cwd: path });
     if (top !== path) return { error: "repository.clone", reason: `${path} exists and is not a git work tree`, credentials: null };
     const origin = await gitMaybe(["config", "--get", "remote.origin.url"], { cwd: path });
@@ -77,7 +79,8 @@ export async function clone(url: string, dir: string, timeoutS: number): Promise
     rmSync(staging, { recursive: true, force: true });
     return classifyCloneFailure(url, result.stderr, result.timedOut ? timeoutS : undefined);
   }
-  if (existsSync(path)) rmSync(path, { recursive: true, force: true });
+  // An empty folder in the way (git would have cloned into it) gives way to the clone.
+  if (existing) rmSync(path, { recursive: true, force: true });
   renameSync(staging, path);
   return { name: dir, path, action: "cloned" };
 }

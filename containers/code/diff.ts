@@ -2,6 +2,7 @@
  * `guilds-code diff` (REPO-022, OP-REPO-2): the run's start..end diff of one repository, cut at
  * a line boundary under the byte limit.
  */
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { REPOS_DIR } from "../../core/repos/types";
 import { checkpointRef } from "./checkpoint";
@@ -22,7 +23,7 @@ export function cutAtLine(bytes: Buffer, max: number): { text: Buffer; truncated
 
 export async function runDiff(runId: string, repo: string, maxBytes: number): Promise<DiffResult | DiffFailure> {
   const path = join(REPOS_DIR, repo);
-  if ((await gitMaybe(["rev-parse", "--show-toplevel"], { cwd: path })) !== path)
+  if (!statSync(path, { throwIfNoEntry: false })?.isDirectory() || (await gitMaybe(["rev-parse", "--show-toplevel"], { cwd: path })) !== path)
     return { error: "repository.missing", message: `${path} is not a git work tree` };
   const refs: string[] = [];
   for (const kind of ["start", "end"] as const) {

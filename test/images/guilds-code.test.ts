@@ -5,23 +5,16 @@
  * the box, and over smart HTTP with Basic auth).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Box, buildImages, dockerUnavailable, runBox } from "./boxes";
+import { agentShell, type Box, buildImages, dockerUnavailable, runBox } from "./boxes";
 import { type GitServer, startGitServer } from "./git-server";
 
 const unavailable = dockerUnavailable();
 const TOKEN = "ghs_testtoken0123456789";
-const RUN = "0b9d6c2e-run-one";
 
 let box: Box;
 let server: GitServer;
 
-/** Runs a command in the box (HOME is /home/agent, as on coding boxes); fails on a non-zero exit unless `allowFail`. */
-async function sh(command: string, env: Record<string, string> = {}, allowFail = false) {
-  const result = await box.exec(command, { HOME: "/home/agent", ...env });
-  if (!allowFail && result.exitCode !== 0) throw new Error(`${command} exited ${result.exitCode}: ${result.stderr}${result.stdout}`);
-  return result;
-}
-const json = async <T>(command: string, env?: Record<string, string>): Promise<T> => JSON.parse((await sh(command, env)).stdout) as T;
+const { sh, json } = agentShell(() => box);
 const writeTokens = (entries: Record<string, string>) =>
   sh(
     `cat > /run/guilds/git-tokens.json <<'JSON'\n${JSON.stringify(Object.fromEntries(Object.entries(entries).map(([k, token]) => [k, { token, expires_at: "2099-01-01T00:00:00Z" }])))}\nJSON`,
