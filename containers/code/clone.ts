@@ -45,11 +45,11 @@ export function failureReason(stderr: string): string {
   return line.length > 500 ? `${line.slice(0, 497)}...` : line;
 }
 
-export function classifyCloneFailure(url: string, stderr: string, timedOutAfterS?: number): CloneFailure {
+export function classifyCloneFailure(url: string, stderr: string, timedOutAfterS?: number, lookup: (key: string) => unknown = tokenFor): CloneFailure {
   if (timedOutAfterS !== undefined) return { error: "repository.clone", reason: `timeout after ${timedOutAfterS} s`, credentials: null };
   if (!wantedCredentials(stderr)) return { error: "repository.clone", reason: failureReason(stderr), credentials: null };
   const key = gitTokenKey(url);
-  const credentials = key && tokenFor(key) ? "token_unused" : "anonymous";
+  const credentials = key && lookup(key) ? "token_unused" : "anonymous";
   return { error: "repository.clone", reason: failureReason(stderr), credentials };
 }
 

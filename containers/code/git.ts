@@ -48,7 +48,11 @@ export function git(args: string[], options: GitOptions = {}): Promise<GitResult
         // already gone
       }
     };
-    const timer = options.timeoutMs ? setTimeout(() => ((timedOut = true), killGroup()), options.timeoutMs) : undefined;
+    const onTimeout = () => {
+      timedOut = true;
+      killGroup();
+    };
+    const timer = options.timeoutMs ? setTimeout(onTimeout, options.timeoutMs) : undefined;
     child.stdout.on("data", (chunk: Buffer) => {
       if (overflowed) return;
       out.push(chunk);

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { GIT_TOKENS_PATH, type GitTokenEntry } from "../../core/repos/types";
 
 /** The token entry for a key, or undefined when the file is missing, unreadable or has none. */
-export function tokenFor(key: string, path = process.env.GUILDS_GIT_TOKENS ?? GIT_TOKENS_PATH): GitTokenEntry | undefined {
+export function tokenFor(key: string, path = GIT_TOKENS_PATH): GitTokenEntry | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(path, "utf8"));
