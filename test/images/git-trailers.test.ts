@@ -60,7 +60,7 @@ describe.skipIf(unavailable)("commit trailers", () => {
   });
 
   it("REPO-027/OP-REPO-10: without both variables (the CLI tab, a person) a commit has no trailers", async () => {
-    for (const env of [{}, { GUILD_RUN_ID: "run-1111" }, { GUILD_AGENT_ID: "agent-aaaa" }]) {
+    for (const env of [{}, { GUILD_RUN_ID: "run-1111" }, { GUILD_AGENT_ID: "agent-aaaa" }] as Record<string, string>[]) {
       await sh(`cd ${REPO} && echo $RANDOM >> plain.txt && git add plain.txt && git commit -qm 'Plain'`, env);
       expect((await sh(`git -C ${REPO} log -1 --format=%B`)).stdout, JSON.stringify(env)).toBe("Plain\n\n");
     }
