@@ -55,7 +55,10 @@ async function snapshot(path: string, runId: string, kind: CheckpointKind, head:
     const env = { GIT_INDEX_FILE: join(dir, "index"), ...CHECKPOINT_IDENTITY };
     // Seeded from HEAD, so tracked files that an ignore rule matches stay in the snapshot.
     await gitText(head ? ["read-tree", head] : ["read-tree", "--empty"], { cwd: path, env });
-    await gitText(["add", "--all", "--ignore-errors", "--", ":/"], { cwd: path, env });
+    // --ignore-errors: a file that cannot be read, or a nested repository without a commit,
+    // is left out with a note instead of costing the whole checkpoint.
+    const added = await git(["-c", "advice.addEmbeddedRepo=false", "add", "--all", "--ignore-errors", "--", ":/"], { cwd: path, env });
+    if (added.code !== 0) process.stderr.write(`guilds-code: ${path}: some files were left out of the checkpoint:\n${added.stderr}`);
     const tree = await gitText(["write-tree"], { cwd: path, env });
     const parent = head ? ["-p", head] : [];
     return await gitText(["commit-tree", tree, ...parent, "-m", `Checkpoint (${kind}) of run ${runId}`], { cwd: path, env });

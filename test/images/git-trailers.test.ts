@@ -46,8 +46,11 @@ describe.skipIf(unavailable)("commit trailers", () => {
     expect(await trailers("Guild-Run")).toEqual(["run-1111"]);
     expect(await trailers("Guild-Agent")).toEqual(["agent-aaaa"]);
 
-    await sh(`cd ${REPO} && git checkout -q -b topic && echo two > two.txt && git add two.txt && git commit -qm 'Add two' -s
-      git checkout -q main && echo other > other.txt && git add other.txt && git commit -qm 'Other' && git checkout -q topic && GIT_EDITOR=true git rebase -q main`, RUN_ENV);
+    await sh(
+      `cd ${REPO} && git checkout -q -b topic && echo two > two.txt && git add two.txt && git commit -qm 'Add two' -s
+      git checkout -q main && echo other > other.txt && git add other.txt && git commit -qm 'Other' && git checkout -q topic && GIT_EDITOR=true git rebase -q main`,
+      RUN_ENV,
+    );
     // The rebased commit is new (its parent is main's) and its trailers are still one each.
     expect((await sh(`git -C ${REPO} log --format=%s main..topic && git -C ${REPO} rev-parse topic^ main`)).stdout).toMatch(/^Add two\n([0-9a-f]{40})\n\1\n$/);
     expect(await trailers("Guild-Run", "topic")).toEqual(["run-1111"]);
@@ -75,7 +78,10 @@ describe.skipIf(unavailable)("commit trailers", () => {
   });
 
   it("REPO-028: a repository that sets its own core.hooksPath skips the hook", async () => {
-    await sh(`cd ${REPO} && mkdir -p .own-hooks && git config core.hooksPath .own-hooks && echo y >> plain.txt && git add plain.txt && git commit -qm 'Own hooks'`, RUN_ENV);
+    await sh(
+      `cd ${REPO} && mkdir -p .own-hooks && git config core.hooksPath .own-hooks && echo y >> plain.txt && git add plain.txt && git commit -qm 'Own hooks'`,
+      RUN_ENV,
+    );
     expect((await sh(`git -C ${REPO} log -1 --format=%B`)).stdout).toBe("Own hooks\n\n");
   });
 });

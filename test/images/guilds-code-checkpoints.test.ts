@@ -67,7 +67,11 @@ describe.skipIf(unavailable)("guilds-code checkpoints", () => {
       printf 'spaced\\n' > 'with space.txt' && printf 'nl\\n' > "$(printf 'new\\nline.txt')" && printf 'bin\\000ary' > blob.bin
       printf 'noise\\n' > debug.log && mkdir -p ignored && echo x > ignored/x && printf 'tracked, changed\\n' > kept.log`);
     const before = (await sh(`cd ${WORK} && ${untouchable}`)).stdout;
-    const run = await sh(`cd ${WORK} && guilds-code checkpoint --run ${RUN} --kind end && ${untouchable}`);
+    // The caller's GIT_* variables do not steer it to another index or repository.
+    const run = await sh(`cd ${WORK} && guilds-code checkpoint --run ${RUN} --kind end && ${untouchable}`, {
+      GIT_INDEX_FILE: "/tmp/elsewhere",
+      GIT_DIR: "/srv/origin.git",
+    });
     const [line, ...after] = run.stdout.split("\n");
     expect(after.join("\n")).toBe(before);
     expect((await sh(`cd ${WORK} && git diff --cached --name-only && echo -- && git diff --name-only`)).stdout).toBe("a.txt\n--\na.txt\nb.txt\nkept.log\n");
@@ -117,6 +121,17 @@ describe.skipIf(unavailable)("guilds-code checkpoints", () => {
     expect(detached.branch).toBeNull();
     expect(detached.head_sha).toMatch(/^[0-9a-f]{40}$/);
     expect((await sh(`git -C /home/agent/repos/detached rev-parse refs/guild/runs/${RUN}/start`)).stdout.trim()).toBe(detached.start_sha);
+  });
+
+  it("REPO-016: a nested repository without a commit is left out with a note; the rest is still checkpointed", async () => {
+    await sh(
+      `cd ${WORK} && git init -q nested-empty && git init -q nested && echo n > nested/n && git -C nested add n && git -C nested commit -qm n && echo later > later.txt`,
+    );
+    const run = await sh(`guilds-code checkpoint --run ${RUN} --kind end`);
+    expect(run.stderr).toContain("'nested-empty/' does not have a commit checked out");
+    const work = only(JSON.parse(run.stdout) as RepoChange[], "work")!;
+    expect((await sh(`git -C ${WORK} ls-tree --name-only ${work.end_sha}`)).stdout.split("\n")).toEqual(expect.arrayContaining(["later.txt", "nested"]));
+    await sh(`cd ${WORK} && rm -rf nested-empty nested later.txt`);
   });
 
   it("REPO-022/OP-REPO-2: diff prints start..end, cut at a line boundary under --max-bytes with truncated set", async () => {
