@@ -104,3 +104,17 @@ export const authed = (box: Box, init: RequestInit = {}): RequestInit => ({
   ...init,
   headers: { ...(init.headers as Record<string, string> | undefined), authorization: `Bearer ${box.token}` },
 });
+
+/**
+ * Commands as a coding agent's run them (HOME is /home/agent on coding boxes): `sh` fails on a
+ * non-zero exit unless `allowFail`, `json` parses stdout.
+ */
+export function agentShell(current: () => Box) {
+  const sh = async (command: string, env: Record<string, string> = {}, allowFail = false) => {
+    const result = await current().exec(command, { HOME: "/home/agent", ...env });
+    if (!allowFail && result.exitCode !== 0) throw new Error(`${command} exited ${result.exitCode}: ${result.stderr}${result.stdout}`);
+    return result;
+  };
+  const json = async <T>(command: string, env?: Record<string, string>): Promise<T> => JSON.parse((await sh(command, env)).stdout) as T;
+  return { sh, json };
+}

@@ -1,0 +1,100 @@
+/**
+ * guilds-code: the git side of a coding agent's generation, run in the box by the platform
+ * (REPO-005..018, REPO-022). Every answer is one JSON document on stdout.
+ *
+ *   guilds-code identity --name <name> --email <email>
+ *   guilds-code clone --url <url> --dir <name> [--timeout-s 600]     exit 3 on failure
+ *   guilds-code checkpoint --run <id> --kind start|end
+ *   guilds-code diff --run <id> --repo <name> [--max-bytes 262144]   exit 4 without checkpoints
+ *   guilds-code credential get                                        (git-credential-guilds)
+ *
+ * Bad arguments exit 2 with {"error":"usage","message"}; anything unexpected exits 1 with
+ * {"error":"internal","message"}.
+ */
+import { CLONE_TIMEOUT_S, DIFF_MAX_BYTES } from "../../core/repos/types";
+import { checkpointAll, RUN_ID } from "./checkpoint";
+import { clone, DIR_NAME } from "./clone";
+import { credentialHelper } from "./credential";
+import { runDiff } from "./diff";
+import { gitText } from "./git";
+
+class UsageError extends Error {}
+
+/** `--key value` pairs; every key must be one the subcommand knows. */
+export function parseFlags(args: string[], known: string[]): Record<string, string> {
+  const flags: Record<string, string> = {};
+  for (let i = 0; i < args.length; i += 2) {
+    const key = args[i]!;
+    const value = args[i + 1];
+    if (!key.startsWith("--") || !known.includes(key.slice(2))) throw new UsageError(`unknown argument ${key}`);
+    if (value === undefined) throw new UsageError(`${key} needs a value`);
+    flags[key.slice(2)] = value;
+  }
+  return flags;
+}
+
+function required(flags: Record<string, string>, key: string, pattern?: RegExp): string {
+  const value = flags[key];
+  if (value === undefined || value === "") throw new UsageError(`--${key} is required`);
+  if (pattern && !pattern.test(value)) throw new UsageError(`--${key} must match ${pattern}`);
+  return value;
+}
+
+function positiveInt(flags: Record<string, string>, key: string, fallback: number): number {
+  if (flags[key] === undefined) return fallback;
+  const value = Number(flags[key]);
+  if (!Number.isInteger(value) || value <= 0) throw new UsageError(`--${key} must be a positive integer`);
+  return value;
+}
+
+const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "identity": {
+      const flags = parseFlags(rest, ["name", "email"]);
+      const oneLine = /^[^\n\r\0]+$/;
+      const name = required(flags, "name", oneLine);
+      const email = required(flags, "email", oneLine);
+      await gitText(["config", "--global", "user.name", name]);
+      await gitText(["config", "--global", "user.email", email]);
+      print({ name, email });
+      return 0;
+    }
+    case "clone": {
+      const flags = parseFlags(rest, ["url", "dir", "timeout-s"]);
+      const result = await clone(required(flags, "url"), required(flags, "dir", DIR_NAME), positiveInt(flags, "timeout-s", CLONE_TIMEOUT_S));
+      print(result);
+      return "error" in result ? 3 : 0;
+    }
+    case "checkpoint": {
+      const flags = parseFlags(rest, ["run", "kind"]);
+      const run = required(flags, "run", RUN_ID);
+      const kind = required(flags, "kind", /^(start|end)$/) as "start" | "end";
+      print(await checkpointAll(run, kind));
+      return 0;
+    }
+    case "diff": {
+      const flags = parseFlags(rest, ["run", "repo", "max-bytes"]);
+      const result = await runDiff(required(flags, "run", RUN_ID), required(flags, "repo", DIR_NAME), positiveInt(flags, "max-bytes", DIFF_MAX_BYTES));
+      print(result);
+      return "error" in result ? 4 : 0;
+    }
+    case "credential":
+      return credentialHelper(rest[0]);
+    default:
+      throw new UsageError(`unknown command ${command ?? "(none)"}; expected identity, clone, checkpoint, diff or credential`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: Error) => {
+    const usage = error instanceof UsageError;
+    print({ error: usage ? "usage" : "internal", message: error.message });
+    process.exitCode = usage ? 2 : 1;
+  },
+);

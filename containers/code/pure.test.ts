@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { parseShortstat, RUN_ID } from "./checkpoint";
+import { classifyCloneFailure, DIR_NAME, failureReason, urlHost } from "./clone";
+import { credentialAnswer, parseCredentialRequest } from "./credential";
+import { cutAtLine } from "./diff";
+
+describe("guilds-code's pure parts", () => {
+  it("REPO-018: the diffstat comes from git's shortstat, singular and plural, any part missing", () => {
+    expect(parseShortstat(" 6 files changed, 5 insertions(+), 2 deletions(-)\n")).toEqual({ files_changed: 6, insertions: 5, deletions: 2 });
+    expect(parseShortstat(" 1 file changed, 1 insertion(+)\n")).toEqual({ files_changed: 1, insertions: 1, deletions: 0 });
+    expect(parseShortstat(" 1 file changed, 1 deletion(-)\n")).toEqual({ files_changed: 1, insertions: 0, deletions: 1 });
+    expect(parseShortstat("")).toEqual({ files_changed: 0, insertions: 0, deletions: 0 });
+  });
+
+  it("OP-REPO-2: a diff over the limit is cut after the last whole line that fits; one that fits is whole", () => {
+    const text = Buffer.from("ab\ncd\nef\n");
+    expect(cutAtLine(text, 9)).toEqual({ text, truncated: false });
+    expect(cutAtLine(text, 8).text.toString()).toBe("ab\ncd\n");
+    expect(cutAtLine(text, 6)).toEqual({ text: Buffer.from("ab\ncd\n"), truncated: true });
+    expect(cutAtLine(text, 2)).toEqual({ text: Buffer.from(""), truncated: true });
+    // Multi-byte characters are never split: cuts happen only after a newline.
+    const wide = Buffer.from("äöü\nß€\n");
+    expect(cutAtLine(wide, wide.length - 1).text.toString()).toBe("äöü\n");
+  });
+
+  it("REPO-008: a clone that wanted credentials is anonymous without a token entry and token_unused with one", () => {
+    const url = "https://github.com/acme/app.git";
+    const prompt = "Cloning into 'x'...\nfatal: could not read Username for 'https://github.com': terminal prompts disabled\n";
+    const refused = "remote: Invalid username or password.\nfatal: Authentication failed for 'https://github.com/acme/app.git/'\n";
+    const keys: string[] = [];
+    const none = (key: string) => {
+      keys.push(key);
+      return undefined;
+    };
+    expect(classifyCloneFailure(url, prompt, undefined, none)).toEqual({
+      error: "repository.clone",
+      reason: "fatal: could not read Username for 'https://github.com': terminal prompts disabled",
+      credentials: "anonymous",
+    });
+    expect(keys).toEqual(["github.com/acme/app"]);
+    expect(classifyCloneFailure(url, refused, undefined, () => ({ token: "t" }))).toMatchObject({
+      credentials: "token_unused",
+      reason: expect.stringContaining("Authentication failed"),
+    });
+    expect(classifyCloneFailure(url, "fatal: repository 'x' not found\n", undefined, none)).toMatchObject({ credentials: null });
+    expect(classifyCloneFailure(url, "", 600, none)).toEqual({ error: "repository.clone", reason: "timeout after 600 s", credentials: null });
+    expect(failureReason("x".repeat(600)).length).toBe(500);
+  });
+
+  it("REPO-007: the host of http, ssh and scp-like URLs, for re-pointing within one host only", () => {
+    expect(urlHost("https://GitHub.com/a/b.git")).toBe("github.com");
+    expect(urlHost("http://172.17.0.1:8123/git/a/b.git")).toBe("172.17.0.1:8123");
+    expect(urlHost("ssh://git@github.com/a/b.git")).toBe("github.com");
+    expect(urlHost("git@github.com:a/b.git")).toBe("github.com");
+  });
+
+  it("OP-REPO-1: the credential helper answers the token for the requested path only, over http(s) only", () => {
+    const request = parseCredentialRequest("protocol=https\nhost=github.com\npath=acme/app.git\n\n");
+    expect(request).toEqual({ protocol: "https", host: "github.com", path: "acme/app.git" });
+    const lookup = (key: string) => (key === "github.com/acme/app" ? { token: "ghs_x", expires_at: "" } : undefined);
+    expect(credentialAnswer(request, lookup)).toBe("username=x-access-token\npassword=ghs_x\n");
+    expect(credentialAnswer({ ...request, path: "acme/other.git" }, lookup)).toBe("");
+    expect(credentialAnswer({ protocol: "https", host: "github.com" }, lookup)).toBe("");
+    expect(credentialAnswer({ ...request, protocol: "ssh" }, lookup)).toBe("");
+  });
+
+  it("HARDEN: run ids and folder names cannot leave their ref or folder", () => {
+    for (const bad of ["../x", "a/b", "a..b", ".hidden", "", "a b", "x.lock"]) expect(RUN_ID.test(bad), bad).toBe(false);
+    for (const bad of ["..", "../x", "a/b", ".hidden", "", "a b"]) expect(DIR_NAME.test(bad), bad).toBe(false);
+    expect(RUN_ID.test("7f3a9c10-5d1e-4b7a-9a61-2f1c0e9d4b11")).toBe(true);
+    expect(DIR_NAME.test("my.repo-name_2")).toBe(true);
+  });
+});
