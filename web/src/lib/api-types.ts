@@ -53,3 +53,7 @@ export type ScriptAuthor = Schemas["ScriptAuthor"];
 export type ScriptWrite = Schemas["ScriptWrite"];
 /** One version in a script's history, with who wrote it. */
 export type ScriptVersion = Schemas["ScriptVersion"];
+/** What a run changed in one repository: the diffstat of its checkpoints. */
+export type RepoChange = Schemas["RepoChange"];
+/** One repository's diff of a run, redacted, at most 256 KiB. */
+export type RepoDiff = Schemas["RepoDiff"];
