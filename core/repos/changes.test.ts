@@ -66,7 +66,7 @@ describe("diffCommand (REPO-024)", () => {
 describe("readDiffAnswer (REPO-022, REPO-025)", () => {
   const redactor = new Redactor([{ name: "API_KEY", value: "sk-live-123456" }]);
 
-  it("REPO-025: the diff is redacted with the agent's secret values", () => {
+  it("REPO-025 / ERR-014: the diff is redacted with the agent's secret values", () => {
     const diff = "+++ b/.env\n+API_KEY=sk-live-123456\n";
     const answer = readDiffAnswer(`${JSON.stringify({ diff, truncated: false })}\n`, 0, "app", redactor);
     expect(answer).toEqual({ ok: true, repository: "app", diff: "+++ b/.env\n+API_KEY=[REDACTED:API_KEY]\n", truncated: false });
