@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Redactor } from "../output/redaction";
-import { cutAtLine, DIFF_REDACTION_MARGIN_BYTES, diffCommand, readDiffAnswer, recordedRepos } from "./changes";
+import { cutAtLine, DIFF_REDACTION_MARGIN_BYTES, diffCommand, readDiffAnswer, recordedRepos, tokenSecrets } from "./changes";
 import { DIFF_MAX_BYTES } from "./types";
 
 const bytes = (text: string) => new TextEncoder().encode(text).length;
@@ -111,5 +111,24 @@ describe("readDiffAnswer (REPO-022, REPO-025)", () => {
   it("HARDEN: stderr lines around the answer do not hide it", () => {
     const out = `warning: CRLF will be replaced\n${JSON.stringify({ diff: "+b\n", truncated: false })}\n`;
     expect(readDiffAnswer(out, 0, "app", Redactor.none)).toMatchObject({ ok: true, diff: "+b\n" });
+  });
+});
+
+describe("tokenSecrets (REPO-003, SEC-018)", () => {
+  it("REPO-025: the box's installation tokens join the diff's redaction set, named after their repository", () => {
+    const file = JSON.stringify({ "github.com/acme/app": { token: "ghs_abcdef123456", expires_at: "2026-12-01T02:00:00Z" } });
+    const secrets = tokenSecrets(file);
+    expect(secrets).toEqual([{ name: "github:github.com/acme/app", value: "ghs_abcdef123456" }]);
+    const answer = readDiffAnswer(
+      JSON.stringify({ diff: "+url=https://x-access-token:ghs_abcdef123456@github.com\n", truncated: false }),
+      0,
+      "app",
+      new Redactor(secrets),
+    );
+    expect(JSON.stringify(answer)).not.toContain("ghs_abcdef123456");
+  });
+
+  it("HARDEN: a file that is not the tokens' shape gives no entries", () => {
+    for (const text of ["", "not json", "[]", "null", '{"h/o/r": {"token": 5}}']) expect(tokenSecrets(text), text).toEqual([]);
   });
 });

@@ -3,8 +3,8 @@
  * guilds-code prints in the box, read, cut and redacted before it leaves the platform.
  * Pure: no Workers APIs.
  */
-import type { Redactor } from "../output/redaction";
-import { DIFF_MAX_BYTES, GUILDS_CODE, type RepoChange } from "./types";
+import type { Redactor, SecretValue } from "../output/redaction";
+import { DIFF_MAX_BYTES, type GitTokenEntry, GUILDS_CODE, type RepoChange } from "./types";
 
 /**
  * What the box is asked for beyond DIFF_MAX_BYTES: a secret that straddles the cap is then
@@ -48,6 +48,28 @@ export function recordedRepos(metadata: unknown): RepoChange[] {
       isCount(e.insertions) &&
       isCount(e.deletions)
     );
+  });
+}
+
+/**
+ * The installation tokens of the box's git-tokens.json as redaction entries (REPO-003): a
+ * token an agent copied into a repository is hidden in the diff as in the generation's
+ * output. Anything that is not the file's shape gives none.
+ *
+ * @example tokenSecrets('{"github.com/acme/app":{"token":"ghs_x1y2","expires_at":"…"}}')
+ * // [{ name: "github:github.com/acme/app", value: "ghs_x1y2" }]
+ */
+export function tokenSecrets(text: string): SecretValue[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return [];
+  return Object.entries(parsed as Record<string, unknown>).flatMap(([key, entry]) => {
+    const token = (entry as Partial<GitTokenEntry> | null)?.token;
+    return typeof token === "string" ? [{ name: `github:${key}`, value: token }] : [];
   });
 }
 

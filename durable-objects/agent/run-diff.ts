@@ -9,7 +9,8 @@ import { type Outcome, type Refused, refuse } from "../../bindings/outcome";
 import type { Database } from "../../core/db/client";
 import { runs } from "../../core/db/schema";
 import { platformRedactor } from "../../core/output/redaction";
-import { diffCommand, notRecordedMessage, type RepoDiff, readDiffAnswer, recordedRepos } from "../../core/repos/changes";
+import { diffCommand, notRecordedMessage, type RepoDiff, readDiffAnswer, recordedRepos, tokenSecrets } from "../../core/repos/changes";
+import { GIT_TOKENS_PATH } from "../../core/repos/types";
 import { SandboxError } from "../../core/sandbox/errors";
 import { currentEnsureRequest } from "./sandbox-inputs";
 import type { SandboxManager } from "./sandbox-manager";
@@ -56,9 +57,15 @@ export async function runDiff(host: Host, agentId: string, runId: string, reposi
   if (!read.ensure.ok) return boxRefused(read.ensure.code, read.ensure.message);
   const { request } = read.ensure;
   // The values the agent's box holds in its environment, and the platform's own keys.
-  const redactor = platformRedactor(host.env).withSecrets(request.secrets);
+  const agentRedactor = platformRedactor(host.env).withSecrets(request.secrets);
   const box = await host.sandboxes.forCommand(request);
-  if (!box.ok) return boxRefused(box.code, redactor.redact(box.message));
+  if (!box.ok) return boxRefused(box.code, agentRedactor.redact(box.message));
+  // And the GitHub tokens the last generation wrote into the box, when there are any.
+  const tokens = await box.guest.getFile(GIT_TOKENS_PATH).then(
+    (bytes) => tokenSecrets(new TextDecoder().decode(bytes)),
+    () => [],
+  );
+  const redactor = agentRedactor.withSecrets(tokens);
   let result: Awaited<ReturnType<typeof box.guest.exec>>;
   try {
     result = await box.guest.exec({ command: diffCommand(runId, repository), timeoutMs: DIFF_TIMEOUT_MS, maxOutputBytes: DIFF_OUTPUT_BYTES });
