@@ -14,6 +14,7 @@ describe("console: a run's changes", () => {
   let chromium: Chromium;
   let page: Page;
   let runId: string;
+  let agentId: string;
   const apiUrl = inject("apiUrl");
   const repos = [
     {
@@ -31,6 +32,7 @@ describe("console: a run's changes", () => {
   beforeAll(async () => {
     const guild = (await api("POST", "/api/guilds", { body: { name: "Changes" } })).json;
     const agent = (await api("POST", `/api/guilds/${guild.id}/agents`, { body: { name: "Coder", coding: true } })).json;
+    agentId = agent.id;
     runId = (await api("POST", `/api/agents/${agent.id}/runs`, { body: {} })).json.id;
     const client = new pg.Client({ connectionString: inject("stackDatabaseUrl") });
     await client.connect();
@@ -45,7 +47,7 @@ describe("console: a run's changes", () => {
     await chromium?.close();
   });
 
-  it("OP-UI-6 / REPO-019: the run page lists each repository with its diffstat, and a diff that cannot be made says why", async () => {
+  it("OP-UI-6 / REPO-019 / SBX-039: the run page lists each repository with its diffstat, and a diff that cannot be made says why", async () => {
     await page.goto(`${apiUrl}/runs/${runId}`);
     const section = page.getByTestId("run-changes");
     await section.waitFor();
@@ -63,6 +65,12 @@ describe("console: a run's changes", () => {
     expect(text).toContain("Could not load the diff of web-app");
     expect(text).toMatch(/\((sandbox\.unavailable|repository\.checkpoint_missing|repository\.diff_failed)\)$/);
     expect(await repo.getByRole("button", { name: "Hide diff" }).getAttribute("aria-expanded")).toBe("true");
+    // SBX-039: where a box could start, the diff woke it as the CLI tab does, idle timer running.
+    if (!text.includes("sandbox.unavailable")) {
+      const state = (await api("GET", `/api/agents/${agentId}/sandbox`)).json;
+      expect(state).toMatchObject({ box: "standard", status: "running" });
+      expect(Date.parse(state.idle_deadline)).toBeGreaterThan(Date.now());
+    }
     await screenshot(page, "run-changes");
 
     await repo.getByRole("button", { name: "Hide diff" }).click();
@@ -70,8 +78,7 @@ describe("console: a run's changes", () => {
   }, 180_000);
 
   it("REPO-019: a run that recorded no repository shows no Changes section", async () => {
-    const other = (await api("GET", `/api/runs/${runId}`)).json;
-    const plain = (await api("POST", `/api/agents/${other.agent_id}/runs`, { body: {} })).json;
+    const plain = (await api("POST", `/api/agents/${agentId}/runs`, { body: {} })).json;
     await page.goto(`${apiUrl}/runs/${plain.id}`);
     await page.getByTestId("run-status").waitFor();
     expect(await page.getByTestId("run-changes").count()).toBe(0);
