@@ -89,12 +89,15 @@ describe("readDiffAnswer (REPO-022, REPO-025)", () => {
     expect(answer.diff).not.toContain("sk-live");
   });
 
-  it("REPO-023: exit 4 says the run's checkpoint is missing in the box, naming the repository", () => {
-    const answer = readDiffAnswer('{"error":"refs/guild/runs/r1/start not found"}\n', 4, "app", Redactor.none);
+  it("REPO-023: exit 4 says the run's checkpoint, or the work tree, is missing in the box, naming the repository", () => {
+    const missingRef = '{"error":"checkpoint.missing","message":"app has no refs/guild/runs/r1/start"}\n';
+    const answer = readDiffAnswer(missingRef, 4, "app", Redactor.none);
     expect(answer).toMatchObject({ ok: false, code: "repository.checkpoint_missing" });
     if (answer.ok) return;
-    expect(answer.message).toContain("app");
-    expect(answer.message).toContain("refs/guild/runs/r1/start not found");
+    expect(answer.message).toContain("of app for this run");
+    expect(answer.message).toContain("app has no refs/guild/runs/r1/start");
+    const gone = readDiffAnswer('{"error":"repository.missing","message":"/home/agent/repos/app is not a git work tree"}', 4, "app", Redactor.none);
+    expect(gone).toMatchObject({ ok: false, code: "repository.missing", message: expect.stringContaining("is not a git work tree") });
   });
 
   it("HARDEN: any other failure is repository.diff_failed with the exit code and the last line, redacted", () => {

@@ -19,8 +19,8 @@ export interface RepoDiff {
   truncated: boolean;
 }
 
-/** Why the box gave no diff: its refs are gone (guilds-code exit 4), or the command failed. */
-export type DiffFailure = { ok: false; code: "repository.checkpoint_missing" | "repository.diff_failed"; message: string };
+/** Why the box gave no diff: its refs or its work tree are gone (guilds-code exit 4), or the command failed. */
+export type DiffFailure = { ok: false; code: "repository.checkpoint_missing" | "repository.missing" | "repository.diff_failed"; message: string };
 
 const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
 const isText = (v: unknown) => typeof v === "string" && v.length > 0;
@@ -81,7 +81,8 @@ const shellWord = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
 
 /**
  * The command that prints the diff of one repository in the box (REPO-024, Part F's
- * contract): JSON `{diff, truncated}`, or exit 4 with `{error}` when the run's refs are missing.
+ * contract): JSON `{diff, truncated}`, or exit 4 with `{error, message}` when the run's refs
+ * (checkpoint.missing) or the work tree (repository.missing) are not there.
  *
  * @example diffCommand("6f1c…", "app") // "/usr/local/bin/guilds-code diff --run '6f1c…' --repo 'app' --max-bytes 327680"
  */
@@ -101,20 +102,21 @@ export function readDiffAnswer(output: string, exitCode: number | null, reposito
     const cut = cutAtLine(redacted, DIFF_MAX_BYTES);
     return { ok: true, repository, diff: cut.text, truncated: cut.truncated || answer.truncated === true };
   }
-  const said = typeof answer?.error === "string" ? answer.error : lastLine(output);
+  // guilds-code says `{error, message}`; anything else (no such command) speaks on its last line.
+  const said = typeof answer?.message === "string" ? answer.message : typeof answer?.error === "string" ? answer.error : lastLine(output);
   const reason = redactor.redact(said.slice(0, 500));
+  const because = reason ? `: ${reason}` : "";
+  if (exitCode === 4 && answer?.error === "repository.missing") {
+    return { ok: false, code: "repository.missing", message: `The box has no work tree of ${repository} any more${because}` };
+  }
   if (exitCode === 4) {
     return {
       ok: false,
       code: "repository.checkpoint_missing",
-      message: `The box has no checkpoint of ${repository} for this run (its refs are gone)${reason ? `: ${reason}` : ""}`,
+      message: `The box has no checkpoint of ${repository} for this run (its refs are gone)${because}`,
     };
   }
-  return {
-    ok: false,
-    code: "repository.diff_failed",
-    message: `git diff of ${repository} failed in the box (exit ${exitCode ?? "none"})${reason ? `: ${reason}` : ""}`,
-  };
+  return { ok: false, code: "repository.diff_failed", message: `git diff of ${repository} failed in the box (exit ${exitCode ?? "none"})${because}` };
 }
 
 /**

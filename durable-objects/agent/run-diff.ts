@@ -38,7 +38,7 @@ const boxRefused = (code: string, message: string): Refused =>
  * metadata.repos, at most 256 KiB on a line boundary, redacted; or why not: 404
  * run.not_found (not this agent's run) or repository.not_recorded, 503
  * sandbox.unavailable, 409 for the box's other refusals and repository.checkpoint_missing
- * (the refs are gone) or repository.diff_failed.
+ * (the refs are gone), repository.missing (the work tree is gone) or repository.diff_failed.
  */
 export async function runDiff(host: Host, agentId: string, runId: string, repository: string): Promise<Outcome<RepoDiff>> {
   const read = await host.withDatabase(async (db) => {

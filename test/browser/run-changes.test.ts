@@ -6,9 +6,9 @@ import { type Chromium, type Page, screenshot, signedInPage } from "./browser";
 /**
  * The run page's Changes section (OP-UI-6). The run's metadata.repos is written as an end
  * checkpoint writes it; this run has no checkpoint refs in any box, so the diff it asks for
- * is a clear error here (no engine: sandbox.unavailable; a box: the checkpoint is missing or
- * git diff failed there). The diff of a real coding run is covered end to end against the
- * local forge in real containers.
+ * is a clear error here (no engine: sandbox.unavailable; a box: its work tree or checkpoint is
+ * missing, or guilds-code failed there). The diff of a real coding run is covered end to end
+ * against the local forge in real containers.
  */
 describe("console: a run's changes", () => {
   let chromium: Chromium;
@@ -63,7 +63,7 @@ describe("console: a run's changes", () => {
     await error.waitFor({ timeout: 120_000 });
     const text = (await error.textContent()) ?? "";
     expect(text).toContain("Could not load the diff of web-app");
-    expect(text).toMatch(/\((sandbox\.unavailable|repository\.checkpoint_missing|repository\.diff_failed)\)$/);
+    expect(text).toMatch(/\((sandbox\.unavailable|repository\.missing|repository\.checkpoint_missing|repository\.diff_failed)\)$/);
     expect(await repo.getByRole("button", { name: "Hide diff" }).getAttribute("aria-expanded")).toBe("true");
     // SBX-039: where a box could start, the diff woke it as the CLI tab does, idle timer running.
     if (!text.includes("sandbox.unavailable")) {

@@ -46,7 +46,7 @@ export const runChangeRoutes = new Hono<AppEnv>()
       responses: { 200: ok("The diff", RepoDiff) },
       objects: true,
       conflict:
-        "repository.checkpoint_missing: the box has no checkpoint refs of this run; repository.diff_failed: git diff failed in the box (the message says how); agent.archived; or the box cannot run it now (its sandbox code)",
+        "repository.checkpoint_missing: the box has no checkpoint refs of this run; repository.missing: the box has no work tree of the repository any more; repository.diff_failed: git diff failed in the box (the message says how); agent.archived; or the box cannot run it now (its sandbox code)",
       errors: {
         404: failure("No such run in the caller's organisation (run.not_found), or the run recorded no repository of that name (repository.not_recorded)"),
         503: failure(

@@ -3637,7 +3637,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description repository.checkpoint_missing: the box has no checkpoint refs of this run; repository.diff_failed: git diff failed in the box (the message says how); agent.archived; or the box cannot run it now (its sandbox code) */
+            /** @description repository.checkpoint_missing: the box has no checkpoint refs of this run; repository.missing: the box has no work tree of the repository any more; repository.diff_failed: git diff failed in the box (the message says how); agent.archived; or the box cannot run it now (its sandbox code) */
             409: {
                 headers: {
                     [name: string]: unknown;
