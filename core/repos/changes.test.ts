@@ -117,7 +117,7 @@ describe("readDiffAnswer (REPO-022, REPO-025)", () => {
   });
 });
 
-describe("tokenSecrets (REPO-003, SEC-018)", () => {
+describe("tokenSecrets (REPO-025: the box's tokens)", () => {
   it("REPO-025: the box's installation tokens join the diff's redaction set, named after their repository", () => {
     const file = JSON.stringify({ "github.com/acme/app": { token: "ghs_abcdef123456", expires_at: "2026-12-01T02:00:00Z" } });
     const secrets = tokenSecrets(file);
