@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api } from "../e2e/http";
-import { type Chromium, type Page, screenshot, signedInPage } from "./browser";
+import { type Chromium, type Page, screenshot, scriptModel, signedInPage, until } from "./browser";
 
 /**
  * The run page's Changes section (OP-UI-6). The run's metadata.repos is written as an end
@@ -76,6 +76,43 @@ describe("console: a run's changes", () => {
     await repo.getByRole("button", { name: "Hide diff" }).click();
     await error.waitFor({ state: "detached" });
   }, 180_000);
+
+  it("REPO-022 / OP-UI-6: a coding run's real diff opens as one collapsible section per file, additions and removals marked", async (ctx) => {
+    const model = `mock-model-${Math.random().toString(36).slice(2, 10)}`;
+    const guild = (await api("POST", "/api/guilds", { body: { name: "Diffs" } })).json;
+    const coder = (await api("POST", `/api/guilds/${guild.id}/agents`, { body: { name: "Coder", model, coding: true } })).json;
+    // A repository made in the box, its start checkpoint taken before the edit; the generation's end checkpoints it.
+    const command = [
+      "if ! test -x /usr/local/bin/guilds-code; then echo NO_GUILDS_CODE; exit 0; fi",
+      "set -e; mkdir -p /home/agent/repos/site; cd /home/agent/repos/site; git init -q -b main",
+      "printf 'one\\ntwo\\n' > notes.txt; git add notes.txt; git -c user.name=T -c user.email=t@example.com commit -qm init",
+      '/usr/local/bin/guilds-code checkpoint --run "$GUILD_RUN_ID" --kind start > /dev/null',
+      "printf 'one\\n2\\n' > notes.txt",
+    ].join("; ");
+    await scriptModel(inject("mockModelUrl"), model, [{ tool_calls: [{ name: "shell", arguments: { command } }] }, { content: "changed" }]);
+    const run = (await api("POST", `/api/agents/${coder.id}/runs`, { body: { message: "change it" } })).json;
+    await until(async () => (await api("GET", `/api/runs/${run.id}`)).json.generating === false, "the generation ends", 120_000);
+    const rows = (await api("GET", `/api/runs/${run.id}/messages`)).json.data as Array<{ role: string; payload: { content?: unknown } }>;
+    // An image without the git tooling cannot make a diff: nothing to show here then.
+    if (JSON.stringify(rows.find((r) => r.role === "tool")?.payload ?? "").includes("NO_GUILDS_CODE")) ctx.skip();
+
+    await page.goto(`${apiUrl}/runs/${run.id}`);
+    const repo = page.getByTestId("repo-site");
+    await repo.waitFor();
+    expect(await repo.getByTestId("diffstat").textContent()).toBe("1 file +1 −1");
+    await repo.getByRole("button", { name: "Show diff" }).click();
+    const file = repo.getByTestId("diff-file");
+    await file.waitFor({ timeout: 60_000 });
+    expect(await file.count()).toBe(1);
+    expect(await file.locator("summary").textContent()).toBe("notes.txt modified +1 −1");
+    expect(await file.locator(".diff-remove").allTextContents()).toEqual(["-two"]);
+    expect(await file.locator(".diff-add").allTextContents()).toEqual(["+2"]);
+    expect(await repo.getByTestId("diff-truncated").count()).toBe(0);
+    await screenshot(page, "run-changes-diff");
+    // Collapsing the file hides its lines.
+    await file.locator("summary").click();
+    expect(await file.locator(".diff-lines").isVisible()).toBe(false);
+  }, 240_000);
 
   it("REPO-019: a run that recorded no repository shows no Changes section", async () => {
     const plain = (await api("POST", `/api/agents/${agentId}/runs`, { body: {} })).json;
