@@ -1,11 +1,12 @@
 import type { runs } from "../db/schema";
+import { recordedRepos } from "../repos/changes";
 import { type RunKind, runLabel } from "./rules";
 import type { RunSnapshot } from "./snapshot";
 
 /** A run as stored (drizzle's row). */
 export type RunRow = typeof runs.$inferSelect;
 
-/** The run payload (RUN-023): chain, continuation and schedule fields only when set. */
+/** The run payload (RUN-023): chain, continuation, schedule and repos (REPO-019) fields only when set. */
 export function toRun(run: RunRow, cost: string, extra: { generating?: boolean; withSnapshot?: boolean } = {}) {
   const metadata = run.metadata as Record<string, unknown>;
   const snapshot = run.snapshot as RunSnapshot;
@@ -23,6 +24,7 @@ export function toRun(run: RunRow, cost: string, extra: { generating?: boolean; 
     ...(metadata.instruction_hash ? { instruction_hash: metadata.instruction_hash } : {}),
     ...(metadata.chain ? { chain: metadata.chain } : {}),
     ...(metadata.continued_by_run_id ? { continued_by_run_id: metadata.continued_by_run_id } : {}),
+    ...(metadata.repos ? { repos: recordedRepos(metadata) } : {}),
     errors: run.errors,
     metadata,
     ...(extra.withSnapshot && snapshot?.model

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { ListQuery, pageOf } from "./page";
 import { MAX_SEQ, queryInt } from "./query";
+import { RepoChange } from "./repo-change";
 
 /** A message an operator sends: text, and optionally uploaded images by id. */
 const message = {
@@ -49,6 +50,8 @@ export const Run = z
     instruction_hash: z.string().optional(),
     chain: z.unknown().optional(),
     continued_by_run_id: z.uuid().optional(),
+    /** A coding run's checkpoints (REPO-019): metadata.repos. */
+    repos: z.array(RepoChange).optional(),
     errors: z.array(z.object({ code: z.string(), message: z.string() }).passthrough()),
     metadata: z.record(z.string(), z.unknown()),
     snapshot: z

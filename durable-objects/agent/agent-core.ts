@@ -1,11 +1,13 @@
 import type { Env } from "../../bindings/env";
-import type { Outcome } from "../../bindings/outcome";
+import { type Outcome, refuse } from "../../bindings/outcome";
+import type { RepoDiff } from "../../core/repos/changes";
 import type { RunKind } from "../../core/runs/rules";
 import type { ScriptChange } from "../../core/scripts/types";
 import { DeadlineLog } from "./deadline-log";
 import { type Deadline, type DeadlineHandler, DeadlineMultiplexer, deadlineKind } from "./deadlines";
 import { GenerationLock } from "./generation-lock";
 import { GROUP_DELIVERY, GroupDelivery } from "./group-delivery";
+import { runDiff } from "./run-diff";
 import { type CreatedRun, HEARTBEAT, type NewMessage, RunService } from "./run-service";
 import { SandboxManager, type SandboxState, type SandboxView, type ViewTarget } from "./sandbox-manager";
 import { SCHEDULE, ScheduleFiring } from "./schedule-firing";
@@ -263,6 +265,16 @@ export class AgentCore {
     const agentId = this.ctx.id.name;
     if (!agentId) return { ok: false, code: "sandbox.unavailable", message: "The agent object does not know its agent id" };
     return this.sandboxes.forView(agentId, view);
+  }
+
+  /**
+   * The start..end diff of a repository the run recorded (REPO-022..025): made by git in the
+   * box, which comes up as for the CLI tab (SBX-039), redacted with the agent's secret values.
+   */
+  async runDiff(runId: string, repository: string): Promise<Outcome<RepoDiff>> {
+    const agentId = this.ctx.id.name;
+    if (!agentId) return refuse(503, "sandbox.unavailable", "The agent object does not know its agent id");
+    return runDiff({ env: this.env, sandboxes: this.sandboxes, withDatabase: (work) => this.runs.withDatabase(work) }, agentId, runId, repository);
   }
 
   /** Operator input on a proxied view: restarts the idle timer at most every 30 s (SBX-030). */

@@ -105,6 +105,9 @@ export class AgentObject extends DurableObject<Env> {
   sandboxForView(...args: Parameters<AgentCore["sandboxForView"]>): ReturnType<AgentCore["sandboxForView"]> {
     return this.core.sandboxForView(...args);
   }
+  runDiff(...args: Parameters<AgentCore["runDiff"]>): ReturnType<AgentCore["runDiff"]> {
+    return this.core.runDiff(...args);
+  }
   sandboxViewInput(): ReturnType<AgentCore["sandboxViewInput"]> {
     return this.core.sandboxViewInput();
   }

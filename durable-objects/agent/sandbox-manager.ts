@@ -9,6 +9,7 @@ import type { Env } from "../../bindings/env";
 import type { Database } from "../../core/db/client";
 import { readWorkspace, storeWorkspaceMib } from "../../core/db/sandbox";
 import { describeError, logEvent } from "../../core/output/log";
+import type { GuestClient } from "../../core/sandbox/guest-client";
 import { guestFiles } from "../../core/sandbox/guest-files";
 import { type IdleEvent, idleAction, idleMs } from "../../core/sandbox/idle";
 import { type Box, boxFor } from "../../core/sandbox/metadata";
@@ -18,7 +19,7 @@ import type { SandboxAccess, SandboxFiles } from "../../core/tools/types";
 import { type Deadline, type DeadlineMultiplexer, retryDelay } from "./deadlines";
 import { sandboxAccess } from "./sandbox-access";
 import { SandboxHomes } from "./sandbox-home";
-import { currentEnsureRequest, type EnsureRequest } from "./sandbox-inputs";
+import { currentEnsureRequest, type EnsureRequest, type RequestOutcome } from "./sandbox-inputs";
 import { asSandboxError, type EnsureOutcome, SandboxLifecycle } from "./sandbox-lifecycle";
 import { SandboxRecord } from "./sandbox-record";
 
@@ -36,6 +37,11 @@ export type SandboxView = keyof typeof VIEW_PORTS;
 
 /** `sandboxForView`: where the Worker proxies the tab, or why it cannot. */
 export type ViewTarget = { ok: true; box: Box; port: number; pathPrefix?: string } | { ok: false; code: string; message: string };
+
+type Refusal = { ok: false; code: string; message: string };
+
+/** The box an operator's view or command reaches, or why it cannot come up. */
+export type Woken = { ok: true; box: Box; guest: GuestClient } | Refusal;
 
 /** `sandboxState`: the box as the console shows it. */
 export interface SandboxState {
@@ -165,23 +171,14 @@ export class SandboxManager {
    */
   forView(agentId: string, view: SandboxView): Promise<ViewTarget> {
     return this.serial(async () => {
-      const row = this.record.get();
-      let ensured: EnsureOutcome;
-      if (this.host.generating() && row?.running) {
-        ensured = { ok: true, box: row.box, guest: this.lifecycle.guest(row), action: "reuse", ms: 0 };
-      } else {
-        const request = await this.host.withDatabase((db) => currentEnsureRequest(db, this.host.env, agentId));
-        if (!request.ok) return request;
-        if (view === "browser" && !request.request.flags.browser) {
-          return { ok: false, code: "sandbox.no_browser", message: "The agent has no browser: turn browser access on first" };
-        }
-        this.starting = boxFor(request.request.flags);
-        ensured = await this.lifecycle.ensure(request.request).finally(() => {
-          this.starting = null;
-        });
-        if (!ensured.ok) return { ok: false, code: ensured.error.code, message: ensured.error.message };
-        await this.idle("view_opened");
-      }
+      const ensured = await this.wake(
+        () => this.host.withDatabase((db) => currentEnsureRequest(db, this.host.env, agentId)),
+        (request) =>
+          view === "browser" && !request.flags.browser
+            ? { ok: false, code: "sandbox.no_browser", message: "The agent has no browser: turn browser access on first" }
+            : null,
+      );
+      if (!ensured.ok) return ensured;
       if (view === "browser") return { ok: true, box: ensured.box, port: VIEW_PORTS.browser };
       try {
         const started = await ensured.guest.exec({ command: "/usr/local/bin/agent-cli-start", timeoutMs: 30_000 });
@@ -193,6 +190,15 @@ export class SandboxManager {
         return { ok: false, code: failure.code, message: `The terminal could not start: ${failure.message}` };
       }
     });
+  }
+
+  /**
+   * An operator's command in the box, as the run-changes diff needs it (REPO-024, SBX-039):
+   * the box comes up exactly as for the CLI tab, with the idle timer started, from a
+   * request the caller has read (it needs the secret values too, to redact).
+   */
+  forCommand(request: EnsureRequest): Promise<Woken> {
+    return this.serial(() => this.wake(async () => ({ ok: true, request })));
   }
 
   /** SBX-030: operator input on a view restarts the idle timer, at most every 30 s. */
@@ -234,6 +240,27 @@ export class SandboxManager {
     const row = this.record.get();
     if (row?.running) await this.lifecycle.retire(row, { save: false }).catch(() => {});
     await this.homes.remove(agentId).catch(() => {});
+  }
+
+  /**
+   * Brings the box up for the operator (SBX-023): a generating agent's running box is used
+   * as is; otherwise the request is read, checked by `refuse`, ensured, and the idle timer
+   * starts (SBX-028). Runs inside `serial`.
+   */
+  private async wake(request: () => Promise<RequestOutcome>, refuse?: (request: EnsureRequest) => Refusal | null): Promise<Woken> {
+    const row = this.record.get();
+    if (this.host.generating() && row?.running) return { ok: true, box: row.box, guest: this.lifecycle.guest(row) };
+    const read = await request();
+    if (!read.ok) return read;
+    const refused = refuse?.(read.request);
+    if (refused) return refused;
+    this.starting = boxFor(read.request.flags);
+    const ensured = await this.lifecycle.ensure(read.request).finally(() => {
+      this.starting = null;
+    });
+    if (!ensured.ok) return { ok: false, code: ensured.error.code, message: ensured.error.message };
+    await this.idle("view_opened");
+    return { ok: true, box: ensured.box, guest: ensured.guest };
   }
 
   private async idleFired(entry: Deadline): Promise<void> {

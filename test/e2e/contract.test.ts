@@ -325,6 +325,35 @@ describe("API contract: every documented operation through the typed client", ()
     await expectAnswer(api.DELETE("/api/agents/{id}", { params: { path: { id: browsing.id } } }), 204);
   });
 
+  it("ISSUE-14 contract: a run's changes and one repository's diff (needs the container engine, the images' guilds-code and the end checkpoint)", async () => {
+    const plain = await expectAnswer(api.GET("/api/runs/{id}/changes", { params: { path: { id: run.id } } }), 200);
+    expect(plain.data).toEqual([]);
+    await expectAnswer(api.GET("/api/runs/{id}/changes", { params: { path: { id: unknownId } } }), 404);
+    await expectAnswer(api.GET("/api/runs/{id}/changes/{repository}/diff", { params: { path: { id: run.id, repository: "nowhere" } } }), 404);
+    const coder = await expectAnswer(
+      api.POST("/api/guilds/{id}/agents", { params: { path: { id: guild.id } }, body: { name: "Contract coder", model, coding: true } }),
+      201,
+    );
+    // A repository made in the box, its start checkpoint taken before the edit; the generation's end checkpoints it again.
+    const command = [
+      "set -e; mkdir -p /home/agent/repos/contract-app; cd /home/agent/repos/contract-app; git init -q -b main",
+      "echo one > notes.txt; git add notes.txt; git -c user.name=Contract -c user.email=contract@example.com commit -qm init",
+      '/usr/local/bin/guilds-code checkpoint --run "$GUILD_RUN_ID" --kind start > /dev/null; echo two >> notes.txt',
+    ].join("; ");
+    await script(model, [{ tool_calls: [{ name: "shell", arguments: { command } }] }, { content: "changed" }]);
+    const coding = await expectAnswer(api.POST("/api/agents/{id}/runs", { params: { path: { id: coder.id } }, body: { message: "change it" } }), 201);
+    await agentGenerating(coder.id, false);
+    const changes = await expectAnswer(api.GET("/api/runs/{id}/changes", { params: { path: { id: coding.id } } }), 200);
+    expect(changes.data).toMatchObject([{ name: "contract-app", files_changed: 1, insertions: 1, deletions: 0 }]);
+    const diff = await expectAnswer(
+      api.GET("/api/runs/{id}/changes/{repository}/diff", { params: { path: { id: coding.id, repository: "contract-app" } } }),
+      200,
+    );
+    expect(diff).toMatchObject({ repository: "contract-app", truncated: false });
+    expect(diff.diff).toContain("+two");
+    await expectAnswer(api.DELETE("/api/agents/{id}", { params: { path: { id: coder.id } } }), 204);
+  });
+
   it("ISSUE-12 contract: a secret request, listed and answered, never a value", async () => {
     await script(model, [{ tool_calls: [{ name: "secret_request", arguments: { name: "CONTRACT_REQUEST", reason: "walked" } }] }, { content: "asked" }]);
     const asking = await expectAnswer(api.POST("/api/agents/{id}/runs", { params: { path: { id: agent.id } }, body: { message: "need a key" } }), 201);

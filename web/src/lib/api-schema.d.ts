@@ -526,6 +526,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the run changed: the diffstat per repository, start..end (REPO-021)
+         * @description From the run's end checkpoints (metadata.repos); a run that recorded none answers an empty list.
+         */
+        get: operations["listRunChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/changes/{repository}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The run's diff of one repository, start..end, at most 256 KiB (REPO-022)
+         * @description git diff runs in the agent's box, which comes up as for the CLI tab and starts its 5-minute idle timer (SBX-039). The text is redacted with the agent's secret values; past 256 KiB it is cut on a line boundary and truncated is true.
+         */
+        get: operations["getRunRepositoryDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{id}/secret-requests": {
         parameters: {
             query?: never;
@@ -1247,6 +1287,7 @@ export interface components {
             chain?: unknown;
             /** Format: uuid */
             continued_by_run_id?: string;
+            repos?: components["schemas"]["RepoChange"][];
             errors: ({
                 code: string;
                 message: string;
@@ -1293,6 +1334,18 @@ export interface components {
         };
         /** @enum {string} */
         RunKind: "direct" | "group" | "schedule";
+        RepoChange: {
+            /** @description The repository's folder under /home/agent/repos */
+            name: string;
+            /** @description The branch checked out at the end checkpoint; null when detached */
+            branch: string | null;
+            head_sha: string | null;
+            start_sha: string;
+            end_sha: string;
+            files_changed: number;
+            insertions: number;
+            deletions: number;
+        };
         RunCreate: {
             message?: string;
             /** @default [] */
@@ -1504,6 +1557,16 @@ export interface components {
             /** @description The hash recorded when the row was generated; null for rows from before hashes were kept */
             recorded_hash: string | null;
             matches: boolean;
+        };
+        RunChanges: {
+            data: components["schemas"]["RepoChange"][];
+        };
+        RepoDiff: {
+            repository: string;
+            /** @description git diff start..end, redacted, at most 256 KiB, cut on a line boundary */
+            diff: string;
+            /** @description The diff was longer than 256 KiB and is cut */
+            truncated: boolean;
         };
         SecretRequestList: {
             data: components["schemas"]["SecretRequest"][];
@@ -3740,6 +3803,94 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+        };
+    };
+    listRunChanges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The diffstat per repository */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunChanges"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such run in the caller's organisation (run.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getRunRepositoryDiff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id */
+                id: string;
+                /** @description The repository's name as the run recorded it (URL-encoded) */
+                repository: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The diff */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepoDiff"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such run in the caller's organisation (run.not_found), or the run recorded no repository of that name (repository.not_recorded) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description repository.checkpoint_missing: the box has no checkpoint refs of this run; repository.missing: the box has no work tree of the repository any more; repository.diff_failed: git diff failed in the box (the message says how); agent.archived; or the box cannot run it now (its sandbox code) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description The agent's box cannot be started: no container engine, containers disabled, or a failed start (sandbox.unavailable; the message says which); or the database is unreachable (database.unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listSecretRequests: {

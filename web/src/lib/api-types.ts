@@ -57,3 +57,7 @@ export type ScriptVersion = Schemas["ScriptVersion"];
 export type GitHubConnection = Schemas["GitHubConnection"];
 /** A repository the guild's coding agents clone. */
 export type Repository = Schemas["Repository"];
+/** What a run changed in one repository: the diffstat of its checkpoints. */
+export type RepoChange = Schemas["RepoChange"];
+/** One repository's diff of a run, redacted, at most 256 KiB. */
+export type RepoDiff = Schemas["RepoDiff"];

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { Composer } from "../components/composer";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
+import { RunChanges } from "../components/run-changes";
 import { Transcript } from "../components/transcript";
 import { type Agent, ApiError, api, describe, type Guild, loadRows, type Run, streamRefused, unwrap } from "../lib/api";
 import { getToken } from "../lib/auth";
@@ -245,6 +246,7 @@ export function RunView(props: { id: string }) {
             </ul>
           </section>
         )}
+        {run.repos && run.repos.length > 0 && <RunChanges runId={run.id} repos={run.repos} />}
       </header>
       <div class="transcript-scroll" ref={scroller} role="region" tabIndex={0} aria-label="Transcript, scrollable">
         <Transcript runId={run.id} agentId={run.agent_id} target={target} rows={live.rows} draft={live.draft} generating={live.generating} />

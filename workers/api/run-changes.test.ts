@@ -1,0 +1,118 @@
+import { env } from "cloudflare:workers";
+import { eq, sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../../core/db/client";
+import { agents, runs } from "../../core/db/schema";
+import type { RepoChange } from "../../core/repos/types";
+import { newAgent, objectOf } from "../test/agents";
+import { call, seedGuild } from "../test/seed";
+
+/**
+ * A run's changes (REPO-019..025). The Workers test pool starts no container engine, so the
+ * diff itself answers sandbox.unavailable here; the real diff is covered end to end in real
+ * containers. metadata.repos is written as the end checkpoint would write it.
+ */
+
+const unknownId = "00000000-0000-4000-8000-000000000000";
+
+const change = (name: string, patch: Partial<RepoChange> = {}): RepoChange => ({
+  name,
+  branch: "main",
+  head_sha: "1111111111111111111111111111111111111111",
+  start_sha: "2222222222222222222222222222222222222222",
+  end_sha: "3333333333333333333333333333333333333333",
+  files_changed: 2,
+  insertions: 10,
+  deletions: 3,
+  ...patch,
+});
+
+async function recordRepos(runId: string, repos: RepoChange[]) {
+  const { db, close } = openDatabase(env);
+  try {
+    await db
+      .update(runs)
+      .set({ metadata: sql`${runs.metadata} || ${JSON.stringify({ repos })}::jsonb` })
+      .where(eq(runs.id, runId));
+  } finally {
+    await close();
+  }
+}
+
+describe("run changes (REPO-021..025, SBX-039)", () => {
+  let token: string;
+  let guildId: string;
+  let agentId: string;
+  let runId: string;
+  const repos = [change("app"), change("docs", { branch: null, files_changed: 1, insertions: 0, deletions: 4 })];
+
+  beforeAll(async () => {
+    ({ token, guildId } = await seedGuild());
+    agentId = (await newAgent(token, guildId, { coding: true })).id;
+    runId = (await call("POST", `/api/agents/${agentId}/runs`, { token, body: {} })).json.id;
+    await recordRepos(runId, repos);
+  });
+
+  it("OP-REPO-3: a run that recorded no repository has no changes and no repos in its payload", async () => {
+    const plain = (await call("POST", `/api/agents/${agentId}/runs`, { token, body: {} })).json.id;
+    const res = await call("GET", `/api/runs/${plain}/changes`, { token });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ data: [] });
+    expect((await call("GET", `/api/runs/${plain}`, { token })).json).not.toHaveProperty("repos");
+  });
+
+  it("REPO-021 / REPO-019: the changes list and the run payload carry metadata.repos, the diffstat per repository", async () => {
+    const res = await call("GET", `/api/runs/${runId}/changes`, { token });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ data: repos });
+    const run = await call("GET", `/api/runs/${runId}`, { token });
+    expect(run.json.repos).toEqual(repos);
+  });
+
+  it("REPO-021: an unknown run, or another organisation's, is 404 run.not_found on both routes", async () => {
+    const other = await seedGuild("Other org");
+    for (const path of [`/api/runs/${unknownId}/changes`, `/api/runs/${runId}/changes/app/diff`, "/api/runs/not-a-uuid/changes"]) {
+      const res = await call("GET", path, { token: path.includes(runId) ? other.token : token });
+      expect(res.status, path).toBe(404);
+      expect(res.json.error.code).toBe("run.not_found");
+    }
+    expect((await call("GET", `/api/runs/${runId}/changes`, { token: other.token })).status).toBe(404);
+  });
+
+  it("REPO-023: a repository the run did not record is 404 repository.not_recorded, its name URL-decoded", async () => {
+    for (const name of ["web", "my repo"]) {
+      const res = await call("GET", `/api/runs/${runId}/changes/${encodeURIComponent(name)}/diff`, { token });
+      expect(res.status, name).toBe(404);
+      expect(res.json.error.code).toBe("repository.not_recorded");
+      expect(res.json.error.message).toContain(JSON.stringify(name));
+    }
+  });
+
+  it("REPO-023: the agent object refuses the diff of an unrecorded repository or of a run that is not its agent's", async () => {
+    const object = objectOf(agentId);
+    expect(await object.runDiff(runId, "web")).toMatchObject({ ok: false, status: 404, code: "repository.not_recorded" });
+    const stranger = (await newAgent(token, guildId, { coding: true })).id;
+    expect(await objectOf(stranger).runDiff(runId, "app")).toMatchObject({ ok: false, status: 404, code: "run.not_found" });
+  });
+
+  it("SBX-039 / REPO-024: without a container engine the diff is 503 sandbox.unavailable with the reason, never a 500", async () => {
+    const res = await call("GET", `/api/runs/${runId}/changes/app/diff`, { token });
+    expect(res.status).toBe(503);
+    expect(res.json.error.code).toBe("sandbox.unavailable");
+    expect(res.json.error.message.length).toBeGreaterThan(10);
+    // As the CLI tab would: the box's state now says why it is unavailable.
+    const state = await call("GET", `/api/agents/${agentId}/sandbox`, { token });
+    expect(state.json).toMatchObject({ box: "standard", status: "unavailable" });
+  });
+
+  it("SBX-039: an archived agent's box does not come up for a diff (409 agent.archived)", async () => {
+    const archived = (await newAgent(token, guildId, { coding: true })).id;
+    const run = (await call("POST", `/api/agents/${archived}/runs`, { token, body: {} })).json.id;
+    await recordRepos(run, [change("app")]);
+    const { db, close } = openDatabase(env);
+    await db.update(agents).set({ archivedAt: new Date() }).where(eq(agents.id, archived)).finally(close);
+    const res = await call("GET", `/api/runs/${run}/changes/app/diff`, { token });
+    expect(res.status).toBe(409);
+    expect(res.json.error.code).toBe("agent.archived");
+  });
+});
