@@ -23,6 +23,8 @@ export interface OpeningState {
   memory: string;
   /** The script catalog as the snapshot records it (SCRIPT-020), by name; empty when scripting is off. */
   scripts: ScriptSnapshotEntry[];
+  /** A coding agent's guild repositories, oldest first (REPO-013); empty without coding. */
+  repositories: Array<{ full_name: string; default_branch: string }>;
   spend: MonthSpend;
 }
 
@@ -70,13 +72,23 @@ export async function readOpeningState(db: Database, agentId: string, now: Date)
       scripts: sql<ScriptSnapshotEntry[]>`case when "agents"."scripting" then coalesce((select json_agg(json_build_object('id', a.id, 'name', a.key,
         'description', a.description, 'parameters', a.parameters, 'source', a.source, 'source_hash', a.source_hash) order by a.key)
         from artifacts a where a.agent_id = ${id} and a.kind = 'script'), '[]'::json) else '[]'::json end`,
+      repositories: sql<OpeningState["repositories"]>`case when "agents"."coding" then coalesce((select json_agg(json_build_object('full_name', g.full_name,
+        'default_branch', g.default_branch) order by g.created_at, g.id) from guild_repositories g where g.guild_id = "agents"."guild_id"), '[]'::json) else '[]'::json end`,
       spend: sql<SpendRow>`${spendOf(org, now)}`,
     })
     .from(agents)
     .where(eq(agents.id, agentId))
     .limit(1);
   if (!row) return null;
-  return { agent: row.agent, secrets: row.secrets, notes: row.notes, memory: row.memory, scripts: row.scripts, spend: toSpend(row.spend) };
+  return {
+    agent: row.agent,
+    secrets: row.secrets,
+    notes: row.notes,
+    memory: row.memory,
+    scripts: row.scripts,
+    repositories: row.repositories,
+    spend: toSpend(row.spend),
+  };
 }
 
 /** What each generation's start must know fresh. */

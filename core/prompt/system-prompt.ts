@@ -26,6 +26,8 @@ export interface SystemPromptInput {
   secrets: readonly { name: string; description: string }[];
   /** The script catalog when scripting is on; undefined when scripting is off. */
   scripts?: readonly { name: string; description: string }[];
+  /** A coding agent's repositories (REPO-013): where each is cloned; live git state is not State. */
+  repositories?: readonly { name: string; path: string; default_branch: string }[];
   memory: { enabled: boolean; content: string };
   /** Group runs: the public rows through the delivery's snapshot seq (GROUP-003/004). */
   groupChat?: { throughSeq: number; history: readonly HistoryRow[] };
@@ -111,6 +113,16 @@ function stateText(input: SystemPromptInput): string {
       ...list(
         "scripts (run with script_run)",
         input.scripts.map((s) => entry(s.name, s.description)),
+        "none",
+      ),
+    );
+  }
+  if (input.repositories !== undefined) {
+    lines.push(
+      "",
+      ...list(
+        "repositories (cloned before each generation; fetch, branch, commit and push with git in shell)",
+        input.repositories.map((r) => `${oneLine(r.name)}: ${oneLine(r.path)} (default branch ${oneLine(r.default_branch)})`),
         "none",
       ),
     );

@@ -54,7 +54,7 @@ describe("recordedRepos (REPO-018, OP-REPO-3)", () => {
 describe("diffCommand (REPO-024)", () => {
   it("REPO-024: asks guilds-code for the run's diff with room for redaction above the cap", () => {
     expect(diffCommand("r1", "app")).toBe(
-      `/usr/local/bin/guilds-code diff --run 'r1' --repo 'app' --max-bytes ${DIFF_MAX_BYTES + DIFF_REDACTION_MARGIN_BYTES}`,
+      `/usr/local/bin/guilds-code diff --run 'r1' --repo 'app' --max-bytes '${DIFF_MAX_BYTES + DIFF_REDACTION_MARGIN_BYTES}'`,
     );
   });
 

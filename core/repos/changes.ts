@@ -4,7 +4,8 @@
  * Pure: no Workers APIs.
  */
 import type { Redactor, SecretValue } from "../output/redaction";
-import { DIFF_MAX_BYTES, type GitTokenEntry, GUILDS_CODE, type RepoChange } from "./types";
+import { guildsCodeCommand, lastJson } from "./guilds-code";
+import { DIFF_MAX_BYTES, type GitTokenEntry, type RepoChange } from "./types";
 
 /**
  * What the box is asked for beyond DIFF_MAX_BYTES: a secret that straddles the cap is then
@@ -77,7 +78,6 @@ export function tokenSecrets(text: string): SecretValue[] {
 export const notRecordedMessage = (repository: string) => `This run recorded no changes of a repository named ${JSON.stringify(repository)}`;
 
 /** Quotes one word for bash: the repository name is the agent's to choose. */
-const shellWord = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
 
 /**
  * The command that prints the diff of one repository in the box (REPO-024, Part F's
@@ -88,7 +88,7 @@ const shellWord = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
  */
 export function diffCommand(runId: string, repository: string): string {
   const max = DIFF_MAX_BYTES + DIFF_REDACTION_MARGIN_BYTES;
-  return `${GUILDS_CODE} diff --run ${shellWord(runId)} --repo ${shellWord(repository)} --max-bytes ${max}`;
+  return guildsCodeCommand("diff", { run: runId, repo: repository, "max-bytes": max });
 }
 
 /**
@@ -137,18 +137,8 @@ export function cutAtLine(text: string, maxBytes: number): { text: string; trunc
 }
 
 function lastJsonObject(output: string): Record<string, unknown> | null {
-  const lines = output.split("\n");
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i]!.trim();
-    if (!line.startsWith("{")) continue;
-    try {
-      const parsed: unknown = JSON.parse(line);
-      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-    } catch {
-      // Not the answer: a line of stderr that happens to start with a brace.
-    }
-  }
-  return null;
+  const answer = lastJson(output);
+  return answer && typeof answer === "object" && !Array.isArray(answer) ? (answer as Record<string, unknown>) : null;
 }
 
 function lastLine(output: string): string {

@@ -8,8 +8,7 @@ import { readSealedSecrets } from "../../core/db/secret-rows";
 import type { SecretRef } from "../../core/db/secrets";
 import type { RunError } from "../../core/db/transcript";
 import { describeError, logEvent } from "../../core/output/log";
-import type { SecretValue } from "../../core/output/redaction";
-import { platformRedactor } from "../../core/output/redaction";
+import { platformRedactor, type SecretValue } from "../../core/output/redaction";
 import { providerForGeneration } from "../../core/providers/provider";
 import { offersSandbox } from "../../core/sandbox/tools";
 import { executesScripts } from "../../core/scripts/snapshot";
@@ -18,9 +17,11 @@ import { keySetFrom } from "../../core/secrets/crypto";
 import { openResolvedSecrets } from "../../core/secrets/open";
 import { nativeToolNames, offeredTools } from "../../core/tools/registry";
 import { scriptTool } from "../../core/tools/scripts";
+import type { SandboxAccess } from "../../core/tools/types";
 import type { GenerationDeps } from "./generation";
 import { GenerationBox } from "./generation-box";
 import { groupChatOf } from "./group-run";
+import { GenerationRepositories } from "./repositories";
 import { generationBounds } from "./request-bounds";
 import type { RunSession } from "./run-session";
 import type { EnsureRequest } from "./sandbox-inputs";
@@ -84,30 +85,72 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
     const ensured = await box.ensure();
     if (!ensured.ok) return failed(ensured.code, ensured.message);
   }
+  // REPO-001: a coding agent's repositories once its box is up; minted tokens join the redaction set.
+  const tokens: SecretValue[] = [];
+  const holder: { deps?: GenerationDeps } = {};
+  const started = box?.started;
+  const repositories =
+    session.snapshot.flags.coding && started
+      ? await GenerationRepositories.load({
+          db,
+          env,
+          session,
+          access: started,
+          redact: (values) => {
+            tokens.push(...values);
+            if (holder.deps) holder.deps.redactor = holder.deps.redactor.withSecrets(values);
+          },
+          now: start.now,
+        })
+      : null;
+  if (repositories) {
+    const prepared = await repositories.prepare(generation === 1);
+    if (!prepared.ok)
+      return failed(
+        prepared.code,
+        platformRedactor(env)
+          .withSecrets([...secrets.values, ...tokens])
+          .redact(prepared.message),
+      );
+  }
+  holder.deps = {
+    db,
+    session,
+    generation,
+    signal: start.signal,
+    provider: { ...provider.provider, limits: bounds.replyLimits },
+    tools: snapshotTools(session),
+    store: new PostgresToolStore(db),
+    ...(session.snapshot.flags.memory ? { memory: { write: (content: string) => writeMemory(db, agentId, content) } } : {}),
+    ...(session.snapshot.flags.group_post ? { group: groupChatOf(env, session) } : {}),
+    schedules: scheduleTools(db, agentId, () => new Date(start.now()), start.random, start.schedulesChanged),
+    ...(box ? { sandbox: repositories ? inRepositories(box.access(), repositories) : box.access() } : {}),
+    ...(repositories ? { repositories } : {}),
+    ...(session.snapshot.flags.scripting ? { scripts: scriptTools({ db, env, session, box, forget: start.scriptsForgotten ?? (() => {}) }) } : {}),
+    secrets: secretTools(db, env, session.scope, start.secretsChanged),
+    // The run's redaction set: the platform's keys, this generation's secret values (SEC-014) and GitHub tokens (SEC-018).
+    redactor: platformRedactor(env).withSecrets([...secrets.values, ...tokens]),
+    pricing: provider.pricing,
+    spend,
+    hydrate: bounds.hydrate,
+    toolImages: r2ToolImages(db, env.ATTACHMENTS, session.scope.organisationId),
+    publish: start.publish,
+    now: start.now,
+  };
+  return { ok: true, deps: holder.deps };
+}
+
+/**
+ * The box as a coding agent's tools use it: tokens near expiry minted again before each
+ * command (REPO-012), and commands starting in the single repository (REPO-011).
+ */
+function inRepositories(access: SandboxAccess, repositories: GenerationRepositories): SandboxAccess {
+  const cwd = repositories.workingDirectory;
   return {
-    ok: true,
-    deps: {
-      db,
-      session,
-      generation,
-      signal: start.signal,
-      provider: { ...provider.provider, limits: bounds.replyLimits },
-      tools: snapshotTools(session),
-      store: new PostgresToolStore(db),
-      ...(session.snapshot.flags.memory ? { memory: { write: (content: string) => writeMemory(db, agentId, content) } } : {}),
-      ...(session.snapshot.flags.group_post ? { group: groupChatOf(env, session) } : {}),
-      schedules: scheduleTools(db, agentId, () => new Date(start.now()), start.random, start.schedulesChanged),
-      ...(box ? { sandbox: box.access() } : {}),
-      ...(session.snapshot.flags.scripting ? { scripts: scriptTools({ db, env, session, box, forget: start.scriptsForgotten ?? (() => {}) }) } : {}),
-      secrets: secretTools(db, env, session.scope, start.secretsChanged),
-      // The run's redaction set: the platform's keys and this generation's secret values (SEC-014).
-      redactor: platformRedactor(env).withSecrets(secrets.values),
-      pricing: provider.pricing,
-      spend,
-      hydrate: bounds.hydrate,
-      toolImages: r2ToolImages(db, env.ATTACHMENTS, session.scope.organisationId),
-      publish: start.publish,
-      now: start.now,
+    ...access,
+    exec: async (input, signal) => {
+      await repositories.refresh();
+      return access.exec(cwd && input.cwd === undefined ? { ...input, cwd } : input, signal);
     },
   };
 }

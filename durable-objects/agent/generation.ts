@@ -42,6 +42,8 @@ export interface GenerationDeps {
   secrets?: ToolContext["secrets"];
   /** The agent's scripts as this run sees them, when scripting is on. */
   scripts?: ToolContext["scripts"];
+  /** A coding agent's repositories: the end checkpoint after the generation (REPO-015). */
+  repositories?: { checkpointEnd(): Promise<void> };
   redactor: Redactor;
   pricing: Pricing;
   spend: { limitUsd: number | null; monthCostUsd: number };

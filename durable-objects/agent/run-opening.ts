@@ -5,6 +5,8 @@ import { storedRow } from "../../core/db/transcript";
 import { countRowTokens } from "../../core/projection/token-count";
 import type { ChatPayload } from "../../core/projection/types";
 import { composeSystemPrompt, type SystemPromptInput } from "../../core/prompt/system-prompt";
+import { repositoryFolder } from "../../core/repos/repository";
+import { REPOS_DIR } from "../../core/repos/types";
 import type { RunFacts, RunKind } from "../../core/runs/rules";
 import { buildSnapshot, type OfferedTool, type RunSnapshot } from "../../core/runs/snapshot";
 import type { RunRow } from "../../core/runs/wire";
@@ -39,11 +41,18 @@ export function prepareOpening(state: OpeningState, kind: RunKind, now: Date, gr
       notes: state.notes,
       secrets: state.secrets,
       ...(agent.scripting ? { scripts } : {}),
+      ...(agent.coding ? { repositories: state.repositories.map(stateRepository) } : {}),
       memory: { enabled: agent.memory, content: agent.memory ? state.memory : "" },
       ...(groupChat ? { groupChat } : {}),
     }),
   };
   return { snapshot: buildSnapshot(agent, tools, state.secrets, scripts), system };
+}
+
+/** A repository as State names it (REPO-013): its folder, where it is cloned, its default branch. */
+function stateRepository(repository: { full_name: string; default_branch: string }) {
+  const name = repositoryFolder(repository.full_name);
+  return { name, path: `${REPOS_DIR}/${name}`, default_branch: repository.default_branch };
 }
 
 /** A run as it opens: its row, its first message (if any), and a guard for the write. */

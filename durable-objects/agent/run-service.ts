@@ -431,6 +431,10 @@ export class RunService {
       }
       const outcome = await runGeneration(inputs.deps);
       status = outcome.status;
+      // REPO-015: every generation ends with a checkpoint, a cancelled one too.
+      await inputs.deps.repositories
+        ?.checkpointEnd()
+        .catch((error: unknown) => logEvent("warn", { operation: "repository.checkpoint_end", run_id: runId, ...describeError(error) }, inputs.deps.redactor));
       for (const e of outcome.errors) this.hub.publish(runId, "error", { run_id: runId, ...e });
     } catch (error) {
       // The generation could not start, or its ending could not be written: the run ends
