@@ -101,7 +101,8 @@ export class GenerationRepositories {
         return { ok: false, code: "repository.clone", message: cloneFailureMessage(repository, answer, cloned.output) };
       }
     }
-    if (firstGeneration && this.repositories.length > 0) await this.checkpoint("start");
+    // Every work tree under the repos folder is checkpointed, cloned by the platform or not.
+    if (firstGeneration) await this.checkpoint("start");
     return { ok: true };
   }
 
@@ -126,9 +127,8 @@ export class GenerationRepositories {
 
   /** REPO-015, REPO-018: the end checkpoint, and the run's metadata.repos from its diffstat. */
   async checkpointEnd(): Promise<void> {
-    if (this.repositories.length === 0) return;
     const repos = await this.checkpoint("end");
-    if (!repos) return;
+    if (!repos || (repos.length === 0 && !this.session.facts.metadata.repos)) return;
     await this.db
       .update(runs)
       .set({ metadata: sql`${runs.metadata} || jsonb_build_object('repos', ${JSON.stringify(repos)}::jsonb)` })
