@@ -182,7 +182,7 @@ export function RunView(props: { id: string }) {
               Cancel generation
             </button>
           )}
-          {status === "completed" && !run.archived_at && (
+          {status === "completed" && !run.archived_at && !run.continued_by_run_id && (
             <button type="button" class="primary" onClick={resume}>
               Resume run
             </button>
