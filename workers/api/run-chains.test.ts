@@ -80,7 +80,7 @@ describe("run chains", () => {
   /** A cap at which a fresh coding run starts near half of max_input_tokens. */
   const capAtHalf = () => Math.max(1000, Math.ceil(base * 2));
 
-  it("CHAIN-002..012 / CHAIN-020 / SSE-004 / EXACT-027: a coding run crosses 70%, hands off in one text-only call, and its continuation opens with the Continuation payload while the lock never frees", async () => {
+  it("CHAIN-002..012 / CHAIN-020 / CHAIN-022 / SSE-004 / EXACT-027: a coding run crosses 70%, hands off in one text-only call, and its continuation opens with the Continuation payload while the lock never frees", async () => {
     const cap = capAtHalf();
     const agent = await newAgent(token, guildId, { coding: true, max_input_tokens: cap });
     const stopLog = await watchLock(agent.id);
@@ -112,6 +112,9 @@ describe("run chains", () => {
     expect(afterRequest[0]!.metadata.projection.prompt_tokens_counted).toBeGreaterThanOrEqual(0.7 * cap);
     expect(oldRows.find((r) => r.role === "assistant")!.metadata.projection.prompt_tokens_counted).toBeLessThan(0.7 * cap);
 
+    // CHAIN-022: the run's own rows stay where they are, every one of them; nothing moved or compacted.
+    expect(oldRows.map((r) => r.role)).toEqual(["system", "user", "assistant", "tool", "user", "assistant", "tool"]);
+    expect(oldRows.map((r) => r.seq)).toEqual([0, 1, 2, 3, 4, 5, 6]);
     // CHAIN-008 / CHAIN-020: the old run completed and names its continuation.
     expect(old).toMatchObject({ status: "completed", continued_by_run_id: next!.id, errors: [] });
     expect(old!.chain).toBeUndefined();
@@ -169,7 +172,7 @@ describe("run chains", () => {
     expect(await runsOf(token, agent.id)).toHaveLength(1);
   });
 
-  it("CHAIN-017 / CHAIN-018 / CHAIN-021 / OP-CHAIN-5 / OP-CHAIN-6: the fifth run records generation.max_chain, and messages or resume on an earlier run name the latest", async () => {
+  it("CHAIN-017 / CHAIN-018 / CHAIN-021 / CANCEL-016 / OP-CHAIN-5 / OP-CHAIN-6: the fifth run records generation.max_chain, and messages or resume on an earlier run name the latest", async () => {
     const cap = capAtHalf();
     const agent = await newAgent(token, guildId, { coding: true, max_input_tokens: cap });
     // Every run starts past 70%: each one's only call is its hand-off, whose long text fills the next.
