@@ -1,9 +1,14 @@
 import { eq } from "drizzle-orm";
 import { readOpeningState } from "../../core/db/agent-state";
 import type { Database } from "../../core/db/client";
+import { riding } from "../../core/db/outage";
 import { continuationClaim, groupRowsAt, latestRunOfChain } from "../../core/db/run-chain";
 import { runs } from "../../core/db/schema";
-import { continuationMessage, keptMetadata, nextLink } from "../../core/runs/chain";
+import { describeError, logEvent } from "../../core/output/log";
+import type { Redactor } from "../../core/output/redaction";
+import { countRowTokens } from "../../core/projection/token-count";
+import type { ChatPayload } from "../../core/projection/types";
+import { continuationMessage, HANDOFF_TOOL_RESULT, keptMetadata, nextLink } from "../../core/runs/chain";
 import type { Refusal } from "../../core/runs/rules";
 import type { SseHub } from "../sse-hub";
 import { writeOpening } from "./run-opening";
@@ -48,6 +53,52 @@ export async function openContinuation(db: Database, session: RunSession, handof
 }
 
 /**
+ * `openContinuation` at the end of a generation that handed off, riding out a database
+ * outage; null (logged) when no continuation could be written: the run then ends as its
+ * generation left it.
+ */
+export async function continueAfterHandoff(
+  db: Database,
+  session: RunSession,
+  handoff: string | null,
+  now: Date,
+  redactor: Redactor,
+): Promise<RunSession | null> {
+  return riding(() => openContinuation(db, session, handoff, crypto.randomUUID(), now)).catch((error: unknown) => {
+    logEvent("error", { operation: "run.continue", run_id: session.runId, ...describeError(error) }, redactor);
+    return null;
+  });
+}
+
+/**
+ * What recovery generates instead of recording an interruption, so a chain is not lost:
+ * a hand-off whose reply committed but whose continuation was never written (its calls
+ * get their hand-off results, then the continuation opens), or a written continuation
+ * that never generated (see pendingContinuation). Null: recover as usual.
+ */
+export async function chainToPickUp(
+  db: Database,
+  session: RunSession,
+  load: (runId: string) => Promise<RunSession | null>,
+  now: Date,
+): Promise<RunSession | null> {
+  const handoff = unfinishedHandoff(session);
+  if (!handoff) return pendingContinuation(session, load);
+  for (const call of handoff.calls) {
+    const payload: ChatPayload = { role: "tool", tool_call_id: call.id, content: HANDOFF_TOOL_RESULT };
+    const metadata = { tool_name: call.name, tool_call_id: call.id, source: "handoff" };
+    await session.commit(db, {
+      generation: session.facts.generation,
+      role: "tool",
+      payload: payload as never,
+      metadata,
+      tokenCount: countRowTokens(payload, metadata),
+    });
+  }
+  return openContinuation(db, session, handoff.text, crypto.randomUUID(), now);
+}
+
+/**
  * Tells the continued run's subscribers, and the chain root's, where the chain went
  * (CHAIN-011, SSE-004, OP-CHAIN-3): `run.continued` with the new run's id.
  */
@@ -70,6 +121,22 @@ export async function pendingContinuation(session: RunSession, load: (runId: str
   if (!next?.facts.metadata.chain || next.facts.status !== "active" || next.facts.archivedAt) return null;
   if (next.facts.generation !== 1 || next.rows.some((r) => r.role === "assistant")) return null;
   return next;
+}
+
+/**
+ * A hand-off whose reply committed but whose continuation was never written (the object
+ * died in between): the reply's text and the tool calls still waiting for their hand-off
+ * result. Null when the run did not hand off, or its continuation exists.
+ */
+export function unfinishedHandoff(session: RunSession): { text: string | null; calls: Array<{ id: string; name: string }> } | null {
+  if (session.facts.metadata.continued_by_run_id || !session.snapshot.flags.coding) return null;
+  const request = session.rows.findLastIndex((r) => r.role === "user" && r.metadata.source === "handoff");
+  if (request === -1) return null;
+  const reply = session.rows.slice(request + 1).find((r) => r.role === "assistant");
+  if (reply?.payload.role !== "assistant") return null;
+  const content = reply.payload.content;
+  const text = typeof content === "string" && content.trim() ? content : null;
+  return { text, calls: session.unresolvedCalls() };
 }
 
 /** A `run.continued` refusal names the chain's LATEST run, not just the next one (CHAIN-018, OP-CHAIN-6). */

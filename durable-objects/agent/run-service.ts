@@ -16,7 +16,7 @@ import type { DeadlineMultiplexer } from "./deadlines";
 import { interruptUnresolved, runGeneration } from "./generation";
 import { generationInputs } from "./generation-inputs";
 import type { GenerationLock } from "./generation-lock";
-import { announceContinuation, openContinuation, pendingContinuation, withLatestRun } from "./run-chain";
+import { announceContinuation, chainToPickUp, continueAfterHandoff, withLatestRun } from "./run-chain";
 import { AgentUnavailable, type Opening, writeOpening } from "./run-opening";
 import { RunRecovery } from "./run-recovery";
 import type { RunSession } from "./run-session";
@@ -478,20 +478,12 @@ export class RunService {
     await this.host.hooks.idle(session.scope.agentId).catch(() => {});
   }
 
-  /**
-   * After a hand-off: the continuation is written, then the lock passes to it without
-   * being released (CHAIN-010). Null when no continuation could be written (the agent was
-   * archived, the database stayed away): the run then ends as its generation left it.
-   */
+  /** After a hand-off the continuation is written, then the lock passes to it without being released (CHAIN-010). */
   private async continueChain(session: RunSession, handoff: string | null): Promise<{ session: RunSession; active: ActiveGeneration } | null> {
-    const nextRunId = crypto.randomUUID();
-    const opened = await riding(() => openContinuation(this.db(), session, handoff, nextRunId, new Date(this.host.now()))).catch((error: unknown) => {
-      logEvent("error", { operation: "run.continue", run_id: session.runId, ...describeError(error) }, platformRedactor(this.host.env));
-      return null;
-    });
+    const opened = await continueAfterHandoff(this.db(), session, handoff, new Date(this.host.now()), platformRedactor(this.host.env));
     if (!opened) return null;
     this.sessions.add(opened);
-    return { session: opened, active: this.passLock(session.runId, nextRunId) };
+    return { session: opened, active: this.passLock(session.runId, opened.runId) };
   }
 
   /** Moves the lock and this instance's active generation to `toRunId` in one tick; the heartbeat stays armed. */
@@ -510,8 +502,9 @@ export class RunService {
    * the lock over and generates it (see pendingContinuation). False: recover as usual.
    */
   private async pickUpContinuation(heldRunId: string, session: RunSession): Promise<boolean> {
-    const next = await pendingContinuation(session, (id) => this.session(id));
+    const next = await chainToPickUp(this.db(), session, (id) => this.session(id), new Date(this.host.now()));
     if (!next) return false;
+    this.sessions.add(next);
     this.host.lock.release(heldRunId);
     const claimed = await this.claim(next.runId, 1);
     if (!claimed.ok) return false;

@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../bindings/env";
 import { openDatabase } from "../../core/db/client";
-import { groupCursors } from "../../core/db/schema";
+import { groupCursors, messages, runs } from "../../core/db/schema";
 import { HANDOFF_TOOL_RESULT, handoffRequest, NO_HANDOFF_NOTE } from "../../core/runs/chain";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
 import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall, untilGenerating } from "../test/agents";
@@ -318,5 +318,51 @@ describe("run chains", () => {
     expect((await rows(token, first.id)).map((r) => r.role)).toEqual(["system"]);
     const old = (await call("GET", `/api/runs/${first.id}`, { token })).json;
     expect(old).toMatchObject({ status: "completed", continued_by_run_id: nextId, errors: [] });
+  });
+
+  it("CHAIN-006 / CHAIN-004 (recovery): a hand-off reply committed before the object died still gets its continuation", async () => {
+    const agent = await newAgent(token, guildId, { coding: true });
+    const first = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
+    const { db, close } = openDatabase(env as unknown as Env);
+    try {
+      const reply = {
+        role: "assistant",
+        content: "## Goal\nkeep going",
+        tool_calls: [{ id: "c1", type: "function", function: { name: "note_list", arguments: "{}" } }],
+      };
+      await db.insert(messages).values([
+        { runId: first.id, seq: 1, generation: 1, role: "user", payload: { role: "user", content: "work" }, metadata: { source: "operator" }, tokenCount: 3 },
+        {
+          runId: first.id,
+          seq: 2,
+          generation: 1,
+          role: "user",
+          payload: { role: "user", content: handoffRequest(1) },
+          metadata: { source: "handoff" },
+          tokenCount: 90,
+        },
+        { runId: first.id, seq: 3, generation: 1, role: "assistant", payload: reply, metadata: { source: "model" }, tokenCount: 20 },
+      ]);
+      await db.update(runs).set({ generation: 1 }).where(eq(runs.id, first.id));
+    } finally {
+      await close();
+    }
+    await script(agent.model, [{ content: "resumed the chain" }]);
+    await runInDurableObject(objectOf(agent.id), async (object: AgentObject) => {
+      // The object that wrote those rows is gone: its lock names the run, its lease ran out.
+      object.runs.sessions.forget((await object.runs.sessions.get(first.id))!);
+      expect(object.lock.acquire(first.id, 1, 60_000).ok).toBe(true);
+      const realNow = object.now;
+      object.now = () => realNow() + 120_000;
+      await object.runs.heartbeat();
+      object.now = realNow;
+    });
+    const [old, next] = await chainSettled(token, agent.id, 2);
+    expect(old).toMatchObject({ id: first.id, status: "completed", continued_by_run_id: next!.id, errors: [] });
+    const oldRows = await rows(token, first.id);
+    expect(oldRows.at(-1)).toMatchObject({ role: "tool", payload: { tool_call_id: "c1", content: HANDOFF_TOOL_RESULT } });
+    const nextRows = await rows(token, next!.id);
+    expect(continuation(nextRows[1]!.payload.content)).toEqual({ previous_run_id: first.id, handoff: "## Goal\nkeep going" });
+    expect(nextRows.at(-1)!.payload.content).toBe("resumed the chain");
   });
 });
