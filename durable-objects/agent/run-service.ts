@@ -437,6 +437,8 @@ export class RunService {
       status = outcome.status;
       for (const e of outcome.errors) this.hub.publish(runId, "error", { run_id: runId, ...e });
       if (outcome.handoff && !signal.aborted) next = await this.continueChain(session, outcome.handoff.text);
+      // A cancel that came while the continuation was written stops it before its first call (CHAIN-019).
+      if (next && signal.aborted) next.active.controller.abort();
     } catch (error) {
       // The generation could not start, or its ending could not be written: the run ends
       // this generation by its kind's rules as far as the database lets us, and the next
@@ -460,6 +462,7 @@ export class RunService {
     } finally {
       if (next) {
         // The lock went to the continuation: no run ended for the triggers, nothing is idle.
+        if (session.stale) this.forget(session);
         this.hub.publish(runId, "status", { run_id: runId, status: "completed", generating: false, generation });
         announceContinuation(this.hub, session, next.session);
       } else await this.finishLoop(session, status, generation);

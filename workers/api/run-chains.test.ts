@@ -10,7 +10,7 @@ import type { AgentObject } from "../../durable-objects/agent/agent-object";
 import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall, untilGenerating } from "../test/agents";
 import { postChat } from "../test/group-chat";
 import { call, seedGuild } from "../test/seed";
-import { collectEvents } from "../test/sse";
+import { collectEvents, type SseEvent } from "../test/sse";
 
 type Run = {
   id: string;
@@ -172,14 +172,18 @@ describe("run chains", () => {
     expect(await runsOf(token, agent.id)).toHaveLength(1);
   });
 
-  it("CHAIN-017 / CHAIN-018 / CHAIN-021 / CANCEL-016 / OP-CHAIN-5 / OP-CHAIN-6: the fifth run records generation.max_chain, and messages or resume on an earlier run name the latest", async () => {
+  it("CHAIN-017 / CHAIN-018 / CHAIN-021 / CANCEL-016 / OP-CHAIN-3 / OP-CHAIN-5 / OP-CHAIN-6: the fifth run records generation.max_chain, and messages or resume on an earlier run name the latest", async () => {
     const cap = capAtHalf();
     const agent = await newAgent(token, guildId, { coding: true, max_input_tokens: cap });
     // Every run starts past 70%: each one's only call is its hand-off, whose long text fills the next.
     const longHandoff = { content: `## Goal\n${words(Math.ceil(cap * 0.3))}` };
-    await script(agent.model, [longHandoff, longHandoff, longHandoff, longHandoff, { content: "a sixth call must not happen" }]);
+    await script(agent.model, [{ ...longHandoff, delay_ms: 1000 }, longHandoff, longHandoff, longHandoff, { content: "a sixth call must not happen" }]);
     const first = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: words(Math.ceil(cap * 0.3)) } })).json;
+    const continued = (seen: SseEvent[]) => seen.filter((e) => e.event === "run.continued");
+    const atRoot = collectEvents(token, first.id, (seen) => continued(seen).length >= 4, { timeoutMs: 20_000 });
     const chain = await chainSettled(token, agent.id, 5);
+    // OP-CHAIN-3: the root's subscribers hear of every continuation, not only the first.
+    expect(continued(await atRoot).map((e) => e.data.run_id)).toEqual(chain.slice(1).map((r) => r.id));
     expect(chain).toHaveLength(5);
     expect(chain.map((r) => r.chain?.index ?? 1)).toEqual([1, 2, 3, 4, 5]);
     expect(chain.slice(1).every((r) => r.chain.root_run_id === first.id)).toBe(true);
