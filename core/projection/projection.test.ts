@@ -118,6 +118,22 @@ describe("tool-result stubbing (PROJ)", () => {
     expect(two.fits).toBe(true);
   });
 
+  it("OP-CHAIN-2: the hand-off compares the count after the keep window and before pressure stubbing", () => {
+    const run = new RunBuilder();
+    run.user(1, "old");
+    run.toolStep(1, "file_read", BIG);
+    run.user(2, "now");
+    for (let i = 0; i < 6; i++) run.toolStep(2, "file_read", result(3000, i));
+    const stubs = new StubCounts();
+    const full = plan(run.rows, { currentGeneration: 2, stubCounts: stubs });
+    const pressed = plan(run.rows, { currentGeneration: 2, maxInputTokens: full.tokens - 1, stubCounts: stubs });
+    expect(pressed.pressureStubbed.length).toBeGreaterThan(0);
+    expect(pressed.tokens).toBeLessThan(full.tokens);
+    // Pressure lowers the count sent, not the one the hand-off reads.
+    expect(pressed.keepTokens).toBe(full.tokens);
+    expect(full.keepTokens).toBe(full.tokens);
+  });
+
   it("GEN-021: a count equal to the cap fits, one above does not", () => {
     const { rows } = threeGenerations();
     const base = plan(rows, { currentGeneration: 3 });

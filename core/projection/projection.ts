@@ -179,6 +179,7 @@ export function planProjection(input: PlanInput): ProjectionPlan {
 
   // Pressure: shed the oldest live large results; "four remain" counts every live
   // generation, the current one included (OP-PROJ-4). Equal to the cap fits (GEN-021).
+  const keepTokens = tokens;
   const pressureStubbed: number[] = [];
   for (let k = 0; tokens > maxInputTokens && live.length - k > PRESSURE_MIN_LIVE; k++) {
     const i = live[k]!;
@@ -189,7 +190,7 @@ export function planProjection(input: PlanInput): ProjectionPlan {
   }
 
   const messages = project(rows, stubbed, (row) => stubCounts.get(row).content);
-  return { messages, keepStubbed, pressureStubbed, tokens, fits: tokens <= maxInputTokens };
+  return { messages, keepStubbed, pressureStubbed, keepTokens, tokens, fits: tokens <= maxInputTokens };
 }
 
 /**

@@ -74,6 +74,8 @@ export interface ProjectionPlan {
   keepStubbed: number[];
   /** seqs stubbed under pressure (PROJ-008), oldest first; record on the assistant row. */
   pressureStubbed: number[];
+  /** The count after keep-window stubbing, before pressure stubbing (the hand-off compares this, OP-CHAIN-2). */
+  keepTokens: number;
   /** Prompt count: messages + tool schemas + reply priming. */
   tokens: number;
   /** tokens <= maxInputTokens (GEN-021: equal is allowed). */

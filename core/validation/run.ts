@@ -48,7 +48,8 @@ export const Run = z
     cost_usd: z.string(),
     schedule_id: z.uuid().nullable(),
     instruction_hash: z.string().optional(),
-    chain: z.unknown().optional(),
+    /** A continuation's place in its chain (CHAIN-009): the root run, index from 2, the run it continues. */
+    chain: z.object({ root_run_id: z.uuid(), index: z.int().min(2), previous_run_id: z.uuid() }).optional(),
     continued_by_run_id: z.uuid().optional(),
     /** A coding run's checkpoints (REPO-019): metadata.repos. */
     repos: z.array(RepoChange).optional(),

@@ -9,6 +9,7 @@ import { promptHash } from "../../core/projection/prompt-hash";
 import { countRowTokens } from "../../core/projection/token-count";
 import type { ChatPayload, StoredRow } from "../../core/projection/types";
 import { providerErrorMessage } from "../../core/providers/provider-error";
+import { chainFull, HANDOFF_TOOL_RESULT, handoffDue, handoffRequest, MAX_CHAIN_RUNS } from "../../core/runs/chain";
 import { statusAfterGeneration } from "../../core/runs/rules";
 import { MEMORY_REMINDER, MEMORY_WRITE } from "../../core/tools/memory";
 import { runTool } from "../../core/tools/registry";
@@ -59,6 +60,8 @@ export interface GenerationDeps {
 export interface GenerationOutcome {
   errors: RunError[];
   status: "active" | "completed";
+  /** The run handed off (CHAIN-003): the reply's text, null when it had none. */
+  handoff?: { text: string | null };
 }
 
 /**
@@ -84,6 +87,8 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
   // The model answered without tool calls: the only ending after which memory_skipped applies.
   let returned = false;
   let stepsAllowed = settings.max_steps;
+  // Set when the run handed off (CHAIN-003): its text goes to the continuation.
+  let handoff: GenerationOutcome["handoff"];
 
   try {
     for (let step = 1; step <= stepsAllowed; step++) {
@@ -92,15 +97,18 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
         break;
       }
       const stepStarted = deps.now();
-      const plan = planProjection({
-        rows: session.rows,
-        currentGeneration: generation,
-        keep: settings.keep_tool_result_generations,
-        floor: STUB_FLOOR_BYTES,
-        maxInputTokens: settings.max_input_tokens,
-        toolTokens: session.toolTokens,
-        stubCounts: session.stubCounts,
-      });
+      let plan = planNow(deps);
+      // A coding run at 70% hands off instead (CHAIN-002): the request row, then one call.
+      const handingOff = handoffDue({ coding: session.snapshot.flags.coding, tokens: plan.keepTokens, maxInputTokens: settings.max_input_tokens });
+      if (handingOff) {
+        if (chainFull(session.facts.metadata)) {
+          // OP-CHAIN-5: no hand-off row; the chain ends here (CHAIN-017).
+          fail("generation.max_chain", `The chain reached its ${MAX_CHAIN_RUNS} runs; no hand-off was made. Start a new run.`, { tokens: plan.keepTokens });
+          break;
+        }
+        await commitRow(deps, "user", { role: "user", content: handoffRequest(settings.projection_policy_version) }, { source: "handoff" });
+        plan = planNow(deps);
+      }
       if (!plan.fits) {
         fail(
           "generation.max_input_tokens",
@@ -157,6 +165,15 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
         hash_ms: hashed - planned,
         model_ms: answered - hashed,
       });
+      if (handingOff) {
+        // The offered tools stay as snapshotted, so the reply may call one: none runs (CHAIN-004).
+        for (const call of stored.calls) {
+          const payload: ChatPayload = { role: "tool", tool_call_id: call.id, content: HANDOFF_TOOL_RESULT };
+          await commitRow(deps, "tool", payload, { tool_name: call.function.name, tool_call_id: call.id, source: "handoff" });
+        }
+        handoff = { text: reply.content?.trim() ? reply.content : null };
+        break;
+      }
       if (reply.toolCalls.length === 0) {
         if (!memoryRequired || wroteMemory || reminded) {
           returned = true;
@@ -239,7 +256,22 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
   await riding(() => updateRun(deps.db, session.runId, { status, errors, ...(memorySkipped ? { metadata: { memory_skipped: true } } : {}) }));
   if (memorySkipped) session.facts = { ...session.facts, metadata: { ...session.facts.metadata, memory_skipped: true } };
   session.facts = { ...session.facts, status, errors: [...session.facts.errors, ...errors] };
-  return { errors, status };
+  return { errors, status, ...(handoff ? { handoff } : {}) };
+}
+
+/** The request view of the run's rows before the next model call (PROJ-*). */
+function planNow(deps: GenerationDeps) {
+  const { session, generation } = deps;
+  const settings = session.snapshot.model;
+  return planProjection({
+    rows: session.rows,
+    currentGeneration: generation,
+    keep: settings.keep_tool_result_generations,
+    floor: STUB_FLOOR_BYTES,
+    maxInputTokens: settings.max_input_tokens,
+    toolTokens: session.toolTokens,
+    stubCounts: session.stubCounts,
+  });
 }
 
 async function commitAssistant(

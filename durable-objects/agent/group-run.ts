@@ -70,13 +70,16 @@ function selectorFrom(env: Env): Selector | undefined {
 }
 
 /**
- * A group delivery is over when its run completes (GROUP-011, CANCEL-008): the cursor
- * advances through the run's snapshot seq. A run the operator resumed delivers nothing new.
+ * A group delivery is over when its run completes (GROUP-011, CANCEL-008), or for a chain
+ * when its last run completes (the continuation keeps the range): the cursor advances
+ * through the run's snapshot seq. A run the operator resumed delivers nothing new.
  */
 export async function completeDelivery(db: Database, env: Env, session: RunSession): Promise<void> {
   const throughSeq = session.facts.metadata.group_chat_through_seq;
   if (session.facts.kind !== "group" || session.facts.status !== "completed" || typeof throughSeq !== "number") return;
   if (session.facts.metadata.resumed_at) return;
+  // A group chain's delivery waits for its last run (CHAIN-015, OP-CHAIN-4).
+  if (session.facts.metadata.continued_by_run_id) return;
   const { agentId, guildId } = session.scope;
   await advanceCursor(db, agentId, guildId, throughSeq);
   await reportDelivery(db, env, session.runId, agentId, guildId, throughSeq, "completed");

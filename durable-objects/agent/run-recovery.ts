@@ -27,6 +27,8 @@ export interface RecoveryHost {
   recordEnding(session: RunSession, errors: RunError[]): Promise<"active" | "completed">;
   publishStatus(runId: string, status: "active" | "completed"): void;
   runEnded(session: RunSession): Promise<void>;
+  /** Generates a chain's continuation that never did, taking the lock over; false when there is none. */
+  pickUpContinuation(heldRunId: string, session: RunSession): Promise<boolean>;
   idle(agentId: string): Promise<void>;
 }
 
@@ -68,6 +70,11 @@ export class RunRecovery {
     let agentId: string | undefined;
     try {
       const session = await host.session(held.runId);
+      // A chain whose continuation was written but never generated goes on (CHAIN-010/012).
+      if (session && (await host.pickUpContinuation(held.runId, session))) {
+        this.outages = 0;
+        return;
+      }
       if (session) {
         await interruptUnresolved(host.db(), session, held.generation);
         // A retry after an outage may find the ending already recorded.

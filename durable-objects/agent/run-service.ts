@@ -8,7 +8,7 @@ import { describeError, logEvent } from "../../core/output/log";
 import { platformRedactor } from "../../core/output/redaction";
 import { countRowTokens } from "../../core/projection/token-count";
 import type { AttachmentRef, ChatPayload } from "../../core/projection/types";
-import { messageRefusal, type RunKind, resumeRefusal, statusAfterGeneration } from "../../core/runs/rules";
+import { messageRefusal, type Refusal, type RunKind, resumeRefusal, statusAfterGeneration } from "../../core/runs/rules";
 import { toRun } from "../../core/runs/wire";
 import { IdleConnection } from "../idle-connection";
 import { hubLimits, SseHub } from "../sse-hub";
@@ -16,6 +16,7 @@ import type { DeadlineMultiplexer } from "./deadlines";
 import { interruptUnresolved, runGeneration } from "./generation";
 import { generationInputs } from "./generation-inputs";
 import type { GenerationLock } from "./generation-lock";
+import { announceContinuation, chainToPickUp, continueAfterHandoff, withLatestRun } from "./run-chain";
 import { AgentUnavailable, type Opening, writeOpening } from "./run-opening";
 import { RunRecovery } from "./run-recovery";
 import type { RunSession } from "./run-session";
@@ -126,6 +127,7 @@ export class RunService {
       recordEnding: (session, errors) => this.recordEnding(session, errors),
       publishStatus: (runId, status) => this.hub.publish(runId, "status", { run_id: runId, status, generating: false }),
       runEnded: (session) => this.host.hooks.runEnded(session),
+      pickUpContinuation: (heldRunId, session) => this.pickUpContinuation(heldRunId, session),
       idle: (agentId) => this.host.hooks.idle(agentId),
     });
   }
@@ -201,7 +203,7 @@ export class RunService {
     }
     if (!session) return refuse(404, "run.not_found", "No such run");
     const refusal = messageRefusal(session.facts);
-    if (refusal) return refuse(409, refusal.code, refusal.message, refusal.details);
+    if (refusal) return refused(await withLatestRun(this.db(), runId, refusal));
     return this.startGeneration(session, message);
   }
 
@@ -224,7 +226,7 @@ export class RunService {
     const session = await this.session(runId);
     if (!session) return refuse(404, "run.not_found", "No such run");
     const refusal = resumeRefusal(session.facts);
-    if (refusal) return refuse(409, refusal.code, refusal.message, refusal.details);
+    if (refusal) return refused(await withLatestRun(this.db(), runId, refusal));
     const resumedAt = new Date(this.host.now()).toISOString();
     await updateRun(this.db(), runId, { status: "active", metadata: { resumed_at: resumedAt } });
     session.facts = { ...session.facts, status: "active", metadata: { ...session.facts.metadata, resumed_at: resumedAt } };
@@ -409,6 +411,8 @@ export class RunService {
     const signal = active.controller.signal;
     this.hub.publish(runId, "status", { run_id: runId, status: "active", generating: true, generation });
     let status = session.facts.status;
+    // The continuation this run handed off to, holding the lock it passed (CHAIN-010).
+    let next: { session: RunSession; active: ActiveGeneration } | null = null;
     try {
       const inputs = await generationInputs({
         db: this.db(),
@@ -436,6 +440,9 @@ export class RunService {
         ?.checkpointEnd()
         .catch((error: unknown) => logEvent("warn", { operation: "repository.checkpoint_end", run_id: runId, ...describeError(error) }, inputs.deps.redactor));
       for (const e of outcome.errors) this.hub.publish(runId, "error", { run_id: runId, ...e });
+      if (outcome.handoff && !signal.aborted) next = await this.continueChain(session, outcome.handoff.text);
+      // A cancel that came while the continuation was written stops it before its first call (CHAIN-019).
+      if (next && signal.aborted) next.active.controller.abort();
     } catch (error) {
       // The generation could not start, or its ending could not be written: the run ends
       // this generation by its kind's rules as far as the database lets us, and the next
@@ -457,13 +464,59 @@ export class RunService {
         return statusAfterGeneration(session.facts, [failed.code]);
       });
     } finally {
-      // A delivery's cursor advances before the lock is free, so no other generation sees it behind.
-      await this.host.hooks.runEnded(session).catch((error) => logEvent("error", { operation: "run.ended", run_id: runId, ...describeError(error) }));
-      if (session.stale) this.forget(session);
-      await this.release(runId);
-      this.hub.publish(runId, "status", { run_id: runId, status, generating: false, generation });
-      await this.host.hooks.idle(session.scope.agentId).catch(() => {});
+      if (next) {
+        // The lock went to the continuation: no run ended for the triggers, nothing is idle.
+        if (session.stale) this.forget(session);
+        this.hub.publish(runId, "status", { run_id: runId, status: "completed", generating: false, generation });
+        announceContinuation(this.hub, session, next.session);
+      } else await this.finishLoop(session, status, generation);
     }
+    if (next) await this.loop(next.session, next.active);
+  }
+
+  /** A generation's end that frees the agent: the triggers hear of it, then the lock goes. */
+  private async finishLoop(session: RunSession, status: "active" | "completed", generation: number): Promise<void> {
+    const { runId } = session;
+    // A delivery's cursor advances before the lock is free, so no other generation sees it behind.
+    await this.host.hooks.runEnded(session).catch((error) => logEvent("error", { operation: "run.ended", run_id: runId, ...describeError(error) }));
+    if (session.stale) this.forget(session);
+    await this.release(runId);
+    this.hub.publish(runId, "status", { run_id: runId, status, generating: false, generation });
+    await this.host.hooks.idle(session.scope.agentId).catch(() => {});
+  }
+
+  /** After a hand-off the continuation is written, then the lock passes to it without being released (CHAIN-010). */
+  private async continueChain(session: RunSession, handoff: string | null): Promise<{ session: RunSession; active: ActiveGeneration } | null> {
+    const opened = await continueAfterHandoff(this.db(), session, handoff, new Date(this.host.now()), platformRedactor(this.host.env));
+    if (!opened) return null;
+    this.sessions.add(opened);
+    return { session: opened, active: this.passLock(session.runId, opened.runId) };
+  }
+
+  /** Moves the lock and this instance's active generation to `toRunId` in one tick; the heartbeat stays armed. */
+  private passLock(fromRunId: string, toRunId: string): ActiveGeneration {
+    if (!this.host.lock.handOver(fromRunId, toRunId, 1, LEASE_MS)) throw new Error(`run ${fromRunId} does not hold the lock it hands over`);
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    const previous = this.active;
+    this.active = { runId: toRunId, generation: 1, controller: new AbortController(), done, finish };
+    previous?.finish();
+    return this.active;
+  }
+
+  /**
+   * Recovery found a lock whose chain has a continuation that never generated: it takes
+   * the lock over and generates it (see pendingContinuation). False: recover as usual.
+   */
+  private async pickUpContinuation(heldRunId: string, session: RunSession): Promise<boolean> {
+    const next = await chainToPickUp(this.db(), session, (id) => this.session(id), new Date(this.host.now()));
+    if (!next) return false;
+    this.sessions.add(next);
+    this.host.lock.release(heldRunId);
+    const claimed = await this.claim(next.runId, 1);
+    if (!claimed.ok) return false;
+    this.beginLoop(next, claimed);
+    return true;
   }
 
   /**
@@ -513,6 +566,11 @@ export class RunService {
 /** A user row's metadata: who wrote it, and its attachments. */
 function userMetadata(message: NewMessage, source: string): Record<string, unknown> {
   return { source, ...(message.attachments?.length ? { attachments: message.attachments } : {}) };
+}
+
+/** A refusal as the API answers it: 409 with its code and details. */
+function refused(refusal: Refusal): Refused {
+  return refuse(409, refusal.code, refusal.message, refusal.details);
 }
 
 /** A request that met a database outage answers 503; anything else is a bug and goes up. */

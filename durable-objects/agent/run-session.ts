@@ -65,7 +65,7 @@ export class RunSession {
   push(row: StoredRow): void {
     this.rows.push(row);
     this.bytes += JSON.stringify(row.payload).length + JSON.stringify(row.metadata).length + 64;
-    if (row.role === "tool" && row.metadata.source !== "interruption") this.toolResults += 1;
+    if (row.role === "tool" && row.metadata.source !== "interruption" && row.metadata.source !== "handoff") this.toolResults += 1;
   }
 
   /**

@@ -54,7 +54,7 @@ async function shell(agent: Agent, commands: string[], runId?: string) {
 const tokensMinted = async () => (await forge("GET", "/tokens")).json.tokens as Array<{ token: string; installation_id: number }>;
 
 describe("coding agents on real containers and the local forge", () => {
-  it("REPO-001 / REPO-002 / REPO-003 / REPO-005 / REPO-006 / REPO-009 / REPO-011 / REPO-013 / REPO-026 / REPO-027 / REPO-030: the box clones with a minted token; the agent commits with the trailers and pushes", async () => {
+  it("REPO-001 / REPO-002 / REPO-003 / REPO-005 / REPO-006 / REPO-009 / REPO-010 / REPO-011 / REPO-013 / REPO-026 / REPO-027 / REPO-030: the box clones with a minted token; the agent commits with the trailers and pushes", async () => {
     const { agent, fullName, installationId } = await codingSetup();
     const { runId, rows, outputs, run } = await shell(agent, [
       "pwd; git config user.name; git config user.email; cat README.md",
@@ -80,7 +80,7 @@ describe("coding agents on real containers and the local forge", () => {
     for (const { token } of minted) expect(everything).not.toContain(token);
   }, 300_000);
 
-  it("REPO-014 / REPO-015 / REPO-016 / REPO-017 / REPO-018 / REPO-019 / REPO-021 / REPO-022 / REPO-024 / REPO-025 / SEC-018: checkpoints record what the run changed, uncommitted files included; the diff comes from the box, redacted", async () => {
+  it("REPO-014 / REPO-015 / REPO-016 / REPO-017 / REPO-018 / REPO-019 / REPO-021 / REPO-022 / REPO-024 / REPO-025 / REPO-029 / RUN-023 / SEC-018: checkpoints record what the run changed, uncommitted files included; the diff comes from the box, redacted", async () => {
     const { agent, fullName } = await codingSetup();
     const first = await shell(agent, [`echo two >> README.md && echo "$${agent.secretName}" > leak.txt && git add leak.txt`]);
     expect(first.run.errors).toEqual([]);
@@ -147,7 +147,7 @@ describe("coding agents on real containers and the local forge", () => {
     expect(refused.run.errors[0].message).toContain(revoked.fullName);
   }, 300_000);
 
-  it("REPO-008 / ERR-013: a private repository without a connection fails to clone, saying it was cloned anonymously", async () => {
+  it("REPO-008 / ERR-013 / ERR-007: a private repository without a connection fails to clone, saying it was cloned anonymously", async () => {
     const { agent, fullName } = await codingSetup({ connect: false });
     const { run } = await shell(agent, ["echo never"]);
     expect(run.errors).toEqual([expect.objectContaining({ code: "repository.clone" })]);

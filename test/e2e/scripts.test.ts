@@ -80,7 +80,7 @@ const ECHO = [
 ].join("\n");
 
 describe("scripts on real containers", () => {
-  it("SCRIPT-017 / SCRIPT-018 / SCRIPT-046 / SCRIPT-047 / SCRIPT-048 / EXACT-013: scripting offers the five script tools; off, none, and a coding agent keeps shell", async () => {
+  it("SCRIPT-017 / SCRIPT-018 / SCRIPT-046 / SCRIPT-047 / SCRIPT-048 / EXACT-013 / EXACT-020: scripting offers the five script tools; off, none, and a coding agent keeps shell", async () => {
     const on = await scriptingAgent();
     const off = await scriptingAgent({ scripting: false, coding: true });
     const names = async (agent: Agent) => {

@@ -1284,7 +1284,13 @@ export interface components {
             /** Format: uuid */
             schedule_id: string | null;
             instruction_hash?: string;
-            chain?: unknown;
+            chain?: {
+                /** Format: uuid */
+                root_run_id: string;
+                index: number;
+                /** Format: uuid */
+                previous_run_id: string;
+            };
             /** Format: uuid */
             continued_by_run_id?: string;
             repos?: components["schemas"]["RepoChange"][];

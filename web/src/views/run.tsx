@@ -8,6 +8,8 @@ import { type Agent, ApiError, api, describe, type Guild, loadRows, type Run, st
 import { getToken } from "../lib/auth";
 import { kindLabel, usd } from "../lib/format";
 import { applyEvent, emptyLiveRun, type LiveRun, mergeErrors, withRows } from "../lib/live-run";
+import { navigate } from "../lib/router";
+import { continuedTo } from "../lib/run-chain";
 import { type ConnectionState, openRunStream } from "../lib/run-stream";
 import { linkedSeq } from "../lib/scripts";
 import { lastSeq } from "../lib/sse";
@@ -64,6 +66,12 @@ export function RunView(props: { id: string }) {
         token: getToken() ?? "",
         lastSeq: () => lastSeq(liveRef.current.rows),
         onEvent: (event) => {
+          // The run handed off (CHAIN-011): the view follows the chain to the new run.
+          if (event.event === "run.continued") {
+            const next = continuedTo(event.data);
+            if (next) navigate(`/runs/${next}`);
+            return;
+          }
           const wasGenerating = liveRef.current.generating;
           update((s) => applyEvent(s, event));
           // A finished generation: refresh the run's status, errors and cost.
@@ -175,7 +183,7 @@ export function RunView(props: { id: string }) {
               Cancel generation
             </button>
           )}
-          {status === "completed" && !run.archived_at && (
+          {status === "completed" && !run.archived_at && !run.continued_by_run_id && (
             <button type="button" class="primary" onClick={resume}>
               Resume run
             </button>
@@ -227,9 +235,20 @@ export function RunView(props: { id: string }) {
             {typeof run.metadata.group_chat_through_seq === "number" && <> · delivered through seq {run.metadata.group_chat_through_seq}</>}
           </p>
         )}
+        {run.chain && (
+          <p class="muted" data-testid="continued-from">
+            Continued from <Link href={`/runs/${run.chain.previous_run_id}`}>the previous run</Link> · run {run.chain.index} of its chain
+            {run.chain.root_run_id !== run.chain.previous_run_id && (
+              <>
+                {" "}
+                (<Link href={`/runs/${run.chain.root_run_id}`}>first run</Link>)
+              </>
+            )}
+          </p>
+        )}
         {run.continued_by_run_id && (
-          <Notice kind="info">
-            This run continued in <Link href={`/runs/${run.continued_by_run_id}`}>a newer run</Link>.
+          <Notice kind="info" testId="continued-in">
+            Continued in <Link href={`/runs/${run.continued_by_run_id}`}>a newer run</Link>: this run handed off its work and takes no more messages.
           </Notice>
         )}
         {action && <Notice kind={action.kind}>{action.text}</Notice>}
