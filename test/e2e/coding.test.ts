@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { admin } from "../../scripts/forge/test-support";
-import { agentIdle, readRun, script, transcript } from "./agents";
-import { agentWithSecret, containerStack } from "./container-stack";
+import { transcript } from "./agents";
+import { agentWithSecret, containerStack, generate } from "./container-stack";
 import { boxesWithVariable } from "./sandbox-box";
 
 /**
@@ -37,18 +37,15 @@ async function codingSetup(options: { connect?: boolean } = {}) {
   return { agent, owner, fullName, installationId: installation.json.id as number, repositoryId: repository.json.id as string };
 }
 
-/** One generation running these shell commands in order; returns the run and each command's output. */
+/** One generation running these shell commands in order; the run, its rows and each command's output. */
 async function shell(agent: Agent, commands: string[], runId?: string) {
-  await script(agent.model, [{ tool_calls: commands.map((command) => ({ name: "shell", arguments: { command } })) }, { content: "done" }], boxes.target);
-  const started = runId
-    ? await call("POST", `/api/runs/${runId}/messages`, { content: "again" })
-    : await call("POST", `/api/agents/${agent.agentId}/runs`, { message: "work" });
-  expect(started.status, started.text).toBeLessThan(300);
-  const id = runId ?? (started.json.id as string);
-  await agentIdle(agent.agentId, boxes.target, 180_000);
-  const rows = await transcript(id, boxes.target);
-  const outputs = rows.filter((r) => r.role === "tool").map((r) => String(r.payload.content));
-  return { runId: id, rows, outputs: outputs.slice(-commands.length), run: await readRun(id, boxes.target) };
+  const ran = await generate(
+    boxes,
+    agent,
+    commands.map((command) => ({ name: "shell", arguments: { command } })),
+    runId,
+  );
+  return { ...ran, outputs: ran.results };
 }
 
 const tokensMinted = async () => (await forge("GET", "/tokens")).json.tokens as Array<{ token: string; installation_id: number }>;

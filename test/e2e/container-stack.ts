@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect } from "vitest";
 import { freePort } from "../../scripts/stack/ports";
 import { removeStateDir } from "../../scripts/stack/postgres-home";
 import { type Stack, startStack } from "../../scripts/stack/stack";
-import type { Target } from "./agents";
+import { agentIdle, readRun, script, type Target, transcript } from "./agents";
 import { api } from "./http";
 import { removeSeenBoxes } from "./sandbox-box";
 
@@ -66,4 +66,30 @@ export async function agentWithSecret(call: ReturnType<typeof containerStack>["c
   expect(secret.status, secret.text).toBe(201);
   expect((await call("POST", `/api/secrets/${secret.json.id}/grants`, { agent_id: agent.json.id })).status).toBe(201);
   return { agentId: agent.json.id as string, guildId: guild.json.id as string, model, secretName, secretId: secret.json.id as string, value };
+}
+
+/** A tool call the scripted model makes. */
+export type ScriptedCall = { name: string; arguments: Record<string, unknown> };
+
+/**
+ * One generation of `agent` on the container stack whose model makes these tool calls (one
+ * reply, run one at a time), in a new run or in `runId`; the run, its rows, and each call's
+ * result in order, without the budget trailer every result carries (GEN-025).
+ */
+export async function generate(boxes: ReturnType<typeof containerStack>, agent: { agentId: string; model: string }, calls: ScriptedCall[], runId?: string) {
+  await script(agent.model, calls.length ? [{ tool_calls: calls }, { content: "done" }] : [{ content: "done" }], boxes.target);
+  const started = runId
+    ? await boxes.call("POST", `/api/runs/${runId}/messages`, { content: "again" })
+    : await boxes.call("POST", `/api/agents/${agent.agentId}/runs`, { message: "go" });
+  expect(started.status, started.text).toBeLessThan(300);
+  const id = runId ?? (started.json.id as string);
+  await agentIdle(agent.agentId, boxes.target, 180_000);
+  const rows = await transcript(id, boxes.target);
+  const results = rows.filter((r) => r.role === "tool").slice(-calls.length || rows.length);
+  return {
+    runId: id,
+    rows,
+    results: calls.length ? results.map((r) => String(r.payload.content).replace(/\nremaining_tool_calls: \d+$/, "")) : [],
+    run: await readRun(id, boxes.target),
+  };
 }

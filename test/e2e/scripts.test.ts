@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { agentIdle, readRun, script, transcript } from "./agents";
-import { agentWithSecret, containerStack } from "./container-stack";
+import { agentWithSecret, containerStack, generate as generateOn, type ScriptedCall } from "./container-stack";
 import { boxesWithVariable, until } from "./sandbox-box";
 
 /**
@@ -20,25 +20,8 @@ type Agent = Awaited<ReturnType<typeof agentWithSecret>>;
 /** An agent (a lite box unless told otherwise) with one secret of its own, which tells its box apart. */
 const scriptingAgent = (settings: Record<string, unknown> = {}) => agentWithSecret(call, "Scripter", settings);
 
-type Call = { name: string; arguments: Record<string, unknown> };
-
-/**
- * One generation whose model makes these tool calls (one reply, run one at a time), in a
- * new run or an existing one; returns the run and each tool's answer in order.
- */
-async function generate(agent: Agent, calls: Call[], runId?: string) {
-  await script(agent.model, calls.length ? [{ tool_calls: calls }, { content: "done" }] : [{ content: "done" }], boxes.target);
-  const started = runId
-    ? await call("POST", `/api/runs/${runId}/messages`, { content: "again" })
-    : await call("POST", `/api/agents/${agent.agentId}/runs`, { message: "go" });
-  expect(started.status, started.text).toBeLessThan(300);
-  const id = runId ?? (started.json.id as string);
-  await agentIdle(agent.agentId, boxes.target, 120_000);
-  const rows = await transcript(id, boxes.target);
-  const results = rows.filter((r) => r.role === "tool").slice(-calls.length);
-  // Without the budget trailer every result carries (GEN-025).
-  return { runId: id, results: results.map((r) => String(r.payload.content).replace(/\nremaining_tool_calls: \d+$/, "")) };
-}
+/** One generation whose model makes these tool calls; each tool's answer in order. */
+const generate = (agent: Agent, calls: ScriptedCall[], runId?: string) => generateOn(boxes, agent, calls, runId);
 
 /** Writes a script through the API (an operator's write). */
 async function putScript(agent: Agent, name: string, source: string, parameters: Record<string, unknown> | null = null) {
