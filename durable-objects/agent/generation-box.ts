@@ -24,7 +24,8 @@ export class GenerationBox {
   /** Ensures once per generation; later calls share the outcome. */
   ensure(): Promise<GenerationSandbox> {
     this.ensuring ??= this.ensureBox().then(async (outcome) => {
-      if (outcome.ok) {
+      // A box that could not start answers every call with why; nothing is prepared in it.
+      if (outcome.ok && outcome.up) {
         await this.materialise(outcome.access);
         this.ready = outcome.access;
       }

@@ -52,7 +52,9 @@ export interface SandboxState {
 }
 
 /** What a generation gets at its start: access for its tools, or a generation-start error. */
-export type GenerationSandbox = { ok: true; access: SandboxAccess } | { ok: false; code: string; message: string };
+export type GenerationSandbox =
+  | { ok: true; access: SandboxAccess /** false: the box could not start and every call answers why. */; up: boolean }
+  | { ok: false; code: string; message: string };
 
 interface Host {
   env: Env;
@@ -112,7 +114,7 @@ export class SandboxManager {
       });
       const full = await this.workspaceFull(db, request.agentId, ensured);
       if (full) return { ok: false, code: "workspace.full", message: full };
-      return { ok: true, access: sandboxAccess(ensured) };
+      return { ok: true, access: sandboxAccess(ensured), up: ensured.ok };
     });
   }
 
