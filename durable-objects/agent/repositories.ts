@@ -86,9 +86,11 @@ export class GenerationRepositories {
 
   /** REPO-001: tokens, then identity and clones, then the start checkpoint at the run's first generation. */
   async prepare(firstGeneration: boolean): Promise<{ ok: true } | PreparationFailure> {
+    const began = this.now();
     const minted = await this.mintAll();
     if (!minted.ok) return minted;
     await this.writeTokens();
+    const tokensMs = this.now() - began;
     await this.guildsCode("identity", { name: this.identity.name, email: this.identity.email }, GIT_STEP_TIMEOUT_MS);
     for (const repository of this.repositories) {
       const cloned = await this.guildsCode(
@@ -103,6 +105,14 @@ export class GenerationRepositories {
     }
     // Every work tree under the repos folder is checkpointed, cloned by the platform or not.
     if (firstGeneration) await this.checkpoint("start");
+    logEvent("info", {
+      operation: "repository.prepare",
+      run_id: this.session.runId,
+      agent_id: this.session.scope.agentId,
+      repositories: this.repositories.length,
+      tokens_ms: tokensMs,
+      duration_ms: this.now() - began,
+    });
     return { ok: true };
   }
 
@@ -127,7 +137,14 @@ export class GenerationRepositories {
 
   /** REPO-015, REPO-018: the end checkpoint, and the run's metadata.repos from its diffstat. */
   async checkpointEnd(): Promise<void> {
+    const began = this.now();
     const repos = await this.checkpoint("end");
+    logEvent("info", {
+      operation: "repository.checkpoint_end",
+      run_id: this.session.runId,
+      agent_id: this.session.scope.agentId,
+      duration_ms: this.now() - began,
+    });
     if (!repos || (repos.length === 0 && !this.session.facts.metadata.repos)) return;
     await this.db
       .update(runs)

@@ -128,6 +128,7 @@ export function scriptTimeoutS(configured: string | undefined): number {
  * the API while this object held the run reaches it here even if the object was not told.
  */
 export async function materialiseRunScripts(db: Database, session: RunSession, files: SandboxFiles): Promise<void> {
+  const began = Date.now();
   const { rows } = await db.execute<{ snapshot: ScriptSnapshotEntry[] | null; live: Array<Pick<ScriptSnapshotEntry, "name" | "source" | "source_hash">> }>(sql`
     select (select r.snapshot->'scripts' from runs r where r.id = ${session.runId}::uuid) as snapshot,
            coalesce((select json_agg(json_build_object('name', a.key, 'source', a.source, 'source_hash', a.source_hash))
@@ -149,6 +150,7 @@ export async function materialiseRunScripts(db: Database, session: RunSession, f
       agent_id: session.scope.agentId,
       written: plan.write.length,
       removed: plan.remove.length,
+      duration_ms: Date.now() - began,
     });
   }
 }
