@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { materialisePlan, materialiseScripts, type ScriptFiles } from "./materialise";
+import { ensureScriptFile, materialisePlan, materialiseScripts, type ScriptFiles } from "./materialise";
 
 const row = (name: string, source: string, hash = `h-${source}`) => ({ name, source, source_hash: hash });
 
@@ -71,5 +71,14 @@ describe("materialisation", () => {
     const plan = await materialiseScripts(box.api, [row("fx", "same")], []);
     expect(plan).toEqual({ write: [], remove: [] });
     expect(box.calls).toEqual([]);
+  });
+
+  it("SCRIPT-027: before a run the file is made to hold the source it must execute: left alone when it does, rewritten when anything changed it", async () => {
+    const box = folder({ "/home/agent/scripts/fx.py": "print(1)" });
+    expect(await ensureScriptFile(box.api, row("fx", "print(1)"))).toBe(false);
+    expect(box.calls).toEqual([]);
+    box.files.set("/home/agent/scripts/fx.py", "tampered");
+    expect(await ensureScriptFile(box.api, row("fx", "print(1)"))).toBe(true);
+    expect(box.files.get("/home/agent/scripts/fx.py")).toBe("print(1)");
   });
 });

@@ -63,6 +63,17 @@ export async function writeScriptFile(files: ScriptFiles, name: string, source: 
   }
 }
 
+/**
+ * Makes `<name>.py` hold exactly this source before it runs (SCRIPT-027): one listing when
+ * it already does, the SCRIPT-024 write when it does not. True when it was written.
+ */
+export async function ensureScriptFile(files: ScriptFiles, script: Pick<ScriptSnapshotEntry, "name" | "source" | "source_hash">): Promise<boolean> {
+  const present = (await files.list(SCRIPTS_DIR)).find((e) => e.name === `${script.name}.py`);
+  if (present?.type === "file" && present.sha256 === script.source_hash) return false;
+  await writeScriptFile(files, script.name, script.source);
+  return true;
+}
+
 /** Runs the three steps against the box; returns what it changed. */
 export async function materialiseScripts(
   files: ScriptFiles,

@@ -9,7 +9,7 @@ import { publishScriptsChanged } from "../../bindings/script-events";
 import type { Database } from "../../core/db/client";
 import { type ScriptRow, scriptCatalog } from "../../core/db/scripts";
 import { describeError, logEvent } from "../../core/output/log";
-import { materialiseScripts, writeScriptFile } from "../../core/scripts/materialise";
+import { ensureScriptFile, materialiseScripts, writeScriptFile } from "../../core/scripts/materialise";
 import {
   SCRIPT_LAUNCHER,
   SCRIPT_TIMEOUT_S,
@@ -88,15 +88,15 @@ export function scriptTools({ db, env, session, box, forget }: ScriptToolsInput)
     async run(name, args, signal) {
       const live = await scriptCatalog.get(db, agentId, name);
       // A snapshotted name runs its frozen source; with no live row it was deleted (a resumed run keeps a stale entry).
-      const source = live ? (snapshotted(name)?.source ?? live.source) : undefined;
-      if (source === undefined) {
+      const script = live ? (snapshotted(name) ?? { name, source: live.source, source_hash: live.sourceHash }) : undefined;
+      if (script === undefined) {
         const ownTool = session.snapshot.tools.some((t) => t.function.name === name);
         return { ok: false, missing: ownTool ? `script ${name} was deleted during this run` : `no script named ${name}` };
       }
       if (!box) return { ok: false, missing: "this run has no sandbox to run scripts in" };
       const access = box.access();
-      // The file is rewritten before each run, so what executes is exactly this source (SCRIPT-027).
-      await writeScriptFile(access.files, name, source);
+      // The file is made to hold exactly this source before each run (SCRIPT-027), whatever touched it since.
+      await ensureScriptFile(access.files, script);
       const timeoutS = scriptTimeoutS(env.SCRIPT_TIMEOUT_S);
       const result = await access.exec(
         {
