@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
-import { api, describe, type GitHubConnection, unwrap } from "../lib/api";
+import { api, type GitHubConnection, unwrap } from "../lib/api";
 import { when } from "../lib/format";
+import { useFailure } from "../lib/use-failure";
 import { useSubmit } from "../lib/use-submit";
 import { Field } from "./field";
 import { Notice } from "./notice";
@@ -11,16 +12,12 @@ import { Notice } from "./notice";
  * fail to start a generation until it is connected again.
  */
 export function GitHubConnections(props: { connections: GitHubConnection[]; configured: boolean; onChanged: () => void }) {
-  const [failure, setFailure] = useState<string | null>(null);
-  const disconnect = async (c: GitHubConnection) => {
-    setFailure(null);
-    try {
+  const { failure, attempt } = useFailure();
+  const disconnect = (c: GitHubConnection) =>
+    attempt(`disconnect ${c.account_login}`, async () => {
       await unwrap(api.DELETE("/api/github/connections/{id}", { params: { path: { id: c.id } } }));
       props.onChanged();
-    } catch (e) {
-      setFailure(`Could not disconnect ${c.account_login}: ${describe(e)}`);
-    }
-  };
+    });
   return (
     <section aria-labelledby="github-connections">
       <h2 id="github-connections">GitHub connections</h2>

@@ -9,6 +9,7 @@ import { RoutinesSwitch } from "../components/routines-switch";
 import { type Agent, ApiError, api, describe, type Guild, unwrap } from "../lib/api";
 import { when } from "../lib/format";
 import { navigate } from "../lib/router";
+import { useFailure } from "../lib/use-failure";
 import { useLoad } from "../lib/use-load";
 
 /** One guild: its agents (list, create, delete) and its own settings; its group chat is the next tab. */
@@ -16,20 +17,17 @@ export function GuildView(props: { id: string }) {
   const guild = useLoad(() => unwrap(api.GET("/api/guilds/{id}", { params: { path: { id: props.id } } })), [props.id]);
   const agents = useLoad(() => unwrap(api.GET("/api/agents", { params: { query: { guild_id: props.id, limit: 200 } } })), [props.id]);
   const [creating, setCreating] = useState(false);
-  const [failure, setFailure] = useState<string | null>(null);
+  const { failure, attempt } = useFailure();
 
   if (guild.error) return <Notice kind="error">Could not load the guild: {guild.error}</Notice>;
   if (!guild.data) return <p aria-busy="true">Loading…</p>;
   const g = guild.data;
 
-  const removeAgent = async (agent: Agent) => {
-    try {
+  const removeAgent = (agent: Agent) =>
+    attempt(`delete ${agent.name}`, async () => {
       await unwrap(api.DELETE("/api/agents/{id}", { params: { path: { id: agent.id } } }));
       await agents.reload();
-    } catch (e) {
-      setFailure(`Could not delete ${agent.name}: ${describe(e)}`);
-    }
-  };
+    });
 
   return (
     <section>

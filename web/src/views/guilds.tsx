@@ -3,25 +3,23 @@ import { ConfirmDelete } from "../components/confirm";
 import { Field } from "../components/field";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
-import { api, describe, type Guild, unwrap } from "../lib/api";
+import { api, type Guild, unwrap } from "../lib/api";
 import { when } from "../lib/format";
 import { navigate } from "../lib/router";
+import { useFailure } from "../lib/use-failure";
 import { useLoad } from "../lib/use-load";
 import { useSubmit } from "../lib/use-submit";
 
 /** The organisation's guilds: list, create, delete. */
 export function GuildsView() {
   const guilds = useLoad(() => unwrap(api.GET("/api/guilds", { params: { query: { limit: 200 } } })), []);
-  const [failure, setFailure] = useState<string | null>(null);
+  const { failure, attempt } = useFailure();
 
-  const remove = async (guild: Guild) => {
-    try {
+  const remove = (guild: Guild) =>
+    attempt(`delete ${guild.name}`, async () => {
       await unwrap(api.DELETE("/api/guilds/{id}", { params: { path: { id: guild.id } } }));
       await guilds.reload();
-    } catch (e) {
-      setFailure(`Could not delete ${guild.name}: ${describe(e)}`);
-    }
-  };
+    });
 
   return (
     <section>

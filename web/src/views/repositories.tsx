@@ -4,7 +4,8 @@ import { Field } from "../components/field";
 import { GitHubConnections } from "../components/github-connections";
 import { GuildHeader } from "../components/guild-tabs";
 import { Notice } from "../components/notice";
-import { api, describe, type GitHubConnection, type Repository, unwrap } from "../lib/api";
+import { api, type GitHubConnection, type Repository, unwrap } from "../lib/api";
+import { useFailure } from "../lib/use-failure";
 import { useLoad } from "../lib/use-load";
 import { useSubmit } from "../lib/use-submit";
 
@@ -18,21 +19,17 @@ export function RepositoriesView(props: { id: string }) {
   const guild = useLoad(() => unwrap(api.GET("/api/guilds/{id}", path)), [props.id]);
   const repositories = useLoad(async () => (await unwrap(api.GET("/api/guilds/{id}/repositories", path))).data, [props.id]);
   const connections = useLoad(() => unwrap(api.GET("/api/github/connections")), []);
-  const [failure, setFailure] = useState<string | null>(null);
+  const { failure, attempt } = useFailure();
 
   if (guild.error) return <Notice kind="error">Could not load the guild: {guild.error}</Notice>;
   if (!guild.data) return <p aria-busy="true">Loading…</p>;
   const all = connections.data?.data ?? [];
 
-  const remove = async (r: Repository) => {
-    setFailure(null);
-    try {
+  const remove = (r: Repository) =>
+    attempt(`remove ${r.full_name}`, async () => {
       await unwrap(api.DELETE("/api/repositories/{id}", { params: { path: { id: r.id } } }));
       await repositories.reload();
-    } catch (e) {
-      setFailure(`Could not remove ${r.full_name}: ${describe(e)}`);
-    }
-  };
+    });
 
   return (
     <section>

@@ -2,10 +2,11 @@ import { useState } from "preact/hooks";
 import { ConfirmDelete } from "../components/confirm";
 import { Field } from "../components/field";
 import { Notice } from "../components/notice";
-import { type ApiToken, api, type CreatedToken, describe, everyPage, unwrap } from "../lib/api";
+import { type ApiToken, api, type CreatedToken, everyPage, unwrap } from "../lib/api";
 import { getToken } from "../lib/auth";
 import { when } from "../lib/format";
 import { type ExpiryChoice, expiryFields, isCurrentToken, tokenState } from "../lib/tokens";
+import { useFailure } from "../lib/use-failure";
 import { useLoad } from "../lib/use-load";
 import { useSubmit } from "../lib/use-submit";
 
@@ -22,19 +23,15 @@ const LIFETIMES = [
 export function TokensView() {
   const list = useLoad(() => everyPage((cursor) => unwrap(api.GET("/api/tokens", { params: { query: { limit: 200, cursor } } }))), []);
   const [created, setCreated] = useState<CreatedToken | null>(null);
-  const [failure, setFailure] = useState<string | null>(null);
+  const { failure, attempt } = useFailure();
   const now = new Date();
 
-  const revoke = async (token: ApiToken) => {
-    setFailure(null);
-    try {
+  const revoke = (token: ApiToken) =>
+    attempt(`revoke ${token.name}`, async () => {
       await unwrap(api.DELETE("/api/tokens/{id}", { params: { path: { id: token.id } } }));
       if (created?.id === token.id) setCreated(null);
       await list.reload();
-    } catch (e) {
-      setFailure(`Could not revoke ${token.name}: ${describe(e)}`);
-    }
-  };
+    });
 
   return (
     <section>
