@@ -2,6 +2,7 @@ import { type Context, Hono } from "hono";
 import type { Env } from "../bindings/env";
 import { agentObject } from "../bindings/objects";
 import { BoundedMap } from "../core/cache/bounded-map";
+import { boxRefusalStatus } from "../core/sandbox/errors";
 import { type InputDetector, InputThrottle, rfbInput, terminalInput } from "../core/sandbox/view-input";
 import { type SandboxView, verifyViewTicket, viewTicketKey } from "../core/sandbox/view-ticket";
 import { isUuid } from "../core/validation/fields";
@@ -73,8 +74,7 @@ export async function viewTarget(env: Env, agentId: string, view: SandboxView, f
 }
 
 /** The API's answer when the agent object will not open a view: 503 for no box, 404 for no agent, else 409. */
-export const viewRefused = (refusal: { code: string; message: string }) =>
-  new ApiError(refusal.code === "sandbox.unavailable" ? 503 : refusal.code.endsWith(".not_found") ? 404 : 409, refusal.code, refusal.message);
+export const viewRefused = (refusal: { code: string; message: string }) => new ApiError(boxRefusalStatus(refusal.code), refusal.code, refusal.message);
 
 const badTicket = () => new ApiError(401, "auth.invalid_ticket", "This view's link is not valid or has expired: open the tab again");
 

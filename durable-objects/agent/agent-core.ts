@@ -302,13 +302,14 @@ export class AgentCore {
   async scriptsChanged(change: ScriptChange): Promise<void> {
     this.runs.sessions.forgetScripts(change);
     const agentId = this.ctx.id.name;
-    if (!agentId) return;
+    const files = this.sandboxes.runningFiles();
+    if (!agentId || !files) return;
     const current = this.runs.current;
     const session = current ? await this.runs.sessions.get(current.runId) : null;
     await syncScriptsToBox({
       agentId,
       change,
-      files: this.sandboxes.runningFiles(),
+      files,
       generating: session ? new Set(session.snapshot.scripts.map((s) => s.name)) : null,
       withDatabase: (work) => this.runs.withDatabase(work),
     });

@@ -122,11 +122,7 @@ export class GenerationRepositories {
     if (due.length === 0 || !this.app) return;
     for (const entry of due) {
       try {
-        entry.token = await this.app.mintToken(
-          entry.installationId,
-          entry.repositories.map((r) => r.name),
-        );
-        this.redact([{ name: "GITHUB_INSTALLATION_TOKEN", value: entry.token.token }]);
+        entry.token = await this.mint(this.app, entry.installationId, entry.repositories);
       } catch (error) {
         // The command still runs; git then says what it could not do.
         logEvent("warn", { operation: "repository.token_refresh", agent_id: this.session.scope.agentId, ...describeError(error) });
@@ -177,18 +173,24 @@ export class GenerationRepositories {
       if (connection.disconnected) return refuse({ kind: "disconnected" });
       if (!this.app) return refuse({ kind: "not_configured" });
       try {
-        const token = await this.app.mintToken(
-          connection.installation_id,
-          repositories.map((r) => r.name),
-        );
+        const token = await this.mint(this.app, connection.installation_id, repositories);
         this.tokens.push({ installationId: connection.installation_id, repositories, token });
-        this.redact([{ name: "GITHUB_INSTALLATION_TOKEN", value: token.token }]);
       } catch (error) {
         if (!(error instanceof GitHubError)) throw error;
         return refuse({ kind: error.kind, ...(error.repository ? { repository: error.repository } : {}), detail: error.message });
       }
     }
     return { ok: true };
+  }
+
+  /** A token limited to these repositories, joining the redaction set before anything can print it (SEC-018). */
+  private async mint(app: GitHubApp, installationId: number, repositories: RepositoryForGeneration[]): Promise<InstallationToken> {
+    const token = await app.mintToken(
+      installationId,
+      repositories.map((r) => r.name),
+    );
+    this.redact([{ name: "GITHUB_INSTALLATION_TOKEN", value: token.token }]);
+    return token;
   }
 
   /** REPO-003: every token through the box's file API, outside the workspace. */

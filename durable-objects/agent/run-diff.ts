@@ -11,7 +11,7 @@ import { runs } from "../../core/db/schema";
 import { platformRedactor } from "../../core/output/redaction";
 import { diffCommand, notRecordedMessage, type RepoDiff, readDiffAnswer, recordedRepos, tokenSecrets } from "../../core/repos/changes";
 import { GIT_TOKENS_PATH } from "../../core/repos/types";
-import { SandboxError } from "../../core/sandbox/errors";
+import { boxRefusalStatus, SandboxError } from "../../core/sandbox/errors";
 import { currentEnsureRequest } from "./sandbox-inputs";
 import type { SandboxManager } from "./sandbox-manager";
 
@@ -30,8 +30,7 @@ interface Host {
 }
 
 /** A refusal of the box as the views answer it: 503 no box, 404 nothing to show, else 409. */
-const boxRefused = (code: string, message: string): Refused =>
-  refuse(code === "sandbox.unavailable" ? 503 : code.endsWith(".not_found") ? 404 : 409, code, message);
+const boxRefused = (code: string, message: string): Refused => refuse(boxRefusalStatus(code), code, message);
 
 /**
  * `runDiff(runId, repository)`: the start..end diff of a repository the run recorded in

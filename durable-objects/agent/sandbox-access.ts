@@ -26,8 +26,7 @@ export function sandboxAccess(ensured: EnsureOutcome): SandboxAccess {
  * Access that ensures the box only at its first use: a run whose only box tools are
  * scripts never starts a container for a generation that runs none (decision 0013).
  */
-export function lazySandboxAccess(ensure: () => Promise<SandboxAccess>): SandboxAccess {
-  const box = () => ensure();
+export function lazySandboxAccess(box: () => Promise<SandboxAccess>): SandboxAccess {
   return {
     exec: async (input, signal) => (await box()).exec(input, signal),
     browser: async (action, args, signal) => (await box()).browser(action, args, signal),

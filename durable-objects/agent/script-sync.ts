@@ -14,15 +14,14 @@ import type { SandboxFiles } from "../../core/tools/types";
 interface SyncInput {
   agentId: string;
   change: ScriptChange;
-  /** The running box's files, or null when no box runs. */
-  files: SandboxFiles | null;
+  /** The running box's files. */
+  files: SandboxFiles;
   /** The script names of the generating run's snapshot, or null when none generates. */
   generating: ReadonlySet<string> | null;
   withDatabase: <T>(work: (db: Database) => Promise<T>) => Promise<T>;
 }
 
 export async function syncScriptsToBox({ agentId, change, files, generating, withDatabase }: SyncInput): Promise<void> {
-  if (!files) return;
   try {
     if (change.action === "delete") await files.remove(scriptPath(change.name));
     else if (change.action === "clear") {

@@ -22,6 +22,7 @@ import {
 import { validateScriptWrite } from "../../core/scripts/validation";
 import { nativeToolNames } from "../../core/tools/registry";
 import type { SandboxFiles, ScriptTools, ScriptView } from "../../core/tools/types";
+import { positiveInt } from "../sse-hub";
 import type { GenerationBox } from "./generation-box";
 import type { RunSession } from "./run-session";
 
@@ -118,8 +119,8 @@ export function scriptTools({ db, env, session, box, forget }: ScriptToolsInput)
  * @example scriptTimeoutS("5") // 5
  */
 export function scriptTimeoutS(configured: string | undefined): number {
-  const value = Number(configured);
-  return Number.isInteger(value) && value > 0 && value <= 3600 ? value : SCRIPT_TIMEOUT_S;
+  const value = positiveInt(configured);
+  return value !== undefined && value <= 3600 ? value : SCRIPT_TIMEOUT_S;
 }
 
 /**
