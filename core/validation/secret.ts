@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { envName } from "./fields";
+import { pageOf } from "./page";
 import { reservedSecretName } from "./secret-name";
 
 /** A secret's name: an environment variable nothing in the box reads for itself (secret-name.ts). */
@@ -62,7 +63,7 @@ export const Secret = z
   })
   .meta({ id: "Secret" });
 
-export const SecretList = z.object({ data: z.array(Secret) }).meta({ id: "SecretList" });
+export const SecretPage = pageOf(Secret, "SecretPage");
 
 export type SecretCreate = z.infer<typeof SecretCreate>;
 export type SecretPatch = z.infer<typeof SecretPatch>;
