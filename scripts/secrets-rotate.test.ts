@@ -9,9 +9,9 @@ import { createOrganisation } from "../core/db/organisations";
 import { secrets } from "../core/db/schema";
 import { type KeySet, openSecret, parseKeySet, sealSecret } from "../core/secrets/crypto";
 import { migrateDatabase } from "./db/migrate";
+import { withDatabase } from "./stack/operator";
 import { type Database, startDatabase } from "./stack/postgres";
 import { removeStateDir } from "./stack/postgres-home";
-import { withDatabase } from "./stack/operator";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const keyOf = (fill: number) => Buffer.alloc(32, fill).toString("base64");

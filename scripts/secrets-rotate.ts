@@ -18,8 +18,8 @@ import { parseKeySet } from "../core/secrets/crypto";
 import { resealSecrets } from "../core/secrets/reseal";
 import { localDatabaseUrl, stateDir } from "./local";
 import { LOCAL_ENV, parseRotateArgs } from "./secrets/rotate-options";
-import { redactUrl } from "./stack/postgres";
 import { withDatabase } from "./stack/operator";
+import { redactUrl } from "./stack/postgres";
 import { ROOT } from "./stack/wrangler";
 
 function fail(message: string, code = 2): never {

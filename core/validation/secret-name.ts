@@ -50,8 +50,8 @@ export const RESERVED_SECRET_NAMES: ReadonlySet<string> = new Set([
   "RESOLV_HOST_CONF",
 ]);
 
-/** Prefixes: the guest's settings, the platform's variables, the loader, Python and git. */
-export const RESERVED_SECRET_PREFIXES: readonly string[] = ["GUEST_", "GUILDS_", "LD_", "PYTHON", "GIT_", "MALLOC_"];
+/** Prefixes: the guest's settings, the platform's and the box's helpers' variables, the loader, Python and git. */
+export const RESERVED_SECRET_PREFIXES: readonly string[] = ["GUEST_", "GUILDS_", "SANDBOX_", "LD_", "PYTHON", "GIT_", "MALLOC_"];
 
 /**
  * Why a secret may not take this name, or null when it may.

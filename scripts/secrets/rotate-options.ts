@@ -17,6 +17,7 @@ export function parseRotateArgs(argv: string[], environments: string[]): { ok: t
   }
   const known = [...environments, LOCAL_ENV].join(", ");
   if (!values.env) return { ok: false, message: `--env is required (${known})` };
-  if (values.env !== LOCAL_ENV && !environments.includes(values.env)) return { ok: false, message: `--env ${values.env} is not an environment of wrangler.toml (it has: ${known})` };
+  if (values.env !== LOCAL_ENV && !environments.includes(values.env))
+    return { ok: false, message: `--env ${values.env} is not an environment of wrangler.toml (it has: ${known})` };
   return { ok: true, env: values.env };
 }

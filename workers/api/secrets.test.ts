@@ -77,7 +77,21 @@ describe("secrets API (OP-SEC-1)", () => {
   });
 
   it("OP-SEC-3: a name that is not an environment variable or is reserved is a 422 naming the field", async () => {
-    for (const name of ["lower_case", "1STARTS_WITH_DIGIT", "HAS-DASH", "", "PATH", "HOME", "GUILD_RUN_ID", "GUEST_HOME", "LD_PRELOAD", "NODE_OPTIONS", "BASH_ENV", "ENV", "PYTHONPATH"]) {
+    for (const name of [
+      "lower_case",
+      "1STARTS_WITH_DIGIT",
+      "HAS-DASH",
+      "",
+      "PATH",
+      "HOME",
+      "GUILD_RUN_ID",
+      "GUEST_HOME",
+      "LD_PRELOAD",
+      "NODE_OPTIONS",
+      "BASH_ENV",
+      "ENV",
+      "PYTHONPATH",
+    ]) {
       const res = await call("POST", "/api/secrets", { token, body: { name, value: "v" } });
       expect(res.status, name).toBe(422);
       expect(res.json.error.details.fields.map((f: { field: string }) => f.field)).toEqual(["name"]);
