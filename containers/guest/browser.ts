@@ -367,8 +367,8 @@ function messageOf(error: unknown): string {
 
 let shared: BrowserDriver | null = null;
 
-/** The route: the driver is made on first use from GUEST_CDP_URL and GUEST_PLAYWRIGHT. */
-export async function browserRoute(req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** The route: the driver is made on first use with the guest's settings (driverOptions). */
+export async function browserRoute(req: IncomingMessage, res: ServerResponse, options: BrowserDriverOptions = driverOptions({})): Promise<void> {
   let body: unknown;
   try {
     body = JSON.parse((await readBody(req, 64 * 1024)).toString("utf8"));
@@ -376,7 +376,7 @@ export async function browserRoute(req: IncomingMessage, res: ServerResponse): P
     if (error instanceof BodyTooLarge) return sendError(res, 413, "browser.too_large", "browser body is over 64 KiB");
     return sendError(res, 400, "browser.invalid_args", "body must be JSON");
   }
-  shared ??= new BrowserDriver(driverOptions(process.env));
+  shared ??= new BrowserDriver(options);
   try {
     sendJson(res, 200, await shared.run(body));
   } catch (error) {
@@ -395,7 +395,7 @@ export async function disconnectBrowser(): Promise<void> {
 }
 
 /** The driver's settings from the guest's environment. */
-export function driverOptions(env: NodeJS.ProcessEnv): BrowserDriverOptions {
+export function driverOptions(env: Readonly<Record<string, string | undefined>>): BrowserDriverOptions {
   const nav = Number(env.GUEST_BROWSER_NAV_TIMEOUT_MS);
   return {
     cdpUrl: env.GUEST_CDP_URL || "http://127.0.0.1:9222",

@@ -1,6 +1,8 @@
 /**
- * Running commands: each in its own process group (so a timeout or a kill reaches every
- * descendant, not just bash), output streamed as NDJSON frames under a shared byte budget.
+ * Running commands: each in its own process group and marked with its id in the
+ * environment (process-sweep.ts), so a timeout or a kill reaches every descendant, also
+ * one that left the group (setsid, a double fork, nohup), not just bash; output streamed as
+ * NDJSON frames under a shared byte budget.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -8,6 +10,7 @@ import { StringDecoder } from "node:string_decoder";
 import type { ExecRequest } from "./exec-request";
 import { type ExecLine, frame } from "./ndjson";
 import { OutputBudget, truncationMarker } from "./output-limit";
+import { EXEC_MARKER, killMarked, signalMarked } from "./process-sweep";
 
 /** How long a process group gets between SIGTERM and SIGKILL. */
 export const KILL_GRACE_MS = 2_000;
@@ -51,12 +54,15 @@ export function startExec(request: ExecRequest, baseEnv: NodeJS.ProcessEnv, writ
   const budget = new OutputBudget(request.maxOutputBytes);
   let timedOut = false;
   let killed = false;
+  let finishing = false;
   let finished = false;
   let killTimer: NodeJS.Timeout | undefined;
+  /** The SIGTERM sweep of escaped processes; the exit frame waits for it. */
+  let sweep: Promise<unknown> = Promise.resolve();
 
   const child: ChildProcess = spawn("bash", ["-lc", request.command], {
     cwd: request.cwd,
-    env: { ...baseEnv, ...request.env },
+    env: { ...baseEnv, ...request.env, [EXEC_MARKER]: id },
     detached: true, // its own process group, led by bash
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -69,7 +75,11 @@ export function startExec(request: ExecRequest, baseEnv: NodeJS.ProcessEnv, writ
   const terminate = () => {
     if (child.pid === undefined || killTimer) return;
     signalGroup(child.pid, "SIGTERM");
-    killTimer = setTimeout(() => signalGroup(child.pid!, "SIGKILL"), KILL_GRACE_MS);
+    sweep = signalMarked(id, "SIGTERM");
+    killTimer = setTimeout(() => {
+      signalGroup(child.pid!, "SIGKILL");
+      void killMarked(id);
+    }, KILL_GRACE_MS);
     killTimer.unref();
   };
 
@@ -93,8 +103,13 @@ export function startExec(request: ExecRequest, baseEnv: NodeJS.ProcessEnv, writ
   const done = new Promise<void>((resolve) => (resolveDone = resolve));
 
   const finish = (exitCode: number | null, signal: string | null, error?: string) => {
-    if (finished) return;
+    if (finishing) return;
+    finishing = true;
     clearTimeout(timeout);
+    void sweep.then(() => finishNow(exitCode, signal, error));
+  };
+
+  const finishNow = (exitCode: number | null, signal: string | null, error?: string) => {
     // A command that ended mid-character: its last bytes come out as U+FFFD rather than vanish.
     if (!budget.truncated) {
       for (const stream of ["stdout", "stderr"] as const) {

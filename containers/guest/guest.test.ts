@@ -7,6 +7,7 @@ import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ExecLine, LineReader } from "./ndjson";
+import { markedProcesses } from "./process-sweep";
 import { auth, bundleGuest, type RunningGuest, startGuest, TOKEN, tempDir } from "./test-support/guest-process";
 
 let temp: Awaited<ReturnType<typeof tempDir>>;
@@ -107,6 +108,36 @@ describe("OP-SBX-9: exec", () => {
     expect(outputs.map((t) => (t.line as { data: string }).data)).toEqual(["first\n", "second\n"]);
     expect(outputs[1]!.at - outputs[0]!.at).toBeGreaterThan(400);
   });
+  it("OP-SEC-3: the guest takes its settings from its file, removed once read; GUEST_* in the box's environment configures nothing", async () => {
+    const other = await startGuest(
+      await bundleGuest(dir),
+      dir,
+      {},
+      { GUEST_HOME: "/tmp", GUEST_TOKEN: "an-environment-token-0123456789", GUEST_MAX_FILE_BYTES: "1" },
+    );
+    try {
+      await expect(readFile(other.settingsFile)).rejects.toMatchObject({ code: "ENOENT" });
+      const headers = { ...auth, "content-type": "application/json" };
+      const refused = await fetch(`${other.base}/exec`, { method: "POST", headers: { authorization: "Bearer an-environment-token-0123456789" }, body: "{}" });
+      expect(refused.status).toBe(401);
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash parameter expansion, run by the guest
+      const res = await fetch(`${other.base}/exec`, { method: "POST", headers, body: JSON.stringify({ command: 'pwd; echo "${GUEST_HOME:-none}"' }) });
+      const frames = (await res.text())
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as ExecLine);
+      const stdout = frames.map((f) => (f.type === "output" ? f.data : "")).join("");
+      expect(stdout).toBe(`${other.home}\nnone\n`);
+      const put = await fetch(`${other.base}/files?path=${encodeURIComponent(join(other.home, "f.txt"))}`, {
+        method: "PUT",
+        headers: auth,
+        body: "more than one byte",
+      });
+      expect(put.status).toBe(200);
+    } finally {
+      await other.stop();
+    }
+  });
   it("OP-SBX-9: cwd and env are applied; env merges over the guest's and the guest token never reaches a command", async () => {
     const cwd = join(home, "work");
     await mkdir(cwd);
@@ -146,6 +177,37 @@ describe("OP-SBX-9: exec", () => {
     expect(exitOf(lines)).toMatchObject({ timed_out: true, signal: "SIGTERM" });
     expect(await gone(grandchild)).toBe(false);
     expect(await waitGone(grandchild)).toBe(true);
+  });
+  it("OP-EXACT-5: a command whose children escape its process group (setsid, a double fork, nohup) still leaves nothing running after its timeout", async () => {
+    const command = [
+      "setsid sleep 61 & echo $!",
+      // A double fork: the grandchild is reparented to init, in a session of its own.
+      "( setsid sleep 62 & echo $! ) ",
+      "setsid nohup sleep 63 >/dev/null 2>&1 & echo $!",
+      // The same from a script: fork, setsid, fork again; the grandchild says its pid.
+      "python3 -c 'import os,sys,time\nif os.fork()==0:\n  os.setsid()\n  if os.fork()==0:\n    print(os.getpid(), flush=True); time.sleep(64)\n  os._exit(0)\nos.wait()'",
+      "wait",
+    ].join("\n");
+    let id = "";
+    // Long enough for python3 to start on a loaded machine.
+    const { lines } = await exec({ command, timeout_ms: 4000 }, (line) => {
+      if (line.type === "start") id = line.id;
+    });
+    expect(exitOf(lines)).toMatchObject({ timed_out: true });
+    const pids = output(lines, "stdout")
+      .split("\n")
+      .filter((l) => /^\d+$/.test(l))
+      .map(Number);
+    expect(pids).toHaveLength(4);
+    for (const pid of pids) expect(await waitGone(pid), `pid ${pid}`).toBe(true);
+    expect(await markedProcesses(id)).toEqual([]);
+  });
+  it("OP-SBX-9: a command that ends normally may leave a process running (a server it started)", async () => {
+    const { lines } = await exec({ command: "setsid sleep 30 >/dev/null 2>&1 & echo $!" });
+    const pid = Number(output(lines, "stdout").trim());
+    expect(exitOf(lines)).toMatchObject({ timed_out: false, exit_code: 0 });
+    expect(await gone(pid)).toBe(false);
+    process.kill(pid, "SIGKILL");
   });
   it("OP-SBX-9: POST /exec/:id/kill ends a running command and its children", async () => {
     let killed: Promise<Response> | undefined;

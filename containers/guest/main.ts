@@ -1,5 +1,7 @@
 /**
- * The guest's entry point inside a sandbox container. Settings come from the environment:
+ * The guest's entry point inside a sandbox container: `node guest.mjs <settings file>`.
+ * Settings come from that file (config.ts), never from the environment, which is the
+ * tenant's and is only passed on to commands:
  *   GUEST_TOKEN      required, the per-sandbox bearer secret (at least 16 characters)
  *   GUEST_PORT       port to listen on (default 8080; 0 picks a free one)
  *   GUEST_HOST       address to listen on (default 0.0.0.0, see containers/README.md)
@@ -11,7 +13,8 @@
  *   and the desktop services' settings (services-config.ts)
  * Prints one `GUEST_LISTENING <port>` line once it accepts connections.
  */
-import { disconnectBrowser } from "./browser";
+import { disconnectBrowser, driverOptions } from "./browser";
+import { readGuestSettings } from "./config";
 import { killAll } from "./exec";
 import { pushHomeArchive } from "./home-archive";
 import { createGuestServer } from "./server";
@@ -23,26 +26,31 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-const token = process.env.GUEST_TOKEN ?? "";
-if (token.length < 16) fail("GUEST_TOKEN must be set (at least 16 characters)");
-const port = Number(process.env.GUEST_PORT ?? "8080");
-if (!Number.isInteger(port) || port < 0 || port > 65535) fail("GUEST_PORT must be a port number");
-const maxFileBytes = Number(process.env.GUEST_MAX_FILE_BYTES ?? String(64 << 20));
-if (!Number.isInteger(maxFileBytes) || maxFileBytes <= 0) fail("GUEST_MAX_FILE_BYTES must be a positive integer");
-const maxArchiveBytes = Number(process.env.GUEST_MAX_ARCHIVE_BYTES ?? String(5 * 2 ** 30));
-if (!Number.isInteger(maxArchiveBytes) || maxArchiveBytes <= 0) fail("GUEST_MAX_ARCHIVE_BYTES must be a positive integer");
-const home = process.env.GUEST_HOME ?? "/home/agent";
-const servicesConfig = servicesConfigFromEnv(process.env, home);
+const settingsFile = process.argv[2];
+if (!settingsFile) fail("usage: guest.mjs <settings file> (the entrypoint writes it from GUEST_CONFIG)");
+const settings = readGuestSettings(settingsFile);
+if (typeof settings === "string") fail(`the settings file ${settings}`);
 
-// Commands never see the guest's own settings, least of all its token.
+const token = settings.GUEST_TOKEN ?? "";
+if (token.length < 16) fail("GUEST_TOKEN must be set (at least 16 characters)");
+const port = Number(settings.GUEST_PORT ?? "8080");
+if (!Number.isInteger(port) || port < 0 || port > 65535) fail("GUEST_PORT must be a port number");
+const maxFileBytes = Number(settings.GUEST_MAX_FILE_BYTES ?? String(64 << 20));
+if (!Number.isInteger(maxFileBytes) || maxFileBytes <= 0) fail("GUEST_MAX_FILE_BYTES must be a positive integer");
+const maxArchiveBytes = Number(settings.GUEST_MAX_ARCHIVE_BYTES ?? String(5 * 2 ** 30));
+if (!Number.isInteger(maxArchiveBytes) || maxArchiveBytes <= 0) fail("GUEST_MAX_ARCHIVE_BYTES must be a positive integer");
+const home = settings.GUEST_HOME ?? "/home/agent";
+const servicesConfig = servicesConfigFromEnv(settings, home);
+
+// Commands inherit the box's environment; a GUEST_* name there is not a setting of ours
+// (secrets cannot take one, OP-SEC-3), and none is passed on.
 const baseEnv: NodeJS.ProcessEnv = { ...process.env };
 for (const name of Object.keys(baseEnv)) if (name.startsWith("GUEST_")) delete baseEnv[name];
-delete process.env.GUEST_TOKEN;
 
 const services = new Services(servicesConfig, baseEnv, home);
 services.beforeBrowserStop = disconnectBrowser;
-const server = createGuestServer({ token, baseEnv, home, maxFileBytes, services, maxArchiveBytes });
-server.listen(port, process.env.GUEST_HOST ?? "0.0.0.0", () => {
+const server = createGuestServer({ token, baseEnv, home, maxFileBytes, services, maxArchiveBytes, browser: driverOptions(settings) });
+server.listen(port, settings.GUEST_HOST ?? "0.0.0.0", () => {
   const address = server.address();
   console.log(`GUEST_LISTENING ${typeof address === "object" && address ? address.port : port}`);
 });
@@ -50,8 +58,8 @@ server.listen(port, process.env.GUEST_HOST ?? "0.0.0.0", () => {
 // On shutdown, running commands end with the guest (their groups get SIGTERM) and open
 // streams are cut; with a save address the home is pushed there first (commands are ended
 // before, so it is quiet); the container's entrypoint does whatever must outlive the guest.
-const saveUrl = process.env.GUEST_HOME_SAVE_URL;
-const saveTimeoutMs = Number(process.env.GUEST_HOME_SAVE_TIMEOUT_MS ?? String(10 * 60_000));
+const saveUrl = settings.GUEST_HOME_SAVE_URL;
+const saveTimeoutMs = Number(settings.GUEST_HOME_SAVE_TIMEOUT_MS ?? String(10 * 60_000));
 let stopping = false;
 async function shutdown(): Promise<void> {
   if (stopping) return;

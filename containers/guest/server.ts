@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { bearerMatches } from "./auth";
-import { browserRoute } from "./browser";
+import { type BrowserDriverOptions, browserRoute } from "./browser";
 import { running, startExec } from "./exec";
 import { DEFAULT_EXEC_LIMITS, type ExecLimits, parseExecRequest } from "./exec-request";
 import { deleteFile, getFile, listFiles, moveFile, putFile } from "./files";
@@ -30,6 +30,8 @@ export interface GuestOptions {
   services: Services;
   /** The largest home archive `PUT /home/archive` accepts. */
   maxArchiveBytes: number;
+  /** Where the browser tool finds Chromium and Playwright (the guest's settings). */
+  browser?: BrowserDriverOptions;
   /** Further routes by "METHOD /path", e.g. the browser's. */
   routes?: Map<string, GuestRoute>;
 }
@@ -65,7 +67,7 @@ export function createGuestServer(options: GuestOptions): Server {
     if (method === "POST" && url.pathname === "/files/move") return moveFile(req, res);
     if (method === "GET" && url.pathname === "/files/list") return listFiles(res, url);
     if (method === "GET" && url.pathname === "/workspace/size") return workspaceSize(res, url);
-    if (method === "POST" && url.pathname === "/browser") return browserRoute(req, res);
+    if (method === "POST" && url.pathname === "/browser") return browserRoute(req, res, options.browser);
     const added = routes.get(`${method} ${url.pathname}`);
     if (added) return added(req, res, url);
     sendError(res, 404, "route.not_found", `no route ${method} ${url.pathname}`);

@@ -1,6 +1,6 @@
 /**
  * The desktop services' settings and command lines (pure). The programs are overridable by
- * environment so the guest's logic can be tested where no Xvnc or Chromium is installed:
+ * the guest's settings (config.ts) so the guest's logic can be tested where no Xvnc or Chromium is installed:
  *   GUEST_XVNC_BIN, GUEST_CHROMIUM_BIN, GUEST_WEBSOCKIFY_BIN  the programs (default: by name)
  *   GUEST_VNC_DISPLAY   X display number (default 1; VNC on 127.0.0.1:5900+N)
  *   GUEST_CDP_URL       where Chromium's DevTools answer (default http://127.0.0.1:9222)
@@ -26,7 +26,7 @@ export interface ServicesConfig {
 /** The desktop's fixed size (SBX-014). */
 export const SCREEN = { width: 1280, height: 720 } as const;
 
-export function servicesConfigFromEnv(env: NodeJS.ProcessEnv, home: string): ServicesConfig {
+export function servicesConfigFromEnv(env: Readonly<Record<string, string | undefined>>, home: string): ServicesConfig {
   const cdp = new URL(env.GUEST_CDP_URL ?? "http://127.0.0.1:9222");
   return {
     xvncBin: env.GUEST_XVNC_BIN ?? "Xvnc",

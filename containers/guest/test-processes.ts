@@ -16,10 +16,10 @@ export { type RunningGuest, TOKEN as TEST_GUEST_TOKEN } from "./test-support/gue
 /** The project's playwright-core, standing in for the image's /opt/playwright. */
 export const PROJECT_PLAYWRIGHT = fileURLToPath(new URL("../../node_modules/playwright-core", import.meta.url));
 
-/** Bundles containers/guest/main.ts and starts it on a free loopback port over a temporary home. */
-export async function startGuest(env: Record<string, string> = {}): Promise<RunningGuest> {
+/** Bundles containers/guest/main.ts and starts it on a free loopback port over a temporary home, with further settings. */
+export async function startGuest(settings: Record<string, string> = {}): Promise<RunningGuest> {
   const { dir, remove } = await tempDir("guest-proc-");
-  const guest = await startGuestProcess(await bundleGuest(dir), dir, env);
+  const guest = await startGuestProcess(await bundleGuest(dir), dir, settings);
   return {
     ...guest,
     async stop() {

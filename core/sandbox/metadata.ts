@@ -5,6 +5,7 @@
  * the generation wants.
  */
 import type { SecretValue } from "../output/redaction";
+import { reservedSecretName } from "../validation/secret-name";
 import { environmentFingerprint, imageFingerprint, secretLabelKey } from "./fingerprint";
 
 /** The two machines (SBX-003/004): lite without browser and coding, standard with either. */
@@ -47,13 +48,15 @@ export interface ImageReferences {
 /**
  * The environment a box is created with (SEC-005, SBX-006, SBX-009): every secret that
  * reaches the agent under its own name, and HOME on coding boxes. The platform's own
- * variables are set last, so a secret cannot shadow them.
+ * variables are set last, so a secret cannot shadow them. A secret under a reserved name
+ * (OP-SEC-3), which only a row older than the rule can have, is left out: the box's
+ * entrypoint, the guest and every shell start with this environment.
  *
  * @example sandboxEnvironment([{ name: "API_KEY", value: "k" }], true) // { API_KEY: "k", HOME: "/home/agent" }
  */
 export function sandboxEnvironment(secrets: readonly SecretValue[], coding: boolean): Record<string, string> {
   const environment: Record<string, string> = {};
-  for (const { name, value } of secrets) environment[name] = value;
+  for (const { name, value } of secrets) if (reservedSecretName(name) === null) environment[name] = value;
   if (coding) environment.HOME = SANDBOX_HOME;
   return environment;
 }

@@ -74,7 +74,18 @@ describe("box and environment", () => {
       { name: "HOME", value: "/tmp/elsewhere" },
     ];
     expect(sandboxEnvironment(secrets, true)).toEqual({ GITHUB_TOKEN: "ghp_1", HOME: "/home/agent" });
-    expect(sandboxEnvironment(secrets, false)).toEqual({ GITHUB_TOKEN: "ghp_1", HOME: "/tmp/elsewhere" });
+    expect(sandboxEnvironment(secrets, false)).toEqual({ GITHUB_TOKEN: "ghp_1" });
+  });
+
+  it("OP-SEC-3: a secret stored under a reserved name before the rule never reaches the box", () => {
+    const secrets = [
+      { name: "GUEST_HOME", value: "/tmp/elsewhere" },
+      { name: "LD_PRELOAD", value: "/home/agent/evil.so" },
+      { name: "NODE_OPTIONS", value: "--require /home/agent/evil.js" },
+      { name: "PYTHONSTARTUP", value: "/home/agent/evil.py" },
+      { name: "SHOP_API_KEY", value: "k" },
+    ];
+    expect(sandboxEnvironment(secrets, false)).toEqual({ SHOP_API_KEY: "k" });
   });
 });
 

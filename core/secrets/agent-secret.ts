@@ -8,7 +8,9 @@ import { and, eq, sql } from "drizzle-orm";
 import type { AnyDatabase } from "../db/organisations";
 import { sqlState, UNIQUE_VIOLATION } from "../db/outage";
 import { secretGrants, secrets } from "../db/schema";
+import { reservedSecretName } from "../validation/secret-name";
 import { type KeySet, sealSecret } from "./crypto";
+import { reserveSecretSlot, SecretLimitReached } from "./limit";
 
 export interface AgentSecretInput {
   organisationId: string;
@@ -19,17 +21,23 @@ export interface AgentSecretInput {
   value: string;
 }
 
-export type AgentSecretOutcome = { ok: true; id: string; created: boolean } | { ok: false; code: "secret.shared" | "secret.name_taken"; message: string };
+export type AgentSecretOutcome =
+  | { ok: true; id: string; created: boolean }
+  | { ok: false; code: "secret.shared" | "secret.name_taken" | "secret.limit_reached" | "secret.name_reserved"; message: string };
 
 /**
  * Creates the organisation's secret `name` granted to this agent only, or replaces its value.
  * `sharedAllowed` false (the agent's own tool): a secret of that name that reaches anyone
  * else (org-wide, a guild, another agent, or nobody yet) is refused, so an agent cannot
  * overwrite a value other agents rely on. true (the operator): it is replaced and granted.
+ * A reserved name (a request older than the rule may carry one) and a create past the
+ * organisation's cap are refused too.
  *
  * @example await writeAgentSecret(db, keys, { organisationId, agentId, name: "API_TOKEN", description: "", value }, false)
  */
 export async function writeAgentSecret(db: AnyDatabase, keys: KeySet, input: AgentSecretInput, sharedAllowed: boolean): Promise<AgentSecretOutcome> {
+  const reserved = reservedSecretName(input.name);
+  if (reserved) return { ok: false, code: "secret.name_reserved", message: `The secret name ${input.name} ${reserved}; choose another name` };
   try {
     return await db.transaction(async (tx) => {
       const [existing] = await tx
@@ -38,6 +46,7 @@ export async function writeAgentSecret(db: AnyDatabase, keys: KeySet, input: Age
         .where(and(eq(secrets.organisationId, input.organisationId), eq(secrets.name, input.name)))
         .for("update");
       if (!existing) {
+        await reserveSecretSlot(tx, input.organisationId);
         // The id is chosen here because the ciphertext is bound to it.
         const id = crypto.randomUUID();
         const sealed = await sealSecret(keys, { organisationId: input.organisationId, secretId: id }, input.value);
@@ -69,6 +78,7 @@ export async function writeAgentSecret(db: AnyDatabase, keys: KeySet, input: Age
       return { ok: true as const, id: existing.id, created: false };
     });
   } catch (error) {
+    if (error instanceof SecretLimitReached) return { ok: false, code: error.code, message: error.message };
     // Another writer created the name between the read and the insert.
     if (sqlState(error) === UNIQUE_VIOLATION) {
       return { ok: false, code: "secret.name_taken", message: `A secret named ${input.name} was just created by someone else; try again` };

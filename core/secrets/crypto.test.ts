@@ -48,6 +48,26 @@ describe("secret encryption (OP-SEC-4)", () => {
     expect(await openSecret(split, row, sealedOld)).toBe("old value");
   });
 
+  it("OP-SEC-4: the README's rotation opens every value sealed under the unversioned key: v1 and 1 are one version", async () => {
+    const unversioned = await parseKeySet(keyOf(1));
+    const sealedOld = await sealSecret(unversioned, row, "old value");
+    expect(sealedOld.keyVersion).toBe("1");
+    const rotated = await parseKeySet(`v1:${keyOf(1)},v2:${keyOf(2)}`);
+    expect(await openSecret(rotated, row, sealedOld)).toBe("old value");
+    // And the other way round: a value sealed as v2 opens under a plain "2".
+    const sealedNew = await sealSecret(rotated, row, "new value");
+    expect(await openSecret(await parseKeySet(`1:${keyOf(1)},2:${keyOf(2)}`), row, sealedNew)).toBe("new value");
+    // Moved to SECRETS_KEK_PREVIOUS, the old key keeps its meaning.
+    expect(await openSecret(await parseKeySet(`v2:${keyOf(2)}`, `v1:${keyOf(1)}`), row, sealedOld)).toBe("old value");
+  });
+
+  it("OP-SEC-4: a key version given twice, in either spelling or across both variables, is refused with a clear error", async () => {
+    await expect(parseKeySet(`v1:${keyOf(1)},v1:${keyOf(2)}`)).rejects.toThrow("name key version v1 twice");
+    await expect(parseKeySet(`1:${keyOf(1)},v1:${keyOf(2)}`)).rejects.toThrow("(1 and v1 are one version)");
+    await expect(parseKeySet(`v2:${keyOf(2)}`, `v2:${keyOf(3)}`)).rejects.toThrow("name key version v2 twice");
+    await expect(parseKeySet(`v1:${keyOf(1)},v2:${keyOf(2)}`, keyOf(1))).rejects.toThrow("(1 and v1 are one version)");
+  });
+
   it("SEC-004: a value under an unknown or wrong key version does not decrypt", async () => {
     const keys = await parseKeySet(`v1:${keyOf(1)}`);
     const sealed = await sealSecret(keys, row, "value");

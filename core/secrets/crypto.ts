@@ -15,8 +15,9 @@ export class SecretDecryptError extends Error {
 }
 
 export interface KeySet {
-  /** The version new values are encrypted with. */
+  /** The version new values are encrypted with, as SECRETS_KEK spells it (stored beside each value). */
   current: string;
+  /** By keyVersionId: `v1` and `1` find the same key. */
   keys: Map<string, AesKey>;
 }
 
@@ -38,16 +39,42 @@ type AesKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
 const VERSIONED = /^([A-Za-z0-9_-]+):(.+)$/;
 
 /**
+ * One key version however it is spelled: `v1` and `1` are the same version, since a single
+ * unversioned key seals its values as `1` and the rotation that follows names it `v1`.
+ *
+ * @example keyVersionId("v2") // "2"
+ * @example keyVersionId("2026a") // "2026a"
+ */
+export function keyVersionId(version: string): string {
+  return /^[vV]\d+$/.test(version) ? version.slice(1) : version;
+}
+
+/** Whether a stored value is sealed under the key set's current key. */
+export const sealedUnderCurrent = (keys: KeySet, version: string): boolean => keyVersionId(version) === keyVersionId(keys.current);
+
+/**
  * Reads the key set from `SECRETS_KEK`: either one base64 key (version "1"), or a comma
  * list of `version:base64` entries whose last entry is the current key.
  * `SECRETS_KEK_PREVIOUS` (same forms) adds older keys still needed to decrypt.
+ * A version given twice, across both and in either spelling (`v1`, `1`), is refused: which
+ * key it means would be a guess, and a wrong guess leaves values undecryptable.
  *
  * @example await parseKeySet("v1:AAAA...,v2:BBBB...") // { current: "v2", keys: Map(2) }
  */
 export async function parseKeySet(kek: string | undefined, previous?: string): Promise<KeySet> {
   if (!kek?.trim()) throw new Error("SECRETS_KEK is not set");
   const keys = new Map<string, AesKey>();
-  for (const [version, raw] of [...entries(previous ?? ""), ...entries(kek)]) keys.set(version, await importKey(version, raw));
+  const seen = new Map<string, string>();
+  for (const [version, raw] of [...entries(previous ?? ""), ...entries(kek)]) {
+    const id = keyVersionId(version);
+    const first = seen.get(id);
+    if (first !== undefined) {
+      const same = first === version ? "" : ` (${first} and ${version} are one version)`;
+      throw new Error(`SECRETS_KEK and SECRETS_KEK_PREVIOUS name key version ${version} twice${same}; give each version once`);
+    }
+    seen.set(id, version);
+    keys.set(id, await importKey(version, raw));
+  }
   const own = entries(kek);
   return { current: own[own.length - 1]![0], keys };
 }
@@ -79,14 +106,14 @@ async function importKey(version: string, base64: string): Promise<AesKey> {
 /** Encrypts a value for one secret row with the newest key. */
 export async function sealSecret(keys: KeySet, binding: SecretBinding, value: string): Promise<SealedValue> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
-  const key = keys.keys.get(keys.current)!;
+  const key = keys.keys.get(keyVersionId(keys.current))!;
   const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: aad(binding) }, key, new TextEncoder().encode(value));
   return { ciphertext: toBase64(new Uint8Array(sealed)), iv: toBase64(iv), keyVersion: keys.current };
 }
 
 /** Decrypts a stored value; throws SecretDecryptError when it cannot. */
 export async function openSecret(keys: KeySet, binding: SecretBinding, sealed: SealedValue): Promise<string> {
-  const key = keys.keys.get(sealed.keyVersion);
+  const key = keys.keys.get(keyVersionId(sealed.keyVersion));
   if (!key) throw new SecretDecryptError("key_missing");
   try {
     const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: fromBase64(sealed.iv), additionalData: aad(binding) }, key, fromBase64(sealed.ciphertext));

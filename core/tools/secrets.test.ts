@@ -50,6 +50,18 @@ describe("secret tools (SEC-011, SEC-012, OP-SEC-5, OP-SEC-6, OP-SEC-8)", () => 
     expect(refused.content).not.toContain(VALUE);
   });
 
+  it("OP-SEC-3: secret_store refuses every name that would reconfigure the box, and stores nothing", async () => {
+    const stored: unknown[] = [];
+    for (const name of ["GUEST_HOME", "GUEST_MAX_ARCHIVE_BYTES", "LD_PRELOAD", "NODE_OPTIONS", "BASH_ENV", "PYTHONPATH"]) {
+      const refused = await runTool(SECRET_STORE_TOOLS, "secret_store", JSON.stringify({ name, value: VALUE }), ctx(stored));
+      expect(refused.content, name).toMatch(/^ERROR: invalid arguments: name: is reserved/);
+      expect(refused.content).not.toContain(VALUE);
+    }
+    const request = await runTool(SECRET_REQUEST_TOOLS, "secret_request", JSON.stringify({ name: "GUEST_TOKEN", reason: "x" }), ctx());
+    expect(request.content).toMatch(/^ERROR: invalid arguments: name: is reserved/);
+    expect(stored).toEqual([]);
+  });
+
   it("OP-SEC-5: secret_request returns at once with requested, and its row's metadata holds what the operator is asked", async () => {
     const result = await runTool(SECRET_REQUEST_TOOLS, "secret_request", JSON.stringify({ name: "GITHUB_TOKEN", reason: "to push the branch" }), ctx());
     expect(result.content).toMatch(/^requested: /);

@@ -1,14 +1,13 @@
 import * as z from "zod";
 import { envName } from "./fields";
+import { pageOf } from "./page";
+import { reservedSecretName } from "./secret-name";
 
-/**
- * Names the platform sets itself in a sandbox (OP-SEC-3, SEC-019): a secret may not take one,
- * or it would shadow or be shadowed by the platform's value.
- */
-export const RESERVED_SECRET_NAMES = new Set(["HOME", "PATH", "USER", "SHELL", "PWD", "GUILD_RUN_ID", "GUILD_AGENT_ID", "GUILDS_SCRIPT_ARGS"]);
-
-/** A secret's name: an environment variable the platform does not set itself. */
-export const secretName = envName.refine((name) => !RESERVED_SECRET_NAMES.has(name), { message: "is reserved by the platform" });
+/** A secret's name: an environment variable nothing in the box reads for itself (secret-name.ts). */
+export const secretName = envName.superRefine((name, ctx) => {
+  const reserved = reservedSecretName(name);
+  if (reserved) ctx.addIssue({ code: "custom", message: reserved });
+});
 
 /** Values are sealed whole; 64 KiB is far beyond any key or token. */
 export const secretValue = z.string().min(1).max(65_536).meta({ writeOnly: true });
@@ -64,7 +63,7 @@ export const Secret = z
   })
   .meta({ id: "Secret" });
 
-export const SecretList = z.object({ data: z.array(Secret) }).meta({ id: "SecretList" });
+export const SecretPage = pageOf(Secret, "SecretPage");
 
 export type SecretCreate = z.infer<typeof SecretCreate>;
 export type SecretPatch = z.infer<typeof SecretPatch>;

@@ -103,9 +103,9 @@ export class SandboxLifecycle {
       else await target.destroyBox();
     }
     const token = randomToken();
-    // The platform's own variables last, so no secret can shadow them.
-    const envVars = { ...environment, GUEST_TOKEN: token, GUEST_HOME_SAVE_URL: homeSaveUrl(agentId) };
-    await target.boot(envVars, { "guilds-agent": agentId, "guilds-env": wanted.env_fingerprint });
+    // The guest's settings travel apart from the environment, so no secret can stand in for them.
+    const settings = { GUEST_TOKEN: token, GUEST_HOME_SAVE_URL: homeSaveUrl(agentId) };
+    await target.boot(environment, settings, { "guilds-agent": agentId, "guilds-env": wanted.env_fingerprint });
     const guest = new GuestClient({ fetch: (url, init) => target.fetch(new Request(url, init)), token });
     await this.waitHealthy(guest);
     const booted = this.now();

@@ -6,6 +6,16 @@ import { HOME_SAVE_HOST, saveHomeOnExit } from "./home-on-exit";
 export const GUEST_PORT = 8080;
 
 /**
+ * The one variable the guest's settings travel in (containers/guest/config.ts): the box's
+ * entrypoint writes it to a root-only file and removes it, so the guest never takes a
+ * setting from the environment, which holds the agent's secrets.
+ */
+export const GUEST_CONFIG = "GUEST_CONFIG";
+
+/** Settings of the guest, named as containers/README.md lists them, e.g. GUEST_TOKEN. */
+export type GuestSettings = Record<`GUEST_${string}`, string>;
+
+/**
  * One agent's machine: a Container whose object is addressed by the agent id. The agent
  * object decides when it starts and ends (SBX-001..043); this class only starts it with
  * the environment it is given, answers whether it runs, and destroys it.
@@ -19,11 +29,13 @@ abstract class SandboxContainer extends Container<Env> {
   override sleepAfter = "2h";
 
   /**
-   * Starts the box with this environment unless one runs, and waits until the guest's
-   * port answers. The environment replaces the class's defaults (secret values
-   * included), so it never lives in a property of this object.
+   * Starts the box with this environment and the guest's settings unless one runs, and
+   * waits until the guest's port answers. The environment replaces the class's defaults
+   * (secret values included), so it never lives in a property of this object. The
+   * settings go last, in GUEST_CONFIG, so no variable of the environment can stand in for them.
    */
-  async boot(envVars: Record<string, string>, labels: Record<string, string>): Promise<void> {
+  async boot(environment: Record<string, string>, settings: GuestSettings, labels: Record<string, string>): Promise<void> {
+    const envVars = { ...environment, [GUEST_CONFIG]: JSON.stringify(settings) };
     await this.startAndWaitForPorts({
       startOptions: { envVars, labels },
       ports: [GUEST_PORT],

@@ -19,7 +19,7 @@ describe("ISSUE-12: secrets in the console", () => {
     await chromium?.close();
   });
 
-  it("OP-UI-8: creates a secret, refuses a bad name beside its field, grants and revokes it, and never shows the value again", async () => {
+  it("OP-UI-8 / OP-SEC-3: creates a secret, refuses a bad or reserved name beside its field, grants and revokes it, and never shows the value again", async () => {
     const guild = (await api("POST", "/api/guilds", { body: { name: `Secrets guild ${suffix}` } })).json;
     await signIn(page, apiUrl, inject("token"));
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Secrets" }).click();
@@ -32,6 +32,10 @@ describe("ISSUE-12: secrets in the console", () => {
     const nameError = form.locator('[data-field="name"] .field-error');
     await nameError.waitFor();
     expect(await nameError.textContent()).toContain("environment variable");
+    // A name the box reads for itself is refused beside the field too (OP-SEC-3).
+    await form.getByLabel("Name").fill("GUEST_HOME");
+    await form.getByRole("button", { name: "Create secret" }).click();
+    await until(async () => ((await nameError.textContent()) ?? "").includes("is reserved"), "the reserved name is refused");
 
     await form.getByLabel("Name").fill(name);
     await form.getByLabel("Description").fill("Used by the console test");

@@ -46,11 +46,20 @@ export interface Box {
   remove: () => Promise<void>;
 }
 
-/** Starts a box as the sandbox object would (its token in the environment) and waits for the guest. */
+/**
+ * Starts a box as the sandbox object would (the guest's settings, its token among them, in
+ * GUEST_CONFIG; `GUEST_*` entries of `env` join them, the rest is the box's environment)
+ * and waits for the guest.
+ */
 export async function runBox(box: keyof typeof IMAGES, env: Record<string, string> = {}): Promise<Box> {
   const token = randomBytes(24).toString("hex");
-  const args = ["run", "-d", "--rm", "--label", LABEL, "-e", `GUEST_TOKEN=${token}`];
-  for (const [name, value] of Object.entries(env)) args.push("-e", `${name}=${value}`);
+  const settings: Record<string, string> = { GUEST_TOKEN: token };
+  const args = ["run", "-d", "--rm", "--label", LABEL];
+  for (const [name, value] of Object.entries(env)) {
+    if (name.startsWith("GUEST_")) settings[name] = value;
+    else args.push("-e", `${name}=${value}`);
+  }
+  args.push("-e", `GUEST_CONFIG=${JSON.stringify(settings)}`);
   const { stdout } = await execFile("docker", [...args, IMAGES[box]]);
   const id = stdout.trim();
   const inspect = await execFile("docker", ["inspect", "--format", "{{.NetworkSettings.IPAddress}}", id]);

@@ -55,6 +55,7 @@ describe("HARDEN-5: malformed list parameters", () => {
     { path: `/api/agents/${agentId}/runs`, numbers: ["limit"], cursor: true },
     { path: `/api/schedules/${scheduleId}/runs`, numbers: ["limit"], cursor: true },
     { path: "/api/tokens", numbers: ["limit"], cursor: true },
+    { path: "/api/secrets", numbers: ["limit"], cursor: true },
     { path: `/api/runs/${runId}/messages`, numbers: ["after_seq", "limit"], cursor: false },
     { path: `/api/guilds/${guildId}/chat`, numbers: ["after_seq", "before_seq", "limit"], cursor: false },
     { path: `/api/schedules/${scheduleId}/preview`, numbers: ["count"], cursor: false },

@@ -102,7 +102,8 @@ export const secretRequestRoutes = new Hono<AppEnv>()
       tag: "Secrets",
       responses: { 200: ok("The request, answered", SecretRequest) },
       errors: { 404: failure("No such run in the caller's organisation (run.not_found), or no secret request at seq (secret_request.not_found)") },
-      conflict: "secret.name_taken: a secret of that name was being created at the same moment; try again",
+      conflict:
+        "secret.name_taken: a secret of that name was being created at the same moment; try again. secret.limit_reached: the organisation has as many secrets as it may. secret.name_reserved: the request names a variable the box reads for itself",
       body: true,
     }),
     pathId("run", { seq: { schema: queryInt(0, MAX_SEQ).describe("The seq of the request's tool row"), resource: "secret_request" } }),

@@ -2,6 +2,8 @@ import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
+import { secrets } from "../../core/db/schema";
+import { MAX_SECRETS_PER_ORGANISATION } from "../../core/secrets/limit";
 import { SECRET_VALUE_CANARY } from "../../test/setup/secret-canary";
 import { modelRequests, newAgent, rows, script, settled, toolCall } from "../test/agents";
 import { call, seedGuild } from "../test/seed";
@@ -77,6 +79,36 @@ describe("secret tools in a generation (SEC-011, SEC-012, OP-SEC-5, OP-SEC-6, OP
     expect(team.updated_at).toBe(shared.json.updated_at);
     expect(await storedRowsHolding("second-value")).toBe(0);
     expect(await storedRowsHolding("hijack-value")).toBe(0);
+  });
+
+  it("OP-SEC-1 / SEC-011: at the organisation's cap, secret_store answers an ERROR and creates nothing; replacing its own secret still works", async () => {
+    const org = await seedGuild("Secret cap tools");
+    const agent = await newAgent(org.token, org.guildId);
+    await script(agent.model, [{ tool_calls: [toolCall("secret_store", { name: "OWN_KEY", value: "first-value" })] }, { content: "done" }]);
+    await directRun(org.token, agent.id);
+    const { db, close } = openDatabase(env);
+    try {
+      const filler = Array.from({ length: MAX_SECRETS_PER_ORGANISATION - 1 }, (_, i) => ({
+        organisationId: org.organisationId,
+        name: `FILLER_${i}`,
+        ciphertext: "AAAA",
+        iv: "AAAAAAAAAAAAAAAA",
+      }));
+      await db.insert(secrets).values(filler);
+    } finally {
+      await close();
+    }
+    await script(agent.model, [
+      { tool_calls: [toolCall("secret_store", { name: "ONE_TOO_MANY", value: "refused-value" })] },
+      { tool_calls: [toolCall("secret_store", { name: "OWN_KEY", value: "second-value" })] },
+      { content: "done" },
+    ]);
+    const { rows: stored } = await directRun(org.token, agent.id);
+    const results = stored.filter((r) => r.role === "tool").map((r) => r.payload.content as string);
+    expect(results[0]).toMatch(new RegExp(`^ERROR: An organisation may have at most ${MAX_SECRETS_PER_ORGANISATION} secrets`));
+    expect(results[1]).toMatch(/\(updated\)/);
+    const names = (await call("GET", "/api/secrets?limit=200", { token: org.token })).json.data.map((s: { name: string }) => s.name);
+    expect(names).not.toContain("ONE_TOO_MANY");
   });
 
   it("OP-SEC-5 / SEC-012: secret_request answers requested at once; the operator sees it pending, answers with a value never returned, and the agent holds the secret", async () => {

@@ -1,8 +1,9 @@
 import { env } from "cloudflare:workers";
-import { eq } from "drizzle-orm";
+import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { secrets } from "../../core/db/schema";
+import { MAX_SECRETS_PER_ORGANISATION } from "../../core/secrets/limit";
 import { SECRET_VALUE_CANARY } from "../../test/setup/secret-canary";
 import { newAgent } from "../test/agents";
 import { call, seedGuild } from "../test/seed";
@@ -12,6 +13,27 @@ async function storedRow(id: string) {
   try {
     const [row] = await db.select().from(secrets).where(eq(secrets.id, id));
     return row;
+  } finally {
+    await close();
+  }
+}
+
+/** Rows written straight into the table, as secrets stored before the cap would be. */
+async function insertRows(organisationId: string, n: number) {
+  const { db, close } = openDatabase(env);
+  try {
+    const rows = Array.from({ length: n }, (_, i) => ({ organisationId, name: `FILLER_${i}`, ciphertext: "AAAA", iv: "AAAAAAAAAAAAAAAA", keyVersion: "v1" }));
+    await db.insert(secrets).values(rows);
+  } finally {
+    await close();
+  }
+}
+
+async function countSecrets(organisationId: string) {
+  const { db, close } = openDatabase(env);
+  try {
+    const [row] = await db.select({ n: count() }).from(secrets).where(eq(secrets.organisationId, organisationId));
+    return row!.n;
   } finally {
     await close();
   }
@@ -55,7 +77,21 @@ describe("secrets API (OP-SEC-1)", () => {
   });
 
   it("OP-SEC-3: a name that is not an environment variable or is reserved is a 422 naming the field", async () => {
-    for (const name of ["lower_case", "1STARTS_WITH_DIGIT", "HAS-DASH", "", "PATH", "HOME", "GUILD_RUN_ID"]) {
+    for (const name of [
+      "lower_case",
+      "1STARTS_WITH_DIGIT",
+      "HAS-DASH",
+      "",
+      "PATH",
+      "HOME",
+      "GUILD_RUN_ID",
+      "GUEST_HOME",
+      "LD_PRELOAD",
+      "NODE_OPTIONS",
+      "BASH_ENV",
+      "ENV",
+      "PYTHONPATH",
+    ]) {
       const res = await call("POST", "/api/secrets", { token, body: { name, value: "v" } });
       expect(res.status, name).toBe(422);
       expect(res.json.error.details.fields.map((f: { field: string }) => f.field)).toEqual(["name"]);
@@ -117,5 +153,48 @@ describe("secrets API (OP-SEC-1)", () => {
     expect(toTheirGuild.json.error.code).toBe("guild.not_found");
     const toTheirAgent = await call("POST", `/api/secrets/${mine.id}/grants`, { token, body: { agent_id: otherAgent.id } });
     expect(toTheirAgent.json.error.code).toBe("agent.not_found");
+  });
+
+  it("OP-SEC-1: the list is paged newest first like every other list, and a bad cursor is a 422 naming it", async () => {
+    const org = await seedGuild("Paged secrets");
+    const names = ["PAGE_A", "PAGE_B", "PAGE_C", "PAGE_D", "PAGE_E"];
+    for (const name of names) expect((await call("POST", "/api/secrets", { token: org.token, body: { name, value: "v" } })).status).toBe(201);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const query: string = cursor ? `?limit=2&cursor=${encodeURIComponent(cursor)}` : "?limit=2";
+      const page = await call("GET", `/api/secrets${query}`, { token: org.token });
+      expect(page.status).toBe(200);
+      expect(page.json.data.length).toBeLessThanOrEqual(2);
+      seen.push(...page.json.data.map((s: { name: string }) => s.name));
+      cursor = page.json.next_cursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(seen).toEqual([...names].reverse());
+    const bad = await call("GET", "/api/secrets?cursor=not-a-cursor", { token: org.token });
+    expect(bad.status).toBe(422);
+    expect(bad.json.error.details.fields.map((f: { field: string }) => f.field)).toEqual(["cursor"]);
+    expect((await call("GET", "/api/secrets?limit=201", { token: org.token })).status).toBe(422);
+  });
+
+  it("OP-SEC-1: an organisation holds at most the cap; simultaneous creates one short of it let exactly one in", async () => {
+    const org = await seedGuild("Secret cap");
+    await insertRows(org.organisationId, MAX_SECRETS_PER_ORGANISATION - 1);
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => call("POST", "/api/secrets", { token: org.token, body: { name: `RACE_${i}`, value: "v" } })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409, 409, 409]);
+    const refused = answers.find((a) => a.status === 409)!;
+    expect(refused.json.error.code).toBe("secret.limit_reached");
+    expect(refused.json.error.message).toContain(`at most ${MAX_SECRETS_PER_ORGANISATION} secrets`);
+    expect(refused.json.error.details.limit).toBe(MAX_SECRETS_PER_ORGANISATION);
+    expect(await countSecrets(org.organisationId)).toBe(MAX_SECRETS_PER_ORGANISATION);
+    // Another organisation is not affected, and deleting one makes room again.
+    expect((await call("POST", "/api/secrets", { token, body: { name: "UNDER_ITS_OWN_CAP", value: "v" } })).status).toBe(201);
+    const newest = (await call("GET", "/api/secrets?limit=1", { token: org.token })).json.data[0];
+    expect((await call("DELETE", `/api/secrets/${newest.id}`, { token: org.token })).status).toBe(204);
+    expect((await call("POST", "/api/secrets", { token: org.token, body: { name: "AFTER_DELETE", value: "v" } })).status).toBe(201);
   });
 });

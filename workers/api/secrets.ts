@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import * as z from "zod";
 import type { Env } from "../../bindings/env";
@@ -8,11 +8,14 @@ import { agents, guilds, secretGrants, secrets } from "../../core/db/schema";
 import { findSecretRow, grantsOf, type SecretGrantRow, type SecretRow } from "../../core/db/secret-rows";
 import { agentsReachedBy } from "../../core/db/secrets";
 import { keySetFrom, sealSecret } from "../../core/secrets/crypto";
+import { MAX_SECRETS_PER_ORGANISATION, reserveSecretSlot, SecretLimitReached } from "../../core/secrets/limit";
 import { isUuid, UUID_PATTERN } from "../../core/validation/fields";
-import { Secret, SecretCreate, SecretGrantCreate, SecretList, SecretPatch } from "../../core/validation/secret";
+import { ListQuery } from "../../core/validation/page";
+import { Secret, SecretCreate, SecretGrantCreate, SecretPage, SecretPatch } from "../../core/validation/secret";
 import type { AppEnv } from "../context";
-import { failure, jsonBody, ok, operation, pathId } from "../contract";
+import { failure, jsonBody, ok, operation, pathId, query } from "../contract";
 import { ApiError, notFound } from "../errors";
+import { listPage } from "../pagination";
 
 /**
  * Secrets of the organisation and their grants (OP-SEC-1). A value goes in on create or
@@ -73,7 +76,7 @@ export const secretRoutes = new Hono<AppEnv>()
       tag: "Secrets",
       responses: { 201: ok("The new secret, without its value", Secret) },
       body: true,
-      conflict: CONFLICT,
+      conflict: `${CONFLICT}. secret.limit_reached: the organisation already has ${MAX_SECRETS_PER_ORGANISATION} secrets (details.limit)`,
     }),
     jsonBody(SecretCreate),
     async (c) => {
@@ -85,9 +88,17 @@ export const secretRoutes = new Hono<AppEnv>()
       const [row] = await uniqueName(body.name, () =>
         c
           .get("db")
-          .insert(secrets)
-          .values({ id, organisationId, name: body.name, description: body.description, orgWide: body.org_wide, ...sealed })
-          .returning(),
+          .transaction(async (tx) => {
+            await reserveSecretSlot(tx, organisationId);
+            return tx
+              .insert(secrets)
+              .values({ id, organisationId, name: body.name, description: body.description, orgWide: body.org_wide, ...sealed })
+              .returning();
+          })
+          .catch((error: unknown) => {
+            if (error instanceof SecretLimitReached) throw new ApiError(409, error.code, error.message, { limit: error.limit });
+            throw error;
+          }),
       );
       // Without grants yet, a new secret reaches agents only when organisation-wide.
       if (row!.orgWide) await notifySecretsChanged(c.env, await agentsReachedBy(c.get("db"), organisationId, id));
@@ -98,22 +109,26 @@ export const secretRoutes = new Hono<AppEnv>()
     "/",
     operation({
       operationId: "listSecrets",
-      summary: "List the organisation's secrets by name, with their grants",
+      summary: "The organisation's secrets, newest first, with their grants (never their values)",
       tag: "Secrets",
-      responses: { 200: ok("Every secret of the organisation, without values", SecretList) },
+      responses: { 200: ok("A page of secrets, without values", SecretPage) },
+      query: true,
     }),
+    query(ListQuery),
     async (c) => {
       const db = c.get("db");
+      const page = listPage(c.req.valid("query"));
       const rows = await db
         .select()
         .from(secrets)
-        .where(eq(secrets.organisationId, c.get("organisationId")))
-        .orderBy(asc(secrets.name));
+        .where(and(eq(secrets.organisationId, c.get("organisationId")), page.where(secrets.createdAt, secrets.id)))
+        .orderBy(...page.order(secrets.createdAt, secrets.id))
+        .limit(page.limit + 1);
       const grants = await grantsOf(
         db,
         rows.map((r) => r.id),
       );
-      return c.json({ data: rows.map((r) => toSecret(r, grants.get(r.id)!)) });
+      return c.json(page.result(rows, (r) => toSecret(r, grants.get(r.id)!)));
     },
   )
   .get(

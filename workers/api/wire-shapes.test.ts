@@ -6,6 +6,7 @@ import { Guild, GuildPage } from "../../core/validation/guild";
 import { Health } from "../../core/validation/health";
 import { MessageAccepted, MessageList, PromptReplay, Run, RunPage } from "../../core/validation/run";
 import { Schedule, ScheduleList, SchedulePreview } from "../../core/validation/schedule";
+import { Secret, SecretPage } from "../../core/validation/secret";
 import { TokenCreated, TokenPage } from "../../core/validation/token";
 import { Organisation, Usage } from "../../core/validation/usage";
 import { newAgent, script, settled } from "../test/agents";
@@ -71,7 +72,7 @@ describe("CONTRACT: answers match the schemas the API document names", () => {
     await settled(token, created.json.id);
   });
 
-  it("CONTRACT: routines, the group chat, usage, the organisation, tokens and health", async () => {
+  it("CONTRACT: routines, the group chat, usage, the organisation, tokens, secrets and health", async () => {
     const agent = await newAgent(token, guildId);
     const schedule = await call("POST", `/api/agents/${agent.id}/schedules`, {
       token,
@@ -89,6 +90,8 @@ describe("CONTRACT: answers match the schemas the API document names", () => {
     expectShape(await call("GET", "/api/organisation", { token }), 200, Organisation);
     expectShape(await call("POST", "/api/tokens", { token, body: { name: "CI", expires_in_days: 1 } }), 201, TokenCreated);
     expectShape(await call("GET", "/api/tokens", { token }), 200, TokenPage);
+    expectShape(await call("POST", "/api/secrets", { token, body: { name: "WIRE_SHAPE", value: "v" } }), 201, Secret);
+    expectShape(await call("GET", "/api/secrets", { token }), 200, SecretPage);
     expectShape(await call("GET", "/api/health"), 200, Health);
   });
 });

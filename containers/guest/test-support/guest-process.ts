@@ -3,7 +3,7 @@
  * free port over a temporary home.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +17,8 @@ export interface RunningGuest {
   base: string;
   home: string;
   dir: string;
+  /** The settings file the guest was started with (removed once read). */
+  settingsFile: string;
   stop: () => Promise<void>;
 }
 
@@ -35,13 +37,19 @@ export async function bundleGuest(dir: string): Promise<string> {
   return bundle;
 }
 
-/** Starts a guest over a new home under `dir` with extra environment. */
-export async function startGuest(bundle: string, dir: string, env: Record<string, string> = {}): Promise<RunningGuest> {
+/**
+ * Starts a guest over a new home under `dir`, with further settings (its settings file, as
+ * the box's entrypoint writes it) and further environment (what the box's would hold).
+ */
+export async function startGuest(bundle: string, dir: string, settings: Record<string, string> = {}, env: Record<string, string> = {}): Promise<RunningGuest> {
   const own = await mkdtemp(join(dir, "guest-"));
   const home = join(own, "home");
   await mkdir(home);
-  const guest: ChildProcess = spawn(process.execPath, [bundle], {
-    env: { ...process.env, GUEST_TOKEN: TOKEN, GUEST_PORT: "0", GUEST_HOST: "127.0.0.1", GUEST_HOME: home, GUEST_SERVICE_LOG_DIR: join(own, "log"), ...env },
+  const settingsFile = join(own, "settings.json");
+  const all = { GUEST_TOKEN: TOKEN, GUEST_PORT: "0", GUEST_HOST: "127.0.0.1", GUEST_HOME: home, GUEST_SERVICE_LOG_DIR: join(own, "log"), ...settings };
+  await writeFile(settingsFile, JSON.stringify(all), { mode: 0o600 });
+  const guest: ChildProcess = spawn(process.execPath, [bundle, settingsFile], {
+    env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const port = await new Promise<number>((resolve, reject) => {
@@ -55,6 +63,7 @@ export async function startGuest(bundle: string, dir: string, env: Record<string
     base: `http://127.0.0.1:${port}`,
     home,
     dir: own,
+    settingsFile,
     stop: async () => {
       const exited = new Promise((r) => guest.once("exit", r));
       guest.kill("SIGTERM");

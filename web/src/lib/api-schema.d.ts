@@ -841,7 +841,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the organisation's secrets by name, with their grants */
+        /** The organisation's secrets, newest first, with their grants (never their values) */
         get: operations["listSecrets"];
         put?: never;
         /** Create a secret; its value is stored encrypted and never returned */
@@ -1828,8 +1828,10 @@ export interface components {
              */
             org_wide?: boolean;
         };
-        SecretList: {
+        SecretPage: {
             data: components["schemas"]["Secret"][];
+            /** @description Pass as ?cursor= for the next page; null on the last page */
+            next_cursor: string | null;
         };
         SecretPatch: {
             name?: string;
@@ -3971,7 +3973,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description secret.name_taken: a secret of that name was being created at the same moment; try again */
+            /** @description secret.name_taken: a secret of that name was being created at the same moment; try again. secret.limit_reached: the organisation has as many secrets as it may. secret.name_reserved: the request names a variable the box reads for itself */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4694,23 +4696,37 @@ export interface operations {
     };
     listSecrets: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Default 50 */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Every secret of the organisation, without values */
+            /** @description A page of secrets, without values */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SecretList"];
+                    "application/json": components["schemas"]["SecretPage"];
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Invalid query parameters (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4738,7 +4754,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidJson"];
             401: components["responses"]["Unauthorized"];
-            /** @description secret.name_taken: the organisation already has a secret of that name */
+            /** @description secret.name_taken: the organisation already has a secret of that name. secret.limit_reached: the organisation already has 200 secrets (details.limit) */
             409: {
                 headers: {
                     [name: string]: unknown;

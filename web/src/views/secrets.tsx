@@ -18,7 +18,14 @@ interface Targets {
  * again: the API has no way to read it back, and the fields are write-only.
  */
 export function SecretsView() {
-  const list = useLoad(async () => (await unwrap(api.GET("/api/secrets"))).data, []);
+  // Every page (an organisation holds at most a few hundred), shown by name as before.
+  const list = useLoad(
+    async () =>
+      (await everyPage((cursor) => unwrap(api.GET("/api/secrets", { params: { query: { limit: 200, cursor } } })))).sort((a, b) =>
+        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+      ),
+    [],
+  );
   const targets = useLoad<Targets>(
     async () => ({
       guilds: await everyPage((cursor) => unwrap(api.GET("/api/guilds", { params: { query: { limit: 200, cursor } } }))),
