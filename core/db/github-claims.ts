@@ -1,6 +1,6 @@
 import { and, eq, lt } from "drizzle-orm";
-import { sqlState, UNIQUE_VIOLATION } from "./outage";
 import type { AnyDatabase } from "./organisations";
+import { sqlState, UNIQUE_VIOLATION } from "./outage";
 import { githubClaimStates, githubConnections } from "./schema";
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { mintViewTicket, viewTicketKey } from "../sandbox/view-ticket";
 import { CLAIM_STATE_TTL_MS, claimStateKey, mintClaimState, randomNonce, readClaimState } from "./claim-state";
-import { viewTicketKey, mintViewTicket } from "../sandbox/view-ticket";
 
 const KEK = Buffer.alloc(32, 7).toString("base64");
 const ours = "7d0f5a3e-29b6-4c55-9d3c-0b1b2c3d4e5f";
@@ -22,7 +22,11 @@ describe("GitHub claim states (OP-REPO-6: an installation is claimed by the orga
   it("OP-REPO-6: a state under another key, an altered one, a view ticket or junk is refused", async () => {
     const now = Date.now();
     const key = await claimStateKey(KEK);
-    const other = await mintClaimState(await claimStateKey(Buffer.alloc(32, 9).toString("base64")), { organisationId: ours, nonce: randomNonce(), expiresAt: now + 60_000 });
+    const other = await mintClaimState(await claimStateKey(Buffer.alloc(32, 9).toString("base64")), {
+      organisationId: ours,
+      nonce: randomNonce(),
+      expiresAt: now + 60_000,
+    });
     expect(await readClaimState(key, other, { organisationId: ours, now })).toBeNull();
     const own = await mintClaimState(key, { organisationId: ours, nonce: randomNonce(), expiresAt: now + 60_000 });
     const [nonce, expiry, signature] = own.split(".") as [string, string, string];

@@ -8,7 +8,14 @@ import { GitHubOAuth } from "./oauth";
 
 let forge: Forge;
 const oauth = (secret = forge.identity.clientSecret, fetcher?: typeof fetch) =>
-  new GitHubOAuth({ webUrl: forge.webUrl, apiUrl: forge.apiUrl, slug: forge.identity.slug, clientId: forge.identity.clientId, clientSecret: secret, fetch: fetcher });
+  new GitHubOAuth({
+    webUrl: forge.webUrl,
+    apiUrl: forge.apiUrl,
+    slug: forge.identity.slug,
+    clientId: forge.identity.clientId,
+    clientSecret: secret,
+    fetch: fetcher,
+  });
 const failure = (pending: Promise<unknown>) =>
   pending.then(
     () => expect.fail("resolved"),

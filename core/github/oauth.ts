@@ -66,7 +66,10 @@ export class GitHubOAuth {
     if (body.error === "incorrect_client_credentials") {
       throw new GitHubError("unavailable", "GitHub did not accept the App's client id or secret (GITHUB_APP_CLIENT_ID, GITHUB_APP_CLIENT_SECRET)");
     }
-    throw new GitHubError("unavailable", `GitHub's code exchange answered no token (${typeof body.error === "string" ? body.error.slice(0, 60) : "no error named"})`);
+    throw new GitHubError(
+      "unavailable",
+      `GitHub's code exchange answered no token (${typeof body.error === "string" ? body.error.slice(0, 60) : "no error named"})`,
+    );
   }
 
   /** The installation `id` when GitHub lists it for the token's user, with its account; null when it does not. */

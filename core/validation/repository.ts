@@ -20,7 +20,9 @@ export const GitHubConnectionCreate = z
       .string()
       .min(1)
       .max(512)
-      .describe("The state of the install URL from POST /api/github/claims, passed back by GitHub's redirect; good once, for ten minutes, for this organisation only"),
+      .describe(
+        "The state of the install URL from POST /api/github/claims, passed back by GitHub's redirect; good once, for ten minutes, for this organisation only",
+      ),
   })
   .meta({ id: "GitHubConnectionCreate" });
 

@@ -10,8 +10,9 @@
  *   connection.json.id // the new connection
  */
 
-/** A JSON call to the platform's API as one organisation. */
-export type ApiCall = (method: string, path: string, body?: unknown) => Promise<{ status: number; json: any }>;
+/** A JSON call to the platform's API as one organisation; its answer type is the caller's. */
+export type ApiCall<R extends Answer = Answer> = (method: string, path: string, body?: unknown) => Promise<R>;
+type Answer = { status: number; json: unknown };
 
 export interface Approval {
   installation_id: number;
@@ -33,11 +34,11 @@ export async function approveInstall(adminUrl: string, input: { account: string;
 export async function claimState(call: ApiCall): Promise<{ install_url: string; state: string; expires_at: string }> {
   const claim = await call("POST", "/api/github/claims");
   if (claim.status !== 201) throw new Error(`POST /api/github/claims answered ${claim.status}: ${JSON.stringify(claim.json)}`);
-  return claim.json;
+  return claim.json as { install_url: string; state: string; expires_at: string };
 }
 
 /** The whole claim; `connection` is the platform's answer to it (201 with the connection when accepted). */
-export async function claimInstallation(call: ApiCall, adminUrl: string, input: { account: string; repositories?: string[]; user?: string }) {
+export async function claimInstallation<R extends Answer>(call: ApiCall<R>, adminUrl: string, input: { account: string; repositories?: string[]; user?: string }) {
   const { state } = await claimState(call);
   const approval = await approveInstall(adminUrl, { ...input, state });
   const connection = await call("POST", "/api/github/connections", { installation_id: approval.installation_id, code: approval.code, state });

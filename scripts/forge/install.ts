@@ -82,13 +82,13 @@ function exchange(ctx: InstallContext, body: Record<string, string>) {
 }
 
 function installPage(app: AppIdentity, state: string | null): string {
-  const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const html = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Install ${escape(app.slug)}</title></head>
+<html lang="en"><head><meta charset="utf-8"><title>Install ${html(app.slug)}</title></head>
 <body>
-<h1>Install ${escape(app.slug)}</h1>
+<h1>Install ${html(app.slug)}</h1>
 <p>The local forge stands in for GitHub's install page. Approve the installation with its admin API:</p>
-<pre>POST /__forge/install {"account": "&lt;login&gt;", "repositories": ["&lt;repo&gt;"], "state": "${escape(state ?? "")}"}</pre>
+<pre>POST /__forge/install {"account": "&lt;login&gt;", "repositories": ["&lt;repo&gt;"], "state": "${html(state ?? "")}"}</pre>
 <p>and open the <code>redirect_url</code> it answers.</p>
 </body></html>
 `;

@@ -127,10 +127,7 @@ describe("claiming an installation (OP-REPO-6)", () => {
     const a = await seedGuild("Race A");
     const b = await seedGuild("Race B");
     await approveInstall(FORGE_ADMIN, { account: "claim-contested", user: "both" });
-    const [first, second] = await Promise.all([
-      claim(a.token, "claim-contested", [], "both"),
-      claim(b.token, "claim-contested", [], "both"),
-    ]);
+    const [first, second] = await Promise.all([claim(a.token, "claim-contested", [], "both"), claim(b.token, "claim-contested", [], "both")]);
     expect([first.connection.status, second.connection.status].sort()).toEqual([201, 409]);
     const holders = [...(await connections(a.token)), ...(await connections(b.token))].filter((c) => c.installation_id === first.installationId);
     expect(holders).toHaveLength(1);

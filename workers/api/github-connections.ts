@@ -45,7 +45,11 @@ function requireClaims(env: Env): GitHubOAuth {
   requireGitHub(env);
   const oauth = githubOAuth(env);
   if (!oauth) {
-    throw new ApiError(503, "github.not_configured", "The platform's GitHub App lacks what claiming an installation needs (GITHUB_APP_SLUG, GITHUB_APP_CLIENT_ID, GITHUB_APP_CLIENT_SECRET)");
+    throw new ApiError(
+      503,
+      "github.not_configured",
+      "The platform's GitHub App lacks what claiming an installation needs (GITHUB_APP_SLUG, GITHUB_APP_CLIENT_ID, GITHUB_APP_CLIENT_SECRET)",
+    );
   }
   return oauth;
 }
@@ -129,7 +133,9 @@ export const githubRoutes = new Hono<AppEnv>()
       const organisationId = c.get("organisationId");
       const claim = await readClaimState(await stateKey(c.env), state, { organisationId, now: Date.now() });
       if (!claim) {
-        throw new ApiError(422, "github.state_invalid", "The state is not one this organisation was given for a claim, or it has expired: connect again", { field: "state" });
+        throw new ApiError(422, "github.state_invalid", "The state is not one this organisation was given for a claim, or it has expired: connect again", {
+          field: "state",
+        });
       }
       if (!(await spendClaimState(db, { nonce: claim.nonce, organisationId, expiresAt: new Date(claim.expiresAt) }))) {
         throw new ApiError(409, "github.state_used", "The state has been used already: connect again", { field: "state" });
@@ -146,9 +152,14 @@ export const githubRoutes = new Hono<AppEnv>()
         throw new ApiError(409, "github_connection.exists", `Installation ${installationId} is already connected`, { connection_id: hold.exists.id });
       }
       if ("elsewhere" in hold) {
-        throw new ApiError(409, "github.installation_held", `Installation ${installationId} is connected to another organisation; it can be claimed once it is disconnected there`, {
-          field: "installation_id",
-        });
+        throw new ApiError(
+          409,
+          "github.installation_held",
+          `Installation ${installationId} is connected to another organisation; it can be claimed once it is disconnected there`,
+          {
+            field: "installation_id",
+          },
+        );
       }
       return c.json(toConnection(hold.held), 201);
     },
