@@ -38,7 +38,11 @@ export async function claimState(call: ApiCall): Promise<{ install_url: string; 
 }
 
 /** The whole claim; `connection` is the platform's answer to it (201 with the connection when accepted). */
-export async function claimInstallation<R extends Answer>(call: ApiCall<R>, adminUrl: string, input: { account: string; repositories?: string[]; user?: string }) {
+export async function claimInstallation<R extends Answer>(
+  call: ApiCall<R>,
+  adminUrl: string,
+  input: { account: string; repositories?: string[]; user?: string },
+) {
   const { state } = await claimState(call);
   const approval = await approveInstall(adminUrl, { ...input, state });
   const connection = await call("POST", "/api/github/connections", { installation_id: approval.installation_id, code: approval.code, state });
