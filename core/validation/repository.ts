@@ -48,7 +48,11 @@ export const GitHubConnection = z
 export const GitHubConnectionList = z
   .object({
     data: z.array(GitHubConnection),
-    configured: z.boolean().describe("Whether the platform has a GitHub App; without one, connecting answers 503 github.not_configured"),
+    configured: z
+      .boolean()
+      .describe(
+        "Whether the platform has a GitHub App with what claiming needs (its slug and OAuth client); without them, connecting answers 503 github.not_configured",
+      ),
   })
   .meta({ id: "GitHubConnectionList" });
 

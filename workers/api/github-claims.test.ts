@@ -133,24 +133,30 @@ describe("claiming an installation (OP-REPO-6)", () => {
     expect(holders).toHaveLength(1);
   });
 
-  it("OP-REPO-6: without the App's slug and OAuth client the claim routes answer 503 github.not_configured naming them", async () => {
+  it("OP-REPO-6: without the App's slug and OAuth client the claim routes answer 503 github.not_configured naming them, and list configured: false", async () => {
     const unconfigured = { ...testEnv, GITHUB_APP_CLIENT_SECRET: undefined };
-    for (const path of ["/api/github/claims", "/api/github/connections"]) {
+    const send = async (method: string, path: string) => {
       const ctx = createExecutionContext();
       const response = await app.fetch(
         new Request(`http://api.test${path}`, {
-          method: "POST",
+          method,
           headers: { authorization: `Bearer ${ours.token}`, "content-type": "application/json" },
-          body: JSON.stringify({ installation_id: 1, code: "abc", state: "x" }),
+          body: method === "POST" ? JSON.stringify({ installation_id: 1, code: "abc", state: "x" }) : undefined,
         }),
         unconfigured,
         ctx,
       );
       const json = (await response.json()) as any;
       await waitOnExecutionContext(ctx);
-      expect(response.status, path).toBe(503);
+      return { status: response.status, json };
+    };
+    for (const path of ["/api/github/claims", "/api/github/connections"]) {
+      const { status, json } = await send("POST", path);
+      expect(status, path).toBe(503);
       expect(json.error.code).toBe("github.not_configured");
       expect(json.error.message).toContain("GITHUB_APP_CLIENT_SECRET");
     }
+    // The console then offers no Connect GitHub.
+    expect((await send("GET", "/api/github/connections")).json.configured).toBe(false);
   });
 });

@@ -79,7 +79,7 @@ export const githubRoutes = new Hono<AppEnv>()
     "/connections",
     operation({
       operationId: "listGitHubConnections",
-      summary: "The organisation's GitHub connections, disconnected ones included, and whether the platform has a GitHub App",
+      summary: "The organisation's GitHub connections, disconnected ones included, and whether the platform has a GitHub App to claim installations of",
       tag: "Repositories",
       responses: { 200: ok("The connections, oldest first", GitHubConnectionList) },
     }),
@@ -90,7 +90,7 @@ export const githubRoutes = new Hono<AppEnv>()
         .from(githubConnections)
         .where(eq(githubConnections.organisationId, c.get("organisationId")))
         .orderBy(asc(githubConnections.createdAt), asc(githubConnections.id));
-      return c.json({ data: rows.map(toConnection), configured: githubApp(c.env) !== null });
+      return c.json({ data: rows.map(toConnection), configured: githubApp(c.env) !== null && githubOAuth(c.env) !== null });
     },
   )
   .post(

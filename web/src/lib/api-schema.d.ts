@@ -912,7 +912,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organisation's GitHub connections, disconnected ones included, and whether the platform has a GitHub App */
+        /** The organisation's GitHub connections, disconnected ones included, and whether the platform has a GitHub App to claim installations of */
         get: operations["listGitHubConnections"];
         put?: never;
         /** Claim an installation with what GitHub's redirect to the setup URL carried: accepted when the state is this organisation's and unspent, and GitHub lists the installation for the user whose code it is; connecting a disconnected one again reconnects it */
@@ -1863,7 +1863,7 @@ export interface components {
         };
         GitHubConnectionList: {
             data: components["schemas"]["GitHubConnection"][];
-            /** @description Whether the platform has a GitHub App; without one, connecting answers 503 github.not_configured */
+            /** @description Whether the platform has a GitHub App with what claiming needs (its slug and OAuth client); without them, connecting answers 503 github.not_configured */
             configured: boolean;
         };
         GitHubConnection: {
