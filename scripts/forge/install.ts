@@ -2,7 +2,8 @@
  * How a user installs the forge's App and proves it to the platform, as on github.com:
  * - `GET /apps/<slug>/installations/new?state=…`: the install page the platform's
  *   "Connect GitHub" opens. On GitHub the user picks an account and repositories and
- *   approves; here `POST /__forge/install` (admin) stands in for that approval.
+ *   approves; here `POST /__forge/install` (admin, which the page's form calls) stands in
+ *   for that approval.
  * - the approval answers the redirect GitHub makes to the App's setup URL, with
  *   `installation_id`, `setup_action` and (user authorization during installation being on)
  *   a `code`, the `state` passed through untouched.
@@ -81,15 +82,39 @@ function exchange(ctx: InstallContext, body: Record<string, string>) {
   return { access_token: token, token_type: "bearer", scope: "" };
 }
 
+/**
+ * The install page: for someone on `npm start`, a form that makes the approval call (same
+ * origin: the admin API is on this loopback listener) and follows its redirect, as GitHub's
+ * Install button does; tests make the call themselves.
+ */
 function installPage(app: AppIdentity, state: string | null): string {
   const html = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Install ${html(app.slug)}</title></head>
 <body>
 <h1>Install ${html(app.slug)}</h1>
-<p>The local forge stands in for GitHub's install page. Approve the installation with its admin API:</p>
-<pre>POST /__forge/install {"account": "&lt;login&gt;", "repositories": ["&lt;repo&gt;"], "state": "${html(state ?? "")}"}</pre>
-<p>and open the <code>redirect_url</code> it answers.</p>
+<p>The local forge stands in for GitHub's install page. Approving here is the admin call
+<code>POST /__forge/install {"account", "repositories", "user", "state"}</code>.</p>
+<form id="install">
+<p><label>Account <input name="account" required pattern="[A-Za-z0-9-]+"></label></p>
+<p><label>Repositories (comma-separated names) <input name="repositories"></label></p>
+<p><label>User (default: the account) <input name="user" pattern="[A-Za-z0-9-]*"></label></p>
+<input type="hidden" name="state" value="${html(state ?? "")}">
+<p><button type="submit">Install</button> <output id="result"></output></p>
+</form>
+<script>
+document.getElementById("install").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const form = new FormData(event.target);
+  const body = { account: form.get("account"), repositories: String(form.get("repositories")).split(",").map((n) => n.trim()).filter(Boolean) };
+  if (form.get("user")) body.user = form.get("user");
+  if (form.get("state")) body.state = form.get("state");
+  const res = await fetch("/__forge/install", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const answer = await res.json();
+  if (res.ok && answer.redirect_url) location.assign(answer.redirect_url);
+  else document.getElementById("result").textContent = res.ok ? "Installed: installation " + answer.installation_id : answer.message;
+});
+</script>
 </body></html>
 `;
 }

@@ -106,4 +106,19 @@ describe("OP-REPO-6: repositories in the console", () => {
     for (const t of ours) expect(content).not.toContain(t.token);
     await api("DELETE", `/api/guilds/${guild.id}`);
   });
+
+  it("OP-REPO-6: the forge's install page approves with its Install button and brings the user back connected", async () => {
+    const own = `console-form-${suffix}`;
+    await forge("POST", "/repos", { full_name: `${own}/tool`, private: true });
+    const guild = (await api("POST", "/api/guilds", { body: { name: `Install form guild ${suffix}` } })).json;
+    await page.goto(`${inject("apiUrl")}/guilds/${guild.id}/repositories`);
+    await page.getByRole("button", { name: "Connect GitHub" }).click();
+    await page.waitForURL(/\/apps\/guilds-forge\/installations\/new\?state=/);
+    await page.getByLabel("Account", { exact: true }).fill(own);
+    await page.getByLabel("Repositories (comma-separated names)").fill("tool");
+    await page.getByRole("button", { name: "Install" }).click();
+    await page.waitForURL(`${inject("apiUrl")}/guilds/${guild.id}/repositories`);
+    await page.getByRole("list", { name: "GitHub connections" }).locator(`[data-connection="${own}"]`).waitFor();
+    await api("DELETE", `/api/guilds/${guild.id}`);
+  });
 });
