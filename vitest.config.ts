@@ -41,6 +41,10 @@ function workerd(name: string, include: string[], exclude: string[], groupOrder:
             GITHUB_GIT_URL: inject("forgeGitUrl"),
             GITHUB_APP_ID: inject("githubAppId"),
             GITHUB_APP_PRIVATE_KEY: inject("githubAppPrivateKey"),
+            GITHUB_WEB_URL: inject("forgeWebUrl"),
+            GITHUB_APP_SLUG: inject("githubAppSlug"),
+            GITHUB_APP_CLIENT_ID: inject("githubAppClientId"),
+            GITHUB_APP_CLIENT_SECRET: inject("githubAppClientSecret"),
           },
           // A tiny budget the rate-limit tests swap in for API_RATE_LIMIT (which stays high).
           ratelimits: { TEST_LOW_RATE_LIMIT: { namespace_id: "9001", simple: { limit: 5, period: 60 } } },

@@ -13,6 +13,7 @@
  *   npx tsx bench/coding.ts [--repeat 5]
  */
 import { parseArgs } from "node:util";
+import { claimInstallation } from "../scripts/forge/claim";
 import { benchStack, quantile } from "./bench-stack";
 
 const { values } = parseArgs({ options: { repeat: { type: "string", default: "5" } } });
@@ -87,8 +88,11 @@ try {
     const owner = `bench-${crypto.randomUUID().slice(0, 8)}`;
     const files = Object.fromEntries(Array.from({ length: 200 }, (_, n) => [`src/file${n}.ts`, `export const n${n} = ${n};\n`.repeat(20)]));
     await forge("POST", "/repos", { full_name: `${owner}/app`, private: true, files });
-    const installation = await forge("POST", "/installations", { account: owner, repositories: [`${owner}/app`] });
-    const connection = await api("POST", "/api/github/connections", { installation_id: installation.id });
+    const claimed = await claimInstallation(async (method, path, body) => ({ status: 201, json: await api(method, path, body) }), stack.forge.adminUrl, {
+      account: owner,
+      repositories: [`${owner}/app`],
+    });
+    const connection = claimed.connection.json;
     const codingGuild = await api("POST", "/api/guilds", { name: `bench coding ${i}` });
     await api("POST", `/api/guilds/${codingGuild.id}/repositories`, { full_name: `${owner}/app`, connection_id: connection.id });
     const model = `bench-repo-${crypto.randomUUID().slice(0, 8)}`;

@@ -73,6 +73,16 @@ export interface Settings {
   GITHUB_APP_PRIVATE_KEY?: string;
   GITHUB_API_URL?: string;
   GITHUB_GIT_URL?: string;
+  /**
+   * What claiming an installation needs (OP-REPO-6): the App's public slug (its page
+   * `<GITHUB_WEB_URL>/apps/<slug>`), its OAuth client id and secret (a secret) for the code
+   * GitHub's redirect carries, and GitHub's web base (default https://github.com). Without
+   * the slug and client, connecting answers 503.
+   */
+  GITHUB_APP_SLUG?: string;
+  GITHUB_APP_CLIENT_ID?: string;
+  GITHUB_APP_CLIENT_SECRET?: string;
+  GITHUB_WEB_URL?: string;
 }
 
 declare global {

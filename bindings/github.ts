@@ -1,4 +1,5 @@
 import { GitHubApp } from "../core/github/client";
+import { GitHubOAuth } from "../core/github/oauth";
 import type { Env } from "./env";
 
 /**
@@ -8,4 +9,19 @@ import type { Env } from "./env";
 export function githubApp(env: Env): GitHubApp | null {
   if (!env.GITHUB_APP_ID || !env.GITHUB_APP_PRIVATE_KEY) return null;
   return new GitHubApp({ apiUrl: env.GITHUB_API_URL || "https://api.github.com", appId: env.GITHUB_APP_ID, privateKeyPem: env.GITHUB_APP_PRIVATE_KEY });
+}
+
+/**
+ * What an installation claim needs of the App besides its key: its public slug (the install
+ * page) and its OAuth client (the code exchange); null when one is missing.
+ */
+export function githubOAuth(env: Env): GitHubOAuth | null {
+  if (!env.GITHUB_APP_SLUG || !env.GITHUB_APP_CLIENT_ID || !env.GITHUB_APP_CLIENT_SECRET) return null;
+  return new GitHubOAuth({
+    webUrl: env.GITHUB_WEB_URL || "https://github.com",
+    apiUrl: env.GITHUB_API_URL || "https://api.github.com",
+    slug: env.GITHUB_APP_SLUG,
+    clientId: env.GITHUB_APP_CLIENT_ID,
+    clientSecret: env.GITHUB_APP_CLIENT_SECRET,
+  });
 }

@@ -109,4 +109,10 @@ describe("Redactor", () => {
     const line = platformRedactor({ GITHUB_APP_PRIVATE_KEY: pem }).redact(`import failed for ${pem}`);
     expect(line).toBe("import failed for [REDACTED:GITHUB_APP_PRIVATE_KEY]");
   });
+
+  it("OP-REPO-6: the App's OAuth client secret is redacted from the platform's lines", () => {
+    const secret = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c";
+    const line = platformRedactor({ GITHUB_APP_CLIENT_SECRET: secret }).redact(`client_secret=${secret}&code=x`);
+    expect(line).toBe("client_secret=[REDACTED:GITHUB_APP_CLIENT_SECRET]&code=x");
+  });
 });

@@ -177,9 +177,16 @@ function cmp(a: string, b: string): number {
  *
  * @example platformRedactor(env).redact(`failed: ${env.MODEL_API_KEY}`) // "failed: [REDACTED:MODEL_API_KEY]"
  */
-export function platformRedactor(env: { MODEL_API_KEY?: string; DATABASE_URL?: string; TYPESAFE_API_KEY?: string; GITHUB_APP_PRIVATE_KEY?: string }): Redactor {
+export function platformRedactor(env: {
+  MODEL_API_KEY?: string;
+  DATABASE_URL?: string;
+  TYPESAFE_API_KEY?: string;
+  GITHUB_APP_PRIVATE_KEY?: string;
+  GITHUB_APP_CLIENT_SECRET?: string;
+}): Redactor {
   const secrets: SecretValue[] = [];
   if (env.GITHUB_APP_PRIVATE_KEY) secrets.push({ name: "GITHUB_APP_PRIVATE_KEY", value: env.GITHUB_APP_PRIVATE_KEY });
+  if (env.GITHUB_APP_CLIENT_SECRET) secrets.push({ name: "GITHUB_APP_CLIENT_SECRET", value: env.GITHUB_APP_CLIENT_SECRET });
   if (env.MODEL_API_KEY) secrets.push({ name: "MODEL_API_KEY", value: env.MODEL_API_KEY });
   if (env.TYPESAFE_API_KEY) secrets.push({ name: "TYPESAFE_API_KEY", value: env.TYPESAFE_API_KEY });
   if (env.DATABASE_URL) secrets.push({ name: "DATABASE_URL", value: env.DATABASE_URL });

@@ -5,12 +5,35 @@ import * as z from "zod";
  * its full name only; where it is cloned from is the platform's choice, never the tenant's.
  */
 
-/** Body of `POST /api/github/connections`: an installation of the platform's GitHub App. */
+/**
+ * Body of `POST /api/github/connections`: what GitHub's redirect to the setup URL carried
+ * after the install page that `POST /api/github/claims` gave.
+ */
 export const GitHubConnectionCreate = z
   .strictObject({
-    installation_id: z.int().min(1).max(Number.MAX_SAFE_INTEGER).describe("The GitHub App installation id (from the installation's settings URL)"),
+    installation_id: z.int().min(1).max(Number.MAX_SAFE_INTEGER).describe("The GitHub App installation id, as GitHub's redirect to the setup URL names it"),
+    code: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,512}$/, "must be the code GitHub's redirect carries")
+      .describe("The OAuth code GitHub's redirect carries (the App requests user authorization during installation)"),
+    state: z
+      .string()
+      .min(1)
+      .max(512)
+      .describe(
+        "The state of the install URL from POST /api/github/claims, passed back by GitHub's redirect; good once, for ten minutes, for this organisation only",
+      ),
   })
   .meta({ id: "GitHubConnectionCreate" });
+
+/** Answer of `POST /api/github/claims`: where to install the App, with a state bound to the organisation. */
+export const GitHubClaim = z
+  .object({
+    install_url: z.url().describe("GitHub's install page of the platform's App; GitHub sends the user back to the setup URL with the state"),
+    state: z.string().describe("Signed for this organisation, single use"),
+    expires_at: z.iso.datetime().describe("After this the state is refused (ten minutes)"),
+  })
+  .meta({ id: "GitHubClaim" });
 
 export const GitHubConnection = z
   .object({
@@ -25,7 +48,11 @@ export const GitHubConnection = z
 export const GitHubConnectionList = z
   .object({
     data: z.array(GitHubConnection),
-    configured: z.boolean().describe("Whether the platform has a GitHub App; without one, connecting answers 503 github.not_configured"),
+    configured: z
+      .boolean()
+      .describe(
+        "Whether the platform has a GitHub App with what claiming needs (its slug and OAuth client); without them, connecting answers 503 github.not_configured",
+      ),
   })
   .meta({ id: "GitHubConnectionList" });
 

@@ -1,15 +1,19 @@
 /**
  * The forge's admin API under `/__forge`, for tests only (served on loopback, never on the
- * address the boxes reach): repositories, installations, the token lifetime, and the
- * tokens minted so far (so a test can look for them where they must never appear).
+ * address the boxes reach): repositories, installations, a user's approval on the install
+ * page (`/install`, install.ts), the token lifetime, and the tokens minted so far (so a test
+ * can look for them where they must never appear).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ForgeError, readJson, sendJson } from "./http";
+import { approveInstall, type InstallContext } from "./install";
 import { createBareRepo, isFullName, listRefs, log, readFileAt } from "./repos";
 import type { ForgeState, Installation } from "./state";
 
 export interface AdminContext {
   state: ForgeState;
+  /** The App's install page and OAuth client, for `/install`. */
+  install: InstallContext;
   /** Where the bare repositories live. */
   root: string;
   /** The git base the boxes use, for each repository's clone_url. */
@@ -43,11 +47,17 @@ export async function serveAdmin(ctx: AdminContext, req: IncomingMessage, res: S
     }
     return true;
   }
+  if (path === "/install" && method === "POST") {
+    sendJson(res, 201, approveInstall(ctx.install, await readJson(req)));
+    return true;
+  }
   if (path === "/installations" && method === "POST") {
     const body = await readJson(req);
     const account = body.account;
     if (typeof account !== "string" || !/^[A-Za-z0-9-]+$/.test(account)) throw new ForgeError(422, "account must be a GitHub login");
-    const installation = state.addInstallation(account, repositoryNames(account, body.repositories ?? []));
+    const users = body.users ?? [];
+    if (!Array.isArray(users) || !users.every((user) => typeof user === "string")) throw new ForgeError(422, "users must be GitHub logins");
+    const installation = state.addInstallation(account, repositoryNames(account, body.repositories ?? []), users as string[]);
     sendJson(res, 201, installationBody(installation));
     return true;
   }
@@ -116,7 +126,13 @@ function repositoryNames(account: string, names: unknown): string[] {
 }
 
 function installationBody(installation: Installation) {
-  return { id: installation.id, account: installation.account, repositories: [...installation.repositories], revoked: installation.revoked };
+  return {
+    id: installation.id,
+    account: installation.account,
+    repositories: [...installation.repositories],
+    revoked: installation.revoked,
+    users: [...installation.users],
+  };
 }
 
 function cloneUrl(ctx: AdminContext, fullName: string): string {

@@ -20,7 +20,13 @@ export interface GitHubApiContext {
 }
 
 /** Serves `path` (below `/api`); false when no route matches. */
-export async function serveGitHubApi(ctx: GitHubApiContext, req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> {
+export async function serveGitHubApi(
+  ctx: GitHubApiContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  query = new URLSearchParams(),
+): Promise<boolean> {
   const method = req.method ?? "GET";
   const installationPath = /^\/app\/installations\/(\d+)(\/access_tokens)?$/.exec(path);
   if (installationPath) {
@@ -45,6 +51,17 @@ export async function serveGitHubApi(ctx: GitHubApiContext, req: IncomingMessage
     sendJson(res, 200, { id: Number(ctx.appId), slug: "guilds-forge", name: "Guilds (local forge)" });
     return true;
   }
+  if (path === "/user/installations" && method === "GET") {
+    // A user token (from the OAuth code exchange) sees the live installations its user may.
+    const token = bearer(req);
+    const user = token ? ctx.state.tokenUser(token) : undefined;
+    if (!user) throw new ForgeError(401, "Bad credentials");
+    const { perPage, page } = paging(query);
+    const all = ctx.state.userInstallations(user);
+    const installations = all.slice((page - 1) * perPage, page * perPage).map((i) => installationBody(ctx, i));
+    sendJson(res, 200, { total_count: all.length, installations });
+    return true;
+  }
   if (path === "/installation/repositories" && method === "GET") {
     const minted = installationToken(ctx, req);
     const repositories = minted.repositories.filter((name) => ctx.state.repositories.has(name)).map((name) => repositoryBody(ctx, name));
@@ -57,6 +74,15 @@ export async function serveGitHubApi(ctx: GitHubApiContext, req: IncomingMessage
     return true;
   }
   return false;
+}
+
+/** GitHub's `per_page` (default 30, at most 100) and `page` (from 1). */
+function paging(query: URLSearchParams): { perPage: number; page: number } {
+  const whole = (name: string, fallback: number) => {
+    const value = Number(query.get(name) ?? fallback);
+    return Number.isInteger(value) && value > 0 ? value : fallback;
+  };
+  return { perPage: Math.min(whole("per_page", 30), 100), page: whole("page", 1) };
 }
 
 function appJwt(ctx: GitHubApiContext, req: IncomingMessage): void {

@@ -25,8 +25,7 @@ export function sendError(res: ServerResponse, error: ForgeError): void {
   sendJson(res, error.status, { message: error.message, documentation_url: "https://docs.github.com/rest" }, error.headers);
 }
 
-/** The request's JSON body; an empty body reads as `{}` (GitHub accepts a bodiless POST). */
-export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+async function readText(req: IncomingMessage): Promise<string> {
   const parts: Buffer[] = [];
   let size = 0;
   for await (const part of req) {
@@ -34,7 +33,21 @@ export async function readJson(req: IncomingMessage): Promise<Record<string, unk
     if (size > MAX_JSON_BYTES) throw new ForgeError(413, "Request body too large");
     parts.push(part as Buffer);
   }
-  const text = Buffer.concat(parts).toString("utf8").trim();
+  return Buffer.concat(parts).toString("utf8").trim();
+}
+
+/** A form (`application/x-www-form-urlencoded`, as OAuth clients send) or JSON body, as strings. */
+export async function readBody(req: IncomingMessage): Promise<Record<string, string>> {
+  if (!/^application\/x-www-form-urlencoded/i.test(req.headers["content-type"] ?? "")) {
+    const body = await readJson(req);
+    return Object.fromEntries(Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+  }
+  return Object.fromEntries(new URLSearchParams(await readText(req)));
+}
+
+/** The request's JSON body; an empty body reads as `{}` (GitHub accepts a bodiless POST). */
+export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const text = await readText(req);
   if (!text) return {};
   let body: unknown;
   try {

@@ -1,15 +1,38 @@
 /**
- * The stack's stand-in for GitHub: a forge and a GitHub App of its own (a fresh RSA key pair
- * per stack), and the Worker variables that point the platform at them exactly as it would
- * point at github.com.
+ * The stack's stand-in for GitHub: a forge and a GitHub App of its own, and the Worker
+ * variables that point the platform at them exactly as it would point at github.com. With a
+ * state folder the App (id, key pair, OAuth client) and the forge's repositories,
+ * installations and tokens are kept there and found again by the next start, as the
+ * database that names them is.
  */
-import { generateKeyPairSync, randomInt } from "node:crypto";
+import { createPublicKey, generateKeyPairSync, randomBytes, randomInt } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { type Forge, startForge } from "./server";
 
 export interface LocalGitHub {
   forge: Forge;
-  /** GITHUB_API_URL, GITHUB_GIT_URL, GITHUB_APP_ID and the secret GITHUB_APP_PRIVATE_KEY (PKCS#8 PEM). */
+  /**
+   * GITHUB_API_URL, GITHUB_GIT_URL, GITHUB_WEB_URL, GITHUB_APP_ID, GITHUB_APP_SLUG,
+   * GITHUB_APP_CLIENT_ID and the secrets GITHUB_APP_PRIVATE_KEY (PKCS#8 PEM) and
+   * GITHUB_APP_CLIENT_SECRET.
+   */
   vars: Record<string, string>;
+}
+
+export interface LocalGitHubOptions {
+  /** Where the forge keeps its App and state (the stack's `<state>/forge`); none: a fresh forge each start. */
+  dir?: string;
+  /** The App's setup URL: the console page that completes an installation claim. */
+  setupUrl?: string;
+}
+
+/** The App of a state folder, as `app.json` (the private key beside it in `app-key.pem`). */
+interface SavedApp {
+  app_id: string;
+  slug: string;
+  client_id: string;
+  client_secret: string;
 }
 
 /**
@@ -17,20 +40,60 @@ export interface LocalGitHub {
  *   undefined without containers (git then on loopback only).
  * @param log told when gitHost cannot be bound (an engine in a VM): git stays on loopback.
  */
-export async function startLocalGitHub(gitHost: string | undefined, log: (line: string) => void): Promise<LocalGitHub> {
-  const { privateKey, publicKey } = generateKeyPairSync("rsa", {
-    modulusLength: 2048,
-    privateKeyEncoding: { type: "pkcs8", format: "pem" },
-    publicKeyEncoding: { type: "spki", format: "pem" },
-  });
-  const appId = String(randomInt(100_000, 1_000_000));
-  const forge = await startForge({ appId, publicKeyPem: publicKey, gitHost }).catch(async (error: unknown) => {
+export async function startLocalGitHub(gitHost: string | undefined, log: (line: string) => void, options: LocalGitHubOptions = {}): Promise<LocalGitHub> {
+  const { app, privateKey } = options.dir ? ensureApp(options.dir) : { app: newApp(), privateKey: newKey() };
+  const root = options.dir ? join(options.dir, "repos") : undefined;
+  if (root) mkdirSync(root, { recursive: true });
+  const forgeOptions = {
+    appId: app.app_id,
+    publicKeyPem: createPublicKey(privateKey).export({ type: "spki", format: "pem" }).toString(),
+    root,
+    identity: { slug: app.slug, clientId: app.client_id, clientSecret: app.client_secret, setupUrl: options.setupUrl },
+  };
+  const forge = await startForge({ ...forgeOptions, gitHost }).catch(async (error: unknown) => {
     if (!gitHost) throw error;
     log(`the forge cannot listen on ${gitHost} (${error instanceof Error ? error.message : String(error)}): boxes will not reach its git`);
-    return startForge({ appId, publicKeyPem: publicKey });
+    return startForge(forgeOptions);
   });
   return {
     forge,
-    vars: { GITHUB_API_URL: forge.apiUrl, GITHUB_GIT_URL: forge.gitUrl, GITHUB_APP_ID: appId, GITHUB_APP_PRIVATE_KEY: privateKey },
+    vars: {
+      GITHUB_API_URL: forge.apiUrl,
+      GITHUB_GIT_URL: forge.gitUrl,
+      GITHUB_WEB_URL: forge.webUrl,
+      GITHUB_APP_ID: app.app_id,
+      GITHUB_APP_PRIVATE_KEY: privateKey,
+      GITHUB_APP_SLUG: app.slug,
+      GITHUB_APP_CLIENT_ID: app.client_id,
+      GITHUB_APP_CLIENT_SECRET: app.client_secret,
+    },
   };
+}
+
+/** The folder's App, made on its first start. */
+function ensureApp(dir: string): { app: SavedApp; privateKey: string } {
+  mkdirSync(dir, { recursive: true });
+  const appFile = join(dir, "app.json");
+  const keyFile = join(dir, "app-key.pem");
+  if (existsSync(appFile) && existsSync(keyFile)) {
+    return { app: JSON.parse(readFileSync(appFile, "utf8")) as SavedApp, privateKey: readFileSync(keyFile, "utf8") };
+  }
+  const app = newApp();
+  const privateKey = newKey();
+  writeFileSync(keyFile, privateKey, { mode: 0o600 });
+  writeFileSync(appFile, `${JSON.stringify(app, null, 2)}\n`, { mode: 0o600 });
+  return { app, privateKey };
+}
+
+function newApp(): SavedApp {
+  const appId = String(randomInt(100_000, 1_000_000));
+  return { app_id: appId, slug: "guilds-forge", client_id: `Iv1.forge${appId}`, client_secret: randomBytes(20).toString("hex") };
+}
+
+function newKey(): string {
+  return generateKeyPairSync("rsa", {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: "pkcs8", format: "pem" },
+    publicKeyEncoding: { type: "spki", format: "pem" },
+  }).privateKey;
 }

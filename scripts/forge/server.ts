@@ -4,7 +4,11 @@
  *   checked as HTTP Basic `x-access-token:<token>`; public repositories clone anonymously.
  * - `/api/...`: the GitHub REST endpoints of an App (github-api.ts), App JWT checked with
  *   the App's public key.
+ * - `/apps/<slug>/installations/new` and `/login/oauth/access_token`: the install page and
+ *   the OAuth code exchange of an installation claim (install.ts).
  * - `/__forge/...`: the admin API for tests (admin.ts).
+ * With a `root` of the caller's, the state is kept there beside the repositories (persist.ts)
+ * and read again by the next start.
  * Sandbox boxes reach the host on the container bridge: `gitHost` adds a second listener
  * there that serves `/git` only, so a box cannot mint tokens or read the admin API.
  *
@@ -13,7 +17,7 @@
  *   await fetch(`${forge.adminUrl}/repos`, { method: "POST", body: JSON.stringify({ full_name: "acme/app" }) });
  *   // git clone `${forge.gitUrl}/acme/app.git`
  */
-import { createPublicKey } from "node:crypto";
+import { createPublicKey, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -23,6 +27,8 @@ import { serveAdmin } from "./admin";
 import { isPush, serveGit } from "./git-http";
 import { serveGitHubApi } from "./github-api";
 import { ForgeError, sendError, sendJson } from "./http";
+import { type AppIdentity, serveInstall } from "./install";
+import { loadForgeState, saveForgeState } from "./persist";
 import { ForgeState } from "./state";
 
 export interface ForgeOptions {
@@ -30,8 +36,13 @@ export interface ForgeOptions {
   appId: string;
   /** The App's public key (PEM, SPKI or PKCS#1): App JWTs are verified with it. */
   publicKeyPem: string;
-  /** Where the bare repositories live; a temporary folder (removed on close) by default. */
+  /**
+   * Where the bare repositories and the state live, kept across starts; a temporary folder
+   * (removed on close) by default.
+   */
   root?: string;
+  /** The App's public slug (default `guilds-forge`), OAuth client (made per start by default) and setup URL. */
+  identity?: Partial<AppIdentity>;
   /** Loopback port of the API, admin and git (0: a free one). */
   port?: number;
   /** An address the boxes reach (the docker bridge, 172.17.0.1), served git only. */
@@ -46,7 +57,11 @@ export interface Forge {
   /** The git base (`https://github.com`): `${gitUrl}/<owner>/<repo>.git`; on gitHost when given. */
   gitUrl: string;
   adminUrl: string;
+  /** GitHub's web base (`https://github.com`): the install page and the OAuth code exchange. */
+  webUrl: string;
   appId: string;
+  /** The App's slug and OAuth client (GITHUB_APP_SLUG, GITHUB_APP_CLIENT_ID, GITHUB_APP_CLIENT_SECRET). */
+  identity: AppIdentity;
   state: ForgeState;
   close(): Promise<void>;
 }
@@ -56,7 +71,13 @@ const GIT_PATH = /^\/git\/([A-Za-z0-9][A-Za-z0-9-]*\/[A-Za-z0-9._-]+)\.git(\/.*)
 export async function startForge(options: ForgeOptions): Promise<Forge> {
   const ownRoot = options.root === undefined;
   const root = options.root ?? mkdtempSync(join(tmpdir(), "forge-"));
-  const state = new ForgeState();
+  const state = ownRoot ? new ForgeState() : loadForgeState(root);
+  const identity: AppIdentity = {
+    slug: "guilds-forge",
+    clientId: `Iv1.forge${options.appId}`,
+    clientSecret: randomBytes(20).toString("hex"),
+    ...options.identity,
+  };
   const publicKey = createPublicKey(options.publicKeyPem);
   const servers: Server[] = [];
   const listen = async (host: string, port: number, gitOnly: boolean) => {
@@ -89,15 +110,21 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
 
   let gitUrl = "";
   const api = { state, appId: options.appId, publicKey };
+  const install = { state, app: identity };
   async function handle(req: IncomingMessage, res: ServerResponse, gitOnly: boolean): Promise<void> {
     const url = new URL(req.url ?? "/", "http://forge");
     const path = url.pathname;
     const git = GIT_PATH.exec(path);
     if (git) return gitRequest(req, res, git[1]!, git[2]!, url.search.slice(1));
-    if (!gitOnly && path.startsWith("/api/") && (await serveGitHubApi(api, req, res, path.slice("/api".length)))) return;
-    if (!gitOnly && path.startsWith("/__forge/") && (await serveAdmin({ state, root, gitUrl }, req, res, path.slice("/__forge".length), url.searchParams)))
-      return;
-    throw new ForgeError(404, "Not Found");
+    if (gitOnly) throw new ForgeError(404, "Not Found");
+    const served =
+      (path.startsWith("/api/") && (await serveGitHubApi(api, req, res, path.slice("/api".length), url.searchParams))) ||
+      (path.startsWith("/__forge/") && (await serveAdmin({ state, root, gitUrl, install }, req, res, path.slice("/__forge".length), url.searchParams))) ||
+      (await serveInstall(install, req, res, url));
+    if (!served) throw new ForgeError(404, "Not Found");
+    // What a request changed (a repository, an installation, a minted or revoked token) is on
+    // disk before the next one is read. Codes and user tokens are not kept: they last minutes.
+    if (!ownRoot && req.method !== "GET") saveForgeState(root, state);
   }
 
   async function gitRequest(req: IncomingMessage, res: ServerResponse, fullName: string, rest: string, query: string): Promise<void> {
@@ -121,7 +148,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     const url = `http://127.0.0.1:${port}`;
     gitUrl = `${url}/git`;
     if (options.gitHost) gitUrl = `http://${options.gitHost}:${await listen(options.gitHost, 0, true)}/git`;
-    return { url, apiUrl: `${url}/api`, gitUrl, adminUrl: `${url}/__forge`, appId: options.appId, state, close };
+    return { url, apiUrl: `${url}/api`, gitUrl, adminUrl: `${url}/__forge`, webUrl: url, appId: options.appId, identity, state, close };
   } catch (error) {
     await close();
     throw error;

@@ -1,8 +1,10 @@
 /**
- * What the forge remembers in memory: repositories' visibility, App installations and the
- * installation tokens it minted. A token is good for git when the forge minted it, it has
- * not expired or been revoked, its installation is not revoked, and the repository is one
- * the token was limited to (and still reachable by the installation).
+ * What the forge remembers: repositories' visibility, App installations (with the users who
+ * may see them) and the installation tokens it minted. A token is good for git when the forge
+ * minted it, it has not expired or been revoked, its installation is not revoked, and the
+ * repository is one the token was limited to (and still reachable by the installation).
+ * OAuth codes and user tokens (installation claims) live in memory only: they last minutes.
+ * `toJSON`/`fromJSON` carry the rest across a restart (persist.ts).
  */
 import { randomBytes } from "node:crypto";
 
@@ -18,6 +20,14 @@ export interface Installation {
   /** Full names (`owner/repo`) the installation reaches. */
   repositories: Set<string>;
   revoked: boolean;
+  /** Users (logins) GitHub lists the installation for in `GET /user/installations`. */
+  users: Set<string>;
+}
+
+/** An OAuth code or user token: whose it is and until when. */
+interface UserGrant {
+  user: string;
+  expires_at: number;
 }
 
 export type Permissions = Record<string, "read" | "write">;
@@ -37,6 +47,18 @@ export type Access = "none" | "read" | "write";
 
 /** Installation tokens live an hour on GitHub. */
 export const DEFAULT_TOKEN_TTL_S = 3600;
+/** GitHub's OAuth codes expire after ten minutes; user tokens after eight hours. */
+const CODE_TTL_MS = 10 * 60 * 1000;
+const USER_TOKEN_TTL_MS = 8 * 60 * 60 * 1000;
+
+/** What survives a restart, as JSON. */
+export interface SavedForgeState {
+  repositories: Repository[];
+  installations: Array<{ id: number; account: string; repositories: string[]; revoked: boolean; users: string[] }>;
+  tokens: Array<Omit<MintedToken, "expires_at"> & { expires_at: string }>;
+  token_ttl_s: number;
+  next_installation_id: number;
+}
 
 export class ForgeState {
   readonly repositories = new Map<string, Repository>();
@@ -44,11 +66,61 @@ export class ForgeState {
   readonly tokens = new Map<string, MintedToken>();
   tokenTtlS = DEFAULT_TOKEN_TTL_S;
   private nextInstallationId = 1001;
+  private readonly codes = new Map<string, UserGrant>();
+  private readonly userTokens = new Map<string, UserGrant>();
 
-  addInstallation(account: string, repositories: string[]): Installation {
-    const installation: Installation = { id: this.nextInstallationId++, account, repositories: new Set(repositories), revoked: false };
+  /** A new installation on `account`; the account itself (a user's own account) may see it, and `users`. */
+  addInstallation(account: string, repositories: string[], users: string[] = []): Installation {
+    const installation: Installation = {
+      id: this.nextInstallationId++,
+      account,
+      repositories: new Set(repositories),
+      revoked: false,
+      users: new Set([account, ...users]),
+    };
     this.installations.set(installation.id, installation);
     return installation;
+  }
+
+  /**
+   * A user installing the App on `account` from the install page, as GitHub does it: the
+   * account's live installation gains the repositories (`update`), or a new one is made
+   * (`install`); the user may see it from then on.
+   */
+  install(account: string, repositories: string[], user: string): { installation: Installation; action: "install" | "update" } {
+    const live = [...this.installations.values()].find((i) => i.account === account && !i.revoked);
+    if (!live) return { installation: this.addInstallation(account, repositories, [user]), action: "install" };
+    for (const name of repositories) live.repositories.add(name);
+    live.users.add(user);
+    return { installation: live, action: "update" };
+  }
+
+  /** A single-use OAuth code of `user`, as GitHub's redirect after the user approves carries. */
+  issueCode(user: string, now = Date.now()): string {
+    const code = randomBytes(10).toString("hex");
+    this.codes.set(code, { user, expires_at: now + CODE_TTL_MS });
+    return code;
+  }
+
+  /** The code's user token (`ghu_…`), once; undefined for an unknown, used or expired code. */
+  exchangeCode(code: string, now = Date.now()): string | undefined {
+    const grant = this.codes.get(code);
+    this.codes.delete(code);
+    if (!grant || grant.expires_at <= now) return undefined;
+    const token = `ghu_${randomBytes(27).toString("base64url")}`;
+    this.userTokens.set(token, { user: grant.user, expires_at: now + USER_TOKEN_TTL_MS });
+    return token;
+  }
+
+  /** The user a live user token belongs to. */
+  tokenUser(token: string, now = Date.now()): string | undefined {
+    const grant = this.userTokens.get(token);
+    return grant && grant.expires_at > now ? grant.user : undefined;
+  }
+
+  /** The live installations `user` may see, oldest first. */
+  userInstallations(user: string): Installation[] {
+    return [...this.installations.values()].filter((i) => !i.revoked && i.users.has(user));
   }
 
   /** A live installation, or undefined for an unknown or revoked one (GitHub answers 404 to both). */
@@ -90,5 +162,25 @@ export class ForgeState {
     const installation = this.installations.get(minted.installation_id);
     if (!installation?.repositories.has(fullName)) return "none";
     return minted.permissions.contents ?? "none";
+  }
+
+  toJSON(): SavedForgeState {
+    return {
+      repositories: [...this.repositories.values()],
+      installations: [...this.installations.values()].map((i) => ({ ...i, repositories: [...i.repositories], users: [...i.users] })),
+      tokens: [...this.tokens.values()].map((t) => ({ ...t, expires_at: t.expires_at.toISOString() })),
+      token_ttl_s: this.tokenTtlS,
+      next_installation_id: this.nextInstallationId,
+    };
+  }
+
+  static fromJSON(saved: SavedForgeState): ForgeState {
+    const state = new ForgeState();
+    for (const repository of saved.repositories) state.repositories.set(repository.full_name, repository);
+    for (const i of saved.installations) state.installations.set(i.id, { ...i, repositories: new Set(i.repositories), users: new Set(i.users) });
+    for (const t of saved.tokens) state.tokens.set(t.token, { ...t, expires_at: new Date(t.expires_at) });
+    state.tokenTtlS = saved.token_ttl_s;
+    state.nextInstallationId = saved.next_installation_id;
+    return state;
   }
 }

@@ -68,3 +68,5 @@ export async function admin(adminUrl: string, method: string, path: string, body
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : null };
 }
+
+export { approveInstall, claimInstallation, claimState } from "./claim";

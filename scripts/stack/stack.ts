@@ -47,8 +47,20 @@ export interface StackOptions {
   vars?: Record<string, string>;
   /** Sandboxes in real containers: `auto` (default; GUILDS_CONTAINERS=off turns it off) sets up a Docker engine where it can. */
   containers?: "auto" | "off";
-  /** A real GitHub App; without one the local forge serves (scripts/forge) with an App of its own. */
-  github?: { apiUrl: string; gitUrl: string; appId: string; privateKeyPem: string };
+  /**
+   * A real GitHub App; without one the local forge serves (scripts/forge) with an App of its
+   * own, kept in `<stateDir>/forge`. Claiming installations needs its slug and OAuth client.
+   */
+  github?: {
+    apiUrl: string;
+    gitUrl: string;
+    webUrl?: string;
+    appId: string;
+    privateKeyPem: string;
+    slug?: string;
+    clientId?: string;
+    clientSecret?: string;
+  };
 }
 
 export interface Stack {
@@ -62,8 +74,8 @@ export interface Stack {
   connectionMessages: number[];
   /** Whether sandboxes run (a Docker engine answered), and why not. */
   containers: { enabled: boolean; reason?: string };
-  /** The local forge standing in for GitHub (null with a real App): its GitHub API, git base and admin API. */
-  forge: { apiUrl: string; gitUrl: string; adminUrl: string } | null;
+  /** The local forge standing in for GitHub (null with a real App): its GitHub API, git base, web base (install page) and admin API. */
+  forge: { apiUrl: string; gitUrl: string; webUrl: string; adminUrl: string } | null;
   /** The embedded Postgres alone, to stop and start again (outage tests); null for a server given by URL. */
   database: { stop(): Promise<void>; start(): Promise<void> } | null;
   stop(): Promise<void>;
@@ -138,18 +150,23 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     }
     let forge: Stack["forge"] = null;
     if (options.github) {
-      Object.assign(vars, {
-        GITHUB_API_URL: options.github.apiUrl,
-        GITHUB_GIT_URL: options.github.gitUrl,
-        GITHUB_APP_ID: options.github.appId,
-        GITHUB_APP_PRIVATE_KEY: options.github.privateKeyPem,
-      });
+      const { apiUrl, gitUrl, webUrl, appId, privateKeyPem, slug, clientId, clientSecret } = options.github;
+      Object.assign(vars, { GITHUB_API_URL: apiUrl, GITHUB_GIT_URL: gitUrl, GITHUB_APP_ID: appId, GITHUB_APP_PRIVATE_KEY: privateKeyPem });
+      if (webUrl) vars.GITHUB_WEB_URL = webUrl;
+      if (slug) vars.GITHUB_APP_SLUG = slug;
+      if (clientId) vars.GITHUB_APP_CLIENT_ID = clientId;
+      if (clientSecret) vars.GITHUB_APP_CLIENT_SECRET = clientSecret;
     } else {
-      // Git runs in the boxes: they reach the forge on the bridge's gateway.
-      const local = await startLocalGitHub(engine.enabled ? ((await bridgeGateway()) ?? undefined) : undefined, log);
+      // Git runs in the boxes: they reach the forge on the bridge's gateway. Its App and state
+      // stay in the state folder, as the database naming its installations does; after an
+      // install it sends the user to the console's setup page, as GitHub does.
+      const local = await startLocalGitHub(engine.enabled ? ((await bridgeGateway()) ?? undefined) : undefined, log, {
+        dir: join(options.stateDir, "forge"),
+        setupUrl: `http://127.0.0.1:${port}/github/setup`,
+      });
       stops.push(local.forge.close);
       Object.assign(vars, local.vars);
-      forge = { apiUrl: local.forge.apiUrl, gitUrl: local.forge.gitUrl, adminUrl: local.forge.adminUrl };
+      forge = { apiUrl: local.forge.apiUrl, gitUrl: local.forge.gitUrl, webUrl: local.forge.webUrl, adminUrl: local.forge.adminUrl };
       log(`local forge ${local.forge.url} (git ${local.forge.gitUrl})`);
     }
     const wrangler = await startWranglerDev({

@@ -3,8 +3,9 @@
  * default 8787), DATABASE_URL (use that Postgres instead of the embedded one) and
  * MODEL_BASE_URL / MODEL_API_KEY / DEFAULT_MODEL (a real provider instead of the mock),
  * MODEL_PRICES / DEFAULT_MODEL_PRICE and ALLOW_PRIVATE_MODEL_URLS (default loopback), and
- * GITHUB_API_URL / GITHUB_GIT_URL / GITHUB_APP_ID / GITHUB_APP_PRIVATE_KEY (a real GitHub App
- * instead of the local forge).
+ * GITHUB_API_URL / GITHUB_GIT_URL / GITHUB_WEB_URL / GITHUB_APP_ID / GITHUB_APP_PRIVATE_KEY /
+ * GITHUB_APP_SLUG / GITHUB_APP_CLIENT_ID / GITHUB_APP_CLIENT_SECRET (a real GitHub App instead
+ * of the local forge).
  * Ctrl-C or SIGTERM stops every child.
  */
 import { rmSync } from "node:fs";
@@ -74,15 +75,22 @@ const shutdown = async (signal: string) => {
 process.on("SIGINT", () => void shutdown("SIGINT"));
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 
-/** A real GitHub App when GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY are set (the URLs default to github.com's). */
+/**
+ * A real GitHub App when GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY are set (the URLs default to
+ * github.com's); claiming installations also needs its slug and OAuth client.
+ */
 function realGitHub() {
   const {
     GITHUB_API_URL: apiUrl = "https://api.github.com",
     GITHUB_GIT_URL: gitUrl = "https://github.com",
+    GITHUB_WEB_URL: webUrl,
     GITHUB_APP_ID: appId,
     GITHUB_APP_PRIVATE_KEY: privateKeyPem,
+    GITHUB_APP_SLUG: slug,
+    GITHUB_APP_CLIENT_ID: clientId,
+    GITHUB_APP_CLIENT_SECRET: clientSecret,
   } = process.env;
-  return appId && privateKeyPem ? { apiUrl, gitUrl, appId, privateKeyPem } : undefined;
+  return appId && privateKeyPem ? { apiUrl, gitUrl, webUrl, appId, privateKeyPem, slug, clientId, clientSecret } : undefined;
 }
 
 /** The cause of a failed start in words, whatever was thrown (never a bare "undefined"). */

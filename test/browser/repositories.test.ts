@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { approveInstall } from "../../scripts/forge/claim";
 import { api } from "../e2e/http";
 import { type Chromium, type Page, screenshot, signedInPage, until } from "./browser";
 
@@ -12,7 +13,7 @@ async function forge(method: string, path: string, body?: unknown) {
   return res.json();
 }
 
-/** A guild's Repositories page: connect a GitHub installation, add and remove repositories, disconnect. */
+/** A guild's Repositories page: connect GitHub through the App's install page, add and remove repositories, disconnect. */
 describe("OP-REPO-6: repositories in the console", () => {
   let chromium: Chromium;
   let page: Page;
@@ -26,27 +27,39 @@ describe("OP-REPO-6: repositories in the console", () => {
     await chromium?.close();
   });
 
-  it("OP-REPO-6: connects an installation, adds a repository through it and a public one, names what GitHub refuses, disconnects and removes", async () => {
+  it("OP-REPO-6: connects GitHub through the install page, adds a repository through it and a public one, names what GitHub refuses, disconnects and removes", async () => {
     for (const repo of ["app", "hidden"]) await forge("POST", "/repos", { full_name: `${account}/${repo}`, private: true });
-    const installation = (await forge("POST", "/installations", { account, repositories: ["app"] })) as { id: number };
     const guild = (await api("POST", "/api/guilds", { body: { name: `Repositories guild ${suffix}` } })).json;
+
+    // A redirect that does not carry a state this organisation was given connects nothing, and says why.
+    await page.goto(`${inject("apiUrl")}/github/setup?installation_id=987654321&setup_action=install&code=abc123&state=forged`);
+    await page.getByRole("alert").getByText("github.state_invalid").waitFor();
 
     await page.goto(`${inject("apiUrl")}/guilds/${guild.id}`);
     await page.getByRole("navigation", { name: "Guild pages" }).getByRole("link", { name: "Repositories" }).click();
     await page.getByRole("heading", { name: "Repositories", level: 1 }).waitFor();
     await page.getByText("No repository in this guild yet.").waitFor();
 
-    // An installation GitHub does not know is refused, with GitHub's reason.
-    const connect = page.getByRole("form", { name: "Connect a GitHub installation" });
-    await connect.getByLabel("Installation id").fill("987654321");
-    await connect.getByRole("button", { name: "Connect" }).click();
-    await connect.getByRole("alert").getByText("refused installation 987654321").waitFor();
-
-    await connect.getByLabel("Installation id").fill(String(installation.id));
-    await connect.getByRole("button", { name: "Connect" }).click();
+    // Connect GitHub leaves for the App's install page on the forge, with a state of this organisation.
+    await page.getByRole("button", { name: "Connect GitHub" }).click();
+    await page.waitForURL(/\/apps\/guilds-forge\/installations\/new\?state=/);
+    const state = new URL(page.url()).searchParams.get("state")!;
+    await page.getByRole("heading", { name: "Install guilds-forge" }).waitFor();
+    // The user approves on GitHub (the forge's admin call stands in), which sends them to the setup page.
+    const approval = await approveInstall(inject("forgeAdminUrl"), { account, repositories: ["app"], state });
+    expect(approval.redirect_url).toMatch(new RegExp(`^${inject("apiUrl")}/github/setup\\?`));
+    await page.goto(approval.redirect_url!);
+    await page.waitForURL(`${inject("apiUrl")}/guilds/${guild.id}/repositories`);
     const connection = page.getByRole("list", { name: "GitHub connections" }).locator(`[data-connection="${account}"]`);
     await connection.waitFor();
-    expect(await connection.textContent()).toContain(`installation ${installation.id}`);
+    expect(await connection.textContent()).toContain(`installation ${approval.installation_id}`);
+    const installation = { id: approval.installation_id };
+
+    // The same redirect again (a reload, or someone who saw it) is refused: the state is spent.
+    await page.goto(approval.redirect_url!);
+    await page.getByRole("alert").getByText("github.state_used").waitFor();
+    await page.goto(`${inject("apiUrl")}/guilds/${guild.id}/repositories`);
+    await connection.waitFor();
 
     const add = page.locator("form[aria-labelledby=add-repository]");
     await add.getByLabel("Repository").fill("no-slash");
@@ -91,6 +104,21 @@ describe("OP-REPO-6: repositories in the console", () => {
     expect(ours.length).toBeGreaterThan(0);
     const content = await page.content();
     for (const t of ours) expect(content).not.toContain(t.token);
+    await api("DELETE", `/api/guilds/${guild.id}`);
+  });
+
+  it("OP-REPO-6: the forge's install page approves with its Install button and brings the user back connected", async () => {
+    const own = `console-form-${suffix}`;
+    await forge("POST", "/repos", { full_name: `${own}/tool`, private: true });
+    const guild = (await api("POST", "/api/guilds", { body: { name: `Install form guild ${suffix}` } })).json;
+    await page.goto(`${inject("apiUrl")}/guilds/${guild.id}/repositories`);
+    await page.getByRole("button", { name: "Connect GitHub" }).click();
+    await page.waitForURL(/\/apps\/guilds-forge\/installations\/new\?state=/);
+    await page.getByLabel("Account", { exact: true }).fill(own);
+    await page.getByLabel("Repositories (comma-separated names)").fill("tool");
+    await page.getByRole("button", { name: "Install" }).click();
+    await page.waitForURL(`${inject("apiUrl")}/guilds/${guild.id}/repositories`);
+    await page.getByRole("list", { name: "GitHub connections" }).locator(`[data-connection="${own}"]`).waitFor();
     await api("DELETE", `/api/guilds/${guild.id}`);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { admin } from "../../scripts/forge/test-support";
+import { admin, claimInstallation } from "../../scripts/forge/test-support";
 import { transcript } from "./agents";
 import { agentWithSecret, containerStack, generate } from "./container-stack";
 import { boxesWithVariable } from "./sandbox-box";
@@ -25,8 +25,9 @@ async function codingSetup(options: { connect?: boolean } = {}) {
   expect(installation.status, JSON.stringify(installation.json)).toBe(201);
   let connectionId: string | undefined;
   if (options.connect !== false) {
-    const connection = await call("POST", "/api/github/connections", { installation_id: installation.json.id });
-    expect(connection.status, connection.text).toBe(201);
+    const { connection } = await claimInstallation(call, boxes.stack.forge!.adminUrl, { account: owner });
+    expect(connection.status, JSON.stringify(connection.json)).toBe(201);
+    expect(connection.json.installation_id).toBe(installation.json.id);
     connectionId = connection.json.id;
   }
   const repository = await call("POST", `/api/guilds/${agent.guildId}/repositories`, {
@@ -159,8 +160,7 @@ describe("coding agents on real containers and the local forge", () => {
     const owner = `newco-${crypto.randomUUID().slice(0, 8)}`;
     const moved = `${owner}/app`;
     expect((await forge("POST", "/repos", { full_name: moved, private: true, files: { "README.md": "one\n" } })).status).toBe(201);
-    const installation = await forge("POST", "/installations", { account: owner, repositories: [moved] });
-    const connection = await call("POST", "/api/github/connections", { installation_id: installation.json.id });
+    const { connection } = await claimInstallation(call, boxes.stack.forge!.adminUrl, { account: owner, repositories: [moved] });
     expect((await call("DELETE", `/api/repositories/${setup.repositoryId}`)).status).toBe(204);
     expect((await call("POST", `/api/guilds/${setup.agent.guildId}/repositories`, { full_name: moved, connection_id: connection.json.id })).status).toBe(201);
     const { outputs, run } = await shell(setup.agent, ["git remote get-url origin"]);

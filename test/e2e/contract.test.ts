@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, inject, it } from "vitest";
+import { approveInstall } from "../../scripts/forge/claim";
 import { type ApiClient, createApiClient } from "../../web/src/lib/api-client";
 import type { Agent, Guild, Run, Schedule } from "../../web/src/lib/api-types";
 import { type SseEvent, SseParser } from "../../web/src/lib/sse";
@@ -379,12 +380,14 @@ describe("API contract: every documented operation through the typed client", ()
       ).json();
     const account = `contract-${randomUUID().slice(0, 8)}`;
     await forge("/repos", { full_name: `${account}/app`, private: true });
-    const installation = (await forge("/installations", { account, repositories: ["app"] })) as { id: number };
     expect((await expectAnswer(api.GET("/api/github/connections"), 200)).configured).toBe(true);
-    const connection = await expectAnswer(api.POST("/api/github/connections", { body: { installation_id: installation.id } }), 201);
+    const claim = await expectAnswer(api.POST("/api/github/claims"), 201);
+    const approval = await approveInstall(inject("forgeAdminUrl"), { account, repositories: ["app"], state: claim.state });
+    const body = { installation_id: approval.installation_id, code: approval.code, state: claim.state };
+    const connection = await expectAnswer(api.POST("/api/github/connections", { body }), 201);
     expect(connection.account_login).toBe(account);
-    await expectAnswer(api.POST("/api/github/connections", { body: { installation_id: installation.id } }), 409);
-    await expectAnswer(api.POST("/api/github/connections", { body: { installation_id: 987_654_321 } }), 422);
+    await expectAnswer(api.POST("/api/github/connections", { body }), 409);
+    await expectAnswer(api.POST("/api/github/connections", { body: { ...body, state: `${claim.state}x` } }), 422);
     const path = { id: guild.id };
     const repository = await expectAnswer(
       api.POST("/api/guilds/{id}/repositories", { params: { path }, body: { full_name: `${account}/app`, connection_id: connection.id } }),

@@ -1,4 +1,5 @@
 import { containerStack } from "./container-stack";
+import { githubClaims } from "./hostile-tenant/github-claims";
 import { secretsAndProcesses } from "./hostile-tenant/secrets-and-processes";
 
 /**
@@ -10,3 +11,4 @@ import { secretsAndProcesses } from "./hostile-tenant/secrets-and-processes";
 const boxes = containerStack({ SCRIPT_TIMEOUT_S: "3" });
 
 secretsAndProcesses(boxes);
+githubClaims(boxes);

@@ -22,6 +22,11 @@ declare module "vitest" {
     forgeAdminUrl: string;
     githubAppId: string;
     githubAppPrivateKey: string;
+    /** The forge's web base (install page, OAuth code exchange) and the App's slug and OAuth client. */
+    forgeWebUrl: string;
+    githubAppSlug: string;
+    githubAppClientId: string;
+    githubAppClientSecret: string;
   }
 }
 
@@ -49,6 +54,10 @@ export default async function setup(project: TestProject) {
   project.provide("forgeAdminUrl", forge.adminUrl);
   project.provide("githubAppId", forge.appId);
   project.provide("githubAppPrivateKey", privateKey.export({ type: "pkcs1", format: "pem" }) as string);
+  project.provide("forgeWebUrl", forge.webUrl);
+  project.provide("githubAppSlug", forge.identity.slug);
+  project.provide("githubAppClientId", forge.identity.clientId);
+  project.provide("githubAppClientSecret", forge.identity.clientSecret);
   return async () => {
     // Acceptance of the provider-key rules: the platform key in no row, no request to
     // another provider and no console line of the whole run (./canary.ts).

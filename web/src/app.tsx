@@ -6,6 +6,7 @@ import { match, navigate, usePath } from "./lib/router";
 import { AgentView } from "./views/agent";
 import { AgentBrowserView, AgentCliView } from "./views/agent-sandbox";
 import { AgentSettingsView } from "./views/agent-settings";
+import { GitHubSetupView } from "./views/github-setup";
 import { GroupChatView } from "./views/group-chat";
 import { GuildView } from "./views/guild";
 import { GuildsView } from "./views/guilds";
@@ -48,6 +49,7 @@ export function App() {
       usage: "Usage",
       tokens: "API tokens",
       secrets: "Secrets",
+      "github-setup": "Connecting GitHub",
       "sign-in": "Sign in",
     };
     document.title = `${titles[route.view] ?? "Not found"} · Guilds console`;
@@ -124,6 +126,7 @@ export function App() {
         {route.view === "usage" && <UsageView />}
         {route.view === "tokens" && <TokensView />}
         {route.view === "secrets" && <SecretsView />}
+        {route.view === "github-setup" && <GitHubSetupView />}
         {route.view === "not-found" && (
           <section>
             <h1>Not found</h1>

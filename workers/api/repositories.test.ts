@@ -7,6 +7,7 @@ import { openDatabase } from "../../core/db/client";
 import { repositoriesForGeneration } from "../../core/db/repositories";
 import { githubConnections, guildRepositories } from "../../core/db/schema";
 import { app } from "../app";
+import { claim } from "../test/github";
 import { call, seedGuild } from "../test/seed";
 
 /** Repositories and GitHub connections (OP-REPO-6), the local forge standing in for GitHub (test/setup/database.ts). */
@@ -35,27 +36,25 @@ async function withDb<T>(use: (db: ReturnType<typeof openDatabase>["db"]) => Pro
   }
 }
 
-/** An account on the forge with one installation reaching `reached` of its private repositories. */
-async function account(name: string, repos: string[], reached: string[]) {
+/** An account on the forge with these private repositories. */
+async function account(name: string, repos: string[]) {
   for (const repo of repos) await forge("POST", "/repos", { full_name: `${name}/${repo}`, private: true });
-  return (await forge("POST", "/installations", { account: name, repositories: reached })).id as number;
 }
 
 describe("GitHub connections (OP-REPO-6)", () => {
   let token: string;
-  let installationId: number;
   beforeAll(async () => {
     ({ token } = await seedGuild("Connections"));
-    installationId = await account("conn-org", ["app"], ["app"]);
+    await account("conn-org", ["app"]);
   });
 
-  it("OP-REPO-6: connecting checks the installation with GitHub and records its account; disconnect keeps it, connecting again reconnects it", async () => {
-    const created = await call("POST", "/api/github/connections", { token, body: { installation_id: installationId } });
+  it("OP-REPO-6: a claim records the installation's account; disconnect keeps it, claiming again reconnects it", async () => {
+    const { connection: created, installationId } = await claim(token, "conn-org", ["app"]);
     expect(created.status).toBe(201);
     expect(created.json).toMatchObject({ installation_id: installationId, account_login: "conn-org", disconnected_at: null });
     const listed = await call("GET", "/api/github/connections", { token });
     expect(listed.json).toEqual({ data: [created.json], configured: true });
-    const again = await call("POST", "/api/github/connections", { token, body: { installation_id: installationId } });
+    const again = (await claim(token, "conn-org")).connection;
     expect(again.status).toBe(409);
     expect(again.json.error.code).toBe("github_connection.exists");
 
@@ -63,24 +62,9 @@ describe("GitHub connections (OP-REPO-6)", () => {
     expect(disconnected.status).toBe(200);
     expect(disconnected.json.disconnected_at).toEqual(expect.any(String));
     expect((await call("GET", "/api/github/connections", { token })).json.data).toEqual([disconnected.json]);
-    const reconnected = await call("POST", "/api/github/connections", { token, body: { installation_id: installationId } });
+    const reconnected = (await claim(token, "conn-org")).connection;
     expect(reconnected.status).toBe(201);
     expect(reconnected.json).toMatchObject({ id: created.json.id, disconnected_at: null });
-  });
-
-  it("OP-REPO-6: an installation GitHub does not know, or a revoked one, is 422 github.installation_refused naming installation_id", async () => {
-    const revoked = await account("gone-org", [], []);
-    await forge("DELETE", `/installations/${revoked}`);
-    for (const id of [revoked, 987_654_321]) {
-      const res = await call("POST", "/api/github/connections", { token, body: { installation_id: id } });
-      expect(res.status).toBe(422);
-      expect(res.json.error).toMatchObject({ code: "github.installation_refused", details: { field: "installation_id" } });
-    }
-    const bad = await call("POST", "/api/github/connections", { token, body: { installation_id: "12" } });
-    expect(bad.status).toBe(422);
-    expect(bad.json.error.details.fields[0].field).toBe("installation_id");
-    const none = await call("GET", "/api/github/connections", { token });
-    expect(none.json.data.map((c: { installation_id: number }) => c.installation_id)).not.toContain(revoked);
   });
 
   it("OP-REPO-6: without a GitHub App the platform answers 503 github.not_configured to a connect, and lists configured: false", async () => {
@@ -100,7 +84,7 @@ describe("GitHub connections (OP-REPO-6)", () => {
       await waitOnExecutionContext(ctx);
       return { status: response.status, json };
     };
-    const refused = await send("POST", { installation_id: installationId });
+    const refused = await send("POST", { installation_id: 1001, code: "abc", state: "n.1.s" });
     expect(refused.status).toBe(503);
     expect(refused.json.error.code).toBe("github.not_configured");
     expect((await send("GET")).json.configured).toBe(false);
@@ -112,11 +96,10 @@ describe("guild repositories (OP-REPO-6)", () => {
   let guildId: string;
   let organisationId: string;
   let connectionId: string;
-  let installationId: number;
   beforeAll(async () => {
     ({ token, guildId, organisationId } = await seedGuild("Repositories"));
-    installationId = await account("repo-org", ["widgets", "gadgets", "hidden"], ["widgets", "gadgets"]);
-    connectionId = (await call("POST", "/api/github/connections", { token, body: { installation_id: installationId } })).json.id;
+    await account("repo-org", ["widgets", "gadgets", "hidden"]);
+    connectionId = (await claim(token, "repo-org", ["widgets", "gadgets"])).connection.json.id;
   });
 
   it("OP-REPO-6: a repository through a connection and a public one are added, listed with their folder and a clone URL under the platform's git base", async () => {
@@ -215,7 +198,8 @@ describe("guild repositories (OP-REPO-6)", () => {
 
   it("REPO-004: repositoriesForGeneration gives each repository its folder, clone URL and connection; a disconnected one stays, marked", async () => {
     const { guildId: g, token: t } = await seedGuild("Generation");
-    const conn = (await call("POST", "/api/github/connections", { token: t, body: { installation_id: await account("gen-org", ["svc"], ["svc"]) } })).json;
+    await account("gen-org", ["svc"]);
+    const conn = (await claim(t, "gen-org", ["svc"])).connection.json;
     await call("POST", `/api/guilds/${g}/repositories`, { token: t, body: { full_name: "gen-org/svc", connection_id: conn.id, default_branch: "trunk" } });
     await call("POST", `/api/guilds/${g}/repositories`, { token: t, body: { full_name: "public/docs" } });
     await call("DELETE", `/api/github/connections/${conn.id}`, { token: t });

@@ -1,11 +1,13 @@
-import { bigint, index, pgTable, text, unique, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { bigint, index, pgTable, text, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { at, createdAt, id } from "./columns";
 import { guilds, organisations } from "./tenancy";
 
 /**
- * An installation of the platform's GitHub App that an organisation connected (OP-REPO-6).
+ * An installation of the platform's GitHub App that an organisation claimed (OP-REPO-6).
  * Disconnecting keeps the row (and the repositories using it): their generations then fail
- * with repository.token until the installation is connected again.
+ * with repository.token until the installation is connected again. One organisation at a
+ * time holds an installation: two racing to claim one end with exactly one connected row.
  */
 export const githubConnections = pgTable(
   "github_connections",
@@ -20,7 +22,29 @@ export const githubConnections = pgTable(
     createdAt: createdAt(),
     disconnectedAt: at("disconnected_at"),
   },
-  (t) => [unique("github_connections_organisation_installation_unique").on(t.organisationId, t.installationId)],
+  (t) => [
+    unique("github_connections_organisation_installation_unique").on(t.organisationId, t.installationId),
+    uniqueIndex("github_connections_installation_held_unique").on(t.installationId).where(sql`${t.disconnectedAt} IS NULL`),
+  ],
+);
+
+/**
+ * The claim states already spent (OP-REPO-6): a state is signed, not stored, when the install
+ * URL is made; presenting it inserts its nonce here, and the primary key lets one request
+ * only spend it, however many arrive at once on whichever Worker instance. Rows past their
+ * expiry are of no further use (the signature has expired too) and are cleared by later claims.
+ */
+export const githubClaimStates = pgTable(
+  "github_claim_states",
+  {
+    nonce: text("nonce").primaryKey(),
+    organisationId: uuid("organisation_id")
+      .notNull()
+      .references(() => organisations.id, { onDelete: "cascade" }),
+    expiresAt: at("expires_at").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("github_claim_states_expires_idx").on(t.expiresAt)],
 );
 
 /**

@@ -1,15 +1,15 @@
 import { useState } from "preact/hooks";
-import { api, type GitHubConnection, unwrap } from "../lib/api";
+import { api, describe, type GitHubConnection, unwrap } from "../lib/api";
 import { when } from "../lib/format";
+import { rememberReturn } from "../lib/github-setup";
 import { useFailure } from "../lib/use-failure";
-import { useSubmit } from "../lib/use-submit";
-import { Field } from "./field";
 import { Notice } from "./notice";
 
 /**
  * The organisation's GitHub connections: installations of the platform's GitHub App. Connecting
- * asks GitHub for the installation; disconnecting keeps the guilds' repositories, whose agents then
- * fail to start a generation until it is connected again.
+ * sends the user to the App's install page on GitHub, which brings them back to the setup page
+ * (views/github-setup.tsx) to claim the installation; disconnecting keeps the guilds'
+ * repositories, whose agents then fail to start a generation until it is connected again.
  */
 export function GitHubConnections(props: { connections: GitHubConnection[]; configured: boolean; onChanged: () => void }) {
   const { failure, attempt } = useFailure();
@@ -24,8 +24,8 @@ export function GitHubConnections(props: { connections: GitHubConnection[]; conf
       <p class="muted">Shared by every guild of the organisation. A private repository is reached through the connection of its account.</p>
       {!props.configured && (
         <Notice kind="info">
-          This platform has no GitHub App, so installations cannot be connected: its operator sets GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY. Public repositories
-          still work.
+          This platform has no GitHub App, so installations cannot be connected: its operator sets GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY, GITHUB_APP_SLUG,
+          GITHUB_APP_CLIENT_ID and GITHUB_APP_CLIENT_SECRET. Public repositories still work.
         </Notice>
       )}
       {failure && <Notice kind="error">{failure}</Notice>}
@@ -46,39 +46,34 @@ export function GitHubConnections(props: { connections: GitHubConnection[]; conf
           ))}
         </ul>
       )}
-      {props.configured && <ConnectForm onConnected={props.onChanged} />}
+      {props.configured && <ConnectButton />}
     </section>
   );
 }
 
-function ConnectForm(props: { onConnected: () => void }) {
-  const [installation, setInstallation] = useState("");
-  const { errors, failure, busy, run } = useSubmit();
-  const submit = (event: Event) => {
-    event.preventDefault();
-    return run(async () => {
-      await unwrap(api.POST("/api/github/connections", { body: { installation_id: Number(installation) } }));
-      setInstallation("");
-      props.onConnected();
-    });
+/** Leaves for the App's install page with a claim state of this organisation; GitHub brings the user back. */
+function ConnectButton() {
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+  const connect = async () => {
+    setBusy(true);
+    setFailure(null);
+    try {
+      const claim = await unwrap(api.POST("/api/github/claims"));
+      rememberReturn(location.pathname);
+      location.assign(claim.install_url);
+    } catch (error) {
+      setFailure(describe(error));
+      setBusy(false);
+    }
   };
   return (
-    <form class="inline-form" onSubmit={submit} noValidate aria-label="Connect a GitHub installation">
-      <Field
-        name="installation_id"
-        label="Installation id"
-        error={errors.installation_id}
-        hint="The number at the end of the installation's settings address on GitHub."
-        prefix="connect"
-      >
-        {(a) => (
-          <input {...a} type="text" inputMode="numeric" value={installation} onInput={(e) => setInstallation((e.currentTarget as HTMLInputElement).value)} />
-        )}
-      </Field>
-      <button type="submit" class="primary" disabled={busy || !installation.trim()}>
-        Connect
+    <div class="inline-form">
+      <button type="button" class="primary" disabled={busy} onClick={() => void connect()}>
+        Connect GitHub
       </button>
+      <p class="muted">Install the platform's GitHub App on an account and choose its repositories; GitHub brings you back here.</p>
       {failure && <Notice kind="error">{failure}</Notice>}
-    </form>
+    </div>
   );
 }

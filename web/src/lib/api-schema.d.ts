@@ -912,11 +912,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organisation's GitHub connections, disconnected ones included, and whether the platform has a GitHub App */
+        /** The organisation's GitHub connections, disconnected ones included, and whether the platform has a GitHub App to claim installations of */
         get: operations["listGitHubConnections"];
         put?: never;
-        /** Connect an installation of the platform's GitHub App; connecting a disconnected one again reconnects it */
+        /** Claim an installation with what GitHub's redirect to the setup URL carried: accepted when the state is this organisation's and unspent, and GitHub lists the installation for the user whose code it is; connecting a disconnected one again reconnects it */
         post: operations["createGitHubConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/github/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start claiming an installation: the App's install URL with a state signed for this organisation, good once for ten minutes */
+        post: operations["createGitHubClaim"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1848,7 +1865,7 @@ export interface components {
         };
         GitHubConnectionList: {
             data: components["schemas"]["GitHubConnection"][];
-            /** @description Whether the platform has a GitHub App; without one, connecting answers 503 github.not_configured */
+            /** @description Whether the platform has a GitHub App with what claiming needs (its slug and OAuth client); without them, connecting answers 503 github.not_configured */
             configured: boolean;
         };
         GitHubConnection: {
@@ -1865,9 +1882,27 @@ export interface components {
              */
             disconnected_at: string | null;
         };
+        GitHubClaim: {
+            /**
+             * Format: uri
+             * @description GitHub's install page of the platform's App; GitHub sends the user back to the setup URL with the state
+             */
+            install_url: string;
+            /** @description Signed for this organisation, single use */
+            state: string;
+            /**
+             * Format: date-time
+             * @description After this the state is refused (ten minutes)
+             */
+            expires_at: string;
+        };
         GitHubConnectionCreate: {
-            /** @description The GitHub App installation id (from the installation's settings URL) */
+            /** @description The GitHub App installation id, as GitHub's redirect to the setup URL names it */
             installation_id: number;
+            /** @description The OAuth code GitHub's redirect carries (the App requests user authorization during installation) */
+            code: string;
+            /** @description The state of the install URL from POST /api/github/claims, passed back by GitHub's redirect; good once, for ten minutes, for this organisation only */
+            state: string;
         };
     };
     responses: {
@@ -5043,7 +5078,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidJson"];
             401: components["responses"]["Unauthorized"];
-            /** @description github_connection.exists: the installation is already connected */
+            /** @description github.state_used: the state was spent already; github_connection.exists: the installation is already connected; github.installation_held: another organisation holds the installation until it disconnects it */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5054,7 +5089,7 @@ export interface operations {
             };
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Invalid body fields; github.installation_refused: GitHub does not know the installation for this App (validation.failed; each named in details.fields) */
+            /** @description Invalid body fields; github.state_invalid: the state is not one this organisation was given, or it expired; github.code_refused: GitHub refused the code; github.installation_refused: GitHub does not list the installation for the user who approved it (validation.failed; each named in details.fields) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5073,7 +5108,38 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description github.not_configured: the platform has no GitHub App (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY) */
+            /** @description github.not_configured: the platform has no GitHub App, or not what claiming an installation needs (GITHUB_APP_SLUG, GITHUB_APP_CLIENT_ID, GITHUB_APP_CLIENT_SECRET) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createGitHubClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where to send the user */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitHubClaim"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            /** @description github.not_configured: the platform has no GitHub App, or not what claiming an installation needs (GITHUB_APP_SLUG, GITHUB_APP_CLIENT_ID, GITHUB_APP_CLIENT_SECRET) */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -42,6 +42,7 @@ export interface Match {
     | "usage"
     | "tokens"
     | "secrets"
+    | "github-setup"
     | "not-found";
   id?: string;
 }
@@ -62,6 +63,7 @@ const ROUTES: Array<[RegExp, Match["view"]]> = [
   [/^\/usage\/?$/, "usage"],
   [/^\/tokens\/?$/, "tokens"],
   [/^\/secrets\/?$/, "secrets"],
+  [/^\/github\/setup\/?$/, "github-setup"],
 ];
 
 /**
