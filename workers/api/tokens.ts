@@ -2,6 +2,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { newToken } from "../../core/auth/tokens";
 import { verifiedTokens } from "../../core/auth/verified-tokens";
+import { forgetViewAccess } from "../view-access";
 import { apiTokens } from "../../core/db/schema";
 import { ListQuery } from "../../core/validation/page";
 import { TokenCreate, TokenCreated, TokenPage, tokenExpiry } from "../../core/validation/token";
@@ -106,6 +107,7 @@ export const tokenRoutes = new Hono<AppEnv>()
         .returning({ id: apiTokens.id });
       // This isolate stops accepting it at once; others within the verified-token bound (30 s).
       verifiedTokens.evict({ id });
+      forgetViewAccess({ tokenId: id });
       if (!revoked) {
         const [exists] = await c.get("db").select({ id: apiTokens.id }).from(apiTokens).where(scope).limit(1);
         if (!exists) throw notFound("token");
