@@ -1,7 +1,8 @@
-import { createExecutionContext } from "cloudflare:test";
-import { exports } from "cloudflare:workers";
+import { createExecutionContext, listDurableObjectIds } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../bindings/env";
+import { mintViewTicket, viewTicketKey } from "../core/sandbox/view-ticket";
 import { app } from "./app";
 import { newAgent } from "./test/agents";
 import { call, seedGuild } from "./test/seed";
@@ -116,5 +117,21 @@ describe("canonical ids at the edge (HARDEN-5)", () => {
     expect([...touched]).toEqual([]);
     // The real bindings were never needed to refuse it: the same request answers the same.
     expect((await call("GET", "/api/agents/not-a-uuid/runs", { token })).json.error.code).toBe("agent.not_found");
+  });
+
+  it("HARDEN-5: the view proxy under an agent id in capitals answers as the lower-case id and reaches no second agent object", async () => {
+    const bindings = env as unknown as Env;
+    const agent = await newAgent(token, ids.guilds!);
+    const tokenId = (await call("GET", "/api/tokens", { token })).json.data[0].id as string;
+    const ticket = await mintViewTicket(await viewTicketKey(bindings.SECRETS_KEK), { agentId: agent.id, view: "cli", tokenId, expiresAt: Date.now() + 60_000 });
+    const open = async (id: string) => {
+      const response = await (exports as unknown as { default: Fetcher }).default.fetch(`http://api.test/api/agents/${id}/cli/tty/${ticket}/`);
+      return { status: response.status, body: await response.text() };
+    };
+    const lower = await open(agent.id);
+    expect(await open(agent.id.toUpperCase())).toEqual(lower);
+    const objects = (await listDurableObjectIds(bindings.AGENT)).map((id) => id.toString());
+    expect(objects).toContain(bindings.AGENT.idFromName(agent.id).toString());
+    expect(objects).not.toContain(bindings.AGENT.idFromName(agent.id.toUpperCase()).toString());
   });
 });
