@@ -64,8 +64,6 @@ export interface Settings {
    * sandboxes are off, for the `sandbox.unavailable` answers and the console.
    */
   SANDBOX_UNAVAILABLE_REASON?: string;
-  /** Life of a view ticket in seconds (5..3600; default 900): tests shorten it to see an open tab renew its ticket. */
-  VIEW_TICKET_TTL_S?: string;
   /**
    * The platform's GitHub App (OP-REPO-6): its id, its private key (PKCS#8 or PKCS#1 PEM, a
    * secret), the REST base (default https://api.github.com) and the git base repositories are

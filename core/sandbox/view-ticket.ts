@@ -24,11 +24,6 @@ export type SandboxView = "browser" | "cli";
  */
 export const VIEW_TICKET_TTL_MS = 15 * 60 * 1000;
 
-/** The ticket life a deployment's `VIEW_TICKET_TTL_S` sets (tests shorten it), else VIEW_TICKET_TTL_MS. */
-export function viewTicketTtlMs(setting: string | undefined): number {
-  const seconds = Number(setting);
-  return setting && Number.isInteger(seconds) && seconds >= 5 && seconds <= 3600 ? seconds * 1000 : VIEW_TICKET_TTL_MS;
-}
 
 type HmacKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
 

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { agentObject } from "../../bindings/objects";
-import { mintViewTicket, type SandboxView, viewTicketKey, viewTicketTtlMs } from "../../core/sandbox/view-ticket";
+import { mintViewTicket, type SandboxView, VIEW_TICKET_TTL_MS, viewTicketKey } from "../../core/sandbox/view-ticket";
 import { BrowserTicket, BrowserView, boxFor, CliTicket, CliView, SandboxState } from "../../core/validation/sandbox";
 import type { AppEnv } from "../context";
 import { failure, ok, operation, pathId } from "../contract";
@@ -35,7 +35,7 @@ async function ticketFor(c: Caller, agentId: string, view: SandboxView) {
   } catch (error) {
     throw new ApiError(503, "sandbox.unavailable", `Views cannot be opened: ${(error as Error).message}`);
   }
-  const expiresAt = Date.now() + viewTicketTtlMs(c.env.VIEW_TICKET_TTL_S);
+  const expiresAt = Date.now() + VIEW_TICKET_TTL_MS;
   const ticket = await mintViewTicket(key, { agentId, view, tokenId: c.get("tokenId"), expiresAt });
   return { path: viewPrefix(agentId, view, ticket), expires_at: new Date(expiresAt).toISOString() };
 }
