@@ -102,7 +102,11 @@ describe("canonical ids at the edge (HARDEN-5)", () => {
     });
     for (const op of await operations()) {
       const path = fill(op.path, () => "not-a-uuid");
-      const response = await app.fetch(new Request(`http://api.test${path}`, { method: op.method, headers: { authorization: `Bearer ${token}` } }), untouchable, createExecutionContext());
+      const response = await app.fetch(
+        new Request(`http://api.test${path}`, { method: op.method, headers: { authorization: `Bearer ${token}` } }),
+        untouchable,
+        createExecutionContext(),
+      );
       expect(response.status, `${op.method} ${path}`).toBe(404);
       expect(((await response.json()) as { error: { code: string } }).error.code, path).toMatch(/^[a-z_]+\.not_found$/);
     }

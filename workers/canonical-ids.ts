@@ -64,7 +64,10 @@ function matches(pattern: Pattern, method: string, segments: string[]): boolean 
  * The middleware over the app's routes (read on first use, once all are registered);
  * `dispatch` answers a request under its canonical path.
  */
-export function canonicalIds(routes: () => readonly { method: string; path: string }[], dispatch: (request: Request, c: Context<AppEnv>) => Response | Promise<Response>) {
+export function canonicalIds(
+  routes: () => readonly { method: string; path: string }[],
+  dispatch: (request: Request, c: Context<AppEnv>) => Response | Promise<Response>,
+) {
   let patterns: Pattern[] | undefined;
   return createMiddleware<AppEnv>(async (c, next) => {
     patterns ??= routes().flatMap((route) => compile(route) ?? []);

@@ -41,11 +41,7 @@ export async function viewAccess(env: Env, grant: ViewGrant, now = Date.now()): 
   const { db, close } = openDatabase(env);
   try {
     const [[agent = null], [token = null]] = await Promise.all([
-      db
-        .select({ organisationId: agents.organisationId, cli: agents.cli, browser: agents.browser })
-        .from(agents)
-        .where(eq(agents.id, grant.agentId))
-        .limit(1),
+      db.select({ organisationId: agents.organisationId, cli: agents.cli, browser: agents.browser }).from(agents).where(eq(agents.id, grant.agentId)).limit(1),
       db
         .select({ organisationId: apiTokens.organisationId, revokedAt: apiTokens.revokedAt, expiresAt: apiTokens.expiresAt })
         .from(apiTokens)

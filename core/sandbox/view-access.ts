@@ -35,12 +35,14 @@ export interface ViewRefusal {
 /** Why the view may not be served now, or null when it may. */
 export function viewRefusal(view: SandboxView, agent: ViewAgent | null, token: ViewToken | null, now: number): ViewRefusal | null {
   // A token of another organisation cannot have minted a ticket for this agent: as missing.
-  if (!agent || (token && token.organisationId !== agent.organisationId)) return { status: 404, code: "agent.not_found", message: "This view's agent no longer exists" };
+  if (!agent || (token && token.organisationId !== agent.organisationId))
+    return { status: 404, code: "agent.not_found", message: "This view's agent no longer exists" };
   if (!token || token.revokedAt)
     return { status: 401, code: "auth.token_revoked", message: "The API token that opened this view was revoked: sign in again and open the tab again" };
   if (token.expiresAt && token.expiresAt.getTime() <= now)
     return { status: 401, code: "auth.token_expired", message: "The API token that opened this view has expired: sign in again and open the tab again" };
-  if (view === "cli" && !agent.cli) return { status: 403, code: "cli.disabled", message: "This agent's CLI is off: turn on cli in its settings to open the CLI view" };
+  if (view === "cli" && !agent.cli)
+    return { status: 403, code: "cli.disabled", message: "This agent's CLI is off: turn on cli in its settings to open the CLI view" };
   if (view === "browser" && !agent.browser)
     return { status: 403, code: "browser.disabled", message: "This agent has no browser: turn on browser access in its settings to open the Browser view" };
   return null;

@@ -19,7 +19,12 @@ describe("view tickets (SBX-026: the views answer only through the authenticated
 
   it("SBX-026: a ticket signed under another key, or altered (its expiry or its token), is refused", async () => {
     const now = Date.now();
-    const other = await mintViewTicket(await viewTicketKey(Buffer.alloc(32, 9).toString("base64")), { agentId, view: "browser", tokenId, expiresAt: now + 60_000 });
+    const other = await mintViewTicket(await viewTicketKey(Buffer.alloc(32, 9).toString("base64")), {
+      agentId,
+      view: "browser",
+      tokenId,
+      expiresAt: now + 60_000,
+    });
     const key = await viewTicketKey(KEK);
     expect(await verifyViewTicket(key, other, { agentId, view: "browser", now })).toBeNull();
     const own = await mintViewTicket(key, { agentId, view: "browser", tokenId, expiresAt: now + 60_000 });

@@ -24,7 +24,6 @@ export type SandboxView = "browser" | "cli";
  */
 export const VIEW_TICKET_TTL_MS = 15 * 60 * 1000;
 
-
 type HmacKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
 
 const keys = new Map<string, Promise<HmacKey>>();

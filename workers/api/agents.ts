@@ -14,8 +14,8 @@ import type { AppEnv } from "../context";
 import { jsonBody, ok, operation, pathId, query } from "../contract";
 import { notFound, validationFailed } from "../errors";
 import { forgetAgents } from "../forget-agents";
-import { forgetViewAccess } from "../view-access";
 import { listPage } from "../pagination";
+import { forgetViewAccess } from "../view-access";
 import { findGuild } from "./guilds";
 
 /** The model a new agent gets when its body names none. */

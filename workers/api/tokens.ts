@@ -2,7 +2,6 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { newToken } from "../../core/auth/tokens";
 import { verifiedTokens } from "../../core/auth/verified-tokens";
-import { forgetViewAccess } from "../view-access";
 import { apiTokens } from "../../core/db/schema";
 import { ListQuery } from "../../core/validation/page";
 import { TokenCreate, TokenCreated, TokenPage, tokenExpiry } from "../../core/validation/token";
@@ -10,6 +9,7 @@ import type { AppEnv } from "../context";
 import { jsonBody, ok, operation, pathId, query } from "../contract";
 import { notFound, validationFailed } from "../errors";
 import { listPage } from "../pagination";
+import { forgetViewAccess } from "../view-access";
 
 type TokenRow = typeof apiTokens.$inferSelect;
 
