@@ -20,6 +20,7 @@ import { secretRoutes } from "./api/secrets";
 import { tokenRoutes } from "./api/tokens";
 import { organisationRoutes, usageRoutes } from "./api/usage";
 import { usageReportRoutes } from "./api/usage-reports";
+import { canonicalIds } from "./canonical-ids";
 import type { AppEnv } from "./context";
 import { operation } from "./contract";
 import { ApiError, errorResponse } from "./errors";
@@ -35,6 +36,14 @@ export const API_VERSION = "0.1.0";
 export const app = new Hono<AppEnv>();
 
 app.use(securityHeaders);
+// Before anything reads an id: one spelling per id, and a malformed one never reaches the database.
+app.use(
+  "/api/*",
+  canonicalIds(
+    () => app.routes,
+    (request, c) => app.fetch(request, c.env, c.executionCtx),
+  ),
+);
 app.route("/api/health", healthRoutes);
 let document: Promise<Record<string, unknown>> | undefined;
 app.get(

@@ -4,10 +4,11 @@ import { agentObject } from "../bindings/objects";
 import { BoundedMap } from "../core/cache/bounded-map";
 import { boxRefusalStatus } from "../core/sandbox/errors";
 import { type InputDetector, InputThrottle, rfbInput, terminalInput } from "../core/sandbox/view-input";
-import { type SandboxView, verifyViewTicket, viewTicketKey } from "../core/sandbox/view-ticket";
+import { type SandboxView, type ViewTicketClaims, verifyViewTicket, viewTicketKey } from "../core/sandbox/view-ticket";
 import { isUuid } from "../core/validation/fields";
 import type { AppEnv } from "./context";
 import { ApiError, notFound } from "./errors";
+import { VIEW_RECHECK_MS, type ViewGrant, viewAccess } from "./view-access";
 import { VNC_VIEWER_PAGE } from "./vnc-viewer";
 
 /**
@@ -16,7 +17,9 @@ import { VNC_VIEWER_PAGE } from "./vnc-viewer";
  * 7681 with its secret segment prepended to every upstream path (never a header: the
  * sandbox host's proxy drops Authorization). Authenticated by the view ticket in the path
  * (core/sandbox/view-ticket.ts), since a frame's page, assets and WebSocket carry no
- * Authorization header.
+ * Authorization header. The ticket proves only who minted it: each request (and each open
+ * WebSocket bridge, every few seconds) also asks whether the view is on, the agent exists and
+ * the minting token is live (workers/view-access.ts).
  *
  * What the box serves is the agent's to change (it runs as root there), so every proxied
  * answer is a sandboxed document of an opaque origin: it cannot read the console's storage,
@@ -45,8 +48,14 @@ const FORWARDED = [
   "sec-websocket-extensions",
 ];
 
-/** Response headers of the box dropped on the way out: the proxy sets its own security headers. */
-const DROPPED = ["set-cookie", "content-security-policy", "x-frame-options", "access-control-allow-origin"];
+/**
+ * Response headers of the box that reach the client; every other one is dropped. An
+ * allowlist, since what the box sends is the agent's to choose: `Location` or `Refresh`
+ * would send the frame elsewhere, `Clear-Site-Data` would wipe the console's storage, and
+ * the next header nobody has thought of yet is dropped too. The proxy sets its own
+ * security headers (VIEW_HEADERS).
+ */
+export const PASSED_HEADERS: readonly string[] = ["content-type", "content-length", "content-language", "content-encoding", "etag", "last-modified"];
 
 const inputReports = new InputThrottle();
 
@@ -78,16 +87,26 @@ export const viewRefused = (refusal: { code: string; message: string }) => new A
 
 const badTicket = () => new ApiError(401, "auth.invalid_ticket", "This view's link is not valid or has expired: open the tab again");
 
-/** Checks the path's agent id and ticket for this view; 404 or 401 otherwise. */
-async function admit(env: Env, agentId: string, ticket: string, view: SandboxView): Promise<void> {
-  if (!isUuid(agentId)) throw notFound("agent");
+/**
+ * Checks the path's agent id and ticket for this view, then that the view is on, the agent
+ * exists and the minting token is live: 404, 401 or 403 otherwise. The grant it answers
+ * names the agent by its canonical (lower-case) id, the one its object and box go by.
+ */
+async function admit(env: Env, rawAgentId: string, ticket: string, view: SandboxView): Promise<ViewGrant> {
+  if (!isUuid(rawAgentId)) throw notFound("agent");
+  const agentId = rawAgentId.toLowerCase();
   let key: Awaited<ReturnType<typeof viewTicketKey>>;
   try {
     key = await viewTicketKey(env.SECRETS_KEK);
   } catch {
     throw badTicket();
   }
-  if (!(await verifyViewTicket(key, ticket, { agentId: agentId.toLowerCase(), view, now: Date.now() }))) throw badTicket();
+  const claims: ViewTicketClaims | null = await verifyViewTicket(key, ticket, { agentId, view, now: Date.now() });
+  if (!claims) throw badTicket();
+  const grant = { agentId, view, tokenId: claims.tokenId };
+  const refused = await viewAccess(env, grant);
+  if (refused) throw new ApiError(refused.status, refused.code, refused.message);
+  return grant;
 }
 
 /** The box's namespace binding, when this deployment declares it. */
@@ -96,9 +115,13 @@ function boxNamespace(env: Env, box: "lite" | "standard"): DurableObjectNamespac
   return box === "lite" ? bindings.SANDBOX_LITE : bindings.SANDBOX_STANDARD;
 }
 
-const withViewHeaders = (response: Response, status = response.status) => {
-  const headers = new Headers(response.headers);
-  for (const name of DROPPED) headers.delete(name);
+/** The box's answer with only PASSED_HEADERS of its own, and the view's headers. */
+export const withViewHeaders = (response: Response, status = response.status) => {
+  const headers = new Headers();
+  for (const name of PASSED_HEADERS) {
+    const value = response.headers.get(name);
+    if (value !== null) headers.set(name, value);
+  }
   for (const [name, value] of Object.entries(VIEW_HEADERS)) headers.set(name, value);
   return new Response(response.body, { status, statusText: response.statusText, headers });
 };
@@ -107,8 +130,8 @@ const withViewHeaders = (response: Response, status = response.status) => {
  * Forwards one request of the view to the box. A WebSocket is bridged here rather than
  * handed through, so the client's messages can be read for operator input (SBX-030).
  */
-async function proxy(c: Context<AppEnv>, view: SandboxView, rest: string): Promise<Response> {
-  const agentId = c.req.param("id")!;
+async function proxy(c: Context<AppEnv>, grant: ViewGrant, rest: string): Promise<Response> {
+  const { agentId, view } = grant;
   const upgrade = c.req.header("upgrade")?.toLowerCase() === "websocket";
   const ready = await viewTarget(c.env, agentId, view, upgrade);
   if (!ready.ok) throw viewRefused(ready);
@@ -126,12 +149,18 @@ async function proxy(c: Context<AppEnv>, view: SandboxView, rest: string): Promi
   const { switchPort } = await import("@cloudflare/containers");
   const answer = await box.fetch(switchPort(upstream, ready.port));
   if (!answer.webSocket) return withViewHeaders(answer);
-  return bridge(answer, view === "browser" ? rfbInput() : terminalInput(), () => {
-    if (inputReports.due(agentId, Date.now()))
-      void agentObject(c.env, agentId)
-        .sandboxViewInput()
-        .catch(() => {});
-  });
+  return bridge(
+    answer,
+    view === "browser" ? rfbInput() : terminalInput(),
+    () => {
+      if (inputReports.due(agentId, Date.now()))
+        void agentObject(c.env, agentId)
+          .sandboxViewInput()
+          .catch(() => {});
+    },
+    // A failed read keeps the bridge: the next tick asks again.
+    () => viewAccess(c.env, grant).catch(() => null),
+  );
 }
 
 /**
@@ -153,8 +182,13 @@ function relay(to: WebSocket, seen?: (data: string | Uint8Array) => void) {
   };
 }
 
-/** The client's socket, joined to the box's; `onInput` hears each message that holds operator input. */
-function bridge(answer: Response, detector: InputDetector, onInput: () => void): Response {
+/**
+ * The client's socket, joined to the box's; `onInput` hears each message that holds operator
+ * input. Every VIEW_RECHECK_MS `refused` is asked whether the view may stay open; a refusal
+ * closes both sockets (1008, the refusal's code as the reason), so a view turned off, a token
+ * revoked or an agent deleted does not leave a shell open.
+ */
+function bridge(answer: Response, detector: InputDetector, onInput: () => void, refused: () => Promise<{ code: string } | null>): Response {
   const boxSocket = answer.webSocket!;
   const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
   boxSocket.accept();
@@ -172,6 +206,16 @@ function bridge(answer: Response, detector: InputDetector, onInput: () => void):
   boxSocket.addEventListener("close", (event) => server.close(closeCode(event.code), event.reason));
   server.addEventListener("error", () => boxSocket.close(1011, "client error"));
   boxSocket.addEventListener("error", () => server.close(1011, "box error"));
+  const recheck = setInterval(async () => {
+    const refusal = await refused();
+    if (!refusal) return;
+    clearInterval(recheck);
+    server.close(1008, refusal.code);
+    boxSocket.close(1008, refusal.code);
+  }, VIEW_RECHECK_MS);
+  const stop = () => clearInterval(recheck);
+  server.addEventListener("close", stop);
+  boxSocket.addEventListener("close", stop);
   const headers = new Headers();
   const protocol = answer.headers.get("sec-websocket-protocol");
   if (protocol) headers.set("sec-websocket-protocol", protocol);
@@ -199,14 +243,14 @@ export const sandboxViewProxy = new Hono<AppEnv>()
     return withViewHeaders(new Response(VNC_VIEWER_PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }));
   })
   .get("/:id/browser/vnc/:ticket/*", async (c) => {
-    await admit(c.env, c.req.param("id"), c.req.param("ticket"), "browser");
-    return proxy(c, "browser", restOf(c, "/browser/vnc/"));
+    const grant = await admit(c.env, c.req.param("id"), c.req.param("ticket"), "browser");
+    return proxy(c, grant, restOf(c, "/browser/vnc/"));
   })
   .get("/:id/cli/tty/:ticket", async (c) => {
     await admit(c.env, c.req.param("id"), c.req.param("ticket"), "cli");
     return withSlash(c);
   })
   .get("/:id/cli/tty/:ticket/*", async (c) => {
-    await admit(c.env, c.req.param("id"), c.req.param("ticket"), "cli");
-    return proxy(c, "cli", restOf(c, "/cli/tty/"));
+    const grant = await admit(c.env, c.req.param("id"), c.req.param("ticket"), "cli");
+    return proxy(c, grant, restOf(c, "/cli/tty/"));
   });

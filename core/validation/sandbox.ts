@@ -17,7 +17,7 @@ export const SandboxState = z
   })
   .meta({ id: "SandboxState" });
 
-const expiresAt = z.iso.datetime().describe("When the URL's ticket stops opening the view; start the view again for a new one");
+const expiresAt = z.iso.datetime().describe("When the URL's ticket stops opening the view; an open view asks for a new one before (the ticket routes)");
 
 /** `POST /api/agents/:id/browser/start`: the noVNC view to embed, under its ticket. */
 export const BrowserView = z
@@ -36,6 +36,12 @@ export const CliView = z
     expires_at: expiresAt,
   })
   .meta({ id: "CliView" });
+
+/** `POST /api/agents/:id/browser/ticket`: the open Browser view's path under a new ticket; the box is not touched. */
+export const BrowserTicket = BrowserView.omit({ box: true }).meta({ id: "BrowserTicket" });
+
+/** `POST /api/agents/:id/cli/ticket`: the open CLI view's path under a new ticket; the box is not touched. */
+export const CliTicket = CliView.omit({ box: true }).meta({ id: "CliTicket" });
 
 /** The box an agent's flags call for (SBX-003). */
 export const boxFor = (flags: { browser: boolean; coding: boolean }): z.infer<typeof SandboxBox> => (flags.browser || flags.coding ? "standard" : "lite");

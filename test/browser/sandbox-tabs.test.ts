@@ -120,4 +120,70 @@ describe("ISSUE-12: the Browser and CLI tabs", () => {
     await until(async () => /tab-42 root/.test(await screen()), "the command's output", 15_000);
     await screenshot(page, "cli-tab");
   }, 240_000);
+
+  /**
+   * The tab is told its ticket ends a few seconds from now (the start's answer, rewritten on
+   * its way to the page; the real ticket lives 15 minutes): it must ask for a new one before
+   * then, and load the frame under that one when the operator reconnects.
+   */
+  const shortTicket = async (agentId: string, view: "browser" | "cli", lifeMs: number) => {
+    let expiresAt = 0;
+    await page.route(`**/api/agents/${agentId}/${view}/start`, async (route) => {
+      const response = await route.fetch();
+      const json = await response.json();
+      expiresAt = Date.now() + lifeMs;
+      await route.fulfill({ response, json: { ...json, expires_at: new Date(expiresAt).toISOString() } });
+    });
+    const renewal = page.waitForResponse((r) => r.url().endsWith(`/api/agents/${agentId}/${view}/ticket`) && r.request().method() === "POST", {
+      timeout: 120_000,
+    });
+    return { renewal, expiresAt: () => expiresAt };
+  };
+
+  it("UI-011: the Browser tab renews its view ticket before it expires, and Reconnect loads the view under the new one", async () => {
+    const agent = await newAgent({ browser: true });
+    const { renewal, expiresAt } = await shortTicket(agent.id, "browser", 6_000);
+    await page.goto(`${apiUrl}/agents/${agent.id}/browser`);
+    const frame = page.locator("iframe.sandbox-browser");
+    await frame.waitFor({ timeout: 120_000 });
+    const first = (await frame.getAttribute("src"))!;
+    const renewed = await renewal;
+    expect(Date.now()).toBeLessThan(expiresAt());
+    expect(renewed.status()).toBe(200);
+    const next = (await renewed.json()) as { vnc_url: string; expires_at: string };
+    expect(next.vnc_url).not.toBe(first);
+    expect(next.vnc_url.replace(/vnc\/[^/]+\//, "vnc/T/")).toBe(first.replace(/vnc\/[^/]+\//, "vnc/T/"));
+    expect(Date.parse(next.expires_at) - Date.now()).toBeGreaterThan(10 * 60_000);
+    // A renewal alone leaves the open frame as it is.
+    expect(await frame.getAttribute("src")).toBe(first);
+    await page.getByRole("button", { name: "Reconnect" }).click();
+    await until(async () => (await frame.getAttribute("src")) === next.vnc_url, "the frame loads under the new ticket");
+    // The view's own page answers under the new ticket.
+    expect((await fetch(new URL(next.vnc_url, apiUrl))).status).toBe(200);
+    await page.unroute(`**/api/agents/${agent.id}/browser/start`);
+  }, 240_000);
+
+  it("UI-014: the CLI tab renews its view ticket before it expires, and after Reconnect the terminal works under the new one (needs the engine)", async () => {
+    const agent = await newAgent({});
+    const { renewal, expiresAt } = await shortTicket(agent.id, "cli", 8_000);
+    await page.goto(`${apiUrl}/agents/${agent.id}/cli`);
+    const frame = page.locator("iframe.sandbox-cli");
+    await frame.waitFor({ timeout: 120_000 });
+    const first = (await frame.getAttribute("src"))!;
+    const renewed = await renewal;
+    expect(Date.now()).toBeLessThan(expiresAt());
+    const next = (await renewed.json()) as { tty_url: string };
+    expect(next.tty_url).not.toBe(first);
+    await page.getByRole("button", { name: "Reconnect" }).click();
+    await until(async () => (await frame.getAttribute("src")) === next.tty_url, "the frame loads under the new ticket");
+    await until(async () => page.frames().some((f) => f.url().endsWith(next.tty_url)), "the terminal's frame under the new ticket", 30_000);
+    const terminal = page.frames().find((f) => f.url().endsWith(next.tty_url))!;
+    await terminal.locator(".xterm-helper-textarea").waitFor();
+    const rows = async () => (await terminal.locator(".xterm-rows").textContent()) ?? "";
+    await until(async () => /[#$]/.test(await rows()), "the shell prompt", 30_000);
+    await terminal.locator(".xterm-helper-textarea").focus();
+    await page.keyboard.type("echo renewed-$((6*7))\n");
+    await until(async () => /renewed-42/.test(await rows()), "the command's output", 15_000);
+    await page.unroute(`**/api/agents/${agent.id}/cli/start`);
+  }, 240_000);
 });

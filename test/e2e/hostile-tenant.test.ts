@@ -1,5 +1,6 @@
 import { containerStack } from "./container-stack";
 import { githubClaims } from "./hostile-tenant/github-claims";
+import { idsAndViews } from "./hostile-tenant/ids-and-views";
 import { secretsAndProcesses } from "./hostile-tenant/secrets-and-processes";
 
 /**
@@ -12,3 +13,4 @@ const boxes = containerStack({ SCRIPT_TIMEOUT_S: "3" });
 
 secretsAndProcesses(boxes);
 githubClaims(boxes);
+idsAndViews(boxes);

@@ -15,6 +15,7 @@ import { jsonBody, ok, operation, pathId, query } from "../contract";
 import { notFound, validationFailed } from "../errors";
 import { forgetAgents } from "../forget-agents";
 import { listPage } from "../pagination";
+import { forgetViewAccess } from "../view-access";
 import { findGuild } from "./guilds";
 
 /** The model a new agent gets when its body names none. */
@@ -166,6 +167,8 @@ export const agentRoutes = new Hono<AppEnv>()
         .where(and(eq(agents.id, id), eq(agents.organisationId, c.get("organisationId"))))
         .returning();
       if (!row) throw notFound("agent");
+      // Its views under tickets answer the new settings at once in this isolate (others within the view-access bound).
+      forgetViewAccess({ agentId: row.id });
       // SBX-022: another box, or another browser language, for the idle box.
       const flags = (r: typeof row) => ({ browser: r.browser, coding: r.coding, browser_language: r.browserLanguage });
       if (settingsDestroyBox(flags(before), flags(row))) await agentObject(c.env, row.id).sandboxSettingsChanged();

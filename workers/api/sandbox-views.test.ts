@@ -15,13 +15,17 @@ const unknownId = "00000000-0000-4000-8000-000000000000";
 const frame = (path: string, headers: Record<string, string> = {}) =>
   (exports as unknown as { default: Fetcher }).default.fetch(`http://api.test${path}`, { headers, redirect: "manual" });
 
-const ticketFor = async (agentId: string, view: "browser" | "cli", expiresAt = Date.now() + 60_000) =>
-  mintViewTicket(await viewTicketKey(env.SECRETS_KEK), { agentId, view, expiresAt });
+const ticketFor = async (agentId: string, view: "browser" | "cli", tokenId: string, expiresAt = Date.now() + 60_000) =>
+  mintViewTicket(await viewTicketKey(env.SECRETS_KEK), { agentId, view, tokenId, expiresAt });
 
 describe("sandbox views without an engine (SBX-018, SBX-023, UI-011, UI-014)", () => {
   let token: string;
   let guildId: string;
-  beforeAll(async () => ({ token, guildId } = await seedGuild()));
+  let tokenId: string;
+  beforeAll(async () => {
+    ({ token, guildId } = await seedGuild());
+    tokenId = (await call("GET", "/api/tokens", { token })).json.data[0].id;
+  });
 
   it("UI-011: an unknown agent is 404 agent.not_found on every view route", async () => {
     for (const [method, path] of [
@@ -71,16 +75,16 @@ describe("sandbox views without an engine (SBX-018, SBX-023, UI-011, UI-014)", (
     // A bearer token is not a ticket, nor is a ticket of another agent or view, nor an expired one.
     const refused = [
       frame(`${base}/cli/tty/no-ticket/`, { authorization: `Bearer ${token}` }),
-      frame(`${base}/cli/tty/${await ticketFor(other.id, "cli")}/`),
-      frame(`${base}/cli/tty/${await ticketFor(agent.id, "browser")}/`),
-      frame(`${base}/browser/vnc/${await ticketFor(agent.id, "cli")}/websockify`),
-      frame(`${base}/cli/tty/${await ticketFor(agent.id, "cli", Date.now() - 1)}/token`),
+      frame(`${base}/cli/tty/${await ticketFor(other.id, "cli", tokenId)}/`),
+      frame(`${base}/cli/tty/${await ticketFor(agent.id, "browser", tokenId)}/`),
+      frame(`${base}/browser/vnc/${await ticketFor(agent.id, "cli", tokenId)}/websockify`),
+      frame(`${base}/cli/tty/${await ticketFor(agent.id, "cli", tokenId, Date.now() - 1)}/token`),
     ];
     for (const res of await Promise.all(refused)) {
       expect(res.status).toBe(401);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe("auth.invalid_ticket");
     }
-    const ticket = await ticketFor(agent.id, "cli");
+    const ticket = await ticketFor(agent.id, "cli", tokenId);
     const box = await frame(`${base}/cli/tty/${ticket}/`);
     expect(box.status).toBe(503);
     expect(((await box.json()) as { error: { code: string } }).error.code).toBe("sandbox.unavailable");
@@ -89,9 +93,48 @@ describe("sandbox views without an engine (SBX-018, SBX-023, UI-011, UI-014)", (
     expect(bare.headers.get("location")).toBe(`${base}/cli/tty/${ticket}/`);
   });
 
+  it("SBX-026: a ticket opens its view only while the view is on, the minting token is live and the agent exists; the ticket routes renew it without the box", async () => {
+    const agent = await newAgent(token, guildId, { browser: true });
+    const minted = await call("POST", "/api/tokens", { token, body: { name: "Views" } });
+    expect(minted.status).toBe(201);
+    const renewed = await call("POST", `/api/agents/${agent.id}/cli/ticket`, { token: minted.json.token });
+    expect(renewed.status, JSON.stringify(renewed.json)).toBe(200);
+    expect(renewed.headers.get("cache-control")).toBe("no-store");
+    const ttyUrl = renewed.json.tty_url as string;
+    expect(ttyUrl).toMatch(new RegExp(`^/api/agents/${agent.id}/cli/tty/[^/]+/$`));
+    expect(Date.parse(renewed.json.expires_at) - Date.now()).toBeLessThanOrEqual(15 * 60_000);
+    // Renewing is not starting: the box was not asked for (no engine here would make it unavailable).
+    expect((await call("GET", `/api/agents/${agent.id}/sandbox`, { token })).json.status).toBe("none");
+    const browser = await call("POST", `/api/agents/${agent.id}/browser/ticket`, { token });
+    expect(browser.json.vnc_url).toMatch(new RegExp(`^/api/agents/${agent.id}/browser/vnc/[^/]+/$`));
+    const code = async (res: Response) => ((await res.json()) as { error: { code: string } }).error.code;
+    // Admitted: the proxy reaches for the box (none runs in this pool).
+    expect(await code(await frame(ttyUrl))).toBe("sandbox.unavailable");
+    // The setting off closes the view; on again, the same ticket works.
+    await call("PATCH", `/api/agents/${agent.id}`, { token, body: { cli: false } });
+    const off = await frame(ttyUrl);
+    expect(off.status).toBe(403);
+    expect(await code(off)).toBe("cli.disabled");
+    expect((await call("POST", `/api/agents/${agent.id}/cli/ticket`, { token })).json.error.code).toBe("cli.disabled");
+    await call("PATCH", `/api/agents/${agent.id}`, { token, body: { cli: true } });
+    expect(await code(await frame(ttyUrl))).toBe("sandbox.unavailable");
+    // The token that minted it revoked: 401, though another token's ticket still opens the view.
+    expect((await call("DELETE", `/api/tokens/${minted.json.id}`, { token })).status).toBe(204);
+    const revoked = await frame(ttyUrl);
+    expect(revoked.status).toBe(401);
+    expect(await code(revoked)).toBe("auth.token_revoked");
+    const other = (await call("POST", `/api/agents/${agent.id}/cli/ticket`, { token })).json.tty_url as string;
+    expect(await code(await frame(other))).toBe("sandbox.unavailable");
+    // The agent deleted: 404.
+    expect((await call("DELETE", `/api/agents/${agent.id}`, { token })).status).toBe(204);
+    const gone = await frame(other);
+    expect(gone.status).toBe(404);
+    expect(await code(gone)).toBe("agent.not_found");
+  });
+
   it("UI-012: the Browser view's page is a sandboxed document framed only by the console, loading noVNC under its own prefix", async () => {
     const agent = await newAgent(token, guildId, { browser: true });
-    const res = await frame(`/api/agents/${agent.id}/browser/vnc/${await ticketFor(agent.id, "browser")}/`);
+    const res = await frame(`/api/agents/${agent.id}/browser/vnc/${await ticketFor(agent.id, "browser", tokenId)}/`);
     expect(res.status).toBe(200);
     const csp = res.headers.get("content-security-policy")!;
     expect(csp).toMatch(/^sandbox allow-scripts/);

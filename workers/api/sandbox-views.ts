@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { agentObject } from "../../bindings/objects";
 import { mintViewTicket, type SandboxView, VIEW_TICKET_TTL_MS, viewTicketKey } from "../../core/sandbox/view-ticket";
-import { BrowserView, boxFor, CliView, SandboxState } from "../../core/validation/sandbox";
+import { BrowserTicket, BrowserView, boxFor, CliTicket, CliView, SandboxState } from "../../core/validation/sandbox";
 import type { AppEnv } from "../context";
 import { failure, ok, operation, pathId } from "../contract";
 import { ApiError } from "../errors";
@@ -11,7 +11,10 @@ import { findAgent } from "./agents";
 /**
  * The operator's views of an agent's box (SBX-018, SBX-023, UI-011..014): its state, and
  * starting the Browser (noVNC) or CLI (ttyd) view. Starting answers the path of the view
- * under a fresh ticket; workers/sandbox-view-proxy.ts serves that path.
+ * under a fresh ticket; workers/sandbox-view-proxy.ts serves that path. A ticket names the
+ * token of the request that minted it and lives VIEW_TICKET_TTL_MS (15 minutes): an open
+ * tab renews it through the ticket routes, which mint one without touching the box, so an
+ * open tab does not keep an idle box alive (only operator input does, SBX-030).
  */
 
 const UNAVAILABLE = failure(
@@ -22,10 +25,10 @@ const UNAVAILABLE = failure(
 export const viewPrefix = (agentId: string, view: SandboxView, ticket: string) =>
   `/api/agents/${agentId}/${view === "browser" ? "browser/vnc" : "cli/tty"}/${ticket}/`;
 
-/** Brings the box up for the view and mints the ticket that opens it. */
-async function startView(c: { env: AppEnv["Bindings"] }, agentId: string, view: SandboxView) {
-  const answer = await viewTarget(c.env, agentId, view, true);
-  if (!answer.ok) throw viewRefused(answer);
+type Caller = { env: AppEnv["Bindings"]; get: (key: "tokenId") => string };
+
+/** A ticket for the agent's view, minted for the caller's token: the view's path and expiry. */
+async function ticketFor(c: Caller, agentId: string, view: SandboxView) {
   let key: Awaited<ReturnType<typeof viewTicketKey>>;
   try {
     key = await viewTicketKey(c.env.SECRETS_KEK);
@@ -33,9 +36,20 @@ async function startView(c: { env: AppEnv["Bindings"] }, agentId: string, view: 
     throw new ApiError(503, "sandbox.unavailable", `Views cannot be opened: ${(error as Error).message}`);
   }
   const expiresAt = Date.now() + VIEW_TICKET_TTL_MS;
-  const ticket = await mintViewTicket(key, { agentId, view, expiresAt });
-  return { box: answer.box, path: viewPrefix(agentId, view, ticket), expires_at: new Date(expiresAt).toISOString() };
+  const ticket = await mintViewTicket(key, { agentId, view, tokenId: c.get("tokenId"), expiresAt });
+  return { path: viewPrefix(agentId, view, ticket), expires_at: new Date(expiresAt).toISOString() };
 }
+
+/** Brings the box up for the view and mints the ticket that opens it. */
+async function startView(c: Caller, agentId: string, view: SandboxView) {
+  const answer = await viewTarget(c.env, agentId, view, true);
+  if (!answer.ok) throw viewRefused(answer);
+  return { box: answer.box, ...(await ticketFor(c, agentId, view)) };
+}
+
+const browserDisabled = () =>
+  new ApiError(409, "browser.disabled", "This agent has no browser: turn on browser access in its settings to open the Browser view");
+const cliDisabled = () => new ApiError(409, "cli.disabled", "This agent's CLI is off: turn on cli in its settings to open the CLI view");
 
 export const sandboxViewRoutes = new Hono<AppEnv>()
   .get(
@@ -72,8 +86,7 @@ export const sandboxViewRoutes = new Hono<AppEnv>()
     pathId("agent"),
     async (c) => {
       const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
-      if (!agent.browser)
-        throw new ApiError(409, "browser.disabled", "This agent has no browser: turn on browser access in its settings to open the Browser view");
+      if (!agent.browser) throw browserDisabled();
       const view = await startView(c, agent.id, "browser");
       return c.json({ box: view.box, vnc_url: view.path, expires_at: view.expires_at } satisfies typeof BrowserView._zod.output, 200, {
         "Cache-Control": "no-store",
@@ -95,10 +108,52 @@ export const sandboxViewRoutes = new Hono<AppEnv>()
     pathId("agent"),
     async (c) => {
       const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
-      if (!agent.cli) throw new ApiError(409, "cli.disabled", "This agent's CLI is off: turn on cli in its settings to open the CLI view");
+      if (!agent.cli) throw cliDisabled();
       const view = await startView(c, agent.id, "cli");
       return c.json({ box: view.box, tty_url: view.path, expires_at: view.expires_at } satisfies typeof CliView._zod.output, 200, {
         "Cache-Control": "no-store",
       });
+    },
+  )
+  .post(
+    "/:id/browser/ticket",
+    operation({
+      operationId: "renewAgentBrowserTicket",
+      summary: "A new ticket for the open Browser view, without waking or touching the box",
+      description:
+        "An open Browser tab asks for one before its ticket's expires_at; the path differs from vnc_url by its ticket only. It does not start the box nor restart its idle timer.",
+      tag: "Agents",
+      responses: { 200: ok("The view's path under the new ticket", BrowserTicket) },
+      notFound: "agent",
+      conflict: "browser.disabled: the agent's browser access is off",
+      errors: { 503: UNAVAILABLE },
+    }),
+    pathId("agent"),
+    async (c) => {
+      const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+      if (!agent.browser) throw browserDisabled();
+      const ticket = await ticketFor(c, agent.id, "browser");
+      return c.json({ vnc_url: ticket.path, expires_at: ticket.expires_at } satisfies typeof BrowserTicket._zod.output, 200, { "Cache-Control": "no-store" });
+    },
+  )
+  .post(
+    "/:id/cli/ticket",
+    operation({
+      operationId: "renewAgentCliTicket",
+      summary: "A new ticket for the open CLI view, without waking or touching the box",
+      description:
+        "An open CLI tab asks for one before its ticket's expires_at; the path differs from tty_url by its ticket only. It does not start the box nor restart its idle timer.",
+      tag: "Agents",
+      responses: { 200: ok("The view's path under the new ticket", CliTicket) },
+      notFound: "agent",
+      conflict: "cli.disabled: the agent's CLI access is off",
+      errors: { 503: UNAVAILABLE },
+    }),
+    pathId("agent"),
+    async (c) => {
+      const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+      if (!agent.cli) throw cliDisabled();
+      const ticket = await ticketFor(c, agent.id, "cli");
+      return c.json({ tty_url: ticket.path, expires_at: ticket.expires_at } satisfies typeof CliTicket._zod.output, 200, { "Cache-Control": "no-store" });
     },
   );

@@ -9,6 +9,7 @@ import type { AppEnv } from "../context";
 import { jsonBody, ok, operation, pathId, query } from "../contract";
 import { notFound, validationFailed } from "../errors";
 import { listPage } from "../pagination";
+import { forgetViewAccess } from "../view-access";
 
 type TokenRow = typeof apiTokens.$inferSelect;
 
@@ -106,6 +107,7 @@ export const tokenRoutes = new Hono<AppEnv>()
         .returning({ id: apiTokens.id });
       // This isolate stops accepting it at once; others within the verified-token bound (30 s).
       verifiedTokens.evict({ id });
+      forgetViewAccess({ tokenId: id });
       if (!revoked) {
         const [exists] = await c.get("db").select({ id: apiTokens.id }).from(apiTokens).where(scope).limit(1);
         if (!exists) throw notFound("token");

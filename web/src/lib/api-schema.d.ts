@@ -386,6 +386,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{id}/browser/ticket": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new ticket for the open Browser view, without waking or touching the box
+         * @description An open Browser tab asks for one before its ticket's expires_at; the path differs from vnc_url by its ticket only. It does not start the box nor restart its idle timer.
+         */
+        post: operations["renewAgentBrowserTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/cli/ticket": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new ticket for the open CLI view, without waking or touching the box
+         * @description An open CLI tab asks for one before its ticket's expires_at; the path differs from tty_url by its ticket only. It does not start the box nor restart its idle timer.
+         */
+        post: operations["renewAgentCliTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{id}": {
         parameters: {
             query?: never;
@@ -1524,7 +1564,7 @@ export interface components {
             vnc_url: string;
             /**
              * Format: date-time
-             * @description When the URL's ticket stops opening the view; start the view again for a new one
+             * @description When the URL's ticket stops opening the view; an open view asks for a new one before (the ticket routes)
              */
             expires_at: string;
         };
@@ -1535,7 +1575,25 @@ export interface components {
             tty_url: string;
             /**
              * Format: date-time
-             * @description When the URL's ticket stops opening the view; start the view again for a new one
+             * @description When the URL's ticket stops opening the view; an open view asks for a new one before (the ticket routes)
+             */
+            expires_at: string;
+        };
+        BrowserTicket: {
+            /** @description Path of the view page (noVNC, scaled to its frame); its assets and WebSocket live under it */
+            vnc_url: string;
+            /**
+             * Format: date-time
+             * @description When the URL's ticket stops opening the view; an open view asks for a new one before (the ticket routes)
+             */
+            expires_at: string;
+        };
+        CliTicket: {
+            /** @description Path of ttyd's page; its WebSocket lives under it */
+            tty_url: string;
+            /**
+             * Format: date-time
+             * @description When the URL's ticket stops opening the view; an open view asks for a new one before (the ticket routes)
              */
             expires_at: string;
         };
@@ -3424,6 +3482,110 @@ export interface operations {
                 };
             };
             /** @description cli.disabled: the agent's CLI access is off; or the terminal could not start in the box (its sandbox code) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description The agent's box cannot be started: no container engine, containers disabled, or a failed start (sandbox.unavailable; the message says which) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    renewAgentBrowserTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The view's path under the new ticket */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BrowserTicket"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser.disabled: the agent's browser access is off */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description The agent's box cannot be started: no container engine, containers disabled, or a failed start (sandbox.unavailable; the message says which) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    renewAgentCliTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The view's path under the new ticket */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CliTicket"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description cli.disabled: the agent's CLI access is off */
             409: {
                 headers: {
                     [name: string]: unknown;

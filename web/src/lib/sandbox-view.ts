@@ -40,3 +40,15 @@ export function startingText(state: Pick<SandboxState, "box" | "status"> | null)
   if (state.status === "starting") return `Starting the agent's ${state.box} box…`;
   return "The box is running; opening the view…";
 }
+
+/**
+ * How long an open view waits before asking for a new ticket: four fifths of what is left of
+ * the current one, so a 15-minute ticket is renewed after 12 minutes, and never sooner than
+ * a second from now.
+ *
+ * @example renewalDelay("2030-01-01T00:15:00Z", Date.parse("2030-01-01T00:00:00Z")) // 720_000
+ */
+export function renewalDelay(expiresAt: string, now: number): number {
+  const left = Date.parse(expiresAt) - now;
+  return Number.isFinite(left) ? Math.max(1000, Math.floor(left * 0.8)) : 1000;
+}

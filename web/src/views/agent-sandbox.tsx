@@ -80,7 +80,18 @@ function ViewFrame(props: { agentId: string; view: "browser" | "cli"; label: str
       </p>
     );
   }
-  return <iframe ref={props.frame} class={`sandbox-frame sandbox-${props.view}`} title={props.label} src={view.url} sandbox={FRAME_SANDBOX} />;
+  return (
+    <>
+      <iframe key={view.loads} ref={props.frame} class={`sandbox-frame sandbox-${props.view}`} title={props.label} src={view.url} sandbox={FRAME_SANDBOX} />
+      <p class="muted">
+        {/* The tab keeps its link renewed; a reload opens the view again under the newest one. */}
+        <button type="button" onClick={view.reconnect}>
+          Reconnect
+        </button>{" "}
+        loads the {props.label} again, e.g. after its session closed.
+      </p>
+    </>
+  );
 }
 
 function BrowserPane(props: { agentId: string }) {
