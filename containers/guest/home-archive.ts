@@ -87,8 +87,9 @@ export class ArchiveTooLarge extends Error {
 
 /**
  * The home's archive as it is compressed, straight from tar's output: no copy on the box's
- * disk, so a full disk does not stop a save. It throws (and stops tar) once `cap` bytes are
- * passed or when tar fails, so a reader never mistakes a cut archive for a whole one.
+ * disk, so a full disk does not stop a save. Once past `cap` it yields the chunk that
+ * passed it, then throws ArchiveTooLarge and stops tar: what was sent is over the cap, so
+ * the reader knows why it must refuse it. A failing tar throws its own error.
  */
 async function* archiveChunks(home: string, entries: string[], cap: number): AsyncGenerator<Buffer> {
   const run = tar(
@@ -101,8 +102,8 @@ async function* archiveChunks(home: string, entries: string[], cap: number): Asy
   try {
     for await (const chunk of run.stdout as AsyncIterable<Buffer>) {
       size += chunk.length;
-      if (size > cap) throw new ArchiveTooLarge(cap);
       yield chunk;
+      if (size > cap) throw new ArchiveTooLarge(cap);
     }
     ended = true;
   } finally {
@@ -119,6 +120,10 @@ async function openArchive(home: string, cap: number): Promise<{ chunks: AsyncGe
   const entries = await archiveEntries(home);
   const source = archiveChunks(home, entries, cap);
   const first = await source.next();
+  if (!first.done && first.value.length > cap) {
+    await source.return(undefined);
+    throw new ArchiveTooLarge(cap);
+  }
   async function* chunks(): AsyncGenerator<Buffer> {
     if (first.done) return;
     yield first.value;
@@ -140,10 +145,20 @@ export function getHomeArchive(res: ServerResponse, url: URL, options: HomeArchi
         if (err instanceof ArchiveTooLarge) return sendError(res, 413, "workspace.full", err.message);
         return sendError(res, 500, "archive.failed", (err as Error).message);
       }
-      // Streamed without a length: a failure later (the cap passed, tar failed) cuts the
-      // connection before the last chunk, which the reader sees as an error, never as an end.
+      // Streamed without a length. Past the cap the answer ends after the chunk that passed
+      // it (the reader counts, and refuses it as over the cap); a failing tar cuts the
+      // connection, which the reader sees as an error, never as an end.
       res.writeHead(200, { "content-type": "application/zstd", "x-archive-entries": archive.entries, "cache-control": "no-store" });
-      await pipeline(Readable.from(archive.chunks), res).catch(() => res.destroy());
+      try {
+        for await (const chunk of archive.chunks) {
+          if (!res.write(chunk)) await drained(res);
+          if (res.destroyed) break;
+        }
+        res.end();
+      } catch (err) {
+        if (err instanceof ArchiveTooLarge) res.end();
+        else res.destroy(err as Error);
+      }
     } finally {
       // A periodic save must not close the operator's browser; a save before the box is
       // destroyed says so and leaves it stopped.
@@ -187,6 +202,19 @@ export function pushHomeArchive(
     } catch (err) {
       return { error: (err as Error).message };
     }
+  });
+}
+
+/** Resolves once `res` can take more, or is gone (the reader hung up). */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.once("drain", done);
+    res.once("close", done);
   });
 }
 

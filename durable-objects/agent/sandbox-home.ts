@@ -107,7 +107,7 @@ class PartReader {
       this.carry = null;
       if (!chunk) {
         if (this.ended) break;
-        const read = await this.reader.read();
+        const read = await this.read();
         if (read.done) {
           this.ended = true;
           break;
@@ -121,13 +121,21 @@ class PartReader {
     }
     if (!this.ended && !this.carry) {
       // Exactly full: look ahead once so the caller knows whether more follows.
-      const read = await this.reader.read();
+      const read = await this.read();
       if (read.done) this.ended = true;
       else this.carry = read.value;
     }
-    this.total += size;
-    if (this.total > this.maxBytes || (this.carry && this.total + this.carry.byteLength > this.maxBytes)) throw homeTooLarge(this.maxBytes);
     return { bytes: bytes.subarray(0, size), done: this.ended && !this.carry };
+  }
+
+  /** One chunk from the stream, counted: past the cap the archive is refused at once. */
+  private async read(): Promise<ReadableStreamReadResult<Uint8Array>> {
+    const read = await this.reader.read();
+    if (!read.done) {
+      this.total += read.value.byteLength;
+      if (this.total > this.maxBytes) throw homeTooLarge(this.maxBytes);
+    }
+    return read;
   }
 
   cancel(): Promise<void> {
