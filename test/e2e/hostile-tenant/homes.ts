@@ -56,6 +56,22 @@ export function homes(boxes: Boxes): void {
     return indexes.some((file) => execFileSync("sqlite3", ["-readonly", join(root, file), query], { encoding: "utf8" }).trim() !== "0");
   };
 
+  /** The agent's new box once its guest listens: the object's restore of the home comes next. */
+  const untilGuestListens = async (a: Agent) => {
+    let box = "";
+    await until(
+      "the new box to appear",
+      () => {
+        [box = ""] = boxesWithVariable(a.secretName);
+        return box !== "";
+      },
+      60_000,
+    );
+    // Its log alone is read from here on: fast enough to land inside the restore.
+    await until("its guest to listen", () => logs(box).includes("GUEST_LISTENING"), 30_000);
+    return box;
+  };
+
   /** The CLI view started in the background: it brings the box up (and restores the home) as an operator would. */
   const startCli = (a: Agent) => boxes.call("POST", `/api/agents/${a.agentId}/cli/start`);
 
@@ -128,15 +144,7 @@ export function homes(boxes: Boxes): void {
       const saved = (await sandbox(a)).saved_home;
 
       const opening = startCli(a);
-      let box = "";
-      await until(
-        "the new box's guest to listen",
-        () => {
-          [box = ""] = boxesWithVariable(a.secretName);
-          return box !== "" && logs(box).includes("GUEST_LISTENING");
-        },
-        60_000,
-      );
+      const box = await untilGuestListens(a);
       docker("kill", "--signal", "TERM", box);
       let said = "";
       await until(
@@ -158,13 +166,14 @@ export function homes(boxes: Boxes): void {
 
     it("SBX-005: an agent deleted while its box starts leaves no box, no saved home and no archive in R2", async () => {
       const a = await agent();
-      await shell(a, "echo mine > /home/agent/keep.txt");
+      // A home for the start to restore (it takes a moment), and an archive to leave behind.
+      await shell(a, "head -c 20000000 /dev/urandom > /home/agent/big.bin");
       await rotate(a);
-      await until("the home to be saved", async () => (await sandbox(a)).saved_home !== null && boxesWithVariable(a.secretName).length === 0, 60_000);
+      await until("the home to be saved", async () => (await sandbox(a)).saved_home !== null && boxesWithVariable(a.secretName).length === 0, 120_000);
       expect(archiveInR2(a.agentId)).toBe(true);
 
       const opening = startCli(a);
-      await until("the box to be starting", () => boxesWithVariable(a.secretName).length === 1, 60_000);
+      await until("the box to be starting", async () => (await sandbox(a)).status === "starting", 30_000);
       const deleted = await boxes.call("DELETE", `/api/agents/${a.agentId}`);
       expect(deleted.status, deleted.text).toBe(204);
       expect((await opening).status).toBeGreaterThanOrEqual(400);
