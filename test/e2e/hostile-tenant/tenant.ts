@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import { createOrganisation } from "../../../core/db/organisations";
-import { admin } from "../../../scripts/forge/test-support";
 import { withDatabase } from "../../../scripts/stack/operator";
+import { admin } from "../../../scripts/forge/test-support";
 import type { containerStack } from "../container-stack";
 import { api } from "../http";
 
