@@ -100,18 +100,19 @@ export class SandboxLifecycle {
     const known = row?.running && row.box === wanted.box ? row : null;
     const decision = ensureDecision(known?.metadata ?? null, running, wanted);
     if (decision.action === "reuse") return { ok: true, box: wanted.box, guest: this.guest(known!), action: "reuse", ms: this.now() - started };
-    // A saved home the new box could not take back is said before any box goes.
+    if (decision.action === "recreate") {
+      logEvent("info", { operation: "sandbox.recreate", agent_id: agentId, box: wanted.box, reasons: decision.reasons });
+      if (known) await this.retireBeforeRecreate(known, capBytes, decision.reasons);
+      else await target.destroyBox();
+    }
+    // A saved home the new box could not take back (the limit was lowered) is said before
+    // any box starts; the old one, if any, has just saved a home within the cap.
     const saved = await this.homes.head(agentId);
     if (saved && saved.bytes > capBytes) {
       throw new SandboxError(
         "workspace.full",
         `The saved home holds ${bytesToMib(saved.bytes)} MiB, above its limit of ${bytesToMib(capBytes)} MiB: raise max_workspace_mib, or reset the home`,
       );
-    }
-    if (decision.action === "recreate") {
-      logEvent("info", { operation: "sandbox.recreate", agent_id: agentId, box: wanted.box, reasons: decision.reasons });
-      if (known) await this.retireBeforeRecreate(known, capBytes, decision.reasons);
-      else await target.destroyBox();
     }
     const token = randomToken();
     // The platform's own variables last, so no secret can shadow them.
