@@ -195,7 +195,11 @@ export class SandboxLifecycle {
       this.record.homeSaved();
       return bytes;
     } catch (error) {
-      const failure = asSandboxError(error);
+      // A broken stream or a storage error is no SandboxError: say what was being done.
+      const failure =
+        error instanceof SandboxError
+          ? error
+          : new SandboxError("sandbox.unavailable", `The home could not be read from the box or written to storage: ${describeError(error).message}`);
       this.record.homeSaveFailed(failure.code, failure.message, this.now());
       throw failure;
     }
