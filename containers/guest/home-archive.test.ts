@@ -3,7 +3,8 @@
  * another, caches left out, and bad restores that leave the home as it was.
  */
 import { spawnSync } from "node:child_process";
-import { chmod, lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { chmod, lstat, mkdir, readdir, readFile, readlink, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -144,6 +145,8 @@ describe("SBX-036: home archive", () => {
     await new Promise((r) => server.once("listening", r));
     const saving = await startGuest(bundle, temp.dir, { GUEST_HOME_SAVE_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}/homes/a1` });
     try {
+      // Nothing was saved before: the platform says so, and the home counts as restored.
+      expect((await fetch(`${saving.base}/home/ready`, { method: "POST", headers: auth })).status).toBe(200);
       await put("work/state.txt", "saved on exit\n", saving.home);
       await saving.stop();
       expect(received).toMatchObject({ method: "PUT", type: "application/zstd" });
@@ -155,9 +158,75 @@ describe("SBX-036: home archive", () => {
     }
   });
 
+  it("SBX-036: a box stopped before its home was restored pushes nothing over the saved home", async () => {
+    let requests = 0;
+    const server = createServer((req, res) => {
+      requests++;
+      req.resume();
+      req.on("end", () => res.end("{}"));
+    }).listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/homes/a1`;
+    try {
+      const early = await startGuest(bundle, temp.dir, { GUEST_HOME_SAVE_URL: url });
+      await put("half-restored.txt", "not the agent's home\n", early.home);
+      await early.stop();
+      expect(requests).toBe(0);
+      // A restore that failed does not count either.
+      const failed = await startGuest(bundle, temp.dir, { GUEST_HOME_SAVE_URL: url });
+      expect((await restore(failed, "not an archive")).status).toBe(400);
+      await failed.stop();
+      expect(requests).toBe(0);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("SBX-036: a save streams with no room for a copy of the archive on the box's disk", async () => {
+    const cramped = await startGuest(bundle, temp.dir, { TMPDIR: join(temp.dir, "no-such-dir") });
+    try {
+      await put("work/kept.txt", "streamed\n", cramped.home);
+      const res = await restore(target, await getArchive(cramped));
+      expect(res.status).toBe(200);
+      expect(await readFile(join(target.home, "work/kept.txt"), "utf8")).toBe("streamed\n");
+    } finally {
+      await cramped.stop();
+    }
+  });
+
+  it("SBX-040: a save past the request's max_bytes is refused (workspace.full), or stops just past it so the reader sees it is over", async () => {
+    // Incompressible bytes: the archive is at least their size.
+    await put("noise.bin", randomBytes(400 << 10), source.home);
+    try {
+      const small = await fetch(`${source.base}/home/archive?max_bytes=1000`, { headers: auth });
+      expect(small.status).toBe(413);
+      expect(((await small.json()) as { error: { code: string } }).error.code).toBe("workspace.full");
+      // Past the cap after the first chunk: tar is stopped and what was sent is over the cap.
+      const cut = await fetch(`${source.base}/home/archive?max_bytes=${300 << 10}`, { headers: auth });
+      expect(cut.status).toBe(200);
+      const sent = (await cut.arrayBuffer()).byteLength;
+      expect(sent).toBeGreaterThan(300 << 10);
+      expect(sent).toBeLessThan(400 << 10);
+      // The guest's own ceiling bounds a request asking for more (target's is 256 KiB).
+      const whole = await fetch(`${source.base}/home/archive?max_bytes=${1 << 30}`, { headers: auth });
+      expect((await whole.arrayBuffer()).byteLength).toBeGreaterThan(400 << 10);
+    } finally {
+      await rm(join(source.home, "noise.bin"));
+    }
+  });
+
+  it("SBX-040: a restore takes the request's max_bytes as its cap", async () => {
+    const before = await listing(target.home);
+    const archive = await getArchive(source);
+    const res = await fetch(`${target.base}/home/archive?max_bytes=${archive.length - 1}`, { method: "PUT", headers: auth, body: archive });
+    expect(res.status).toBe(413);
+    expect(await listing(target.home)).toEqual(before);
+  });
+
   it("SBX-GUEST: the archive routes need the token", async () => {
     expect((await fetch(`${source.base}/home/archive`)).status).toBe(401);
     expect((await fetch(`${source.base}/home/archive`, { method: "PUT", body: "x" })).status).toBe(401);
+    expect((await fetch(`${source.base}/home/ready`, { method: "POST" })).status).toBe(401);
     expect((await lstat(source.home)).isDirectory()).toBe(true);
   });
 });

@@ -1,20 +1,20 @@
 /**
- * The home archive: `GET /home/archive` answers a zstd-compressed tar of the home (caches
- * skipped as for the workspace size, Chromium stopped first so its profile is consistent);
- * `PUT /home/archive` restores one. A restore extracts into a staging folder beside the home
+ * The home archive: `GET /home/archive` streams a zstd-compressed tar of the home (caches
+ * skipped as for the workspace size, Chromium stopped first so its profile is consistent),
+ * cut off past the request's `max_bytes`; `PUT /home/archive` restores one under the same
+ * cap. A restore extracts into a staging folder beside the home
  * and merges it in only once the whole archive has unpacked, so a corrupt or oversized body
  * leaves the home as it was.
  */
-import { spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { lstat, mkdir, opendir, readdir, rename, rm, stat } from "node:fs/promises";
+import { lstat, mkdir, opendir, readdir, rename, rm } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { Readable } from "node:stream";
+import { Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { isExcludedDir } from "./cache-exclusions";
+import { archiveCap, type HomeState } from "./home-state";
 import { sendError, sendJson } from "./http-util";
 import type { Services } from "./services";
 import { measureWorkspace } from "./workspace-size";
@@ -22,8 +22,9 @@ import { measureWorkspace } from "./workspace-size";
 export interface HomeArchiveOptions {
   home: string;
   services: Services;
-  /** The largest archive a restore accepts. */
+  /** The guest's ceiling for an archive; the platform's `max_bytes` of a request may only lower it. */
   maxArchiveBytes: number;
+  state: HomeState;
 }
 
 /** Chromium's lock files: they name the box that ran it and would block the next one. */
@@ -52,9 +53,10 @@ export async function archiveEntries(root: string): Promise<string[]> {
 /** Runs tar; resolves with its exit code and the end of its error output. */
 function tar(
   args: string[],
-  input: string | NodeJS.ReadableStream | undefined,
-): { done: Promise<{ code: number | null; stderr: string }>; stdin: NodeJS.WritableStream; kill: () => void } {
-  const child = spawn("tar", args, { stdio: ["pipe", "ignore", "pipe"] });
+  input: string | undefined,
+  output: "pipe" | "ignore" = "ignore",
+): { done: Promise<{ code: number | null; stderr: string }>; stdin: NodeJS.WritableStream; stdout: Readable | null; kill: () => void } {
+  const child = spawn("tar", args, { stdio: ["pipe", output, "pipe"] }) as ChildProcessByStdio<Writable, Readable | null, Readable>;
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-2_000);
@@ -65,7 +67,7 @@ function tar(
     child.once("error", (err) => resolve({ code: null, stderr: err.message }));
     child.once("close", (code) => resolve({ code, stderr: stderr.trim() }));
   });
-  return { done, stdin: child.stdin, kill: () => child.kill("SIGKILL") };
+  return { done, stdin: child.stdin, stdout: child.stdout, kill: () => child.kill("SIGKILL") };
 }
 
 /** Home archive and restore share one lock: a save never reads a home a restore is rewriting. */
@@ -76,38 +78,88 @@ function exclusive<T>(task: () => Promise<T>): Promise<T> {
   return next;
 }
 
-/** Writes the home's archive to a temp file. → the file (the caller removes it) and its entry count. */
-async function writeArchive(home: string): Promise<{ file: string; entries: number } | { error: string }> {
-  const file = join(tmpdir(), `home-archive-${randomBytes(6).toString("hex")}.tar.zst`);
-  await mkdir(home, { recursive: true });
-  const entries = await archiveEntries(home);
+/** The archive grew past the cap the platform set: nothing of it may be stored. */
+export class ArchiveTooLarge extends Error {
+  constructor(readonly cap: number) {
+    super(`the home's archive is over its ${cap}-byte limit`);
+  }
+}
+
+/**
+ * The home's archive as it is compressed, straight from tar's output: no copy on the box's
+ * disk, so a full disk does not stop a save. Once past `cap` it yields the chunk that
+ * passed it, then throws ArchiveTooLarge and stops tar: what was sent is over the cap, so
+ * the reader knows why it must refuse it. A failing tar throws its own error.
+ */
+async function* archiveChunks(home: string, entries: string[], cap: number): AsyncGenerator<Buffer> {
   const run = tar(
-    ["--create", "--zstd", "--file", file, "--directory", home, "--no-recursion", "--null", "--files-from=-", "--ignore-failed-read"],
+    ["--create", "--zstd", "--file=-", "--directory", home, "--no-recursion", "--null", "--files-from=-", "--ignore-failed-read"],
     `${entries.join("\0")}\0`,
+    "pipe",
   );
+  let size = 0;
+  let ended = false;
+  try {
+    for await (const chunk of run.stdout as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      yield chunk;
+      if (size > cap) throw new ArchiveTooLarge(cap);
+    }
+    ended = true;
+  } finally {
+    if (!ended) run.kill();
+  }
   const { code, stderr } = await run.done;
   // 1: a file changed or vanished while it was read; the archive is still whole.
-  if (code !== 0 && code !== 1) {
-    await rm(file, { force: true });
-    return { error: `tar failed (${code}): ${stderr}` };
+  if (code !== 0 && code !== 1) throw new Error(`tar failed (${code}): ${stderr}`);
+}
+
+/** The archive's chunks with its entry count; the first chunk is read, so an immediate failure throws here. */
+async function openArchive(home: string, cap: number): Promise<{ chunks: AsyncGenerator<Buffer>; entries: number }> {
+  await mkdir(home, { recursive: true });
+  const entries = await archiveEntries(home);
+  const source = archiveChunks(home, entries, cap);
+  const first = await source.next();
+  if (!first.done && first.value.length > cap) {
+    await source.return(undefined);
+    throw new ArchiveTooLarge(cap);
   }
-  return { file, entries: entries.length };
+  async function* chunks(): AsyncGenerator<Buffer> {
+    if (first.done) return;
+    yield first.value;
+    yield* source;
+  }
+  return { chunks: chunks(), entries: entries.length };
 }
 
 export function getHomeArchive(res: ServerResponse, url: URL, options: HomeArchiveOptions): Promise<void> {
+  const cap = archiveCap(url, options.maxArchiveBytes);
   return exclusive(async () => {
     const language = options.services.browserLanguage();
     await options.services.stopBrowser();
-    // Written to a file first: the answer then has a length (R2 wants one) and a status
-    // that tells the truth about the whole archive.
-    const archive = await writeArchive(options.home);
     try {
-      if ("error" in archive) return sendError(res, 500, "archive.failed", archive.error);
-      const size = (await stat(archive.file)).size;
-      res.writeHead(200, { "content-type": "application/zstd", "content-length": size, "x-archive-entries": archive.entries, "cache-control": "no-store" });
-      await pipeline(createReadStream(archive.file), res);
+      let archive: Awaited<ReturnType<typeof openArchive>>;
+      try {
+        archive = await openArchive(options.home, cap);
+      } catch (err) {
+        if (err instanceof ArchiveTooLarge) return sendError(res, 413, "workspace.full", err.message);
+        return sendError(res, 500, "archive.failed", (err as Error).message);
+      }
+      // Streamed without a length. Past the cap the answer ends after the chunk that passed
+      // it (the reader counts, and refuses it as over the cap); a failing tar cuts the
+      // connection, which the reader sees as an error, never as an end.
+      res.writeHead(200, { "content-type": "application/zstd", "x-archive-entries": archive.entries, "cache-control": "no-store" });
+      try {
+        for await (const chunk of archive.chunks) {
+          if (!res.write(chunk)) await drained(res);
+          if (res.destroyed) break;
+        }
+        res.end();
+      } catch (err) {
+        if (err instanceof ArchiveTooLarge) res.end();
+        else res.destroy(err as Error);
+      }
     } finally {
-      if (!("error" in archive)) await rm(archive.file, { force: true });
       // A periodic save must not close the operator's browser; a save before the box is
       // destroyed says so and leaves it stopped.
       if (language && url.searchParams.get("resume_browser") !== "false") options.services.start(true, language).catch(() => undefined);
@@ -118,40 +170,65 @@ export function getHomeArchive(res: ServerResponse, url: URL, options: HomeArchi
 /**
  * The save on shutdown: when the platform stops the box (SIGTERM, with minutes of grace) no
  * one pulls the archive, so the guest pushes it to `url` (an address the sandbox's Worker
- * answers; the box holds no storage key). → bytes sent, or the reason it failed.
+ * answers; the box holds no storage key). Only once the home was restored: a box stopped
+ * before that would push an empty home over the saved one. → bytes sent, or why not.
  */
 export function pushHomeArchive(
   url: string,
-  options: Pick<HomeArchiveOptions, "home" | "services">,
+  options: Pick<HomeArchiveOptions, "home" | "services" | "state">,
   timeoutMs: number,
 ): Promise<{ bytes: number } | { error: string }> {
+  if (!options.state.ready) return Promise.resolve({ error: "the home was never restored, so the saved one is kept" });
   return exclusive(async () => {
     await options.services.stopBrowser();
-    const archive = await writeArchive(options.home);
-    if ("error" in archive) return archive;
+    let bytes = 0;
     try {
-      const size = (await stat(archive.file)).size;
+      const archive = await openArchive(options.home, options.state.cap);
+      const counted = (async function* () {
+        for await (const chunk of archive.chunks) {
+          bytes += chunk.length;
+          yield chunk;
+        }
+      })();
       const res = await fetch(url, {
         method: "PUT",
-        headers: { "content-type": "application/zstd", "content-length": String(size), "x-archive-entries": String(archive.entries) },
-        body: Readable.toWeb(createReadStream(archive.file)) as ReadableStream<Uint8Array>,
+        headers: { "content-type": "application/zstd", "x-archive-entries": String(archive.entries) },
+        body: Readable.toWeb(Readable.from(counted)) as ReadableStream<Uint8Array>,
         duplex: "half",
         signal: AbortSignal.timeout(timeoutMs),
       } as RequestInit);
       await res.arrayBuffer().catch(() => undefined);
-      return res.ok ? { bytes: size } : { error: `the save address answered ${res.status}` };
+      return res.ok ? { bytes } : { error: `the save address answered ${res.status}` };
     } catch (err) {
       return { error: (err as Error).message };
-    } finally {
-      await rm(archive.file, { force: true });
     }
   });
 }
 
-export function putHomeArchive(req: IncomingMessage, res: ServerResponse, options: HomeArchiveOptions): Promise<void> {
+/** Resolves once `res` can take more, or is gone (the reader hung up). */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.once("drain", done);
+    res.once("close", done);
+  });
+}
+
+/** `POST /home/ready`: there was no saved home to restore; the home as it is counts as restored. */
+export function homeReady(res: ServerResponse, url: URL, options: HomeArchiveOptions): void {
+  options.state.markReady(archiveCap(url, options.maxArchiveBytes));
+  sendJson(res, 200, { ready: true });
+}
+
+export function putHomeArchive(req: IncomingMessage, res: ServerResponse, url: URL, options: HomeArchiveOptions): Promise<void> {
+  const cap = archiveCap(url, options.maxArchiveBytes);
   const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > options.maxArchiveBytes) {
-    return Promise.resolve(sendError(res, 413, "archive.too_large", `archive is over the ${options.maxArchiveBytes}-byte limit`));
+  if (Number.isFinite(declared) && declared > cap) {
+    return Promise.resolve(sendError(res, 413, "archive.too_large", `archive is over the ${cap}-byte limit`));
   }
   return exclusive(async () => {
     await options.services.stopBrowser();
@@ -159,7 +236,7 @@ export function putHomeArchive(req: IncomingMessage, res: ServerResponse, option
     await mkdir(staging, { recursive: true });
     let answer: () => void;
     try {
-      answer = await restoreThrough(staging, req, options, res);
+      answer = await restoreThrough(staging, req, cap, options, res);
     } finally {
       await rm(staging, { recursive: true, force: true });
     }
@@ -168,7 +245,7 @@ export function putHomeArchive(req: IncomingMessage, res: ServerResponse, option
 }
 
 /** Extracts into `staging` and merges it into the home; → the answer, sent once staging is gone. */
-async function restoreThrough(staging: string, req: IncomingMessage, options: HomeArchiveOptions, res: ServerResponse): Promise<() => void> {
+async function restoreThrough(staging: string, req: IncomingMessage, cap: number, options: HomeArchiveOptions, res: ServerResponse): Promise<() => void> {
   const run = tar(["--extract", "--zstd", "--file=-", "--directory", staging], undefined);
   let size = 0;
   let tooLarge = false;
@@ -178,7 +255,7 @@ async function restoreThrough(staging: string, req: IncomingMessage, options: Ho
       async function* (source: AsyncIterable<Buffer>) {
         for await (const chunk of source) {
           size += chunk.length;
-          if (size > options.maxArchiveBytes) {
+          if (size > cap) {
             tooLarge = true;
             throw new Error("too large");
           }
@@ -191,11 +268,12 @@ async function restoreThrough(staging: string, req: IncomingMessage, options: Ho
     run.kill();
   }
   const { code, stderr } = await run.done;
-  if (tooLarge) return () => sendError(res, 413, "archive.too_large", `archive is over the ${options.maxArchiveBytes}-byte limit`);
+  if (tooLarge) return () => sendError(res, 413, "archive.too_large", `archive is over the ${cap}-byte limit`);
   if (code !== 0) return () => sendError(res, 400, "archive.invalid", `not a readable zstd tar archive: ${stderr || `tar exited with ${code}`}`);
   const restored = await measureWorkspace(staging);
   await mkdir(options.home, { recursive: true });
   await mergeInto(staging, options.home);
+  options.state.markReady(cap);
   return () => sendJson(res, 200, { bytes: restored.bytes, files: restored.files });
 }
 

@@ -7,7 +7,8 @@
  *   GUEST_HOST       address to listen on (default 0.0.0.0, see containers/README.md)
  *   GUEST_HOME       default cwd and workspace root (default /home/agent)
  *   GUEST_MAX_FILE_BYTES  file upload/download limit (default 64 MiB)
- *   GUEST_MAX_ARCHIVE_BYTES  home archive restore limit (default 5 GiB, R2's single upload)
+ *   GUEST_MAX_ARCHIVE_BYTES  ceiling of a home archive, saved or restored (default 5 GiB); the
+ *                    platform sends the agent's own cap with each request and may only lower it
  *   GUEST_HOME_SAVE_URL  where to PUT the home archive on SIGTERM (unset: no save on exit)
  *   GUEST_HOME_SAVE_TIMEOUT_MS  how long that save may take (default 10 minutes)
  *   and the desktop services' settings (services-config.ts)
@@ -17,6 +18,7 @@ import { disconnectBrowser, driverOptions } from "./browser";
 import { readGuestSettings } from "./config";
 import { killAll } from "./exec";
 import { pushHomeArchive } from "./home-archive";
+import { HomeState } from "./home-state";
 import { createGuestServer } from "./server";
 import { Services } from "./services";
 import { servicesConfigFromEnv } from "./services-config";
@@ -49,7 +51,8 @@ for (const name of Object.keys(baseEnv)) if (name.startsWith("GUEST_")) delete b
 
 const services = new Services(servicesConfig, baseEnv, home);
 services.beforeBrowserStop = disconnectBrowser;
-const server = createGuestServer({ token, baseEnv, home, maxFileBytes, services, maxArchiveBytes, browser: driverOptions(settings) });
+const homeState = new HomeState(maxArchiveBytes);
+const server = createGuestServer({ token, baseEnv, home, maxFileBytes, services, maxArchiveBytes, homeState, browser: driverOptions(settings) });
 server.listen(port, settings.GUEST_HOST ?? "0.0.0.0", () => {
   const address = server.address();
   console.log(`GUEST_LISTENING ${typeof address === "object" && address ? address.port : port}`);
@@ -66,7 +69,7 @@ async function shutdown(): Promise<void> {
   stopping = true;
   killAll();
   if (saveUrl) {
-    const saved = await pushHomeArchive(saveUrl, { home, services }, saveTimeoutMs);
+    const saved = await pushHomeArchive(saveUrl, { home, services, state: homeState }, saveTimeoutMs);
     console.error("error" in saved ? `guest: home not saved on exit: ${saved.error}` : `guest: home saved on exit (${saved.bytes} bytes)`);
   }
   services.stopAll();

@@ -10,6 +10,7 @@ import { type BrowserDriverOptions, browserRoute } from "./browser";
 import { running, startExec } from "./exec";
 import { DEFAULT_EXEC_LIMITS, type ExecLimits, parseExecRequest } from "./exec-request";
 import { deleteFile, getFile, listFiles, moveFile, putFile } from "./files";
+import { HomeState } from "./home-state";
 import { BodyTooLarge, readBody, sendError, sendJson } from "./http-util";
 import { checkAbsolutePath } from "./paths";
 import type { Services } from "./services";
@@ -28,10 +29,12 @@ export interface GuestOptions {
   execLimits?: Partial<Omit<ExecLimits, "defaultCwd">>;
   /** The desktop and Chromium, stopped before the home is archived or restored. */
   services: Services;
-  /** The largest home archive `PUT /home/archive` accepts. */
+  /** The largest home archive the guest saves or restores, whatever a request asks. */
   maxArchiveBytes: number;
   /** Where the browser tool finds Chromium and Playwright (the guest's settings). */
   browser?: BrowserDriverOptions;
+  /** Whether the home was restored, shared with the save on shutdown; a fresh one by default. */
+  homeState?: HomeState;
   /** Further routes by "METHOD /path", e.g. the browser's. */
   routes?: Map<string, GuestRoute>;
 }
@@ -41,7 +44,12 @@ const EXEC_KILL = /^\/exec\/([0-9a-f-]{36})\/kill$/;
 export function createGuestServer(options: GuestOptions): Server {
   const limits: ExecLimits = { ...DEFAULT_EXEC_LIMITS, ...options.execLimits, defaultCwd: options.home };
   const routes = new Map([
-    ...servicesRoutes({ home: options.home, services: options.services, maxArchiveBytes: options.maxArchiveBytes }),
+    ...servicesRoutes({
+      home: options.home,
+      services: options.services,
+      maxArchiveBytes: options.maxArchiveBytes,
+      state: options.homeState ?? new HomeState(options.maxArchiveBytes),
+    }),
     ...(options.routes ?? []),
   ]);
 

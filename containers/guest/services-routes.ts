@@ -3,7 +3,7 @@
  * looks them up after its own routes).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { getHomeArchive, type HomeArchiveOptions, putHomeArchive } from "./home-archive";
+import { getHomeArchive, type HomeArchiveOptions, homeReady, putHomeArchive } from "./home-archive";
 import { BodyTooLarge, readBody, sendError, sendJson } from "./http-util";
 import { ServiceFailed } from "./services";
 import { isBrowserLanguage } from "./services-config";
@@ -36,7 +36,8 @@ async function startServices(req: IncomingMessage, res: ServerResponse, options:
 export function servicesRoutes(options: HomeArchiveOptions): Map<string, GuestRoute> {
   return new Map<string, GuestRoute>([
     ["GET /home/archive", (_req, res, url) => getHomeArchive(res, url, options)],
-    ["PUT /home/archive", (req, res) => putHomeArchive(req, res, options)],
+    ["PUT /home/archive", (req, res, url) => putHomeArchive(req, res, url, options)],
+    ["POST /home/ready", async (_req, res, url) => homeReady(res, url, options)],
     ["POST /services/start", (req, res) => startServices(req, res, options)],
     ["POST /services/stop-browser", async (_req, res) => sendJson(res, 200, { stopped: await options.services.stopBrowser() })],
   ]);

@@ -35,7 +35,7 @@ describe("GitHub claim states (OP-REPO-6: an installation is claimed by the orga
     const swapped = `${randomNonce()}.${expiry}.${signature}`;
     expect(await readClaimState(key, swapped, { organisationId: ours, now })).toBeNull();
     // The same secret keys the view tickets: its label keeps a ticket from passing as a state.
-    const ticket = await mintViewTicket(await viewTicketKey(KEK), { agentId: ours, view: "cli", expiresAt: now + 60_000 });
+    const ticket = await mintViewTicket(await viewTicketKey(KEK), { agentId: ours, view: "cli", tokenId: "0".repeat(32), expiresAt: now + 60_000 });
     expect(await readClaimState(key, `${nonce}.${ticket}`, { organisationId: ours, now })).toBeNull();
     expect(await readClaimState(key, "not a state", { organisationId: ours, now })).toBeNull();
     await expect(claimStateKey(" ")).rejects.toThrow("SECRETS_KEK is not set");

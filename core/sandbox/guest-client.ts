@@ -178,8 +178,11 @@ export class GuestClient {
    * comes. The guest closes the browser first so its profile is consistent; `resumeBrowser:
    * false` leaves it closed (the save before a destroy).
    */
-  async getHomeArchive(options: { resumeBrowser?: boolean; signal?: AbortSignal } = {}): Promise<ReadableStream<Uint8Array>> {
-    const path = options.resumeBrowser === false ? "/home/archive?resume_browser=false" : "/home/archive";
+  async getHomeArchive(options: { resumeBrowser?: boolean; maxBytes?: number; signal?: AbortSignal } = {}): Promise<ReadableStream<Uint8Array>> {
+    const query = new URLSearchParams();
+    if (options.resumeBrowser === false) query.set("resume_browser", "false");
+    if (options.maxBytes !== undefined) query.set("max_bytes", String(options.maxBytes));
+    const path = query.size ? `/home/archive?${query}` : "/home/archive";
     const res = await this.#call("GET", path, options.signal ? { signal: options.signal } : {});
     if (!res.body) throw new SandboxError("sandbox.guest_error", "the guest sent no home archive");
     return res.body;
@@ -191,15 +194,25 @@ export class GuestClient {
    */
   async putHomeArchive(
     archive: ReadableStream<Uint8Array>,
-    options: { length?: number; signal?: AbortSignal } = {},
+    options: { length?: number; maxBytes?: number; signal?: AbortSignal } = {},
   ): Promise<{ bytes: number; files: number }> {
-    const res = await this.#call("PUT", "/home/archive", {
+    const path = options.maxBytes !== undefined ? `/home/archive?max_bytes=${options.maxBytes}` : "/home/archive";
+    const res = await this.#call("PUT", path, {
       body: archive,
       contentType: "application/zstd",
       ...(options.length !== undefined ? { length: options.length } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
     return (await res.json()) as { bytes: number; files: number };
+  }
+
+  /**
+   * There was no saved home to restore (`POST /home/ready`): the home counts as restored, so
+   * the box's own save on shutdown may run, under this cap.
+   */
+  async homeReady(maxBytes: number): Promise<void> {
+    const res = await this.#call("POST", `/home/ready?max_bytes=${maxBytes}`, { json: {} });
+    await res.body?.cancel();
   }
 
   /** Starts the desktop and the browser (idempotent; `POST /services/start`) once the home is in place. */

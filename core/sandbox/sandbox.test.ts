@@ -5,7 +5,7 @@ import { DEFAULT_IDLE_MS, type IdleState, idleAction, idleMs, VIEW_INPUT_RESTART
 import { boxFor, ensureDecision, type SandboxMetadata, sandboxEnvironment, settingsDestroyBox, wantedSandbox } from "./metadata";
 import { offersSandbox, usesSandbox } from "./tools";
 import { cliSecret } from "./views";
-import { bytesToMib, overLimit, workspaceLimitMib } from "./workspace";
+import { bytesToMib, HOME_ARCHIVE_CEILING_BYTES, homeCapBytes, overLimit, workspaceLimitMib } from "./workspace";
 
 const images = { lite: "registry/lite:1", standard: "registry/standard:1" };
 
@@ -183,6 +183,12 @@ describe("workspace and tools", () => {
     expect(overLimit(null, 100)).toBe(false);
     expect(overLimit(100, 100)).toBe(false);
     expect(overLimit(101, 100)).toBe(true);
+  });
+
+  it("SBX-040: a home's archive has one cap, the workspace limit in bytes, never above the ceiling", () => {
+    expect(homeCapBytes(1, "2048")).toBe(1_048_576);
+    expect(homeCapBytes(4096, "2048")).toBe(2048 * 1_048_576);
+    expect(homeCapBytes(1_048_576, "1048576")).toBe(HOME_ARCHIVE_CEILING_BYTES);
   });
 
   it("SBX-041: sizes are stored in whole MiB, rounded up", () => {

@@ -21,3 +21,17 @@ export function bytesToMib(bytes: number): number {
 export function overLimit(mib: number | null, limitMib: number): boolean {
   return mib !== null && mib > limitMib;
 }
+
+/** The most a home's archive may hold whatever the limits say: the largest single R2 upload. */
+export const HOME_ARCHIVE_CEILING_BYTES = 5 * 2 ** 30;
+
+/**
+ * The one cap of a home's archive, at save and at restore: the workspace limit in bytes,
+ * at most the ceiling. Compressed, an archive is no larger than the files it holds (give or
+ * take tar's headers), so an archive past it means a workspace past its limit.
+ *
+ * @example homeCapBytes(1, "2048") // 1048576
+ */
+export function homeCapBytes(agentMaxMib: number, hostMax: string | undefined): number {
+  return Math.min(workspaceLimitMib(agentMaxMib, hostMax) * 1_048_576, HOME_ARCHIVE_CEILING_BYTES);
+}

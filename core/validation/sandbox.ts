@@ -3,10 +3,23 @@ import * as z from "zod";
 /** The agent's machine: `standard` when browser or coding is on, else `lite`. */
 export const SandboxBox = z.enum(["lite", "standard"]);
 
+/** The last save of the home failed: the box is kept and the save retried until one succeeds. */
+export const HomeSaveError = z
+  .object({
+    code: z.literal("sandbox.home_save_failed"),
+    cause: z.string().describe("Why the save failed: workspace.full (the archive passed the workspace limit), or the box's or storage's code"),
+    message: z.string(),
+    failed_at: z.iso.datetime(),
+    attempts: z.number().int().describe("Failed saves in a row"),
+    next_attempt_at: z.iso.datetime().optional().describe("When the save is tried again (the backoff grows to 5 minutes)"),
+  })
+  .meta({ id: "HomeSaveError" });
+
 /**
  * `GET /api/agents/:id/sandbox`: the agent's box and where it stands. `reason` says why a
  * box is unavailable (no engine, containers disabled, a failed start); `idle_deadline` is
- * when an idle box is destroyed (SBX-028).
+ * when an idle box is destroyed (SBX-028); `home_save_error` that its home could not be
+ * saved (the box is kept); `saved_home` the archive the next box restores.
  */
 export const SandboxState = z
   .object({
@@ -14,8 +27,21 @@ export const SandboxState = z
     status: z.enum(["none", "starting", "running", "unavailable"]),
     reason: z.string().optional(),
     idle_deadline: z.iso.datetime().optional(),
+    home_save_error: HomeSaveError.optional(),
+    saved_home: z
+      .object({ bytes: z.number().int(), saved_at: z.iso.datetime() })
+      .nullable()
+      .describe("The home saved in storage, restored into the next box; null when there is none"),
   })
   .meta({ id: "SandboxState" });
+
+/** `POST /api/agents/:id/sandbox/reset`: the home was reset. */
+export const HomeReset = z
+  .object({
+    reset: z.literal(true),
+    destroyed: z.boolean().describe("Whether a running box was destroyed (without saving its home)"),
+  })
+  .meta({ id: "HomeReset" });
 
 const expiresAt = z.iso.datetime().describe("When the URL's ticket stops opening the view; an open view asks for a new one before (the ticket routes)");
 

@@ -284,7 +284,14 @@ export class AgentCore {
 
   /** The box as the console shows it. */
   async sandboxState(): Promise<SandboxState> {
-    return this.sandboxes.state();
+    return this.sandboxes.state(this.ctx.id.name ?? null);
+  }
+
+  /** "Reset home": the box destroyed without a save, the saved home deleted; refused while generating. */
+  async sandboxResetHome(): Promise<{ ok: true; destroyed: boolean } | { ok: false; code: string; message: string }> {
+    const agentId = this.ctx.id.name;
+    if (!agentId) return { ok: false, code: "sandbox.unavailable", message: "The agent object does not know its agent id" };
+    return this.sandboxes.resetHome(agentId);
   }
 
   /**

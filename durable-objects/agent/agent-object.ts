@@ -114,6 +114,9 @@ export class AgentObject extends DurableObject<Env> {
   sandboxState(): ReturnType<AgentCore["sandboxState"]> {
     return this.core.sandboxState();
   }
+  sandboxResetHome(): ReturnType<AgentCore["sandboxResetHome"]> {
+    return this.core.sandboxResetHome();
+  }
   secretsChanged(): ReturnType<AgentCore["secretsChanged"]> {
     return this.core.secretsChanged();
   }

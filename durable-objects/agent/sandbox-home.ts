@@ -6,6 +6,9 @@
  * restore hands R2's body straight to the guest.
  */
 
+import { SandboxError } from "../../core/sandbox/errors";
+import { bytesToMib } from "../../core/sandbox/workspace";
+
 /** R2 parts are at least 5 MiB (all but the last); 8 MiB keeps memory bounded and calls few. */
 const PART_BYTES = 8 * 1024 * 1024;
 
@@ -14,11 +17,21 @@ export const homeKey = (agentId: string) => `homes/${agentId}.tar.zst`;
 export class SandboxHomes {
   constructor(private readonly bucket: R2Bucket) {}
 
-  /** Stores the archive, replacing the previous one only once the new one is complete; returns its size. */
-  async save(agentId: string, archive: ReadableStream<Uint8Array>): Promise<number> {
+  /**
+   * Stores the archive, replacing the previous one only once the new one is complete and
+   * within `maxBytes`; returns its size. Past the cap it throws `workspace.full` and the
+   * saved home stays as it was; a stream that breaks (the guest cut it) throws too.
+   */
+  async save(agentId: string, archive: ReadableStream<Uint8Array>, maxBytes: number): Promise<number> {
     const key = homeKey(agentId);
-    const reader = new PartReader(archive.getReader());
-    let part = await reader.next();
+    const reader = new PartReader(archive.getReader(), maxBytes);
+    let part: Part;
+    try {
+      part = await reader.next();
+    } catch (error) {
+      await reader.cancel().catch(() => {});
+      throw error;
+    }
     if (part.done) {
       // Small enough for one part: a plain put.
       await this.bucket.put(key, part.bytes);
@@ -44,26 +57,49 @@ export class SandboxHomes {
     }
   }
 
+  /** The saved archive's size and time, or null when the agent has none. */
+  async head(agentId: string): Promise<{ bytes: number; savedAt: Date } | null> {
+    const object = await this.bucket.head(homeKey(agentId));
+    return object ? { bytes: object.size, savedAt: object.uploaded } : null;
+  }
+
   /** The saved archive as a stream with its length, or null when the agent has none yet. */
   async open(agentId: string): Promise<{ body: ReadableStream<Uint8Array>; size: number } | null> {
     const object = await this.bucket.get(homeKey(agentId));
     return object ? { body: object.body, size: object.size } : null;
   }
 
-  /** The agent was deleted: its home goes too. */
+  /** The agent was deleted or its home reset: the saved home goes. */
   async remove(agentId: string): Promise<void> {
     await this.bucket.delete(homeKey(agentId));
   }
 }
 
-/** Cuts a stream into parts of exactly PART_BYTES (the last one shorter). */
+/**
+ * The archive passed its cap: the workspace is over its limit (SBX-040). The message says
+ * what the agent or the operator can do; the saved home is untouched.
+ */
+export function homeTooLarge(maxBytes: number): SandboxError {
+  return new SandboxError(
+    "workspace.full",
+    `The home's archive is over its limit of ${bytesToMib(maxBytes)} MiB, so it was not saved and the saved home was kept; delete files from /home/agent (or raise max_workspace_mib)`,
+  );
+}
+
+type Part = { bytes: Uint8Array; done: boolean };
+
+/** Cuts a stream into parts of exactly PART_BYTES (the last one shorter), refusing to pass `maxBytes` in all. */
 class PartReader {
   private carry: Uint8Array | null = null;
   private ended = false;
-  constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>) {}
+  private total = 0;
+  constructor(
+    private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
+    private readonly maxBytes: number,
+  ) {}
 
   /** The next part; `done` when the stream ended with it (it may then be empty). */
-  async next(): Promise<{ bytes: Uint8Array; done: boolean }> {
+  async next(): Promise<Part> {
     const bytes = new Uint8Array(PART_BYTES);
     let size = 0;
     while (size < PART_BYTES) {
@@ -71,7 +107,7 @@ class PartReader {
       this.carry = null;
       if (!chunk) {
         if (this.ended) break;
-        const read = await this.reader.read();
+        const read = await this.read();
         if (read.done) {
           this.ended = true;
           break;
@@ -85,11 +121,21 @@ class PartReader {
     }
     if (!this.ended && !this.carry) {
       // Exactly full: look ahead once so the caller knows whether more follows.
-      const read = await this.reader.read();
+      const read = await this.read();
       if (read.done) this.ended = true;
       else this.carry = read.value;
     }
     return { bytes: bytes.subarray(0, size), done: this.ended && !this.carry };
+  }
+
+  /** One chunk from the stream, counted: past the cap the archive is refused at once. */
+  private async read(): Promise<ReadableStreamReadResult<Uint8Array>> {
+    const read = await this.reader.read();
+    if (!read.done) {
+      this.total += read.value.byteLength;
+      if (this.total > this.maxBytes) throw homeTooLarge(this.maxBytes);
+    }
+    return read;
   }
 
   cancel(): Promise<void> {

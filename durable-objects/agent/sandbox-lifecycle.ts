@@ -13,6 +13,7 @@ import { describeError, logEvent } from "../../core/output/log";
 import { SandboxError } from "../../core/sandbox/errors";
 import { GuestClient } from "../../core/sandbox/guest-client";
 import { type Box, type EnsureDecision, ensureDecision, type ImageReferences, sandboxEnvironment, wantedSandbox } from "../../core/sandbox/metadata";
+import { bytesToMib } from "../../core/sandbox/workspace";
 import { homeSaveUrl } from "../sandbox/home-on-exit";
 import type { LiteSandbox } from "../sandbox/sandbox-container";
 import type { SandboxHomes } from "./sandbox-home";
@@ -36,6 +37,8 @@ export class SandboxLifecycle {
     private readonly record: SandboxRecord,
     private readonly homes: SandboxHomes,
     private readonly now: () => number,
+    /** True once the agent was deleted: a start under way tears itself down. */
+    private readonly gone: () => boolean = () => false,
   ) {}
 
   /** The Container object of this agent's box. */
@@ -50,11 +53,11 @@ export class SandboxLifecycle {
     return new GuestClient({ fetch: (url, init) => stub.fetch(new Request(url, init)), token: row.token });
   }
 
-  /** Reuses, creates or recreates the box for this request; never throws. */
-  async ensure(request: EnsureRequest): Promise<EnsureOutcome> {
+  /** Reuses, creates or recreates the box for this request, its home under `capBytes`; never throws. */
+  async ensure(request: EnsureRequest, capBytes: number): Promise<EnsureOutcome> {
     const started = this.now();
     try {
-      return await this.ensureOrThrow(request, started);
+      return await this.ensureOrThrow(request, capBytes, started);
     } catch (error) {
       const failure = asSandboxError(error);
       this.record.failed(failure.code, failure.message, this.now());
@@ -63,7 +66,7 @@ export class SandboxLifecycle {
     }
   }
 
-  private async ensureOrThrow(request: EnsureRequest, started: number): Promise<EnsureOutcome> {
+  private async ensureOrThrow(request: EnsureRequest, capBytes: number, started: number): Promise<EnsureOutcome> {
     // The local stack says why it runs without containers; and containers cannot come on
     // in a running isolate, so once seen off there is no need to ask again.
     const reason = this.env.SANDBOX_UNAVAILABLE_REASON;
@@ -83,7 +86,7 @@ export class SandboxLifecycle {
     let row = this.record.get();
     // The box changed (SBX-012): the other class's container holds the home; retire it first.
     if (row?.running && row.box !== wanted.box) {
-      await this.retire(row, { save: true });
+      await this.retireBeforeRecreate(row, capBytes, ["box"]);
       row = this.record.get();
     }
     const target = this.container(wanted.box, agentId);
@@ -99,21 +102,34 @@ export class SandboxLifecycle {
     if (decision.action === "reuse") return { ok: true, box: wanted.box, guest: this.guest(known!), action: "reuse", ms: this.now() - started };
     if (decision.action === "recreate") {
       logEvent("info", { operation: "sandbox.recreate", agent_id: agentId, box: wanted.box, reasons: decision.reasons });
-      if (known) await this.retire(known, { save: true });
+      if (known) await this.retireBeforeRecreate(known, capBytes, decision.reasons);
       else await target.destroyBox();
+    }
+    // A saved home the new box could not take back (the limit was lowered) is said before
+    // any box starts; the old one, if any, has just saved a home within the cap.
+    const saved = await this.homes.head(agentId);
+    if (saved && saved.bytes > capBytes) {
+      throw new SandboxError(
+        "workspace.full",
+        `The saved home holds ${bytesToMib(saved.bytes)} MiB, above its limit of ${bytesToMib(capBytes)} MiB: raise max_workspace_mib, or reset the home`,
+      );
     }
     const token = randomToken();
     // The guest's settings travel apart from the environment, so no secret can stand in for them.
     const settings = { GUEST_TOKEN: token, GUEST_HOME_SAVE_URL: homeSaveUrl(agentId) };
+    await this.abandonIfGone(target);
     await target.boot(environment, settings, { "guilds-agent": agentId, "guilds-env": wanted.env_fingerprint });
     const guest = new GuestClient({ fetch: (url, init) => target.fetch(new Request(url, init)), token });
     await this.waitHealthy(guest);
+    await this.abandonIfGone(target);
     const booted = this.now();
     let restoredBytes: number | null = null;
     let restoreMs = 0;
     try {
       const home = await this.homes.open(agentId);
-      if (home) await guest.putHomeArchive(home.body, { length: home.size });
+      // Either way the guest learns the cap, and that its save on shutdown may now run.
+      if (home) await guest.putHomeArchive(home.body, { length: home.size, maxBytes: capBytes });
+      else await guest.homeReady(capBytes);
       restoredBytes = home?.size ?? null;
       restoreMs = this.now() - booted;
       await this.startServices(guest, request);
@@ -122,6 +138,7 @@ export class SandboxLifecycle {
       await target.destroyBox().catch(() => {});
       throw new SandboxError("sandbox.unavailable", `The sandbox started but its home could not be restored: ${(error as Error).message}`);
     }
+    await this.abandonIfGone(target);
     this.record.created(wanted, token, this.now());
     const ms = this.now() - started;
     logEvent("info", {
@@ -138,14 +155,17 @@ export class SandboxLifecycle {
 
   /**
    * Saves the home (when asked and the box answers), then destroys the box. A save that
-   * fails throws and leaves the box up, so the caller can retry rather than lose the home.
+   * fails is recorded, throws and leaves the box up, so the caller can retry rather than
+   * lose the home; only `save: false` (a deleted agent, a reset home) destroys without one.
    */
-  async retire(row: SandboxRow, options: { save: boolean }): Promise<{ savedBytes: number | null }> {
+  async retire(row: SandboxRow, options: { save: true; capBytes: number } | { save: false }): Promise<{ savedBytes: number | null }> {
     const container = this.container(row.box, row.metadata.agent_id);
     let savedBytes: number | null = null;
     const started = this.now();
     if (options.save && row.running && (await container.isRunning())) {
-      savedBytes = await this.homes.save(row.metadata.agent_id, await this.guest(row).getHomeArchive({ resumeBrowser: false }));
+      savedBytes = await this.recorded(async () =>
+        this.homes.save(row.metadata.agent_id, await this.guest(row).getHomeArchive({ resumeBrowser: false, maxBytes: options.capBytes }), options.capBytes),
+      );
     }
     const saveMs = this.now() - started;
     await container.destroyBox();
@@ -161,9 +181,48 @@ export class SandboxLifecycle {
     return { savedBytes };
   }
 
-  /** Saves the running box's home to R2 (the periodic save). */
-  async saveHome(row: SandboxRow): Promise<number> {
-    return this.homes.save(row.metadata.agent_id, await this.guest(row).getHomeArchive({ resumeBrowser: true }));
+  /** Saves the running box's home to R2 (the periodic save); a failure is recorded and thrown. */
+  async saveHome(row: SandboxRow, capBytes: number): Promise<number> {
+    return this.recorded(async () =>
+      this.homes.save(row.metadata.agent_id, await this.guest(row).getHomeArchive({ resumeBrowser: true, maxBytes: capBytes }), capBytes),
+    );
+  }
+
+  /** A save whose outcome the sandbox state shows: a failure until the next success. */
+  private async recorded(save: () => Promise<number>): Promise<number> {
+    try {
+      const bytes = await save();
+      this.record.homeSaved();
+      return bytes;
+    } catch (error) {
+      // A broken stream or a storage error is no SandboxError: say what was being done.
+      const failure =
+        error instanceof SandboxError
+          ? error
+          : new SandboxError("sandbox.unavailable", `The home could not be read from the box or written to storage: ${describeError(error).message}`);
+      this.record.homeSaveFailed(failure.code, failure.message, this.now());
+      throw failure;
+    }
+  }
+
+  /** The box must go for a new one; if its home cannot be saved it stays, and the ensure says why. */
+  private async retireBeforeRecreate(row: SandboxRow, capBytes: number, reasons: readonly string[]): Promise<void> {
+    try {
+      await this.retire(row, { save: true, capBytes });
+    } catch (error) {
+      const cause = asSandboxError(error);
+      throw new SandboxError(
+        "sandbox.home_save_failed",
+        `The box must be recreated (${reasons.join(", ")}) but its home could not be saved, so it was kept as it is (${cause.code}): ${cause.message}`,
+      );
+    }
+  }
+
+  /** The agent was deleted while its box started: the box goes, and nothing of it is recorded. */
+  private async abandonIfGone(target: DurableObjectStub<LiteSandbox>): Promise<void> {
+    if (!this.gone()) return;
+    await target.destroyBox().catch(() => {});
+    throw new SandboxError("agent.not_found", "The agent was deleted while its box started");
   }
 
   /** The box's services after the restore: the desktop and Chromium when browser is on. */

@@ -14,7 +14,7 @@ import { guestFiles } from "../../core/sandbox/guest-files";
 import { type IdleEvent, idleAction, idleMs } from "../../core/sandbox/idle";
 import { type Box, boxFor } from "../../core/sandbox/metadata";
 import { cliSecret } from "../../core/sandbox/views";
-import { bytesToMib, overLimit, workspaceLimitMib } from "../../core/sandbox/workspace";
+import { bytesToMib, homeCapBytes, overLimit, workspaceLimitMib } from "../../core/sandbox/workspace";
 import type { SandboxAccess, SandboxFiles } from "../../core/tools/types";
 import { type Deadline, type DeadlineMultiplexer, retryDelay } from "./deadlines";
 import { sandboxAccess } from "./sandbox-access";
@@ -22,13 +22,14 @@ import { SandboxHomes } from "./sandbox-home";
 import { currentEnsureRequest, type EnsureRequest, type RequestOutcome } from "./sandbox-inputs";
 import { asSandboxError, type EnsureOutcome, SandboxLifecycle } from "./sandbox-lifecycle";
 import { SandboxRecord } from "./sandbox-record";
+import { describeState, type SandboxState } from "./sandbox-state";
+
+export type { SandboxState } from "./sandbox-state";
 
 export const SANDBOX_IDLE = "sandbox.idle";
 export const SANDBOX_HOME_SAVE = "sandbox.home_save";
 /** How often a running box's home is saved besides the idle path. */
 export const HOME_SAVE_EVERY_MS = 10 * 60_000;
-/** Failed saves on the idle path before the box is destroyed anyway (it must not live forever). */
-const IDLE_SAVE_ATTEMPTS = 3;
 
 /** The guest's ports of the two views (SANDBOX-PLAN): noVNC and ttyd. */
 const VIEW_PORTS = { browser: 6080, cli: 7681 } as const;
@@ -42,14 +43,6 @@ type Refusal = { ok: false; code: string; message: string };
 
 /** The box an operator's view or command reaches, or why it cannot come up. */
 export type Woken = { ok: true; box: Box; guest: GuestClient } | Refusal;
-
-/** `sandboxState`: the box as the console shows it. */
-export interface SandboxState {
-  box: Box | null;
-  status: "none" | "starting" | "running" | "unavailable";
-  reason?: string;
-  idle_deadline?: string;
-}
 
 /** What a generation gets at its start: access for its tools, or a generation-start error. */
 export type GenerationSandbox =
@@ -76,11 +69,15 @@ export class SandboxManager {
   private queue: Promise<unknown> = Promise.resolve();
   /** The box an ensure is bringing up, for sandboxState. */
   private starting: Box | null = null;
+  /** The agent was deleted: no box may come up for it again in this object. */
+  private forgotten = false;
+  /** The home's cap last read from the database, for when it cannot be read. */
+  private lastCap: number | null = null;
 
   constructor(private readonly host: Host) {
     this.record = new SandboxRecord(host.sql);
     this.homes = new SandboxHomes(host.env.SANDBOX_HOMES);
-    this.lifecycle = new SandboxLifecycle(host.env, this.record, this.homes, host.now);
+    this.lifecycle = new SandboxLifecycle(host.env, this.record, this.homes, host.now, () => this.forgotten);
   }
 
   static migrate(sql: SqlStorage): void {
@@ -109,7 +106,8 @@ export class SandboxManager {
     return this.serial(async () => {
       await this.idle("generation_started");
       this.starting = boxFor(request.flags);
-      const ensured = await this.lifecycle.ensure(request).finally(() => {
+      const cap = await this.homeCap(request.agentId, db);
+      const ensured = await this.lifecycle.ensure(request, cap).finally(() => {
         this.starting = null;
       });
       const full = await this.workspaceFull(db, request.agentId, ensured);
@@ -142,7 +140,10 @@ export class SandboxManager {
     await this.idle("object_started");
   }
 
-  /** SEC-009, SBX-038: destroy an idle box now; a generating agent's after its generation. */
+  /**
+   * SEC-009, SBX-038: destroy an idle box now; a generating agent's after its generation.
+   * A box whose home cannot be saved is kept and retried (`destroyed: false`).
+   */
   secretsChanged(): Promise<{ destroyed: boolean; deferred: boolean }> {
     return this.serial(async () => {
       const row = this.record.get();
@@ -151,8 +152,7 @@ export class SandboxManager {
         this.record.destroyAfterGeneration();
         return { destroyed: false, deferred: true };
       }
-      await this.retireNow("secret_changed");
-      return { destroyed: true, deferred: false };
+      return { destroyed: await this.retireNow("secret_changed"), deferred: false };
     });
   }
 
@@ -161,8 +161,7 @@ export class SandboxManager {
     return this.serial(async () => {
       const row = this.record.get();
       if (!row?.running || this.host.generating()) return { destroyed: false };
-      await this.retireNow("settings_changed");
-      return { destroyed: true };
+      return { destroyed: await this.retireNow("settings_changed") };
     });
   }
 
@@ -221,27 +220,51 @@ export class SandboxManager {
     return row?.running ? guestFiles(this.lifecycle.guest(row)) : null;
   }
 
-  /** The box's state for the console (no call to the box). */
-  state(): SandboxState {
+  /** The box's state for the console (no call to the box; one to R2 for the saved home). */
+  async state(agentId: string | null): Promise<SandboxState> {
     const row = this.record.get();
-    const box = row?.box ?? null;
-    const due = this.host.multiplexer.get(SANDBOX_IDLE)?.dueAt;
-    const idle = due ? { idle_deadline: new Date(due).toISOString() } : {};
-    if (this.starting) return { box: this.starting, status: "starting" };
-    if (row?.running) return { box, status: "running", ...idle };
-    // Known before any ensure: the stack runs without containers, and says why.
-    const off = this.host.env.SANDBOX_UNAVAILABLE_REASON;
-    if (off) return { box, status: "unavailable", reason: `Sandboxes are not available here: ${off}` };
-    const failure = this.record.failure();
-    if (failure?.code === "sandbox.unavailable") return { box, status: "unavailable", reason: failure.message };
-    return { box, status: "none" };
+    return describeState({
+      row,
+      starting: this.starting,
+      idleDue: this.host.multiplexer.get(SANDBOX_IDLE)?.dueAt ?? null,
+      off: this.host.env.SANDBOX_UNAVAILABLE_REASON,
+      failure: this.record.failure(),
+      saved: agentId ? await this.homes.head(agentId).catch(() => null) : null,
+      failedSave: row?.running ? this.record.homeSaveFailure() : null,
+    });
   }
 
-  /** The agent was deleted: its box and saved home go, without a save. */
+  /**
+   * The agent was deleted: its box and saved home go, without a save. A start under way
+   * is waited for (it tears itself down), so no box, home or archive is left behind.
+   */
   async forget(agentId: string): Promise<void> {
-    const row = this.record.get();
-    if (row?.running) await this.lifecycle.retire(row, { save: false }).catch(() => {});
-    await this.homes.remove(agentId).catch(() => {});
+    this.forgotten = true;
+    await this.serial(async () => {
+      const row = this.record.get();
+      if (row?.running) await this.lifecycle.retire(row, { save: false }).catch(() => {});
+      await this.homes.remove(agentId).catch(() => {});
+    });
+  }
+
+  /**
+   * "Reset home": the way out of a home that cannot be saved or restored. The box is
+   * destroyed without a save and the saved home deleted; the next box starts empty.
+   * Refused while the agent generates (its box is in use).
+   */
+  resetHome(agentId: string): Promise<{ ok: true; destroyed: boolean } | Refusal> {
+    return this.serial(async () => {
+      if (this.host.generating()) return { ok: false, code: "agent.busy", message: "The agent is generating; cancel the generation before resetting its home" };
+      const row = this.record.get();
+      const destroyed = row?.running === true;
+      if (row?.running) await this.lifecycle.retire(row, { save: false });
+      await this.homes.remove(agentId);
+      this.record.homeSaved();
+      await this.host.multiplexer.clear(SANDBOX_IDLE);
+      await this.host.multiplexer.clear(SANDBOX_HOME_SAVE);
+      logEvent("info", { operation: "sandbox.home_reset", agent_id: agentId, destroyed });
+      return { ok: true, destroyed };
+    });
   }
 
   /**
@@ -257,7 +280,8 @@ export class SandboxManager {
     const refused = refuse?.(read.request);
     if (refused) return refused;
     this.starting = boxFor(read.request.flags);
-    const ensured = await this.lifecycle.ensure(read.request).finally(() => {
+    const cap = await this.homeCap(read.request.agentId);
+    const ensured = await this.lifecycle.ensure(read.request, cap).finally(() => {
       this.starting = null;
     });
     if (!ensured.ok) return { ok: false, code: ensured.error.code, message: ensured.error.message };
@@ -272,20 +296,7 @@ export class SandboxManager {
     // A timer set again meanwhile (view input, a generation's end) decides instead.
     const current = this.host.multiplexer.get(SANDBOX_IDLE);
     if (current && current.version !== entry.version) return;
-    const failures = typeof entry.payload === "number" ? entry.payload : 0;
-    try {
-      await this.lifecycle.retire(row, { save: true });
-    } catch (error) {
-      if (failures + 1 < IDLE_SAVE_ATTEMPTS) {
-        logEvent("warn", { operation: "sandbox.idle_save", agent_id: row.metadata.agent_id, attempt: failures + 1, ...describeError(error) });
-        await this.host.multiplexer.set(SANDBOX_IDLE, this.host.now() + retryDelay(failures + 1), failures + 1);
-        return;
-      }
-      // The home could not be saved after several tries: the box must still end (SBX-031).
-      logEvent("error", { operation: "sandbox.idle_save", agent_id: row.metadata.agent_id, ...describeError(error) });
-      await this.lifecycle.retire(row, { save: false });
-    }
-    await this.host.multiplexer.clear(SANDBOX_HOME_SAVE);
+    await this.retireNow("idle");
   }
 
   private async periodicSave(): Promise<void> {
@@ -293,24 +304,58 @@ export class SandboxManager {
     if (!row?.running) return;
     // Saving stops the browser: never under a generation, which may be using it.
     if (!this.host.generating()) {
-      await this.lifecycle.saveHome(row).catch((error: unknown) => {
+      await this.lifecycle.saveHome(row, await this.homeCap(row.metadata.agent_id)).catch((error: unknown) => {
         logEvent("warn", { operation: "sandbox.home_save", agent_id: row.metadata.agent_id, ...describeError(error) });
       });
     }
     await this.host.multiplexer.set(SANDBOX_HOME_SAVE, this.host.now() + HOME_SAVE_EVERY_MS);
   }
 
-  /** Saves and destroys the box now, and clears its timers. */
-  private async retireNow(reason: string): Promise<void> {
+  /**
+   * Saves and destroys the box now, and clears its timers; true when it went. A box whose
+   * home cannot be saved is kept (only a reset or a deleted agent destroys without a save):
+   * the idle timer retries with the deadlines' backoff until a save succeeds, and the
+   * sandbox state shows the failure meanwhile.
+   */
+  private async retireNow(reason: string): Promise<boolean> {
     const row = this.record.get();
-    if (!row?.running) return;
-    logEvent("info", { operation: "sandbox.retire", agent_id: row.metadata.agent_id, reason });
-    await this.lifecycle.retire(row, { save: true }).catch(async (error: unknown) => {
-      logEvent("error", { operation: "sandbox.retire_save", agent_id: row.metadata.agent_id, reason, ...describeError(error) });
-      await this.lifecycle.retire(row, { save: false });
-    });
+    if (!row?.running) return true;
+    const agentId = row.metadata.agent_id;
+    logEvent("info", { operation: "sandbox.retire", agent_id: agentId, reason });
+    try {
+      await this.lifecycle.retire(row, { save: true, capBytes: await this.homeCap(agentId) });
+    } catch (error) {
+      const attempts = this.record.homeSaveFailure()?.attempts ?? 1;
+      const retryAt = this.host.now() + retryDelay(attempts);
+      logEvent("warn", {
+        operation: "sandbox.home_save_failed",
+        agent_id: agentId,
+        reason,
+        attempts,
+        retry_at: new Date(retryAt).toISOString(),
+        ...describeError(error),
+      });
+      await this.host.multiplexer.set(SANDBOX_IDLE, retryAt, attempts);
+      return false;
+    }
     await this.host.multiplexer.clear(SANDBOX_IDLE);
     await this.host.multiplexer.clear(SANDBOX_HOME_SAVE);
+    return true;
+  }
+
+  /**
+   * The one cap of the agent's home archive (SBX-040): its workspace limit, read fresh so a
+   * raised max_workspace_mib lets the next save through; the last one read when the
+   * database cannot answer.
+   */
+  private async homeCap(agentId: string, db?: Database): Promise<number> {
+    try {
+      const stored = db ? await readWorkspace(db, agentId) : await this.host.withDatabase((d) => readWorkspace(d, agentId));
+      this.lastCap = homeCapBytes(stored?.maxWorkspaceMib ?? Number.MAX_SAFE_INTEGER, this.host.env.WORKSPACE_MAX_MIB);
+    } catch (error) {
+      logEvent("warn", { operation: "sandbox.home_cap", agent_id: agentId, ...describeError(error) });
+    }
+    return this.lastCap ?? homeCapBytes(Number.MAX_SAFE_INTEGER, this.host.env.WORKSPACE_MAX_MIB);
   }
 
   /** Applies the idle rules to one event; true when the timer was (re)armed. */

@@ -25,6 +25,19 @@ export type SandboxFailure = {
   at: number;
 };
 
+/**
+ * The last save of the home that failed, until one succeeds (SBX-036): the box is kept
+ * meanwhile, and the agent's sandbox state shows it as `sandbox.home_save_failed`.
+ */
+export type HomeSaveFailure = {
+  /** Why: `workspace.full` (the archive passed its cap) or the box's or R2's code. */
+  code: string;
+  message: string;
+  at: number;
+  /** Failed saves in a row. */
+  attempts: number;
+};
+
 type Row = {
   box: string;
   metadata: string;
@@ -48,6 +61,13 @@ export class SandboxRecord {
       armed_at INTEGER,
       destroy_after_generation INTEGER NOT NULL DEFAULT 0,
       created_at INTEGER NOT NULL
+    )`);
+    sql.exec(`CREATE TABLE IF NOT EXISTS sandbox_home_save (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      code TEXT NOT NULL,
+      message TEXT NOT NULL,
+      at INTEGER NOT NULL,
+      attempts INTEGER NOT NULL
     )`);
     sql.exec(`CREATE TABLE IF NOT EXISTS sandbox_failure (
       id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -111,5 +131,26 @@ export class SandboxRecord {
       message,
       at,
     );
+  }
+
+  homeSaveFailure(): HomeSaveFailure | null {
+    return this.sql.exec<HomeSaveFailure>(`SELECT code, message, at, attempts FROM sandbox_home_save WHERE id = 1`).toArray()[0] ?? null;
+  }
+
+  /** One more failed save; → the failures in a row. */
+  homeSaveFailed(code: string, message: string, at: number): number {
+    this.sql.exec(
+      `INSERT INTO sandbox_home_save (id, code, message, at, attempts) VALUES (1, ?, ?, ?, 1)
+       ON CONFLICT (id) DO UPDATE SET code = excluded.code, message = excluded.message, at = excluded.at, attempts = attempts + 1`,
+      code,
+      message,
+      at,
+    );
+    return this.homeSaveFailure()?.attempts ?? 1;
+  }
+
+  /** A save succeeded, or the home was reset: nothing is waiting to be saved. */
+  homeSaved(): void {
+    this.sql.exec(`DELETE FROM sandbox_home_save`);
   }
 }

@@ -7,6 +7,7 @@
  */
 import type { OutboundHandlerContext } from "@cloudflare/containers";
 import type { Env } from "../../bindings/env";
+import { homeCapBytes } from "../../core/sandbox/workspace";
 import { SandboxHomes } from "../agent/sandbox-home";
 
 /** Never resolved by DNS: the Container class intercepts it before it leaves the box. */
@@ -22,7 +23,8 @@ export async function saveHomeOnExit(request: Request, env: Env, ctx: OutboundHa
   if (request.method !== "PUT" || !agentId || !request.body) return new Response("not found", { status: 404 });
   const namespace = ctx.className === "LiteSandbox" ? env.SANDBOX_LITE : env.SANDBOX_STANDARD;
   if (namespace.idFromName(agentId).toString() !== ctx.containerId) return new Response("not this box's agent", { status: 403 });
-  const bytes = await new SandboxHomes(env.SANDBOX_HOMES).save(agentId, request.body);
+  // The box keeps the agent's own cap (the restore sent it); the host's limit bounds what arrives here.
+  const bytes = await new SandboxHomes(env.SANDBOX_HOMES).save(agentId, request.body, homeCapBytes(Number.MAX_SAFE_INTEGER, env.WORKSPACE_MAX_MIB));
   console.log(JSON.stringify({ level: "info", operation: "sandbox.home_saved_on_exit", agent_id: agentId, bytes }));
   return new Response(null, { status: 204 });
 }

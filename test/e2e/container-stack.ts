@@ -40,6 +40,8 @@ export function containerStack(vars: Record<string, string>) {
   return {
     /** The output of wrangler dev and Postgres (the object's log lines). */
     output,
+    /** The stack's state folder (wrangler dev's local storage lives under `wrangler/`). */
+    stateDir,
     get stack() {
       return started().stack;
     },

@@ -1,5 +1,6 @@
 import { containerStack } from "./container-stack";
 import { githubClaims } from "./hostile-tenant/github-claims";
+import { homes } from "./hostile-tenant/homes";
 import { idsAndViews } from "./hostile-tenant/ids-and-views";
 import { secretsAndProcesses } from "./hostile-tenant/secrets-and-processes";
 
@@ -14,3 +15,4 @@ const boxes = containerStack({ SCRIPT_TIMEOUT_S: "3" });
 secretsAndProcesses(boxes);
 githubClaims(boxes);
 idsAndViews(boxes);
+homes(boxes);

@@ -60,7 +60,7 @@ describe("sandboxes without a container engine", () => {
   it("SBX-002: the Browser tab of an agent without browser access is refused before any box starts", async () => {
     const agent = await newAgent(token, guildId);
     expect(await objectOf(agent.id).sandboxForView("browser")).toMatchObject({ ok: false, code: "sandbox.no_browser" });
-    expect(await objectOf(agent.id).sandboxState()).toEqual({ box: null, status: "none" });
+    expect(await objectOf(agent.id).sandboxState()).toEqual({ box: null, status: "none", saved_home: null });
   });
 
   it("SBX-009: a run's sandbox tools answer sandbox.unavailable; the generation itself starts", async () => {
@@ -87,6 +87,6 @@ describe("sandboxes without a container engine", () => {
     const patched = await call("PATCH", `/api/agents/${agent.id}`, { token, body: { coding: true } });
     expect(patched.status).toBe(200);
     expect(patched.json.coding).toBe(true);
-    expect(await objectOf(agent.id).sandboxState()).toEqual({ box: null, status: "none" });
+    expect(await objectOf(agent.id).sandboxState()).toEqual({ box: null, status: "none", saved_home: null });
   });
 });

@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { agentObject } from "../../bindings/objects";
+import { boxRefusalStatus } from "../../core/sandbox/errors";
 import { mintViewTicket, type SandboxView, VIEW_TICKET_TTL_MS, viewTicketKey } from "../../core/sandbox/view-ticket";
-import { BrowserTicket, BrowserView, boxFor, CliTicket, CliView, SandboxState } from "../../core/validation/sandbox";
+import { BrowserTicket, BrowserView, boxFor, CliTicket, CliView, HomeReset, SandboxState } from "../../core/validation/sandbox";
 import type { AppEnv } from "../context";
 import { failure, ok, operation, pathId } from "../contract";
 import { ApiError } from "../errors";
@@ -68,6 +69,27 @@ export const sandboxViewRoutes = new Hono<AppEnv>()
       // Without a box, the one its settings call for is the one a view would start.
       const box = state.status === "starting" || state.status === "running" ? (state.box ?? boxFor(agent)) : boxFor(agent);
       return c.json(SandboxState.parse({ ...state, box }));
+    },
+  )
+  .post(
+    "/:id/sandbox/reset",
+    operation({
+      operationId: "resetAgentHome",
+      summary: "Reset the agent's home: destroy its box without saving and delete the saved home",
+      description:
+        "The way out of a home that cannot be saved or restored (sandbox.home_save_failed, workspace.full). Every file under /home/agent is lost; the next box starts with an empty home. The console asks for confirmation first.",
+      tag: "Agents",
+      responses: { 200: ok("The home was reset", HomeReset) },
+      notFound: "agent",
+      conflict: "agent.busy: the agent is generating; cancel its run first",
+      errors: { 503: UNAVAILABLE },
+    }),
+    pathId("agent"),
+    async (c) => {
+      const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+      const reset = await agentObject(c.env, agent.id).sandboxResetHome();
+      if (!reset.ok) throw new ApiError(boxRefusalStatus(reset.code), reset.code, reset.message);
+      return c.json({ reset: true, destroyed: reset.destroyed } satisfies typeof HomeReset._zod.output, 200);
     },
   )
   .post(

@@ -21,6 +21,7 @@ function deadlineLabel(d: AgentDeadline): string {
   if (d.kind === "schedule") return "Next routine wake-up";
   if (d.kind === "group.delivery") return "Group chat delivery";
   if (d.kind === "sandbox.idle") return "Sandbox idle timeout";
+  if (d.kind === "sandbox.home_save") return "Sandbox home save";
   return d.name;
 }
 

@@ -346,6 +346,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{id}/sandbox/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset the agent's home: destroy its box without saving and delete the saved home
+         * @description The way out of a home that cannot be saved or restored (sandbox.home_save_failed, workspace.full). Every file under /home/agent is lost; the next box starts with an empty home. The console asks for confirmation first.
+         */
+        post: operations["resetAgentHome"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agents/{id}/browser/start": {
         parameters: {
             query?: never;
@@ -1556,6 +1576,35 @@ export interface components {
             reason?: string;
             /** Format: date-time */
             idle_deadline?: string;
+            home_save_error?: components["schemas"]["HomeSaveError"];
+            /** @description The home saved in storage, restored into the next box; null when there is none */
+            saved_home: {
+                bytes: number;
+                /** Format: date-time */
+                saved_at: string;
+            } | null;
+        };
+        HomeSaveError: {
+            /** @constant */
+            code: "sandbox.home_save_failed";
+            /** @description Why the save failed: workspace.full (the archive passed the workspace limit), or the box's or storage's code */
+            cause: string;
+            message: string;
+            /** Format: date-time */
+            failed_at: string;
+            /** @description Failed saves in a row */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the save is tried again (the backoff grows to 5 minutes)
+             */
+            next_attempt_at?: string;
+        };
+        HomeReset: {
+            /** @constant */
+            reset: true;
+            /** @description Whether a running box was destroyed (without saving its home) */
+            destroyed: boolean;
         };
         BrowserView: {
             /** @enum {string} */
@@ -3396,6 +3445,58 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+        };
+    };
+    resetAgentHome: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The home was reset */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HomeReset"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such agent in the caller's organisation (agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description agent.busy: the agent is generating; cancel its run first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description The agent's box cannot be started: no container engine, containers disabled, or a failed start (sandbox.unavailable; the message says which) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     startAgentBrowserView: {

@@ -5,6 +5,7 @@ import { Link } from "../components/link";
 import { MemoryEditor } from "../components/memory-editor";
 import { Notice } from "../components/notice";
 import { RemoveAllScripts } from "../components/remove-all-scripts";
+import { HomeSettings } from "../components/sandbox-home";
 import { type Agent, api, unwrap } from "../lib/api";
 import { navigate } from "../lib/router";
 import { scriptsHref } from "../lib/scripts";
@@ -32,6 +33,7 @@ export function AgentSettingsView(props: { id: string }) {
       />
       <MemoryEditor agentId={a.id} />
       <ScriptsSettings agent={a} />
+      <HomeSettings agentId={a.id} name={a.name} />
       <section class="card danger-zone" aria-labelledby="delete-agent">
         <h2 id="delete-agent">Delete this agent</h2>
         <p>Deletes the agent with all its runs and messages.</p>

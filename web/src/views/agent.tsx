@@ -4,6 +4,7 @@ import { AgentHeader, useAgentPage } from "../components/agent-tabs";
 import { Field } from "../components/field";
 import { Notice } from "../components/notice";
 import { HistoryFilters, RunHistory } from "../components/run-history";
+import { HomeSaveAlert } from "../components/sandbox-home";
 import { ApiError, api, describe, unwrap } from "../lib/api";
 import { COMPOSER_KEYS_HINT, sendsMessage } from "../lib/composer-keys";
 import { tokens, usd } from "../lib/format";
@@ -42,6 +43,7 @@ export function AgentView(props: { id: string }) {
         )}
       </p>
       <AgentStatusPanel agentId={a.id} onGenerationChange={() => setGenerations((n) => n + 1)} />
+      <HomeSaveAlert agentId={a.id} />
       <NewChat agentId={a.id} />
       <div class="title-row">
         <h2 id="history">History</h2>
