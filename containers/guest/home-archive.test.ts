@@ -183,7 +183,7 @@ describe("SBX-036: home archive", () => {
   });
 
   it("SBX-036: a save streams with no room for a copy of the archive on the box's disk", async () => {
-    const cramped = await startGuest(bundle, temp.dir, { TMPDIR: join(temp.dir, "no-such-dir") });
+    const cramped = await startGuest(bundle, temp.dir, {}, { TMPDIR: join(temp.dir, "no-such-dir") });
     try {
       await put("work/kept.txt", "streamed\n", cramped.home);
       const res = await restore(target, await getArchive(cramped));

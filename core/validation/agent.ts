@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { MEMORY_MAX } from "../tools/memory";
-import { boundedInt, envName, oneLine } from "./fields";
+import { boundedInt, envName, idInput, oneLine } from "./fields";
 import { ListQuery, pageOf } from "./page";
 
 export const THINKING_LEVELS = ["off", "low", "medium", "high"] as const;
@@ -121,7 +121,7 @@ export const Agent = z
 export const AgentPage = pageOf(Agent, "AgentPage");
 
 /** Query of `GET /api/agents`: a page, optionally of one guild's agents. */
-export const AgentListQuery = ListQuery.extend({ guild_id: z.uuid().optional().describe("Only this guild's agents") });
+export const AgentListQuery = ListQuery.extend({ guild_id: idInput().optional().describe("Only this guild's agents") });
 
 /** Body of `PUT /api/agents/:id/memory`: the whole document, replacing the previous one. */
 export const MemoryReplace = z.strictObject({ content: z.string().max(MEMORY_MAX) }).meta({ id: "MemoryReplace" });

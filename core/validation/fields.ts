@@ -22,3 +22,11 @@ export const envName = z.string().regex(/^[A-Z_][A-Z0-9_]{0,127}$/, "must be an 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const isUuid = (value: string): boolean => UUID_PATTERN.test(value);
+
+/**
+ * An id a body or a query names: a uuid in the one canonical form, lower case, as path ids are
+ * (workers/canonical-ids.ts), so an id in capitals names the same row wherever it is compared.
+ *
+ * @example idInput().parse("0B5E1C2A-1111-4111-8111-111111111111") // "0b5e1c2a-1111-4111-8111-111111111111"
+ */
+export const idInput = () => z.uuid().toLowerCase();

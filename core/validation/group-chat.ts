@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { GROUP_POST_MAX } from "../tools/group";
+import { idInput } from "./fields";
 import { MAX_SEQ, queryInt } from "./query";
 
 /**
@@ -11,7 +12,7 @@ import { MAX_SEQ, queryInt } from "./query";
 export const GroupPostBody = z
   .strictObject({
     content: z.string().trim().min(1).max(GROUP_POST_MAX),
-    tagged: z.array(z.uuid()).max(50).default([]).describe("Agents to tag by id, besides @Name mentions in the content"),
+    tagged: z.array(idInput()).max(50).default([]).describe("Agents to tag by id, besides @Name mentions in the content"),
   })
   .meta({ id: "GroupPost" });
 

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { idInput } from "./fields";
 
 /**
  * GitHub connections and guild repositories on the wire (OP-REPO-6). A repository is named by
@@ -81,8 +82,7 @@ export const branchName = z
 export const RepositoryCreate = z
   .strictObject({
     full_name: fullName,
-    connection_id: z
-      .uuid()
+    connection_id: idInput()
       .nullable()
       .default(null)
       .describe("The GitHub connection whose installation reaches it; null or absent: a public repository cloned anonymously"),

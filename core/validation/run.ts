@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { idInput } from "./fields";
 import { ListQuery, pageOf } from "./page";
 import { MAX_SEQ, queryInt } from "./query";
 import { RepoChange } from "./repo-change";
@@ -6,7 +7,7 @@ import { RepoChange } from "./repo-change";
 /** A message an operator sends: text, and optionally uploaded images by id. */
 const message = {
   content: z.string().max(200_000),
-  attachments: z.array(z.uuid()).max(8).default([]),
+  attachments: z.array(idInput()).max(8).default([]),
 };
 
 const requireTextOrImages = (body: { content: string; attachments: string[] }) => body.content.trim().length > 0 || body.attachments.length > 0;
@@ -92,7 +93,7 @@ export const ScheduleRunListQuery = ListQuery.extend({
 });
 
 /** Query of `GET /api/agents/:id/runs`: also by the routine that fired them. */
-export const RunListQuery = ScheduleRunListQuery.extend({ schedule_id: z.uuid().optional().describe("Only the runs this routine fired") });
+export const RunListQuery = ScheduleRunListQuery.extend({ schedule_id: idInput().optional().describe("Only the runs this routine fired") });
 
 export const Message = z
   .object({

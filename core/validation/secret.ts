@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { envName } from "./fields";
+import { envName, idInput } from "./fields";
 import { pageOf } from "./page";
 import { reservedSecretName } from "./secret-name";
 
@@ -42,7 +42,7 @@ export const SecretPatch = z
 
 /** Body of `POST /api/secrets/:id/grants`: exactly one guild or one agent of the organisation. */
 export const SecretGrantCreate = z
-  .strictObject({ guild_id: z.uuid().optional(), agent_id: z.uuid().optional() })
+  .strictObject({ guild_id: idInput().optional(), agent_id: idInput().optional() })
   .refine((body) => (body.guild_id === undefined) !== (body.agent_id === undefined), { message: "name exactly one of guild_id and agent_id" })
   .meta({ id: "SecretGrantCreate" });
 

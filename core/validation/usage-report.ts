@@ -1,6 +1,7 @@
 /** Queries and answers of the usage reports: `GET /api/usage/summary` and `GET /api/usage/daily`. */
 import * as z from "zod";
 import { MAX_RANGE_DAYS } from "../usage/date-range";
+import { idInput } from "./fields";
 import { UsageCounters } from "./usage";
 
 const dates = {
@@ -14,7 +15,7 @@ export const UsageSummaryQuery = z.strictObject(dates);
 /** Query of `GET /api/usage/daily`: whose series, and the range. */
 export const UsageDailyQuery = z.strictObject({
   scope: z.enum(["org", "guild", "agent"]).describe("The organisation, one of its guilds or one of its agents"),
-  id: z.uuid().optional().describe("The guild's or agent's id; for org, the caller's organisation (or nothing)"),
+  id: idInput().optional().describe("The guild's or agent's id; for org, the caller's organisation (or nothing)"),
   ...dates,
 });
 

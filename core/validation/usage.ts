@@ -1,9 +1,10 @@
 import * as z from "zod";
+import { idInput } from "./fields";
 
 /** Query of `GET /api/usage`: whose counters; `id` names the agent or guild (for org, the caller's own or none). */
 export const UsageQuery = z.strictObject({
   scope: z.enum(["agent", "guild", "org"]),
-  id: z.uuid().optional().describe("The agent's or guild's id (required for those scopes)"),
+  id: idInput().optional().describe("The agent's or guild's id (required for those scopes)"),
 });
 
 /** Token and cost counters (cost in USD as a decimal string). */

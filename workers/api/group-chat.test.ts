@@ -209,6 +209,16 @@ describe("group chat API", () => {
     expect(await groupRuns(token, agent.id)).toEqual([]);
   });
 
+  it("GROUP-002: an agent id tagged in capitals tags that agent, stored in its one canonical form", async () => {
+    const { token, guildId } = await seedGuild();
+    const agent = await newAgent(token, guildId, { name: "Shouted" });
+    await script(agent.model, [{ content: "heard" }]);
+    const res = await call("POST", `/api/guilds/${guildId}/chat`, { token, body: { content: "hi", tagged: [agent.id.toUpperCase()] } });
+    expect(res.status).toBe(201);
+    expect(res.json.tagged).toEqual([agent.id]);
+    await untilDelivered(token, agent.id, 1);
+  });
+
   it("GROUP-011: the chat reads in seq order: the latest page, after_seq and before_seq, with has_more", async () => {
     const { token, guildId } = await seedGuild();
     await seedChatRows(guildId, 7);
