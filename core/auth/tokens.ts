@@ -1,3 +1,4 @@
+import { base64url } from "./signing";
 /** Operator API tokens: `gld_` + 32 random bytes, base64url. Only their SHA-256 is stored. */
 export const TOKEN_PREFIX = "gld_";
 
@@ -22,10 +23,4 @@ export async function hashToken(token: string): Promise<string> {
 export function bearerToken(header: string | undefined | null): string | null {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
   return match?.[1] ?? null;
-}
-
-function base64url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }

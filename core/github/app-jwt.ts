@@ -1,3 +1,4 @@
+import { base64url } from "../auth/signing";
 /**
  * The GitHub App's JSON Web Token (RS256), signed with WebCrypto so it runs in the Worker.
  * GitHub issues App keys as PKCS#1 ("BEGIN RSA PRIVATE KEY"); WebCrypto imports PKCS#8 only,
@@ -72,12 +73,6 @@ export async function importAppKey(pem: string): Promise<SigningKey> {
   } catch {
     throw new AppKeyError("The GitHub App private key is not a valid RSA private key");
   }
-}
-
-function base64url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 const encodeJson = (value: unknown) => base64url(new TextEncoder().encode(JSON.stringify(value)));

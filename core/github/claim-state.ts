@@ -12,37 +12,16 @@
  *   await readClaimState(key, state, { organisationId, now: Date.now() }) // { nonce, expiresAt }
  */
 
+import { base64url, derivedHmacKey, fromBase64url, type HmacKey } from "../auth/signing";
+
 /** Long enough to choose the repositories on GitHub's page and approve; short in a log. */
 export const CLAIM_STATE_TTL_MS = 10 * 60 * 1000;
-
-type HmacKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
-
-const keys = new Map<string, Promise<HmacKey>>();
 
 /**
  * The HMAC key of claim states, derived (HKDF-SHA-256, its own label) from the secret's text,
  * so it is neither the key that seals secret values nor the view tickets'. Kept per isolate.
  */
-export function claimStateKey(secret: string | undefined): Promise<HmacKey> {
-  if (!secret?.trim()) return Promise.reject(new Error("SECRETS_KEK is not set"));
-  let key = keys.get(secret);
-  if (!key) {
-    key = derive(secret);
-    keys.set(secret, key);
-  }
-  return key;
-}
-
-async function derive(secret: string): Promise<HmacKey> {
-  const base = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), "HKDF", false, ["deriveKey"]);
-  return crypto.subtle.deriveKey(
-    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: new TextEncoder().encode("guilds github claim state v1") },
-    base,
-    { name: "HMAC", hash: "SHA-256", length: 256 },
-    false,
-    ["sign", "verify"],
-  );
-}
+export const claimStateKey = (secret: string | undefined): Promise<HmacKey> => derivedHmacKey(secret, "guilds github claim state v1");
 
 /** 16 random bytes, base64url (22 characters). */
 export function randomNonce(): string {
@@ -75,17 +54,4 @@ export async function readClaimState(
   if (!(expiresAt > expected.now)) return null;
   const valid = await crypto.subtle.verify("HMAC", key, fromBase64url(signature), signed(expected.organisationId, nonce, expiresAt));
   return valid ? { nonce, expiresAt } : null;
-}
-
-function base64url(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function fromBase64url(text: string): Uint8Array<ArrayBuffer> {
-  const s = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-  return out;
 }

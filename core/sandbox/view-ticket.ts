@@ -16,6 +16,8 @@
  *   await verifyViewTicket(key, ticket, { agentId, view: "cli", now: Date.now() }) // { tokenId, expiresAt }
  */
 
+import { base64url, derivedHmacKey, fromBase64url, type HmacKey } from "../auth/signing";
+
 export type SandboxView = "browser" | "cli";
 
 /**
@@ -24,34 +26,11 @@ export type SandboxView = "browser" | "cli";
  */
 export const VIEW_TICKET_TTL_MS = 15 * 60 * 1000;
 
-type HmacKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
-
-const keys = new Map<string, Promise<HmacKey>>();
-
 /**
  * The HMAC key of view tickets, derived (HKDF-SHA-256, its own label) from the secret's
  * text, so it is never the key that seals secret values. Kept per isolate.
  */
-export function viewTicketKey(secret: string | undefined): Promise<HmacKey> {
-  if (!secret?.trim()) return Promise.reject(new Error("SECRETS_KEK is not set"));
-  let key = keys.get(secret);
-  if (!key) {
-    key = derive(secret);
-    keys.set(secret, key);
-  }
-  return key;
-}
-
-async function derive(secret: string): Promise<HmacKey> {
-  const base = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), "HKDF", false, ["deriveKey"]);
-  return crypto.subtle.deriveKey(
-    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: new TextEncoder().encode("guilds sandbox view ticket v1") },
-    base,
-    { name: "HMAC", hash: "SHA-256", length: 256 },
-    false,
-    ["sign", "verify"],
-  );
-}
+export const viewTicketKey = (secret: string | undefined): Promise<HmacKey> => derivedHmacKey(secret, "guilds sandbox view ticket v1");
 
 /** What a valid ticket says besides its agent and view. */
 export interface ViewTicketClaims {
@@ -91,16 +70,3 @@ export async function verifyViewTicket(
 
 /** 32 hex digits as a uuid's 8-4-4-4-12. */
 const dashed = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-
-function base64url(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function fromBase64url(text: string): Uint8Array<ArrayBuffer> {
-  const s = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-  return out;
-}
