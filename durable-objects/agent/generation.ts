@@ -3,6 +3,8 @@ import { riding } from "../../core/db/outage";
 import { commitAssistantRow, type RunError, updateRun } from "../../core/db/transcript";
 import { describeError, logEvent } from "../../core/output/log";
 import type { Redactor } from "../../core/output/redaction";
+import { RedactingStream } from "../../core/output/redaction-stream";
+import { redactedToolCalls } from "../../core/output/stored-reply";
 import { INTERRUPTED_RESULT, remainingAfter, toolOutput } from "../../core/output/tool-output";
 import { planProjection, STUB_FLOOR_BYTES } from "../../core/projection/projection";
 import { promptHash } from "../../core/projection/prompt-hash";
@@ -121,6 +123,7 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
       const hash = await promptHash(plan.messages, session.snapshot.tools, settings.model);
       const hashed = deps.now();
       let reply: ModelReply;
+      const deltas = redactedDeltas(deps);
       try {
         reply = await callModel({
           ...deps.provider,
@@ -130,9 +133,11 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
           thinkingLevel: settings.thinking_level,
           signal: deps.signal,
           redactor: deps.redactor,
-          onDelta: (kind, text) => deps.publish("delta", { run_id: session.runId, generation, kind, text }),
+          onDelta: deltas.push,
         });
+        deltas.flush();
       } catch (error) {
+        deltas.flush();
         if (deps.signal.aborted) throw error;
         const provider = error instanceof ProviderError ? error : new ProviderError(String(error), null, null);
         fail(provider.code, providerErrorMessage(provider.message, deps.redactor), {
@@ -160,18 +165,21 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
       // secret_store values never reach the stored row; the calls run with them (OP-SEC-8).
       const stored = storedToolCalls(reply.toolCalls);
       if (stored.values.length) deps.redactor = deps.redactor.withSecrets(stored.values);
-      await commitAssistant(deps, { ...reply, toolCalls: stored.calls }, plan, hash, {
+      // A secret the model echoes stays out of the row, and so out of the next call (ERR-011);
+      // the calls still run with the model's own arguments.
+      const committed = redactedReply({ ...reply, toolCalls: stored.calls }, deps.redactor);
+      await commitAssistant(deps, committed, plan, hash, {
         projection_ms: planned - stepStarted,
         hash_ms: hashed - planned,
         model_ms: answered - hashed,
       });
       if (handingOff) {
         // The offered tools stay as snapshotted, so the reply may call one: none runs (CHAIN-004).
-        for (const call of stored.calls) {
+        for (const call of committed.toolCalls) {
           const payload: ChatPayload = { role: "tool", tool_call_id: call.id, content: HANDOFF_TOOL_RESULT };
           await commitRow(deps, "tool", payload, { tool_name: call.function.name, tool_call_id: call.id, source: "handoff" });
         }
-        handoff = { text: reply.content?.trim() ? reply.content : null };
+        handoff = { text: committed.content?.trim() ? committed.content : null };
         break;
       }
       if (reply.toolCalls.length === 0) {
@@ -257,6 +265,36 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
   if (memorySkipped) session.facts = { ...session.facts, metadata: { ...session.facts.metadata, memory_skipped: true } };
   session.facts = { ...session.facts, status, errors: [...session.facts.errors, ...errors] };
   return { errors, status, ...(handoff ? { handoff } : {}) };
+}
+
+/**
+ * The model's deltas as the run's stream carries them: content and reasoning each through
+ * its own redacting stream, so a secret split across deltas never shows (ERR-011). `flush`
+ * publishes what each still holds once the call ends.
+ */
+function redactedDeltas(deps: GenerationDeps) {
+  const streams = { content: new RedactingStream(() => deps.redactor), reasoning: new RedactingStream(() => deps.redactor) };
+  const publish = (kind: "content" | "reasoning", text: string) => {
+    if (text) deps.publish("delta", { run_id: deps.session.runId, generation: deps.generation, kind, text });
+  };
+  return {
+    push: (kind: "content" | "reasoning", text: string) => publish(kind, streams[kind].push(text)),
+    flush: () => {
+      publish("reasoning", streams.reasoning.flush());
+      publish("content", streams.content.flush());
+    },
+  };
+}
+
+/** The reply as its row stores it: content, reasoning, reasoning blocks and arguments redacted. */
+function redactedReply(reply: ModelReply, redactor: Redactor): ModelReply {
+  return {
+    ...reply,
+    content: reply.content === null ? null : redactor.redact(reply.content),
+    reasoning: redactor.redact(reply.reasoning),
+    reasoningBlocks: redactor.redactDeep(reply.reasoningBlocks),
+    toolCalls: redactedToolCalls(reply.toolCalls, redactor),
+  };
 }
 
 /** The request view of the run's rows before the next model call (PROJ-*). */
