@@ -22,6 +22,8 @@ const DIFF_TIMEOUT_MS = 60_000;
  * six characters per byte for control characters, about one for ordinary text) and stderr.
  */
 const DIFF_OUTPUT_BYTES = 4 << 20;
+/** The tokens file as the platform writes it is well under this; the box may have replaced it. */
+const TOKENS_FILE_MAX_BYTES = 64 << 10;
 
 interface Host {
   env: Env;
@@ -60,7 +62,7 @@ export async function runDiff(host: Host, agentId: string, runId: string, reposi
   const box = await host.sandboxes.forCommand(request);
   if (!box.ok) return boxRefused(box.code, agentRedactor.redact(box.message));
   // And the GitHub tokens the last generation wrote into the box, when there are any.
-  const tokens = await box.guest.getFile(GIT_TOKENS_PATH).then(
+  const tokens = await box.guest.getFile(GIT_TOKENS_PATH, undefined, TOKENS_FILE_MAX_BYTES).then(
     (bytes) => tokenSecrets(new TextDecoder().decode(bytes)),
     () => [],
   );
