@@ -3,7 +3,10 @@ import { Redactor } from "./redaction";
 import { redactArguments, redactedToolCalls } from "./stored-reply";
 
 describe("stored reply redaction", () => {
-  const r = new Redactor([{ name: "K", value: 'pa"ss\\word\n42' }, { name: "T", value: "tok-0123456789" }]);
+  const r = new Redactor([
+    { name: "K", value: 'pa"ss\\word\n42' },
+    { name: "T", value: "tok-0123456789" },
+  ]);
 
   it("ERR-011: a value in a call's arguments is replaced, the JSON left as the model wrote it", () => {
     expect(redactArguments('{ "command": "curl -H \'x: tok-0123456789\'" }', r)).toBe('{ "command": "curl -H \'x: [REDACTED:T]\'" }');

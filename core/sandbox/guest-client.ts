@@ -125,7 +125,11 @@ export class GuestClient {
     const { action: own, ...rest } = args;
     const json = { ...rest, ...(own !== undefined ? { tab_action: own } : {}), action };
     const res = await this.#call("POST", "/browser", { json, ...(signal ? { signal } : {}) });
-    const answer = await readJsonCapped<{ text?: unknown; image?: { media_type?: unknown; data_base64?: unknown } }>(res, this.#caps.jsonBytes, "POST /browser");
+    const answer = await readJsonCapped<{ text?: unknown; image?: { media_type?: unknown; data_base64?: unknown } }>(
+      res,
+      this.#caps.jsonBytes,
+      "POST /browser",
+    );
     const image = answer.image;
     return {
       ...(typeof answer.text === "string" ? { text: answer.text } : {}),
@@ -314,7 +318,14 @@ export class GuestClient {
       if (id) await this.kill(id).catch(() => false);
       const note = `[the box sent more than ${maxOutputBytes} bytes of output; the platform stopped reading there and ended the command]`;
       const kept = output.slice(0, maxOutputBytes);
-      return { exitCode: null, output: `${kept}${kept.endsWith("\n") || !kept ? "" : "\n"}${note}`, timedOut: false, killed: true, truncated: true, durationMs: Date.now() - started };
+      return {
+        exitCode: null,
+        output: `${kept}${kept.endsWith("\n") || !kept ? "" : "\n"}${note}`,
+        timedOut: false,
+        killed: true,
+        truncated: true,
+        durationMs: Date.now() - started,
+      };
     }
     if (!exit) {
       if (cancelled) return { exitCode: null, output, timedOut: false, killed: true, truncated: false, durationMs: 0 };

@@ -45,9 +45,7 @@ describe("guest client: reads capped whatever the box sends", () => {
   it("OP-SBX-9 / HARDEN-3: command output past the cap is not read: the client stops, ends the command and says so", async () => {
     const frame = `${JSON.stringify({ type: "output", stream: "stdout", data: "x".repeat(4000) })}\n`;
     const { body, seen } = endless(frame, 8 * MiB);
-    const { client, calls } = hostileGuest((url) =>
-      url.includes("/kill") ? new Response("{}") : new Response(body, { headers: { "x-exec-id": "e1" } }),
-    );
+    const { client, calls } = hostileGuest((url) => (url.includes("/kill") ? new Response("{}") : new Response(body, { headers: { "x-exec-id": "e1" } })));
     const result = await client.exec({ command: "yes", maxOutputBytes: 10_000 });
     expect(seen.pulled).toBeLessThan(64 << 10);
     expect(seen.cancelled).toBe(true);

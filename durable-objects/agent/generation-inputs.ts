@@ -21,6 +21,7 @@ import type { SandboxAccess } from "../../core/tools/types";
 import type { GenerationDeps } from "./generation";
 import { GenerationBox } from "./generation-box";
 import { groupChatOf } from "./group-run";
+import type { RedactionMemory } from "./redaction-memory";
 import { GenerationRepositories } from "./repositories";
 import { generationBounds } from "./request-bounds";
 import type { RunSession } from "./run-session";
@@ -54,6 +55,8 @@ export interface GenerationStart {
   scriptsForgotten?: (change: ScriptChange) => void;
   /** Whether the agent's box runs now. */
   boxRunning?: () => boolean;
+  /** Values kept past their generation: this run's secrets are kept, earlier valid tokens come back. */
+  kept?: RedactionMemory;
 }
 
 /**
@@ -74,6 +77,8 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
   const spend = await startReads(db, session, opened, new Date(start.now()));
   const secrets = await openSecrets(db, env, session);
   if (!secrets.ok) return failed(secrets.code, secrets.message);
+  // Tokens an earlier generation minted stay in the set while valid (SEC-018).
+  const earlier = (await start.kept?.generationStarting(session.runId, secrets.values, start.now())) ?? [];
   const provider = providerForGeneration(session.snapshot.model, env, secrets.values);
   if (!provider.ok) return failed(provider.code, provider.message);
   const bounds = generationBounds(env);
@@ -86,7 +91,7 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
     if (!ensured.ok) return failed(ensured.code, ensured.message);
   }
   // REPO-001: a coding agent's repositories once its box is up; minted tokens join the redaction set.
-  const tokens: SecretValue[] = [];
+  const tokens: SecretValue[] = [...earlier];
   const holder: { deps?: GenerationDeps } = {};
   const started = box?.started;
   const repositories =
@@ -96,9 +101,10 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
           env,
           session,
           access: started,
-          redact: (values) => {
+          redact: async (values, expiresAt) => {
             tokens.push(...values);
             if (holder.deps) holder.deps.redactor = holder.deps.redactor.withSecrets(values);
+            await start.kept?.tokensMinted(session.runId, values, expiresAt, start.now());
           },
           now: start.now,
         })
