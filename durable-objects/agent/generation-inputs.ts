@@ -8,7 +8,7 @@ import { readSealedSecrets } from "../../core/db/secret-rows";
 import type { SecretRef } from "../../core/db/secrets";
 import type { RunError } from "../../core/db/transcript";
 import { describeError, logEvent } from "../../core/output/log";
-import { platformRedactor, type SecretValue } from "../../core/output/redaction";
+import { platformRedactor, type Redactor, type SecretValue } from "../../core/output/redaction";
 import { providerForGeneration } from "../../core/providers/provider";
 import { offersSandbox } from "../../core/sandbox/tools";
 import { executesScripts } from "../../core/scripts/snapshot";
@@ -17,7 +17,7 @@ import { keySetFrom } from "../../core/secrets/crypto";
 import { openResolvedSecrets } from "../../core/secrets/open";
 import { nativeToolNames, offeredTools } from "../../core/tools/registry";
 import { scriptTool } from "../../core/tools/scripts";
-import type { SandboxAccess } from "../../core/tools/types";
+import type { SandboxAccess, ToolContext } from "../../core/tools/types";
 import type { GenerationDeps } from "./generation";
 import { GenerationBox } from "./generation-box";
 import { groupChatOf } from "./group-run";
@@ -128,7 +128,7 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
     tools: snapshotTools(session),
     store: new PostgresToolStore(db),
     ...(session.snapshot.flags.memory ? { memory: { write: (content: string) => writeMemory(db, agentId, content) } } : {}),
-    ...(session.snapshot.flags.group_post ? { group: groupChatOf(env, session) } : {}),
+    ...(session.snapshot.flags.group_post ? { group: redactedPosts(groupChatOf(env, session), () => holder.deps!.redactor) } : {}),
     schedules: scheduleTools(db, agentId, () => new Date(start.now()), start.random, start.schedulesChanged),
     ...(box ? { sandbox: repositories ? inRepositories(box.access(), repositories) : box.access() } : {}),
     ...(repositories ? { repositories } : {}),
@@ -144,6 +144,14 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
     now: start.now,
   };
   return { ok: true, deps: holder.deps };
+}
+
+/**
+ * group_post as the run uses it: the guild's chat is read by every agent of the guild and
+ * outlives the run, so a post carries no value of the generation's set (ERR-011).
+ */
+function redactedPosts(group: NonNullable<ToolContext["group"]>, redactor: () => Redactor): NonNullable<ToolContext["group"]> {
+  return { post: (content) => group.post(redactor().redact(content)) };
 }
 
 /**

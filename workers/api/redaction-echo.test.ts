@@ -75,4 +75,16 @@ describe("redaction of what the model says (ERR-011)", () => {
     const runView = await call("GET", `/api/runs/${run.id}`, { token });
     expect(count(JSON.stringify(runView.json), SECRET_VALUE_CANARY)).toBe(0);
   });
+
+  it("ERR-011 / GROUP-015: a group_post carrying the secret reaches the guild's chat redacted", async () => {
+    const agent = await newAgent(token, guildId, { name: "Teller" });
+    await storeSecret(token, "TOLD_KEY", SECRET_VALUE_CANARY, agent.id);
+    await script(agent.model, [{ tool_calls: [toolCall("group_post", { content: `the key is ${SECRET_VALUE_CANARY}` })] }, { content: "posted" }]);
+    const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "tell the group" } })).json;
+    expect((await settled(token, run.id)).errors).toEqual([]);
+    const chat = await call("GET", `/api/guilds/${guildId}/chat`, { token });
+    const posted = (chat.json.data as Array<{ author_agent_id: string | null; content: string }>).filter((m) => m.author_agent_id === agent.id);
+    expect(posted.map((m) => m.content)).toEqual(["the key is [REDACTED:TOLD_KEY]"]);
+    expect(count(JSON.stringify(chat.json), SECRET_VALUE_CANARY)).toBe(0);
+  });
 });
