@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Redactor } from "./redaction";
-import { RedactingStream } from "./redaction-stream";
+import { RedactingStream, redactedDeltas } from "./redaction-stream";
 
 const VALUE = "canary-7f3a9c21e4b0";
 const b64 = (text: string) => btoa(text);
@@ -66,5 +66,29 @@ describe("RedactingStream", () => {
 
   it("an empty set passes every delta through at once", () => {
     expect(streamed(Redactor.none, ["a", "b"])).toEqual(["a", "b", ""]);
+  });
+});
+
+describe("redactedDeltas", () => {
+  it("ERR-011: content and reasoning are redacted apart, and the flush publishes what each held", () => {
+    const redactor = new Redactor([{ name: "CANARY", value: VALUE }]);
+    const published: Array<[string, string]> = [];
+    const deltas = redactedDeltas(
+      () => redactor,
+      (kind, text) => published.push([kind, text]),
+    );
+    deltas.push("reasoning", "think canary-7f");
+    deltas.push("content", "say canary-7f3a9c21e4b");
+    deltas.push("reasoning", "3a9c21e4b0 done");
+    deltas.push("content", "0");
+    deltas.flush();
+    const of = (kind: string) =>
+      published
+        .filter(([k]) => k === kind)
+        .map(([, t]) => t)
+        .join("");
+    expect(of("reasoning")).toBe("think [REDACTED:CANARY] done");
+    expect(of("content")).toBe("say [REDACTED:CANARY]");
+    expect(published.every(([, text]) => text.length > 0)).toBe(true);
   });
 });

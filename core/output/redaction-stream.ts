@@ -5,6 +5,31 @@
  */
 import type { Redactor } from "./redaction";
 
+export type DeltaKind = "content" | "reasoning";
+
+/**
+ * A model call's deltas as the run's stream carries them: content and reasoning each
+ * through its own redacting stream; `flush` publishes what each still holds once the call
+ * ends (or fails).
+ *
+ * @example
+ * const deltas = redactedDeltas(() => deps.redactor, (kind, text) => publish("delta", { kind, text }));
+ * await callModel({ ..., onDelta: deltas.push }).finally(deltas.flush);
+ */
+export function redactedDeltas(redactor: () => Redactor, publish: (kind: DeltaKind, text: string) => void) {
+  const streams = { content: new RedactingStream(redactor), reasoning: new RedactingStream(redactor) };
+  const send = (kind: DeltaKind, text: string) => {
+    if (text) publish(kind, text);
+  };
+  return {
+    push: (kind: DeltaKind, text: string) => send(kind, streams[kind].push(text)),
+    flush: () => {
+      send("reasoning", streams.reasoning.flush());
+      send("content", streams.content.flush());
+    },
+  };
+}
+
 /**
  * One stream's redaction. The redactor is read on every push, so values joining the set
  * mid-stream apply from the next delta on.

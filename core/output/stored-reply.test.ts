@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Redactor } from "./redaction";
-import { redactArguments, redactedToolCalls } from "./stored-reply";
+import { redactArguments, redactedReply, redactedToolCalls } from "./stored-reply";
 
 describe("stored reply redaction", () => {
   const r = new Redactor([
@@ -24,5 +24,23 @@ describe("stored reply redaction", () => {
     expect(redactedToolCalls(calls, r)).toEqual([{ id: "c1", type: "function", function: { name: "shell", arguments: "{broken [REDACTED:T]" } }]);
     const clean = [{ id: "c2", type: "function" as const, function: { name: "shell", arguments: '{"command":"ls"}' } }];
     expect(redactedToolCalls(clean, r)[0]).toBe(clean[0]);
+  });
+
+  it("ERR-011 / RUN-016: a reply's content, reasoning, reasoning blocks and arguments are redacted; an empty set leaves it as it is", () => {
+    const reply = {
+      content: "key tok-0123456789",
+      reasoning: "thinking of tok-0123456789",
+      reasoningBlocks: [{ type: "reasoning.text", text: "tok-0123456789" }],
+      toolCalls: [{ id: "c1", type: "function" as const, function: { name: "shell", arguments: '{"command":"echo tok-0123456789"}' } }],
+      usage: null,
+    };
+    expect(redactedReply(reply, r)).toEqual({
+      content: "key [REDACTED:T]",
+      reasoning: "thinking of [REDACTED:T]",
+      reasoningBlocks: [{ type: "reasoning.text", text: "[REDACTED:T]" }],
+      toolCalls: [{ id: "c1", type: "function", function: { name: "shell", arguments: '{"command":"echo [REDACTED:T]"}' } }],
+      usage: null,
+    });
+    expect(redactedReply(reply, new Redactor([]))).toBe(reply);
   });
 });

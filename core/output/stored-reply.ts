@@ -29,6 +29,30 @@ export function redactArguments(text: string, redactor: Redactor): string {
   return again === JSON.stringify(parsed) ? redacted : again;
 }
 
+/** What a reply's row stores of the model's words. */
+export interface ReplyWords<C extends ToolCall> {
+  content: string | null;
+  reasoning: string;
+  reasoningBlocks: unknown[];
+  toolCalls: C[];
+}
+
+/**
+ * The reply as its row stores it: content, reasoning, reasoning blocks and arguments redacted.
+ *
+ * @example redactedReply({ content: "key s3cr3t", reasoning: "", reasoningBlocks: [], toolCalls: [], usage }, r).content // "key [REDACTED:K]"
+ */
+export function redactedReply<C extends ToolCall, R extends ReplyWords<C>>(reply: R, redactor: Redactor): R {
+  if (redactor.size === 0) return reply;
+  return {
+    ...reply,
+    content: reply.content === null ? null : redactor.redact(reply.content),
+    reasoning: redactor.redact(reply.reasoning),
+    reasoningBlocks: redactor.redactDeep(reply.reasoningBlocks),
+    toolCalls: redactedToolCalls(reply.toolCalls, redactor),
+  };
+}
+
 /**
  * The calls as the assistant row stores them: ids and names kept (the results refer to
  * them), arguments redacted. The calls still run with the model's own arguments.

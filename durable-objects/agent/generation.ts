@@ -3,8 +3,8 @@ import { riding } from "../../core/db/outage";
 import { commitAssistantRow, type RunError, updateRun } from "../../core/db/transcript";
 import { describeError, logEvent } from "../../core/output/log";
 import type { Redactor } from "../../core/output/redaction";
-import { RedactingStream } from "../../core/output/redaction-stream";
-import { redactedToolCalls } from "../../core/output/stored-reply";
+import { redactedDeltas } from "../../core/output/redaction-stream";
+import { redactedReply } from "../../core/output/stored-reply";
 import { INTERRUPTED_RESULT, remainingAfter, toolOutput } from "../../core/output/tool-output";
 import { planProjection, STUB_FLOOR_BYTES } from "../../core/projection/projection";
 import { promptHash } from "../../core/projection/prompt-hash";
@@ -123,7 +123,11 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
       const hash = await promptHash(plan.messages, session.snapshot.tools, settings.model);
       const hashed = deps.now();
       let reply: ModelReply;
-      const deltas = redactedDeltas(deps);
+      // A secret split across deltas never shows (ERR-011): a tail that may start one waits.
+      const deltas = redactedDeltas(
+        () => deps.redactor,
+        (kind, text) => deps.publish("delta", { run_id: session.runId, generation, kind, text }),
+      );
       try {
         reply = await callModel({
           ...deps.provider,
@@ -265,36 +269,6 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
   if (memorySkipped) session.facts = { ...session.facts, metadata: { ...session.facts.metadata, memory_skipped: true } };
   session.facts = { ...session.facts, status, errors: [...session.facts.errors, ...errors] };
   return { errors, status, ...(handoff ? { handoff } : {}) };
-}
-
-/**
- * The model's deltas as the run's stream carries them: content and reasoning each through
- * its own redacting stream, so a secret split across deltas never shows (ERR-011). `flush`
- * publishes what each still holds once the call ends.
- */
-function redactedDeltas(deps: GenerationDeps) {
-  const streams = { content: new RedactingStream(() => deps.redactor), reasoning: new RedactingStream(() => deps.redactor) };
-  const publish = (kind: "content" | "reasoning", text: string) => {
-    if (text) deps.publish("delta", { run_id: deps.session.runId, generation: deps.generation, kind, text });
-  };
-  return {
-    push: (kind: "content" | "reasoning", text: string) => publish(kind, streams[kind].push(text)),
-    flush: () => {
-      publish("reasoning", streams.reasoning.flush());
-      publish("content", streams.content.flush());
-    },
-  };
-}
-
-/** The reply as its row stores it: content, reasoning, reasoning blocks and arguments redacted. */
-function redactedReply(reply: ModelReply, redactor: Redactor): ModelReply {
-  return {
-    ...reply,
-    content: reply.content === null ? null : redactor.redact(reply.content),
-    reasoning: redactor.redact(reply.reasoning),
-    reasoningBlocks: redactor.redactDeep(reply.reasoningBlocks),
-    toolCalls: redactedToolCalls(reply.toolCalls, redactor),
-  };
 }
 
 /** The request view of the run's rows before the next model call (PROJ-*). */
