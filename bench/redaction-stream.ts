@@ -46,6 +46,10 @@ const plain = Array.from({ length: ROUNDS }, () => round(false));
 const redacted = Array.from({ length: ROUNDS }, () => round(true));
 for (const xs of [plain, redacted]) xs.sort((a, b) => a - b);
 const median = (xs: number[]) => quantile(xs, 0.5);
-console.log(`redaction-stream: ${REPLY} characters in ${deltas.length} deltas, ${secrets.length} secrets (one a ${pem.length}-character PEM), ${ROUNDS} rounds`);
-console.log(`  redacted: reply median ${median(redacted).toFixed(2)} ms, p90 ${quantile(redacted, 0.9).toFixed(2)} ms, per delta ${((median(redacted) * 1000) / deltas.length).toFixed(1)} µs`);
+console.log(
+  `redaction-stream: ${REPLY} characters in ${deltas.length} deltas, ${secrets.length} secrets (one a ${pem.length}-character PEM), ${ROUNDS} rounds`,
+);
+console.log(
+  `  redacted: reply median ${median(redacted).toFixed(2)} ms, p90 ${quantile(redacted, 0.9).toFixed(2)} ms, per delta ${((median(redacted) * 1000) / deltas.length).toFixed(1)} µs`,
+);
 console.log(`  plain:    reply median ${median(plain).toFixed(3)} ms`);
