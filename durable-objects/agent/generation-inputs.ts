@@ -8,7 +8,7 @@ import { readSealedSecrets } from "../../core/db/secret-rows";
 import type { SecretRef } from "../../core/db/secrets";
 import type { RunError } from "../../core/db/transcript";
 import { describeError, logEvent } from "../../core/output/log";
-import { platformRedactor, type Redactor, type SecretValue } from "../../core/output/redaction";
+import { platformRedactor, type SecretValue } from "../../core/output/redaction";
 import { providerForGeneration } from "../../core/providers/provider";
 import { offersSandbox } from "../../core/sandbox/tools";
 import { executesScripts } from "../../core/scripts/snapshot";
@@ -17,10 +17,11 @@ import { keySetFrom } from "../../core/secrets/crypto";
 import { openResolvedSecrets } from "../../core/secrets/open";
 import { nativeToolNames, offeredTools } from "../../core/tools/registry";
 import { scriptTool } from "../../core/tools/scripts";
-import type { SandboxAccess, ToolContext } from "../../core/tools/types";
+import type { SandboxAccess } from "../../core/tools/types";
 import type { GenerationDeps } from "./generation";
 import { GenerationBox } from "./generation-box";
 import { groupChatOf } from "./group-run";
+import { redactedMemory, redactedPosts, redactedSchedules } from "./redacted-effects";
 import type { RedactionMemory } from "./redaction-memory";
 import { GenerationRepositories } from "./repositories";
 import { generationBounds } from "./request-bounds";
@@ -119,6 +120,7 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
           .redact(prepared.message),
       );
   }
+  const redactor = () => holder.deps!.redactor;
   holder.deps = {
     db,
     session,
@@ -127,9 +129,13 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
     provider: { ...provider.provider, limits: bounds.replyLimits },
     tools: snapshotTools(session),
     store: new PostgresToolStore(db),
-    ...(session.snapshot.flags.memory ? { memory: { write: (content: string) => writeMemory(db, agentId, content) } } : {}),
-    ...(session.snapshot.flags.group_post ? { group: redactedPosts(groupChatOf(env, session), () => holder.deps!.redactor) } : {}),
-    schedules: scheduleTools(db, agentId, () => new Date(start.now()), start.random, start.schedulesChanged),
+    // What the calls write where others read it carries no value of the set (ERR-011).
+    ...(session.snapshot.flags.memory ? { memory: redactedMemory({ write: (content: string) => writeMemory(db, agentId, content) }, redactor) } : {}),
+    ...(session.snapshot.flags.group_post ? { group: redactedPosts(groupChatOf(env, session), redactor) } : {}),
+    schedules: redactedSchedules(
+      scheduleTools(db, agentId, () => new Date(start.now()), start.random, start.schedulesChanged),
+      redactor,
+    ),
     ...(box ? { sandbox: repositories ? inRepositories(box.access(), repositories) : box.access() } : {}),
     ...(repositories ? { repositories } : {}),
     ...(session.snapshot.flags.scripting ? { scripts: scriptTools({ db, env, session, box, forget: start.scriptsForgotten ?? (() => {}) }) } : {}),
@@ -144,14 +150,6 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
     now: start.now,
   };
   return { ok: true, deps: holder.deps };
-}
-
-/**
- * group_post as the run uses it: the guild's chat is read by every agent of the guild and
- * outlives the run, so a post carries no value of the generation's set (ERR-011).
- */
-function redactedPosts(group: NonNullable<ToolContext["group"]>, redactor: () => Redactor): NonNullable<ToolContext["group"]> {
-  return { post: (content) => group.post(redactor().redact(content)) };
 }
 
 /**

@@ -87,4 +87,31 @@ describe("redaction of what the model says (ERR-011)", () => {
     expect(posted.map((m) => m.content)).toEqual(["the key is [REDACTED:TOLD_KEY]"]);
     expect(count(JSON.stringify(chat.json), SECRET_VALUE_CANARY)).toBe(0);
   });
+
+  it("ERR-011 / SCHED-037: memory_write and schedule_create carrying the secret store the marker, not the value", async () => {
+    const agent = await newAgent(token, guildId, { name: "Keeper", memory: true });
+    await storeSecret(token, "KEPT_KEY", SECRET_VALUE_CANARY, agent.id);
+    await script(agent.model, [
+      {
+        tool_calls: [
+          toolCall("memory_write", { content: `remember ${SECRET_VALUE_CANARY}` }),
+          toolCall("schedule_create", {
+            description: `sync ${SECRET_VALUE_CANARY}`,
+            instruction: `call the API with ${SECRET_VALUE_CANARY}`,
+            cron: "0 0 1 1 *",
+          }),
+        ],
+      },
+      { content: "kept" },
+    ]);
+    const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "keep it" } })).json;
+    expect((await settled(token, run.id)).errors).toEqual([]);
+    const memory = await call("GET", `/api/agents/${agent.id}/memory`, { token });
+    expect(memory.json.content).toBe("remember [REDACTED:KEPT_KEY]");
+    const schedules = await call("GET", `/api/agents/${agent.id}/schedules`, { token });
+    expect(schedules.json.data.map((s: { description: string; instruction: string }) => [s.description, s.instruction])).toEqual([
+      ["sync [REDACTED:KEPT_KEY]", "call the API with [REDACTED:KEPT_KEY]"],
+    ]);
+    expect(count(JSON.stringify([memory.json, schedules.json]), SECRET_VALUE_CANARY)).toBe(0);
+  });
 });
