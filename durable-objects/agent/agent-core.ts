@@ -249,6 +249,7 @@ export class AgentCore {
     const held = this.lock.current();
     if (held && this.runs.current) return { forgotten: false, busyRunId: held.runId };
     this.runs.sessions.clear();
+    this.redaction.forgetAll();
     const agentId = this.ctx.id.name;
     if (agentId) await this.sandboxes.forget(agentId);
     await this.ctx.storage.deleteAlarm();

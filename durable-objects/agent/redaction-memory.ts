@@ -36,6 +36,11 @@ export class RedactionMemory {
     private readonly keys: () => Promise<KeySet>,
   ) {}
 
+  /** The agent was deleted and its storage with it: nothing is known any more. */
+  forgetAll(): void {
+    this.#known.clear();
+  }
+
   static migrate(sql: SqlStorage): void {
     sql.exec(`CREATE TABLE IF NOT EXISTS redaction_values (
       id INTEGER PRIMARY KEY,
