@@ -8,7 +8,7 @@
  * WebSocket proxy). In the same run it measures a floor: a bare loop that sends the
  * same prompt to the mock and commits one row in one round trip, with the same driver.
  *
- *   npx tsx bench/generation-step.ts [--steps 20]
+ *   npx tsx bench/generation-step.ts [--steps 20] [--reply-chars 0]
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -23,8 +23,11 @@ import { buildSnapshot, type OfferedTool } from "../core/runs/snapshot";
 import { offeredTools, toolSchemas } from "../core/tools/registry";
 import { benchStack, quantile } from "./bench-stack";
 
-const { values } = parseArgs({ options: { steps: { type: "string", default: "20" } } });
+const { values } = parseArgs({ options: { steps: { type: "string", default: "20" }, "reply-chars": { type: "string", default: "0" } } });
 const STEPS = Number(values.steps);
+/** Text each step's reply streams beside its tool call (in the mock's 12-character deltas), redacted as it goes. */
+const REPLY_CHARS = Number(values["reply-chars"]);
+const replyText = "The model explains what it does next, in ordinary words and numbers 42. ".repeat(Math.ceil(REPLY_CHARS / 73)).slice(0, REPLY_CHARS);
 const SIZES = (process.env.BENCH_SIZES ?? "1000,20000,100000").split(",").map(Number);
 
 const bench = await benchStack({ countRoundTrips: true });
@@ -110,7 +113,10 @@ async function measurePlatform(guildId: string, tokens: number) {
   const runId = await runWithHistory(agent.id, tokens);
   await mock("/__script", {
     model,
-    replies: [...Array.from({ length: STEPS }, () => ({ tool_calls: [{ name: "note_list", arguments: {} }] })), { content: "done" }],
+    replies: [
+      ...Array.from({ length: STEPS }, () => ({ ...(REPLY_CHARS ? { content: replyText } : {}), tool_calls: [{ name: "note_list", arguments: {} }] })),
+      { content: "done" },
+    ],
   });
   await api("POST", `/api/runs/${runId}/messages`, { content: "go" });
   while ((await mock(`/__requests/count?model=${model}`)).count < STEPS + 1) await new Promise((r) => setTimeout(r, 50));
@@ -173,7 +179,8 @@ try {
         `round trips per step ${platform.roundTrips.toFixed(2)} | prompt ${(platform.promptBytes / 1024).toFixed(0)} KiB`,
     );
   }
-  console.log(`generation-step: ${STEPS} steps per size, one tool call (note_list) per step, mock model answering at once`);
+  const text = REPLY_CHARS ? ` and ${REPLY_CHARS} characters of streamed text` : "";
+  console.log(`generation-step: ${STEPS} steps per size, one tool call (note_list)${text} per step, mock model answering at once`);
   for (const line of results) console.log(line);
   if (medians[100_000] && medians[1_000]) console.log(`ratio 100k/1k (step medians): ${(medians[100_000].step / medians[1_000].step).toFixed(2)}`);
 } finally {

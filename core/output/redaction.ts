@@ -37,6 +37,10 @@ export class Redactor {
   readonly #secrets: readonly SecretValue[];
   readonly #pattern: RegExp | null;
   readonly #names: ReadonlyMap<string, string>;
+  /** The variants by their first character, for `redactChunk`'s hold-back search. */
+  readonly #byFirst: ReadonlyMap<string, readonly string[]>;
+  /** Length of the longest form redacted: the most a stream ever holds back. */
+  readonly #longest: number;
 
   constructor(secrets: readonly SecretValue[]) {
     this.#secrets = secrets.filter((s) => typeof s.value === "string" && s.value.length >= MIN_SECRET_LENGTH);
@@ -48,6 +52,10 @@ export class Redactor {
       for (const variant of variants(secret.value)) if (!names.has(variant)) names.set(variant, secret.name);
     }
     this.#names = names;
+    const byFirst = new Map<string, string[]>();
+    for (const variant of names.keys()) byFirst.set(variant[0]!, [...(byFirst.get(variant[0]!) ?? []), variant]);
+    this.#byFirst = byFirst;
+    this.#longest = Math.max(0, ...[...names.keys()].map((v) => v.length));
     const alternatives = [...names.keys()].sort((a, b) => b.length - a.length || cmp(a, b));
     this.#pattern = alternatives.length === 0 ? null : buildPattern(alternatives);
   }
@@ -71,6 +79,51 @@ export class Redactor {
     if (this.#pattern === null || text.length === 0) return text;
     this.#pattern.lastIndex = 0;
     return text.replace(this.#pattern, (match) => `[REDACTED:${this.#names.get(match) ?? "secret"}]`);
+  }
+
+  /**
+   * One step of redacting a stream (content deltas): `emit` is `text` redacted up to where a
+   * value might still be starting, `held` the tail that might be the first part of one, to
+   * prefix to the next chunk (a secret split across two deltas is then caught whole). Only a
+   * tail that really is a prefix of a known form is held, so ordinary text flows at once.
+   * The emitted parts of a stream, plus the last `held` redacted, equal `redact` of the whole.
+   *
+   * @example
+   * const r = new Redactor([{ name: "K", value: "s3cr3t-value" }]);
+   * r.redactChunk("key s3cr") // { emit: "key ", held: "s3cr" }
+   * r.redactChunk("s3cr" + "3t-value!") // { emit: "[REDACTED:K]!", held: "" }
+   */
+  redactChunk(text: string): { emit: string; held: string } {
+    if (this.#pattern === null) return { emit: text, held: "" };
+    let hold = this.#holdFrom(text, 0);
+    let out = "";
+    let last = 0;
+    const pattern = this.#pattern;
+    pattern.lastIndex = 0;
+    for (let match = pattern.exec(text); match !== null && match.index < hold; match = pattern.exec(text)) {
+      // A match starting before the hold is final: any longer form starting there would have
+      // made its start the hold. One reaching past the hold moves it to after its end.
+      out += `${text.slice(last, match.index)}[REDACTED:${this.#names.get(match[0]) ?? "secret"}]`;
+      last = match.index + match[0].length;
+      if (last > hold) hold = this.#holdFrom(text, last);
+    }
+    return { emit: out + text.slice(last, hold), held: text.slice(hold) };
+  }
+
+  /** The first index ≥ `from` where the rest of `text` is a proper prefix of a known form, else its length. */
+  #holdFrom(text: string, from: number): number {
+    for (let i = Math.max(from, text.length - this.#longest + 1); i < text.length; i++) {
+      const candidates = this.#byFirst.get(text[i]!);
+      if (!candidates) continue;
+      const rest = text.length - i;
+      for (const form of candidates) {
+        if (form.length <= rest) continue;
+        let k = 1;
+        while (k < rest && form.charCodeAt(k) === text.charCodeAt(i + k)) k++;
+        if (k === rest) return i;
+      }
+    }
+    return text.length;
   }
 
   /**

@@ -10,6 +10,7 @@
 
 import { SandboxError } from "../tools/sandbox-error";
 import type { SandboxExecResult, ToolImage } from "../tools/types";
+import { EXEC_MARKER_ROOM, FRAME_ESCAPE_FACTOR, GUEST_READ_CAPS, type GuestReadCaps, readCapped, readErrorText, readJsonCapped } from "./guest-reads";
 
 /** The part of `fetch` the client uses. */
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
@@ -22,7 +23,12 @@ export interface GuestClientOptions {
   baseUrl?: string;
   /** How long a cancelled command may take to report its exit before the stream is closed. Default 3 s. */
   killGraceMs?: number;
+  /** The most the client reads of each kind of answer, whatever the box sends (GUEST_READ_CAPS by default). */
+  caps?: Partial<GuestReadCaps>;
 }
+
+/** Small JSON answers (a write's receipt, a size): a few hundred bytes from an honest guest. */
+const RECEIPT_BYTES = 64 << 10;
 
 export interface ExecInput {
   command: string;
@@ -59,12 +65,14 @@ export class GuestClient {
   readonly #token: string;
   readonly #base: string;
   readonly #killGraceMs: number;
+  readonly #caps: GuestReadCaps;
 
   constructor(options: GuestClientOptions) {
     this.#fetch = options.fetch;
     this.#token = options.token;
     this.#base = (options.baseUrl ?? "http://guest").replace(/\/$/, "");
     this.#killGraceMs = options.killGraceMs ?? 3000;
+    this.#caps = { ...GUEST_READ_CAPS, ...options.caps };
   }
 
   /** True when the guest answers `GET /health`. */
@@ -106,7 +114,7 @@ export class GuestClient {
     } finally {
       signal?.removeEventListener("abort", onEarlyAbort);
     }
-    return this.#readExec(res, signal);
+    return this.#readExec(res, signal, input.maxOutputBytes ?? this.#caps.execOutputBytes);
   }
 
   /**
@@ -117,7 +125,11 @@ export class GuestClient {
     const { action: own, ...rest } = args;
     const json = { ...rest, ...(own !== undefined ? { tab_action: own } : {}), action };
     const res = await this.#call("POST", "/browser", { json, ...(signal ? { signal } : {}) });
-    const answer = (await res.json()) as { text?: unknown; image?: { media_type?: unknown; data_base64?: unknown } };
+    const answer = await readJsonCapped<{ text?: unknown; image?: { media_type?: unknown; data_base64?: unknown } }>(
+      res,
+      this.#caps.jsonBytes,
+      "POST /browser",
+    );
     const image = answer.image;
     return {
       ...(typeof answer.text === "string" ? { text: answer.text } : {}),
@@ -130,13 +142,16 @@ export class GuestClient {
   /** Writes a file (parents created); the guest renames it into place, so a failed upload leaves nothing. */
   async putFile(path: string, body: NonNullable<RequestInit["body"]>, signal?: AbortSignal): Promise<{ path: string; bytes: number }> {
     const res = await this.#call("PUT", `/files?path=${encodeURIComponent(path)}`, { body, ...(signal ? { signal } : {}) });
-    return (await res.json()) as { path: string; bytes: number };
+    return readJsonCapped<{ path: string; bytes: number }>(res, RECEIPT_BYTES, "PUT /files");
   }
 
-  /** A file's bytes; rejects with `file.not_found` and the like. */
-  async getFile(path: string, signal?: AbortSignal): Promise<Uint8Array> {
+  /**
+   * A file's bytes, at most `maxBytes` (the client's file cap by default); rejects with
+   * `file.not_found` and the like, and past the cap with `sandbox.answer_too_large`.
+   */
+  async getFile(path: string, signal?: AbortSignal, maxBytes = this.#caps.fileBytes): Promise<Uint8Array> {
     const res = await this.#call("GET", `/files?path=${encodeURIComponent(path)}`, signal ? { signal } : {});
-    return new Uint8Array(await res.arrayBuffer());
+    return readCapped(res, maxBytes, "GET /files");
   }
 
   /** Removes a file; rejects with `file.not_found` (404) when it is not there and `path.is_directory` (409) for a directory. */
@@ -162,14 +177,14 @@ export class GuestClient {
    */
   async listFiles(dir: string, signal?: AbortSignal): Promise<{ path: string; entries: FileEntry[] }> {
     const res = await this.#call("GET", `/files/list?path=${encodeURIComponent(dir)}`, signal ? { signal } : {});
-    return (await res.json()) as { path: string; entries: FileEntry[] };
+    return readJsonCapped<{ path: string; entries: FileEntry[] }>(res, this.#caps.jsonBytes, "GET /files/list");
   }
 
   /** Apparent size of the files under `path` (the home by default), caches skipped. */
   async workspaceSize(path?: string, signal?: AbortSignal): Promise<WorkspaceSize> {
     const query = path === undefined ? "" : `?path=${encodeURIComponent(path)}`;
     const res = await this.#call("GET", `/workspace/size${query}`, signal ? { signal } : {});
-    const size = (await res.json()) as { path: string; bytes: number; files: number; duration_ms: number };
+    const size = await readJsonCapped<{ path: string; bytes: number; files: number; duration_ms: number }>(res, RECEIPT_BYTES, "GET /workspace/size");
     return { path: size.path, bytes: size.bytes, files: size.files, durationMs: size.duration_ms };
   }
 
@@ -203,7 +218,7 @@ export class GuestClient {
       ...(options.length !== undefined ? { length: options.length } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    return (await res.json()) as { bytes: number; files: number };
+    return readJsonCapped<{ bytes: number; files: number }>(res, RECEIPT_BYTES, "PUT /home/archive");
   }
 
   /**
@@ -256,11 +271,21 @@ export class GuestClient {
       throw new SandboxError("sandbox.unavailable", `the sandbox did not answer ${method} ${path.split("?")[0]}: ${messageOf(error)}`);
     }
     if (res.ok) return res;
-    throw await guestError(res, `${method} ${path.split("?")[0]}`);
+    throw await guestError(res, `${method} ${path.split("?")[0]}`, this.#caps.errorBytes);
   }
 
-  async #readExec(res: Response, signal: AbortSignal | undefined): Promise<SandboxExecResult> {
+  /**
+   * The exec stream's frames, read within the output cap: an honest guest stops at it and
+   * adds its marker line; past the cap plus that line's room (or one frame longer than its
+   * escaped form could be) the client stops reading, ends the command and says so.
+   */
+  async #readExec(res: Response, signal: AbortSignal | undefined, maxOutputBytes: number): Promise<SandboxExecResult> {
+    const started = Date.now();
     const id = res.headers.get("x-exec-id");
+    // UTF-16 units: never more than the bytes an honest guest counted.
+    const outputCap = maxOutputBytes + EXEC_MARKER_ROOM;
+    const frameCap = outputCap * FRAME_ESCAPE_FACTOR + EXEC_MARKER_ROOM;
+    let overflowed = false;
     const reader = res.body?.getReader();
     if (!reader) throw new SandboxError("sandbox.guest_error", "the guest sent no exec stream");
     const decoder = new TextDecoder();
@@ -285,10 +310,15 @@ export class GuestClient {
         pending = lines.pop() ?? "";
         for (const line of lines) {
           if (!line) continue;
-          const frame = JSON.parse(line) as ExecFrame;
-          if (frame.type === "output") output += frame.data;
-          else if (frame.type === "exit") exit = frame;
+          if (line.length > frameCap) overflowed = true;
+          else {
+            const frame = JSON.parse(line) as ExecFrame;
+            if (frame.type === "output") output += frame.data;
+            else if (frame.type === "exit") exit = frame;
+          }
         }
+        if (pending.length > frameCap || output.length > outputCap) overflowed = true;
+        if (overflowed) break;
       }
     } catch (error) {
       if (!cancelled) throw new SandboxError("sandbox.unavailable", `the command's output stream broke: ${messageOf(error)}`);
@@ -296,6 +326,19 @@ export class GuestClient {
       signal?.removeEventListener("abort", onAbort);
       clearTimeout(grace);
       if (!exit) await reader.cancel().catch(() => {});
+    }
+    if (overflowed) {
+      if (id) await this.kill(id).catch(() => false);
+      const note = `[the box sent more than ${maxOutputBytes} bytes of output; the platform stopped reading there and ended the command]`;
+      const kept = output.slice(0, maxOutputBytes);
+      return {
+        exitCode: null,
+        output: `${kept}${kept.endsWith("\n") || !kept ? "" : "\n"}${note}`,
+        timedOut: false,
+        killed: true,
+        truncated: true,
+        durationMs: Date.now() - started,
+      };
     }
     if (!exit) {
       if (cancelled) return { exitCode: null, output, timedOut: false, killed: true, truncated: false, durationMs: 0 };
@@ -318,8 +361,8 @@ function abortedBeforeStart(): SandboxExecResult {
 }
 
 /** The guest's `{error:{code,message}}` as a SandboxError; any other body gets a generic code. */
-async function guestError(res: Response, what: string): Promise<SandboxError> {
-  const text = await res.text().catch(() => "");
+async function guestError(res: Response, what: string, maxBytes: number): Promise<SandboxError> {
+  const text = await readErrorText(res, maxBytes);
   try {
     const parsed = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
     const { code, message } = parsed.error ?? {};

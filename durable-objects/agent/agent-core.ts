@@ -3,10 +3,12 @@ import { type Outcome, refuse } from "../../bindings/outcome";
 import type { RepoDiff } from "../../core/repos/changes";
 import type { RunKind } from "../../core/runs/rules";
 import type { ScriptChange } from "../../core/scripts/types";
+import { keySetFrom } from "../../core/secrets/crypto";
 import { DeadlineLog } from "./deadline-log";
 import { type Deadline, type DeadlineHandler, DeadlineMultiplexer, deadlineKind } from "./deadlines";
 import { GenerationLock } from "./generation-lock";
 import { GROUP_DELIVERY, GroupDelivery } from "./group-delivery";
+import { RedactionMemory } from "./redaction-memory";
 import { runDiff } from "./run-diff";
 import { type CreatedRun, HEARTBEAT, type NewMessage, RunService } from "./run-service";
 import { SandboxManager, type SandboxState, type SandboxView, type ViewTarget } from "./sandbox-manager";
@@ -75,6 +77,8 @@ export class AgentCore {
   readonly groupDeliveries: GroupDelivery;
   /** The agent's box: ensure, idle timer, home saves (SBX-*). */
   readonly sandboxes: SandboxManager;
+  /** Values of the redaction sets kept past their generation: a run's secrets, valid tokens. */
+  readonly redaction: RedactionMemory;
   /** Randomness of the wake-window planner; tests may pin it. */
   random: () => number = () => Math.random();
 
@@ -89,6 +93,11 @@ export class AgentCore {
       onFired: (entry, firedAt) => this.firings.record(entry.name, entry.dueAt, firedAt),
     });
     this.lock = new GenerationLock(sql, clock);
+    this.redaction = new RedactionMemory(
+      sql,
+      () => ctx.id.name,
+      () => keySetFrom(env.SECRETS_KEK, env.SECRETS_KEK_PREVIOUS),
+    );
     this.sandboxes = new SandboxManager({
       env,
       sql,
@@ -103,6 +112,7 @@ export class AgentCore {
       env,
       lock: this.lock,
       multiplexer: this.multiplexer,
+      redaction: this.redaction,
       now: clock,
       hooks: {
         // Both before the lock is released: a delivery's cursor, and the box's measurement,
@@ -239,6 +249,7 @@ export class AgentCore {
     const held = this.lock.current();
     if (held && this.runs.current) return { forgotten: false, busyRunId: held.runId };
     this.runs.sessions.clear();
+    this.redaction.forgetAll();
     const agentId = this.ctx.id.name;
     if (agentId) await this.sandboxes.forget(agentId);
     await this.ctx.storage.deleteAlarm();
@@ -254,6 +265,7 @@ export class AgentCore {
     GenerationLock.migrate(sql);
     DeadlineLog.migrate(sql);
     SandboxManager.migrate(sql);
+    RedactionMemory.migrate(sql);
   }
 
   /**
@@ -274,7 +286,12 @@ export class AgentCore {
   async runDiff(runId: string, repository: string): Promise<Outcome<RepoDiff>> {
     const agentId = this.ctx.id.name;
     if (!agentId) return refuse(503, "sandbox.unavailable", "The agent object does not know its agent id");
-    return runDiff({ env: this.env, sandboxes: this.sandboxes, withDatabase: (work) => this.runs.withDatabase(work) }, agentId, runId, repository);
+    return runDiff(
+      { env: this.env, sandboxes: this.sandboxes, redaction: this.redaction, withDatabase: (work) => this.runs.withDatabase(work), now: this.now },
+      agentId,
+      runId,
+      repository,
+    );
   }
 
   /** Operator input on a proxied view: restarts the idle timer at most every 30 s (SBX-030). */

@@ -21,6 +21,8 @@ import type { SandboxAccess } from "../../core/tools/types";
 import type { GenerationDeps } from "./generation";
 import { GenerationBox } from "./generation-box";
 import { groupChatOf } from "./group-run";
+import { redactedMemory, redactedPosts, redactedSchedules } from "./redacted-effects";
+import type { RedactionMemory } from "./redaction-memory";
 import { GenerationRepositories } from "./repositories";
 import { generationBounds } from "./request-bounds";
 import type { RunSession } from "./run-session";
@@ -54,6 +56,8 @@ export interface GenerationStart {
   scriptsForgotten?: (change: ScriptChange) => void;
   /** Whether the agent's box runs now. */
   boxRunning?: () => boolean;
+  /** Values kept past their generation: this run's secrets are kept, earlier valid tokens come back. */
+  kept?: RedactionMemory;
 }
 
 /**
@@ -74,6 +78,8 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
   const spend = await startReads(db, session, opened, new Date(start.now()));
   const secrets = await openSecrets(db, env, session);
   if (!secrets.ok) return failed(secrets.code, secrets.message);
+  // Tokens an earlier generation minted stay in the set while valid (SEC-018).
+  const earlier = (await start.kept?.generationStarting(session.runId, secrets.values, start.now())) ?? [];
   const provider = providerForGeneration(session.snapshot.model, env, secrets.values);
   if (!provider.ok) return failed(provider.code, provider.message);
   const bounds = generationBounds(env);
@@ -86,7 +92,7 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
     if (!ensured.ok) return failed(ensured.code, ensured.message);
   }
   // REPO-001: a coding agent's repositories once its box is up; minted tokens join the redaction set.
-  const tokens: SecretValue[] = [];
+  const tokens: SecretValue[] = [...earlier];
   const holder: { deps?: GenerationDeps } = {};
   const started = box?.started;
   const repositories =
@@ -96,9 +102,10 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
           env,
           session,
           access: started,
-          redact: (values) => {
+          redact: async (values, expiresAt) => {
             tokens.push(...values);
             if (holder.deps) holder.deps.redactor = holder.deps.redactor.withSecrets(values);
+            await start.kept?.tokensMinted(session.runId, values, expiresAt, start.now());
           },
           now: start.now,
         })
@@ -113,6 +120,7 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
           .redact(prepared.message),
       );
   }
+  const redactor = () => holder.deps!.redactor;
   holder.deps = {
     db,
     session,
@@ -121,9 +129,13 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
     provider: { ...provider.provider, limits: bounds.replyLimits },
     tools: snapshotTools(session),
     store: new PostgresToolStore(db),
-    ...(session.snapshot.flags.memory ? { memory: { write: (content: string) => writeMemory(db, agentId, content) } } : {}),
-    ...(session.snapshot.flags.group_post ? { group: groupChatOf(env, session) } : {}),
-    schedules: scheduleTools(db, agentId, () => new Date(start.now()), start.random, start.schedulesChanged),
+    // What the calls write where others read it carries no value of the set (ERR-011).
+    ...(session.snapshot.flags.memory ? { memory: redactedMemory({ write: (content: string) => writeMemory(db, agentId, content) }, redactor) } : {}),
+    ...(session.snapshot.flags.group_post ? { group: redactedPosts(groupChatOf(env, session), redactor) } : {}),
+    schedules: redactedSchedules(
+      scheduleTools(db, agentId, () => new Date(start.now()), start.random, start.schedulesChanged),
+      redactor,
+    ),
     ...(box ? { sandbox: repositories ? inRepositories(box.access(), repositories) : box.access() } : {}),
     ...(repositories ? { repositories } : {}),
     ...(session.snapshot.flags.scripting ? { scripts: scriptTools({ db, env, session, box, forget: start.scriptsForgotten ?? (() => {}) }) } : {}),

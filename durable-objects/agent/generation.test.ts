@@ -5,7 +5,7 @@ import * as z from "zod";
 import type { Env } from "../../bindings/env";
 import { openDatabase } from "../../core/db/client";
 import { appendRow, updateRun } from "../../core/db/transcript";
-import { platformRedactor } from "../../core/output/redaction";
+import { platformRedactor, Redactor } from "../../core/output/redaction";
 import type { ToolDefinition } from "../../core/tools/types";
 import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall } from "../../workers/test/agents";
 import { call, seedGuild } from "../../workers/test/seed";
@@ -166,12 +166,12 @@ describe("a generation's failure paths", () => {
       const outcome = await runGeneration({
         ...deps(conn.db, session, new AbortController().signal, [failing]),
         // The second result's output pipeline breaks: a platform bug, not a tool error.
-        redactor: {
-          redact: (text: string) => {
-            if (++calls === 2) throw new TypeError("redactor broke");
-            return text;
-          },
-        } as never,
+        redactor: new (class extends Redactor {
+          override redact(text: string) {
+            if (text === "[]" && ++calls === 2) throw new TypeError("redactor broke");
+            return super.redact(text);
+          }
+        })([]),
       });
       expect(outcome.errors.map((e) => e.code)).toEqual(["generation.failed"]);
       expect(outcome.status).toBe("completed");

@@ -3,6 +3,8 @@ import { riding } from "../../core/db/outage";
 import { commitAssistantRow, type RunError, updateRun } from "../../core/db/transcript";
 import { describeError, logEvent } from "../../core/output/log";
 import type { Redactor } from "../../core/output/redaction";
+import { redactedDeltas } from "../../core/output/redaction-stream";
+import { redactedReply } from "../../core/output/stored-reply";
 import { INTERRUPTED_RESULT, remainingAfter, toolOutput } from "../../core/output/tool-output";
 import { planProjection, STUB_FLOOR_BYTES } from "../../core/projection/projection";
 import { promptHash } from "../../core/projection/prompt-hash";
@@ -121,6 +123,11 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
       const hash = await promptHash(plan.messages, session.snapshot.tools, settings.model);
       const hashed = deps.now();
       let reply: ModelReply;
+      // A secret split across deltas never shows (ERR-011): a tail that may start one waits.
+      const deltas = redactedDeltas(
+        () => deps.redactor,
+        (kind, text) => deps.publish("delta", { run_id: session.runId, generation, kind, text }),
+      );
       try {
         reply = await callModel({
           ...deps.provider,
@@ -130,9 +137,11 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
           thinkingLevel: settings.thinking_level,
           signal: deps.signal,
           redactor: deps.redactor,
-          onDelta: (kind, text) => deps.publish("delta", { run_id: session.runId, generation, kind, text }),
+          onDelta: deltas.push,
         });
+        deltas.flush();
       } catch (error) {
+        deltas.flush();
         if (deps.signal.aborted) throw error;
         const provider = error instanceof ProviderError ? error : new ProviderError(String(error), null, null);
         fail(provider.code, providerErrorMessage(provider.message, deps.redactor), {
@@ -160,18 +169,21 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
       // secret_store values never reach the stored row; the calls run with them (OP-SEC-8).
       const stored = storedToolCalls(reply.toolCalls);
       if (stored.values.length) deps.redactor = deps.redactor.withSecrets(stored.values);
-      await commitAssistant(deps, { ...reply, toolCalls: stored.calls }, plan, hash, {
+      // A secret the model echoes stays out of the row, and so out of the next call (ERR-011);
+      // the calls still run with the model's own arguments.
+      const committed = redactedReply({ ...reply, toolCalls: stored.calls }, deps.redactor);
+      await commitAssistant(deps, committed, plan, hash, {
         projection_ms: planned - stepStarted,
         hash_ms: hashed - planned,
         model_ms: answered - hashed,
       });
       if (handingOff) {
         // The offered tools stay as snapshotted, so the reply may call one: none runs (CHAIN-004).
-        for (const call of stored.calls) {
+        for (const call of committed.toolCalls) {
           const payload: ChatPayload = { role: "tool", tool_call_id: call.id, content: HANDOFF_TOOL_RESULT };
           await commitRow(deps, "tool", payload, { tool_name: call.function.name, tool_call_id: call.id, source: "handoff" });
         }
-        handoff = { text: reply.content?.trim() ? reply.content : null };
+        handoff = { text: committed.content?.trim() ? committed.content : null };
         break;
       }
       if (reply.toolCalls.length === 0) {

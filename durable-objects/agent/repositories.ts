@@ -51,8 +51,8 @@ export class GenerationRepositories {
     private readonly app: GitHubApp | null,
     readonly repositories: RepositoryForGeneration[],
     private readonly identity: { name: string; email: string },
-    /** New token values join the generation's redaction set (REPO-003, SEC-018). */
-    private readonly redact: (values: SecretValue[]) => void,
+    /** New token values join the generation's redaction set (REPO-003, SEC-018), kept until they expire (epoch ms). */
+    private readonly redact: (values: SecretValue[], expiresAt: number) => Promise<void>,
     private readonly now: () => number,
   ) {}
 
@@ -62,7 +62,7 @@ export class GenerationRepositories {
     env: Env;
     session: RunSession;
     access: SandboxAccess;
-    redact: (values: SecretValue[]) => void;
+    redact: (values: SecretValue[], expiresAt: number) => Promise<void>;
     now: () => number;
   }): Promise<GenerationRepositories> {
     const { db, env, session } = input;
@@ -189,7 +189,9 @@ export class GenerationRepositories {
       installationId,
       repositories.map((r) => r.name),
     );
-    this.redact([{ name: "GITHUB_INSTALLATION_TOKEN", value: token.token }]);
+    // An unreadable expiry is kept for the hour GitHub gives a token.
+    const expires = Date.parse(token.expires_at);
+    await this.redact([{ name: "GITHUB_INSTALLATION_TOKEN", value: token.token }], Number.isFinite(expires) ? expires : this.now() + 3_600_000);
     return token;
   }
 

@@ -12,6 +12,7 @@ import { platformRedactor } from "../../core/output/redaction";
 import { diffCommand, notRecordedMessage, type RepoDiff, readDiffAnswer, recordedRepos, tokenSecrets } from "../../core/repos/changes";
 import { GIT_TOKENS_PATH } from "../../core/repos/types";
 import { boxRefusalStatus, SandboxError } from "../../core/sandbox/errors";
+import type { RedactionMemory } from "./redaction-memory";
 import { currentEnsureRequest } from "./sandbox-inputs";
 import type { SandboxManager } from "./sandbox-manager";
 
@@ -22,10 +23,15 @@ const DIFF_TIMEOUT_MS = 60_000;
  * six characters per byte for control characters, about one for ordinary text) and stderr.
  */
 const DIFF_OUTPUT_BYTES = 4 << 20;
+/** The tokens file as the platform writes it is well under this; the box may have replaced it. */
+const TOKENS_FILE_MAX_BYTES = 64 << 10;
 
 interface Host {
   env: Env;
   sandboxes: SandboxManager;
+  /** The values the run's generations used, kept past a rotation or deletion, and the valid tokens. */
+  redaction: RedactionMemory;
+  now: () => number;
   withDatabase: <T>(work: (db: Database) => Promise<T>) => Promise<T>;
 }
 
@@ -55,12 +61,14 @@ export async function runDiff(host: Host, agentId: string, runId: string, reposi
   if (!read.ok) return read.refused;
   if (!read.ensure.ok) return boxRefused(read.ensure.code, read.ensure.message);
   const { request } = read.ensure;
-  // The values the agent's box holds in its environment, and the platform's own keys.
-  const agentRedactor = platformRedactor(host.env).withSecrets(request.secrets);
+  // The values the agent's box holds in its environment, the platform's own keys, and the values
+  // of the run's time: a secret rotated or deleted since is still in the box's history.
+  const kept = await host.redaction.forRun(runId, host.now());
+  const agentRedactor = platformRedactor(host.env).withSecrets([...request.secrets, ...kept]);
   const box = await host.sandboxes.forCommand(request);
   if (!box.ok) return boxRefused(box.code, agentRedactor.redact(box.message));
   // And the GitHub tokens the last generation wrote into the box, when there are any.
-  const tokens = await box.guest.getFile(GIT_TOKENS_PATH).then(
+  const tokens = await box.guest.getFile(GIT_TOKENS_PATH, undefined, TOKENS_FILE_MAX_BYTES).then(
     (bytes) => tokenSecrets(new TextDecoder().decode(bytes)),
     () => [],
   );

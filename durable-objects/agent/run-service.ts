@@ -16,6 +16,7 @@ import type { DeadlineMultiplexer } from "./deadlines";
 import { interruptUnresolved, runGeneration } from "./generation";
 import { generationInputs } from "./generation-inputs";
 import type { GenerationLock } from "./generation-lock";
+import type { RedactionMemory } from "./redaction-memory";
 import { announceContinuation, chainToPickUp, continueAfterHandoff, withLatestRun } from "./run-chain";
 import { AgentUnavailable, type Opening, writeOpening } from "./run-opening";
 import { RunRecovery } from "./run-recovery";
@@ -58,6 +59,8 @@ interface Host {
   env: Env;
   lock: GenerationLock;
   multiplexer: DeadlineMultiplexer;
+  /** Values of earlier generations' redaction sets (a run's secrets, valid tokens). */
+  redaction: RedactionMemory;
   now: () => number;
   hooks: RunHooks;
   /** Randomness of the wake-window planner. */
@@ -428,6 +431,7 @@ export class RunService {
         secretsChanged: () => this.host.hooks.secretsChanged(),
         scriptsForgotten: (change) => this.sessions.forgetScripts(change),
         boxRunning: () => this.host.hooks.boxRunning(),
+        kept: this.host.redaction,
       });
       if (!inputs.ok) {
         status = await this.recordEnding(session, [inputs.error]);

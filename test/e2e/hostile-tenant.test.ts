@@ -2,6 +2,7 @@ import { containerStack } from "./container-stack";
 import { githubClaims } from "./hostile-tenant/github-claims";
 import { homes } from "./hostile-tenant/homes";
 import { idsAndViews } from "./hostile-tenant/ids-and-views";
+import { redaction } from "./hostile-tenant/redaction";
 import { secretsAndProcesses } from "./hostile-tenant/secrets-and-processes";
 
 /**
@@ -16,3 +17,4 @@ secretsAndProcesses(boxes);
 githubClaims(boxes);
 idsAndViews(boxes);
 homes(boxes);
+redaction(boxes);
