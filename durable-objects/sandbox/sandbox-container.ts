@@ -12,6 +12,9 @@ export const GUEST_PORT = 8080;
  */
 export const GUEST_CONFIG = "GUEST_CONFIG";
 
+/** Container states in which no request may reach (or restart) the box. */
+const STOPPED = new Set(["stopping", "stopped", "stopped_with_code"]);
+
 /** Settings of the guest, named as containers/README.md lists them, e.g. GUEST_TOKEN. */
 export type GuestSettings = Record<`GUEST_${string}`, string>;
 
@@ -49,7 +52,9 @@ abstract class SandboxContainer extends Container<Env> {
    * request or a retried call must not bring such a box up; the agent object's ensure does.
    */
   override async fetch(request: Request): Promise<Response> {
-    if (!this.ctx.container?.running) {
+    // A box that was told to stop (SIGTERM from the engine, a crash) may still count as running
+    // for a moment: Container's fetch would start it again then, and wait minutes for ports.
+    if (!this.ctx.container?.running || STOPPED.has((await this.getState()).status)) {
       return Response.json(
         { error: { code: "sandbox.not_running", message: "The agent's sandbox is not running; opening a view or a generation starts it" } },
         { status: 503 },

@@ -323,6 +323,17 @@ describe("API contract: every documented operation through the typed client", ()
     const cli = await expectAnswer(api.POST("/api/agents/{id}/cli/start", { params: { path: { id: browsing.id } } }), 200);
     expect(cli.tty_url).toMatch(new RegExp(`^/api/agents/${browsing.id}/cli/tty/[^/]+/$`));
     await expectAnswer(api.POST("/api/agents/{id}/cli/start", { params: { path: { id: unknownId } } }), 404);
+    // The open views renew their tickets: the same paths under new tickets.
+    const vnc = await expectAnswer(api.POST("/api/agents/{id}/browser/ticket", { params: { path: { id: browsing.id } } }), 200);
+    expect(vnc.vnc_url).toMatch(new RegExp(`^/api/agents/${browsing.id}/browser/vnc/[^/]+/$`));
+    const tty = await expectAnswer(api.POST("/api/agents/{id}/cli/ticket", { params: { path: { id: browsing.id } } }), 200);
+    expect(tty.tty_url).toMatch(new RegExp(`^/api/agents/${browsing.id}/cli/tty/[^/]+/$`));
+    await expectAnswer(api.POST("/api/agents/{id}/browser/ticket", { params: { path: { id: agent.id } } }), 409);
+    await expectAnswer(api.POST("/api/agents/{id}/cli/ticket", { params: { path: { id: unknownId } } }), 404);
+    // Reset home: the running box goes without a save, and the saved home with it.
+    const reset = await expectAnswer(api.POST("/api/agents/{id}/sandbox/reset", { params: { path: { id: browsing.id } } }), 200);
+    expect(reset).toEqual({ reset: true, destroyed: true });
+    await expectAnswer(api.POST("/api/agents/{id}/sandbox/reset", { params: { path: { id: unknownId } } }), 404);
     await expectAnswer(api.DELETE("/api/agents/{id}", { params: { path: { id: browsing.id } } }), 204);
   });
 

@@ -188,6 +188,9 @@ describe.skipIf(unavailable)("SBX-036: the save on shutdown", () => {
       const probe = await start("lite");
       const gateway = probe.ip.replace(/\.\d+$/, ".1");
       const box = await start("lite", { GUEST_HOME_SAVE_URL: `http://${gateway}:${(server.address() as { port: number }).port}/homes/x` });
+      // As the platform does for an agent with no saved home: only a home restored (or declared
+      // ready) is ever pushed over the saved one.
+      expect((await fetch(`${box.guest}/home/ready`, authed(box, { method: "POST" }))).status).toBe(200);
       await box.exec("mkdir -p /home/agent/work && echo kept > /home/agent/work/state.txt");
       await box.stop();
       const restored = await fetch(`${probe.guest}/home/archive`, authed(probe, { method: "PUT", body: Buffer.concat(received) }));

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { claimInstallation } from "../../../scripts/forge/test-support";
 import { agentIdle, readRun, script, transcript } from "../agents";
 import { agentWithSecret, generate } from "../container-stack";
 import { type Boxes, forgeAdmin } from "./tenant";
@@ -54,8 +55,9 @@ async function withRepository(boxes: Boxes, guildId: string) {
   expect((await forge("POST", "/repos", { full_name: fullName, private: true, files: { "README.md": "one\n" } })).status).toBe(201);
   const installation = await forge("POST", "/installations", { account: owner, repositories: [fullName] });
   expect(installation.status, JSON.stringify(installation.json)).toBe(201);
-  const connection = await boxes.call("POST", "/api/github/connections", { installation_id: installation.json.id });
+  const { connection } = await claimInstallation(boxes.call, boxes.stack.forge!.adminUrl, { account: owner });
   expect(connection.status, connection.text).toBe(201);
+  expect(connection.json.installation_id).toBe(installation.json.id);
   const repository = await boxes.call("POST", `/api/guilds/${guildId}/repositories`, { full_name: fullName, connection_id: connection.json.id });
   expect(repository.status, repository.text).toBe(201);
   return { installationId: installation.json.id as number };
