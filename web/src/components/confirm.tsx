@@ -34,7 +34,7 @@ export function ConfirmDelete(props: { what: string; onConfirm: () => Promise<vo
     );
   }
   return (
-    <span class="confirm" role="group" aria-label={`Confirm ${verb.toLowerCase().replace(/e$/, "")}ing ${props.what}`}>
+    <span class="confirm" role="group" aria-label={`Confirm ${gerund(verb)} ${props.what}`}>
       <span>
         {verb} {props.what}? This cannot be undone.
       </span>
@@ -64,4 +64,17 @@ export function ConfirmDelete(props: { what: string; onConfirm: () => Promise<vo
       </button>
     </span>
   );
+}
+
+/**
+ * The verb's -ing form for the confirmation's label.
+ *
+ * @example gerund("Delete") // "deleting"; gerund("Reset") // "resetting"; gerund("Disconnect") // "disconnecting"
+ */
+export function gerund(verb: string): string {
+  const word = verb.toLowerCase();
+  if (/[^e]e$/.test(word)) return `${word.slice(0, -1)}ing`;
+  // A short word ending consonant, vowel, t (reset, submit) doubles its t.
+  if (/^[a-z]{0,4}[^aeiou][aeiou]t$/.test(word)) return `${word}ting`;
+  return `${word}ing`;
 }
