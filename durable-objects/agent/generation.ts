@@ -1,3 +1,4 @@
+import { untilAborted } from "../../core/async/until-aborted";
 import type { Database } from "../../core/db/client";
 import { riding } from "../../core/db/outage";
 import { commitAssistantRow, type RunError, updateRun } from "../../core/db/transcript";
@@ -378,18 +379,4 @@ export async function interruptUnresolved(db: Database, session: RunSession, gen
     const metadata = { tool_name: call.name, tool_call_id: call.id, source: "interruption" };
     await session.commit(db, { generation, role: "tool", payload: payload as never, metadata, tokenCount: countRowTokens(payload, metadata) });
   }
-}
-
-/**
- * The tool's result, or an AbortError as soon as the operator cancels (CANCEL-001): a
- * tool that ignores its signal keeps running in the background, but its result is
- * never committed and the run gets its interruption result at once.
- */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new DOMException("cancelled", "AbortError"));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new DOMException("cancelled", "AbortError"));
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }

@@ -9,6 +9,7 @@
  * the home first, then destroys: the disk goes with the box.
  */
 import type { Env } from "../../bindings/env";
+import { untilAborted } from "../../core/async/until-aborted";
 import { describeError, logEvent } from "../../core/output/log";
 import { SandboxError } from "../../core/sandbox/errors";
 import { GuestClient } from "../../core/sandbox/guest-client";
@@ -24,6 +25,12 @@ export type EnsureOutcome = { ok: true; box: Box; guest: GuestClient; action: En
 
 /** How long a started box gets for its guest to answer /health. */
 const HEALTH_TIMEOUT_MS = 30_000;
+
+/** How long the desktop and Chromium get to start (a loaded machine is slow at it). */
+const SERVICES_TIMEOUT_MS = 180_000;
+
+/** How long taking a home back may last: a minute, plus its size at 20 MB/s. */
+const restoreDeadlineMs = (bytes: number) => 60_000 + Math.ceil(bytes / 20_000);
 
 /** Set once a Container object could not be constructed in this isolate (containers off). */
 let containersOff = false;
@@ -127,12 +134,15 @@ export class SandboxLifecycle {
     let restoreMs = 0;
     try {
       const home = await this.homes.open(agentId);
+      // A box that dies while it takes its home back must fail the start, not hold it for as
+      // long as a call to it may hang.
+      const deadline = AbortSignal.timeout(restoreDeadlineMs(home?.size ?? 0));
       // Either way the guest learns the cap, and that its save on shutdown may now run.
-      if (home) await guest.putHomeArchive(home.body, { length: home.size, maxBytes: capBytes });
-      else await guest.homeReady(capBytes);
+      if (home) await untilAborted(guest.putHomeArchive(home.body, { length: home.size, maxBytes: capBytes, signal: deadline }), deadline);
+      else await untilAborted(guest.homeReady(capBytes), deadline);
       restoredBytes = home?.size ?? null;
       restoreMs = this.now() - booted;
-      await this.startServices(guest, request);
+      await untilAborted(this.startServices(guest, request), AbortSignal.timeout(SERVICES_TIMEOUT_MS));
     } catch (error) {
       // A box without its home must not live: its next save would replace the saved home.
       await target.destroyBox().catch(() => {});
@@ -237,9 +247,10 @@ export class SandboxLifecycle {
   }
 
   private async waitHealthy(guest: GuestClient): Promise<void> {
-    const deadline = Date.now() + HEALTH_TIMEOUT_MS;
-    while (!(await guest.health())) {
-      if (Date.now() > deadline) throw new SandboxError("sandbox.unavailable", `The sandbox's guest did not answer within ${HEALTH_TIMEOUT_MS / 1000} s`);
+    // One deadline for every check, a check that hangs included.
+    const deadline = AbortSignal.timeout(HEALTH_TIMEOUT_MS);
+    while (!(await untilAborted(guest.health(), deadline).catch(() => false))) {
+      if (deadline.aborted) throw new SandboxError("sandbox.unavailable", `The sandbox's guest did not answer within ${HEALTH_TIMEOUT_MS / 1000} s`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
