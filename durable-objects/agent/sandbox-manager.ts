@@ -6,6 +6,7 @@
  * time (`serial`), so a view opening while a generation starts never starts two boxes.
  */
 import type { Env } from "../../bindings/env";
+import { untilAborted } from "../../core/async/until-aborted";
 import type { Database } from "../../core/db/client";
 import { readWorkspace, storeWorkspaceMib } from "../../core/db/sandbox";
 import { describeError, logEvent } from "../../core/output/log";
@@ -182,7 +183,9 @@ export class SandboxManager {
       if (!ensured.ok) return ensured;
       if (view === "browser") return { ok: true, box: ensured.box, port: VIEW_PORTS.browser };
       try {
-        const started = await ensured.guest.exec({ command: "/usr/local/bin/agent-cli-start", timeoutMs: 30_000 });
+        // A box that dies meanwhile must not hold the view (and every call queued behind it).
+        const deadline = AbortSignal.timeout(45_000);
+        const started = await untilAborted(ensured.guest.exec({ command: "/usr/local/bin/agent-cli-start", timeoutMs: 30_000 }, deadline), deadline);
         const secret = cliSecret(started.output);
         if (started.exitCode !== 0 || !secret) throw new Error(`agent-cli-start exited with ${started.exitCode}`);
         return { ok: true, box: ensured.box, port: VIEW_PORTS.cli, pathPrefix: `/t/${secret}` };
