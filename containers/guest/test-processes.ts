@@ -64,7 +64,8 @@ export async function startChromium(): Promise<RunningChromium> {
     cdpUrl: `http://127.0.0.1:${port}`,
     async stop() {
       await stopProcess(child);
-      await rm(profile, { recursive: true, force: true });
+      // Chromium's helper processes may still write the profile for a moment after it exits.
+      await rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }
