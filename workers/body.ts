@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { readWithin } from "../core/http/read-within";
 import { nestsDeeperThan } from "../core/validation/depth";
 import { unstorableField } from "../core/validation/storable";
 import { ApiError, validationFailed } from "./errors";
@@ -42,26 +43,8 @@ export async function readJson(c: Context): Promise<void> {
 }
 
 async function readLimited(request: Request, limit: number): Promise<string> {
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = await readWithin(request.body, limit);
+  if (!bytes) throw tooLarge(limit);
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {

@@ -3,6 +3,7 @@
  * in it): every body the platform reads from the guest stops at a cap, whatever the box
  * sends, and a read past the cap says so instead of growing in the object's memory.
  */
+import { readWithin } from "../http/read-within";
 import { SandboxError } from "../tools/sandbox-error";
 
 /** The caps of the guest client's reads. */
@@ -43,27 +44,9 @@ export async function readCapped(res: Response, maxBytes: number, what: string):
     await res.body?.cancel().catch(() => {});
     throw tooLarge(what, maxBytes);
   }
-  const reader = res.body?.getReader();
-  if (!reader) return new Uint8Array(0);
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(what, maxBytes);
-    }
-    parts.push(value);
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
+  const bytes = await readWithin(res.body, maxBytes);
+  if (!bytes) throw tooLarge(what, maxBytes);
+  return bytes;
 }
 
 /** A JSON answer read within `maxBytes`; one that does not parse is `sandbox.guest_error`. */
