@@ -5,7 +5,7 @@ import { hashToken } from "../core/auth/tokens";
 import { VERIFIED_TOKEN_TTL_MS, verifiedTokens } from "../core/auth/verified-tokens";
 import { openDatabase } from "../core/db/client";
 import { apiTokens } from "../core/db/schema";
-import { call, seedOrganisation } from "./test/seed";
+import { call, seedOrganisation } from "../test/workerd/seed";
 
 describe("API token auth", () => {
   let mine: { token: string; organisation_id: string };

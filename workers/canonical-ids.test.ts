@@ -3,9 +3,9 @@ import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../bindings/env";
 import { mintViewTicket, viewTicketKey } from "../core/sandbox/view-ticket";
+import { newAgent } from "../test/workerd/agents";
+import { call, seedGuild } from "../test/workerd/seed";
 import { app } from "./app";
-import { newAgent } from "./test/agents";
-import { call, seedGuild } from "./test/seed";
 
 /**
  * One canonical form per id (docs/decisions/0015-tenant-boundaries.md): every path of the

@@ -2,8 +2,8 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../bindings/env";
+import { call, seedOrganisation } from "../test/workerd/seed";
 import { app } from "./app";
-import { call, seedOrganisation } from "./test/seed";
 
 const testEnv = env as unknown as Env & { TEST_LOW_RATE_LIMIT: RateLimit };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call } from "./test/seed";
+import { call } from "../test/workerd/seed";
 
 // The document's shape is checked in Node (test/unit/openapi.test.ts); this checks the
 // Worker itself generates and serves it, without a token.

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, seedOrganisation } from "./test/seed";
+import { call, seedOrganisation } from "../test/workerd/seed";
 
 /** Field-level cases: the body, and the fields the 422 must name. */
 const agentCases: Array<[string, unknown, string[]]> = [

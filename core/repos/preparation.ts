@@ -1,7 +1,7 @@
 /**
  * The words of a coding agent's generation start (REPO-001..013): what the tokens file
  * holds, when a token is minted again, and how a refused token or a failed clone reads as
- * a generation-start error. Pure: the orchestration is durable-objects/agent/repositories.ts.
+ * a generation-start error. Pure: the orchestration is durable-objects/agent/generation/repositories.ts.
  */
 import { gitTokenKey } from "./git-token-key";
 import { lastJson } from "./guilds-code";

@@ -4,16 +4,16 @@ import type { RepoDiff } from "../../core/repos/changes";
 import type { RunKind } from "../../core/runs/rules";
 import type { ScriptChange } from "../../core/scripts/types";
 import { keySetFrom } from "../../core/secrets/crypto";
-import { DeadlineLog } from "./deadline-log";
-import { type Deadline, type DeadlineHandler, DeadlineMultiplexer, deadlineKind } from "./deadlines";
-import { GenerationLock } from "./generation-lock";
-import { GROUP_DELIVERY, GroupDelivery } from "./group-delivery";
-import { RedactionMemory } from "./redaction-memory";
-import { runDiff } from "./run-diff";
-import { type CreatedRun, HEARTBEAT, type NewMessage, RunService } from "./run-service";
-import { SandboxManager, type SandboxState, type SandboxView, type ViewTarget } from "./sandbox-manager";
-import { SCHEDULE, ScheduleFiring } from "./schedule-firing";
-import { syncScriptsToBox } from "./script-sync";
+import { DeadlineLog } from "../common/deadline-log";
+import { type Deadline, type DeadlineHandler, DeadlineMultiplexer, deadlineKind } from "../common/deadlines";
+import { SandboxManager, type SandboxState, type SandboxView, type ViewTarget } from "../sandbox/manager";
+import { runDiff } from "../sandbox/run-diff";
+import { syncScriptsToBox } from "../sandbox/script-sync";
+import { type CreatedRun, HEARTBEAT, type NewMessage, RunService } from "./run/lifecycle";
+import { GenerationLock } from "./state/generation-lock";
+import { RedactionMemory } from "./state/redaction-memory";
+import { GROUP_DELIVERY, GroupDelivery } from "./triggers/group";
+import { SCHEDULE, ScheduleFiring } from "./triggers/schedule";
 
 /** `generationState()`: the agent's lock as the Worker reports it (UTC ISO times). */
 export interface GenerationState {

@@ -6,8 +6,8 @@ import { appendGroupMessage, type GroupMessageWire, groupMessageWire, groupParti
 import { taggedAgents } from "../../core/group/mentions";
 import { wakes } from "../../core/group/wake";
 import { describeError, logEvent } from "../../core/output/log";
-import { IdleConnection } from "../idle-connection";
-import { hubLimits, SseHub } from "../sse-hub";
+import { IdleConnection } from "../common/idle-connection";
+import { hubLimits, SseHub } from "../common/sse-hub";
 
 /** A post to the guild's chat, from the operator (the API) or an agent (group_post). */
 export interface GroupPost {

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../bindings/env";
-import { homeKey } from "../agent/sandbox-home";
+import { homeKey } from "./home";
 import { HOME_SAVE_HOST, homeSaveUrl, saveHomeOnExit } from "./home-on-exit";
 
 const bindings = env as unknown as Env;

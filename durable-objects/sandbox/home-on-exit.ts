@@ -8,7 +8,7 @@
 import type { OutboundHandlerContext } from "@cloudflare/containers";
 import type { Env } from "../../bindings/env";
 import { homeCapBytes } from "../../core/sandbox/workspace";
-import { SandboxHomes } from "../agent/sandbox-home";
+import { SandboxHomes } from "./home";
 
 /** Never resolved by DNS: the Container class intercepts it before it leaves the box. */
 export const HOME_SAVE_HOST = "home-save.sandbox.internal";

@@ -9,8 +9,8 @@ describe("bundle size by module (bundle and startup budget)", () => {
       "node_modules/zod/v4/locales/de.js": { bytesInOutput: 50 },
       "node_modules/js-tiktoken/dist/ranks/o200k_base.js": { bytesInOutput: 900 },
       "node_modules/@neondatabase/serverless/index.mjs": { bytesInOutput: 200 },
-      "durable-objects/agent/run-service.ts": { bytesInOutput: 20 },
-      "durable-objects/agent/generation.ts": { bytesInOutput: 10 },
+      "durable-objects/agent/run/lifecycle.ts": { bytesInOutput: 20 },
+      "durable-objects/agent/generation/generation.ts": { bytesInOutput: 10 },
     };
     const meta = { outputs: { "out/index.js": { inputs }, "out/index.js.map": { inputs: { "node_modules/zod/v4/core/schemas.js": { bytesInOutput: 999 } } } } };
     expect(moduleSizes(meta)).toEqual([

@@ -4,7 +4,7 @@
  * setup's teardown checks every row of the test database, every request the mock model
  * received, and every console line the tests' Worker and objects wrote (collected by the
  * root config's onConsoleLog); responses and SSE events are checked as the test helpers
- * read them (workers/test/seed.ts, workers/test/sse.ts). Lines a test captures itself with
+ * read them (test/workerd/seed.ts, test/workerd/sse.ts). Lines a test captures itself with
  * a console spy are that test's to check.
  */
 import { createHash } from "node:crypto";

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { agentUsage, guildUsage, messages, runs } from "../../core/db/schema";
-import { call, seedOrganisation } from "../test/seed";
+import { call, seedOrganisation } from "../../test/workerd/seed";
 
 describe("agents API", () => {
   let token: string;

@@ -2,8 +2,8 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { messages, runs } from "../../core/db/schema";
-import { newAgent, rows, script, settled, untilGenerating } from "../test/agents";
-import { call, seedGuild } from "../test/seed";
+import { newAgent, rows, script, settled, untilGenerating } from "../../test/workerd/agents";
+import { call, seedGuild } from "../../test/workerd/seed";
 
 describe("archived runs", () => {
   let token: string;

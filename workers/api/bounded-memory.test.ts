@@ -7,11 +7,11 @@ import { openDatabase } from "../../core/db/client";
 import { messages } from "../../core/db/schema";
 import { loadRows, toWireRow } from "../../core/db/transcript";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
+import { SseHub } from "../../durable-objects/common/sse-hub";
 import type { GuildObject } from "../../durable-objects/guild/guild-object";
-import { SseHub } from "../../durable-objects/sse-hub";
-import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall } from "../test/agents";
-import { call, seedGuild } from "../test/seed";
-import { collectEvents } from "../test/sse";
+import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall } from "../../test/workerd/agents";
+import { call, seedGuild } from "../../test/workerd/seed";
+import { collectEvents } from "../../test/workerd/sse";
 
 /** Sets (or with undefined, removes) a variable of the agent object's environment for the test. */
 async function setObjectEnv(agentId: string, name: keyof Env, value: string | undefined) {

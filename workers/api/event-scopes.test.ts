@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { newAgent, script, settled } from "../test/agents";
-import { call, seedGuild } from "../test/seed";
-import { collectEvents, collectStream } from "../test/sse";
+import { newAgent, script, settled } from "../../test/workerd/agents";
+import { call, seedGuild } from "../../test/workerd/seed";
+import { collectEvents, collectStream } from "../../test/workerd/sse";
 
 describe("event scopes", () => {
   it("SSE-006: a run's stream carries that run's events only, and a guild's stream that guild's posts only", async () => {

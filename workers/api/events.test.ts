@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { newAgent, rows, script, settled, toolCall } from "../test/agents";
-import { call, seedGuild, seedOrganisation } from "../test/seed";
-import { collectEvents, type SseEvent } from "../test/sse";
+import { newAgent, rows, script, settled, toolCall } from "../../test/workerd/agents";
+import { call, seedGuild, seedOrganisation } from "../../test/workerd/seed";
+import { collectEvents, type SseEvent } from "../../test/workerd/sse";
 
 /** A not-generating status after the generation started: the end of the stream we wait for. */
 const ended = (events: SseEvent[]) => {

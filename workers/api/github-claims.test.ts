@@ -5,9 +5,9 @@ import type { Env } from "../../bindings/env";
 import { openDatabase } from "../../core/db/client";
 import { githubClaimStates } from "../../core/db/schema";
 import { CLAIM_STATE_TTL_MS, claimStateKey, mintClaimState, randomNonce } from "../../core/github/claim-state";
+import { approveInstall, claim, FORGE_ADMIN } from "../../test/workerd/github";
+import { call, seedGuild } from "../../test/workerd/seed";
 import { app } from "../app";
-import { approveInstall, claim, FORGE_ADMIN } from "../test/github";
-import { call, seedGuild } from "../test/seed";
 
 /**
  * Claiming a GitHub App installation (OP-REPO-6): the state is this organisation's and good

@@ -2,10 +2,10 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_WAKE_DEPTH } from "../../core/group/wake";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall, untilGenerating } from "../test/agents";
-import { groupRuns, postChat, seedChatRows, untilDelivered } from "../test/group-chat";
-import { call, seedGuild } from "../test/seed";
-import { collectStream } from "../test/sse";
+import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall, untilGenerating } from "../../test/workerd/agents";
+import { groupRuns, postChat, seedChatRows, untilDelivered } from "../../test/workerd/group-chat";
+import { call, seedGuild } from "../../test/workerd/seed";
+import { collectStream } from "../../test/workerd/sse";
 
 /** The selector's model name in the test bindings (vitest.config.ts). */
 const SELECTOR_MODEL = "selector-model";

@@ -7,9 +7,9 @@ import { openDatabase } from "../../core/db/client";
 import { groupCursors } from "../../core/db/schema";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
 import type { GuildObject } from "../../durable-objects/guild/guild-object";
-import { newAgent, objectOf, rows, script, settled, untilGenerating } from "../test/agents";
-import { groupRuns, postChat, seedChatRows, untilDelivered } from "../test/group-chat";
-import { call, seedGuild } from "../test/seed";
+import { newAgent, objectOf, rows, script, settled, untilGenerating } from "../../test/workerd/agents";
+import { groupRuns, postChat, seedChatRows, untilDelivered } from "../../test/workerd/group-chat";
+import { call, seedGuild } from "../../test/workerd/seed";
 
 /** Resets an object as an eviction or crash would; its storage stays. */
 async function evict(stub: DurableObjectStub<AgentObject> | DurableObjectStub<GuildObject>) {

@@ -3,8 +3,8 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { agentUsage, globalUsage, guildUsage, messages, runs } from "../../core/db/schema";
-import { newAgent, script, settled } from "../test/agents";
-import { call, seedOrganisation } from "../test/seed";
+import { newAgent, script, settled } from "../../test/workerd/agents";
+import { call, seedOrganisation } from "../../test/workerd/seed";
 
 describe("deleting a guild", () => {
   it("USAGE-008 / RUN-022: deleting a guild drops its counter row, its agents' counters, runs and messages; organisation, monthly and global totals stay", {

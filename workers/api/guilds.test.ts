@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, seedOrganisation } from "../test/seed";
+import { call, seedOrganisation } from "../../test/workerd/seed";
 
 describe("guilds API", () => {
   let token: string;

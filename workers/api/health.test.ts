@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import journal from "../../migrations/meta/_journal.json";
 import { schemaProblem } from "../../scripts/deploy/schema-check";
-import { call } from "../test/seed";
+import { call } from "../../test/workerd/seed";
 import { errorReason, HEALTH_CHECK_TTL_MS, sharedCheck } from "./health";
 
 describe("HARDEN-5: /api/health", () => {

@@ -1,7 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { newAgent } from "../test/agents";
-import { call, seedGuild } from "../test/seed";
+import { newAgent } from "../../test/workerd/agents";
+import { call, seedGuild } from "../../test/workerd/seed";
 
 /** Values a client (or an attacker) may put in a list's paging parameters. */
 const MALFORMED_NUMBERS = ["abc", "-5", "1.5", "99999999999999999999", "2147483648", "1e3x", "0x1g", "NaN", "Infinity", " "];

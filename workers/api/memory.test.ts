@@ -2,9 +2,9 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MEMORY_REMINDER } from "../../core/tools/memory";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall } from "../test/agents";
-import { postChat, untilDelivered } from "../test/group-chat";
-import { call, seedGuild } from "../test/seed";
+import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall } from "../../test/workerd/agents";
+import { postChat, untilDelivered } from "../../test/workerd/group-chat";
+import { call, seedGuild } from "../../test/workerd/seed";
 
 /** Fires the agent's routine at its planned time and returns the schedule run once it ended. */
 async function fireRoutine(token: string, agentId: string) {

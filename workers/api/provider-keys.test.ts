@@ -4,9 +4,9 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Env } from "../../bindings/env";
 import { openDatabase } from "../../core/db/client";
 import { organisations } from "../../core/db/schema";
-import { modelRequests, newAgent, rows, script, settled } from "../test/agents";
-import { call, seedGuild, seedOrganisation } from "../test/seed";
-import { collectEvents } from "../test/sse";
+import { modelRequests, newAgent, rows, script, settled } from "../../test/workerd/agents";
+import { call, seedGuild, seedOrganisation } from "../../test/workerd/seed";
+import { collectEvents } from "../../test/workerd/sse";
 
 /** The platform key of the test configuration: the canary that must reach only the platform's provider. */
 const CANARY = (env as unknown as Env).MODEL_API_KEY!;

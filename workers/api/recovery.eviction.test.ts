@@ -5,9 +5,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { messages, runs } from "../../core/db/schema";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import { HEARTBEAT } from "../../durable-objects/agent/run-service";
-import { modelRequests, newAgent, objectOf, rows, script, settled, untilGenerating } from "../test/agents";
-import { call, seedGuild } from "../test/seed";
+import { HEARTBEAT } from "../../durable-objects/agent/run/lifecycle";
+import { modelRequests, newAgent, objectOf, rows, script, settled, untilGenerating } from "../../test/workerd/agents";
+import { call, seedGuild } from "../../test/workerd/seed";
 
 /** Resets the object as an eviction or crash would; its storage stays. */
 async function evict(stub: DurableObjectStub<AgentObject>) {

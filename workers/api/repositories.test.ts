@@ -6,9 +6,9 @@ import type { Env } from "../../bindings/env";
 import { openDatabase } from "../../core/db/client";
 import { repositoriesForGeneration } from "../../core/db/repositories";
 import { githubConnections, guildRepositories } from "../../core/db/schema";
+import { claim } from "../../test/workerd/github";
+import { call, seedGuild } from "../../test/workerd/seed";
 import { app } from "../app";
-import { claim } from "../test/github";
-import { call, seedGuild } from "../test/seed";
 
 /** Repositories and GitHub connections (OP-REPO-6), the local forge standing in for GitHub (test/setup/database.ts). */
 

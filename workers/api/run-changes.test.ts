@@ -4,8 +4,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { agents, runs } from "../../core/db/schema";
 import type { RepoChange } from "../../core/repos/types";
-import { newAgent, objectOf } from "../test/agents";
-import { call, seedGuild } from "../test/seed";
+import { newAgent, objectOf } from "../../test/workerd/agents";
+import { call, seedGuild } from "../../test/workerd/seed";
 
 /**
  * A run's changes (REPO-019..025). The Workers test pool starts no container engine, so the

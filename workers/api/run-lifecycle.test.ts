@@ -4,8 +4,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { messages, runs } from "../../core/db/schema";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall, untilGenerating } from "../test/agents";
-import { call, seedGuild } from "../test/seed";
+import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall, untilGenerating } from "../../test/workerd/agents";
+import { call, seedGuild } from "../../test/workerd/seed";
 
 describe("cancellation, recovery and resume", () => {
   let token: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { newAgent } from "../test/agents";
-import { call, seedGuild } from "../test/seed";
+import { newAgent } from "../../test/workerd/agents";
+import { call, seedGuild } from "../../test/workerd/seed";
 
 describe("opening a run: the answer is the run as written, the agent's organisation still checked", () => {
   it("RUN-003 / HARDEN: the created run answers exactly as reading it back does", async () => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { modelRequests, newAgent, script, settled } from "../test/agents";
-import { call, seedGuild } from "../test/seed";
+import { modelRequests, newAgent, script, settled } from "../../test/workerd/agents";
+import { call, seedGuild } from "../../test/workerd/seed";
 
 const toolNames = (run: { snapshot: { tools: string[] } }) => run.snapshot.tools;
 

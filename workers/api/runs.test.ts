@@ -2,8 +2,8 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { runs } from "../../core/db/schema";
-import { modelRequests, newAgent, rows, script, settled, toolCall } from "../test/agents";
-import { call, seedGuild, seedOrganisation } from "../test/seed";
+import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../test/workerd/agents";
+import { call, seedGuild, seedOrganisation } from "../../test/workerd/seed";
 
 describe("direct runs", () => {
   let token: string;

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../bindings/env";
-import { homeKey } from "../../durable-objects/agent/sandbox-home";
-import { newAgent } from "../test/agents";
-import { call, seedGuild } from "../test/seed";
+import { homeKey } from "../../durable-objects/sandbox/home";
+import { newAgent } from "../../test/workerd/agents";
+import { call, seedGuild } from "../../test/workerd/seed";
 
 /**
  * The agent's saved home as its sandbox state shows it, and the "Reset home" action, where

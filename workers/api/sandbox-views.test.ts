@@ -1,8 +1,8 @@
 import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { mintViewTicket, viewTicketKey } from "../../core/sandbox/view-ticket";
-import { newAgent } from "../test/agents";
-import { call, seedGuild } from "../test/seed";
+import { newAgent } from "../../test/workerd/agents";
+import { call, seedGuild } from "../../test/workerd/seed";
 
 /**
  * The operator's views of an agent's box, where no container engine runs (the Workers test

@@ -5,8 +5,8 @@ import type { Env } from "../../bindings/env";
 import { openDatabase } from "../../core/db/client";
 import { schedules } from "../../core/db/schema";
 import { maxSchedulesPerAgent } from "../../core/schedules/limits";
-import { newAgent, rows, script, settled, toolCall } from "../test/agents";
-import { call, seedGuild } from "../test/seed";
+import { newAgent, rows, script, settled, toolCall } from "../../test/workerd/agents";
+import { call, seedGuild } from "../../test/workerd/seed";
 
 const YEARLY = "0 0 1 1 *";
 /** The cap this Worker is configured with (wrangler.toml's MAX_SCHEDULES_PER_AGENT). */

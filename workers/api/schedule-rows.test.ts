@@ -1,8 +1,8 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import { newAgent, objectOf, script, settled } from "../test/agents";
-import { call, seedGuild } from "../test/seed";
+import { newAgent, objectOf, script, settled } from "../../test/workerd/agents";
+import { call, seedGuild } from "../../test/workerd/seed";
 
 /** Once a year, so no alarm of these tests comes due on the real clock. */
 const YEARLY = "0 0 1 1 *";

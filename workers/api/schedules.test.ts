@@ -6,8 +6,8 @@ import { openDatabase } from "../../core/db/client";
 import { agents, schedules } from "../../core/db/schema";
 import { instructionHash } from "../../core/schedules/instruction";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall, untilGenerating } from "../test/agents";
-import { call, seedGuild } from "../test/seed";
+import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall, untilGenerating } from "../../test/workerd/agents";
+import { call, seedGuild } from "../../test/workerd/seed";
 
 /** Once a year, so no alarm of these tests comes due on the real clock. */
 const YEARLY = "0 0 1 1 *";

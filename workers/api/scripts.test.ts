@@ -4,9 +4,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { artifacts, artifactVersions, runs } from "../../core/db/schema";
 import { scriptCatalog } from "../../core/db/scripts";
-import { newAgent } from "../test/agents";
-import { call, seedGuild } from "../test/seed";
-import { collectStream, type SseEvent } from "../test/sse";
+import { newAgent } from "../../test/workerd/agents";
+import { call, seedGuild } from "../../test/workerd/seed";
+import { collectStream, type SseEvent } from "../../test/workerd/sse";
 
 const write = (name: string, patch: Record<string, unknown> = {}) => ({
   name,

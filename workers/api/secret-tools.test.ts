@@ -5,11 +5,11 @@ import { openDatabase } from "../../core/db/client";
 import { secrets } from "../../core/db/schema";
 import { MAX_SECRETS_PER_ORGANISATION } from "../../core/secrets/limit";
 import { SECRET_VALUE_CANARY } from "../../test/setup/secret-canary";
-import { modelRequests, newAgent, rows, script, settled, toolCall } from "../test/agents";
-import { call, seedGuild } from "../test/seed";
-import { collectEvents } from "../test/sse";
+import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../test/workerd/agents";
+import { call, seedGuild } from "../../test/workerd/seed";
+import { collectEvents } from "../../test/workerd/sse";
 
-// Every response and SSE frame of these tests passes the canary check of the helpers (workers/test/canary.ts).
+// Every response and SSE frame of these tests passes the canary check of the helpers (test/workerd/canary.ts).
 
 /** Rows of the messages table, as text, that hold the value. */
 async function storedRowsHolding(value: string): Promise<number> {

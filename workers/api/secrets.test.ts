@@ -5,8 +5,8 @@ import { openDatabase } from "../../core/db/client";
 import { secrets } from "../../core/db/schema";
 import { MAX_SECRETS_PER_ORGANISATION } from "../../core/secrets/limit";
 import { SECRET_VALUE_CANARY } from "../../test/setup/secret-canary";
-import { newAgent } from "../test/agents";
-import { call, seedGuild } from "../test/seed";
+import { newAgent } from "../../test/workerd/agents";
+import { call, seedGuild } from "../../test/workerd/seed";
 
 async function storedRow(id: string) {
   const { db, close } = openDatabase(env);
@@ -45,7 +45,7 @@ describe("secrets API (OP-SEC-1)", () => {
   beforeAll(async () => ({ token, guildId } = await seedGuild()));
 
   it("OP-SEC-1 / SEC-006: creates, reads, lists, updates and deletes a secret without ever returning its value", async () => {
-    // Each response passes through the canary check of the test helper (workers/test/canary.ts).
+    // Each response passes through the canary check of the test helper (test/workerd/canary.ts).
     const created = await call("POST", "/api/secrets", { token, body: { name: "CRUD_TOKEN", value: SECRET_VALUE_CANARY, description: "for the CRUD test" } });
     expect(created.status).toBe(201);
     expect(created.json).toMatchObject({ name: "CRUD_TOKEN", description: "for the CRUD test", org_wide: false, grants: [] });

@@ -5,9 +5,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { messages, runs } from "../../core/db/schema";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import { LEASE_MS } from "../../durable-objects/agent/run-service";
-import { newAgent, objectOf } from "../test/agents";
-import { call, seedGuild } from "../test/seed";
+import { LEASE_MS } from "../../durable-objects/agent/run/lifecycle";
+import { newAgent, objectOf } from "../../test/workerd/agents";
+import { call, seedGuild } from "../../test/workerd/seed";
 
 /**
  * A schedule run caught mid-generation by a restart: its lock is still held in the

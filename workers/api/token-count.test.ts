@@ -6,8 +6,8 @@ import { openDatabase } from "../../core/db/client";
 import { messages } from "../../core/db/schema";
 import { O200K_ASSET_PATH } from "../../core/projection/rank-asset";
 import { MESSAGE_OVERHEAD } from "../../core/projection/token-count";
-import { newAgent, script, settled } from "../test/agents";
-import { call, seedGuild } from "../test/seed";
+import { newAgent, script, settled } from "../../test/workerd/agents";
+import { call, seedGuild } from "../../test/workerd/seed";
 
 describe("token counts in the agent object, with the rank table from the assets (GEN-019)", () => {
   let token: string;

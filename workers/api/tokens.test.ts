@@ -5,7 +5,7 @@ import { hashToken } from "../../core/auth/tokens";
 import { verifiedTokens } from "../../core/auth/verified-tokens";
 import { openDatabase } from "../../core/db/client";
 import { apiTokens } from "../../core/db/schema";
-import { call, seedOrganisation } from "../test/seed";
+import { call, seedOrganisation } from "../../test/workerd/seed";
 
 const DAY = 86_400_000;
 

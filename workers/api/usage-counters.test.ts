@@ -3,8 +3,8 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { agentUsage, guildUsage, messages, organisationUsage } from "../../core/db/schema";
-import { newAgent, script, settled } from "../test/agents";
-import { call, seedGuild } from "../test/seed";
+import { newAgent, script, settled } from "../../test/workerd/agents";
+import { call, seedGuild } from "../../test/workerd/seed";
 
 describe("usage pages read the counters", () => {
   it("USAGE-004 / USAGE-006: the Usage figures come from the rollup counters; a row's cost_usd column does not change them", async () => {

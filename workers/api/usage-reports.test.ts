@@ -3,8 +3,8 @@ import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { messages } from "../../core/db/schema";
-import { newAgent, rows, script, settled, toolCall } from "../test/agents";
-import { call, seedGuild, seedOrganisation } from "../test/seed";
+import { newAgent, rows, script, settled, toolCall } from "../../test/workerd/agents";
+import { call, seedGuild, seedOrganisation } from "../../test/workerd/seed";
 
 // mock-model prices: input 1, output 2 USD per million tokens.
 const reply = (prompt: number, completion: number, last = false) => ({

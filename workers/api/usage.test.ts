@@ -3,8 +3,8 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { globalUsage } from "../../core/db/schema";
-import { modelRequests, newAgent, rows, script, settled, toolCall } from "../test/agents";
-import { call, seedGuild, seedOrganisation } from "../test/seed";
+import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../test/workerd/agents";
+import { call, seedGuild, seedOrganisation } from "../../test/workerd/seed";
 
 describe("usage and spend limit", () => {
   let token: string;

@@ -9,8 +9,8 @@ import { Schedule, ScheduleList, SchedulePreview } from "../../core/validation/s
 import { Secret, SecretPage } from "../../core/validation/secret";
 import { TokenCreated, TokenPage } from "../../core/validation/token";
 import { Organisation, Usage } from "../../core/validation/usage";
-import { newAgent, script, settled } from "../test/agents";
-import { call, seedGuild } from "../test/seed";
+import { newAgent, script, settled } from "../../test/workerd/agents";
+import { call, seedGuild } from "../../test/workerd/seed";
 
 type Def = {
   type: string;

@@ -1,0 +1,382 @@
+import { untilAborted } from "../../../core/async/until-aborted";
+import type { Database } from "../../../core/db/client";
+import { riding } from "../../../core/db/outage";
+import { commitAssistantRow, type RunError, updateRun } from "../../../core/db/transcript";
+import { describeError, logEvent } from "../../../core/output/log";
+import type { Redactor } from "../../../core/output/redaction";
+import { redactedDeltas } from "../../../core/output/redaction-stream";
+import { redactedReply } from "../../../core/output/stored-reply";
+import { INTERRUPTED_RESULT, remainingAfter, toolOutput } from "../../../core/output/tool-output";
+import { planProjection, STUB_FLOOR_BYTES } from "../../../core/projection/projection";
+import { promptHash } from "../../../core/projection/prompt-hash";
+import { countRowTokens } from "../../../core/projection/token-count";
+import type { ChatPayload, StoredRow } from "../../../core/projection/types";
+import { providerErrorMessage } from "../../../core/providers/provider-error";
+import { chainFull, HANDOFF_TOOL_RESULT, handoffDue, handoffRequest, MAX_CHAIN_RUNS } from "../../../core/runs/chain";
+import { statusAfterGeneration } from "../../../core/runs/rules";
+import { MEMORY_REMINDER, MEMORY_WRITE } from "../../../core/tools/memory";
+import { runTool } from "../../../core/tools/registry";
+import { storedToolCalls } from "../../../core/tools/secrets";
+import type { NotesRecordsStore, SandboxAccess, ScheduleTools, ToolContext, ToolDefinition, ToolImage } from "../../../core/tools/types";
+import { type Pricing, replyCost, usageMonth } from "../../../core/usage/pricing";
+import { readReportedUsage } from "../../../core/usage/reported-usage";
+import { storableText, storableValue } from "../../../core/validation/storable";
+import type { RowDraft, RunSession } from "../state/run-session";
+import { callModel, type ModelReply, type ModelRequest, ProviderError } from "./model-call";
+import type { ToolImageStore } from "./tools/images";
+
+/** Everything one generation needs from the agent object. */
+export interface GenerationDeps {
+  db: Database;
+  session: RunSession;
+  generation: number;
+  signal: AbortSignal;
+  provider: Pick<ModelRequest, "baseURL" | "apiKey" | "limits">;
+  tools: ToolDefinition[];
+  store: NotesRecordsStore;
+  /** The schedule tools' store, where the run offers them. */
+  schedules?: ScheduleTools;
+  /** The agent's Memory document, when Memory is on. */
+  memory?: { write(content: string): Promise<void> };
+  /** The guild's chat, where the run offers group_post. */
+  group?: ToolContext["group"];
+  /** The agent's box, where the run offers a sandbox tool. */
+  sandbox?: SandboxAccess;
+  /** The agent's own secrets (secret_store). */
+  secrets?: ToolContext["secrets"];
+  /** The agent's scripts as this run sees them, when scripting is on. */
+  scripts?: ToolContext["scripts"];
+  /** A coding agent's repositories: the end checkpoint after the generation (REPO-015). */
+  repositories?: { checkpointEnd(): Promise<void> };
+  redactor: Redactor;
+  pricing: Pricing;
+  spend: { limitUsd: number | null; monthCostUsd: number };
+  /** Where a tool's image (a browser screenshot) is kept for the model; none: the result says it was not kept. */
+  toolImages?: ToolImageStore;
+  /** Attachment hydration for the provider request (ATT-004); identity when none. */
+  hydrate: (messages: ChatPayload[], rows: readonly StoredRow[]) => Promise<unknown[]>;
+  /** Transient events (token deltas); committed rows go out through the session. */
+  publish: (event: string, data: unknown) => void;
+  now: () => number;
+}
+
+export interface GenerationOutcome {
+  errors: RunError[];
+  status: "active" | "completed";
+  /** The run handed off (CHAIN-003): the reply's text, null when it had none. */
+  handoff?: { text: string | null };
+}
+
+/**
+ * One generation (GEN-009): up to max_steps model calls; each assistant row commits
+ * with its usage before it is published; its tool calls run one after another, each
+ * result through the output pipeline, each committed and published. Ends on a reply
+ * without tool calls, a cap, a provider failure, cancellation, or a platform failure;
+ * whichever it is, tool calls left open get interruption results and the run's status
+ * follows its kind's rules, so the run stays valid and usable.
+ */
+export async function runGeneration(deps: GenerationDeps): Promise<GenerationOutcome> {
+  const { session, generation } = deps;
+  const settings = session.snapshot.model;
+  const errors: RunError[] = [];
+  const fail = (code: string, message: string, extra: Record<string, unknown> = {}) =>
+    errors.push({ code, message, generation, operation: (extra.operation as string) ?? "generation", at: new Date(deps.now()).toISOString(), ...extra });
+
+  // Group and schedule runs with Memory on must call memory_write: one reminder row and
+  // one extra step when the generation returns without it (GROUP-006/007, SCHED-020).
+  const memoryRequired = session.facts.kind !== "direct" && session.snapshot.flags.memory && !session.facts.metadata.resumed_at;
+  let wroteMemory = false;
+  let reminded = false;
+  // The model answered without tool calls: the only ending after which memory_skipped applies.
+  let returned = false;
+  let stepsAllowed = settings.max_steps;
+  // Set when the run handed off (CHAIN-003): its text goes to the continuation.
+  let handoff: GenerationOutcome["handoff"];
+
+  try {
+    for (let step = 1; step <= stepsAllowed; step++) {
+      if (deps.spend.limitUsd !== null && deps.spend.monthCostUsd >= deps.spend.limitUsd) {
+        fail("usage.spend_limit", `The organisation reached its monthly spend limit of ${deps.spend.limitUsd} USD; no model call was made`);
+        break;
+      }
+      const stepStarted = deps.now();
+      let plan = planNow(deps);
+      // A coding run at 70% hands off instead (CHAIN-002): the request row, then one call.
+      const handingOff = handoffDue({ coding: session.snapshot.flags.coding, tokens: plan.keepTokens, maxInputTokens: settings.max_input_tokens });
+      if (handingOff) {
+        if (chainFull(session.facts.metadata)) {
+          // OP-CHAIN-5: no hand-off row; the chain ends here (CHAIN-017).
+          fail("generation.max_chain", `The chain reached its ${MAX_CHAIN_RUNS} runs; no hand-off was made. Start a new run.`, { tokens: plan.keepTokens });
+          break;
+        }
+        await commitRow(deps, "user", { role: "user", content: handoffRequest(settings.projection_policy_version) }, { source: "handoff" });
+        plan = planNow(deps);
+      }
+      if (!plan.fits) {
+        fail(
+          "generation.max_input_tokens",
+          `The prompt needs ${plan.tokens} tokens, above max_input_tokens ${settings.max_input_tokens}; no model call was made. Start a new run.`,
+          { tokens: plan.tokens },
+        );
+        break;
+      }
+      const planned = deps.now();
+      const hash = await promptHash(plan.messages, session.snapshot.tools, settings.model);
+      const hashed = deps.now();
+      let reply: ModelReply;
+      // A secret split across deltas never shows (ERR-011): a tail that may start one waits.
+      const deltas = redactedDeltas(
+        () => deps.redactor,
+        (kind, text) => deps.publish("delta", { run_id: session.runId, generation, kind, text }),
+      );
+      try {
+        reply = await callModel({
+          ...deps.provider,
+          model: settings.model,
+          messages: await deps.hydrate(plan.messages, session.rows),
+          tools: session.snapshot.tools,
+          thinkingLevel: settings.thinking_level,
+          signal: deps.signal,
+          redactor: deps.redactor,
+          onDelta: deltas.push,
+        });
+        deltas.flush();
+      } catch (error) {
+        deltas.flush();
+        if (deps.signal.aborted) throw error;
+        const provider = error instanceof ProviderError ? error : new ProviderError(String(error), null, null);
+        fail(provider.code, providerErrorMessage(provider.message, deps.redactor), {
+          operation: "model.call",
+          http_status: provider.httpStatus,
+          provider_code: provider.providerCode,
+        });
+        logEvent(
+          "error",
+          {
+            operation: "model.call",
+            run_id: session.runId,
+            agent_id: session.scope.agentId,
+            guild_id: session.scope.guildId,
+            ...describeError(provider),
+          },
+          deps.redactor,
+        );
+        break;
+      }
+      if (deps.signal.aborted) throw new DOMException("cancelled", "AbortError");
+      const answered = deps.now();
+      // The calls as stored: their ids must match the results' tool_call_id exactly.
+      reply = { ...reply, toolCalls: storableValue(reply.toolCalls) };
+      // secret_store values never reach the stored row; the calls run with them (OP-SEC-8).
+      const stored = storedToolCalls(reply.toolCalls);
+      if (stored.values.length) deps.redactor = deps.redactor.withSecrets(stored.values);
+      // A secret the model echoes stays out of the row, and so out of the next call (ERR-011);
+      // the calls still run with the model's own arguments.
+      const committed = redactedReply({ ...reply, toolCalls: stored.calls }, deps.redactor);
+      await commitAssistant(deps, committed, plan, hash, {
+        projection_ms: planned - stepStarted,
+        hash_ms: hashed - planned,
+        model_ms: answered - hashed,
+      });
+      if (handingOff) {
+        // The offered tools stay as snapshotted, so the reply may call one: none runs (CHAIN-004).
+        for (const call of committed.toolCalls) {
+          const payload: ChatPayload = { role: "tool", tool_call_id: call.id, content: HANDOFF_TOOL_RESULT };
+          await commitRow(deps, "tool", payload, { tool_name: call.function.name, tool_call_id: call.id, source: "handoff" });
+        }
+        handoff = { text: committed.content?.trim() ? committed.content : null };
+        break;
+      }
+      if (reply.toolCalls.length === 0) {
+        if (!memoryRequired || wroteMemory || reminded) {
+          returned = true;
+          break;
+        }
+        reminded = true;
+        stepsAllowed += 1;
+        await commitRow(deps, "user", { role: "user", content: MEMORY_REMINDER }, { source: "memory_reminder" });
+        continue;
+      }
+
+      for (const call of reply.toolCalls) {
+        if (deps.signal.aborted) throw new DOMException("cancelled", "AbortError");
+        const started = deps.now();
+        const result = await untilAborted(
+          runTool(deps.tools, call.function.name, call.function.arguments, {
+            agentId: session.scope.agentId,
+            runId: session.runId,
+            toolCallId: call.id,
+            now: () => new Date(deps.now()),
+            store: deps.store,
+            signal: deps.signal,
+            ...(deps.schedules ? { schedules: deps.schedules } : {}),
+            ...(deps.memory ? { memory: deps.memory } : {}),
+            ...(deps.group ? { group: deps.group } : {}),
+            ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
+            ...(deps.secrets ? { secrets: deps.secrets } : {}),
+            ...(deps.scripts ? { scripts: deps.scripts } : {}),
+          }),
+          deps.signal,
+        );
+        if (call.function.name === MEMORY_WRITE && !result.content.startsWith("ERROR")) wroteMemory = true;
+        const image = result.image ? await keepToolImage(deps, result.image, call.function.name, call.id) : null;
+        const text = image && "reason" in image ? `${result.content}\n[the image could not be shown: ${image.reason}]` : result.content;
+        const remaining = remainingAfter(settings.max_tool_calls, session.toolResults + 1);
+        const content = toolOutput({ text, redactor: deps.redactor, remaining });
+        await commitRow(
+          deps,
+          "tool",
+          { role: "tool", tool_call_id: call.id, content },
+          {
+            tool_name: call.function.name,
+            tool_call_id: call.id,
+            duration_ms: deps.now() - started,
+            ...(result.metadata ?? {}),
+            ...(image && "ref" in image ? { attachments: [image.ref] } : {}),
+          },
+        );
+      }
+      if (session.toolResults >= settings.max_tool_calls) {
+        fail("generation.max_tool_calls", `The run used its ${settings.max_tool_calls} tool calls; start a new run`);
+        break;
+      }
+      if (step === stepsAllowed) {
+        fail("generation.max_steps", `The generation reached max_steps (${settings.max_steps}) while the model still called tools`);
+      }
+    }
+  } catch (error) {
+    if (deps.signal.aborted) {
+      fail("generation.cancelled", "The operator cancelled the generation");
+    } else {
+      // A platform failure (the database gone for longer than a write waits, a bug): the
+      // run ends this generation as its kind's rules say, like any other ending.
+      logEvent(
+        "error",
+        { operation: "generation", run_id: session.runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId, ...describeError(error) },
+        deps.redactor,
+      );
+      fail("generation.failed", "The generation failed on the platform side");
+    }
+    // If even this cannot be written, the next generation writes them before it starts.
+    await interruptUnresolved(deps.db, session, generation).catch(() => {});
+  }
+
+  const status = statusAfterGeneration(
+    session.facts,
+    errors.map((e) => e.code),
+  );
+  const memorySkipped = memoryRequired && !wroteMemory && returned;
+  await riding(() => updateRun(deps.db, session.runId, { status, errors, ...(memorySkipped ? { metadata: { memory_skipped: true } } : {}) }));
+  if (memorySkipped) session.facts = { ...session.facts, metadata: { ...session.facts.metadata, memory_skipped: true } };
+  session.facts = { ...session.facts, status, errors: [...session.facts.errors, ...errors] };
+  return { errors, status, ...(handoff ? { handoff } : {}) };
+}
+
+/** The request view of the run's rows before the next model call (PROJ-*). */
+function planNow(deps: GenerationDeps) {
+  const { session, generation } = deps;
+  const settings = session.snapshot.model;
+  return planProjection({
+    rows: session.rows,
+    currentGeneration: generation,
+    keep: settings.keep_tool_result_generations,
+    floor: STUB_FLOOR_BYTES,
+    maxInputTokens: settings.max_input_tokens,
+    toolTokens: session.toolTokens,
+    stubCounts: session.stubCounts,
+  });
+}
+
+async function commitAssistant(
+  deps: GenerationDeps,
+  reply: ModelReply,
+  plan: { pressureStubbed: number[]; tokens: number },
+  hash: string,
+  timings: Record<string, number>,
+) {
+  const { session, generation } = deps;
+  const settings = session.snapshot.model;
+  const payload: Extract<ChatPayload, { role: "assistant" }> = {
+    role: "assistant",
+    // A provider may stream what Postgres cannot store (NUL); it must not lose the reply.
+    content: reply.content === null ? null : storableText(reply.content),
+    ...(reply.toolCalls.length ? { tool_calls: reply.toolCalls } : {}),
+  };
+  const { usage, rejected } = readReportedUsage(reply.usage);
+  if (Object.keys(rejected).length)
+    logEvent(
+      "warn",
+      { operation: "model.usage_rejected", run_id: session.runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId, rejected },
+      deps.redactor,
+    );
+  const priced = replyCost(settings.model, usage, deps.pricing);
+  const metadata = {
+    source: "model",
+    model: storableText(reply.providerModel ?? settings.model),
+    usage,
+    cost_usd: priced.cost,
+    priced: priced.priced,
+    price_source: priced.source,
+    latency_ms: reply.latencyMs,
+    first_token_ms: reply.firstTokenMs,
+    finish_reason: reply.finishReason === null ? null : storableText(reply.finishReason),
+    timings,
+    ...(reply.reasoning ? { reasoning: storableText(reply.reasoning) } : {}),
+    ...(reply.reasoningBlocks.length ? { reasoning_blocks: storableValue(reply.reasoningBlocks) } : {}),
+    projection: {
+      policy_version: settings.projection_policy_version,
+      keep: settings.keep_tool_result_generations,
+      pressure_stubbed: plan.pressureStubbed,
+      prompt_tokens_counted: plan.tokens,
+      hash,
+    },
+  };
+  const draft: RowDraft = { generation, role: "assistant", payload, metadata, tokenCount: countRowTokens(payload, {}) };
+  const scope = { ...session.scope, month: usageMonth(new Date(deps.now())) };
+  const figures = {
+    inputTokens: usage.prompt_tokens,
+    outputTokens: usage.completion_tokens,
+    cachedInputTokens: usage.cached_tokens ?? 0,
+    reasoningTokens: usage.reasoning_tokens ?? 0,
+    costUsd: priced.cost,
+  };
+  await session.commit(deps.db, draft, async (db, row) => {
+    const committed = await commitAssistantRow(db, row, scope, figures);
+    deps.spend.monthCostUsd = committed.monthCostUsd;
+    return committed.row;
+  });
+}
+
+/** A tool's image kept as an attachment the row references; a failure to keep it only costs the image. */
+async function keepToolImage(deps: GenerationDeps, image: ToolImage, toolName: string, toolCallId: string) {
+  if (!deps.toolImages) return { reason: "this run keeps no images" };
+  try {
+    return await deps.toolImages(image, toolName, toolCallId);
+  } catch (error) {
+    logEvent("warn", { operation: "tool.image", run_id: deps.session.runId, agent_id: deps.session.scope.agentId, ...describeError(error) }, deps.redactor);
+    return { reason: "it could not be stored" };
+  }
+}
+
+function commitRow(deps: GenerationDeps, role: "tool" | "user", payload: ChatPayload, metadata: Record<string, unknown>) {
+  return deps.session.commit(deps.db, {
+    generation: deps.generation,
+    role,
+    payload: payload as never,
+    metadata,
+    tokenCount: countRowTokens(payload, metadata),
+  });
+}
+
+/**
+ * Appends `ERROR: execution interrupted` for every unresolved tool call of the last
+ * assistant row, so the next model request is valid (CANCEL-005/006). These results
+ * carry no trailer and do not count against the budget.
+ */
+export async function interruptUnresolved(db: Database, session: RunSession, generation: number): Promise<void> {
+  for (const call of session.unresolvedCalls()) {
+    const payload: ChatPayload = { role: "tool", tool_call_id: call.id, content: INTERRUPTED_RESULT };
+    const metadata = { tool_name: call.name, tool_call_id: call.id, source: "interruption" };
+    await session.commit(db, { generation, role: "tool", payload: payload as never, metadata, tokenCount: countRowTokens(payload, metadata) });
+  }
+}

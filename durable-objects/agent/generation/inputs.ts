@@ -1,0 +1,257 @@
+import { eq, sql } from "drizzle-orm";
+import type { Env } from "../../../bindings/env";
+import { readGenerationState } from "../../../core/db/agent-state";
+import type { Database } from "../../../core/db/client";
+import { writeMemory } from "../../../core/db/memory";
+import { runs } from "../../../core/db/schema";
+import { readSealedSecrets } from "../../../core/db/secret-rows";
+import type { SecretRef } from "../../../core/db/secrets";
+import type { RunError } from "../../../core/db/transcript";
+import { describeError, logEvent } from "../../../core/output/log";
+import { platformRedactor, type SecretValue } from "../../../core/output/redaction";
+import { providerForGeneration } from "../../../core/providers/provider";
+import { offersSandbox } from "../../../core/sandbox/tools";
+import { executesScripts } from "../../../core/scripts/snapshot";
+import type { ScriptChange } from "../../../core/scripts/types";
+import { keySetFrom } from "../../../core/secrets/crypto";
+import { openResolvedSecrets } from "../../../core/secrets/open";
+import { nativeToolNames, offeredTools } from "../../../core/tools/registry";
+import { scriptTool } from "../../../core/tools/scripts";
+import type { SandboxAccess } from "../../../core/tools/types";
+import type { EnsureRequest } from "../../sandbox/inputs";
+import type { GenerationSandbox } from "../../sandbox/manager";
+import type { RedactionMemory } from "../state/redaction-memory";
+import type { RunSession } from "../state/run-session";
+import { groupChatOf } from "../triggers/group-opening";
+import { GenerationBox } from "./box";
+import type { GenerationDeps } from "./generation";
+import { redactedMemory, redactedPosts, redactedSchedules } from "./redacted-effects";
+import { GenerationRepositories } from "./repositories";
+import { generationBounds } from "./request-bounds";
+import { r2ToolImages } from "./tools/images";
+import { scheduleTools } from "./tools/schedules";
+import { materialiseRunScripts, scriptTools } from "./tools/scripts";
+import { secretTools } from "./tools/secrets";
+import { PostgresToolStore } from "./tools/store";
+
+/** What a generation's start reads beside its run. */
+export interface GenerationStart {
+  db: Database;
+  env: Env;
+  session: RunSession;
+  generation: number;
+  signal: AbortSignal;
+  now: () => number;
+  /** Randomness of the wake-window planner (the schedule tools). */
+  random: () => number;
+  /** A schedule tool changed the agent's routines. */
+  schedulesChanged: () => Promise<void>;
+  /** secret_store changed a secret reaching the agent (SEC-011). */
+  secretsChanged?: () => Promise<unknown>;
+  /** Transient events of the run's stream (token deltas). */
+  publish: (event: string, data: unknown) => void;
+  /** Ensures the agent's box for a run that offers a sandbox tool (GEN-007, SBX-040). */
+  sandbox?: (request: EnsureRequest) => Promise<GenerationSandbox>;
+  /** script_delete removed names: the other runs the object holds drop them from their snapshots. */
+  scriptsForgotten?: (change: ScriptChange) => void;
+  /** Whether the agent's box runs now. */
+  boxRunning?: () => boolean;
+  /** Values kept past their generation: this run's secrets are kept, earlier valid tokens come back. */
+  kept?: RedactionMemory;
+}
+
+/**
+ * Everything one generation needs, gathered at its start: the provider and its key
+ * (or the reason none may be called), the run's secrets refreshed, the tools it was
+ * offered and their stores, this month's spend, the request bounds. A refusal is a
+ * generation-start error: no model call is made (ERR-008).
+ */
+export async function generationInputs(start: GenerationStart): Promise<{ ok: true; deps: GenerationDeps } | { ok: false; error: RunError }> {
+  const { db, env, session, generation } = start;
+  // Taken first: what rode along with this generation's first write is never left for a later one.
+  const opened = session.openedWith;
+  session.openedWith = null;
+  const failed = (code: string, message: string) => ({
+    ok: false as const,
+    error: { code, message, generation, operation: "generation.start", at: new Date(start.now()).toISOString() },
+  });
+  const spend = await startReads(db, session, opened, new Date(start.now()));
+  const secrets = await openSecrets(db, env, session);
+  if (!secrets.ok) return failed(secrets.code, secrets.message);
+  // Tokens an earlier generation minted stay in the set while valid (SEC-018).
+  const earlier = (await start.kept?.generationStarting(session.runId, secrets.values, start.now())) ?? [];
+  const provider = providerForGeneration(session.snapshot.model, env, secrets.values);
+  if (!provider.ok) return failed(provider.code, provider.message);
+  const bounds = generationBounds(env);
+  const { agentId } = session.scope;
+  const box = generationBox(start, secrets.values);
+  // shell and the browser tools ensure the box now (GEN-007); scripts alone at their first
+  // run, or now when the box is up anyway (its folder is then materialised at the start).
+  if (box && (offersSandbox(session.snapshot.tools) || start.boxRunning?.())) {
+    const ensured = await box.ensure();
+    if (!ensured.ok) return failed(ensured.code, ensured.message);
+  }
+  // REPO-001: a coding agent's repositories once its box is up; minted tokens join the redaction set.
+  const tokens: SecretValue[] = [...earlier];
+  const holder: { deps?: GenerationDeps } = {};
+  const started = box?.started;
+  const repositories =
+    session.snapshot.flags.coding && started
+      ? await GenerationRepositories.load({
+          db,
+          env,
+          session,
+          access: started,
+          redact: async (values, expiresAt) => {
+            tokens.push(...values);
+            if (holder.deps) holder.deps.redactor = holder.deps.redactor.withSecrets(values);
+            await start.kept?.tokensMinted(session.runId, values, expiresAt, start.now());
+          },
+          now: start.now,
+        })
+      : null;
+  if (repositories) {
+    const prepared = await repositories.prepare(generation === 1);
+    if (!prepared.ok)
+      return failed(
+        prepared.code,
+        platformRedactor(env)
+          .withSecrets([...secrets.values, ...tokens])
+          .redact(prepared.message),
+      );
+  }
+  const redactor = () => holder.deps!.redactor;
+  holder.deps = {
+    db,
+    session,
+    generation,
+    signal: start.signal,
+    provider: { ...provider.provider, limits: bounds.replyLimits },
+    tools: snapshotTools(session),
+    store: new PostgresToolStore(db),
+    // What the calls write where others read it carries no value of the set (ERR-011).
+    ...(session.snapshot.flags.memory ? { memory: redactedMemory({ write: (content: string) => writeMemory(db, agentId, content) }, redactor) } : {}),
+    ...(session.snapshot.flags.group_post ? { group: redactedPosts(groupChatOf(env, session), redactor) } : {}),
+    schedules: redactedSchedules(
+      scheduleTools(db, agentId, () => new Date(start.now()), start.random, start.schedulesChanged),
+      redactor,
+    ),
+    ...(box ? { sandbox: repositories ? inRepositories(box.access(), repositories) : box.access() } : {}),
+    ...(repositories ? { repositories } : {}),
+    ...(session.snapshot.flags.scripting ? { scripts: scriptTools({ db, env, session, box, forget: start.scriptsForgotten ?? (() => {}) }) } : {}),
+    secrets: secretTools(db, env, session.scope, start.secretsChanged),
+    // The run's redaction set: the platform's keys, this generation's secret values (SEC-014) and GitHub tokens (SEC-018).
+    redactor: platformRedactor(env).withSecrets([...secrets.values, ...tokens]),
+    pricing: provider.pricing,
+    spend,
+    hydrate: bounds.hydrate,
+    toolImages: r2ToolImages(db, env.ATTACHMENTS, session.scope.organisationId),
+    publish: start.publish,
+    now: start.now,
+  };
+  return { ok: true, deps: holder.deps };
+}
+
+/**
+ * The box as a coding agent's tools use it: tokens near expiry minted again before each
+ * command (REPO-012), and commands starting in the single repository (REPO-011).
+ */
+function inRepositories(access: SandboxAccess, repositories: GenerationRepositories): SandboxAccess {
+  const cwd = repositories.workingDirectory;
+  return {
+    ...access,
+    exec: async (input, signal) => {
+      await repositories.refresh();
+      return access.exec(cwd && input.cwd === undefined ? { ...input, cwd } : input, signal);
+    },
+  };
+}
+
+/**
+ * The definitions behind the run's snapshotted schemas: the tools it was offered, no others
+ * (EXACT-005); a snapshotted name no native tool has is a script's own tool (SCRIPT-022).
+ */
+function snapshotTools(session: RunSession) {
+  const offered = new Set(session.snapshot.tools.map((t) => t.function.name));
+  const native = offeredTools({ kind: session.facts.kind, ...session.snapshot.flags }).filter((d) => offered.has(d.name));
+  const nativeNames = nativeToolNames();
+  const own = session.snapshot.flags.scripting ? session.snapshot.tools.filter((t) => !nativeNames.has(t.function.name)).map(scriptTool) : [];
+  return [...native, ...own];
+}
+
+/**
+ * The box of this generation, for a run whose tools reach it (shell, the browser tools, or
+ * a script tool that executes), or null. Its secrets go into the box's environment (SEC-005).
+ */
+function generationBox(start: GenerationStart, values: SecretValue[]): GenerationBox | null {
+  const { session, sandbox } = start;
+  const { snapshot } = session;
+  if (!sandbox) return null;
+  const scripts = snapshot.flags.scripting && executesScripts(snapshot.tools, nativeToolNames());
+  if (!offersSandbox(snapshot.tools) && !scripts) return null;
+  const request: EnsureRequest = {
+    agentId: session.scope.agentId,
+    flags: { browser: snapshot.flags.browser, coding: snapshot.flags.coding },
+    browserLanguage: snapshot.browser_language,
+    secrets: values,
+    secretIds: snapshot.secrets.map((s) => s.id),
+  };
+  return new GenerationBox(
+    () => sandbox(request),
+    async (access) => {
+      if (!snapshot.flags.scripting) return;
+      // A box whose folder could not be made still runs scripts: script_run writes its file first.
+      await materialiseRunScripts(start.db, session, access.files).catch((error: unknown) => {
+        logEvent("warn", { operation: "scripts.materialise", run_id: session.runId, agent_id: session.scope.agentId, ...describeError(error) });
+      });
+    },
+  );
+}
+
+/**
+ * What the generation's start must know fresh: the agent's secrets (written onto the
+ * snapshot when they changed) and this month's spend, in one read; none of its own when
+ * the write that started the generation read them alongside (see RunSession.openedWith).
+ */
+async function startReads(db: Database, session: RunSession, opened: RunSession["openedWith"], now: Date) {
+  const { secrets, spend } = opened ?? (await readGenerationState(db, session.scope, now));
+  if (secrets) await writeSecrets(db, session, secrets);
+  return spend;
+}
+
+/**
+ * Decrypts the secrets just written onto the snapshot (SEC-002); a deleted or undecryptable
+ * one is a generation-start error (SEC-004). No read when none reach the agent.
+ */
+async function openSecrets(db: Database, env: Env, session: RunSession) {
+  const { organisationId } = session.scope;
+  const listed = session.snapshot.secrets;
+  const sealed = new Map(
+    (
+      await readSealedSecrets(
+        db,
+        organisationId,
+        listed.map((s) => s.id),
+      )
+    ).map((row) => [row.id, row]),
+  );
+  return openResolvedSecrets(
+    () => keySetFrom(env.SECRETS_KEK, env.SECRETS_KEK_PREVIOUS),
+    organisationId,
+    listed.map((s) => ({ id: s.id, name: s.name, sealed: sealed.get(s.id) })),
+  );
+}
+
+/**
+ * Each generation re-resolves the agent's secrets and writes the list onto the run
+ * snapshot, so a later grant, removal or rename reaches an existing run (SEC-001..003,
+ * EXACT-025). Names and descriptions only; one write, and only when the list changed.
+ */
+async function writeSecrets(db: Database, session: RunSession, current: SecretRef[]): Promise<void> {
+  if (JSON.stringify(current) === JSON.stringify(session.snapshot.secrets)) return;
+  await db
+    .update(runs)
+    .set({ snapshot: sql`jsonb_set(${runs.snapshot}, '{secrets}', ${JSON.stringify(current)}::jsonb)` })
+    .where(eq(runs.id, session.runId));
+  session.snapshot.secrets = current;
+}

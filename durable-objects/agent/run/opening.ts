@@ -1,0 +1,170 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { OpeningState } from "../../../core/db/agent-state";
+import type { Database } from "../../../core/db/client";
+import { storedRow } from "../../../core/db/transcript";
+import { countRowTokens } from "../../../core/projection/token-count";
+import type { ChatPayload } from "../../../core/projection/types";
+import { composeSystemPrompt, type SystemPromptInput } from "../../../core/prompt/system-prompt";
+import { repositoryFolder } from "../../../core/repos/repository";
+import { REPOS_DIR } from "../../../core/repos/types";
+import type { RunFacts, RunKind } from "../../../core/runs/rules";
+import { buildSnapshot, type OfferedTool, type RunSnapshot } from "../../../core/runs/snapshot";
+import type { RunRow } from "../../../core/runs/wire";
+import { scriptToolSchemas } from "../../../core/scripts/snapshot";
+import { offeredTools, toolSchemas } from "../../../core/tools/registry";
+import { RunSession } from "../state/run-session";
+
+export interface RunOpening {
+  snapshot: RunSnapshot;
+  /** Row 0: the composed system prompt (RUN-010). */
+  system: ChatPayload;
+}
+
+/**
+ * What every run kind opens with: the snapshot (settings, flags, offered tools for this
+ * kind, secrets by name) and the composed system row with the State of this moment
+ * (notes, secrets, Memory, the UTC clock, and a group run's chat history), from what
+ * `readOpeningState` read. Direct, group and schedule runs share it.
+ */
+export function prepareOpening(state: OpeningState, kind: RunKind, now: Date, groupChat?: SystemPromptInput["groupChat"]): RunOpening {
+  const { agent } = state;
+  const native = toolSchemas(offeredTools({ kind, ...agent, group_post: agent.groupPost })) as OfferedTool[];
+  const scripts = agent.scripting ? state.scripts : [];
+  const tools = [...native, ...scriptToolSchemas(scripts, new Set(native.map((t) => t.function.name)))];
+  const system: ChatPayload = {
+    role: "system",
+    content: composeSystemPrompt({
+      agent: { name: agent.name, instructions: agent.instructions },
+      now,
+      maxToolCalls: agent.maxToolCalls,
+      kind,
+      notes: state.notes,
+      secrets: state.secrets,
+      ...(agent.scripting ? { scripts } : {}),
+      ...(agent.coding ? { repositories: state.repositories.map(stateRepository) } : {}),
+      memory: { enabled: agent.memory, content: agent.memory ? state.memory : "" },
+      ...(groupChat ? { groupChat } : {}),
+    }),
+  };
+  return { snapshot: buildSnapshot(agent, tools, state.secrets, scripts), system };
+}
+
+/** A repository as State names it (REPO-013): its folder, where it is cloned, its default branch. */
+function stateRepository(repository: { full_name: string; default_branch: string }) {
+  const name = repositoryFolder(repository.full_name);
+  return { name, path: `${REPOS_DIR}/${name}`, default_branch: repository.default_branch };
+}
+
+/** A run as it opens: its row, its first message (if any), and a guard for the write. */
+export interface Opening {
+  kind: RunKind;
+  run: { title: string | null; scheduleId?: string; metadata: Record<string, unknown> };
+  /** Row 1, generation 1: the operator's message, a schedule's wake-up, a group chat's info row. */
+  wake?: ChatPayload;
+  wakeMetadata?: Record<string, unknown>;
+  groupChat?: SystemPromptInput["groupChat"];
+  /**
+   * A data-modifying statement with RETURNING (a schedule advancing past its fire) that runs
+   * in the opening's own statement: when it returns no row, nothing of the run is written.
+   */
+  claim?: SQL;
+  /** Runs once the run is written, before it generates. */
+  opened?: (runId: string) => Promise<void>;
+}
+
+/**
+ * Writes a run in ONE statement (data-modifying CTEs commit together, in one round trip):
+ * the claim, the run, its system row, and with a first message that row at generation 1.
+ * The run is inserted only when the claim returned a row, and its rows only with the run,
+ * so nothing of a run is ever half-written. Returns the run's session and its row, built from
+ * what the statement returned (no read-back), or null when the claim failed.
+ */
+export async function writeOpening(
+  db: Database,
+  state: OpeningState,
+  runId: string,
+  now: Date,
+  opening: Opening,
+): Promise<{ session: RunSession; run: RunRow } | null> {
+  const { agent } = state;
+  const { snapshot, system } = prepareOpening(state, opening.kind, now, opening.groupChat);
+  const generation = opening.wake ? 1 : 0;
+  const rows = [
+    { seq: 0, generation: null, role: "system", payload: system, metadata: { source: "system" }, token_count: countRowTokens(system, {}) },
+    ...(opening.wake
+      ? [
+          {
+            seq: 1,
+            generation: 1,
+            role: "user",
+            payload: opening.wake,
+            metadata: opening.wakeMetadata ?? {},
+            token_count: countRowTokens(opening.wake, opening.wakeMetadata ?? {}),
+          },
+        ]
+      : []),
+  ];
+  const result = await db.execute<{
+    run: { status: string; created_at: string; updated_at: string } | null;
+    rows: Array<{ seq: number; generation: number | null; role: string; payload: unknown; metadata: unknown; token_count: number; created_at: string }>;
+  }>(sql`
+    with claim as (${opening.claim ?? sql`select 1`}),
+    r as (
+      insert into runs (id, agent_id, kind, title, schedule_id, snapshot, generation, metadata)
+      select ${runId}::uuid, ${agent.id}::uuid, ${opening.kind}::text, ${opening.run.title}::text, ${opening.run.scheduleId ?? null}::uuid,
+             ${JSON.stringify(snapshot)}::jsonb, ${generation}::int, ${JSON.stringify(opening.run.metadata)}::jsonb
+      where exists (select 1 from claim)
+      returning status, created_at, updated_at
+    ),
+    m as (
+      insert into messages (run_id, seq, generation, role, payload, metadata, token_count)
+      select ${runId}::uuid, v.seq, v.generation, v.role, v.payload, v.metadata, v.token_count
+      from r, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(seq int, generation int, role text, payload jsonb, metadata jsonb, token_count int)
+      returning seq, generation, role, payload, metadata, token_count, created_at
+    )
+    select (select to_jsonb(r) from r) as run,
+           coalesce((select jsonb_agg(jsonb_build_object('seq', m.seq, 'generation', m.generation, 'role', m.role, 'payload', m.payload,
+             'metadata', m.metadata, 'token_count', m.token_count, 'created_at', m.created_at::text) order by m.seq) from m), '[]'::jsonb) as rows`);
+  const written = result.rows[0];
+  if (!written?.run) return null;
+  const session = new RunSession(
+    runId,
+    {
+      kind: opening.kind as RunFacts["kind"],
+      status: written.run.status as RunFacts["status"],
+      archivedAt: null,
+      metadata: opening.run.metadata as RunFacts["metadata"],
+      errors: [],
+      generation,
+    },
+    snapshot,
+    { agentId: agent.id, guildId: agent.guildId, organisationId: agent.organisationId },
+  );
+  for (const row of written.rows) session.push(storedRow({ ...row, tokenCount: row.token_count }));
+  // With a first message it generates now, on what this opening read a moment ago.
+  if (opening.wake) session.openedWith = { spend: state.spend };
+  const run: RunRow = {
+    id: runId,
+    agentId: agent.id,
+    kind: opening.kind,
+    status: written.run.status,
+    title: opening.run.title,
+    scheduleId: opening.run.scheduleId ?? null,
+    snapshot,
+    generation,
+    errors: [],
+    metadata: opening.run.metadata,
+    archivedAt: null,
+    completedAt: null,
+    createdAt: new Date(written.run.created_at),
+    updatedAt: new Date(written.run.updated_at),
+  };
+  return { session, run };
+}
+
+/** A one-shot run for an archived or deleted agent: nothing to retry. */
+export class AgentUnavailable extends Error {
+  constructor() {
+    super("the agent is archived or gone");
+  }
+}

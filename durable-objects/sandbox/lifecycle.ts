@@ -1,0 +1,285 @@
+/**
+ * Creating, reusing and retiring the agent's box (SBX-010..012, SBX-021, SBX-031,
+ * SBX-036). The Container object only runs what it is told; every decision is taken
+ * here, from the record in the agent object's storage.
+ *
+ * Order of a creation: start the container with the environment (secrets, HOME on
+ * coding boxes, the guest token), wait for the guest, restore the saved home, then start
+ * the desktop services, so nothing writes the home before it is back. A retirement saves
+ * the home first, then destroys: the disk goes with the box.
+ */
+import type { Env } from "../../bindings/env";
+import { untilAborted } from "../../core/async/until-aborted";
+import { describeError, logEvent } from "../../core/output/log";
+import { SandboxError } from "../../core/sandbox/errors";
+import { GuestClient } from "../../core/sandbox/guest-client";
+import { type Box, type EnsureDecision, ensureDecision, type ImageReferences, sandboxEnvironment, wantedSandbox } from "../../core/sandbox/metadata";
+import { bytesToMib } from "../../core/sandbox/workspace";
+import type { SandboxHomes } from "./home";
+import { homeSaveUrl } from "./home-on-exit";
+import type { EnsureRequest } from "./inputs";
+import type { SandboxRecord, SandboxRow } from "./record";
+import type { LiteSandbox } from "./sandbox-container";
+
+export type EnsureOutcome = { ok: true; box: Box; guest: GuestClient; action: EnsureDecision["action"]; ms: number } | { ok: false; error: SandboxError };
+
+/** How long a started box gets for its guest to answer /health. */
+const HEALTH_TIMEOUT_MS = 30_000;
+
+/** How long the desktop and Chromium get to start (a loaded machine is slow at it). */
+const SERVICES_TIMEOUT_MS = 180_000;
+
+/** How long taking a home back may last: a minute, plus its size at 20 MB/s. */
+const restoreDeadlineMs = (bytes: number) => 60_000 + Math.ceil(bytes / 20_000);
+
+/** Set once a Container object could not be constructed in this isolate (containers off). */
+let containersOff = false;
+
+/** The message when this Worker runs without a container engine (containers off). */
+export const NO_ENGINE = "Sandboxes are not available here: containers are disabled (no container engine)";
+
+export class SandboxLifecycle {
+  constructor(
+    private readonly env: Env,
+    private readonly record: SandboxRecord,
+    private readonly homes: SandboxHomes,
+    private readonly now: () => number,
+    /** True once the agent was deleted: a start under way tears itself down. */
+    private readonly gone: () => boolean = () => false,
+  ) {}
+
+  /** The Container object of this agent's box. */
+  container(box: Box, agentId: string): DurableObjectStub<LiteSandbox> {
+    const namespace = box === "lite" ? this.env.SANDBOX_LITE : this.env.SANDBOX_STANDARD;
+    return namespace.get(namespace.idFromName(agentId)) as DurableObjectStub<LiteSandbox>;
+  }
+
+  /** The guest of the box the record describes. */
+  guest(row: SandboxRow): GuestClient {
+    const stub = this.container(row.box, row.metadata.agent_id);
+    return new GuestClient({ fetch: (url, init) => stub.fetch(new Request(url, init)), token: row.token });
+  }
+
+  /** Reuses, creates or recreates the box for this request, its home under `capBytes`; never throws. */
+  async ensure(request: EnsureRequest, capBytes: number): Promise<EnsureOutcome> {
+    const started = this.now();
+    try {
+      return await this.ensureOrThrow(request, capBytes, started);
+    } catch (error) {
+      const failure = asSandboxError(error);
+      this.record.failed(failure.code, failure.message, this.now());
+      logEvent("warn", { operation: "sandbox.ensure", agent_id: request.agentId, code: failure.code, error: failure.message });
+      return { ok: false, error: failure };
+    }
+  }
+
+  private async ensureOrThrow(request: EnsureRequest, capBytes: number, started: number): Promise<EnsureOutcome> {
+    // The local stack says why it runs without containers; and containers cannot come on
+    // in a running isolate, so once seen off there is no need to ask again.
+    const reason = this.env.SANDBOX_UNAVAILABLE_REASON;
+    if (reason) throw new SandboxError("sandbox.unavailable", `Sandboxes are not available here: ${reason}`);
+    if (containersOff) throw new SandboxError("sandbox.unavailable", NO_ENGINE);
+    const { agentId } = request;
+    const environment = sandboxEnvironment(request.secrets, request.flags.coding);
+    const wanted = await wantedSandbox({
+      agentId,
+      flags: request.flags,
+      browserLanguage: request.browserLanguage,
+      environment,
+      secretIds: request.secretIds,
+      images: this.images(),
+      fingerprintKey: this.env.SANDBOX_FINGERPRINT_KEY,
+    });
+    let row = this.record.get();
+    // The box changed (SBX-012): the other class's container holds the home; retire it first.
+    if (row?.running && row.box !== wanted.box) {
+      await this.retireBeforeRecreate(row, capBytes, ["box"]);
+      row = this.record.get();
+    }
+    const target = this.container(wanted.box, agentId);
+    const running = await target.isRunning();
+    if (row?.running && !running) {
+      // It stopped behind our back (a crash, the class's own sleep): its disk is gone.
+      this.record.stopped();
+      row = this.record.get();
+    }
+    // A box running without a record of ours (SBX-021) is recreated: its token is unknown.
+    const known = row?.running && row.box === wanted.box ? row : null;
+    const decision = ensureDecision(known?.metadata ?? null, running, wanted);
+    if (decision.action === "reuse") return { ok: true, box: wanted.box, guest: this.guest(known!), action: "reuse", ms: this.now() - started };
+    if (decision.action === "recreate") {
+      logEvent("info", { operation: "sandbox.recreate", agent_id: agentId, box: wanted.box, reasons: decision.reasons });
+      if (known) await this.retireBeforeRecreate(known, capBytes, decision.reasons);
+      else await target.destroyBox();
+    }
+    // A saved home the new box could not take back (the limit was lowered) is said before
+    // any box starts; the old one, if any, has just saved a home within the cap.
+    const saved = await this.homes.head(agentId);
+    if (saved && saved.bytes > capBytes) {
+      throw new SandboxError(
+        "workspace.full",
+        `The saved home holds ${bytesToMib(saved.bytes)} MiB, above its limit of ${bytesToMib(capBytes)} MiB: raise max_workspace_mib, or reset the home`,
+      );
+    }
+    const token = randomToken();
+    // The guest's settings travel apart from the environment, so no secret can stand in for them.
+    const settings = { GUEST_TOKEN: token, GUEST_HOME_SAVE_URL: homeSaveUrl(agentId) };
+    await this.abandonIfGone(target);
+    await target.boot(environment, settings, { "guilds-agent": agentId, "guilds-env": wanted.env_fingerprint });
+    const guest = new GuestClient({ fetch: (url, init) => target.fetch(new Request(url, init)), token });
+    await this.waitHealthy(guest);
+    await this.abandonIfGone(target);
+    const booted = this.now();
+    let restoredBytes: number | null = null;
+    let restoreMs = 0;
+    try {
+      const home = await this.homes.open(agentId);
+      // A box that dies while it takes its home back must fail the start, not hold it for as
+      // long as a call to it may hang.
+      const deadline = AbortSignal.timeout(restoreDeadlineMs(home?.size ?? 0));
+      // Either way the guest learns the cap, and that its save on shutdown may now run.
+      if (home) await untilAborted(guest.putHomeArchive(home.body, { length: home.size, maxBytes: capBytes, signal: deadline }), deadline);
+      else await untilAborted(guest.homeReady(capBytes), deadline);
+      restoredBytes = home?.size ?? null;
+      restoreMs = this.now() - booted;
+      await untilAborted(this.startServices(guest, request), AbortSignal.timeout(SERVICES_TIMEOUT_MS));
+    } catch (error) {
+      // A box without its home must not live: its next save would replace the saved home.
+      await target.destroyBox().catch(() => {});
+      throw new SandboxError("sandbox.unavailable", `The sandbox started but its home could not be restored: ${(error as Error).message}`);
+    }
+    await this.abandonIfGone(target);
+    this.record.created(wanted, token, this.now());
+    const ms = this.now() - started;
+    logEvent("info", {
+      operation: "sandbox.ensure",
+      agent_id: agentId,
+      box: wanted.box,
+      action: decision.action,
+      duration_ms: ms,
+      restored_bytes: restoredBytes,
+      restore_ms: restoreMs,
+    });
+    return { ok: true, box: wanted.box, guest, action: decision.action, ms };
+  }
+
+  /**
+   * Saves the home (when asked and the box answers), then destroys the box. A save that
+   * fails is recorded, throws and leaves the box up, so the caller can retry rather than
+   * lose the home; only `save: false` (a deleted agent, a reset home) destroys without one.
+   */
+  async retire(row: SandboxRow, options: { save: true; capBytes: number } | { save: false }): Promise<{ savedBytes: number | null }> {
+    const container = this.container(row.box, row.metadata.agent_id);
+    let savedBytes: number | null = null;
+    const started = this.now();
+    if (options.save && row.running && (await container.isRunning())) {
+      savedBytes = await this.recorded(async () =>
+        this.homes.save(row.metadata.agent_id, await this.guest(row).getHomeArchive({ resumeBrowser: false, maxBytes: options.capBytes }), options.capBytes),
+      );
+    }
+    const saveMs = this.now() - started;
+    await container.destroyBox();
+    this.record.stopped();
+    logEvent("info", {
+      operation: "sandbox.destroy",
+      agent_id: row.metadata.agent_id,
+      box: row.box,
+      saved_bytes: savedBytes,
+      save_ms: saveMs,
+      duration_ms: this.now() - started,
+    });
+    return { savedBytes };
+  }
+
+  /** Saves the running box's home to R2 (the periodic save); a failure is recorded and thrown. */
+  async saveHome(row: SandboxRow, capBytes: number): Promise<number> {
+    return this.recorded(async () =>
+      this.homes.save(row.metadata.agent_id, await this.guest(row).getHomeArchive({ resumeBrowser: true, maxBytes: capBytes }), capBytes),
+    );
+  }
+
+  /** A save whose outcome the sandbox state shows: a failure until the next success. */
+  private async recorded(save: () => Promise<number>): Promise<number> {
+    try {
+      const bytes = await save();
+      this.record.homeSaved();
+      return bytes;
+    } catch (error) {
+      // A broken stream or a storage error is no SandboxError: say what was being done.
+      const failure =
+        error instanceof SandboxError
+          ? error
+          : new SandboxError("sandbox.unavailable", `The home could not be read from the box or written to storage: ${describeError(error).message}`);
+      this.record.homeSaveFailed(failure.code, failure.message, this.now());
+      throw failure;
+    }
+  }
+
+  /** The box must go for a new one; if its home cannot be saved it stays, and the ensure says why. */
+  private async retireBeforeRecreate(row: SandboxRow, capBytes: number, reasons: readonly string[]): Promise<void> {
+    try {
+      await this.retire(row, { save: true, capBytes });
+    } catch (error) {
+      const cause = asSandboxError(error);
+      throw new SandboxError(
+        "sandbox.home_save_failed",
+        `The box must be recreated (${reasons.join(", ")}) but its home could not be saved, so it was kept as it is (${cause.code}): ${cause.message}`,
+      );
+    }
+  }
+
+  /** The agent was deleted while its box started: the box goes, and nothing of it is recorded. */
+  private async abandonIfGone(target: DurableObjectStub<LiteSandbox>): Promise<void> {
+    if (!this.gone()) return;
+    await target.destroyBox().catch(() => {});
+    throw new SandboxError("agent.not_found", "The agent was deleted while its box started");
+  }
+
+  /** The box's services after the restore: the desktop and Chromium when browser is on. */
+  private async startServices(guest: GuestClient, request: EnsureRequest): Promise<void> {
+    try {
+      await guest.startServices(request.flags.browser, request.browserLanguage);
+    } catch (error) {
+      // A box without a browser needs no services: an image without the route still serves.
+      if (request.flags.browser) throw error;
+      logEvent("warn", { operation: "sandbox.services", agent_id: request.agentId, ...describeError(error) });
+    }
+  }
+
+  private async waitHealthy(guest: GuestClient): Promise<void> {
+    // One deadline for every check, a check that hangs included.
+    const deadline = AbortSignal.timeout(HEALTH_TIMEOUT_MS);
+    while (!(await untilAborted(guest.health(), deadline).catch(() => false))) {
+      if (deadline.aborted) throw new SandboxError("sandbox.unavailable", `The sandbox's guest did not answer within ${HEALTH_TIMEOUT_MS / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  /** SBX-011: the references the boxes' images are known by; the config's Dockerfile paths stand in. */
+  private images(): ImageReferences {
+    return {
+      lite: this.env.SANDBOX_IMAGE_LITE ?? "containers/lite/Dockerfile",
+      standard: this.env.SANDBOX_IMAGE ?? "containers/standard/Dockerfile",
+    };
+  }
+}
+
+/**
+ * Any failure of the container runtime as the code tools and the API show. Without an
+ * engine the Container object cannot even be constructed: its message says so.
+ */
+export function asSandboxError(error: unknown): SandboxError {
+  if (error instanceof SandboxError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (/containers have not been enabled/i.test(message)) {
+    containersOff = true;
+    return new SandboxError("sandbox.unavailable", NO_ENGINE);
+  }
+  return new SandboxError("sandbox.unavailable", `The sandbox could not be started: ${message.slice(0, 300)}`);
+}
+
+/** A fresh per-sandbox bearer secret (256 bits, hex). */
+function randomToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
