@@ -8,11 +8,10 @@ import type { Env } from "../../bindings/env";
 import { type Outcome, type Refused, refuse } from "../../bindings/outcome";
 import type { Database } from "../../core/db/client";
 import { runs } from "../../core/db/schema";
-import { platformRedactor } from "../../core/output/redaction";
+import { platformRedactor, type SecretValue } from "../../core/output/redaction";
 import { diffCommand, notRecordedMessage, type RepoDiff, readDiffAnswer, recordedRepos, tokenSecrets } from "../../core/repos/changes";
 import { GIT_TOKENS_PATH } from "../../core/repos/types";
 import { boxRefusalStatus, SandboxError } from "../../core/sandbox/errors";
-import type { RedactionMemory } from "../agent/state/redaction-memory";
 import { currentEnsureRequest } from "./inputs";
 import type { SandboxManager } from "./manager";
 
@@ -30,7 +29,7 @@ interface Host {
   env: Env;
   sandboxes: SandboxManager;
   /** The values the run's generations used, kept past a rotation or deletion, and the valid tokens. */
-  redaction: RedactionMemory;
+  redaction: { forRun(runId: string, now: number): Promise<SecretValue[]> };
   now: () => number;
   withDatabase: <T>(work: (db: Database) => Promise<T>) => Promise<T>;
 }

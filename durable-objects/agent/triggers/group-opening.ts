@@ -1,12 +1,11 @@
 import { eq } from "drizzle-orm";
 import type { Env } from "../../../bindings/env";
 import { guildObject } from "../../../bindings/objects";
-import type { Refused } from "../../../bindings/outcome";
 import type { Database } from "../../../core/db/client";
 import { advanceCursor, deliveryRows } from "../../../core/db/group-chat";
 import { agents } from "../../../core/db/schema";
 import { chooseHistory, modelSelector, SELECTOR_CANDIDATES, type Selector } from "../../../core/group/history";
-import { deliveryDepth, groupChatInfo, groupChatInfoMessage, postDepth } from "../../../core/group/wake";
+import { deliveryDepth, groupChatInfo, groupChatInfoMessage } from "../../../core/group/wake";
 import { describeError, logEvent } from "../../../core/output/log";
 import { platformRedactor } from "../../../core/output/redaction";
 import type { ChatPayload } from "../../../core/projection/types";
@@ -14,7 +13,7 @@ import type { SystemPromptInput } from "../../../core/prompt/system-prompt";
 import type { RunSession } from "../state/run-session";
 
 /** What a group-triggered run opens with, beside the composed system row. */
-export interface GroupDelivery {
+export interface PlannedDelivery {
   /** State's group_chat_history, through the snapshot seq (GROUP-003/004). */
   groupChat: NonNullable<SystemPromptInput["groupChat"]>;
   /** The Group Chat info user row (GROUP-002). */
@@ -37,7 +36,7 @@ const NEW_ROWS_MAX = 500;
  * row now (one delivery covers them all). Null when none of those rows wakes the agent:
  * its own posts, or rows past the ping-pong depth.
  */
-export async function planGroupDelivery(db: Database, env: Env, agentId: string, guildId: string): Promise<GroupDelivery | null> {
+export async function planGroupDelivery(db: Database, env: Env, agentId: string, guildId: string): Promise<PlannedDelivery | null> {
   const { cursor, storedCursor, fresh, candidates } = await deliveryRows(db, agentId, guildId, NEW_ROWS_MAX, SELECTOR_CANDIDATES);
   // The object stopped between completing a group run and moving the cursor: catch it up.
   if (storedCursor < cursor) await advanceCursor(db, agentId, guildId, cursor);
@@ -102,17 +101,4 @@ export async function reportDelivery(
   } catch (error) {
     logEvent("warn", { operation: "group.delivery_event", agent_id: agentId, guild_id: guildId, ...describeError(error) });
   }
-}
-
-/** group_post's way to the guild's chat; a post from a group run is one hop deeper (the ping-pong guard). */
-export function groupChatOf(env: Env, session: RunSession) {
-  const { agentId, guildId } = session.scope;
-  const depth = postDepth(session.facts.metadata.group_depth as number | undefined);
-  return {
-    async post(content: string) {
-      const posted = await guildObject(env, guildId).post(guildId, { authorKind: "agent", authorAgentId: agentId, content, depth });
-      if (!posted.ok) throw new Error((posted as unknown as Refused).message);
-      return { seq: posted.row.seq, tagged: posted.tagged_names };
-    },
-  };
 }
