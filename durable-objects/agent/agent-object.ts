@@ -1,132 +1,272 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../bindings/env";
-import type { AgentCore } from "./agent-core";
+import { type Outcome, refuse } from "../../bindings/outcome";
+import type { RepoDiff } from "../../core/repos/changes";
+import type { RunKind } from "../../core/runs/rules";
+import type { ScriptChange } from "../../core/scripts/types";
+import { type Deadline, deadlineKind } from "../common/deadlines";
+import type { SandboxState, SandboxView, ViewTarget } from "../sandbox/manager";
+import type { Rooms } from "./rooms";
+import type { CreatedRun, NewMessage } from "./triggers/direct";
 
-export type { DeadlineView, FiredDeadlineView, GenerationState } from "./agent-core";
+/** `generationState()`: the agent's lock as the Worker reports it (UTC ISO times). */
+export interface GenerationState {
+  generating: boolean;
+  run_id?: string;
+  generation?: number;
+  started_at?: string;
+  lease_until?: string;
+  /** The lease ran out without a release: the generation is presumed dead (recovery pending). */
+  lease_expired?: boolean;
+}
+
+/** `deadlines()`: one pending deadline, for diagnostics (the payload is left out). */
+export interface DeadlineView {
+  name: string;
+  kind: string;
+  due_at: string;
+  version: number;
+  attempts: number;
+}
+
+/** `firedDeadlines()`: one successful firing. */
+export interface FiredDeadlineView {
+  name: string;
+  due_at: string;
+  fired_at: string;
+}
 
 /**
- * One object per agent (see AgentCore, which does the work). This class is all the
- * Worker's main module evaluates of it: the run loop, its tools, the model client and
- * the schedule planner load when the first agent object of an isolate is constructed,
- * before any event reaches it, so an isolate that only serves the API (or the guild
- * objects) never evaluates them. Every method forwards to the core.
+ * One object per agent, addressed by the agent id (`idFromName(agentId)`): the single
+ * writer of the agent's runs. It holds the generation lock and multiplexes every deadline
+ * of the agent onto its one alarm. Its methods are the Worker's RPC surface; the work is
+ * done in its rooms (see rooms.ts and docs/architecture.md): triggers open runs, the run
+ * lifecycle generates them, the sandbox room keeps the box.
  */
 export class AgentObject extends DurableObject<Env> {
-  private core!: AgentCore;
+  /** The clock every room reads (deadlines, leases); tests replace it through `runInDurableObject`. */
+  now: () => number = () => Date.now();
+  /** Randomness of the wake-window planner; tests may pin it. */
+  random: () => number = () => Math.random();
+  #rooms!: Rooms;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     void ctx.blockConcurrencyWhile(async () => {
-      const { AgentCore } = await import("./agent-core");
-      this.core = new AgentCore(ctx, env);
-      this.core.migrateStorage();
-      await this.core.sandboxes.objectStarted();
+      // Loaded here, not imported: an isolate that only serves the API never evaluates the rooms.
+      const { openRooms } = await import("./rooms");
+      this.#rooms = openRooms(ctx, env, this);
+      await this.#rooms.context.box.objectStarted();
     });
   }
 
-  /** The clock every part of the object reads; tests replace it through `runInDurableObject`. */
-  get now(): AgentCore["now"] {
-    return this.core.now;
-  }
-  set now(clock: AgentCore["now"]) {
-    this.core.now = clock;
-  }
-  /** Randomness of the wake-window planner; tests may pin it. */
-  get random(): AgentCore["random"] {
-    return this.core.random;
-  }
-  set random(source: AgentCore["random"]) {
-    this.core.random = source;
-  }
-  get multiplexer(): AgentCore["multiplexer"] {
-    return this.core.multiplexer;
-  }
-  get lock(): AgentCore["lock"] {
-    return this.core.lock;
-  }
-  get deadlineHandlers(): AgentCore["deadlineHandlers"] {
-    return this.core.deadlineHandlers;
-  }
-  get runs(): AgentCore["runs"] {
-    return this.core.runs;
-  }
-  get schedules(): AgentCore["schedules"] {
-    return this.core.schedules;
-  }
-  get groupDeliveries(): AgentCore["groupDeliveries"] {
-    return this.core.groupDeliveries;
+  /** The rooms, for tests that reach inside through `runInDurableObject`. */
+  get rooms(): Rooms {
+    return this.#rooms;
   }
 
-  override alarm(): ReturnType<AgentCore["alarm"]> {
-    return this.core.alarm();
+  /** The object's one alarm: runs whatever deadlines are due and re-arms at the next. */
+  override async alarm(): Promise<void> {
+    await this.#rooms.context.deadlines.fire(this.now(), this.#rooms.deadlineHandlers);
   }
-  override fetch(request: Request): ReturnType<AgentCore["fetch"]> {
-    return this.core.fetch(request);
+
+  /** `GET /runs/:id/events?after=N`: the run's SSE stream, forwarded by the Worker. */
+  override async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const match = /^\/runs\/([0-9a-f-]{36})\/events$/.exec(url.pathname);
+    if (!match) return new Response("not found", { status: 404 });
+    const after = Number(url.searchParams.get("after") ?? "-1");
+    const runId = match[1]!;
+    const { hub, lock } = this.#rooms.context;
+    return hub.subscribe(runId, Number.isFinite(after) ? after : -1, () => ({ run_id: runId, generating: lock.held()?.runId === runId }));
   }
-  createRun(...args: Parameters<AgentCore["createRun"]>): ReturnType<AgentCore["createRun"]> {
-    return this.core.createRun(...args);
+
+  /** Creates a run of this agent; with a message it starts generating (RUN-003/004). */
+  createRun(agentId: string, input: { kind: RunKind; message?: NewMessage; title?: string | null }): Promise<Outcome<CreatedRun>> {
+    return this.#rooms.direct.createRun(agentId, input);
   }
-  postMessage(...args: Parameters<AgentCore["postMessage"]>): ReturnType<AgentCore["postMessage"]> {
-    return this.core.postMessage(...args);
+
+  /** A user message on a run: 409 agent.busy while any run of the agent generates (GEN-003). */
+  postMessage(runId: string, message: NewMessage): Promise<Outcome<{ seq: number; generation: number }>> {
+    return this.#rooms.direct.postMessage(runId, message);
   }
-  refreshSchedules(...args: Parameters<AgentCore["refreshSchedules"]>): ReturnType<AgentCore["refreshSchedules"]> {
-    return this.core.refreshSchedules(...args);
+
+  /** Stops the run's generation (CANCEL-001..003). */
+  cancel(runId: string): Promise<Outcome<{ cancelled: true }>> {
+    return this.#rooms.runs.cancel(runId);
   }
-  queueGroupDelivery(...args: Parameters<AgentCore["queueGroupDelivery"]>): ReturnType<AgentCore["queueGroupDelivery"]> {
-    return this.core.queueGroupDelivery(...args);
+
+  /** Resumes a run a failure stopped (CANCEL-012/013). */
+  resume(runId: string): Promise<Outcome<{ resumed_at: string }>> {
+    return this.#rooms.runs.resume(runId);
   }
-  cancel(...args: Parameters<AgentCore["cancel"]>): ReturnType<AgentCore["cancel"]> {
-    return this.core.cancel(...args);
+
+  /** Archives (or unarchives) a run; refused while it generates (RUN-024). */
+  archive(runId: string, archived: boolean): Promise<Outcome<{ archived_at: string | null }>> {
+    return this.#rooms.runs.archive(runId, archived);
   }
-  resume(...args: Parameters<AgentCore["resume"]>): ReturnType<AgentCore["resume"]> {
-    return this.core.resume(...args);
+
+  /**
+   * Re-arms the schedule deadline after any change to the agent's schedules or its
+   * guild's routines switch; returns the time it is armed at, or null.
+   */
+  refreshSchedules(agentId: string): Promise<string | null> {
+    return this.#rooms.schedules.refresh(agentId);
   }
-  archive(...args: Parameters<AgentCore["archive"]>): ReturnType<AgentCore["archive"]> {
-    return this.core.archive(...args);
+
+  /** The guild object: new public rows wake this agent (GROUP-011). */
+  queueGroupDelivery(agentId: string, guildId: string): Promise<void> {
+    return this.#rooms.groupDeliveries.queue(agentId, guildId);
   }
-  generationState(): ReturnType<AgentCore["generationState"]> {
-    return this.core.generationState();
+
+  /** Whether a generation holds the agent's lock, and which. */
+  async generationState(): Promise<GenerationState> {
+    const held = this.#rooms.context.lock.held();
+    if (!held) return { generating: false };
+    return {
+      generating: true,
+      run_id: held.runId,
+      generation: held.generation,
+      started_at: iso(held.startedAt),
+      lease_until: iso(held.leaseUntil),
+      lease_expired: held.leaseUntil <= this.now(),
+    };
   }
-  deadlines(): ReturnType<AgentCore["deadlines"]> {
-    return this.core.deadlines();
+
+  /** Pending deadlines, earliest first (diagnostics). */
+  async deadlines(): Promise<DeadlineView[]> {
+    return this.#rooms.context.deadlines.list().map(deadlineView);
   }
-  setDeadline(...args: Parameters<AgentCore["setDeadline"]>): ReturnType<AgentCore["setDeadline"]> {
-    return this.core.setDeadline(...args);
+
+  /**
+   * Sets (creates or replaces) a deadline. `dueAt` is epoch milliseconds or an ISO-8601
+   * time; the name's kind (before the first ':') must have a registered handler.
+   */
+  async setDeadline(name: string, dueAt: string | number, payload?: unknown): Promise<DeadlineView> {
+    const kind = deadlineKind(String(name));
+    if (!Object.hasOwn(this.#rooms.deadlineHandlers, kind)) throw new RangeError(`unknown deadline kind "${kind}"`);
+    return deadlineView(await this.#rooms.context.deadlines.set(name, parseTime(dueAt), payload));
   }
-  clearDeadline(...args: Parameters<AgentCore["clearDeadline"]>): ReturnType<AgentCore["clearDeadline"]> {
-    return this.core.clearDeadline(...args);
+
+  /** Removes a deadline; true if it existed. */
+  clearDeadline(name: string): Promise<boolean> {
+    return this.#rooms.context.deadlines.clear(name);
   }
-  forget(): ReturnType<AgentCore["forget"]> {
-    return this.core.forget();
+
+  /** The last 100 successful firings, oldest first. */
+  async firedDeadlines(): Promise<FiredDeadlineView[]> {
+    return this.#rooms.firings.list().map((f) => ({ name: f.name, due_at: iso(f.dueAt), fired_at: iso(f.firedAt) }));
   }
-  firedDeadlines(): ReturnType<AgentCore["firedDeadlines"]> {
-    return this.core.firedDeadlines();
+
+  /**
+   * The agent was deleted: drop every deadline and the lock so nothing of it fires
+   * again. Refused while a generation holds the lock.
+   */
+  async forget(): Promise<{ forgotten: boolean; busyRunId?: string }> {
+    const { context } = this.#rooms;
+    const held = context.lock.held();
+    if (held && context.lock.active) return { forgotten: false, busyRunId: held.runId };
+    context.sessions.clear();
+    context.redaction.forgetAll();
+    if (context.agentId) await context.box.forget(context.agentId);
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    const { migrateStorage } = await import("./rooms");
+    migrateStorage(this.ctx.storage.sql);
+    return { forgotten: true };
   }
-  sandboxForView(...args: Parameters<AgentCore["sandboxForView"]>): ReturnType<AgentCore["sandboxForView"]> {
-    return this.core.sandboxForView(...args);
+
+  /**
+   * The Browser or CLI tab brings the box up (SBX-002, SBX-023): where the Worker proxies
+   * it (`port` on the `box`'s Container object, under `pathPrefix` for ttyd), or why not.
+   */
+  async sandboxForView(view: SandboxView): Promise<ViewTarget> {
+    if (view !== "browser" && view !== "cli") return { ok: false, code: "sandbox.view_unknown", message: `No sandbox view ${String(view)}` };
+    const { agentId, box } = this.#rooms.context;
+    if (!agentId) return { ok: false, code: "sandbox.unavailable", message: "The agent object does not know its agent id" };
+    return box.forView(agentId, view);
   }
-  runDiff(...args: Parameters<AgentCore["runDiff"]>): ReturnType<AgentCore["runDiff"]> {
-    return this.core.runDiff(...args);
+
+  /**
+   * The start..end diff of a repository the run recorded (REPO-022..025): made by git in the
+   * box, which comes up as for the CLI tab (SBX-039), redacted with the agent's secret values.
+   */
+  async runDiff(runId: string, repository: string): Promise<Outcome<RepoDiff>> {
+    const { context } = this.#rooms;
+    if (!context.agentId) return refuse(503, "sandbox.unavailable", "The agent object does not know its agent id");
+    const { runDiff } = await import("../sandbox/run-diff");
+    const host = {
+      env: this.env,
+      sandboxes: context.box,
+      redaction: context.redaction,
+      withDatabase: context.database.use.bind(context.database),
+      now: context.now,
+    };
+    return runDiff(host, context.agentId, runId, repository);
   }
-  sandboxViewInput(): ReturnType<AgentCore["sandboxViewInput"]> {
-    return this.core.sandboxViewInput();
+
+  /** Operator input on a proxied view: restarts the idle timer at most every 30 s (SBX-030). */
+  sandboxViewInput(): Promise<{ restarted: boolean; idle_deadline?: string }> {
+    return this.#rooms.context.box.viewInput();
   }
-  sandboxState(): ReturnType<AgentCore["sandboxState"]> {
-    return this.core.sandboxState();
+
+  /** The box as the console shows it. */
+  sandboxState(): Promise<SandboxState> {
+    return this.#rooms.context.box.state(this.#rooms.context.agentId);
   }
-  sandboxResetHome(): ReturnType<AgentCore["sandboxResetHome"]> {
-    return this.core.sandboxResetHome();
+
+  /** "Reset home": the box destroyed without a save, the saved home deleted; refused while generating. */
+  async sandboxResetHome(): Promise<{ ok: true; destroyed: boolean } | { ok: false; code: string; message: string }> {
+    const { agentId, box } = this.#rooms.context;
+    if (!agentId) return { ok: false, code: "sandbox.unavailable", message: "The agent object does not know its agent id" };
+    return box.resetHome(agentId);
   }
-  secretsChanged(): ReturnType<AgentCore["secretsChanged"]> {
-    return this.core.secretsChanged();
+
+  /**
+   * A secret reaching this agent changed (SEC-009, SBX-038): an idle box is saved and
+   * destroyed now, a generating agent's after its generation, before its lock is released.
+   */
+  secretsChanged(): Promise<{ destroyed: boolean; deferred: boolean }> {
+    return this.#rooms.context.box.secretsChanged();
   }
-  scriptsChanged(...args: Parameters<AgentCore["scriptsChanged"]>): ReturnType<AgentCore["scriptsChanged"]> {
-    return this.core.scriptsChanged(...args);
+
+  /** browser, coding or browser_language changed (SBX-022): an idle box is saved and destroyed. */
+  sandboxSettingsChanged(): Promise<{ destroyed: boolean }> {
+    return this.#rooms.context.box.settingsChanged();
   }
-  sandboxSettingsChanged(): ReturnType<AgentCore["sandboxSettingsChanged"]> {
-    return this.core.sandboxSettingsChanged();
+
+  /**
+   * The agent's script catalog changed through the API (SCRIPT-030, SCRIPT-049): deleted
+   * names leave the snapshots this object holds, and a running box's scripts folder follows.
+   */
+  async scriptsChanged(change: ScriptChange): Promise<void> {
+    const { context } = this.#rooms;
+    context.sessions.forgetScripts(change);
+    const files = context.box.runningFiles();
+    if (!context.agentId || !files) return;
+    const active = context.lock.active;
+    const session = active ? await context.sessions.get(active.runId) : null;
+    const { syncScriptsToBox } = await import("../sandbox/script-sync");
+    await syncScriptsToBox({
+      agentId: context.agentId,
+      change,
+      files,
+      generating: session ? new Set(session.snapshot.scripts.map((s) => s.name)) : null,
+      withDatabase: (work) => context.database.use(work),
+    });
   }
-  get sandboxes(): AgentCore["sandboxes"] {
-    return this.core.sandboxes;
-  }
+}
+
+function deadlineView(entry: Deadline): DeadlineView {
+  return { name: entry.name, kind: entry.kind, due_at: iso(entry.dueAt), version: entry.version, attempts: entry.attempts };
+}
+
+function parseTime(value: string | number): number {
+  const ms = typeof value === "number" ? value : typeof value === "string" ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(ms)) throw new RangeError("due_at must be epoch milliseconds or an ISO-8601 time");
+  return ms;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
 }

@@ -17,10 +17,10 @@ async function firedNames(stub: DurableObjectStub<AgentObject>): Promise<string[
 async function registerKind(
   stub: DurableObjectStub<AgentObject>,
   kind: string,
-  make: (agent: AgentObject) => AgentObject["deadlineHandlers"][string],
+  make: (agent: AgentObject) => AgentObject["rooms"]["deadlineHandlers"][string],
 ): Promise<void> {
   await runInDurableObject(stub, (agent: AgentObject) => {
-    agent.deadlineHandlers[kind] = make(agent);
+    agent.rooms.deadlineHandlers[kind] = make(agent);
   });
 }
 
@@ -82,7 +82,7 @@ describe("alarm multiplexer", () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     });
     await runInDurableObject(agent, async (instance: AgentObject) => {
-      await instance.multiplexer.set("slow:x", T0 + 1_000);
+      await instance.rooms.context.deadlines.set("slow:x", T0 + 1_000);
       instance.now = () => T0 + 2_000;
       await Promise.all([instance.alarm(), instance.alarm()]);
     });
@@ -126,7 +126,7 @@ describe("alarm multiplexer", () => {
     expect(second.version).toBeGreaterThan(first.version);
     expect(await agent.deadlines()).toHaveLength(1);
     expect(await armedAt(agent)).toBe(T0 + 7_000);
-    const payload = await runInDurableObject(agent, (i: AgentObject) => i.multiplexer.get("probe:x")?.payload);
+    const payload = await runInDurableObject(agent, (i: AgentObject) => i.rooms.context.deadlines.get("probe:x")?.payload);
     expect(payload).toEqual({ n: 2 });
     await setClock(agent, T0 + 2_000);
     await runDurableObjectAlarm(agent);
@@ -138,7 +138,7 @@ describe("alarm multiplexer", () => {
     const seen: number[] = [];
     await registerKind(agent, "tick", (instance) => async (entry) => {
       seen.push(entry.dueAt);
-      await instance.multiplexer.set(entry.name, entry.dueAt + 60_000, entry.payload);
+      await instance.rooms.context.deadlines.set(entry.name, entry.dueAt + 60_000, entry.payload);
     });
     await agent.setDeadline("tick:every-minute", T0 + 1_000, { keep: true });
     await setClock(agent, T0 + 2_000);
@@ -152,15 +152,15 @@ describe("alarm multiplexer", () => {
     expect(seen).toEqual([T0 + 1_000, T0 + 61_000]);
     expect(await firedNames(agent)).toEqual(["tick:every-minute", "tick:every-minute"]);
     expect(await armedAt(agent)).toBe(T0 + 121_000);
-    const kept = await runInDurableObject(agent, (i: AgentObject) => i.multiplexer.get("tick:every-minute"));
+    const kept = await runInDurableObject(agent, (i: AgentObject) => i.rooms.context.deadlines.get("tick:every-minute"));
     expect(kept?.payload).toEqual({ keep: true });
   });
 
   it("a handler that clears and re-sets its entry is not deleted by the stale version", async () => {
     const agent = freshAgent();
     await registerKind(agent, "renew", (instance) => async (entry) => {
-      await instance.multiplexer.clear(entry.name);
-      await instance.multiplexer.set(entry.name, entry.dueAt + 5_000);
+      await instance.rooms.context.deadlines.clear(entry.name);
+      await instance.rooms.context.deadlines.set(entry.name, entry.dueAt + 5_000);
     });
     await agent.setDeadline("renew:x", T0 + 1_000);
     await setClock(agent, T0 + 2_000);
@@ -218,7 +218,7 @@ describe("alarm multiplexer", () => {
     const agent = freshAgent();
     expect(await rpcError(agent, (i) => i.setDeadline("mystery:1", T0 + 1_000))).toMatch(/unknown deadline kind "mystery"/);
     // Stored by some other code version whose kind no longer exists.
-    await runInDurableObject(agent, (i: AgentObject) => i.multiplexer.set("mystery:1", T0 + 1_000));
+    await runInDurableObject(agent, (i: AgentObject) => i.rooms.context.deadlines.set("mystery:1", T0 + 1_000));
     await agent.setDeadline("probe:ok", T0 + 1_000);
     await setClock(agent, T0 + 2_000);
     await runDurableObjectAlarm(agent);
@@ -251,7 +251,7 @@ describe("alarm multiplexer", () => {
   it("the fired-deadline history keeps the last 100 firings", async () => {
     const agent = freshAgent();
     await runInDurableObject(agent, async (i: AgentObject) => {
-      for (let n = 0; n < 105; n++) await i.multiplexer.set(`probe:${String(n).padStart(3, "0")}`, T0 + n);
+      for (let n = 0; n < 105; n++) await i.rooms.context.deadlines.set(`probe:${String(n).padStart(3, "0")}`, T0 + n);
     });
     await setClock(agent, T0 + 1_000);
     await runDurableObjectAlarm(agent);

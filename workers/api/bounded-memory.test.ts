@@ -32,20 +32,20 @@ describe("bounded memory: streams, replies, prompt replay", () => {
   it("HARDEN-3: a client that goes away is forgotten by the agent object at its next event, and past the run's cap the API answers 429 with the JSON error shape", async () => {
     const agent = await newAgent(token, guildId);
     const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
-    const count = () => runInDurableObject(objectOf(agent.id), (i: AgentObject) => i.runs.hub.subscribers(run.id));
+    const count = () => runInDurableObject(objectOf(agent.id), (i: AgentObject) => i.rooms.context.hub.subscribers(run.id));
 
     await collectEvents(token, run.id, (events) => events.some((e) => e.event === "status"));
     // The object learns of it at the next event it sends (the keepalive, every 15 s, at the latest).
     for (let i = 0; i < 100 && (await count()) > 0; i++) {
-      await runInDurableObject(objectOf(agent.id), (o: AgentObject) => o.runs.hub.publish(run.id, "status", { run_id: run.id, generating: false }));
+      await runInDurableObject(objectOf(agent.id), (o: AgentObject) => o.rooms.context.hub.publish(run.id, "status", { run_id: run.id, generating: false }));
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(await count()).toBe(0);
 
     // A cap of one for this run's object, as MAX_RUN_SUBSCRIBERS would set it.
     await runInDurableObject(objectOf(agent.id), (i: AgentObject) => {
-      (i.runs as { hub: SseHub }).hub = new SseHub(
-        (id, after, limit) => i.runs.withDatabase(async (db) => (await loadRows(db, id, after, limit)).map(toWireRow)),
+      (i.rooms.context as { hub: SseHub }).hub = new SseHub(
+        (id, after, limit) => i.rooms.context.database.use(async (db) => (await loadRows(db, id, after, limit)).map(toWireRow)),
         { maxSubscribers: 1 },
       );
     });

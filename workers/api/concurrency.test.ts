@@ -135,7 +135,7 @@ describe("deadlines firing while messages arrive", () => {
       await script(agent.model, [SLOW_REPLY]);
       const due = Date.UTC(2100, 0, 1);
       await runInDurableObject(objectOf(agent.id), (object: AgentObject) =>
-        object.multiplexer.set(GROUP_DELIVERY, due, { agent_id: agent.id, guild_id: guild.id }),
+        object.rooms.context.deadlines.set(GROUP_DELIVERY, due, { agent_id: agent.id, guild_id: guild.id }),
       );
       const answers = await alarmWithBurst(agent.id, due + 250, token, direct.id);
       await idle(agent.id);

@@ -347,7 +347,7 @@ describe("a slow group-history selector", () => {
     const stub = objectOf(agent.id);
     for (let i = 0; i < 100 && !(await stub.generationState()).generating; i++) await new Promise((r) => setTimeout(r, 10));
     expect(await groupRuns(token, agent.id)).toHaveLength(0);
-    await runInDurableObject(stub, (object: AgentObject) => (object.runs as unknown as { connection: { closeIfIdle(): void } }).connection.closeIfIdle());
+    await runInDurableObject(stub, (object: AgentObject) => object.rooms.context.database.closeIfIdle());
     const [run] = await untilDelivered(token, agent.id, 1);
     expect(run!.metadata.group_chat_history).toEqual({ source: "selector", seqs: picked });
     expect(run!.errors).toEqual([]);

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { messages, runs } from "../../core/db/schema";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import { HEARTBEAT } from "../../durable-objects/agent/run/lifecycle";
+import { HEARTBEAT } from "../../durable-objects/agent/state/generation-lock";
 import { modelRequests, newAgent, objectOf, rows, script, settled, untilGenerating } from "../../test/workerd/agents";
 import { call, seedGuild } from "../../test/workerd/seed";
 
@@ -66,8 +66,8 @@ describe("recovery after an eviction", () => {
     await close();
     const stub = objectOf(agent.id);
     await runInDurableObject(stub, async (object: AgentObject) => {
-      expect(object.lock.acquire(run.id, 1, 60_000).ok).toBe(true);
-      await object.multiplexer.set(HEARTBEAT, object.now() + 60_000);
+      expect(object.rooms.context.lock.stored.acquire(run.id, 1, 60_000).ok).toBe(true);
+      await object.rooms.context.deadlines.set(HEARTBEAT, object.now() + 60_000);
     });
     await evict(stub);
     // A stub breaks with its object; the next one reaches a fresh instance over the same storage.

@@ -49,16 +49,16 @@ async function watchLock(agentId: string) {
   await runInDurableObject(objectOf(agentId), (object: AgentObject) => {
     const seen: string[] = [];
     (object as unknown as { lockLog: string[] }).lockLog = seen;
-    const { lock } = object;
+    const { lock } = object.rooms.context;
     const release = lock.release.bind(lock);
     const handOver = lock.handOver.bind(lock);
     lock.release = (runId) => {
-      if (lock.current()?.runId === runId) seen.push(`release ${runId}`);
+      if (lock.held()?.runId === runId) seen.push(`release ${runId}`);
       return release(runId);
     };
-    lock.handOver = (from, to, generation, leaseMs) => {
+    lock.handOver = (from, to) => {
       seen.push(`hand ${from} -> ${to}`);
-      return handOver(from, to, generation, leaseMs);
+      return handOver(from, to);
     };
   });
   return () => runInDurableObject(objectOf(agentId), (object: AgentObject) => [...(object as unknown as { lockLog: string[] }).lockLog]);
@@ -304,15 +304,15 @@ describe("run chains", () => {
     await script(agent.model, [{ content: "picked up after the restart" }]);
     const nextId = await runInDurableObject(objectOf(agent.id), async (object: AgentObject) => {
       const { openContinuation } = await import("../../durable-objects/agent/run/chain");
-      const session = (await object.runs.sessions.get(first.id))!;
+      const session = (await object.rooms.context.sessions.get(first.id))!;
       const next = crypto.randomUUID();
-      const opened = await object.runs.withDatabase((db) => openContinuation(db, session, "## Goal\ncarry on", next, new Date()));
+      const opened = await object.rooms.context.database.use((db) => openContinuation(db, session, "## Goal\ncarry on", next, new Date()));
       expect(opened).not.toBeNull();
       // The lock as the dead generation left it: still naming the run that handed off, its lease run out.
-      expect(object.lock.acquire(first.id, 1, 60_000).ok).toBe(true);
+      expect(object.rooms.context.lock.stored.acquire(first.id, 1, 60_000).ok).toBe(true);
       const realNow = object.now;
       object.now = () => realNow() + 120_000;
-      await object.runs.heartbeat();
+      await object.rooms.runs.heartbeat();
       object.now = realNow;
       return next;
     });
@@ -354,11 +354,11 @@ describe("run chains", () => {
     await script(agent.model, [{ content: "resumed the chain" }]);
     await runInDurableObject(objectOf(agent.id), async (object: AgentObject) => {
       // The object that wrote those rows is gone: its lock names the run, its lease ran out.
-      object.runs.sessions.forget((await object.runs.sessions.get(first.id))!);
-      expect(object.lock.acquire(first.id, 1, 60_000).ok).toBe(true);
+      object.rooms.context.sessions.forget((await object.rooms.context.sessions.get(first.id))!);
+      expect(object.rooms.context.lock.stored.acquire(first.id, 1, 60_000).ok).toBe(true);
       const realNow = object.now;
       object.now = () => realNow() + 120_000;
-      await object.runs.heartbeat();
+      await object.rooms.runs.heartbeat();
       object.now = realNow;
     });
     const [old, next] = await chainSettled(token, agent.id, 2);

@@ -33,7 +33,7 @@ describe("sandboxes without a container engine", () => {
     return runInDurableObject(objectOf(agentId), async (agent: AgentObject) => {
       const { db, close } = openDatabase(env);
       try {
-        const started = await agent.sandboxes.generationStarting(
+        const started = await agent.rooms.context.box.generationStarting(
           { agentId, flags: { browser: false, coding: true }, browserLanguage: "en-US", secrets: [], secretIds: [] },
           db,
         );

@@ -164,7 +164,7 @@ describe("schedules", () => {
     const past = new Date(Date.now() - 60_000);
     await db.update(schedules).set({ nextRunAt: past, windowFires: 2 }).where(eq(schedules.id, created.id));
     await close();
-    await runInDurableObject(objectOf(agent.id), (o: AgentObject) => o.multiplexer.set("schedule", Date.now() - 1, { agent_id: agent.id }));
+    await runInDurableObject(objectOf(agent.id), (o: AgentObject) => o.rooms.context.deadlines.set("schedule", Date.now() - 1, { agent_id: agent.id }));
     await alarmAt(agent.id, Date.now());
     expect(await scheduleRuns(t, created.id)).toHaveLength(0);
     await call("PATCH", `/api/guilds/${g}`, { token: t, body: { routines_enabled: true } });

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { messages, runs } from "../../core/db/schema";
 import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import { LEASE_MS } from "../../durable-objects/agent/run/lifecycle";
+import { LEASE_MS } from "../../durable-objects/agent/state/generation-lock";
 import { newAgent, objectOf } from "../../test/workerd/agents";
 import { call, seedGuild } from "../../test/workerd/seed";
 
@@ -35,11 +35,11 @@ async function interruptedScheduleRun(token: string, guildId: string, metadata: 
     ]);
     const stub = objectOf(agent.id);
     await runInDurableObject(stub, async (object: AgentObject) => {
-      expect(object.lock.acquire(run!.id, 1, LEASE_MS).ok).toBe(true);
+      expect(object.rooms.context.lock.stored.acquire(run!.id, 1, LEASE_MS).ok).toBe(true);
       const realNow = object.now;
       // The object wakes after the lease ran out, with no loop of its own in memory.
       object.now = () => realNow() + 2 * LEASE_MS;
-      await object.runs.heartbeat();
+      await object.rooms.runs.heartbeat();
       object.now = realNow;
     });
     expect((await stub.generationState()).generating).toBe(false);

@@ -10,6 +10,7 @@ import type { ToolDefinition } from "../../../core/tools/types";
 import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall } from "../../../test/workerd/agents";
 import { call, seedGuild } from "../../../test/workerd/seed";
 import type { AgentObject } from "../agent-object";
+import type { AgentContext } from "../state/context";
 import { RunSession } from "../state/run-session";
 import { runGeneration } from "./generation";
 import { imageHydrator, r2Images } from "./hydrate";
@@ -135,7 +136,7 @@ describe("a generation's failure paths", () => {
       await session.commit(conn.db, { generation: 1, role: "user", payload: { role: "user", content: "wait" }, metadata: {}, tokenCount: 1 });
       const started = Date.now();
       setTimeout(() => controller.abort(), 500);
-      const outcome = await runGeneration(deps(conn.db, session, controller.signal, [slow]));
+      const outcome = await runGeneration(context, deps(conn.db, session, controller.signal, [slow]));
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(toolSignal?.aborted).toBe(true);
       expect(outcome.errors.map((e) => e.code)).toEqual(["generation.cancelled"]);
@@ -163,7 +164,7 @@ describe("a generation's failure paths", () => {
     };
     try {
       await session.commit(conn.db, { generation: 1, role: "user", payload: { role: "user", content: "go" }, metadata: {}, tokenCount: 1 });
-      const outcome = await runGeneration({
+      const outcome = await runGeneration(context, {
         ...deps(conn.db, session, new AbortController().signal, [failing]),
         // The second result's output pipeline breaks: a platform bug, not a tool error.
         redactor: new (class extends Redactor {
@@ -195,7 +196,7 @@ describe("a generation's failure paths", () => {
     await script(agent.model, [{ tool_calls: [toolCall("browser_screenshot", {})] }, { content: "A white pixel." }]);
     try {
       await session.commit(conn.db, { generation: 1, role: "user", payload: { role: "user", content: "look" }, metadata: {}, tokenCount: 1 });
-      const outcome = await runGeneration({
+      const outcome = await runGeneration(context, {
         ...deps(conn.db, session, new AbortController().signal, [camera]),
         toolImages: r2ToolImages(conn.db, bindings.ATTACHMENTS, session.scope.organisationId),
         hydrate: imageHydrator(r2Images(bindings.ATTACHMENTS)),
@@ -268,7 +269,8 @@ function deps(db: ReturnType<typeof openDatabase>["db"], session: RunSession, si
     pricing: { prices: {}, fallback: { input: 0, output: 0 }, platformKey: true },
     spend: { limitUsd: null, monthCostUsd: 0 },
     hydrate: async (messages: unknown[]) => messages,
-    publish: () => {},
-    now: () => Date.now(),
   };
 }
+
+/** The agent's context as a generation outside an agent object reads it: the clock and a stream nobody hears. */
+const context = { now: () => Date.now(), hub: { publish: () => {} } } as unknown as AgentContext;

@@ -21,12 +21,14 @@ import type { NotesRecordsStore, SandboxAccess, ScheduleTools, ToolContext, Tool
 import { type Pricing, replyCost, usageMonth } from "../../../core/usage/pricing";
 import { readReportedUsage } from "../../../core/usage/reported-usage";
 import { storableText, storableValue } from "../../../core/validation/storable";
+import type { AgentContext } from "../state/context";
 import type { RowDraft, RunSession } from "../state/run-session";
 import { callModel, type ModelReply, type ModelRequest, ProviderError } from "./model-call";
 import type { ToolImageStore } from "./tools/images";
 
-/** Everything one generation needs from the agent object. */
-export interface GenerationDeps {
+/** What one generation is given at its start (generation/inputs.ts), beside the agent's context. */
+export interface GenerationInputs {
+  /** The connection this generation writes through. */
   db: Database;
   session: RunSession;
   generation: number;
@@ -55,9 +57,6 @@ export interface GenerationDeps {
   toolImages?: ToolImageStore;
   /** Attachment hydration for the provider request (ATT-004); identity when none. */
   hydrate: (messages: ChatPayload[], rows: readonly StoredRow[]) => Promise<unknown[]>;
-  /** Transient events (token deltas); committed rows go out through the session. */
-  publish: (event: string, data: unknown) => void;
-  now: () => number;
 }
 
 export interface GenerationOutcome {
@@ -75,12 +74,12 @@ export interface GenerationOutcome {
  * whichever it is, tool calls left open get interruption results and the run's status
  * follows its kind's rules, so the run stays valid and usable.
  */
-export async function runGeneration(deps: GenerationDeps): Promise<GenerationOutcome> {
-  const { session, generation } = deps;
+export async function runGeneration(context: AgentContext, inputs: GenerationInputs): Promise<GenerationOutcome> {
+  const { session, generation } = inputs;
   const settings = session.snapshot.model;
   const errors: RunError[] = [];
   const fail = (code: string, message: string, extra: Record<string, unknown> = {}) =>
-    errors.push({ code, message, generation, operation: (extra.operation as string) ?? "generation", at: new Date(deps.now()).toISOString(), ...extra });
+    errors.push({ code, message, generation, operation: (extra.operation as string) ?? "generation", at: new Date(context.now()).toISOString(), ...extra });
 
   // Group and schedule runs with Memory on must call memory_write: one reminder row and
   // one extra step when the generation returns without it (GROUP-006/007, SCHED-020).
@@ -95,12 +94,12 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
 
   try {
     for (let step = 1; step <= stepsAllowed; step++) {
-      if (deps.spend.limitUsd !== null && deps.spend.monthCostUsd >= deps.spend.limitUsd) {
-        fail("usage.spend_limit", `The organisation reached its monthly spend limit of ${deps.spend.limitUsd} USD; no model call was made`);
+      if (inputs.spend.limitUsd !== null && inputs.spend.monthCostUsd >= inputs.spend.limitUsd) {
+        fail("usage.spend_limit", `The organisation reached its monthly spend limit of ${inputs.spend.limitUsd} USD; no model call was made`);
         break;
       }
-      const stepStarted = deps.now();
-      let plan = planNow(deps);
+      const stepStarted = context.now();
+      let plan = planNow(inputs);
       // A coding run at 70% hands off instead (CHAIN-002): the request row, then one call.
       const handingOff = handoffDue({ coding: session.snapshot.flags.coding, tokens: plan.keepTokens, maxInputTokens: settings.max_input_tokens });
       if (handingOff) {
@@ -109,8 +108,8 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
           fail("generation.max_chain", `The chain reached its ${MAX_CHAIN_RUNS} runs; no hand-off was made. Start a new run.`, { tokens: plan.keepTokens });
           break;
         }
-        await commitRow(deps, "user", { role: "user", content: handoffRequest(settings.projection_policy_version) }, { source: "handoff" });
-        plan = planNow(deps);
+        await commitRow(inputs, "user", { role: "user", content: handoffRequest(settings.projection_policy_version) }, { source: "handoff" });
+        plan = planNow(inputs);
       }
       if (!plan.fits) {
         fail(
@@ -120,32 +119,32 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
         );
         break;
       }
-      const planned = deps.now();
+      const planned = context.now();
       const hash = await promptHash(plan.messages, session.snapshot.tools, settings.model);
-      const hashed = deps.now();
+      const hashed = context.now();
       let reply: ModelReply;
       // A secret split across deltas never shows (ERR-011): a tail that may start one waits.
       const deltas = redactedDeltas(
-        () => deps.redactor,
-        (kind, text) => deps.publish("delta", { run_id: session.runId, generation, kind, text }),
+        () => inputs.redactor,
+        (kind, text) => context.hub.publish(session.runId, "delta", { run_id: session.runId, generation, kind, text }),
       );
       try {
         reply = await callModel({
-          ...deps.provider,
+          ...inputs.provider,
           model: settings.model,
-          messages: await deps.hydrate(plan.messages, session.rows),
+          messages: await inputs.hydrate(plan.messages, session.rows),
           tools: session.snapshot.tools,
           thinkingLevel: settings.thinking_level,
-          signal: deps.signal,
-          redactor: deps.redactor,
+          signal: inputs.signal,
+          redactor: inputs.redactor,
           onDelta: deltas.push,
         });
         deltas.flush();
       } catch (error) {
         deltas.flush();
-        if (deps.signal.aborted) throw error;
+        if (inputs.signal.aborted) throw error;
         const provider = error instanceof ProviderError ? error : new ProviderError(String(error), null, null);
-        fail(provider.code, providerErrorMessage(provider.message, deps.redactor), {
+        fail(provider.code, providerErrorMessage(provider.message, inputs.redactor), {
           operation: "model.call",
           http_status: provider.httpStatus,
           provider_code: provider.providerCode,
@@ -159,21 +158,21 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
             guild_id: session.scope.guildId,
             ...describeError(provider),
           },
-          deps.redactor,
+          inputs.redactor,
         );
         break;
       }
-      if (deps.signal.aborted) throw new DOMException("cancelled", "AbortError");
-      const answered = deps.now();
+      if (inputs.signal.aborted) throw new DOMException("cancelled", "AbortError");
+      const answered = context.now();
       // The calls as stored: their ids must match the results' tool_call_id exactly.
       reply = { ...reply, toolCalls: storableValue(reply.toolCalls) };
       // secret_store values never reach the stored row; the calls run with them (OP-SEC-8).
       const stored = storedToolCalls(reply.toolCalls);
-      if (stored.values.length) deps.redactor = deps.redactor.withSecrets(stored.values);
+      if (stored.values.length) inputs.redactor = inputs.redactor.withSecrets(stored.values);
       // A secret the model echoes stays out of the row, and so out of the next call (ERR-011);
       // the calls still run with the model's own arguments.
-      const committed = redactedReply({ ...reply, toolCalls: stored.calls }, deps.redactor);
-      await commitAssistant(deps, committed, plan, hash, {
+      const committed = redactedReply({ ...reply, toolCalls: stored.calls }, inputs.redactor);
+      await commitAssistant(context, inputs, committed, plan, hash, {
         projection_ms: planned - stepStarted,
         hash_ms: hashed - planned,
         model_ms: answered - hashed,
@@ -182,7 +181,7 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
         // The offered tools stay as snapshotted, so the reply may call one: none runs (CHAIN-004).
         for (const call of committed.toolCalls) {
           const payload: ChatPayload = { role: "tool", tool_call_id: call.id, content: HANDOFF_TOOL_RESULT };
-          await commitRow(deps, "tool", payload, { tool_name: call.function.name, tool_call_id: call.id, source: "handoff" });
+          await commitRow(inputs, "tool", payload, { tool_name: call.function.name, tool_call_id: call.id, source: "handoff" });
         }
         handoff = { text: committed.content?.trim() ? committed.content : null };
         break;
@@ -194,43 +193,43 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
         }
         reminded = true;
         stepsAllowed += 1;
-        await commitRow(deps, "user", { role: "user", content: MEMORY_REMINDER }, { source: "memory_reminder" });
+        await commitRow(inputs, "user", { role: "user", content: MEMORY_REMINDER }, { source: "memory_reminder" });
         continue;
       }
 
       for (const call of reply.toolCalls) {
-        if (deps.signal.aborted) throw new DOMException("cancelled", "AbortError");
-        const started = deps.now();
+        if (inputs.signal.aborted) throw new DOMException("cancelled", "AbortError");
+        const started = context.now();
         const result = await untilAborted(
-          runTool(deps.tools, call.function.name, call.function.arguments, {
+          runTool(inputs.tools, call.function.name, call.function.arguments, {
             agentId: session.scope.agentId,
             runId: session.runId,
             toolCallId: call.id,
-            now: () => new Date(deps.now()),
-            store: deps.store,
-            signal: deps.signal,
-            ...(deps.schedules ? { schedules: deps.schedules } : {}),
-            ...(deps.memory ? { memory: deps.memory } : {}),
-            ...(deps.group ? { group: deps.group } : {}),
-            ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
-            ...(deps.secrets ? { secrets: deps.secrets } : {}),
-            ...(deps.scripts ? { scripts: deps.scripts } : {}),
+            now: () => new Date(context.now()),
+            store: inputs.store,
+            signal: inputs.signal,
+            ...(inputs.schedules ? { schedules: inputs.schedules } : {}),
+            ...(inputs.memory ? { memory: inputs.memory } : {}),
+            ...(inputs.group ? { group: inputs.group } : {}),
+            ...(inputs.sandbox ? { sandbox: inputs.sandbox } : {}),
+            ...(inputs.secrets ? { secrets: inputs.secrets } : {}),
+            ...(inputs.scripts ? { scripts: inputs.scripts } : {}),
           }),
-          deps.signal,
+          inputs.signal,
         );
         if (call.function.name === MEMORY_WRITE && !result.content.startsWith("ERROR")) wroteMemory = true;
-        const image = result.image ? await keepToolImage(deps, result.image, call.function.name, call.id) : null;
+        const image = result.image ? await keepToolImage(inputs, result.image, call.function.name, call.id) : null;
         const text = image && "reason" in image ? `${result.content}\n[the image could not be shown: ${image.reason}]` : result.content;
         const remaining = remainingAfter(settings.max_tool_calls, session.toolResults + 1);
-        const content = toolOutput({ text, redactor: deps.redactor, remaining });
+        const content = toolOutput({ text, redactor: inputs.redactor, remaining });
         await commitRow(
-          deps,
+          inputs,
           "tool",
           { role: "tool", tool_call_id: call.id, content },
           {
             tool_name: call.function.name,
             tool_call_id: call.id,
-            duration_ms: deps.now() - started,
+            duration_ms: context.now() - started,
             ...(result.metadata ?? {}),
             ...(image && "ref" in image ? { attachments: [image.ref] } : {}),
           },
@@ -245,7 +244,7 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
       }
     }
   } catch (error) {
-    if (deps.signal.aborted) {
+    if (inputs.signal.aborted) {
       fail("generation.cancelled", "The operator cancelled the generation");
     } else {
       // A platform failure (the database gone for longer than a write waits, a bug): the
@@ -253,12 +252,12 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
       logEvent(
         "error",
         { operation: "generation", run_id: session.runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId, ...describeError(error) },
-        deps.redactor,
+        inputs.redactor,
       );
       fail("generation.failed", "The generation failed on the platform side");
     }
     // If even this cannot be written, the next generation writes them before it starts.
-    await interruptUnresolved(deps.db, session, generation).catch(() => {});
+    await interruptUnresolved(inputs.db, session, generation).catch(() => {});
   }
 
   const status = statusAfterGeneration(
@@ -266,15 +265,15 @@ export async function runGeneration(deps: GenerationDeps): Promise<GenerationOut
     errors.map((e) => e.code),
   );
   const memorySkipped = memoryRequired && !wroteMemory && returned;
-  await riding(() => updateRun(deps.db, session.runId, { status, errors, ...(memorySkipped ? { metadata: { memory_skipped: true } } : {}) }));
+  await riding(() => updateRun(inputs.db, session.runId, { status, errors, ...(memorySkipped ? { metadata: { memory_skipped: true } } : {}) }));
   if (memorySkipped) session.facts = { ...session.facts, metadata: { ...session.facts.metadata, memory_skipped: true } };
   session.facts = { ...session.facts, status, errors: [...session.facts.errors, ...errors] };
   return { errors, status, ...(handoff ? { handoff } : {}) };
 }
 
 /** The request view of the run's rows before the next model call (PROJ-*). */
-function planNow(deps: GenerationDeps) {
-  const { session, generation } = deps;
+function planNow(inputs: GenerationInputs) {
+  const { session, generation } = inputs;
   const settings = session.snapshot.model;
   return planProjection({
     rows: session.rows,
@@ -288,13 +287,14 @@ function planNow(deps: GenerationDeps) {
 }
 
 async function commitAssistant(
-  deps: GenerationDeps,
+  context: AgentContext,
+  inputs: GenerationInputs,
   reply: ModelReply,
   plan: { pressureStubbed: number[]; tokens: number },
   hash: string,
   timings: Record<string, number>,
 ) {
-  const { session, generation } = deps;
+  const { session, generation } = inputs;
   const settings = session.snapshot.model;
   const payload: Extract<ChatPayload, { role: "assistant" }> = {
     role: "assistant",
@@ -307,9 +307,9 @@ async function commitAssistant(
     logEvent(
       "warn",
       { operation: "model.usage_rejected", run_id: session.runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId, rejected },
-      deps.redactor,
+      inputs.redactor,
     );
-  const priced = replyCost(settings.model, usage, deps.pricing);
+  const priced = replyCost(settings.model, usage, inputs.pricing);
   const metadata = {
     source: "model",
     model: storableText(reply.providerModel ?? settings.model),
@@ -332,7 +332,7 @@ async function commitAssistant(
     },
   };
   const draft: RowDraft = { generation, role: "assistant", payload, metadata, tokenCount: countRowTokens(payload, {}) };
-  const scope = { ...session.scope, month: usageMonth(new Date(deps.now())) };
+  const scope = { ...session.scope, month: usageMonth(new Date(context.now())) };
   const figures = {
     inputTokens: usage.prompt_tokens,
     outputTokens: usage.completion_tokens,
@@ -340,27 +340,31 @@ async function commitAssistant(
     reasoningTokens: usage.reasoning_tokens ?? 0,
     costUsd: priced.cost,
   };
-  await session.commit(deps.db, draft, async (db, row) => {
+  await session.commit(inputs.db, draft, async (db, row) => {
     const committed = await commitAssistantRow(db, row, scope, figures);
-    deps.spend.monthCostUsd = committed.monthCostUsd;
+    inputs.spend.monthCostUsd = committed.monthCostUsd;
     return committed.row;
   });
 }
 
 /** A tool's image kept as an attachment the row references; a failure to keep it only costs the image. */
-async function keepToolImage(deps: GenerationDeps, image: ToolImage, toolName: string, toolCallId: string) {
-  if (!deps.toolImages) return { reason: "this run keeps no images" };
+async function keepToolImage(inputs: GenerationInputs, image: ToolImage, toolName: string, toolCallId: string) {
+  if (!inputs.toolImages) return { reason: "this run keeps no images" };
   try {
-    return await deps.toolImages(image, toolName, toolCallId);
+    return await inputs.toolImages(image, toolName, toolCallId);
   } catch (error) {
-    logEvent("warn", { operation: "tool.image", run_id: deps.session.runId, agent_id: deps.session.scope.agentId, ...describeError(error) }, deps.redactor);
+    logEvent(
+      "warn",
+      { operation: "tool.image", run_id: inputs.session.runId, agent_id: inputs.session.scope.agentId, ...describeError(error) },
+      inputs.redactor,
+    );
     return { reason: "it could not be stored" };
   }
 }
 
-function commitRow(deps: GenerationDeps, role: "tool" | "user", payload: ChatPayload, metadata: Record<string, unknown>) {
-  return deps.session.commit(deps.db, {
-    generation: deps.generation,
+function commitRow(inputs: GenerationInputs, role: "tool" | "user", payload: ChatPayload, metadata: Record<string, unknown>) {
+  return inputs.session.commit(inputs.db, {
+    generation: inputs.generation,
     role,
     payload: payload as never,
     metadata,

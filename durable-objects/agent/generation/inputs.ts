@@ -12,18 +12,16 @@ import { platformRedactor, type SecretValue } from "../../../core/output/redacti
 import { providerForGeneration } from "../../../core/providers/provider";
 import { offersSandbox } from "../../../core/sandbox/tools";
 import { executesScripts } from "../../../core/scripts/snapshot";
-import type { ScriptChange } from "../../../core/scripts/types";
 import { keySetFrom } from "../../../core/secrets/crypto";
 import { openResolvedSecrets } from "../../../core/secrets/open";
 import { nativeToolNames, offeredTools } from "../../../core/tools/registry";
 import { scriptTool } from "../../../core/tools/scripts";
 import type { SandboxAccess } from "../../../core/tools/types";
 import type { EnsureRequest } from "../../sandbox/inputs";
-import type { GenerationSandbox } from "../../sandbox/manager";
-import type { RedactionMemory } from "../state/redaction-memory";
+import { type AgentContext, schedulesChanged } from "../state/context";
 import type { RunSession } from "../state/run-session";
 import { GenerationBox } from "./box";
-import type { GenerationDeps } from "./generation";
+import type { GenerationInputs } from "./generation";
 import { redactedMemory, redactedPosts, redactedSchedules } from "./redacted-effects";
 import { GenerationRepositories } from "./repositories";
 import { generationBounds } from "./request-bounds";
@@ -34,66 +32,47 @@ import { materialiseRunScripts, scriptTools } from "./tools/scripts";
 import { secretTools } from "./tools/secrets";
 import { PostgresToolStore } from "./tools/store";
 
-/** What a generation's start reads beside its run. */
-export interface GenerationStart {
-  db: Database;
-  env: Env;
-  session: RunSession;
-  generation: number;
-  signal: AbortSignal;
-  now: () => number;
-  /** Randomness of the wake-window planner (the schedule tools). */
-  random: () => number;
-  /** A schedule tool changed the agent's routines. */
-  schedulesChanged: () => Promise<void>;
-  /** secret_store changed a secret reaching the agent (SEC-011). */
-  secretsChanged?: () => Promise<unknown>;
-  /** Transient events of the run's stream (token deltas). */
-  publish: (event: string, data: unknown) => void;
-  /** Ensures the agent's box for a run that offers a sandbox tool (GEN-007, SBX-040). */
-  sandbox?: (request: EnsureRequest) => Promise<GenerationSandbox>;
-  /** script_delete removed names: the other runs the object holds drop them from their snapshots. */
-  scriptsForgotten?: (change: ScriptChange) => void;
-  /** Whether the agent's box runs now. */
-  boxRunning?: () => boolean;
-  /** Values kept past their generation: this run's secrets are kept, earlier valid tokens come back. */
-  kept?: RedactionMemory;
-}
-
 /**
  * Everything one generation needs, gathered at its start: the provider and its key
  * (or the reason none may be called), the run's secrets refreshed, the tools it was
  * offered and their stores, this month's spend, the request bounds. A refusal is a
  * generation-start error: no model call is made (ERR-008).
  */
-export async function generationInputs(start: GenerationStart): Promise<{ ok: true; deps: GenerationDeps } | { ok: false; error: RunError }> {
-  const { db, env, session, generation } = start;
+export async function generationInputs(
+  context: AgentContext,
+  session: RunSession,
+  generation: number,
+  signal: AbortSignal,
+): Promise<{ ok: true; generation: GenerationInputs } | { ok: false; error: RunError }> {
+  const { env } = context;
+  const db = context.database.db();
+  const now = () => context.now();
   // Taken first: what rode along with this generation's first write is never left for a later one.
   const opened = session.openedWith;
   session.openedWith = null;
   const failed = (code: string, message: string) => ({
     ok: false as const,
-    error: { code, message, generation, operation: "generation.start", at: new Date(start.now()).toISOString() },
+    error: { code, message, generation, operation: "generation.start", at: new Date(now()).toISOString() },
   });
-  const spend = await startReads(db, session, opened, new Date(start.now()));
+  const spend = await startReads(db, session, opened, new Date(now()));
   const secrets = await openSecrets(db, env, session);
   if (!secrets.ok) return failed(secrets.code, secrets.message);
   // Tokens an earlier generation minted stay in the set while valid (SEC-018).
-  const earlier = (await start.kept?.generationStarting(session.runId, secrets.values, start.now())) ?? [];
+  const earlier = (await context.redaction.generationStarting(session.runId, secrets.values, now())) ?? [];
   const provider = providerForGeneration(session.snapshot.model, env, secrets.values);
   if (!provider.ok) return failed(provider.code, provider.message);
   const bounds = generationBounds(env);
   const { agentId } = session.scope;
-  const box = generationBox(start, secrets.values);
+  const box = generationBox(context, db, session, secrets.values);
   // shell and the browser tools ensure the box now (GEN-007); scripts alone at their first
   // run, or now when the box is up anyway (its folder is then materialised at the start).
-  if (box && (offersSandbox(session.snapshot.tools) || start.boxRunning?.())) {
+  if (box && (offersSandbox(session.snapshot.tools) || context.box.running())) {
     const ensured = await box.ensure();
     if (!ensured.ok) return failed(ensured.code, ensured.message);
   }
   // REPO-001: a coding agent's repositories once its box is up; minted tokens join the redaction set.
   const tokens: SecretValue[] = [...earlier];
-  const holder: { deps?: GenerationDeps } = {};
+  const holder: { inputs?: GenerationInputs } = {};
   const started = box?.started;
   const repositories =
     session.snapshot.flags.coding && started
@@ -104,10 +83,10 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
           access: started,
           redact: async (values, expiresAt) => {
             tokens.push(...values);
-            if (holder.deps) holder.deps.redactor = holder.deps.redactor.withSecrets(values);
-            await start.kept?.tokensMinted(session.runId, values, expiresAt, start.now());
+            if (holder.inputs) holder.inputs.redactor = holder.inputs.redactor.withSecrets(values);
+            await context.redaction.tokensMinted(session.runId, values, expiresAt, now());
           },
-          now: start.now,
+          now,
         })
       : null;
   if (repositories) {
@@ -120,12 +99,12 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
           .redact(prepared.message),
       );
   }
-  const redactor = () => holder.deps!.redactor;
-  holder.deps = {
+  const redactor = () => holder.inputs!.redactor;
+  holder.inputs = {
     db,
     session,
     generation,
-    signal: start.signal,
+    signal,
     provider: { ...provider.provider, limits: bounds.replyLimits },
     tools: snapshotTools(session),
     store: new PostgresToolStore(db),
@@ -133,23 +112,29 @@ export async function generationInputs(start: GenerationStart): Promise<{ ok: tr
     ...(session.snapshot.flags.memory ? { memory: redactedMemory({ write: (content: string) => writeMemory(db, agentId, content) }, redactor) } : {}),
     ...(session.snapshot.flags.group_post ? { group: redactedPosts(groupChatOf(env, session), redactor) } : {}),
     schedules: redactedSchedules(
-      scheduleTools(db, agentId, () => new Date(start.now()), start.random, start.schedulesChanged),
+      scheduleTools(
+        db,
+        agentId,
+        () => new Date(now()),
+        () => context.random(),
+        () => schedulesChanged(context, agentId),
+      ),
       redactor,
     ),
     ...(box ? { sandbox: repositories ? inRepositories(box.access(), repositories) : box.access() } : {}),
     ...(repositories ? { repositories } : {}),
-    ...(session.snapshot.flags.scripting ? { scripts: scriptTools({ db, env, session, box, forget: start.scriptsForgotten ?? (() => {}) }) } : {}),
-    secrets: secretTools(db, env, session.scope, start.secretsChanged),
+    ...(session.snapshot.flags.scripting
+      ? { scripts: scriptTools({ db, env, session, box, forget: (change) => context.sessions.forgetScripts(change) }) }
+      : {}),
+    secrets: secretTools(db, env, session.scope, () => context.box.secretsChanged()),
     // The run's redaction set: the platform's keys, this generation's secret values (SEC-014) and GitHub tokens (SEC-018).
     redactor: platformRedactor(env).withSecrets([...secrets.values, ...tokens]),
     pricing: provider.pricing,
     spend,
     hydrate: bounds.hydrate,
     toolImages: r2ToolImages(db, env.ATTACHMENTS, session.scope.organisationId),
-    publish: start.publish,
-    now: start.now,
   };
-  return { ok: true, deps: holder.deps };
+  return { ok: true, generation: holder.inputs };
 }
 
 /**
@@ -183,10 +168,8 @@ function snapshotTools(session: RunSession) {
  * The box of this generation, for a run whose tools reach it (shell, the browser tools, or
  * a script tool that executes), or null. Its secrets go into the box's environment (SEC-005).
  */
-function generationBox(start: GenerationStart, values: SecretValue[]): GenerationBox | null {
-  const { session, sandbox } = start;
+function generationBox(context: AgentContext, db: Database, session: RunSession, values: SecretValue[]): GenerationBox | null {
   const { snapshot } = session;
-  if (!sandbox) return null;
   const scripts = snapshot.flags.scripting && executesScripts(snapshot.tools, nativeToolNames());
   if (!offersSandbox(snapshot.tools) && !scripts) return null;
   const request: EnsureRequest = {
@@ -197,11 +180,11 @@ function generationBox(start: GenerationStart, values: SecretValue[]): Generatio
     secretIds: snapshot.secrets.map((s) => s.id),
   };
   return new GenerationBox(
-    () => sandbox(request),
+    () => context.box.generationStarting(request, db),
     async (access) => {
       if (!snapshot.flags.scripting) return;
       // A box whose folder could not be made still runs scripts: script_run writes its file first.
-      await materialiseRunScripts(start.db, session, access.files).catch((error: unknown) => {
+      await materialiseRunScripts(db, session, access.files).catch((error: unknown) => {
         logEvent("warn", { operation: "scripts.materialise", run_id: session.runId, agent_id: session.scope.agentId, ...describeError(error) });
       });
     },

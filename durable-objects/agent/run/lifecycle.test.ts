@@ -7,8 +7,8 @@ import { postChat, untilDelivered } from "../../../test/workerd/group-chat";
 import { call, seedGuild } from "../../../test/workerd/seed";
 import { IdleConnection } from "../../common/idle-connection";
 import type { AgentObject } from "../agent-object";
-import { GenerationLock } from "../state/generation-lock";
-import { HEARTBEAT } from "./lifecycle";
+import { HEARTBEAT } from "../state/generation-lock";
+import { StoredLock } from "../state/stored-lock";
 
 const ROUNDS = 3;
 
@@ -163,7 +163,7 @@ describe("the object's memory", () => {
     const agent = await newAgent(token, guildId);
     const stub = objectOf(agent.id);
     await runInDurableObject(stub, (object: AgentObject) => {
-      object.runs.sessions.budgetBytes = 40_000;
+      object.rooms.context.sessions.budgetBytes = 40_000;
     });
     const big = "x".repeat(15_000);
     const runIds: string[] = [];
@@ -173,7 +173,7 @@ describe("the object's memory", () => {
       runIds.push(run.id);
       await settled(token, run.id);
     }
-    const cached = await runInDurableObject(stub, (object: AgentObject) => object.runs.sessions.list());
+    const cached = await runInDurableObject(stub, (object: AgentObject) => object.rooms.context.sessions.list());
     expect(cached.reduce((n, s) => n + s.bytes, 0)).toBeLessThanOrEqual(40_000);
     expect(cached.map((s) => s.runId)).toEqual(runIds.slice(-cached.length));
     expect(cached.length).toBeLessThan(4);
@@ -201,20 +201,20 @@ describe("recovery while the database is away", () => {
     const stub = objectOf(agent.id);
     const unreachable = { DATABASE_URL: "postgres://nobody:nothing@127.0.0.1:1/none", NEON_WS_PROXY: (env as unknown as Env).NEON_WS_PROXY };
     const kept = await runInDurableObject(stub, async (object: AgentObject, state) => {
-      const runs = object.runs as unknown as { connection: IdleConnection };
-      const working = runs.connection;
-      runs.connection = new IdleConnection(unreachable);
-      object.runs.sessions.clear();
-      new GenerationLock(state.storage.sql, () => object.now(), "an earlier instance").acquire(run.id, 1, 60_000);
-      await object.runs.heartbeat();
-      const held = object.lock.current()?.runId ?? null;
-      const retry = object.multiplexer.list().some((d) => d.name === HEARTBEAT);
-      runs.connection = working;
+      const context = object.rooms.context as { database: IdleConnection };
+      const working = context.database;
+      context.database = new IdleConnection(unreachable);
+      object.rooms.context.sessions.clear();
+      new StoredLock(state.storage.sql, () => object.now(), "an earlier instance").acquire(run.id, 1, 60_000);
+      await object.rooms.runs.heartbeat();
+      const held = object.rooms.context.lock.held()?.runId ?? null;
+      const retry = object.rooms.context.deadlines.list().some((d) => d.name === HEARTBEAT);
+      context.database = working;
       return { held, retry };
     });
     expect(kept).toEqual({ held: run.id, retry: true });
     expect(await stub.generationState()).toMatchObject({ generating: true, run_id: run.id });
-    await runInDurableObject(stub, (object: AgentObject) => object.runs.heartbeat());
+    await runInDurableObject(stub, (object: AgentObject) => object.rooms.runs.heartbeat());
     expect((await stub.generationState()).generating).toBe(false);
     const transcript = await rows(token, run.id);
     expect(transcript.at(-1)!.payload).toMatchObject({ role: "tool", content: "ERROR: execution interrupted" });

@@ -1,36 +1,17 @@
-import type { Database } from "../../../core/db/client";
 import { isTransient } from "../../../core/db/outage";
-import type { RunError } from "../../../core/db/transcript";
 import { describeError, logEvent } from "../../../core/output/log";
-import type { Redactor } from "../../../core/output/redaction";
-import type { DeadlineMultiplexer } from "../../common/deadlines";
 import { interruptUnresolved } from "../generation/generation";
-import type { GenerationLock } from "../state/generation-lock";
+import { type AgentContext, agentIdle, runEnded } from "../state/context";
+import { type ActiveGeneration, HEARTBEAT, HEARTBEAT_MS } from "../state/generation-lock";
 import type { RunSession } from "../state/run-session";
+import { chainToPickUp } from "./chain";
+import { recordEnding } from "./ending";
 
 /** Heartbeats a recovery waits for the database (about 10 minutes) before it frees the agent anyway. */
 const RECOVERY_OUTAGE_TRIES = 30;
 
-/** What recovery needs from the run lifecycle. */
-export interface RecoveryHost {
-  lock: GenerationLock;
-  multiplexer: DeadlineMultiplexer;
-  now: () => number;
-  redactor: Redactor;
-  /** The heartbeat deadline's name and period: a recovery that must wait comes back on it. */
-  heartbeat: { name: string; everyMs: number };
-  /** Whether this instance generates now (then nothing is orphaned). */
-  generating(): boolean;
-  db(): Database;
-  session(runId: string): Promise<RunSession | null>;
-  /** Records the errors that ended a generation, with the status the run's kind gives. */
-  recordEnding(session: RunSession, errors: RunError[]): Promise<"active" | "completed">;
-  publishStatus(runId: string, status: "active" | "completed"): void;
-  runEnded(session: RunSession): Promise<void>;
-  /** Generates a chain's continuation that never did, taking the lock over; false when there is none. */
-  pickUpContinuation(heldRunId: string, session: RunSession): Promise<boolean>;
-  idle(agentId: string): Promise<void>;
-}
+/** Starts the loop of a run whose lock is held (the run lifecycle's `generate`). */
+type Generate = (session: RunSession, claimed: ActiveGeneration) => void;
 
 /**
  * Recovery of a generation the object lost: a lock left by an earlier instance of this
@@ -47,7 +28,10 @@ export class RunRecovery {
   /** Recoveries in a row that met a database outage; past the cap the agent is freed anyway. */
   private outages = 0;
 
-  constructor(private readonly host: RecoveryHost) {}
+  constructor(
+    private readonly context: AgentContext,
+    private readonly generate: Generate,
+  ) {}
 
   /** Whether a recovery runs now (the object's connection stays open under it). */
   get busy(): boolean {
@@ -63,49 +47,63 @@ export class RunRecovery {
   }
 
   private async recover(): Promise<void> {
-    const { host } = this;
-    if (host.generating()) return;
-    const held = host.lock.orphaned();
+    const { context } = this;
+    if (context.lock.active) return;
+    const held = context.lock.stored.orphaned();
     if (!held) return;
     let agentId: string | undefined;
     try {
-      const session = await host.session(held.runId);
+      const session = await context.sessions.get(held.runId);
       // A chain whose continuation was written but never generated goes on (CHAIN-010/012).
-      if (session && (await host.pickUpContinuation(held.runId, session))) {
+      if (session && (await this.pickUpContinuation(held.runId, session))) {
         this.outages = 0;
         return;
       }
       if (session) {
-        await interruptUnresolved(host.db(), session, held.generation);
+        await interruptUnresolved(context.database.db(), session, held.generation);
         // A retry after an outage may find the ending already recorded.
         const recorded = session.facts.errors.some((e) => e.code === "generation.interrupted" && (e as { generation?: number }).generation === held.generation);
         const status = recorded
           ? session.facts.status
-          : await host.recordEnding(session, [
+          : await recordEnding(context, session, [
               {
                 code: "generation.interrupted",
                 message: "The generation was interrupted (the agent's object restarted); no model call was replayed",
                 generation: held.generation,
                 operation: "recovery",
-                at: new Date(host.now()).toISOString(),
+                at: new Date(context.now()).toISOString(),
               },
             ]);
-        host.publishStatus(session.runId, status);
+        context.hub.publish(session.runId, "status", { run_id: session.runId, status, generating: false });
         // An interrupted delivery completes and its cursor advances; dispatch resumes (GROUP-014).
-        await host.runEnded(session);
+        await runEnded(context, session);
         agentId = session.scope.agentId;
       }
     } catch (error) {
-      logEvent("error", { operation: "recovery", run_id: held.runId, ...describeError(error) }, host.redactor);
+      logEvent("error", { operation: "recovery", run_id: held.runId, ...describeError(error) }, context.log);
       if (isTransient(error) && ++this.outages < RECOVERY_OUTAGE_TRIES) {
-        await host.multiplexer.set(host.heartbeat.name, host.now() + host.heartbeat.everyMs);
+        await context.deadlines.set(HEARTBEAT, context.now() + HEARTBEAT_MS);
         return;
       }
     }
     this.outages = 0;
     // Done, or failed for good: free the agent; its next generation writes what is missing.
-    host.lock.release(held.runId);
-    await host.multiplexer.clear(host.heartbeat.name);
-    if (agentId) await host.idle(agentId).catch(() => {});
+    await context.lock.release(held.runId);
+    if (agentId) await agentIdle(context, agentId).catch(() => {});
+  }
+
+  /**
+   * A lock whose chain has a continuation that never generated: the continuation takes the
+   * lock over and generates (see chainToPickUp). False: recover as usual.
+   */
+  private async pickUpContinuation(heldRunId: string, session: RunSession): Promise<boolean> {
+    const { context } = this;
+    const next = await chainToPickUp(context.database.db(), session, (id) => context.sessions.get(id), new Date(context.now()));
+    if (!next) return false;
+    context.sessions.add(next);
+    const claimed = await context.lock.pickUp(heldRunId, next.runId);
+    if (!claimed.ok) return false;
+    this.generate(next, claimed);
+    return true;
   }
 }

@@ -1,182 +1,103 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { freshAgent, iso, setClock, T0 } from "../../../test/workerd/agent-object";
+import { freshAgent, T0 } from "../../../test/workerd/agent-object";
 import type { AgentObject } from "../agent-object";
-import { GenerationLock } from "./generation-lock";
+import { GenerationLock, HEARTBEAT, HEARTBEAT_MS, LEASE_MS } from "./generation-lock";
 
-const LEASE = 30_000;
+/** The lock's stored row, its active generation and the heartbeat deadline, as one snapshot. */
+function observe(i: AgentObject) {
+  const { lock, deadlines } = i.rooms.context;
+  return {
+    stored: lock.held()?.runId ?? null,
+    active: lock.active?.runId ?? null,
+    generation: lock.active?.generation ?? null,
+    heartbeat: deadlines.get(HEARTBEAT)?.dueAt ?? null,
+  };
+}
 
-describe("generation lock", () => {
-  it("GEN-002: a second acquire while a generation runs is busy and names the holder's run id", async () => {
-    const agent = freshAgent();
-    const [first, second, third] = await runInDurableObject(agent, (i: AgentObject) => {
+describe("the generation lock: the stored row, the active generation and the heartbeat change together", () => {
+  it("GEN-002: claim takes the row, marks the generation active and arms the heartbeat; a second claim is busy and changes nothing", async () => {
+    const seen = await runInDurableObject(freshAgent(), async (i: AgentObject) => {
       i.now = () => T0;
-      return [i.lock.acquire("run-a", 1, LEASE), i.lock.acquire("run-b", 1, LEASE), i.lock.acquire("run-a", 2, LEASE)];
+      const first = await i.rooms.context.lock.claim("run-a", 2);
+      const afterFirst = observe(i);
+      const second = await i.rooms.context.lock.claim("run-b", 1);
+      return { first: first.ok, afterFirst, second, afterSecond: observe(i) };
     });
-    expect(first).toMatchObject({ ok: true, lease: { runId: "run-a", generation: 1, leaseUntil: T0 + LEASE, startedAt: T0 } });
-    expect(second).toEqual({ ok: false, busyRunId: "run-a", leaseExpired: false });
-    // The same run's next generation waits too: one generation at a time, not one run.
-    expect(third).toEqual({ ok: false, busyRunId: "run-a", leaseExpired: false });
+    expect(seen.first).toBe(true);
+    expect(seen.afterFirst).toEqual({ stored: "run-a", active: "run-a", generation: 2, heartbeat: T0 + HEARTBEAT_MS });
+    expect(seen.second).toMatchObject({ ok: false, status: 409, code: "agent.busy" });
+    expect(seen.afterSecond).toEqual(seen.afterFirst);
   });
 
-  it("only the holder's run id releases the lock; then another run can take it", async () => {
-    const agent = freshAgent();
-    const steps = await runInDurableObject(agent, (i: AgentObject) => {
+  it("GEN-002: release by the holder frees the row and the active generation, settles `done` and disarms the heartbeat; another run's release changes nothing", async () => {
+    const seen = await runInDurableObject(freshAgent(), async (i: AgentObject) => {
       i.now = () => T0;
-      i.lock.acquire("run-a", 1, LEASE);
-      const byOther = i.lock.release("run-b");
-      const heldAfterOther = i.lock.current()?.runId;
-      const byHolder = i.lock.release("run-a");
-      const heldAfterHolder = i.lock.current();
-      const next = i.lock.acquire("run-b", 3, LEASE).ok;
-      return { byOther, heldAfterOther, byHolder, heldAfterHolder, next };
+      const { lock } = i.rooms.context;
+      const claimed = await lock.claim("run-a", 1);
+      if (!claimed.ok) throw new Error("not claimed");
+      let settled = false;
+      void claimed.done.then(() => (settled = true));
+      await lock.release("run-x");
+      const afterOther = { ...observe(i), settled };
+      await lock.release("run-a");
+      await Promise.resolve();
+      return { afterOther, afterHolder: { ...observe(i), settled } };
     });
-    expect(steps).toEqual({ byOther: false, heldAfterOther: "run-a", byHolder: true, heldAfterHolder: null, next: true });
+    expect(seen.afterOther).toMatchObject({ stored: "run-a", active: "run-a", settled: false });
+    expect(seen.afterHolder).toEqual({ stored: null, active: null, generation: null, heartbeat: null, settled: true });
   });
 
-  it("renew extends the holder's lease from now and refuses any other run", async () => {
-    const agent = freshAgent();
-    const result = await runInDurableObject(agent, (i: AgentObject) => {
-      let clock = T0;
-      i.now = () => clock;
-      i.lock.acquire("run-a", 1, LEASE);
-      clock = T0 + 20_000;
-      const renewed = i.lock.renew("run-a", LEASE);
-      const other = i.lock.renew("run-b", LEASE);
-      return { renewed, other, current: i.lock.current() };
-    });
-    expect(result.renewed?.leaseUntil).toBe(T0 + 20_000 + LEASE);
-    expect(result.other).toBeNull();
-    expect(result.current).toMatchObject({ runId: "run-a", generation: 1, leaseUntil: T0 + 50_000, startedAt: T0 });
-  });
-
-  it("lease expiry: expired() turns true once the clock passes lease_until, and the lock is not taken over", async () => {
-    const agent = freshAgent();
-    const result = await runInDurableObject(agent, (i: AgentObject) => {
-      let clock = T0;
-      i.now = () => clock;
-      const before = i.lock.expired();
-      i.lock.acquire("run-a", 1, LEASE);
-      const fresh = i.lock.expired();
-      const justBefore = i.lock.expired(T0 + LEASE - 1);
-      clock = T0 + LEASE;
-      const atLeaseEnd = i.lock.expired();
-      // Recovery (interruption results) must run before anyone else generates.
-      const takeover = i.lock.acquire("run-b", 1, LEASE);
-      return { before, fresh, justBefore, atLeaseEnd, takeover };
-    });
-    expect(result).toEqual({
-      before: false,
-      fresh: false,
-      justBefore: false,
-      atLeaseEnd: true,
-      takeover: { ok: false, busyRunId: "run-a", leaseExpired: true },
-    });
-  });
-
-  it("CHAIN-010: the lock passes to the continuation run without being released", async () => {
-    const agent = freshAgent();
-    const result = await runInDurableObject(agent, (i: AgentObject) => {
-      let clock = T0;
-      i.now = () => clock;
-      i.lock.acquire("run-a", 4, LEASE);
-      const wrongHolder = i.lock.handOver("run-x", "run-b", 1, LEASE);
-      clock = T0 + 1_000;
-      const passed = i.lock.handOver("run-a", "run-b", 1, LEASE);
-      return { wrongHolder, passed, current: i.lock.current(), other: i.lock.acquire("run-c", 1, LEASE) };
-    });
-    expect(result.wrongHolder).toBe(false);
-    expect(result.passed).toBe(true);
-    expect(result.current).toMatchObject({ runId: "run-b", generation: 1, leaseUntil: T0 + 1_000 + LEASE, startedAt: T0 + 1_000 });
-    expect(result.other).toEqual({ ok: false, busyRunId: "run-b", leaseExpired: false });
-  });
-
-  it("generationState() reports the holder with ISO times over RPC, and not generating after release", async () => {
-    const agent = freshAgent();
-    expect(await agent.generationState()).toEqual({ generating: false });
-    await runInDurableObject(agent, (i: AgentObject) => {
+  it("CHAIN-010: hand-over moves the row and the active generation to the continuation in one turn; the heartbeat stays armed", async () => {
+    const seen = await runInDurableObject(freshAgent(), async (i: AgentObject) => {
       i.now = () => T0;
-      i.lock.acquire("run-a", 2, LEASE);
-    });
-    expect(await agent.generationState()).toEqual({
-      generating: true,
-      run_id: "run-a",
-      generation: 2,
-      started_at: iso(T0),
-      lease_until: iso(T0 + LEASE),
-      lease_expired: false,
-    });
-    await setClock(agent, T0 + LEASE + 1);
-    expect(await agent.generationState()).toMatchObject({ generating: true, lease_expired: true });
-    await runInDurableObject(agent, (i: AgentObject) => i.lock.release("run-a"));
-    expect(await agent.generationState()).toEqual({ generating: false });
-  });
-
-  it("the lock lives in storage, not memory: a fresh lock over the same storage (as after a restart) sees it", async () => {
-    const agent = freshAgent();
-    const seen = await runInDurableObject(agent, (i: AgentObject, state) => {
-      i.now = () => T0;
-      i.lock.acquire("run-a", 1, LEASE);
-      // What the object builds when it starts again after an eviction.
-      const restarted = new GenerationLock(state.storage.sql, () => T0 + LEASE);
-      return { lease: restarted.current(), expired: restarted.expired() };
-    });
-    expect(seen).toMatchObject({ lease: { runId: "run-a", generation: 1, leaseUntil: T0 + LEASE, startedAt: T0 }, expired: true });
-  });
-
-  it("GEN-002: a lock this instance took is never an orphan while its lease runs, even before its loop starts", async () => {
-    const agent = freshAgent();
-    const seen = await runInDurableObject(agent, (i: AgentObject) => {
-      let clock = T0;
-      i.now = () => clock;
-      i.lock.acquire("run-a", 1, LEASE);
-      const starting = i.lock.orphaned();
-      clock = T0 + LEASE;
-      const expired = i.lock.orphaned()?.runId ?? null;
-      return { starting, expired };
-    });
-    expect(seen).toEqual({ starting: null, expired: "run-a" });
-  });
-
-  it("CANCEL-006: a lock an earlier instance took is an orphan at once, and its renewal is refused", async () => {
-    const agent = freshAgent();
-    const seen = await runInDurableObject(agent, (i: AgentObject, state) => {
-      i.now = () => T0;
-      i.lock.acquire("run-a", 1, LEASE);
-      // The next instance of the object, over the same storage, before the lease ran out.
-      const next = new GenerationLock(state.storage.sql, () => T0 + 1);
-      return { orphan: next.orphaned()?.runId ?? null, renewed: next.renew("run-a", LEASE), byOwner: i.lock.orphaned() };
-    });
-    expect(seen).toEqual({ orphan: "run-a", renewed: null, byOwner: null });
-  });
-
-  it("GEN-002: a lock written before instances were recorded reads as an earlier instance's", async () => {
-    const agent = freshAgent();
-    const seen = await runInDurableObject(agent, (_i: AgentObject, state) => {
-      const sql = state.storage.sql;
-      sql.exec("DROP TABLE generation_lock");
-      sql.exec(`CREATE TABLE generation_lock (id INTEGER PRIMARY KEY CHECK (id = 1), run_id TEXT NOT NULL,
-        generation INTEGER NOT NULL, lease_until INTEGER NOT NULL, started_at INTEGER NOT NULL)`);
-      sql.exec("INSERT INTO generation_lock VALUES (1, 'run-old', 3, ?, ?)", T0 + LEASE, T0);
-      GenerationLock.migrate(sql);
-      return new GenerationLock(sql, () => T0).orphaned();
-    });
-    expect(seen).toMatchObject({ runId: "run-old", generation: 3, instance: "" });
-  });
-
-  it("acquire refuses a generation below 1 and a non-positive lease", async () => {
-    const agent = freshAgent();
-    const messages = await runInDurableObject(agent, (i: AgentObject) =>
-      [() => i.lock.acquire("run-a", 0, LEASE), () => i.lock.acquire("run-a", 1, 0), () => i.lock.acquire("", 1, LEASE)].map((attempt) => {
+      const { lock } = i.rooms.context;
+      const claimed = await lock.claim("run-a", 3);
+      if (!claimed.ok) throw new Error("not claimed");
+      let settled = false;
+      void claimed.done.then(() => (settled = true));
+      const wrong = (() => {
         try {
-          attempt();
-          return "(no error)";
+          lock.handOver("run-x", "run-b");
+          return "passed";
         } catch (error) {
           return (error as Error).message;
         }
-      }),
-    );
-    expect(messages).toEqual([expect.stringMatching(/generation/), expect.stringMatching(/lease/), expect.stringMatching(/run id/)]);
-    expect(await agent.generationState()).toEqual({ generating: false });
+      })();
+      lock.handOver("run-a", "run-b");
+      await Promise.resolve();
+      return { wrong, after: { ...observe(i), settled } };
+    });
+    expect(seen.wrong).toContain("does not hold the lock");
+    expect(seen.after).toEqual({ stored: "run-b", active: "run-b", generation: 1, heartbeat: T0 + HEARTBEAT_MS, settled: true });
+  });
+
+  it("CANCEL-006: a row an earlier instance left is orphaned for this one; pick-up replaces it with the continuation's claim", async () => {
+    const seen = await runInDurableObject(freshAgent(), async (i: AgentObject, state) => {
+      i.now = () => T0;
+      // An earlier instance of the object (before an eviction) took the lock.
+      const earlier = new GenerationLock(state.storage.sql, i.rooms.context.deadlines, () => T0);
+      earlier.stored.acquire("run-a", 1, LEASE_MS);
+      const { lock } = i.rooms.context;
+      const beat = await lock.beat();
+      const picked = await lock.pickUp("run-a", "run-b");
+      return { beat, picked: picked.ok, after: observe(i) };
+    });
+    expect(seen.beat).toBe("orphaned");
+    expect(seen.picked).toBe(true);
+    expect(seen.after).toEqual({ stored: "run-b", active: "run-b", generation: 1, heartbeat: T0 + HEARTBEAT_MS });
+  });
+
+  it("CANCEL-006: the heartbeat renews the live generation's lease from now and re-arms; with no lock it reports free", async () => {
+    const seen = await runInDurableObject(freshAgent(), async (i: AgentObject) => {
+      const { lock } = i.rooms.context;
+      i.now = () => T0;
+      const free = await lock.beat();
+      await lock.claim("run-a", 1);
+      i.now = () => T0 + HEARTBEAT_MS;
+      const beat = await lock.beat();
+      return { free, beat, leaseUntil: lock.held()?.leaseUntil, heartbeat: observe(i).heartbeat };
+    });
+    expect(seen).toEqual({ free: "free", beat: "renewed", leaseUntil: T0 + HEARTBEAT_MS + LEASE_MS, heartbeat: T0 + 2 * HEARTBEAT_MS });
   });
 });

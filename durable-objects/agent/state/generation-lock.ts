@@ -1,180 +1,130 @@
-/**
- * The agent's generation lock (GEN-002: one generation at a time per agent, across all of
- * its runs), kept in the object's SQLite storage as at most one row.
- *
- * It lives in storage rather than in memory because it must outlive the object: after an
- * eviction or a crash, a lock left by an earlier instance of the object (or whose lease
- * has run out) is how the object learns that a generation died mid-way and needs its
- * interruption results. For the same reason such a lock is NOT free for the taking:
- * `acquire` keeps reporting busy until recovery has written those results and released it.
- *
- * Each row records the instance that took it. A lock this instance holds is never an
- * orphan while its lease runs, even when its loop is not in memory yet: the lock is taken
- * before the database round trips that open the generation, and other requests get in
- * between.
- *
- * All methods are synchronous: SQLite calls in a Durable Object are, and the object's
- * single thread makes check-then-write atomic without a transaction.
- */
+import { busy, type Refused } from "../../../bindings/outcome";
+import type { DeadlineMultiplexer } from "../../common/deadlines";
+import { StoredLock } from "./stored-lock";
 
-/** The held lock, times in epoch milliseconds. */
-export interface GenerationLease {
+/** The lease a generation holds; the heartbeat renews it well before it runs out. */
+export const LEASE_MS = 60_000;
+export const HEARTBEAT_MS = 20_000;
+/** The heartbeat's deadline on the object's alarm. */
+export const HEARTBEAT = "generation.heartbeat";
+
+/** The generation this object instance runs, from the moment it took the lock. */
+export interface ActiveGeneration {
   runId: string;
   generation: number;
-  leaseUntil: number;
-  startedAt: number;
-  /** The object instance that took the lock. */
-  instance: string;
+  /** Aborts the model call or the tool in flight (cancel). */
+  controller: AbortController;
+  /** Settles when the lock leaves this generation (released, or handed to a continuation). */
+  done: Promise<void>;
 }
 
-export type AcquireResult = { ok: true; lease: GenerationLease } | { ok: false; busyRunId: string; leaseExpired: boolean };
-
-type Row = { run_id: string; generation: number; lease_until: number; started_at: number; instance: string };
-const COLUMNS = "run_id, generation, lease_until, started_at, instance";
-
+/**
+ * The agent's generation lock (GEN-002: one generation at a time per agent, across all of
+ * its runs): the stored row that outlives the object (stored-lock.ts), the generation this
+ * instance runs in memory, and the heartbeat that renews the row's lease.
+ *
+ * The invariant: the stored row and `active` change together, in one synchronous turn.
+ * While this instance holds the row, `active` names the same run and generation; a
+ * request that finds the lock held by this instance is busy, whatever the holder awaits.
+ * A row without `active` is another instance's (or a dead one's): an orphan for recovery.
+ *
+ * @example
+ *   const claimed = await lock.claim(runId, 1);
+ *   if (!claimed.ok) return claimed; // 409 agent.busy naming the holder
+ *   try { ... } finally { await lock.release(runId); }
+ */
 export class GenerationLock {
-  /**
-   * @param instance this object instance's id: a fresh one per constructor call, so a
-   *   lock written before an eviction or a crash is told apart from one taken now.
-   */
+  readonly stored: StoredLock;
+  #active: (ActiveGeneration & { finish(): void }) | null = null;
+
   constructor(
-    private readonly sql: SqlStorage,
+    sql: SqlStorage,
+    private readonly deadlines: DeadlineMultiplexer,
     private readonly now: () => number,
-    readonly instance: string = crypto.randomUUID(),
-  ) {}
+  ) {
+    this.stored = new StoredLock(sql, now);
+  }
 
-  /** Creates the table; idempotent. The CHECK keeps it to one row. */
   static migrate(sql: SqlStorage): void {
-    sql.exec(`CREATE TABLE IF NOT EXISTS generation_lock (
-      id INTEGER PRIMARY KEY CHECK (id = 1),
-      run_id TEXT NOT NULL,
-      generation INTEGER NOT NULL,
-      lease_until INTEGER NOT NULL,
-      started_at INTEGER NOT NULL,
-      instance TEXT NOT NULL DEFAULT ''
-    )`);
-    // Objects created before the instance column: a lock they hold reads as an earlier instance's.
-    const columns = sql
-      .exec<{ name: string }>(`PRAGMA table_info(generation_lock)`)
-      .toArray()
-      .map((c) => c.name);
-    if (!columns.includes("instance")) sql.exec(`ALTER TABLE generation_lock ADD COLUMN instance TEXT NOT NULL DEFAULT ''`);
+    StoredLock.migrate(sql);
   }
 
-  /** Takes the lock for `runId`'s generation, or names the run that holds it. */
-  acquire(runId: string, generation: number, leaseMs: number): AcquireResult {
-    checkRunId(runId);
-    checkGeneration(generation);
-    checkLease(leaseMs);
-    const held = this.current();
-    if (held) return { ok: false, busyRunId: held.runId, leaseExpired: held.leaseUntil <= this.now() };
-    const now = this.now();
-    const row = this.sql
-      .exec<Row>(
-        `INSERT INTO generation_lock (id, run_id, generation, lease_until, started_at, instance)
-         VALUES (1, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
-        runId,
-        generation,
-        now + leaseMs,
-        now,
-        this.instance,
-      )
-      .one();
-    return { ok: true, lease: toLease(row) };
+  /** The generation this instance runs, if any. */
+  get active(): ActiveGeneration | null {
+    return this.#active;
+  }
+
+  /** The held lock (this instance's or not), or null when the agent is not generating. */
+  held() {
+    return this.stored.current();
   }
 
   /**
-   * Extends the holder's lease to now + leaseMs; null if `runId` does not hold the lock.
-   * A holder may renew a lease that has just run out: only the live loop renews, and the
-   * lock was not handed to anyone else in between (see `acquire`).
+   * Takes the lock for `runId`'s generation and marks it active in the same turn, then arms
+   * the heartbeat, so recovery finds the lock if this instance dies before it ends.
    */
-  renew(runId: string, leaseMs: number): GenerationLease | null {
-    checkLease(leaseMs);
-    const row = this.sql
-      .exec<Row>(
-        `UPDATE generation_lock SET lease_until = ? WHERE run_id = ? AND instance = ?
-         RETURNING ${COLUMNS}`,
-        this.now() + leaseMs,
-        runId,
-        this.instance,
-      )
-      .toArray()[0];
-    return row ? toLease(row) : null;
+  async claim(runId: string, generation: number): Promise<(ActiveGeneration & { ok: true }) | Refused> {
+    const acquired = this.stored.acquire(runId, generation, LEASE_MS);
+    if (!acquired.ok) return busy(acquired.busyRunId);
+    const active = this.#activate(runId, generation);
+    try {
+      await this.deadlines.set(HEARTBEAT, this.now() + HEARTBEAT_MS);
+    } catch (error) {
+      await this.release(runId);
+      throw error;
+    }
+    return { ok: true, ...active };
+  }
+
+  /** Frees the lock `runId` holds (a no-op for any other run) and disarms the heartbeat. */
+  async release(runId: string): Promise<void> {
+    this.stored.release(runId);
+    const active = this.#active;
+    if (active?.runId === runId) {
+      this.#active = null;
+      active.finish();
+    }
+    await this.deadlines.clear(HEARTBEAT);
   }
 
   /**
-   * Passes the lock from a run to its continuation without releasing it (CHAIN-010), so
-   * no other generation or delivery can slip in between. False if `fromRunId` does not
-   * hold it.
+   * Passes the lock from a run to its continuation's first generation without releasing it
+   * (CHAIN-010), so no other generation or delivery slips in between; the heartbeat stays.
    */
-  handOver(fromRunId: string, toRunId: string, generation: number, leaseMs: number): boolean {
-    checkRunId(toRunId);
-    checkGeneration(generation);
-    checkLease(leaseMs);
-    const now = this.now();
-    return (
-      this.sql.exec(
-        `UPDATE generation_lock SET run_id = ?, generation = ?, lease_until = ?, started_at = ?, instance = ?
-         WHERE run_id = ?`,
-        toRunId,
-        generation,
-        now + leaseMs,
-        now,
-        this.instance,
-        fromRunId,
-      ).rowsWritten > 0
-    );
-  }
-
-  /** Frees the lock if `runId` holds it; true when it did. Any other run id is a no-op. */
-  release(runId: string): boolean {
-    return this.sql.exec(`DELETE FROM generation_lock WHERE run_id = ?`, runId).rowsWritten > 0;
-  }
-
-  /** The held lock, or null when the agent is not generating. */
-  current(): GenerationLease | null {
-    const row = this.sql.exec<Row>(`SELECT ${COLUMNS} FROM generation_lock WHERE id = 1`).toArray()[0];
-    return row ? toLease(row) : null;
-  }
-
-  /** True when a lock is held and its lease ran out at `now`: the generation is presumed dead. */
-  expired(now: number = this.now()): boolean {
-    const held = this.current();
-    return held !== null && held.leaseUntil <= now;
+  handOver(fromRunId: string, toRunId: string): ActiveGeneration {
+    if (!this.stored.handOver(fromRunId, toRunId, 1, LEASE_MS)) throw new Error(`run ${fromRunId} does not hold the lock it hands over`);
+    const previous = this.#active;
+    const next = this.#activate(toRunId, 1);
+    previous?.finish();
+    return next;
   }
 
   /**
-   * The held lock when its generation is presumed dead: an earlier instance of the object
-   * took it (evicted, crashed, redeployed), or its lease ran out. Null otherwise, and in
-   * particular for a lock this instance took whose loop has not started yet.
+   * Recovery found the lock of a dead generation whose chain has a continuation that never
+   * generated: the orphan's row goes and the continuation's first generation claims it.
    */
-  orphaned(now: number = this.now()): GenerationLease | null {
-    const held = this.current();
-    if (!held) return null;
-    return held.instance !== this.instance || held.leaseUntil <= now ? held : null;
+  async pickUp(orphanRunId: string, runId: string): Promise<(ActiveGeneration & { ok: true }) | Refused> {
+    this.stored.release(orphanRunId);
+    return this.claim(runId, 1);
   }
-}
 
-function toLease(row: Row): GenerationLease {
-  return {
-    runId: row.run_id,
-    generation: row.generation,
-    leaseUntil: row.lease_until,
-    startedAt: row.started_at,
-    instance: row.instance,
-  };
-}
-
-function checkRunId(runId: string): void {
-  if (typeof runId !== "string" || runId.length === 0) throw new RangeError("run id must be a non-empty string");
-}
-
-function checkGeneration(generation: number): void {
-  if (!Number.isSafeInteger(generation) || generation < 1) {
-    throw new RangeError("generation must be an integer >= 1 (RUN-011)");
+  /**
+   * The heartbeat deadline: renews the lease while this instance generates. "orphaned" when
+   * the held lock is not this instance's live generation (recovery's turn); "free" when none.
+   */
+  async beat(): Promise<"renewed" | "orphaned" | "free"> {
+    const held = this.stored.current();
+    if (!held) return "free";
+    if (this.#active?.runId !== held.runId) return "orphaned";
+    this.stored.renew(held.runId, LEASE_MS);
+    await this.deadlines.set(HEARTBEAT, this.now() + HEARTBEAT_MS);
+    return "renewed";
   }
-}
 
-function checkLease(leaseMs: number): void {
-  if (!Number.isFinite(leaseMs) || leaseMs <= 0) throw new RangeError("lease must be a positive number of ms");
+  #activate(runId: string, generation: number): ActiveGeneration & { finish(): void } {
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    this.#active = { runId, generation, controller: new AbortController(), done, finish };
+    return this.#active;
+  }
 }

@@ -1,23 +1,14 @@
-import type { Env } from "../../../bindings/env";
 import { riding } from "../../../core/db/outage";
-import type { Deadline, DeadlineMultiplexer } from "../../common/deadlines";
-import type { RunService } from "../run/lifecycle";
+import type { Deadline } from "../../common/deadlines";
+import type { RunLifecycle } from "../run/lifecycle";
 import { AgentUnavailable } from "../run/opening";
-import type { GenerationLock } from "../state/generation-lock";
+import type { AgentContext, RunListener } from "../state/context";
 import type { RunSession } from "../state/run-session";
 import { completeDelivery, planGroupDelivery, reportDelivery } from "./group-opening";
 import { BUSY_RETRY_MS } from "./schedule";
 
 /** The agent's one pending group delivery, on the object's alarm. */
 export const GROUP_DELIVERY = "group.delivery";
-
-interface Host {
-  env: Env;
-  runs: RunService;
-  multiplexer: DeadlineMultiplexer;
-  lock: GenerationLock;
-  now: () => number;
-}
 
 type Payload = { agent_id: string; guild_id: string };
 
@@ -28,34 +19,37 @@ type Payload = { agent_id: string; guild_id: string };
  * generation ends (`pull`), with a timed retry behind that. A delivery is never refused.
  * Many queued rows make one delivery: the run covers everything after the cursor.
  */
-export class GroupDelivery {
-  constructor(private readonly host: Host) {}
+export class GroupDelivery implements RunListener {
+  constructor(
+    private readonly context: AgentContext,
+    private readonly runs: RunLifecycle,
+  ) {}
 
   /** The guild has new rows for this agent. */
   async queue(agentId: string, guildId: string): Promise<void> {
-    await this.host.multiplexer.set(GROUP_DELIVERY, this.host.now(), { agent_id: agentId, guild_id: guildId } satisfies Payload);
+    await this.context.deadlines.set(GROUP_DELIVERY, this.context.now(), { agent_id: agentId, guild_id: guildId } satisfies Payload);
   }
 
-  /** A generation ended: a waiting delivery goes now. */
-  async pull(): Promise<void> {
-    const waiting = this.host.multiplexer.get(GROUP_DELIVERY);
-    if (waiting && waiting.dueAt > this.host.now()) await this.host.multiplexer.set(GROUP_DELIVERY, this.host.now(), waiting.payload);
+  /** The agent is free: a waiting delivery goes now. */
+  async idle(): Promise<void> {
+    const waiting = this.context.deadlines.get(GROUP_DELIVERY);
+    if (waiting && waiting.dueAt > this.context.now()) await this.context.deadlines.set(GROUP_DELIVERY, this.context.now(), waiting.payload);
   }
 
   /** The deadline handler. Throwing keeps the entry for the multiplexer's backoff. */
   async fire(entry: Deadline): Promise<void> {
     const payload = entry.payload as Payload | undefined;
     if (!payload?.agent_id || !payload.guild_id) return;
-    await this.host.runs.recoverOrphan();
+    await this.runs.recovery.run();
     let outcome: "started" | "busy" | "skipped";
     try {
-      outcome = this.host.lock.current() ? "busy" : await this.open(payload.agent_id, payload.guild_id);
+      outcome = this.context.lock.held() ? "busy" : await this.open(payload.agent_id, payload.guild_id);
     } catch (error) {
       // An archived agent reads nothing; its cursor stays, so nothing is lost if it returns.
       if (error instanceof AgentUnavailable) return;
       throw error;
     }
-    if (outcome === "busy") await this.host.multiplexer.set(GROUP_DELIVERY, this.host.now() + BUSY_RETRY_MS, payload);
+    if (outcome === "busy") await this.context.deadlines.set(GROUP_DELIVERY, this.context.now() + BUSY_RETRY_MS, payload);
   }
 
   /**
@@ -65,7 +59,7 @@ export class GroupDelivery {
   async runEnded(session: RunSession): Promise<void> {
     // The cursor's write is idempotent (it only moves forward): worth waiting out an outage for,
     // or the next delivery would read the same rows again.
-    await riding(() => this.host.runs.withDatabase((db) => completeDelivery(db, this.host.env, session)));
+    await riding(() => this.context.database.use((db) => completeDelivery(db, this.context.env, session)));
   }
 
   /**
@@ -73,8 +67,8 @@ export class GroupDelivery {
    * latest one, as one group run. "skipped" when none of them wakes the agent.
    */
   private open(agentId: string, guildId: string): Promise<"started" | "busy" | "skipped"> {
-    const { env } = this.host;
-    return this.host.runs.openOneShot(agentId, new Date(this.host.now()), async (db, agent) => {
+    const { env } = this.context;
+    return this.runs.open(agentId, new Date(this.context.now()), async (db, agent) => {
       const delivery = await planGroupDelivery(db, env, agentId, guildId);
       if (!delivery) return null;
       const throughSeq = delivery.metadata.group_chat_through_seq;

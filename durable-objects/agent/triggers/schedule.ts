@@ -1,39 +1,44 @@
 import { advancePastFire, advancePastFireStatement, earliestWakeUp, firstDue, type ScheduleRow } from "../../../core/db/schedules";
 import { describeError, logEvent } from "../../../core/output/log";
 import { instructionHash, scheduleWakeUpMessage } from "../../../core/schedules/instruction";
-import type { Deadline, DeadlineMultiplexer } from "../../common/deadlines";
-import type { RunService } from "../run/lifecycle";
-import type { GenerationLock } from "../state/generation-lock";
+import type { Deadline } from "../../common/deadlines";
+import type { RunLifecycle } from "../run/lifecycle";
+import type { AgentContext, RunListener } from "../state/context";
 
 /** The agent's one schedule deadline, armed at its earliest wake-up. */
 export const SCHEDULE = "schedule";
 /** A due schedule of a busy agent tries again this much later, without advancing (SCHED-008). */
 export const BUSY_RETRY_MS = 30_000;
 
-interface Host {
-  runs: RunService;
-  multiplexer: DeadlineMultiplexer;
-  lock: GenerationLock;
-  now: () => number;
-  random: () => number;
-}
-
 /**
  * The spec's 30-second ticker, as the agent object's alarm: the `schedule` deadline sits
  * at the agent's earliest unpaused next_run_at, so a wake-up fires at its planned time.
  * Firing opens one schedule run; other due schedules follow when the generation ends.
  */
-export class ScheduleFiring {
-  constructor(private readonly host: Host) {}
+export class ScheduleFiring implements RunListener {
+  constructor(
+    private readonly context: AgentContext,
+    private readonly runs: RunLifecycle,
+  ) {}
+
+  /** The agent is free: a due schedule goes now, or the deadline moves to the next wake-up. */
+  async idle(agentId: string): Promise<void> {
+    await this.refresh(agentId);
+  }
+
+  /** A schedule tool changed the agent's routines. */
+  async schedulesChanged(agentId: string): Promise<void> {
+    await this.refresh(agentId);
+  }
 
   /** Re-arms the deadline at the earliest wake-up that can fire, or clears it. */
   async refresh(agentId: string): Promise<string | null> {
-    const at = await this.host.runs.withDatabase((db) => earliestWakeUp(db, agentId));
+    const at = await this.context.database.use((db) => earliestWakeUp(db, agentId));
     if (!at) {
-      await this.host.multiplexer.clear(SCHEDULE);
+      await this.context.deadlines.clear(SCHEDULE);
       return null;
     }
-    await this.host.multiplexer.set(SCHEDULE, at.getTime(), { agent_id: agentId });
+    await this.context.deadlines.set(SCHEDULE, at.getTime(), { agent_id: agentId });
     return at.toISOString();
   }
 
@@ -41,14 +46,14 @@ export class ScheduleFiring {
   async fire(entry: Deadline): Promise<void> {
     const agentId = (entry.payload as { agent_id?: string } | undefined)?.agent_id;
     if (!agentId) return;
-    await this.host.runs.recoverOrphan();
-    const now = new Date(this.host.now());
-    if (this.host.lock.current()) {
+    await this.runs.recovery.run();
+    const now = new Date(this.context.now());
+    if (this.context.lock.held()) {
       // Busy (a group delivery included): stay due, try again without advancing (SCHED-008).
-      await this.host.multiplexer.set(SCHEDULE, now.getTime() + BUSY_RETRY_MS, { agent_id: agentId });
+      await this.context.deadlines.set(SCHEDULE, now.getTime() + BUSY_RETRY_MS, { agent_id: agentId });
       return;
     }
-    const firing = await this.host.runs.withDatabase(async (db) => {
+    const firing = await this.context.database.use(async (db) => {
       const due = await firstDue(db, agentId, now);
       if (!due?.routinesEnabled) return "idle" as const;
       try {
@@ -56,21 +61,21 @@ export class ScheduleFiring {
       } catch (error) {
         // A failed creation advances to the next planned wake-up, so one broken agent
         // does not tight-loop (SCHED-010).
-        await advancePastFire(db, due.schedule, now, this.host.random, false);
+        await advancePastFire(db, due.schedule, now, this.context.random, false);
         logEvent("error", { operation: "schedule.fire", agent_id: agentId, schedule_id: due.schedule.id, ...describeError(error) });
         return "failed" as const;
       }
     });
     if (firing === "busy") {
-      await this.host.multiplexer.set(SCHEDULE, now.getTime() + BUSY_RETRY_MS, { agent_id: agentId });
+      await this.context.deadlines.set(SCHEDULE, now.getTime() + BUSY_RETRY_MS, { agent_id: agentId });
       return;
     }
     if (firing === "started") {
       // The generation's end re-arms at the next wake-up (the `idle` hook reads it then);
       // until then this keeps the deadline alive without a read of its own, unless that
       // generation already ended and re-armed it.
-      if (this.host.multiplexer.get(SCHEDULE)?.version === entry.version) {
-        await this.host.multiplexer.set(SCHEDULE, now.getTime() + BUSY_RETRY_MS, { agent_id: agentId });
+      if (this.context.deadlines.get(SCHEDULE)?.version === entry.version) {
+        await this.context.deadlines.set(SCHEDULE, now.getTime() + BUSY_RETRY_MS, { agent_id: agentId });
       }
       return;
     }
@@ -84,7 +89,7 @@ export class ScheduleFiring {
    * and the wake-up message. "skipped" when a repeated alarm or a change got there first.
    */
   private open(agentId: string, schedule: ScheduleRow, firedAt: Date): Promise<"started" | "busy" | "skipped"> {
-    return this.host.runs.openOneShot(agentId, firedAt, async (db) => ({
+    return this.runs.open(agentId, firedAt, async (db) => ({
       kind: "schedule",
       run: { scheduleId: schedule.id, title: schedule.description, metadata: { instruction_hash: await instructionHash(schedule.instruction) } },
       wake: {
@@ -98,7 +103,7 @@ export class ScheduleFiring {
         }),
       },
       wakeMetadata: { source: "schedule", schedule_id: schedule.id },
-      claim: advancePastFireStatement(db, schedule, firedAt, this.host.random, true).getSQL(),
+      claim: advancePastFireStatement(db, schedule, firedAt, this.context.random, true).getSQL(),
     }));
   }
 }
