@@ -8,22 +8,21 @@
 import type { Env } from "../../bindings/env";
 import { untilAborted } from "../../core/async/until-aborted";
 import type { Database } from "../../core/db/client";
-import { readWorkspace, storeWorkspaceMib } from "../../core/db/sandbox";
 import { describeError, logEvent } from "../../core/output/log";
 import type { GuestClient } from "../../core/sandbox/guest-client";
 import { guestFiles } from "../../core/sandbox/guest-files";
 import { type IdleEvent, idleAction, idleMs } from "../../core/sandbox/idle";
 import { type Box, boxFor } from "../../core/sandbox/metadata";
 import { cliSecret } from "../../core/sandbox/views";
-import { bytesToMib, homeCapBytes, overLimit, workspaceLimitMib } from "../../core/sandbox/workspace";
 import type { SandboxAccess, SandboxFiles } from "../../core/tools/types";
 import { type Deadline, type DeadlineMultiplexer, retryDelay } from "../common/deadlines";
 import { sandboxAccess } from "./access";
 import { SandboxHomes } from "./home";
 import { currentEnsureRequest, type EnsureRequest, type RequestOutcome } from "./inputs";
-import { asSandboxError, type EnsureOutcome, SandboxLifecycle } from "./lifecycle";
+import { asSandboxError, SandboxLifecycle } from "./lifecycle";
 import { SandboxRecord } from "./record";
 import { describeState, type SandboxState } from "./state";
+import { WorkspaceLimits } from "./workspace";
 
 export type { SandboxState } from "./state";
 
@@ -72,11 +71,12 @@ export class SandboxManager {
   private starting: Box | null = null;
   /** The agent was deleted: no box may come up for it again in this object. */
   private forgotten = false;
-  /** The home's cap last read from the database, for when it cannot be read. */
-  private lastCap: number | null = null;
+  /** The workspace limit (SBX-040): the home's cap, and whether a box may start. */
+  private readonly workspace: WorkspaceLimits;
 
   constructor(private readonly host: Host) {
     this.record = new SandboxRecord(host.sql);
+    this.workspace = new WorkspaceLimits(host.env, host.withDatabase);
     this.homes = new SandboxHomes(host.env.SANDBOX_HOMES);
     this.lifecycle = new SandboxLifecycle(host.env, this.record, this.homes, host.now, () => this.forgotten);
   }
@@ -107,11 +107,11 @@ export class SandboxManager {
     return this.serial(async () => {
       await this.idle("generation_started");
       this.starting = boxFor(request.flags);
-      const cap = await this.homeCap(request.agentId, db);
+      const cap = await this.workspace.homeCap(request.agentId, db);
       const ensured = await this.lifecycle.ensure(request, cap).finally(() => {
         this.starting = null;
       });
-      const full = await this.workspaceFull(db, request.agentId, ensured);
+      const full = await this.workspace.full(db, request.agentId, ensured);
       if (full) return { ok: false, code: "workspace.full", message: full };
       return { ok: true, access: sandboxAccess(ensured), up: ensured.ok };
     });
@@ -125,12 +125,7 @@ export class SandboxManager {
     return this.serial(async () => {
       const row = this.record.get();
       if (!row?.running) return;
-      try {
-        const mib = bytesToMib((await this.lifecycle.guest(row).workspaceSize()).bytes);
-        await this.host.withDatabase((db) => storeWorkspaceMib(db, row.metadata.agent_id, mib));
-      } catch (error) {
-        logEvent("warn", { operation: "sandbox.workspace_measure", agent_id: row.metadata.agent_id, ...describeError(error) });
-      }
+      await this.workspace.measure(row.metadata.agent_id, this.lifecycle.guest(row));
       if (row.destroyAfterGeneration) await this.retireNow("secret_changed");
       else await this.idle("generation_ended");
     });
@@ -283,7 +278,7 @@ export class SandboxManager {
     const refused = refuse?.(read.request);
     if (refused) return refused;
     this.starting = boxFor(read.request.flags);
-    const cap = await this.homeCap(read.request.agentId);
+    const cap = await this.workspace.homeCap(read.request.agentId);
     const ensured = await this.lifecycle.ensure(read.request, cap).finally(() => {
       this.starting = null;
     });
@@ -307,7 +302,7 @@ export class SandboxManager {
     if (!row?.running) return;
     // Saving stops the browser: never under a generation, which may be using it.
     if (!this.host.generating()) {
-      await this.lifecycle.saveHome(row, await this.homeCap(row.metadata.agent_id)).catch((error: unknown) => {
+      await this.lifecycle.saveHome(row, await this.workspace.homeCap(row.metadata.agent_id)).catch((error: unknown) => {
         logEvent("warn", { operation: "sandbox.home_save", agent_id: row.metadata.agent_id, ...describeError(error) });
       });
     }
@@ -326,7 +321,7 @@ export class SandboxManager {
     const agentId = row.metadata.agent_id;
     logEvent("info", { operation: "sandbox.retire", agent_id: agentId, reason });
     try {
-      await this.lifecycle.retire(row, { save: true, capBytes: await this.homeCap(agentId) });
+      await this.lifecycle.retire(row, { save: true, capBytes: await this.workspace.homeCap(agentId) });
     } catch (error) {
       const attempts = this.record.homeSaveFailure()?.attempts ?? 1;
       const retryAt = this.host.now() + retryDelay(attempts);
@@ -344,21 +339,6 @@ export class SandboxManager {
     await this.host.multiplexer.clear(SANDBOX_IDLE);
     await this.host.multiplexer.clear(SANDBOX_HOME_SAVE);
     return true;
-  }
-
-  /**
-   * The one cap of the agent's home archive (SBX-040): its workspace limit, read fresh so a
-   * raised max_workspace_mib lets the next save through; the last one read when the
-   * database cannot answer.
-   */
-  private async homeCap(agentId: string, db?: Database): Promise<number> {
-    try {
-      const stored = db ? await readWorkspace(db, agentId) : await this.host.withDatabase((d) => readWorkspace(d, agentId));
-      this.lastCap = homeCapBytes(stored?.maxWorkspaceMib ?? Number.MAX_SAFE_INTEGER, this.host.env.WORKSPACE_MAX_MIB);
-    } catch (error) {
-      logEvent("warn", { operation: "sandbox.home_cap", agent_id: agentId, ...describeError(error) });
-    }
-    return this.lastCap ?? homeCapBytes(Number.MAX_SAFE_INTEGER, this.host.env.WORKSPACE_MAX_MIB);
   }
 
   /** Applies the idle rules to one event; true when the timer was (re)armed. */
@@ -381,28 +361,6 @@ export class SandboxManager {
     this.record.armed(now);
     if (!this.host.multiplexer.get(SANDBOX_HOME_SAVE)) await this.host.multiplexer.set(SANDBOX_HOME_SAVE, now + HOME_SAVE_EVERY_MS);
     return true;
-  }
-
-  /**
-   * SBX-040: a stored size over the limit is measured again; still over, the generation
-   * fails at start. Returns the message, or null when the workspace fits.
-   */
-  private async workspaceFull(db: Database, agentId: string, ensured: EnsureOutcome): Promise<string | null> {
-    const stored = await readWorkspace(db, agentId);
-    if (!stored) return null;
-    const limit = workspaceLimitMib(stored.maxWorkspaceMib, this.host.env.WORKSPACE_MAX_MIB);
-    if (!overLimit(stored.workspaceMib, limit)) return null;
-    let mib = stored.workspaceMib!;
-    if (ensured.ok) {
-      try {
-        mib = bytesToMib((await ensured.guest.workspaceSize()).bytes);
-        await storeWorkspaceMib(db, agentId, mib);
-      } catch (error) {
-        logEvent("warn", { operation: "sandbox.workspace_measure", agent_id: agentId, ...describeError(error) });
-      }
-    }
-    if (!overLimit(mib, limit)) return null;
-    return `The workspace holds ${mib} MiB, above its limit of ${limit} MiB; delete files from /home/agent (or raise max_workspace_mib) to continue`;
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {

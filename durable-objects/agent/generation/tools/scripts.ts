@@ -24,7 +24,7 @@ import { nativeToolNames } from "../../../../core/tools/registry";
 import type { SandboxFiles, ScriptTools, ScriptView } from "../../../../core/tools/types";
 import { positiveInt } from "../../../common/sse-hub";
 import type { RunSession } from "../../state/run-session";
-import type { GenerationBox } from "../box";
+import type { GenerationBox } from "./box";
 
 interface ScriptToolsInput {
   db: Database;

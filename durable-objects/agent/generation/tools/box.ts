@@ -3,10 +3,10 @@
  * when the run offers shell or the browser tools, or at first use when its only box tools
  * are scripts; once up, its scripts folder is materialised from the run's snapshot.
  */
-import { SandboxError } from "../../../core/tools/sandbox-error";
-import type { SandboxAccess } from "../../../core/tools/types";
-import { lazySandboxAccess } from "../../sandbox/access";
-import type { GenerationSandbox } from "../../sandbox/manager";
+import { SandboxError } from "../../../../core/tools/sandbox-error";
+import type { SandboxAccess } from "../../../../core/tools/types";
+import { lazySandboxAccess } from "../../../sandbox/access";
+import type { GenerationSandbox } from "../../../sandbox/manager";
 
 export class GenerationBox {
   private ensuring: Promise<GenerationSandbox> | null = null;
