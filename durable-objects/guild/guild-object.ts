@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../bindings/env";
 import type { GuildCore } from "./guild-core";
 
-export type { AgentEvents, DeliveryEvent, GroupPost, ScriptsChangedEvent } from "./guild-core";
+export type { AgentEvents, DeliveryEvent, GroupPost } from "./guild-core";
 
 /**
  * One object per guild (see GuildCore, which does the work). As with AgentObject, the

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT } from "./stack/wrangler";
+import { ROOT } from "./wrangler";
 
 /**
  * The database a command-line tool works on: DATABASE_URL when set, otherwise the

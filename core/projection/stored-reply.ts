@@ -4,8 +4,9 @@
  * read (an environment variable, a file) leaves the marker in the transcript, never the value;
  * the row stored is also what the next model call sends (EXACT-003), so the replay stays exact.
  */
-import type { ToolCall } from "../projection/types";
-import type { Redactor } from "./redaction";
+
+import type { Redactor } from "../output/redaction";
+import type { ToolCall } from "./types";
 
 /**
  * A tool call's arguments redacted. The JSON text is redacted as text, and when a value only

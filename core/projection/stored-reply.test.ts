@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Redactor } from "./redaction";
+import { Redactor } from "../output/redaction";
 import { redactArguments, redactedReply, redactedToolCalls } from "./stored-reply";
 
 describe("stored reply redaction", () => {

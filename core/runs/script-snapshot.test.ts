@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { nativeToolNames } from "../tools/registry";
-import { executesScripts, scriptToolSchemas } from "./snapshot";
+import { executesScripts, scriptToolSchemas } from "./script-snapshot";
 
 const entry = (name: string, parameters: Record<string, unknown> | null) => ({
   id: name,

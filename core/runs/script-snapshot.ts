@@ -2,8 +2,9 @@
  * What a run takes from the script catalog at its creation (SCRIPT-020..022, EXACT-014):
  * every row as the snapshot records it, and a first-class tool for each row with parameters.
  */
-import type { OfferedTool } from "../runs/snapshot";
-import type { ScriptSnapshotEntry } from "./types";
+
+import type { ScriptSnapshotEntry } from "../scripts/types";
+import type { OfferedTool } from "./snapshot";
 
 /**
  * The first-class tools of a run: one per snapshotted script whose parameters are set,
