@@ -12,9 +12,9 @@ import { previewPlan } from "../../core/schedules/plan";
 import { isUuid } from "../../core/validation/fields";
 import { RunPage, ScheduleRunListQuery } from "../../core/validation/run";
 import { PreviewQuery, Schedule, ScheduleCreateBody, ScheduleList, SchedulePatch, SchedulePreview } from "../../core/validation/schedule";
-import type { AppEnv } from "../context";
-import { jsonBody, ok, operation, pathId, query } from "../contract";
-import { ApiError, notFound } from "../errors";
+import type { AppEnv } from "../http/context";
+import { jsonBody, ok, operation, pathId, query } from "../http/contract";
+import { ApiError, notFound } from "../http/errors";
 import { findAgent } from "./agents";
 import { listRuns } from "./runs";
 

@@ -12,9 +12,9 @@ import { SCRIPT_NAME_PATTERN, validateScriptWrite } from "../../core/scripts/val
 import { nativeToolNames } from "../../core/tools/registry";
 import type { FieldIssue } from "../../core/validation/issues";
 import { Script, ScriptCreateBody, ScriptHistory, ScriptList, ScriptRecipeBody } from "../../core/validation/script";
-import type { AppEnv } from "../context";
-import { failure, jsonBody, ok, operation, pathId } from "../contract";
-import { ApiError, notFound, validationFailed } from "../errors";
+import type { AppEnv } from "../http/context";
+import { failure, jsonBody, ok, operation, pathId } from "../http/contract";
+import { ApiError, notFound, validationFailed } from "../http/errors";
 import { findAgent } from "./agents";
 
 /**

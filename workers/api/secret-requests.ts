@@ -9,9 +9,9 @@ import { keySetFrom } from "../../core/secrets/crypto";
 import type { SecretRequestInfo } from "../../core/tools/types";
 import { MAX_SEQ, queryInt } from "../../core/validation/query";
 import { SecretRequest, SecretRequestAnswer, SecretRequestList } from "../../core/validation/secret";
-import type { AppEnv } from "../context";
-import { failure, jsonBody, ok, operation, pathId } from "../contract";
-import { ApiError, notFound } from "../errors";
+import type { AppEnv } from "../http/context";
+import { failure, jsonBody, ok, operation, pathId } from "../http/contract";
+import { ApiError, notFound } from "../http/errors";
 import { findRun } from "./runs";
 
 /**

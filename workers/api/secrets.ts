@@ -12,10 +12,10 @@ import { MAX_SECRETS_PER_ORGANISATION, reserveSecretSlot, SecretLimitReached } f
 import { isUuid, UUID_PATTERN } from "../../core/validation/fields";
 import { ListQuery } from "../../core/validation/page";
 import { Secret, SecretCreate, SecretGrantCreate, SecretPage, SecretPatch } from "../../core/validation/secret";
-import type { AppEnv } from "../context";
-import { failure, jsonBody, ok, operation, pathId, query } from "../contract";
-import { ApiError, notFound } from "../errors";
-import { listPage } from "../pagination";
+import type { AppEnv } from "../http/context";
+import { failure, jsonBody, ok, operation, pathId, query } from "../http/contract";
+import { ApiError, notFound } from "../http/errors";
+import { listPage } from "../http/pagination";
 
 /**
  * Secrets of the organisation and their grants (OP-SEC-1). A value goes in on create or

@@ -3,9 +3,9 @@ import { dailyUsage, type ReportScope, usageByAgent } from "../../core/db/usage-
 import { addCounters } from "../../core/usage/counters";
 import { type DateRange, MAX_RANGE_DAYS, parseDateRange } from "../../core/usage/date-range";
 import { UsageDaily, UsageDailyQuery, UsageSummary, UsageSummaryQuery } from "../../core/validation/usage-report";
-import type { AppEnv } from "../context";
-import { failure, ok, operation, query } from "../contract";
-import { notFound, validationFailed } from "../errors";
+import type { AppEnv } from "../http/context";
+import { failure, ok, operation, query } from "../http/contract";
+import { notFound, validationFailed } from "../http/errors";
 import { findAgent } from "./agents";
 import { findGuild } from "./guilds";
 

@@ -4,9 +4,9 @@ import { agentUsage, guildUsage, organisations, organisationUsage, orgMonthlyUsa
 import { usageMonth } from "../../core/usage/pricing";
 import { effectiveSpendLimit } from "../../core/usage/spend-limit";
 import { Organisation, OrganisationPatch, Usage, UsageQuery } from "../../core/validation/usage";
-import type { AppEnv } from "../context";
-import { failure, jsonBody, ok, operation, query } from "../contract";
-import { validationFailed } from "../errors";
+import type { AppEnv } from "../http/context";
+import { failure, jsonBody, ok, operation, query } from "../http/contract";
+import { validationFailed } from "../http/errors";
 import { findAgent } from "./agents";
 import { findGuild } from "./guilds";
 

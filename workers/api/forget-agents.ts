@@ -1,7 +1,7 @@
-import type { Env } from "../bindings/env";
-import { agentObject } from "../bindings/objects";
-import { ApiError } from "./errors";
-import { forgetViewAccess } from "./view-access";
+import type { Env } from "../../bindings/env";
+import { agentObject } from "../../bindings/objects";
+import { ApiError } from "../http/errors";
+import { forgetViewAccess } from "../views/view-access";
 
 /**
  * Clears the objects of agents about to be deleted, so none of their deadlines fires

@@ -1,10 +1,10 @@
 import { eq } from "drizzle-orm";
-import type { Env } from "../bindings/env";
-import { BoundedMap } from "../core/cache/bounded-map";
-import { openDatabase } from "../core/db/client";
-import { agents, apiTokens } from "../core/db/schema";
-import { type ViewRefusal, viewRefusal } from "../core/sandbox/view-access";
-import type { SandboxView } from "../core/sandbox/view-ticket";
+import type { Env } from "../../bindings/env";
+import { BoundedMap } from "../../core/cache/bounded-map";
+import { openDatabase } from "../../core/db/client";
+import { agents, apiTokens } from "../../core/db/schema";
+import { type ViewRefusal, viewRefusal } from "../../core/sandbox/view-access";
+import type { SandboxView } from "../../core/sandbox/view-ticket";
 
 /**
  * The Worker's side of view access (core/sandbox/view-access.ts): reads the agent's and

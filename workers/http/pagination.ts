@@ -1,6 +1,6 @@
 import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
-import { isUuid } from "../core/validation/fields";
+import { isUuid } from "../../core/validation/fields";
 import { validationFailed } from "./errors";
 
 interface Position {

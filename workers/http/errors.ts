@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { FieldIssue } from "../core/validation/issues";
+import type { FieldIssue } from "../../core/validation/issues";
 
 /**
  * An error the API reports to its caller as

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
-import { readWithin } from "../core/http/read-within";
-import { nestsDeeperThan } from "../core/validation/depth";
-import { unstorableField } from "../core/validation/storable";
+import { readWithin } from "../../core/http/read-within";
+import { nestsDeeperThan } from "../../core/validation/depth";
+import { unstorableField } from "../../core/validation/storable";
 import { ApiError, validationFailed } from "./errors";
 
 const DEFAULT_LIMIT = 1024 * 1024;
@@ -13,7 +13,7 @@ const MAX_BODY_DEPTH = 64;
  * limit (stopping the read there), 415 for another content type, 400 for bad JSON, 422
  * for nesting past MAX_BODY_DEPTH or naming a field with text Postgres cannot store. The
  * text is left in the request's body cache, where the validator that follows
- * (workers/contract.ts jsonBody) parses it.
+ * (workers/http/contract.ts jsonBody) parses it.
  *
  * @example await readJson(c); const body = await c.req.json();
  */

@@ -14,8 +14,8 @@ import type { Context, MiddlewareHandler } from "hono";
 import { describeRoute, resolver, uniqueSymbol, validator } from "hono-openapi";
 import type { OpenAPIV3_1 } from "openapi-types";
 import * as z from "zod";
-import { UUID_PATTERN } from "../core/validation/fields";
-import { ErrorBody, fieldIssues } from "../core/validation/issues";
+import { UUID_PATTERN } from "../../core/validation/fields";
+import { ErrorBody, fieldIssues } from "../../core/validation/issues";
 import { readJson } from "./body";
 import { notFound, validationFailed } from "./errors";
 
@@ -155,7 +155,7 @@ const refuseFields = (outcome: Outcome) => {
 export const query = <S extends z.ZodType>(schema: S) => validator("query", schema, refuseFields);
 
 /**
- * The JSON body, read within MAX_BODY_BYTES and validated by the schema (workers/body.ts
+ * The JSON body, read within MAX_BODY_BYTES and validated by the schema (workers/http/body.ts
  * readJson says how each failure answers).
  *
  * @example .post("/", jsonBody(GuildCreate), (c) => c.req.valid("json").name)

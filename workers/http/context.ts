@@ -1,5 +1,5 @@
-import type { Env } from "../bindings/env";
-import type { Database } from "../core/db/client";
+import type { Env } from "../../bindings/env";
+import type { Database } from "../../core/db/client";
 
 /** Hono's typing of this Worker: its bindings and what middleware puts on the context. */
 export interface AppEnv {

@@ -1,13 +1,13 @@
 import { type Context, Hono } from "hono";
-import type { Env } from "../bindings/env";
-import { agentObject } from "../bindings/objects";
-import { BoundedMap } from "../core/cache/bounded-map";
-import { boxRefusalStatus } from "../core/sandbox/errors";
-import { type InputDetector, InputThrottle, rfbInput, terminalInput } from "../core/sandbox/view-input";
-import { type SandboxView, type ViewTicketClaims, verifyViewTicket, viewTicketKey } from "../core/sandbox/view-ticket";
-import { isUuid } from "../core/validation/fields";
-import type { AppEnv } from "./context";
-import { ApiError, notFound } from "./errors";
+import type { Env } from "../../bindings/env";
+import { agentObject } from "../../bindings/objects";
+import { BoundedMap } from "../../core/cache/bounded-map";
+import { boxRefusalStatus } from "../../core/sandbox/errors";
+import { type InputDetector, InputThrottle, rfbInput, terminalInput } from "../../core/sandbox/view-input";
+import { type SandboxView, type ViewTicketClaims, verifyViewTicket, viewTicketKey } from "../../core/sandbox/view-ticket";
+import { isUuid } from "../../core/validation/fields";
+import type { AppEnv } from "../http/context";
+import { ApiError, notFound } from "../http/errors";
 import { VIEW_RECHECK_MS, type ViewGrant, viewAccess } from "./view-access";
 import { VNC_VIEWER_PAGE } from "./vnc-viewer";
 
@@ -19,7 +19,7 @@ import { VNC_VIEWER_PAGE } from "./vnc-viewer";
  * (core/sandbox/view-ticket.ts), since a frame's page, assets and WebSocket carry no
  * Authorization header. The ticket proves only who minted it: each request (and each open
  * WebSocket bridge, every few seconds) also asks whether the view is on, the agent exists and
- * the minting token is live (workers/view-access.ts).
+ * the minting token is live (workers/views/view-access.ts).
  *
  * What the box serves is the agent's to change (it runs as root there), so every proxied
  * answer is a sandboxed document of an opaque origin: it cannot read the console's storage,
