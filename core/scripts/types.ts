@@ -25,7 +25,7 @@ export function scriptPath(name: string): string {
 /** Who wrote a version: a run at the step (assistant row seq) that called script_create, or a person (an API token). */
 export type ScriptAuthor = { kind: "run"; run_id: string; seq: number | null } | { kind: "person"; token_id: string; name: string };
 
-/** One write of the catalog, validated (core/scripts/validation.ts). */
+/** One write of the catalog, validated (core/scripts/rules.ts). */
 export interface ScriptWrite {
   name: string;
   description: string;

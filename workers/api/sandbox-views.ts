@@ -2,12 +2,12 @@ import { Hono } from "hono";
 import { agentObject } from "../../bindings/objects";
 import { boxRefusalStatus } from "../../core/sandbox/errors";
 import { mintViewTicket, type SandboxView, VIEW_TICKET_TTL_MS, viewTicketKey } from "../../core/sandbox/view-ticket";
-import { BrowserTicket, BrowserView, boxFor, CliTicket, CliView, HomeReset, SandboxState } from "../../core/validation/sandbox";
 import type { AppEnv } from "../http/context";
 import { failure, ok, operation, pathId } from "../http/contract";
 import { ApiError } from "../http/errors";
 import { viewRefused, viewTarget } from "../views/sandbox-view-proxy";
 import { findAgent } from "./agents";
+import { BrowserTicket, BrowserView, boxFor, CliTicket, CliView, HomeReset, SandboxState } from "./sandbox-views.schema";
 
 /**
  * The operator's views of an agent's box (SBX-018, SBX-023, UI-011..014): its state, and

@@ -11,6 +11,7 @@ import { type ScriptRow, scriptCatalog } from "../../../../core/db/scripts";
 import { describeError, logEvent } from "../../../../core/output/log";
 import type { SandboxFiles } from "../../../../core/scripts/materialise";
 import { ensureScriptFile, materialiseScripts, writeScriptFile } from "../../../../core/scripts/materialise";
+import { validateScriptWrite } from "../../../../core/scripts/rules";
 import {
   SCRIPT_LAUNCHER,
   SCRIPT_TIMEOUT_S,
@@ -20,7 +21,6 @@ import {
   type ScriptSnapshotEntry,
   scriptPath,
 } from "../../../../core/scripts/types";
-import { validateScriptWrite } from "../../../../core/scripts/validation";
 import { nativeToolNames } from "../../../../core/tools/registry";
 import type { ScriptTools, ScriptView } from "../../../../core/tools/types";
 import { positiveInt } from "../../../common/sse-hub";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { containsPattern } from "./query";
+import { containsPattern } from "./query.schema";
 
 describe("containsPattern", () => {
   it("RUN-009 / UI-CONV: a title search's %, _ and backslash are taken literally", () => {

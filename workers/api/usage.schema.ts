@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { idInput } from "./fields";
+import { idInput } from "../../core/validation/fields";
 
 /** Query of `GET /api/usage`: whose counters; `id` names the agent or guild (for org, the caller's own or none). */
 export const UsageQuery = z.strictObject({

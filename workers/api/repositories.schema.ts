@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { idInput } from "./fields";
+import { idInput } from "../../core/validation/fields";
 
 /**
  * GitHub connections and guild repositories on the wire (OP-REPO-6). A repository is named by

@@ -1,8 +1,8 @@
 /** Queries and answers of the usage reports: `GET /api/usage/summary` and `GET /api/usage/daily`. */
 import * as z from "zod";
-import { MAX_RANGE_DAYS } from "../usage/date-range";
-import { idInput } from "./fields";
-import { UsageCounters } from "./usage";
+import { MAX_RANGE_DAYS } from "../../core/usage/date-range";
+import { idInput } from "../../core/validation/fields";
+import { UsageCounters } from "./usage.schema";
 
 const dates = {
   from: z.iso.date().optional().describe("First UTC day, YYYY-MM-DD (default: the first of to's month)"),

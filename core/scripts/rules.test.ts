@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { nativeToolNames } from "../tools/registry";
 import { MAX_PARAMETERS_BYTES } from "./parameter-schema";
-import { checkScriptArguments, MAX_SCRIPT_SOURCE_BYTES, parseScriptArguments, validateScriptWrite } from "./validation";
+import { checkScriptArguments, MAX_SCRIPT_SOURCE_BYTES, parseScriptArguments, validateScriptWrite } from "./rules";
 
 const TAKEN = nativeToolNames();
 const good = { name: "fetch_prices", description: "Fetches the latest prices", source: "print('hi')\n" };

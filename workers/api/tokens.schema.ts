@@ -1,7 +1,7 @@
 import * as z from "zod";
-import { oneLine } from "./fields";
-import type { FieldIssue } from "./issues";
-import { pageOf } from "./page";
+import { oneLine } from "../../core/validation/fields";
+import type { FieldIssue } from "../../core/validation/issues";
+import { pageOf } from "../http/page.schema";
 
 /** Longest lifetime a token may be given, in days (ten years). */
 const MAX_TOKEN_DAYS = 3650;

@@ -1,10 +1,10 @@
 import * as z from "zod";
-import { MAX_SCRIPT_DESCRIPTION, SCRIPT_NAME_PATTERN } from "../scripts/validation";
+import { MAX_SCRIPT_DESCRIPTION, SCRIPT_NAME_PATTERN } from "../../core/scripts/rules";
 
 /**
  * A script write as the API and the script_create tool take it. The shape is checked here;
  * the rules that need more than a field's type (reserved and tool names, a blank
- * description, the parameter schema itself) are core/scripts/validation.ts's, run after it.
+ * description, the parameter schema itself) are core/scripts/rules.ts's, run after it.
  * Unnamed, so a tool schema built from it stays self-contained (no $ref).
  */
 export const ScriptWriteInput = z.strictObject({

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { IMAGE_TYPES } from "./image-type";
+import { IMAGE_TYPES } from "../../core/validation/image-type";
 
 /** An uploaded image, attached to messages by its id. */
 export const Attachment = z

@@ -9,12 +9,12 @@ import { promptHash } from "../../core/projection/prompt-hash";
 import type { StoredRow } from "../../core/projection/types";
 import type { RunSnapshot } from "../../core/runs/snapshot";
 import { toRun } from "../../core/runs/wire";
-import { MAX_SEQ, queryInt, resumePoint, streamQuery } from "../../core/validation/query";
-import { MessageAccepted, MessageCreate, MessageList, MessagesQuery, PromptReplay, Run } from "../../core/validation/run";
 import type { AppEnv } from "../http/context";
 import { failure, jsonBody, lastEventId, ok, operation, pathId, query } from "../http/contract";
 import { notFound, validationFailed } from "../http/errors";
+import { MAX_SEQ, queryInt, resumePoint, streamQuery } from "../http/query.schema";
 import { attachmentRefs, findRun, settle } from "./runs";
+import { MessageAccepted, MessageCreate, MessageList, MessagesQuery, PromptReplay, Run } from "./runs.schema";
 
 const runOp = (op: Omit<Parameters<typeof operation>[0], "tag" | "notFound">) => operation({ tag: "Runs", notFound: "run", ...op });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ScheduleCreate, SchedulePatch } from "./schedule";
+import { ScheduleCreate, SchedulePatch } from "./input";
 
 const create = (cron: string) => ScheduleCreate.safeParse({ description: "Weekly check", instruction: "Look at the news", cron });
 const issueOf = (r: ReturnType<typeof create>) => (r.success ? null : r.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })));

@@ -1,8 +1,12 @@
+/**
+ * A routine's fields as an operator (the API) and the agent's schedule tools set them
+ * (OP-SCHED-4): one shape for both, each trigger checked as the planner will use it. The
+ * API document's named shapes and its answers are in workers/api/schedules.schema.ts.
+ */
 import * as z from "zod";
-import { validateCron } from "../schedules/cron";
-import { validateWakeWindow } from "../schedules/wake-window";
-import { oneLine } from "./fields";
-import { queryInt } from "./query";
+import { oneLine } from "../validation/fields";
+import { validateCron } from "./cron";
+import { validateWakeWindow } from "./wake-window";
 
 /** The random window of a schedule as the API takes it (SCHED-024). */
 export const WakeWindowInput = z.strictObject({
@@ -10,16 +14,6 @@ export const WakeWindowInput = z.strictObject({
   start: z.string(),
   end: z.string(),
   max_wakes: z.int().min(1).max(288),
-});
-
-/**
- * The window as routines show it, a named schema of the API document. The bodies keep
- * WakeWindowInput unnamed: the schedule tools offer them to models, whose tool schemas
- * must be self-contained (no $ref).
- */
-export const WakeWindow = WakeWindowInput.meta({
-  id: "WakeWindow",
-  description: "Random wake-ups between start and end (HH:MM) each day in timezone, at most max_wakes a day",
 });
 
 const triggerChecks = (body: { cron?: string | null; wake_window?: z.infer<typeof WakeWindowInput> | null }, ctx: z.RefinementCtx) => {
@@ -63,9 +57,6 @@ export const ScheduleCreate = z
     triggerChecks(body, ctx);
   });
 
-/** ScheduleCreate as the API document names it (the schedule_create tool takes it unnamed). */
-export const ScheduleCreateBody = ScheduleCreate.meta({ id: "ScheduleCreate" });
-
 /**
  * A routine's changes: any subset of its fields, at least one; a new trigger replaces the
  * old one. `extra` adds identifying fields (the schedule tools' `id`), which do not count
@@ -85,36 +76,8 @@ export function schedulePatch<E extends z.ZodRawShape>(extra: E) {
     });
 }
 
-/** Body of `PATCH /api/schedules/:id`. */
-export const SchedulePatch = schedulePatch({}).meta({ id: "SchedulePatch" });
-
-/** A schedule as the API returns it. */
-export const Schedule = z
-  .object({
-    id: z.uuid(),
-    agent_id: z.uuid(),
-    description: z.string(),
-    instruction: z.string(),
-    instruction_hash: z.string(),
-    cron: z.string().nullable(),
-    wake_window: WakeWindow.nullable(),
-    paused: z.boolean(),
-    next_run_at: z.iso.datetime().nullable(),
-    last_run_at: z.iso.datetime().nullable(),
-    window_fires: z.int(),
-    created_at: z.iso.datetime(),
-    updated_at: z.iso.datetime(),
-  })
-  .meta({ id: "Schedule" });
-
-/** An agent's routines (`GET /api/agents/:id/schedules`). */
-export const ScheduleList = z.object({ data: z.array(Schedule) }).meta({ id: "ScheduleList" });
-
-/** Query of `GET /api/schedules/:id/preview`. */
-export const PreviewQuery = z.strictObject({ count: queryInt(1, 50, 5).describe("How many wake-ups (1-50, default 5)") });
-
-/** The next planned wake-ups of a routine. */
-export const SchedulePreview = z.object({ schedule_id: z.uuid(), wake_ups: z.array(z.iso.datetime()) }).meta({ id: "SchedulePreview" });
+/** A routine's changes without identifying fields: the body of `PATCH /api/schedules/:id`. */
+export const SchedulePatch = schedulePatch({});
 
 export type ScheduleCreate = z.infer<typeof ScheduleCreate>;
 export type SchedulePatch = z.infer<typeof SchedulePatch>;

@@ -1,6 +1,6 @@
 import * as z from "zod";
-import { oneLine } from "./fields";
-import { pageOf } from "./page";
+import { oneLine } from "../../core/validation/fields";
+import { pageOf } from "../http/page.schema";
 
 /** Fields an operator may set on a guild. */
 const guildFields = {

@@ -1,7 +1,7 @@
 import * as z from "zod";
-import { MEMORY_MAX } from "../tools/memory";
-import { boundedInt, envName, idInput, oneLine } from "./fields";
-import { ListQuery, pageOf } from "./page";
+import { MEMORY_MAX } from "../../core/tools/memory";
+import { boundedInt, envName, idInput, oneLine } from "../../core/validation/fields";
+import { ListQuery, pageOf } from "../http/page.schema";
 
 export const THINKING_LEVELS = ["off", "low", "medium", "high"] as const;
 

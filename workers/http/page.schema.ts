@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { queryInt } from "./query";
+import { queryInt } from "./query.schema";
 
 /** Query of every keyset-paged list: `?limit=` (1..200, default 50) and an opaque `?cursor=`. */
 export const ListQuery = z.strictObject({

@@ -1,8 +1,8 @@
 import * as z from "zod";
-import { idInput } from "./fields";
-import { ListQuery, pageOf } from "./page";
-import { MAX_SEQ, queryInt } from "./query";
-import { RepoChange } from "./repo-change";
+import { idInput } from "../../core/validation/fields";
+import { ListQuery, pageOf } from "../http/page.schema";
+import { MAX_SEQ, queryInt } from "../http/query.schema";
+import { RepoChange } from "./run-changes.schema";
 
 /** A message an operator sends: text, and optionally uploaded images by id. */
 const message = {
