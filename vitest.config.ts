@@ -79,11 +79,19 @@ export default defineConfig({
           name: "unit",
           environment: "node",
           sequence: { groupOrder: 0 },
-          include: ["core/**/*.test.ts", "containers/**/*.test.ts", "scripts/**/*.test.ts", "test/unit/**/*.test.ts", "web/**/*.test.ts"],
+          // The API's schemas are pure zod: their tests run here, beside the schemas in workers/.
+          include: [
+            "core/**/*.test.ts",
+            "containers/**/*.test.ts",
+            "scripts/**/*.test.ts",
+            "test/unit/**/*.test.ts",
+            "web/**/*.test.ts",
+            "workers/**/*.schema.test.ts",
+          ],
           exclude: ["**/node_modules/**", "web/dist/**"],
         },
       },
-      workerd("workers", ["workers/**/*.test.ts", "durable-objects/**/*.test.ts"], ["**/*.eviction.test.ts"], 0),
+      workerd("workers", ["workers/**/*.test.ts", "durable-objects/**/*.test.ts"], ["**/*.eviction.test.ts", "workers/**/*.schema.test.ts"], 0),
       // Evicting an object resets the isolate the tests share with it: these files run
       // alone, after the others.
       workerd("workers-eviction", ["**/*.eviction.test.ts"], [], 1),

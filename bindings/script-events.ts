@@ -1,5 +1,4 @@
-import type { ScriptChange } from "../core/scripts/types";
-import type { ScriptsChangedEvent } from "../durable-objects/guild/guild-object";
+import type { ScriptChange, ScriptsChangedEvent } from "../core/scripts/types";
 import type { Env } from "./env";
 import { guildObject } from "./objects";
 

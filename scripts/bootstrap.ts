@@ -12,7 +12,7 @@ import { parseArgs } from "node:util";
 import { createOrganisation, setSpendCeiling } from "../core/db/organisations";
 import { parseSpendCeiling } from "../core/usage/spend-limit";
 import { isUuid } from "../core/validation/fields";
-import { localDatabaseUrl } from "./local";
+import { localDatabaseUrl } from "./stack/local";
 import { withDatabase } from "./stack/operator";
 
 const { values } = parseArgs({

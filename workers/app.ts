@@ -9,8 +9,8 @@ import { groupChatRoutes } from "./api/group-chat";
 import { guildRoutes } from "./api/guilds";
 import { healthRoutes } from "./api/health";
 import { guildRepositoryRoutes, repositoryRoutes } from "./api/repositories";
+import { runRoutes } from "./api/run";
 import { runChangeRoutes } from "./api/run-changes";
-import { runRoutes } from "./api/run-messages";
 import { agentRunRoutes } from "./api/runs";
 import { sandboxViewRoutes } from "./api/sandbox-views";
 import { agentScheduleRoutes, scheduleRoutes } from "./api/schedules";
@@ -21,14 +21,14 @@ import { tokenRoutes } from "./api/tokens";
 import { organisationRoutes, usageRoutes } from "./api/usage";
 import { usageReportRoutes } from "./api/usage-reports";
 import { canonicalIds } from "./canonical-ids";
-import type { AppEnv } from "./context";
-import { operation } from "./contract";
-import { ApiError, errorResponse } from "./errors";
+import type { AppEnv } from "./http/context";
+import { operation } from "./http/contract";
+import { ApiError, errorResponse } from "./http/errors";
 import { authenticate, database } from "./middleware";
 import { openApiDocument } from "./openapi";
 import { callerRateLimit, rateLimit } from "./rate-limit";
-import { sandboxViewProxy } from "./sandbox-view-proxy";
 import { securityHeaders } from "./security-headers";
+import { sandboxViewProxy } from "./views/sandbox-view-proxy";
 
 export const API_VERSION = "0.1.0";
 

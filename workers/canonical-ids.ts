@@ -1,8 +1,8 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { isUuid } from "../core/validation/fields";
-import type { AppEnv } from "./context";
-import { errorResponse, notFound } from "./errors";
+import type { AppEnv } from "./http/context";
+import { errorResponse, notFound } from "./http/errors";
 
 /**
  * One canonical form per id, at the edge: every `:id` (and `:<thing>_id`) of every route is

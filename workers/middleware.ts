@@ -4,8 +4,8 @@ import { bearerToken, hashToken } from "../core/auth/tokens";
 import { type VerifiedToken, verifiedTokens } from "../core/auth/verified-tokens";
 import { openDatabase } from "../core/db/client";
 import { apiTokens } from "../core/db/schema";
-import type { AppEnv } from "./context";
-import { ApiError } from "./errors";
+import type { AppEnv } from "./http/context";
+import { ApiError } from "./http/errors";
 
 /** One pooled database connection per request, closed after the response. */
 export const database = createMiddleware<AppEnv>(async (c, next) => {

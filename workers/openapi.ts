@@ -1,10 +1,10 @@
 import type { Env, Hono } from "hono";
 import { generateSpecs } from "hono-openapi";
-import { SHARED_RESPONSES, TAGS } from "./contract";
+import { SHARED_RESPONSES, TAGS } from "./http/contract";
 
 /**
  * The OpenAPI 3.1 document, generated from the routes' own declarations (describeRoute
- * and the validators of workers/contract.ts), so it says what requests are validated with.
+ * and the validators of workers/http/contract.ts), so it says what requests are validated with.
  * Built on the first request that asks for it, not at start: converting every schema
  * costs CPU that no other request needs.
  *

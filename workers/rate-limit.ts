@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import { bearerToken, hashToken } from "../core/auth/tokens";
-import type { AppEnv } from "./context";
-import { ApiError } from "./errors";
+import type { AppEnv } from "./http/context";
+import { ApiError } from "./http/errors";
 
 /**
  * The period of the `[[ratelimits]]` bindings in wrangler.toml, in seconds (10 or 60): the

@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import { SECURITY_HEADERS } from "../core/http/security-headers";
-import type { AppEnv } from "./context";
+import type { AppEnv } from "./http/context";
 
 const apply = (headers: Headers) => {
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) if (!headers.has(name)) headers.set(name, value);

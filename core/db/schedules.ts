@@ -1,7 +1,7 @@
 import { and, asc, count, eq, lte, sql } from "drizzle-orm";
+import type { ScheduleCreate, SchedulePatch } from "../schedules/input";
 import { DEFAULT_MAX_SCHEDULES_PER_AGENT, ScheduleLimitReached } from "../schedules/limits";
 import { freshPlan, planAfterFire } from "../schedules/plan";
-import type { ScheduleCreate, SchedulePatch } from "../validation/schedule";
 import type { Database } from "./client";
 import { agents, guilds, schedules } from "./schema";
 

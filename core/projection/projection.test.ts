@@ -3,6 +3,7 @@ import { packageRanks } from "./package-ranks";
 import {
   atOrAboveFloor,
   imageRefs,
+  type PlanInput,
   planProjection,
   replayProjection,
   STUB_FLOOR_BYTES,
@@ -14,7 +15,7 @@ import {
 import { promptHash } from "./prompt-hash";
 import { RunBuilder, result } from "./rows.fixture";
 import { countRowTokens, PROMPT_OVERHEAD, prepareTokenCounter } from "./token-count";
-import type { PlanInput, StoredRow } from "./types";
+import type { StoredRow } from "./types";
 
 beforeAll(() => prepareTokenCounter(packageRanks));
 

@@ -1,5 +1,5 @@
 import { countText, MESSAGE_OVERHEAD, PROMPT_OVERHEAD } from "./token-count";
-import type { AttachmentRef, ChatPayload, PlanInput, ProjectionPlan, ReplayInput, StoredRow, TextCounter } from "./types";
+import type { AttachmentRef, ChatPayload, StoredRow, TextCounter } from "./types";
 
 /**
  * Tool-result stubbing, projection policy version 1 (PROJ-009). The stored rows never
@@ -128,6 +128,46 @@ function checkSettings(rows: readonly StoredRow[], keep: number, floor: number):
   for (let i = 1; i < rows.length; i++) {
     if (rows[i]!.seq <= rows[i - 1]!.seq) throw new RangeError(`rows out of seq order at seq ${rows[i]!.seq}`);
   }
+}
+
+/** Input of planProjection (one call before each model request). */
+export interface PlanInput {
+  /** The run's rows in seq order (the prefix the next assistant row will answer). */
+  rows: readonly StoredRow[];
+  currentGeneration: number;
+  /** keep_tool_result_generations from the run snapshot (PROJ-004). */
+  keep: number;
+  /** Byte floor below which a result is never stubbed: 2048, or 0 for Studio/Builder. */
+  floor: number;
+  maxInputTokens: number;
+  /** countToolSchemas(snapshot tools), counted once per run by the caller. */
+  toolTokens: number;
+  /** Per-run stub memo (keep one per run, across steps) so planning never re-encodes. */
+  stubCounts: StubCounts;
+}
+
+/** Result of planProjection: what to send, and what to record for replay (PROJ-010). */
+export interface ProjectionPlan {
+  messages: ChatPayload[];
+  /** seqs stubbed because they are outside the keep window. */
+  keepStubbed: number[];
+  /** seqs stubbed under pressure (PROJ-008), oldest first; record on the assistant row. */
+  pressureStubbed: number[];
+  /** The count after keep-window stubbing, before pressure stubbing (the hand-off compares this, OP-CHAIN-2). */
+  keepTokens: number;
+  /** Prompt count: messages + tool schemas + reply priming. */
+  tokens: number;
+  /** tokens <= maxInputTokens (GEN-021: equal is allowed). */
+  fits: boolean;
+}
+
+/** Input of replayProjection: the snapshot settings plus the recorded pressure list. */
+export interface ReplayInput {
+  rows: readonly StoredRow[];
+  currentGeneration: number;
+  keep: number;
+  floor: number;
+  pressureStubbed: readonly number[];
 }
 
 /** Tool rows whose result the keep window stubs (outside the window, at or above the floor). */

@@ -1,5 +1,5 @@
+import type { SandboxFiles } from "../scripts/materialise";
 import { SandboxError } from "../tools/sandbox-error";
-import type { SandboxFiles } from "../tools/types";
 import type { GuestClient } from "./guest-client";
 
 /** The guest's file routes as SandboxFiles: a missing folder lists empty, a missing file is already removed. */

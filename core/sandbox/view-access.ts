@@ -5,7 +5,7 @@ import type { SandboxView } from "./view-ticket";
  * it, so every request under it (and every open WebSocket bridge, periodically) asks again
  * whether the agent exists, the view is still on in its settings, and the API token whose
  * request minted it is still live. Pure: the Worker reads the two rows
- * (workers/view-access.ts).
+ * (workers/views/view-access.ts).
  *
  * @example
  *   viewRefusal("cli", { organisationId, cli: false, browser: true }, token, Date.now())

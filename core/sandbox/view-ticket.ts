@@ -5,7 +5,7 @@
  * agent, one view and the API token that asked for it, expires after VIEW_TICKET_TTL_MS,
  * and is signed with a key derived from a Worker secret. The signature proves only who
  * minted it: every request under it still checks that the view is on, the agent exists and
- * the token is live (workers/view-access.ts).
+ * the token is live (workers/views/view-access.ts).
  * It travels as the first path segment under the view's prefix (a cookie would not reach
  * the sandboxed, opaque-origin frame the views are shown in), so it is never the bearer
  * token: a ticket seen in a log opens only that agent's view, and only until it expires.

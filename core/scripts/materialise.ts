@@ -8,8 +8,18 @@
  * would be the same, and a warm generation then costs one listing instead of three calls
  * per script.
  */
-import type { SandboxFiles } from "../tools/types";
 import { SCRIPTS_DIR, type ScriptSnapshotEntry, scriptPath } from "./types";
+
+/** The guest's /files routes as materialisation uses them. */
+export interface SandboxFiles {
+  /** Entries of a folder, [] when it does not exist; sha256 for regular files. */
+  list(dir: string): Promise<Array<{ name: string; type: string; sha256?: string }>>;
+  put(path: string, text: string): Promise<void>;
+  /** Resolves also when the file is already gone. */
+  remove(path: string): Promise<void>;
+  /** Refuses to overwrite. */
+  move(from: string, to: string): Promise<void>;
+}
 
 export type ScriptFiles = SandboxFiles;
 

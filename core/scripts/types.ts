@@ -25,7 +25,7 @@ export function scriptPath(name: string): string {
 /** Who wrote a version: a run at the step (assistant row seq) that called script_create, or a person (an API token). */
 export type ScriptAuthor = { kind: "run"; run_id: string; seq: number | null } | { kind: "person"; token_id: string; name: string };
 
-/** One write of the catalog, validated (core/scripts/validation.ts). */
+/** One write of the catalog, validated (core/scripts/rules.ts). */
 export interface ScriptWrite {
   name: string;
   description: string;
@@ -46,6 +46,15 @@ export interface ScriptSnapshotEntry {
 
 /** What changed in an agent's catalog: the guild event's action and name (SCRIPT-040, OP-SCRIPT-8: a replace is `create`). */
 export type ScriptChange = { action: "create"; name: string } | { action: "delete"; name: string } | { action: "clear" };
+
+/** `agent.scripts.changed` of the guild stream: an agent's script catalog changed (SCRIPT-040, SSE-005). */
+export interface ScriptsChangedEvent {
+  agent_id: string;
+  /** A replace is `create` too (OP-SCRIPT-8). */
+  action: "create" | "delete" | "clear";
+  /** Absent for `clear`. */
+  name?: string;
+}
 
 /** The cap refused a new name (SCRIPT-013). */
 export class ScriptLimitReached extends Error {

@@ -1,6 +1,6 @@
 import * as z from "zod";
+import { ScheduleCreate, schedulePatch } from "../schedules/input";
 import { ScheduleLimitReached } from "../schedules/limits";
-import { ScheduleCreate, schedulePatch } from "../validation/schedule";
 import type { ScheduleTools, ScheduleView, ToolContext, ToolDefinition, ToolResult } from "./types";
 
 const Id = z.strictObject({ id: z.uuid() });

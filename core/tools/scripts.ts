@@ -6,8 +6,8 @@
  */
 import * as z from "zod";
 import type { OfferedTool } from "../runs/snapshot";
+import { checkScriptArguments, parseScriptArguments } from "../scripts/rules";
 import { SCRIPT_ARGUMENTS_MAX_BYTES } from "../scripts/types";
-import { checkScriptArguments, parseScriptArguments } from "../scripts/validation";
 import { SandboxError, sandboxFailureText } from "./sandbox-error";
 import { shellText } from "./shell";
 import type { AnyToolDefinition, ToolContext, ToolDefinition, ToolResult } from "./types";

@@ -4,6 +4,7 @@
  * validates the model's arguments against the same schema, so both always agree.
  */
 import type * as z from "zod";
+import type { SandboxFiles } from "../scripts/materialise";
 
 /** One tool as offered to the model (Chat Completions `tools` entry). */
 export interface ToolSchema {
@@ -48,17 +49,6 @@ export interface SandboxAccess {
   browser(action: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<{ text?: string; image?: ToolImage }>;
   /** The box's file API (SBX-042), for the scripts folder. */
   files: SandboxFiles;
-}
-
-/** The guest's /files routes as materialisation uses them (core/scripts/materialise.ts). */
-export interface SandboxFiles {
-  /** Entries of a folder, [] when it does not exist; sha256 for regular files. */
-  list(dir: string): Promise<Array<{ name: string; type: string; sha256?: string }>>;
-  put(path: string, text: string): Promise<void>;
-  /** Resolves also when the file is already gone. */
-  remove(path: string): Promise<void>;
-  /** Refuses to overwrite. */
-  move(from: string, to: string): Promise<void>;
 }
 
 /** A secret_request as its tool row's metadata keeps it: what the operator is asked for (OP-SEC-5). */

@@ -7,6 +7,7 @@ import { appendGroupMessage, type GroupMessageWire, groupMessageWire, groupParti
 import { taggedAgents } from "../../core/group/mentions";
 import { wakes } from "../../core/group/wake";
 import { describeError, logEvent } from "../../core/output/log";
+import type { ScriptsChangedEvent } from "../../core/scripts/types";
 import { IdleConnection } from "../common/idle-connection";
 import { hubLimits, SseHub } from "../common/sse-hub";
 
@@ -28,15 +29,6 @@ export interface DeliveryEvent {
   run_id: string;
   through_seq: number;
   state: "started" | "completed";
-}
-
-/** `agent.scripts.changed` of the guild stream: an agent's script catalog changed (SCRIPT-040, SSE-005). */
-export interface ScriptsChangedEvent {
-  agent_id: string;
-  /** A replace is `create` too (OP-SCRIPT-8). */
-  action: "create" | "delete" | "clear";
-  /** Absent for `clear`. */
-  name?: string;
 }
 
 /** Events about one of the guild's agents, published on the guild stream. */

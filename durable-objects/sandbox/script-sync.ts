@@ -7,9 +7,9 @@
 import type { Database } from "../../core/db/client";
 import { scriptCatalog } from "../../core/db/scripts";
 import { describeError, logEvent } from "../../core/output/log";
+import type { SandboxFiles } from "../../core/scripts/materialise";
 import { materialisePlan, writeScriptFile } from "../../core/scripts/materialise";
 import { SCRIPTS_DIR, type ScriptChange, scriptPath } from "../../core/scripts/types";
-import type { SandboxFiles } from "../../core/tools/types";
 
 interface SyncInput {
   agentId: string;

@@ -10,8 +10,8 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { stateDir as localStateDir } from "../local";
 import { clearLeftovers, StackAlreadyRunning } from "./leftovers";
+import { stateDir as localStateDir } from "./local";
 import { portInUse } from "./ports";
 import { startStack } from "./stack";
 

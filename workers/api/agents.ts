@@ -8,14 +8,14 @@ import { fromWire, toWire } from "../../core/db/rows";
 import { agents } from "../../core/db/schema";
 import { modelBaseUrlIssue } from "../../core/providers/provider";
 import { settingsDestroyBox } from "../../core/sandbox/metadata";
-import { Agent, AgentCreate, AgentListQuery, AgentPage, AgentPatch, AgentStatus, Memory, MemoryReplace } from "../../core/validation/agent";
 import { isUuid } from "../../core/validation/fields";
-import type { AppEnv } from "../context";
-import { jsonBody, ok, operation, pathId, query } from "../contract";
-import { notFound, validationFailed } from "../errors";
-import { forgetAgents } from "../forget-agents";
-import { listPage } from "../pagination";
-import { forgetViewAccess } from "../view-access";
+import type { AppEnv } from "../http/context";
+import { jsonBody, ok, operation, pathId, query } from "../http/contract";
+import { notFound, validationFailed } from "../http/errors";
+import { listPage } from "../http/pagination";
+import { forgetViewAccess } from "../views/view-access";
+import { Agent, AgentCreate, AgentListQuery, AgentPage, AgentPatch, AgentStatus, Memory, MemoryReplace } from "./agents.schema";
+import { forgetAgents } from "./forget-agents";
 import { findGuild } from "./guilds";
 
 /** The model a new agent gets when its body names none. */

@@ -2,12 +2,12 @@ import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { attachmentKey, attachments } from "../../core/db/schema";
 import { contentDisposition, uploadFilename } from "../../core/http/content-disposition";
-import { Attachment } from "../../core/validation/attachment";
 import { IMAGE_TYPES, isImageType, SNIFF_BYTES, sniffImageType } from "../../core/validation/image-type";
-import { readLimitedForm } from "../body";
-import type { AppEnv } from "../context";
-import { failure, ok, operation, pathId } from "../contract";
-import { ApiError, notFound, validationFailed } from "../errors";
+import { readLimitedForm } from "../http/body";
+import type { AppEnv } from "../http/context";
+import { failure, ok, operation, pathId } from "../http/contract";
+import { ApiError, notFound, validationFailed } from "../http/errors";
+import { Attachment } from "./attachments.schema";
 
 const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 /** Room for the multipart framing around the file. */

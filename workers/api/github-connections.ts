@@ -9,10 +9,10 @@ import { AppKeyError } from "../../core/github/app-jwt";
 import { CLAIM_STATE_TTL_MS, claimStateKey, mintClaimState, randomNonce, readClaimState } from "../../core/github/claim-state";
 import { type GitHubApp, GitHubError } from "../../core/github/client";
 import { GitHubCodeError, type GitHubOAuth } from "../../core/github/oauth";
-import { GitHubClaim, GitHubConnection, GitHubConnectionCreate, GitHubConnectionList } from "../../core/validation/repository";
-import type { AppEnv } from "../context";
-import { failure, jsonBody, ok, operation, pathId } from "../contract";
-import { ApiError, notFound } from "../errors";
+import type { AppEnv } from "../http/context";
+import { failure, jsonBody, ok, operation, pathId } from "../http/contract";
+import { ApiError, notFound } from "../http/errors";
+import { GitHubClaim, GitHubConnection, GitHubConnectionCreate, GitHubConnectionList } from "./repositories.schema";
 
 /**
  * The organisation's GitHub connections (OP-REPO-6): installations of the platform's GitHub

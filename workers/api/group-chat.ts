@@ -3,11 +3,12 @@ import { Hono } from "hono";
 import { guildObject } from "../../bindings/objects";
 import { groupMessageWire, listGroupMessages } from "../../core/db/group-chat";
 import { agents } from "../../core/db/schema";
-import { ChatQuery, GroupMessage, GroupMessagePage, GroupPostBody } from "../../core/validation/group-chat";
-import { resumePoint, streamQuery } from "../../core/validation/query";
-import type { AppEnv } from "../context";
-import { failure, jsonBody, lastEventId, ok, operation, pathId, query } from "../contract";
-import { validationFailed } from "../errors";
+import { GroupMessage } from "../../core/validation/group-chat";
+import type { AppEnv } from "../http/context";
+import { failure, jsonBody, lastEventId, ok, operation, pathId, query } from "../http/contract";
+import { validationFailed } from "../http/errors";
+import { resumePoint, streamQuery } from "../http/query.schema";
+import { ChatQuery, GroupMessagePage, GroupPostBody } from "./group-chat.schema";
 import { findGuild } from "./guilds";
 import { settle } from "./runs";
 

@@ -7,13 +7,13 @@ import { fromWire, toWire } from "../../core/db/rows";
 import { replanDueAfterReenable } from "../../core/db/schedules";
 import { agents, guilds } from "../../core/db/schema";
 import { isUuid } from "../../core/validation/fields";
-import { Guild, GuildCreate, GuildPage, GuildPatch } from "../../core/validation/guild";
-import { ListQuery } from "../../core/validation/page";
-import type { AppEnv } from "../context";
-import { jsonBody, ok, operation, pathId, query } from "../contract";
-import { notFound } from "../errors";
-import { forgetAgents } from "../forget-agents";
-import { listPage } from "../pagination";
+import type { AppEnv } from "../http/context";
+import { jsonBody, ok, operation, pathId, query } from "../http/contract";
+import { notFound } from "../http/errors";
+import { ListQuery } from "../http/page.schema";
+import { listPage } from "../http/pagination";
+import { forgetAgents } from "./forget-agents";
+import { Guild, GuildCreate, GuildPage, GuildPatch } from "./guilds.schema";
 
 export const toGuild = (row: typeof guilds.$inferSelect) => toWire(row);
 

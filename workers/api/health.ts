@@ -3,10 +3,10 @@ import { Hono } from "hono";
 import type * as z from "zod";
 import { openDatabase } from "../../core/db/client";
 import { withoutAddresses } from "../../core/output/log";
-import { Health } from "../../core/validation/health";
 import journal from "../../migrations/meta/_journal.json";
-import type { AppEnv } from "../context";
-import { ok, operation } from "../contract";
+import type { AppEnv } from "../http/context";
+import { ok, operation } from "../http/contract";
+import { Health } from "./health.schema";
 
 /** The schema version this build expects: the newest migration it ships. */
 const expected = journal.entries.at(-1)!;

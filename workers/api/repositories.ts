@@ -4,12 +4,12 @@ import type { Database } from "../../core/db/client";
 import { sqlState, UNIQUE_VIOLATION } from "../../core/db/outage";
 import { githubConnections, guildRepositories, guilds } from "../../core/db/schema";
 import { cloneUrl, repositoryFolder } from "../../core/repos/repository";
-import { Repository, RepositoryCreate, RepositoryList } from "../../core/validation/repository";
-import type { AppEnv } from "../context";
-import { failure, jsonBody, ok, operation, pathId } from "../contract";
-import { ApiError, notFound, validationFailed } from "../errors";
+import type { AppEnv } from "../http/context";
+import { failure, jsonBody, ok, operation, pathId } from "../http/contract";
+import { ApiError, notFound, validationFailed } from "../http/errors";
 import { githubFailure, NOT_CONFIGURED, requireGitHub } from "./github-connections";
 import { findGuild } from "./guilds";
+import { Repository, RepositoryCreate, RepositoryList } from "./repositories.schema";
 
 /**
  * A guild's repositories (OP-REPO-6): what its coding agents clone at each generation. One

@@ -2,10 +2,10 @@ import { Hono } from "hono";
 import * as z from "zod";
 import { agentObject } from "../../bindings/objects";
 import { notRecordedMessage, recordedRepos } from "../../core/repos/changes";
-import { RepoDiff, RunChanges } from "../../core/validation/repo-change";
-import type { AppEnv } from "../context";
-import { failure, ok, operation, pathId } from "../contract";
-import { ApiError } from "../errors";
+import type { AppEnv } from "../http/context";
+import { failure, ok, operation, pathId } from "../http/contract";
+import { ApiError } from "../http/errors";
+import { RepoDiff, RunChanges } from "./run-changes.schema";
 import { findRun, settle } from "./runs";
 
 /**

@@ -8,13 +8,13 @@ import { agents, attachments, runs } from "../../core/db/schema";
 import type { AttachmentRef } from "../../core/projection/types";
 import { toRun } from "../../core/runs/wire";
 import { isUuid } from "../../core/validation/fields";
-import { containsPattern } from "../../core/validation/query";
-import { Run, RunCreate, RunListQuery, RunPage } from "../../core/validation/run";
-import type { AppEnv } from "../context";
-import { jsonBody, ok, operation, pathId, query } from "../contract";
-import { ApiError, notFound, validationFailed } from "../errors";
-import { listPage } from "../pagination";
+import type { AppEnv } from "../http/context";
+import { jsonBody, ok, operation, pathId, query } from "../http/contract";
+import { ApiError, notFound, validationFailed } from "../http/errors";
+import { listPage } from "../http/pagination";
+import { containsPattern } from "../http/query.schema";
 import { findAgent, ownedAgentId } from "./agents";
+import { Run, RunCreate, RunListQuery, RunPage } from "./runs.schema";
 
 /** Cost of a run: the sum of its priced assistant rows. */
 // Spelled out: drizzle drops table qualifiers from columns in a single-table select.

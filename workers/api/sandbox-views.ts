@@ -2,17 +2,17 @@ import { Hono } from "hono";
 import { agentObject } from "../../bindings/objects";
 import { boxRefusalStatus } from "../../core/sandbox/errors";
 import { mintViewTicket, type SandboxView, VIEW_TICKET_TTL_MS, viewTicketKey } from "../../core/sandbox/view-ticket";
-import { BrowserTicket, BrowserView, boxFor, CliTicket, CliView, HomeReset, SandboxState } from "../../core/validation/sandbox";
-import type { AppEnv } from "../context";
-import { failure, ok, operation, pathId } from "../contract";
-import { ApiError } from "../errors";
-import { viewRefused, viewTarget } from "../sandbox-view-proxy";
+import type { AppEnv } from "../http/context";
+import { failure, ok, operation, pathId } from "../http/contract";
+import { ApiError } from "../http/errors";
+import { viewRefused, viewTarget } from "../views/sandbox-view-proxy";
 import { findAgent } from "./agents";
+import { BrowserTicket, BrowserView, boxFor, CliTicket, CliView, HomeReset, SandboxState } from "./sandbox-views.schema";
 
 /**
  * The operator's views of an agent's box (SBX-018, SBX-023, UI-011..014): its state, and
  * starting the Browser (noVNC) or CLI (ttyd) view. Starting answers the path of the view
- * under a fresh ticket; workers/sandbox-view-proxy.ts serves that path. A ticket names the
+ * under a fresh ticket; workers/views/sandbox-view-proxy.ts serves that path. A ticket names the
  * token of the request that minted it and lives VIEW_TICKET_TTL_MS (15 minutes): an open
  * tab renews it through the ticket routes, which mint one without touching the box, so an
  * open tab does not keep an idle box alive (only operator input does, SBX-030).

@@ -10,13 +10,13 @@ import { instructionHash } from "../../core/schedules/instruction";
 import { maxSchedulesPerAgent, ScheduleLimitReached } from "../../core/schedules/limits";
 import { previewPlan } from "../../core/schedules/plan";
 import { isUuid } from "../../core/validation/fields";
-import { RunPage, ScheduleRunListQuery } from "../../core/validation/run";
-import { PreviewQuery, Schedule, ScheduleCreateBody, ScheduleList, SchedulePatch, SchedulePreview } from "../../core/validation/schedule";
-import type { AppEnv } from "../context";
-import { jsonBody, ok, operation, pathId, query } from "../contract";
-import { ApiError, notFound } from "../errors";
+import type { AppEnv } from "../http/context";
+import { jsonBody, ok, operation, pathId, query } from "../http/contract";
+import { ApiError, notFound } from "../http/errors";
 import { findAgent } from "./agents";
 import { listRuns } from "./runs";
+import { RunPage, ScheduleRunListQuery } from "./runs.schema";
+import { PreviewQuery, Schedule, ScheduleCreateBody, ScheduleList, SchedulePatchBody, SchedulePreview } from "./schedules.schema";
 
 /** A schedule as the API returns it, with the hash its next run will carry (SCHED-018). */
 export async function toSchedule(row: ScheduleRow) {
@@ -107,7 +107,7 @@ export const scheduleRoutes = new Hono<AppEnv>()
       objects: true,
     }),
     pathId("schedule"),
-    jsonBody(SchedulePatch),
+    jsonBody(SchedulePatchBody),
     async (c) => {
       const row = await findSchedule(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
       const updated = await scheduleStore.update(c.get("db"), row, c.req.valid("json"), new Date(), Math.random);

@@ -7,15 +7,15 @@ import { publishScriptsChanged } from "../../bindings/script-events";
 import { apiTokens } from "../../core/db/schema";
 import { ScriptOwnerMissing, scriptCatalog, scriptVersionWire, scriptWire } from "../../core/db/scripts";
 import { describeError, logEvent } from "../../core/output/log";
+import { SCRIPT_NAME_PATTERN, validateScriptWrite } from "../../core/scripts/rules";
 import { type ScriptAuthor, type ScriptChange, ScriptLimitReached, type ScriptWrite } from "../../core/scripts/types";
-import { SCRIPT_NAME_PATTERN, validateScriptWrite } from "../../core/scripts/validation";
 import { nativeToolNames } from "../../core/tools/registry";
 import type { FieldIssue } from "../../core/validation/issues";
-import { Script, ScriptCreateBody, ScriptHistory, ScriptList, ScriptRecipeBody } from "../../core/validation/script";
-import type { AppEnv } from "../context";
-import { failure, jsonBody, ok, operation, pathId } from "../contract";
-import { ApiError, notFound, validationFailed } from "../errors";
+import type { AppEnv } from "../http/context";
+import { failure, jsonBody, ok, operation, pathId } from "../http/contract";
+import { ApiError, notFound, validationFailed } from "../http/errors";
 import { findAgent } from "./agents";
+import { Script, ScriptCreateBody, ScriptHistory, ScriptList, ScriptRecipeBody } from "./scripts.schema";
 
 /**
  * `/api/agents/:id/scripts`: the agent's script catalog (SCRIPT-041..045). Every committed

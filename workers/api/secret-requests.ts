@@ -7,12 +7,12 @@ import { agentsReachedBy } from "../../core/db/secrets";
 import { writeAgentSecret } from "../../core/secrets/agent-secret";
 import { keySetFrom } from "../../core/secrets/crypto";
 import type { SecretRequestInfo } from "../../core/tools/types";
-import { MAX_SEQ, queryInt } from "../../core/validation/query";
-import { SecretRequest, SecretRequestAnswer, SecretRequestList } from "../../core/validation/secret";
-import type { AppEnv } from "../context";
-import { failure, jsonBody, ok, operation, pathId } from "../contract";
-import { ApiError, notFound } from "../errors";
+import type { AppEnv } from "../http/context";
+import { failure, jsonBody, ok, operation, pathId } from "../http/contract";
+import { ApiError, notFound } from "../http/errors";
+import { MAX_SEQ, queryInt } from "../http/query.schema";
 import { findRun } from "./runs";
+import { SecretRequest, SecretRequestAnswer, SecretRequestList } from "./secret-requests.schema";
 
 /**
  * The operator's side of secret_request (OP-SEC-5, OP-UI-8): a request is the tool row its

@@ -10,12 +10,12 @@ import { agentsReachedBy } from "../../core/db/secrets";
 import { keySetFrom, sealSecret } from "../../core/secrets/crypto";
 import { MAX_SECRETS_PER_ORGANISATION, reserveSecretSlot, SecretLimitReached } from "../../core/secrets/limit";
 import { isUuid, UUID_PATTERN } from "../../core/validation/fields";
-import { ListQuery } from "../../core/validation/page";
-import { Secret, SecretCreate, SecretGrantCreate, SecretPage, SecretPatch } from "../../core/validation/secret";
-import type { AppEnv } from "../context";
-import { failure, jsonBody, ok, operation, pathId, query } from "../contract";
-import { ApiError, notFound } from "../errors";
-import { listPage } from "../pagination";
+import type { AppEnv } from "../http/context";
+import { failure, jsonBody, ok, operation, pathId, query } from "../http/contract";
+import { ApiError, notFound } from "../http/errors";
+import { ListQuery } from "../http/page.schema";
+import { listPage } from "../http/pagination";
+import { Secret, SecretCreate, SecretGrantCreate, SecretPage, SecretPatch } from "./secrets.schema";
 
 /**
  * Secrets of the organisation and their grants (OP-SEC-1). A value goes in on create or

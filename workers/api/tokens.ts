@@ -3,13 +3,13 @@ import { Hono } from "hono";
 import { newToken } from "../../core/auth/tokens";
 import { verifiedTokens } from "../../core/auth/verified-tokens";
 import { apiTokens } from "../../core/db/schema";
-import { ListQuery } from "../../core/validation/page";
-import { TokenCreate, TokenCreated, TokenPage, tokenExpiry } from "../../core/validation/token";
-import type { AppEnv } from "../context";
-import { jsonBody, ok, operation, pathId, query } from "../contract";
-import { notFound, validationFailed } from "../errors";
-import { listPage } from "../pagination";
-import { forgetViewAccess } from "../view-access";
+import type { AppEnv } from "../http/context";
+import { jsonBody, ok, operation, pathId, query } from "../http/contract";
+import { notFound, validationFailed } from "../http/errors";
+import { ListQuery } from "../http/page.schema";
+import { listPage } from "../http/pagination";
+import { forgetViewAccess } from "../views/view-access";
+import { TokenCreate, TokenCreated, TokenPage, tokenExpiry } from "./tokens.schema";
 
 type TokenRow = typeof apiTokens.$inferSelect;
 

@@ -2,12 +2,12 @@ import { Hono } from "hono";
 import { dailyUsage, type ReportScope, usageByAgent } from "../../core/db/usage-reports";
 import { addCounters } from "../../core/usage/counters";
 import { type DateRange, MAX_RANGE_DAYS, parseDateRange } from "../../core/usage/date-range";
-import { UsageDaily, UsageDailyQuery, UsageSummary, UsageSummaryQuery } from "../../core/validation/usage-report";
-import type { AppEnv } from "../context";
-import { failure, ok, operation, query } from "../contract";
-import { notFound, validationFailed } from "../errors";
+import type { AppEnv } from "../http/context";
+import { failure, ok, operation, query } from "../http/contract";
+import { notFound, validationFailed } from "../http/errors";
 import { findAgent } from "./agents";
 import { findGuild } from "./guilds";
+import { UsageDaily, UsageDailyQuery, UsageSummary, UsageSummaryQuery } from "./usage-reports.schema";
 
 /** The query's date range, or 422 naming `from` or `to`. */
 function rangeOf(dates: { from?: string | undefined; to?: string | undefined }): DateRange {

@@ -3,12 +3,12 @@ import { Hono } from "hono";
 import { agentUsage, guildUsage, organisations, organisationUsage, orgMonthlyUsage } from "../../core/db/schema";
 import { usageMonth } from "../../core/usage/pricing";
 import { effectiveSpendLimit } from "../../core/usage/spend-limit";
-import { Organisation, OrganisationPatch, Usage, UsageQuery } from "../../core/validation/usage";
-import type { AppEnv } from "../context";
-import { failure, jsonBody, ok, operation, query } from "../contract";
-import { validationFailed } from "../errors";
+import type { AppEnv } from "../http/context";
+import { failure, jsonBody, ok, operation, query } from "../http/contract";
+import { validationFailed } from "../http/errors";
 import { findAgent } from "./agents";
 import { findGuild } from "./guilds";
+import { Organisation, OrganisationPatch, Usage, UsageQuery } from "./usage.schema";
 
 const ZERO = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0, cost_usd: "0.000000", calls: 0 };
 

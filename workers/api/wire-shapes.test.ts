@@ -1,16 +1,17 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type * as z from "zod";
-import { Agent, AgentPage, AgentStatus, Memory } from "../../core/validation/agent";
-import { GroupMessage, GroupMessagePage } from "../../core/validation/group-chat";
-import { Guild, GuildPage } from "../../core/validation/guild";
-import { Health } from "../../core/validation/health";
-import { MessageAccepted, MessageList, PromptReplay, Run, RunPage } from "../../core/validation/run";
-import { Schedule, ScheduleList, SchedulePreview } from "../../core/validation/schedule";
-import { Secret, SecretPage } from "../../core/validation/secret";
-import { TokenCreated, TokenPage } from "../../core/validation/token";
-import { Organisation, Usage } from "../../core/validation/usage";
+import { GroupMessage } from "../../core/validation/group-chat";
 import { newAgent, script, settled } from "../../test/workerd/agents";
 import { call, seedGuild } from "../../test/workerd/seed";
+import { Agent, AgentPage, AgentStatus, Memory } from "./agents.schema";
+import { GroupMessagePage } from "./group-chat.schema";
+import { Guild, GuildPage } from "./guilds.schema";
+import { Health } from "./health.schema";
+import { MessageAccepted, MessageList, PromptReplay, Run, RunPage } from "./runs.schema";
+import { Schedule, ScheduleList, SchedulePreview } from "./schedules.schema";
+import { Secret, SecretPage } from "./secrets.schema";
+import { TokenCreated, TokenPage } from "./tokens.schema";
+import { Organisation, Usage } from "./usage.schema";
 
 type Def = {
   type: string;

@@ -5,10 +5,10 @@ import { commitAssistantRow, type RunError, updateRun } from "../../../core/db/t
 import { describeError, logEvent } from "../../../core/output/log";
 import type { Redactor } from "../../../core/output/redaction";
 import { redactedDeltas } from "../../../core/output/redaction-stream";
-import { redactedReply } from "../../../core/output/stored-reply";
 import { INTERRUPTED_RESULT, remainingAfter, toolOutput } from "../../../core/output/tool-output";
 import { planProjection, STUB_FLOOR_BYTES } from "../../../core/projection/projection";
 import { promptHash } from "../../../core/projection/prompt-hash";
+import { redactedReply } from "../../../core/projection/stored-reply";
 import { countRowTokens } from "../../../core/projection/token-count";
 import type { ChatPayload, StoredRow } from "../../../core/projection/types";
 import { providerErrorMessage } from "../../../core/providers/provider-error";

@@ -8,9 +8,9 @@ import { composeSystemPrompt, type SystemPromptInput } from "../../../core/promp
 import { repositoryFolder } from "../../../core/repos/repository";
 import { REPOS_DIR } from "../../../core/repos/types";
 import type { RunFacts, RunKind } from "../../../core/runs/rules";
+import { scriptToolSchemas } from "../../../core/runs/script-snapshot";
 import { buildSnapshot, type OfferedTool, type RunSnapshot } from "../../../core/runs/snapshot";
 import type { RunRow } from "../../../core/runs/wire";
-import { scriptToolSchemas } from "../../../core/scripts/snapshot";
 import { offeredTools, toolSchemas } from "../../../core/tools/registry";
 import { RunSession } from "../state/run-session";
 

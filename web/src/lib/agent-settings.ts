@@ -11,7 +11,7 @@ export type NumberField = (typeof NUMBERS)[number];
 export type Flag = (typeof FLAGS)[number];
 export type Values = Record<TextField | NumberField, string> & Record<Flag, boolean> & { thinking_level: string };
 
-/** The defaults of a new agent (core/validation/agent.ts); model empty means the platform's default. */
+/** The defaults of a new agent (workers/api/agents.schema.ts); model empty means the platform's default. */
 export const DEFAULTS: Values = {
   name: "",
   description: "",

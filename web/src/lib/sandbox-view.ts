@@ -1,6 +1,6 @@
 /**
  * What the Browser and CLI tabs need apart from the API (pure, unit-tested in Node): the
- * messages the Browser view's page posts (workers/vnc-viewer.ts), and what to say while
+ * messages the Browser view's page posts (workers/views/vnc-viewer.ts), and what to say while
  * the box comes up.
  */
 import type { SandboxState } from "./api-types";

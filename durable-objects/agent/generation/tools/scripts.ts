@@ -9,7 +9,9 @@ import { publishScriptsChanged } from "../../../../bindings/script-events";
 import type { Database } from "../../../../core/db/client";
 import { type ScriptRow, scriptCatalog } from "../../../../core/db/scripts";
 import { describeError, logEvent } from "../../../../core/output/log";
+import type { SandboxFiles } from "../../../../core/scripts/materialise";
 import { ensureScriptFile, materialiseScripts, writeScriptFile } from "../../../../core/scripts/materialise";
+import { validateScriptWrite } from "../../../../core/scripts/rules";
 import {
   SCRIPT_LAUNCHER,
   SCRIPT_TIMEOUT_S,
@@ -19,9 +21,8 @@ import {
   type ScriptSnapshotEntry,
   scriptPath,
 } from "../../../../core/scripts/types";
-import { validateScriptWrite } from "../../../../core/scripts/validation";
 import { nativeToolNames } from "../../../../core/tools/registry";
-import type { SandboxFiles, ScriptTools, ScriptView } from "../../../../core/tools/types";
+import type { ScriptTools, ScriptView } from "../../../../core/tools/types";
 import { positiveInt } from "../../../common/sse-hub";
 import type { RunSession } from "../../state/run-session";
 import type { GenerationBox } from "./box";

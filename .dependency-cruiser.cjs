@@ -1,0 +1,119 @@
+/**
+ * The project's dependency rules, checked by `npm run deps` (part of `npm test`); see
+ * docs/decisions/0016-rooms.md. Paths are relative to the repository root. Cycles between
+ * folders are checked by scripts/deps/folder-cycles.ts, which reads this cruise's result.
+ */
+
+/** Test files: exempt from the layer rules (a test may reach into any room it tests), not from cycles. */
+const TESTS = "\\.test\\.ts$";
+
+/** The agent object's rooms. */
+const AGENT_OBJECT_FILES = "^durable-objects/agent/[^/]+$";
+const TRIGGERS = "^durable-objects/agent/triggers/";
+const RUN = "^durable-objects/agent/run/";
+const GENERATION = "^durable-objects/agent/generation/";
+const STATE = "^durable-objects/agent/state/";
+
+/** A layer rule: files under `from` (tests aside) import nothing under `to`. */
+function layer(name, comment, from, to, toNot) {
+  return { name, comment, severity: "error", from: { path: from, pathNot: TESTS }, to: toNot ? { path: to, pathNot: toNot } : { path: to } };
+}
+
+module.exports = {
+  forbidden: [
+    {
+      name: "no-file-cycle",
+      comment:
+        "Files that import each other, directly or round a loop, can't be read, tested or moved one at a time, " +
+        "and their module initialisation order decides what is undefined at load time. Tests included.",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "resolvable",
+      comment:
+        "An import the cruise can't resolve is an edge no other rule sees: every rule would pass over it. " +
+        "The runtime's own modules (cloudflare:*) are the only ones it has no file for.",
+      severity: "error",
+      from: {},
+      to: { couldNotResolve: true, pathNot: "^cloudflare:" },
+    },
+    layer(
+      "core-is-pure",
+      "core/ is the pure layer: it runs in Node (unit tests, scripts) as well as in workerd, so it may not reach " +
+        "Workers bindings, the API, the objects, the console, the scripts or the runtime's cloudflare:* modules.",
+      "^core/",
+      "^(bindings|workers|durable-objects|web|scripts)/|^cloudflare:",
+    ),
+    layer(
+      "bindings-below-objects",
+      "bindings/ wraps Workers bindings for the API and the objects alike; importing either would make them one knot.",
+      "^bindings/",
+      "^(workers|durable-objects)/",
+    ),
+    layer(
+      "common-is-shared",
+      "durable-objects/common/ (SSE hub, idle connection, deadline multiplexer) serves every object; it knows none of them.",
+      "^durable-objects/common/",
+      "^durable-objects/",
+      "^durable-objects/common/",
+    ),
+    layer(
+      "sandbox-below-agent",
+      "The sandbox room (the box, its homes, the Container classes) is used by the agent's rooms; it may not reach back into the agent.",
+      "^durable-objects/sandbox/",
+      "^durable-objects/agent/",
+    ),
+    layer(
+      "state-is-bottom",
+      "The agent's state (the context, the lock, sessions) sits below everything else of the agent: run, generation, " +
+        "triggers and the object use it; it uses only the sandbox (the context names the box), common/, core/ and bindings/.",
+      STATE,
+      `${RUN}|${GENERATION}|${TRIGGERS}|${AGENT_OBJECT_FILES}`,
+    ),
+    layer(
+      "generation-below-run",
+      "A generation (model call, tools) is driven by a run; it may not reach the run, the triggers or the object.",
+      GENERATION,
+      `${RUN}|${TRIGGERS}|${AGENT_OBJECT_FILES}`,
+    ),
+    layer("run-below-triggers", "A run is started by triggers and the object; it may not reach either.", RUN, `${TRIGGERS}|${AGENT_OBJECT_FILES}`),
+    layer(
+      "triggers-below-object",
+      "Triggers (schedules, group messages, deliveries) are wired up by the object; they may not reach the object's files.",
+      TRIGGERS,
+      AGENT_OBJECT_FILES,
+    ),
+    layer(
+      "guild-not-agent",
+      "The guild object and the agent object talk through their stubs (bindings/), not through each other's code.",
+      "^durable-objects/guild/",
+      "^durable-objects/agent/",
+    ),
+    layer(
+      "workers-through-entries",
+      "The API reaches an object through its binding; the only object code it imports is the classes' entry files, " +
+        "which workers/index.ts exports for the runtime and whose types the stubs carry.",
+      "^workers/",
+      "^durable-objects/",
+      "^durable-objects/(agent/agent-object|guild/guild-object|sandbox/sandbox-container)\\.ts$",
+    ),
+  ],
+  options: {
+    // TypeScript 7 has no compiler API for dependency-cruiser; swc parses instead (scripts/deps/swc-tsx.ts).
+    // It reads every import declaration, so type-only imports count as edges, as they should: a type is a dependency.
+    parser: "swc",
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.base.json" },
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "(^|/)(node_modules|dist)/" },
+    enhancedResolveOptions: {
+      extensions: [".ts", ".tsx", ".d.ts", ".js", ".mjs", ".cjs", ".json"],
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+      mainFields: ["module", "main", "types"],
+    },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

@@ -1,0 +1,59 @@
+import * as z from "zod";
+import { idInput } from "../../core/validation/fields";
+
+/** Query of `GET /api/usage`: whose counters; `id` names the agent or guild (for org, the caller's own or none). */
+export const UsageQuery = z.strictObject({
+  scope: z.enum(["agent", "guild", "org"]),
+  id: idInput().optional().describe("The agent's or guild's id (required for those scopes)"),
+});
+
+/** Token and cost counters (cost in USD as a decimal string). */
+export const UsageCounters = z
+  .object({
+    input_tokens: z.number(),
+    output_tokens: z.number(),
+    cached_input_tokens: z.number(),
+    reasoning_tokens: z.number(),
+    cost_usd: z.string(),
+    calls: z.number(),
+  })
+  .meta({ id: "UsageCounters" });
+
+/** The counters of an agent, guild or organisation; for the organisation, this month's too. */
+export const Usage = z
+  .object({
+    scope: z.enum(["agent", "guild", "org"]),
+    id: z.uuid(),
+    totals: UsageCounters,
+    month: z
+      .object({
+        month: z.string().describe("YYYY-MM (UTC)"),
+        ...UsageCounters.shape,
+        limit_usd: z.string().nullable().describe("The effective monthly limit: the lower of the organisation's own limit and the operator's ceiling"),
+        monthly_spend_limit_usd: z.string().nullable(),
+        spend_ceiling_usd: z.string().nullable(),
+      })
+      .optional()
+      .describe("This month's counters and limits (scope org only)"),
+  })
+  .meta({ id: "Usage" });
+
+/** Body of `PATCH /api/organisation`: any subset, at least one. */
+export const OrganisationPatch = z
+  .strictObject({
+    name: z.string().trim().min(1).max(120).optional(),
+    monthly_spend_limit_usd: z.number().min(0).max(1e8).nullable().optional().describe("null: no limit of the organisation's own"),
+  })
+  .refine((b) => Object.keys(b).length > 0, { message: "no field to change" })
+  .meta({ id: "OrganisationPatch" });
+
+/** The caller's organisation and its spend limits. */
+export const Organisation = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    monthly_spend_limit_usd: z.string().nullable(),
+    spend_ceiling_usd: z.string().nullable().describe("Set by the platform's operator; the organisation's token cannot change it"),
+    limit_usd: z.string().nullable().describe("The effective monthly limit: the lower of monthly_spend_limit_usd and spend_ceiling_usd"),
+  })
+  .meta({ id: "Organisation" });
