@@ -199,7 +199,7 @@ export class AgentObject extends DurableObject<Env> {
       env: this.env,
       sandboxes: context.box,
       redaction: context.redaction,
-      withDatabase: context.database.use.bind(context.database),
+      database: context.database,
       now: context.now,
     };
     return runDiff(host, context.agentId, runId, repository);
@@ -252,7 +252,7 @@ export class AgentObject extends DurableObject<Env> {
       change,
       files,
       generating: session ? new Set(session.snapshot.scripts.map((s) => s.name)) : null,
-      withDatabase: (work) => context.database.use(work),
+      database: context.database,
     });
   }
 }

@@ -76,7 +76,7 @@ export function openRooms(ctx: DurableObjectState, env: Env, clock: { now(): num
     now,
     generating: () => lock.held() !== null,
     waitUntil: (work) => ctx.waitUntil(work),
-    withDatabase: (work) => context.database.use(work),
+    database,
   });
   const redaction = new RedactionMemory(
     sql,

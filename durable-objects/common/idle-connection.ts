@@ -11,6 +11,9 @@ import { type Connection, type Database, type DatabaseConfig, openDatabase } fro
  *   const shared = new IdleConnection(env, 5_000, () => generating);
  *   const rows = await shared.use((db) => listGroupMessages(db, guildId, { afterSeq, limit }));
  */
+/** The connection as a room that only reads and writes through it sees it (a test may hand in its own). */
+export type DatabasePort = Pick<IdleConnection, "use">;
+
 export class IdleConnection {
   private conn: Connection | null = null;
   private timer: ReturnType<typeof setTimeout> | undefined;

@@ -95,7 +95,7 @@ async function withManager(
       now: () => now.ms,
       generating: () => false,
       waitUntil: (work) => pending.push(work),
-      withDatabase: (work) => work(db),
+      database: { use: (work) => work(db) },
     });
     const settle = async () => {
       await Promise.all(pending.splice(0));

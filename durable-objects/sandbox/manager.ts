@@ -17,6 +17,7 @@ import { cliSecret } from "../../core/sandbox/views";
 import type { SandboxFiles } from "../../core/scripts/materialise";
 import type { SandboxAccess } from "../../core/tools/types";
 import { type Deadline, type DeadlineMultiplexer, retryDelay } from "../common/deadlines";
+import type { DatabasePort } from "../common/idle-connection";
 import { sandboxAccess } from "./access";
 import { SandboxHomes } from "./home";
 import { currentEnsureRequest, type EnsureRequest, type RequestOutcome } from "./inputs";
@@ -59,8 +60,8 @@ interface Host {
   generating: () => boolean;
   /** Keeps the object alive for background work. */
   waitUntil: (work: Promise<unknown>) => void;
-  /** Runs work on the object's database connection. */
-  withDatabase: <T>(work: (db: Database) => Promise<T>) => Promise<T>;
+  /** The object's database connection. */
+  database: DatabasePort;
 }
 
 export class SandboxManager {
@@ -77,7 +78,7 @@ export class SandboxManager {
 
   constructor(private readonly host: Host) {
     this.record = new SandboxRecord(host.sql);
-    this.workspace = new WorkspaceLimits(host.env, host.withDatabase);
+    this.workspace = new WorkspaceLimits(host.env, host.database);
     this.homes = new SandboxHomes(host.env.SANDBOX_HOMES);
     this.lifecycle = new SandboxLifecycle(host.env, this.record, this.homes, host.now, () => this.forgotten);
   }
@@ -170,7 +171,7 @@ export class SandboxManager {
   forView(agentId: string, view: SandboxView): Promise<ViewTarget> {
     return this.serial(async () => {
       const ensured = await this.wake(
-        () => this.host.withDatabase((db) => currentEnsureRequest(db, this.host.env, agentId)),
+        () => this.host.database.use((db) => currentEnsureRequest(db, this.host.env, agentId)),
         (request) =>
           view === "browser" && !request.flags.browser
             ? { ok: false, code: "sandbox.no_browser", message: "The agent has no browser: turn browser access on first" }

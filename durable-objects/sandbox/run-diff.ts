@@ -6,12 +6,12 @@
 import { and, eq } from "drizzle-orm";
 import type { Env } from "../../bindings/env";
 import { type Outcome, type Refused, refuse } from "../../bindings/outcome";
-import type { Database } from "../../core/db/client";
 import { runs } from "../../core/db/schema";
 import { platformRedactor, type SecretValue } from "../../core/output/redaction";
 import { diffCommand, notRecordedMessage, type RepoDiff, readDiffAnswer, recordedRepos, tokenSecrets } from "../../core/repos/changes";
 import { GIT_TOKENS_PATH } from "../../core/repos/types";
 import { boxRefusalStatus, SandboxError } from "../../core/sandbox/errors";
+import type { DatabasePort } from "../common/idle-connection";
 import { currentEnsureRequest } from "./inputs";
 import type { SandboxManager } from "./manager";
 
@@ -31,7 +31,7 @@ interface Host {
   /** The values the run's generations used, kept past a rotation or deletion, and the valid tokens. */
   redaction: { forRun(runId: string, now: number): Promise<SecretValue[]> };
   now: () => number;
-  withDatabase: <T>(work: (db: Database) => Promise<T>) => Promise<T>;
+  database: DatabasePort;
 }
 
 /** A refusal of the box as the views answer it: 503 no box, 404 nothing to show, else 409. */
@@ -45,7 +45,7 @@ const boxRefused = (code: string, message: string): Refused => refuse(boxRefusal
  * (the refs are gone), repository.missing (the work tree is gone) or repository.diff_failed.
  */
 export async function runDiff(host: Host, agentId: string, runId: string, repository: string): Promise<Outcome<RepoDiff>> {
-  const read = await host.withDatabase(async (db) => {
+  const read = await host.database.use(async (db) => {
     const [run] = await db
       .select({ metadata: runs.metadata })
       .from(runs)

@@ -4,6 +4,7 @@ import { readWorkspace, storeWorkspaceMib } from "../../core/db/sandbox";
 import { describeError, logEvent } from "../../core/output/log";
 import type { GuestClient } from "../../core/sandbox/guest-client";
 import { bytesToMib, homeCapBytes, overLimit, workspaceLimitMib } from "../../core/sandbox/workspace";
+import type { DatabasePort } from "../common/idle-connection";
 import type { EnsureOutcome } from "./lifecycle";
 
 /**
@@ -16,7 +17,7 @@ export class WorkspaceLimits {
 
   constructor(
     private readonly env: Env,
-    private readonly withDatabase: <T>(work: (db: Database) => Promise<T>) => Promise<T>,
+    private readonly database: DatabasePort,
   ) {}
 
   /**
@@ -26,7 +27,7 @@ export class WorkspaceLimits {
    */
   async homeCap(agentId: string, db?: Database): Promise<number> {
     try {
-      const stored = db ? await readWorkspace(db, agentId) : await this.withDatabase((d) => readWorkspace(d, agentId));
+      const stored = db ? await readWorkspace(db, agentId) : await this.database.use((d) => readWorkspace(d, agentId));
       this.lastCap = homeCapBytes(stored?.maxWorkspaceMib ?? Number.MAX_SAFE_INTEGER, this.env.WORKSPACE_MAX_MIB);
     } catch (error) {
       logEvent("warn", { operation: "sandbox.home_cap", agent_id: agentId, ...describeError(error) });
@@ -38,7 +39,7 @@ export class WorkspaceLimits {
   async measure(agentId: string, guest: Pick<GuestClient, "workspaceSize">, db?: Database): Promise<number | null> {
     try {
       const mib = bytesToMib((await guest.workspaceSize()).bytes);
-      await (db ? storeWorkspaceMib(db, agentId, mib) : this.withDatabase((d) => storeWorkspaceMib(d, agentId, mib)));
+      await (db ? storeWorkspaceMib(db, agentId, mib) : this.database.use((d) => storeWorkspaceMib(d, agentId, mib)));
       return mib;
     } catch (error) {
       logEvent("warn", { operation: "sandbox.workspace_measure", agent_id: agentId, ...describeError(error) });
