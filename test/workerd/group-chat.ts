@@ -3,7 +3,7 @@ import { expect } from "vitest";
 import type { Env } from "../../bindings/env";
 import { openDatabase } from "../../core/db/client";
 import { groupMessages } from "../../core/db/schema";
-import { objectOf, settled } from "./agents";
+import { objectOf, settled, untilGenerating } from "./agents";
 import { call } from "./seed";
 
 /** Posts to the guild's chat as the operator. */
@@ -54,4 +54,11 @@ export async function seedChatRows(guildId: string, count: number) {
   } finally {
     await close();
   }
+}
+
+/** Waits until the agent reads its first delivery: the run is written (the lock comes first) and generates. */
+export async function untilReading(token: string, agentId: string) {
+  for (let i = 0; i < 200 && (await groupRuns(token, agentId)).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+  const [run] = await groupRuns(token, agentId);
+  await untilGenerating(token, run!.id);
 }

@@ -1,10 +1,10 @@
 import { env } from "cloudflare:workers";
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
-import { agents, runs } from "../../core/db/schema";
-import type { RepoChange } from "../../core/repos/types";
-import { newAgent, objectOf } from "../../test/workerd/agents";
+import { agents } from "../../core/db/schema";
+import { newAgent } from "../../test/workerd/agents";
+import { change, recordRepos } from "../../test/workerd/run-changes";
 import { call, seedGuild } from "../../test/workerd/seed";
 
 /**
@@ -14,30 +14,6 @@ import { call, seedGuild } from "../../test/workerd/seed";
  */
 
 const unknownId = "00000000-0000-4000-8000-000000000000";
-
-const change = (name: string, patch: Partial<RepoChange> = {}): RepoChange => ({
-  name,
-  branch: "main",
-  head_sha: "1111111111111111111111111111111111111111",
-  start_sha: "2222222222222222222222222222222222222222",
-  end_sha: "3333333333333333333333333333333333333333",
-  files_changed: 2,
-  insertions: 10,
-  deletions: 3,
-  ...patch,
-});
-
-async function recordRepos(runId: string, repos: RepoChange[]) {
-  const { db, close } = openDatabase(env);
-  try {
-    await db
-      .update(runs)
-      .set({ metadata: sql`${runs.metadata} || ${JSON.stringify({ repos })}::jsonb` })
-      .where(eq(runs.id, runId));
-  } finally {
-    await close();
-  }
-}
 
 describe("run changes (REPO-021..025, SBX-039)", () => {
   let token: string;
@@ -86,13 +62,6 @@ describe("run changes (REPO-021..025, SBX-039)", () => {
       expect(res.json.error.code).toBe("repository.not_recorded");
       expect(res.json.error.message).toContain(JSON.stringify(name));
     }
-  });
-
-  it("REPO-023: the agent object refuses the diff of an unrecorded repository or of a run that is not its agent's", async () => {
-    const object = objectOf(agentId);
-    expect(await object.runDiff(runId, "web")).toMatchObject({ ok: false, status: 404, code: "repository.not_recorded" });
-    const stranger = (await newAgent(token, guildId, { coding: true })).id;
-    expect(await objectOf(stranger).runDiff(runId, "app")).toMatchObject({ ok: false, status: 404, code: "run.not_found" });
   });
 
   it("SBX-039 / REPO-024: without a container engine the diff is 503 sandbox.unavailable with the reason, never a 500", async () => {

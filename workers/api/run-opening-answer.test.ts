@@ -3,17 +3,6 @@ import { newAgent } from "../../test/workerd/agents";
 import { call, seedGuild } from "../../test/workerd/seed";
 
 describe("opening a run: the answer is the run as written, the agent's organisation still checked", () => {
-  it("RUN-003 / HARDEN: the created run answers exactly as reading it back does", async () => {
-    const { token, guildId } = await seedGuild();
-    const agent = await newAgent(token, guildId);
-    const created = await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { title: "Plans" } });
-    expect(created.status).toBe(201);
-    const read = await call("GET", `/api/runs/${created.json.id}`, { token });
-    const { generating: _generating, ...stored } = read.json;
-    expect(created.json).toEqual(stored);
-    expect(created.json).toMatchObject({ title: "Plans", cost_usd: "0", generation: 0, archived_at: null, snapshot: expect.any(Object) });
-  });
-
   it("HARDEN: an agent already opened by its own organisation stays 404 to another organisation, and a deleted agent is 404", async () => {
     const own = await seedGuild();
     const other = await seedGuild();

@@ -16,21 +16,6 @@ describe("the saved home and Reset home (SBX-005)", () => {
   let guildId: string;
   beforeAll(async () => ({ token, guildId } = await seedGuild()));
 
-  it("SBX-005: the sandbox state shows the saved home; Reset home deletes it and the state then shows none", async () => {
-    const agent = await newAgent(token, guildId);
-    expect((await call("GET", `/api/agents/${agent.id}/sandbox`, { token })).json.saved_home).toBeNull();
-    await homes().put(homeKey(agent.id), new Uint8Array(1234));
-    const before = await call("GET", `/api/agents/${agent.id}/sandbox`, { token });
-    expect(before.json.saved_home).toMatchObject({ bytes: 1234 });
-    expect(before.json).not.toHaveProperty("home_save_error");
-
-    const reset = await call("POST", `/api/agents/${agent.id}/sandbox/reset`, { token });
-    expect(reset.status, JSON.stringify(reset.json)).toBe(200);
-    expect(reset.json).toEqual({ reset: true, destroyed: false });
-    expect(await homes().head(homeKey(agent.id))).toBeNull();
-    expect((await call("GET", `/api/agents/${agent.id}/sandbox`, { token })).json.saved_home).toBeNull();
-  });
-
   it("SBX-034: another organisation cannot see or reset an agent's home", async () => {
     const agent = await newAgent(token, guildId);
     await homes().put(homeKey(agent.id), new Uint8Array(10));
@@ -44,12 +29,5 @@ describe("the saved home and Reset home (SBX-005)", () => {
       expect(res.json.error.code).toBe("agent.not_found");
     }
     expect(await homes().head(homeKey(agent.id))).not.toBeNull();
-  });
-
-  it("SBX-005: deleting an agent deletes its saved home", async () => {
-    const agent = await newAgent(token, guildId);
-    await homes().put(homeKey(agent.id), new Uint8Array(10));
-    expect((await call("DELETE", `/api/agents/${agent.id}`, { token })).status).toBe(204);
-    expect(await homes().head(homeKey(agent.id))).toBeNull();
   });
 });

@@ -1,12 +1,7 @@
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import { newAgent, objectOf, script, settled } from "../../test/workerd/agents";
+import { newAgent } from "../../test/workerd/agents";
+import { YEARLY } from "../../test/workerd/schedules";
 import { call, seedGuild } from "../../test/workerd/seed";
-
-/** Once a year, so no alarm of these tests comes due on the real clock. */
-const YEARLY = "0 0 1 1 *";
-const YEAR_MS = 365 * 24 * 3600_000;
 
 describe("schedule rows", () => {
   let token: string;
@@ -49,26 +44,5 @@ describe("schedule rows", () => {
     expect((await call("GET", `/api/schedules/${a.id}`, { token: own })).json.paused).toBe(true);
     expect((await call("GET", `/api/schedules/${b.id}`, { token: own })).json.paused).toBe(false);
     expect((await call("GET", `/api/guilds/${guildId}`, { token })).json.routines_enabled).toBe(true);
-  });
-
-  it("SCHED-009: no backlog: after three missed years the schedule fires once, then waits for its next occurrence", async () => {
-    const agent = await newAgent(token, guildId);
-    const created = (await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: { description: "Yearly", instruction: "Check.", cron: YEARLY } }))
-      .json;
-    const planned = Date.parse(created.next_run_at);
-    const late = planned + 3 * YEAR_MS;
-    await script(agent.model, [{ content: "one wake" }, { content: "a second wake would be a backlog" }]);
-    const stub = objectOf(agent.id);
-    await runInDurableObject(stub, (object: AgentObject) => {
-      object.now = () => late;
-    });
-    await runDurableObjectAlarm(stub);
-    await runDurableObjectAlarm(stub);
-    const runs = (await call("GET", `/api/schedules/${created.id}/runs`, { token })).json.data as Array<{ id: string }>;
-    expect(runs).toHaveLength(1);
-    await settled(token, runs[0]!.id);
-    const after = (await call("GET", `/api/schedules/${created.id}`, { token })).json;
-    expect(Date.parse(after.next_run_at)).toBeGreaterThan(late);
-    expect((await call("GET", `/api/schedules/${created.id}/runs`, { token })).json.data).toHaveLength(1);
   });
 });

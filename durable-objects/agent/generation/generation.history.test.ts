@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../test/workerd/agents";
-import { call, seedGuild } from "../../test/workerd/seed";
+import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../../test/workerd/agents";
+import { call, seedGuild } from "../../../test/workerd/seed";
 
 describe("a run's history", () => {
   let token: string;

@@ -1,13 +1,13 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Env } from "../../bindings/env";
-import { openDatabase } from "../../core/db/client";
-import { secrets } from "../../core/db/schema";
-import { SECRET_VALUE_CANARY } from "../../test/setup/secret-canary";
-import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../test/workerd/agents";
-import { call, seedGuild } from "../../test/workerd/seed";
-import { collectEvents } from "../../test/workerd/sse";
+import type { Env } from "../../../bindings/env";
+import { openDatabase } from "../../../core/db/client";
+import { secrets } from "../../../core/db/schema";
+import { SECRET_VALUE_CANARY } from "../../../test/setup/secret-canary";
+import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../../test/workerd/agents";
+import { call, seedGuild } from "../../../test/workerd/seed";
+import { collectEvents } from "../../../test/workerd/sse";
 
 /** The mock model under another path: a provider other than the platform's, reached with the agent's own key. */
 const TENANT = (env as unknown as Env).MODEL_BASE_URL!.replace(/\/v1$/, "/tenant/v1");

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { SECRET_VALUE_CANARY } from "../../test/setup/secret-canary";
-import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../test/workerd/agents";
-import { call, seedGuild } from "../../test/workerd/seed";
-import { collectEvents, type SseEvent } from "../../test/workerd/sse";
+import { SECRET_VALUE_CANARY } from "../../../test/setup/secret-canary";
+import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../../test/workerd/agents";
+import { call, seedGuild } from "../../../test/workerd/seed";
+import { collectEvents, type SseEvent } from "../../../test/workerd/sse";
 
 const count = (text: string, value: string) => text.split(value).length - 1;
 

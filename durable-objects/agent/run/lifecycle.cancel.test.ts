@@ -1,11 +1,11 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../core/db/client";
-import { messages, runs } from "../../core/db/schema";
-import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall, untilGenerating } from "../../test/workerd/agents";
-import { call, seedGuild } from "../../test/workerd/seed";
+import { openDatabase } from "../../../core/db/client";
+import { messages, runs } from "../../../core/db/schema";
+import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall, untilGenerating } from "../../../test/workerd/agents";
+import { call, seedGuild } from "../../../test/workerd/seed";
+import type { AgentObject } from "../agent-object";
 
 describe("cancellation, recovery and resume", () => {
   let token: string;

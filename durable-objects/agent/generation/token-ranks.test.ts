@@ -1,13 +1,13 @@
 import { env } from "cloudflare:workers";
 import { asc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Env } from "../../bindings/env";
-import { openDatabase } from "../../core/db/client";
-import { messages } from "../../core/db/schema";
-import { O200K_ASSET_PATH } from "../../core/projection/rank-asset";
-import { MESSAGE_OVERHEAD } from "../../core/projection/token-count";
-import { newAgent, script, settled } from "../../test/workerd/agents";
-import { call, seedGuild } from "../../test/workerd/seed";
+import type { Env } from "../../../bindings/env";
+import { openDatabase } from "../../../core/db/client";
+import { messages } from "../../../core/db/schema";
+import { O200K_ASSET_PATH } from "../../../core/projection/rank-asset";
+import { MESSAGE_OVERHEAD } from "../../../core/projection/token-count";
+import { newAgent, script, settled } from "../../../test/workerd/agents";
+import { call, seedGuild } from "../../../test/workerd/seed";
 
 describe("token counts in the agent object, with the rank table from the assets (GEN-019)", () => {
   let token: string;

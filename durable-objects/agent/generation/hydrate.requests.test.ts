@@ -1,7 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../test/workerd/agents";
-import { call, seedGuild } from "../../test/workerd/seed";
+import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../../test/workerd/agents";
+import { call, seedGuild } from "../../../test/workerd/seed";
 
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 

@@ -1,10 +1,10 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import { GROUP_DELIVERY } from "../../durable-objects/agent/triggers/group";
-import { newAgent, objectOf, rows, script } from "../../test/workerd/agents";
-import { groupRuns, seedChatRows } from "../../test/workerd/group-chat";
-import { call, seedGuild } from "../../test/workerd/seed";
+import { newAgent, objectOf, rows, script } from "../../../test/workerd/agents";
+import { groupRuns, seedChatRows } from "../../../test/workerd/group-chat";
+import { call, seedGuild } from "../../../test/workerd/seed";
+import type { AgentObject } from "../agent-object";
+import { GROUP_DELIVERY } from "../triggers/group";
 
 /**
  * A deadline of the agent (a schedule wake-up, a group delivery) firing while a burst

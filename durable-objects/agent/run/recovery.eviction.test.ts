@@ -2,12 +2,12 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../core/db/client";
-import { messages, runs } from "../../core/db/schema";
-import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import { HEARTBEAT } from "../../durable-objects/agent/state/generation-lock";
-import { modelRequests, newAgent, objectOf, rows, script, settled, untilGenerating } from "../../test/workerd/agents";
-import { call, seedGuild } from "../../test/workerd/seed";
+import { openDatabase } from "../../../core/db/client";
+import { messages, runs } from "../../../core/db/schema";
+import { modelRequests, newAgent, objectOf, rows, script, settled, untilGenerating } from "../../../test/workerd/agents";
+import { call, seedGuild } from "../../../test/workerd/seed";
+import type { AgentObject } from "../agent-object";
+import { HEARTBEAT } from "../state/generation-lock";
 
 /** Resets the object as an eviction or crash would; its storage stays. */
 async function evict(stub: DurableObjectStub<AgentObject>) {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { newAgent, rows, script, settled } from "../../test/workerd/agents";
-import { call, seedGuild } from "../../test/workerd/seed";
+import { newAgent, rows, script, settled } from "../../../test/workerd/agents";
+import { call, seedGuild } from "../../../test/workerd/seed";
 
 const VALUE = "secret-value-never-shown";
 

@@ -2,14 +2,14 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Env } from "../../bindings/env";
-import { openDatabase } from "../../core/db/client";
-import { groupCursors } from "../../core/db/schema";
-import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import type { GuildObject } from "../../durable-objects/guild/guild-object";
-import { newAgent, objectOf, rows, script, settled, untilGenerating } from "../../test/workerd/agents";
-import { groupRuns, postChat, seedChatRows, untilDelivered } from "../../test/workerd/group-chat";
-import { call, seedGuild } from "../../test/workerd/seed";
+import type { Env } from "../../../bindings/env";
+import { openDatabase } from "../../../core/db/client";
+import { groupCursors } from "../../../core/db/schema";
+import { newAgent, objectOf, rows, script, settled, untilGenerating } from "../../../test/workerd/agents";
+import { groupRuns, postChat, seedChatRows, untilDelivered } from "../../../test/workerd/group-chat";
+import { call, seedGuild } from "../../../test/workerd/seed";
+import type { GuildObject } from "../../guild/guild-object";
+import type { AgentObject } from "../agent-object";
 
 /** Resets an object as an eviction or crash would; its storage stays. */
 async function evict(stub: DurableObjectStub<AgentObject> | DurableObjectStub<GuildObject>) {

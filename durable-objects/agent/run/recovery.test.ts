@@ -2,12 +2,12 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../core/db/client";
-import { messages, runs } from "../../core/db/schema";
-import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import { LEASE_MS } from "../../durable-objects/agent/state/generation-lock";
-import { newAgent, objectOf } from "../../test/workerd/agents";
-import { call, seedGuild } from "../../test/workerd/seed";
+import { openDatabase } from "../../../core/db/client";
+import { messages, runs } from "../../../core/db/schema";
+import { newAgent, objectOf } from "../../../test/workerd/agents";
+import { call, seedGuild } from "../../../test/workerd/seed";
+import type { AgentObject } from "../agent-object";
+import { LEASE_MS } from "../state/generation-lock";
 
 /**
  * A schedule run caught mid-generation by a restart: its lock is still held in the

@@ -1,13 +1,13 @@
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../core/db/client";
-import { secrets } from "../../core/db/schema";
-import { MAX_SECRETS_PER_ORGANISATION } from "../../core/secrets/limit";
-import { SECRET_VALUE_CANARY } from "../../test/setup/secret-canary";
-import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../test/workerd/agents";
-import { call, seedGuild } from "../../test/workerd/seed";
-import { collectEvents } from "../../test/workerd/sse";
+import { openDatabase } from "../../../../core/db/client";
+import { secrets } from "../../../../core/db/schema";
+import { MAX_SECRETS_PER_ORGANISATION } from "../../../../core/secrets/limit";
+import { SECRET_VALUE_CANARY } from "../../../../test/setup/secret-canary";
+import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../../../test/workerd/agents";
+import { call, seedGuild } from "../../../../test/workerd/seed";
+import { collectEvents } from "../../../../test/workerd/sse";
 
 // Every response and SSE frame of these tests passes the canary check of the helpers (test/workerd/canary.ts).
 

@@ -2,15 +2,15 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Env } from "../../bindings/env";
-import { openDatabase } from "../../core/db/client";
-import { groupCursors, messages, runs } from "../../core/db/schema";
-import { HANDOFF_TOOL_RESULT, handoffRequest, NO_HANDOFF_NOTE } from "../../core/runs/chain";
-import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall, untilGenerating } from "../../test/workerd/agents";
-import { postChat } from "../../test/workerd/group-chat";
-import { call, seedGuild } from "../../test/workerd/seed";
-import { collectEvents, type SseEvent } from "../../test/workerd/sse";
+import type { Env } from "../../../bindings/env";
+import { openDatabase } from "../../../core/db/client";
+import { groupCursors, messages, runs } from "../../../core/db/schema";
+import { HANDOFF_TOOL_RESULT, handoffRequest, NO_HANDOFF_NOTE } from "../../../core/runs/chain";
+import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall, untilGenerating } from "../../../test/workerd/agents";
+import { postChat } from "../../../test/workerd/group-chat";
+import { call, seedGuild } from "../../../test/workerd/seed";
+import { collectEvents, type SseEvent } from "../../../test/workerd/sse";
+import type { AgentObject } from "../agent-object";
 
 type Run = {
   id: string;
@@ -303,7 +303,7 @@ describe("run chains", () => {
     const first = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
     await script(agent.model, [{ content: "picked up after the restart" }]);
     const nextId = await runInDurableObject(objectOf(agent.id), async (object: AgentObject) => {
-      const { openContinuation } = await import("../../durable-objects/agent/run/chain");
+      const { openContinuation } = await import("./chain");
       const session = (await object.rooms.context.sessions.get(first.id))!;
       const next = crypto.randomUUID();
       const opened = await object.rooms.context.database.use((db) => openContinuation(db, session, "## Goal\ncarry on", next, new Date()));

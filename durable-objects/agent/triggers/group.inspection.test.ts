@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { newAgent, rows, script, toolCall } from "../../test/workerd/agents";
-import { postChat, untilDelivered } from "../../test/workerd/group-chat";
-import { call, seedGuild } from "../../test/workerd/seed";
+import { newAgent, rows, script, toolCall } from "../../../test/workerd/agents";
+import { postChat, untilDelivered } from "../../../test/workerd/group-chat";
+import { call, seedGuild } from "../../../test/workerd/seed";
 
 describe("a completed group run, inspected", () => {
   it("RUN-007: it stays in History; its exact prompt (Memory included), the Group Chat info row and the private tool trace can be read; the chat shows none of the trace", {

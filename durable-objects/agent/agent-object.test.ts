@@ -1,8 +1,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AgentObject } from "../../durable-objects/agent/agent-object";
 import { objectOf } from "../../test/workerd/agents";
 import { call, seedGuild } from "../../test/workerd/seed";
+import type { AgentObject } from "./agent-object";
 
 const FAR = Date.UTC(2100, 0, 1);
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { newAgent, rows, script, settled } from "../../test/workerd/agents";
-import { call, seedGuild } from "../../test/workerd/seed";
+import { newAgent, rows, script, settled } from "../../../test/workerd/agents";
+import { call, seedGuild } from "../../../test/workerd/seed";
 
 /** The provider key the workerd test projects bind as MODEL_API_KEY. */
 const KEY = "sk-test-provider-key-0123456789";

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../test/workerd/agents";
-import { call, seedGuild } from "../../test/workerd/seed";
+import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../../test/workerd/agents";
+import { call, seedGuild } from "../../../test/workerd/seed";
 
 const note = (i: number) => toolCall("note_write", { title: `n${i}`, body: "x" });
 const lastLines = (content: string, n: number) => content.split("\n").slice(-n);

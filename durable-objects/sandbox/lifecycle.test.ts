@@ -5,10 +5,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { agents } from "../../core/db/schema";
 import { SandboxError } from "../../core/sandbox/errors";
-import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import { NO_ENGINE } from "../../durable-objects/sandbox/lifecycle";
 import { newAgent, objectOf } from "../../test/workerd/agents";
 import { call, seedGuild } from "../../test/workerd/seed";
+import type { AgentObject } from "../agent/agent-object";
+import { NO_ENGINE } from "./lifecycle";
 
 /**
  * The tests' workerd runs without a container engine, as a laptop without Docker does:

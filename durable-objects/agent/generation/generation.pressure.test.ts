@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../test/workerd/agents";
-import { call, seedGuild } from "../../test/workerd/seed";
+import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../../test/workerd/agents";
+import { call, seedGuild } from "../../../test/workerd/seed";
 
 const big = "lorem ipsum dolor sit amet ".repeat(150); // about 4 KB per result, above the floor
 const READS = 6;

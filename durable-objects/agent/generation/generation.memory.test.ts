@@ -1,10 +1,10 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { MEMORY_REMINDER } from "../../core/tools/memory";
-import type { AgentObject } from "../../durable-objects/agent/agent-object";
-import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall } from "../../test/workerd/agents";
-import { postChat, untilDelivered } from "../../test/workerd/group-chat";
-import { call, seedGuild } from "../../test/workerd/seed";
+import { MEMORY_REMINDER } from "../../../core/tools/memory";
+import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall } from "../../../test/workerd/agents";
+import { postChat, untilDelivered } from "../../../test/workerd/group-chat";
+import { call, seedGuild } from "../../../test/workerd/seed";
+import type { AgentObject } from "../agent-object";
 
 /** Fires the agent's routine at its planned time and returns the schedule run once it ended. */
 async function fireRoutine(token: string, agentId: string) {
