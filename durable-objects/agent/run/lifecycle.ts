@@ -1,6 +1,5 @@
 import { type Outcome, type Refused, refuse } from "../../../bindings/outcome";
-import type { OpeningState } from "../../../core/db/agent-state";
-import { readOpeningState } from "../../../core/db/agent-state";
+import { type OpeningState, readOpeningState } from "../../../core/db/agent-state";
 import type { Database } from "../../../core/db/client";
 import { isTransient, type OutagePolicy, riding } from "../../../core/db/outage";
 import { type RunError, updateRun } from "../../../core/db/transcript";
