@@ -3,6 +3,8 @@ import { eq, sql } from "drizzle-orm";
 import { openDatabase } from "../../core/db/client";
 import { runs } from "../../core/db/schema";
 import type { RepoChange } from "../../core/repos/types";
+import { newAgent } from "./agents";
+import { call, seedGuild } from "./seed";
 
 /** One repository's entry of metadata.repos, as a run's end checkpoint records it. */
 export const change = (name: string, patch: Partial<RepoChange> = {}): RepoChange => ({
@@ -28,4 +30,14 @@ export async function recordRepos(runId: string, repos: RepoChange[]) {
   } finally {
     await close();
   }
+}
+
+/** A coding agent's run whose end checkpoint recorded two repositories ("app" and "docs"). */
+export async function recordedRun() {
+  const { token, guildId } = await seedGuild();
+  const agentId = (await newAgent(token, guildId, { coding: true })).id;
+  const runId = (await call("POST", `/api/agents/${agentId}/runs`, { token, body: {} })).json.id as string;
+  const repos = [change("app"), change("docs", { branch: null, files_changed: 1, insertions: 0, deletions: 4 })];
+  await recordRepos(runId, repos);
+  return { token, guildId, agentId, runId, repos };
 }

@@ -3,8 +3,9 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { agents } from "../../core/db/schema";
+import type { RepoChange } from "../../core/repos/types";
 import { newAgent } from "../../test/workerd/agents";
-import { change, recordRepos } from "../../test/workerd/run-changes";
+import { change, recordedRun, recordRepos } from "../../test/workerd/run-changes";
 import { call, seedGuild } from "../../test/workerd/seed";
 
 /**
@@ -20,13 +21,10 @@ describe("run changes (REPO-021..025, SBX-039)", () => {
   let guildId: string;
   let agentId: string;
   let runId: string;
-  const repos = [change("app"), change("docs", { branch: null, files_changed: 1, insertions: 0, deletions: 4 })];
+  let repos: RepoChange[];
 
   beforeAll(async () => {
-    ({ token, guildId } = await seedGuild());
-    agentId = (await newAgent(token, guildId, { coding: true })).id;
-    runId = (await call("POST", `/api/agents/${agentId}/runs`, { token, body: {} })).json.id;
-    await recordRepos(runId, repos);
+    ({ token, guildId, agentId, runId, repos } = await recordedRun());
   });
 
   it("OP-REPO-3: a run that recorded no repository has no changes and no repos in its payload", async () => {
