@@ -1,4 +1,4 @@
-import { neonConfig, Pool } from "@neondatabase/serverless";
+import { neonConfig, Pool, type WebSocketConstructor } from "@neondatabase/serverless";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import * as schema from "./schema";
 
@@ -26,6 +26,7 @@ export interface Connection {
  */
 export function openDatabase(config: DatabaseConfig): Connection {
   if (!config.DATABASE_URL) throw new DatabaseUnavailable("DATABASE_URL is not configured");
+  sendWritesPerTurn();
   if (config.NEON_WS_PROXY) useLocalProxy(config.NEON_WS_PROXY);
   const pool = new Pool({ connectionString: config.DATABASE_URL, max: 4 });
   // The driver may report "Network connection lost" after end(); nothing awaits it then.
@@ -52,6 +53,69 @@ export function useLocalProxy(proxy: string): void {
   neonConfig.useSecureWebSocket = false;
   neonConfig.pipelineTLS = false;
   neonConfig.pipelineConnect = false;
+}
+
+/**
+ * The driver's writes go out at the end of the turn that made them, as one WebSocket message.
+ * Its own coalescing (`coalesceWrites`) flushes on `setTimeout(0)`, which workerd runs a
+ * millisecond or more later, so every query waited that long before it left. A query's
+ * messages (Parse, Bind, Describe, Execute, Sync) are written in one synchronous turn, so a
+ * microtask flush sends the same single message, at once. Set once per isolate, on the global
+ * WebSocket the driver would use anyway.
+ */
+function sendWritesPerTurn(): void {
+  if (neonConfig.webSocketConstructor) return;
+  neonConfig.webSocketConstructor = coalescingWebSocket(WebSocket as unknown as WebSocketConstructor);
+  neonConfig.coalesceWrites = false;
+}
+
+/**
+ * A WebSocket class whose binary sends of one turn leave as one message (see
+ * sendWritesPerTurn); a close first sends what is still pending.
+ *
+ * @example
+ *   const Socket = coalescingWebSocket(WebSocket);
+ *   const ws = new Socket(url); ws.send(a); ws.send(b); // one message a+b, after this turn
+ */
+export function coalescingWebSocket(Base: WebSocketConstructor): WebSocketConstructor {
+  return class extends Base {
+    #pending: Uint8Array[] = [];
+
+    override send(data: unknown): void {
+      if (!ArrayBuffer.isView(data)) {
+        this.#flush();
+        super.send(data);
+        return;
+      }
+      if (this.#pending.push(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)) === 1) queueMicrotask(() => this.#flush());
+    }
+
+    override close(code?: number, reason?: string): void {
+      try {
+        this.#flush();
+      } catch {
+        // A socket already closing refuses the last writes (a Terminate): the close stands.
+      }
+      super.close(code, reason);
+    }
+
+    #flush(): void {
+      const chunks = this.#pending;
+      if (chunks.length === 0) return;
+      this.#pending = [];
+      if (chunks.length === 1) {
+        super.send(chunks[0]);
+        return;
+      }
+      const message = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
+      let offset = 0;
+      for (const chunk of chunks) {
+        message.set(chunk, offset);
+        offset += chunk.byteLength;
+      }
+      super.send(message);
+    }
+  };
 }
 
 /** Raised when the database is not configured or cannot be reached. */
