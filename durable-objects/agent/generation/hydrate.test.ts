@@ -78,6 +78,24 @@ describe("image hydration", () => {
     expect((error as ProviderError).message).toContain("b.png");
   });
 
+  it("HARDEN-3: the prompt's text alone is measured to the byte against the request cap, step after step", async () => {
+    const prompt: ChatPayload[] = [
+      { role: "system", content: "sys" },
+      { role: "user", content: "naïve café — 東京 🚀" },
+      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "note_list", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "c1", content: 'quote " and backslash \\' },
+    ];
+    const bytes = (messages: ChatPayload[]) => new TextEncoder().encode(JSON.stringify(messages)).byteLength;
+    const noImages: StoredRow[] = [];
+    for (let step = 1; step <= prompt.length; step++) {
+      // The same objects again, one more each step, as the projection hands them back.
+      const messages = prompt.slice(0, step);
+      expect(await imageHydrator(null, { maxRequestBytes: bytes(messages) })(messages, noImages)).toBe(messages);
+      const error = await imageHydrator(null, { maxRequestBytes: bytes(messages) - 1 })(messages, noImages).catch((e: unknown) => e);
+      expect((error as ProviderError).code).toBe("provider.request_too_large");
+    }
+  });
+
   it("ATT-004: a missing image becomes a note and rows without images pass through as the same objects", async () => {
     const { store } = countingStore({});
     const hydrate = imageHydrator(store);

@@ -45,7 +45,7 @@ export function imageHydrator(store: ImageStore | null, options: { maxRequestByt
   const cache = new Map<string, { url: string } | { size: number } | null>();
 
   return async (messages, rows) => {
-    const base = utf8ByteLength(JSON.stringify(messages));
+    const base = jsonBytes(messages);
     if (base > cap) throw tooLarge(cap, "The prompt's text alone");
     const projected = projectedImageRows(messages, rows);
     if (projected.length === 0) return messages;
@@ -145,6 +145,27 @@ function projectedImageRows(messages: readonly ChatPayload[], rows: readonly Sto
     if ((message.role === "user" || message.role === "tool") && imageRefs(rows[match]!).length > 0) found.push({ index, row: rows[match]! });
   }
   return found;
+}
+
+/**
+ * UTF-8 bytes of each message's JSON, kept while the object lives. Stored payloads are
+ * immutable and the projection hands the same objects back every step, so a step measures its
+ * new rows only, not the whole prompt again (the provider client serialises it once, to send it).
+ */
+const messageBytes = new WeakMap<object, number>();
+
+/** UTF-8 bytes of `JSON.stringify(messages)`: the brackets, a comma between two, each message's JSON. */
+function jsonBytes(messages: readonly ChatPayload[]): number {
+  let bytes = 2 + Math.max(0, messages.length - 1);
+  for (const message of messages) {
+    let own = messageBytes.get(message);
+    if (own === undefined) {
+      own = utf8ByteLength(JSON.stringify(message));
+      messageBytes.set(message, own);
+    }
+    bytes += own;
+  }
+  return bytes;
 }
 
 function dataUrlBytes(mime: string, size: number): number {
