@@ -1,5 +1,6 @@
 import { neonConfig, Pool, type WebSocketConstructor } from "@neondatabase/serverless";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
+import { concatBytes } from "../bytes/concat";
 import * as schema from "./schema";
 
 export type Database = NeonDatabase<typeof schema>;
@@ -103,17 +104,7 @@ export function coalescingWebSocket(Base: WebSocketConstructor): WebSocketConstr
       const chunks = this.#pending;
       if (chunks.length === 0) return;
       this.#pending = [];
-      if (chunks.length === 1) {
-        super.send(chunks[0]);
-        return;
-      }
-      const message = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-      let offset = 0;
-      for (const chunk of chunks) {
-        message.set(chunk, offset);
-        offset += chunk.byteLength;
-      }
-      super.send(message);
+      super.send(chunks.length === 1 ? chunks[0]! : concatBytes(chunks));
     }
   };
 }

@@ -1,3 +1,5 @@
+import { concatBytes } from "../bytes/concat";
+
 /**
  * A stream's bytes, read only while they fit in `maxBytes`: past the cap the read stops and the
  * stream is cancelled, so what a peer sends never grows in memory beyond it. Shared by the API's
@@ -20,11 +22,5 @@ export async function readWithin(stream: ReadableStream<Uint8Array> | null | und
     }
     parts.push(value);
   }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
+  return concatBytes(parts);
 }

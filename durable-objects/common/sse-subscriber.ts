@@ -11,6 +11,7 @@
  *   if (!queue.push(bytes)) queue.close(); // too far behind: it reconnects with Last-Event-ID
  *   return new Response(queue.readable);
  */
+import { concatBytes } from "../../core/bytes/concat";
 export class SubscriberQueue {
   readonly readable: ReadableStream<Uint8Array>;
   private chunks: Uint8Array[] = [];
@@ -87,7 +88,7 @@ export class SubscriberQueue {
     const chunks = this.chunks;
     this.chunks = [];
     this.queued = 0;
-    controller.enqueue(chunks.length === 1 ? chunks[0]! : concat(chunks));
+    controller.enqueue(chunks.length === 1 ? chunks[0]! : concatBytes(chunks));
     this.settleDrained();
   }
 
@@ -103,16 +104,4 @@ export class SubscriberQueue {
     this.drainWaiters = [];
     for (const resolve of waiters) resolve();
   }
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const c of chunks) length += c.byteLength;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }
