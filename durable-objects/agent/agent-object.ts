@@ -195,14 +195,7 @@ export class AgentObject extends DurableObject<Env> {
     const { context } = this.#rooms;
     if (!context.agentId) return refuse(503, "sandbox.unavailable", "The agent object does not know its agent id");
     const { runDiff } = await import("../sandbox/run-diff");
-    const host = {
-      env: this.env,
-      sandboxes: context.box,
-      redaction: context.redaction,
-      database: context.database,
-      now: context.now,
-    };
-    return runDiff(host, context.agentId, runId, repository);
+    return runDiff(context, context.agentId, runId, repository);
   }
 
   /** Operator input on a proxied view: restarts the idle timer at most every 30 s (SBX-030). */

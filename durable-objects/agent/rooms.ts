@@ -56,7 +56,8 @@ export function openRooms(ctx: DurableObjectState, env: Env, clock: { now(): num
   const lock = new GenerationLock(sql, deadlines, now);
   // Kept open while a generation holds the lock (which includes planning a delivery and
   // waiting for the group-history selector), while recovery runs and while a session loads.
-  // The rooms reach it through the context only, so there is one connection to replace.
+  // The agent's rooms reach it through the context, so there is one connection to replace
+  // (the box's room holds the same one).
   const database: IdleConnection = new IdleConnection(env, IDLE_CLOSE_MS, () => Boolean(lock.active || runs.recovery.busy || sessions.busy));
   const hub = new SseHub(
     (runId, after, limit) => context.database.use(async (db) => (await loadRows(db, runId, after, limit)).map(toWireRow)),

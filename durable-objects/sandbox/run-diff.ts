@@ -25,12 +25,13 @@ const DIFF_OUTPUT_BYTES = 4 << 20;
 /** The tokens file as the platform writes it is well under this; the box may have replaced it. */
 const TOKENS_FILE_MAX_BYTES = 64 << 10;
 
+/** What the diff needs of the object it serves (the agent object's context is one). */
 interface Host {
   env: Env;
-  sandboxes: SandboxManager;
+  box: SandboxManager;
   /** The values the run's generations used, kept past a rotation or deletion, and the valid tokens. */
   redaction: { forRun(runId: string, now: number): Promise<SecretValue[]> };
-  now: () => number;
+  now(): number;
   database: DatabasePort;
 }
 
@@ -64,7 +65,7 @@ export async function runDiff(host: Host, agentId: string, runId: string, reposi
   // of the run's time: a secret rotated or deleted since is still in the box's history.
   const kept = await host.redaction.forRun(runId, host.now());
   const agentRedactor = platformRedactor(host.env).withSecrets([...request.secrets, ...kept]);
-  const box = await host.sandboxes.forCommand(request);
+  const box = await host.box.forCommand(request);
   if (!box.ok) return boxRefused(box.code, agentRedactor.redact(box.message));
   // And the GitHub tokens the last generation wrote into the box, when there are any.
   const tokens = await box.guest.getFile(GIT_TOKENS_PATH, undefined, TOKENS_FILE_MAX_BYTES).then(

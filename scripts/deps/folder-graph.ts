@@ -24,7 +24,7 @@ export interface Hop {
 
 /**
  * Files left out of the folder graph. Tests sit beside the code they test and often need
- * shared helpers from elsewhere (test/, workers/test/, a seed or a fake of another room); a
+ * shared helpers from elsewhere (test/workerd/, a seed or a fake of another room); a
  * test importing its helpers while the helpers import the code under test would read as a
  * cycle between folders that the code itself does not have. They still count for file cycles.
  */

@@ -134,13 +134,15 @@ export function r2Images(bucket: R2Bucket | undefined): ImageStore | null {
  * is not sent either.
  */
 function projectedImageRows(messages: readonly ChatPayload[], rows: readonly StoredRow[]): Array<{ index: number; row: StoredRow }> {
+  // Each row's payload is its own object: one lookup per message, not a scan to the end of
+  // the rows for every message that has no row (a run with many stubs paid that every step).
+  const rowOf = new Map<ChatPayload, number>(rows.map((row, i) => [row.payload, i]));
   const found: Array<{ index: number; row: StoredRow }> = [];
   let r = 0;
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index]!;
-    let match = r;
-    while (match < rows.length && rows[match]!.payload !== message) match++;
-    if (match === rows.length) continue;
+    const match = rowOf.get(message);
+    if (match === undefined || match < r) continue;
     r = match + 1;
     if ((message.role === "user" || message.role === "tool") && imageRefs(rows[match]!).length > 0) found.push({ index, row: rows[match]! });
   }

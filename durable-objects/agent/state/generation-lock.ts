@@ -121,10 +121,12 @@ export class GenerationLock {
     return "renewed";
   }
 
-  #activate(runId: string, generation: number): ActiveGeneration & { finish(): void } {
+  /** Marks `runId`'s generation active; what callers get has no way to settle `done` themselves. */
+  #activate(runId: string, generation: number): ActiveGeneration {
     let finish!: () => void;
     const done = new Promise<void>((resolve) => (finish = resolve));
-    this.#active = { runId, generation, controller: new AbortController(), done, finish };
-    return this.#active;
+    const active = { runId, generation, controller: new AbortController(), done };
+    this.#active = { ...active, finish };
+    return active;
   }
 }
