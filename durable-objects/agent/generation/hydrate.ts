@@ -134,15 +134,19 @@ export function r2Images(bucket: R2Bucket | undefined): ImageStore | null {
  * is not sent either.
  */
 function projectedImageRows(messages: readonly ChatPayload[], rows: readonly StoredRow[]): Array<{ index: number; row: StoredRow }> {
-  // Each row's payload is its own object: one lookup per message, not a scan to the end of
-  // the rows for every message that has no row (a run with many stubs paid that every step).
-  const rowOf = new Map<ChatPayload, number>(rows.map((row, i) => [row.payload, i]));
   const found: Array<{ index: number; row: StoredRow }> = [];
+  // Rows by payload (each row's payload is its own object), made at the first message that is
+  // not the next row's: a stub or a left-out row then costs one lookup, not a scan to the end.
+  let rowOf: Map<ChatPayload, number> | undefined;
   let r = 0;
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index]!;
-    const match = rowOf.get(message);
-    if (match === undefined || match < r) continue;
+    let match: number | undefined = r;
+    if (rows[r]?.payload !== message) {
+      rowOf ??= new Map(rows.map((row, i) => [row.payload, i]));
+      match = rowOf.get(message);
+      if (match === undefined || match < r) continue;
+    }
     r = match + 1;
     if ((message.role === "user" || message.role === "tool") && imageRefs(rows[match]!).length > 0) found.push({ index, row: rows[match]! });
   }
