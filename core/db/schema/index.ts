@@ -5,5 +5,6 @@ export * from "./repositories";
 export * from "./runs";
 export * from "./schedules";
 export * from "./secrets";
+export * from "./tasks";
 export * from "./tenancy";
 export * from "./usage";

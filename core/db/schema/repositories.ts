@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, pgTable, text, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, index, integer, pgTable, text, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { at, createdAt, id } from "./columns";
 import { guilds, organisations } from "./tenancy";
 
@@ -63,6 +63,8 @@ export const guildRepositories = pgTable(
     // owner/repo as GitHub spells it.
     fullName: text("full_name").notNull(),
     defaultBranch: text("default_branch").notNull().default("main"),
+    // The number of the repository's latest task (OP-TASK-11): a task's key is <PREFIX>-<n>.
+    taskCounter: integer("task_counter").notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [unique("guild_repositories_guild_full_name_unique").on(t.guildId, t.fullName), index("guild_repositories_connection_idx").on(t.connectionId)],

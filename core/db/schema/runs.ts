@@ -4,7 +4,7 @@ import { at, createdAt, id, updatedAt } from "./columns";
 import { schedules } from "./schedules";
 import { agents, organisations } from "./tenancy";
 
-/** A run: a direct chat, a group delivery or a schedule wake-up of one agent. */
+/** A run: a direct chat, a group delivery, a schedule wake-up or a task run of one agent. */
 export const runs = pgTable(
   "runs",
   {
@@ -30,7 +30,7 @@ export const runs = pgTable(
   (t) => [
     index("runs_agent_created_idx").on(t.agentId, t.createdAt),
     index("runs_schedule_idx").on(t.scheduleId),
-    check("runs_kind_check", sql`${t.kind} in ('direct', 'group', 'schedule')`),
+    check("runs_kind_check", sql`${t.kind} in ('direct', 'group', 'schedule', 'task')`),
     check("runs_status_check", sql`${t.status} in ('active', 'completed')`),
   ],
 );

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, index, integer, numeric, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { boolean, check, index, integer, jsonb, numeric, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { at, createdAt, id, updatedAt } from "./columns";
 
 /** An organisation owns guilds, org-wide secrets and API tokens; its policy may cap monthly spend. */
@@ -10,6 +10,8 @@ export const organisations = pgTable("organisations", {
   // Set by the platform's operator, never through the organisation's own tokens: the
   // effective monthly limit is the lower of this and monthly_spend_limit_usd.
   spendCeilingUsd: numeric("spend_ceiling_usd", { precision: 14, scale: 6 }),
+  // runs.* and volumes.* of the task scheduler (core/tasks/settings.ts); absent keys take their defaults.
+  taskSettings: jsonb("task_settings").notNull().default({}),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });

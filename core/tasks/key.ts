@@ -1,0 +1,28 @@
+/**
+ * Task keys (OP-TASK-11): `<PREFIX>-<n>`, the prefix from the repository's name, n the
+ * repository's own counter. The key names the branch `factory/task/<KEY>`, the WIP ref
+ * `factory/wip/<KEY>` and the volume `task-<key>` (lower case).
+ *
+ * @example taskKey("acme/web-app", 12) // "WEBAPP-12"
+ */
+
+const MAX_PREFIX = 10;
+
+/** The key's prefix: the repository name's letters and digits, upper case, at most 10; "TASK" when none. */
+export function keyPrefix(fullName: string): string {
+  const name = fullName.split("/").pop() ?? "";
+  const letters = name.toUpperCase().replace(/[^A-Z0-9]/g, "");
+  return letters.slice(0, MAX_PREFIX) || "TASK";
+}
+
+export const taskKey = (fullName: string, number: number) => `${keyPrefix(fullName)}-${number}`;
+
+export const TASK_BRANCH_PREFIX = "factory/task/";
+export const WIP_BRANCH_PREFIX = "factory/wip/";
+
+/** @example taskBranch("WEBAPP-12") // "factory/task/WEBAPP-12" */
+export const taskBranch = (key: string) => `${TASK_BRANCH_PREFIX}${key}`;
+/** @example wipBranch("WEBAPP-12") // "factory/wip/WEBAPP-12" */
+export const wipBranch = (key: string) => `${WIP_BRANCH_PREFIX}${key}`;
+/** @example volumeName("WEBAPP-12") // "task-webapp-12" */
+export const volumeName = (key: string) => `task-${key.toLowerCase()}`;
