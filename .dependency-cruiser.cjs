@@ -92,12 +92,19 @@ module.exports = {
       "^durable-objects/agent/",
     ),
     layer(
+      "task-above-agent",
+      "A task run drives the agent's run and generation rooms with a context of its own (docs/decisions/0017-tasks.md); " +
+        "no other object reaches the task's rooms.",
+      "^durable-objects/(agent|guild|sandbox|common)/",
+      "^durable-objects/task/",
+    ),
+    layer(
       "workers-through-entries",
       "The API reaches an object through its binding; the only object code it imports is the classes' entry files, " +
         "which workers/index.ts exports for the runtime and whose types the stubs carry.",
       "^workers/",
       "^durable-objects/",
-      "^durable-objects/(agent/agent-object|guild/guild-object|sandbox/sandbox-container)\\.ts$",
+      "^durable-objects/(agent/agent-object|guild/guild-object|sandbox/sandbox-container|task/task-object|task/queue-object)\\.ts$",
     ),
   ],
   options: {

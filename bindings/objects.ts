@@ -14,3 +14,13 @@ export function agentObject(env: Env, agentId: string) {
 export function guildObject(env: Env, guildId: string) {
   return env.GUILD.get(env.GUILD.idFromName(guildId), databaseLocationHint(env));
 }
+
+/** A task's Durable Object: the single writer of its runs, addressed by the task id. */
+export function taskObject(env: Env, taskId: string) {
+  return env.TASK.get(env.TASK.idFromName(taskId), databaseLocationHint(env));
+}
+
+/** The organisation's task queue, addressed by the organisation id. */
+export function taskQueue(env: Env, organisationId: string) {
+  return env.TASK_QUEUE.get(env.TASK_QUEUE.idFromName(organisationId), databaseLocationHint(env));
+}

@@ -5,6 +5,8 @@ export { ContainerProxy } from "@cloudflare/containers";
 export { AgentObject } from "../durable-objects/agent/agent-object";
 export { GuildObject } from "../durable-objects/guild/guild-object";
 export { LiteSandbox, StandardSandbox } from "../durable-objects/sandbox/sandbox-container";
+export { TaskQueueObject } from "../durable-objects/task/queue-object";
+export { TaskObject } from "../durable-objects/task/task-object";
 
 /**
  * The API (its routes, their schemas and the OpenAPI document) is evaluated on the first

@@ -26,3 +26,11 @@ export const taskBranch = (key: string) => `${TASK_BRANCH_PREFIX}${key}`;
 export const wipBranch = (key: string) => `${WIP_BRANCH_PREFIX}${key}`;
 /** @example volumeName("WEBAPP-12") // "task-webapp-12" */
 export const volumeName = (key: string) => `task-${key.toLowerCase()}`;
+
+/**
+ * The task volume's object in R2 (OP-TASK-6): a tar of /data under the repository's id, so
+ * two repositories whose keys share a prefix never share a volume.
+ *
+ * @example volumeObjectKey("5f0c…", "WEBAPP-12") // "volumes/5f0c…/task-webapp-12.tar.zst"
+ */
+export const volumeObjectKey = (repositoryId: string, key: string) => `volumes/${repositoryId}/${volumeName(key)}.tar.zst`;
