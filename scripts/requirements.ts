@@ -1,7 +1,7 @@
 /**
  * `npm run requirements`: writes docs/requirements.md, which test names which requirement.
  * `npm run requirements -- --check`: writes nothing; exits 1 when a test title names an ID
- * the requirement list does not have, when a requirement of a detailed section has neither
+ * the requirement list does not have, when a requirement of any section has neither
  * a test nor a reason, or when docs/requirements.md (or its copy of the list) is out of date.
  *
  * The refresh reads the list from ../shared/spec/REQUIREMENTS.md when that exists (and copies

@@ -19,9 +19,6 @@ export interface TestTitle {
   ids: string[];
 }
 
-/** The sections whose every requirement gets a test or a reason it is not built yet. */
-export const DETAILED_SECTIONS = ["RUN", "GEN", "PROJ", "EXACT", "SSE", "CANCEL", "ERR", "USAGE", "ATT", "SCHED", "GROUP"];
-
 const ITEM = /^- ((?:OP-)?([A-Z]+)-\d+): (.*)$/;
 
 /** Reads every requirement and open point from the list, in document order. */

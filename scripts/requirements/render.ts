@@ -2,7 +2,7 @@
  * Renders docs/requirements.md: per detailed section, each requirement with the tests that
  * name it or the reason it is not built yet; the other sections as counts.
  */
-import { DETAILED_SECTIONS, type Requirement, type TestTitle } from "./coverage";
+import type { Requirement, TestTitle } from "./coverage";
 
 /** Why a requirement has no test yet, keyed by ID (docs/requirements-pending.json). */
 export type PendingReasons = Record<string, string>;
@@ -42,7 +42,7 @@ export function renderCoverage(requirements: Requirement[], titles: TestTitle[],
   for (const { section, covered, total } of counts) lines.push(`| ${section} | ${covered} | ${total} |`);
 
   const unexplained: string[] = [];
-  for (const section of DETAILED_SECTIONS) {
+  for (const section of sections) {
     const count = counts.find((c) => c.section === section);
     lines.push("", `## ${section}${count ? ` (${count.covered} of ${count.total} with a test)` : ""}`, "");
     for (const requirement of requirements.filter((r) => r.section === section)) {
