@@ -1,6 +1,10 @@
 import { GitHubApp } from "../core/github/client";
 import { GitHubOAuth } from "../core/github/oauth";
+import { type ForgePlugin, githubForge } from "../core/github/pulls";
 import type { Env } from "./env";
+
+/** GitHub's REST base: GITHUB_API_URL (GitHub Enterprise's `https://<host>/api/v3`, the local forge's), github.com's by default. */
+const apiUrl = (env: Env) => env.GITHUB_API_URL || "https://api.github.com";
 
 /**
  * The platform's GitHub App from its settings, or null when the operator has not configured
@@ -8,7 +12,7 @@ import type { Env } from "./env";
  */
 export function githubApp(env: Env): GitHubApp | null {
   if (!env.GITHUB_APP_ID || !env.GITHUB_APP_PRIVATE_KEY) return null;
-  return new GitHubApp({ apiUrl: env.GITHUB_API_URL || "https://api.github.com", appId: env.GITHUB_APP_ID, privateKeyPem: env.GITHUB_APP_PRIVATE_KEY });
+  return new GitHubApp({ apiUrl: apiUrl(env), appId: env.GITHUB_APP_ID, privateKeyPem: env.GITHUB_APP_PRIVATE_KEY });
 }
 
 /**
@@ -19,9 +23,17 @@ export function githubOAuth(env: Env): GitHubOAuth | null {
   if (!env.GITHUB_APP_SLUG || !env.GITHUB_APP_CLIENT_ID || !env.GITHUB_APP_CLIENT_SECRET) return null;
   return new GitHubOAuth({
     webUrl: env.GITHUB_WEB_URL || "https://github.com",
-    apiUrl: env.GITHUB_API_URL || "https://api.github.com",
+    apiUrl: apiUrl(env),
     slug: env.GITHUB_APP_SLUG,
     clientId: env.GITHUB_APP_CLIENT_ID,
     clientSecret: env.GITHUB_APP_CLIENT_SECRET,
   });
+}
+
+/**
+ * The forge plugin acting with an installation token (one minted for the task's repository,
+ * `GitHubApp.mintRepositoryToken`); its GraphQL endpoint follows from the same base.
+ */
+export function forgePlugin(env: Env, token: string): ForgePlugin {
+  return githubForge({ apiUrl: apiUrl(env), token });
 }

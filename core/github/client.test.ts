@@ -43,6 +43,20 @@ describe("GitHubApp against the forge (OP-REPO-6, REPO-002, REPO-004)", () => {
     });
   });
 
+  it("REPO-002: mints a token for one owner/repo with contents and pull requests write; another owner's namesake is refused", async () => {
+    const minted = await app().mintRepositoryToken(installationId, "acme/widgets");
+    const held = (await admin(forge.adminUrl, "GET", "/tokens")).json.tokens.find((t: { token: string }) => t.token === minted.token);
+    expect(held).toMatchObject({ repositories: ["acme/widgets"], permissions: { contents: "write", pull_requests: "write" } });
+    const namesake = await failure(app().mintRepositoryToken(installationId, "someone-else/widgets"));
+    expect([namesake.kind, namesake.repository]).toEqual(["repository_unreachable", "someone-else/widgets"]);
+    // GitHub minted a token for acme/widgets: dropped, and in no part of the error.
+    const dropped = (await admin(forge.adminUrl, "GET", "/tokens")).json.tokens.at(-1).token;
+    expect(dropped).not.toBe(minted.token);
+    expect(`${namesake.message} ${JSON.stringify(namesake)}`).not.toContain(dropped);
+    expect((await failure(app().mintRepositoryToken(installationId, "acme/secret-sauce"))).kind).toBe("repository_unreachable");
+    await expect(app().mintRepositoryToken(installationId, "widgets")).rejects.toThrow(TypeError);
+  });
+
   it("REPO-004: a repository the installation does not reach is named in the error, which carries no token", async () => {
     const before = (await admin(forge.adminUrl, "GET", "/tokens")).json.tokens.length;
     const error = await failure(app().mintToken(installationId, ["widgets", "secret-sauce", "gadgets"]));

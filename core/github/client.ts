@@ -40,6 +40,9 @@ export interface InstallationToken {
   expires_at: string;
 }
 
+/** A minted token with the repositories GitHub's answer lists (`owner/repo`; undefined when it lists none). */
+type MintedToken = InstallationToken & { fullNames: string[] | undefined };
+
 /** What an installation token may do (REPO-002). */
 export const TOKEN_PERMISSIONS = { contents: "write", pull_requests: "write" } as const;
 
@@ -80,6 +83,29 @@ export class GitHubApp {
    * the installation's repositories would need an unrestricted token.
    */
   async mintToken(installationId: number, repositoryNames: string[]): Promise<InstallationToken> {
+    const { token, expires_at } = await this.#mint(installationId, repositoryNames);
+    return { token, expires_at };
+  }
+
+  /**
+   * A token for one repository (`owner/repo`) of the installation, with contents and pull
+   * requests write: what a task's git and its pull request need. GitHub takes the name
+   * within the installation's account, so its answer must list this very repository: a
+   * token for a namesake of another owner is refused (and dropped unused).
+   *
+   * @example const { token } = await app.mintRepositoryToken(678, "acme/widgets");
+   */
+  async mintRepositoryToken(installationId: number, fullName: string): Promise<InstallationToken> {
+    const [owner, name, ...rest] = fullName.split("/");
+    if (!owner || !name || rest.length) throw new TypeError(`A repository is named owner/repo, not ${JSON.stringify(fullName)}`);
+    const minted = await this.#mint(installationId, [name]);
+    if (minted.fullNames && !minted.fullNames.some((granted) => granted.toLowerCase() === fullName.toLowerCase())) {
+      throw unreachable(installationId, fullName);
+    }
+    return { token: minted.token, expires_at: minted.expires_at };
+  }
+
+  async #mint(installationId: number, repositoryNames: string[]): Promise<MintedToken> {
     // GitHub reads no list as "every repository of the installation": never ask for that.
     if (repositoryNames.length === 0) throw new TypeError("An installation token is minted for at least one repository");
     const response = await this.#accessToken(installationId, repositoryNames);
@@ -100,16 +126,19 @@ export class GitHubApp {
     return this.#request("POST", `/app/installations/${installationId}/access_tokens`, { repositories, permissions: TOKEN_PERMISSIONS });
   }
 
-  async #token(installationId: number, response: Response): Promise<InstallationToken> {
+  async #token(installationId: number, response: Response): Promise<MintedToken> {
     if (response.status === 404 || response.status === 403) {
       await response.body?.cancel();
       throw new GitHubError("installation_refused", `GitHub refused installation ${installationId} (HTTP ${response.status})`);
     }
-    const body = (await this.#expectJson(response, 201, `minting a token for installation ${installationId}`)) as Partial<InstallationToken>;
+    const body = (await this.#expectJson(response, 201, `minting a token for installation ${installationId}`)) as Partial<InstallationToken> & {
+      repositories?: Array<{ full_name?: unknown }>;
+    };
     if (typeof body.token !== "string" || typeof body.expires_at !== "string") {
       throw new GitHubError("unavailable", `GitHub's token answer for installation ${installationId} has no token or expiry`);
     }
-    return { token: body.token, expires_at: body.expires_at };
+    const fullNames = Array.isArray(body.repositories) ? body.repositories.map((r) => String(r?.full_name ?? "")) : undefined;
+    return { token: body.token, expires_at: body.expires_at, fullNames };
   }
 
   async #request(method: string, path: string, body?: unknown): Promise<Response> {

@@ -1,12 +1,14 @@
 /**
  * The forge's admin API under `/__forge`, for tests only (served on loopback, never on the
  * address the boxes reach): repositories, installations, a user's approval on the install
- * page (`/install`, install.ts), the token lifetime, and the tokens minted so far (so a test
- * can look for them where they must never appear).
+ * page (`/install`, install.ts), the token lifetime, the tokens minted so far (so a test
+ * can look for them where they must never appear), and a repository's pull requests with
+ * their draft state and comments.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ForgeError, readJson, sendJson } from "./http";
 import { approveInstall, type InstallContext } from "./install";
+import { type PullsContext, pullHtmlUrl } from "./pulls";
 import { createBareRepo, isFullName, listRefs, log, readFileAt } from "./repos";
 import type { ForgeState, Installation } from "./state";
 
@@ -18,6 +20,8 @@ export interface AdminContext {
   root: string;
   /** The git base the boxes use, for each repository's clone_url. */
   gitUrl: string;
+  /** The pull requests' base URL, for their html_url. */
+  pulls: PullsContext;
 }
 
 /** Serves `path` (below `/__forge`); false when no route matches. */
@@ -28,13 +32,17 @@ export async function serveAdmin(ctx: AdminContext, req: IncomingMessage, res: S
     sendJson(res, 201, await createRepository(ctx, await readJson(req)));
     return true;
   }
-  const repoPath = /^\/repos\/([^/]+\/[^/]+?)(?:\/(commits|files\/(.+)))?$/.exec(path);
+  const repoPath = /^\/repos\/([^/]+\/[^/]+?)(?:\/(commits|pulls|files\/(.+)))?$/.exec(path);
   if (repoPath && method === "GET") {
     const fullName = repoPath[1]!;
     const repository = state.repositories.get(fullName);
     if (!repository) throw new ForgeError(404, `No repository ${fullName}`);
     const ref = query.get("ref") ?? repository.default_branch;
-    if (repoPath[2] === "commits") {
+    if (repoPath[2] === "pulls") {
+      // Every pull, oldest first, with what the platform did to it (draft or ready, comments).
+      const pulls = state.pulls.of(fullName).map((pull) => ({ ...pull, html_url: pullHtmlUrl(ctx.pulls, pull) }));
+      sendJson(res, 200, { pulls });
+    } else if (repoPath[2] === "commits") {
       sendJson(res, 200, { commits: await log(ctx.root, fullName, ref, Number(query.get("limit") ?? 100)) });
     } else if (repoPath[3] !== undefined) {
       const text = await readFileAt(ctx.root, fullName, ref, decodeURIComponent(repoPath[3]));

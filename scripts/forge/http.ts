@@ -3,15 +3,21 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 
 const MAX_JSON_BYTES = 1024 * 1024;
 
-/** An answer other than success, in GitHub's error shape `{message, documentation_url}`. */
+/** An answer other than success, in GitHub's error shape `{message, documentation_url}` (and `errors` for a 422). */
 export class ForgeError extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly headers: Record<string, string> = {},
+    readonly errors?: Array<Record<string, string>>,
   ) {
     super(message);
   }
+}
+
+/** GitHub's 422 "Validation Failed" with what failed, e.g. `{resource: "PullRequest", code: "custom", message}`. */
+export function validationFailed(...errors: Array<Record<string, string>>): ForgeError {
+  return new ForgeError(422, "Validation Failed", {}, errors);
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -22,7 +28,8 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 export function sendError(res: ServerResponse, error: ForgeError): void {
-  sendJson(res, error.status, { message: error.message, documentation_url: "https://docs.github.com/rest" }, error.headers);
+  const errors = error.errors ? { errors: error.errors } : {};
+  sendJson(res, error.status, { message: error.message, ...errors, documentation_url: "https://docs.github.com/rest" }, error.headers);
 }
 
 async function readText(req: IncomingMessage): Promise<string> {

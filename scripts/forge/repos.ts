@@ -100,6 +100,18 @@ export async function readFileAt(root: string, fullName: string, ref: string, pa
   return git(["show", `${ref}:${path}`], { GIT_DIR: repoDir(root, fullName) }).catch(() => null);
 }
 
+/** The sha a branch points at, or null when there is no such branch. */
+export async function branchSha(root: string, fullName: string, branch: string): Promise<string | null> {
+  const out = await git(["rev-parse", "--verify", "--quiet", `refs/heads/${branch}^{commit}`], { GIT_DIR: repoDir(root, fullName) }).catch(() => "");
+  return out.trim() || null;
+}
+
+/** How many commits `head` has that `base` has not (GitHub's "commits ahead"). */
+export async function commitsAhead(root: string, fullName: string, base: string, head: string): Promise<number> {
+  const out = await git(["rev-list", "--count", `refs/heads/${base}..refs/heads/${head}`, "--"], { GIT_DIR: repoDir(root, fullName) });
+  return Number(out.trim());
+}
+
 async function git(args: string[], env: Record<string, string> = {}): Promise<string> {
   const { stdout } = await exec("git", args, {
     env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", ...env },

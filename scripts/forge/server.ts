@@ -3,7 +3,8 @@
  * - `/git/<owner>/<repo>.git/...`: smart HTTP git (git http-backend), installation tokens
  *   checked as HTTP Basic `x-access-token:<token>`; public repositories clone anonymously.
  * - `/api/...`: the GitHub REST endpoints of an App (github-api.ts), App JWT checked with
- *   the App's public key.
+ *   the App's public key; pull requests and their comments (pulls.ts) and the GraphQL
+ *   mutation that marks one ready (graphql.ts), with installation tokens.
  * - `/apps/<slug>/installations/new` and `/login/oauth/access_token`: the install page and
  *   the OAuth code exchange of an installation claim (install.ts).
  * - `/__forge/...`: the admin API for tests (admin.ts).
@@ -26,9 +27,11 @@ import { join } from "node:path";
 import { serveAdmin } from "./admin";
 import { isPush, serveGit } from "./git-http";
 import { serveGitHubApi } from "./github-api";
+import { serveGraphQL } from "./graphql";
 import { ForgeError, sendError, sendJson } from "./http";
 import { type AppIdentity, serveInstall } from "./install";
 import { loadForgeState, saveForgeState } from "./persist";
+import { type PullsContext, servePulls } from "./pulls";
 import { ForgeState } from "./state";
 
 export interface ForgeOptions {
@@ -111,6 +114,8 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
   let gitUrl = "";
   const api = { state, appId: options.appId, publicKey };
   const install = { state, app: identity };
+  // The base URL is known once the port is: set below.
+  const pulls: PullsContext = { state, root, webUrl: "", appSlug: identity.slug };
   async function handle(req: IncomingMessage, res: ServerResponse, gitOnly: boolean): Promise<void> {
     const url = new URL(req.url ?? "/", "http://forge");
     const path = url.pathname;
@@ -118,13 +123,20 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     if (git) return gitRequest(req, res, git[1]!, git[2]!, url.search.slice(1));
     if (gitOnly) throw new ForgeError(404, "Not Found");
     const served =
-      (path.startsWith("/api/") && (await serveGitHubApi(api, req, res, path.slice("/api".length), url.searchParams))) ||
-      (path.startsWith("/__forge/") && (await serveAdmin({ state, root, gitUrl, install }, req, res, path.slice("/__forge".length), url.searchParams))) ||
+      (path.startsWith("/api/") && (await serveApi(req, res, path.slice("/api".length), url.searchParams))) ||
+      (path.startsWith("/__forge/") &&
+        (await serveAdmin({ state, root, gitUrl, install, pulls }, req, res, path.slice("/__forge".length), url.searchParams))) ||
       (await serveInstall(install, req, res, url));
     if (!served) throw new ForgeError(404, "Not Found");
     // What a request changed (a repository, an installation, a minted or revoked token) is on
     // disk before the next one is read. Codes and user tokens are not kept: they last minutes.
     if (!ownRoot && req.method !== "GET") saveForgeState(root, state);
+  }
+
+  async function serveApi(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<boolean> {
+    return (
+      (await serveGitHubApi(api, req, res, path, query)) || (await servePulls(pulls, req, res, path, query)) || (await serveGraphQL(pulls, req, res, path))
+    );
   }
 
   async function gitRequest(req: IncomingMessage, res: ServerResponse, fullName: string, rest: string, query: string): Promise<void> {
@@ -146,6 +158,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
   try {
     const port = await listen("127.0.0.1", options.port ?? 0, false);
     const url = `http://127.0.0.1:${port}`;
+    pulls.webUrl = url;
     gitUrl = `${url}/git`;
     if (options.gitHost) gitUrl = `http://${options.gitHost}:${await listen(options.gitHost, 0, true)}/git`;
     return { url, apiUrl: `${url}/api`, gitUrl, adminUrl: `${url}/__forge`, webUrl: url, appId: options.appId, identity, state, close };

@@ -7,6 +7,7 @@
  * `toJSON`/`fromJSON` carry the rest across a restart (persist.ts).
  */
 import { randomBytes } from "node:crypto";
+import { Pulls, type SavedPulls } from "./pull-state";
 
 export interface Repository {
   full_name: string;
@@ -58,12 +59,15 @@ export interface SavedForgeState {
   tokens: Array<Omit<MintedToken, "expires_at"> & { expires_at: string }>;
   token_ttl_s: number;
   next_installation_id: number;
+  /** Absent from states saved before the forge had pull requests. */
+  pulls?: SavedPulls;
 }
 
 export class ForgeState {
   readonly repositories = new Map<string, Repository>();
   readonly installations = new Map<number, Installation>();
   readonly tokens = new Map<string, MintedToken>();
+  pulls = new Pulls();
   tokenTtlS = DEFAULT_TOKEN_TTL_S;
   private nextInstallationId = 1001;
   private readonly codes = new Map<string, UserGrant>();
@@ -155,13 +159,17 @@ export class ForgeState {
     return this.liveInstallation(minted.installation_id) ? minted : undefined;
   }
 
-  /** What `token` may do to `fullName`. */
-  access(token: string, fullName: string, now = Date.now()): Access {
+  /** Whether `token` is live and limited to `fullName`, which its installation still reaches. */
+  reaches(token: string, fullName: string, now = Date.now()): boolean {
     const minted = this.liveToken(token, now);
-    if (!minted?.repositories.includes(fullName)) return "none";
-    const installation = this.installations.get(minted.installation_id);
-    if (!installation?.repositories.has(fullName)) return "none";
-    return minted.permissions.contents ?? "none";
+    if (!minted?.repositories.includes(fullName)) return false;
+    return this.installations.get(minted.installation_id)?.repositories.has(fullName) ?? false;
+  }
+
+  /** What `token` may do to `fullName` under one permission (git is `contents`). */
+  access(token: string, fullName: string, permission = "contents", now = Date.now()): Access {
+    if (!this.reaches(token, fullName, now)) return "none";
+    return this.tokens.get(token)?.permissions[permission] ?? "none";
   }
 
   toJSON(): SavedForgeState {
@@ -171,6 +179,7 @@ export class ForgeState {
       tokens: [...this.tokens.values()].map((t) => ({ ...t, expires_at: t.expires_at.toISOString() })),
       token_ttl_s: this.tokenTtlS,
       next_installation_id: this.nextInstallationId,
+      pulls: this.pulls.toJSON(),
     };
   }
 
@@ -181,6 +190,7 @@ export class ForgeState {
     for (const t of saved.tokens) state.tokens.set(t.token, { ...t, expires_at: new Date(t.expires_at) });
     state.tokenTtlS = saved.token_ttl_s;
     state.nextInstallationId = saved.next_installation_id;
+    state.pulls = Pulls.fromJSON(saved.pulls);
     return state;
   }
 }

@@ -1,7 +1,7 @@
 /** What the forge's own tests share: an App key pair, App JWTs, real git, the admin API. */
 import { execFile } from "node:child_process";
 import { generateKeyPairSync, type KeyObject, sign } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -57,6 +57,27 @@ export function remote(gitUrl: string, fullName: string, token?: string): string
     url.password = token;
   }
   return url.toString();
+}
+
+/**
+ * Pushes `branch` to the repository: the default branch and `commits` new commits on top
+ * (none: a branch level with it). Returns the branch's sha; the clone is removed.
+ */
+export async function pushBranch(gitUrl: string, fullName: string, token: string, branch: string, commits = 1): Promise<string> {
+  const dir = workDir();
+  try {
+    await git(["clone", "--quiet", remote(gitUrl, fullName, token), dir]);
+    await git(["checkout", "--quiet", "-b", branch], dir);
+    for (let i = 0; i < commits; i++) {
+      writeFileSync(join(dir, `${branch.replaceAll("/", "-")}-${i}.txt`), `change ${i}\n`);
+      await git(["add", "--all"], dir);
+      await git(["commit", "--quiet", "-m", `Change ${i} on ${branch}`], dir);
+    }
+    await git(["push", "--quiet", "origin", `HEAD:refs/heads/${branch}`], dir);
+    return (await git(["rev-parse", "HEAD"], dir)).trim();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export async function admin(adminUrl: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {

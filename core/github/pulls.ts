@@ -1,0 +1,202 @@
+/**
+ * The forge plugin: what a task does to its pull request, on GitHub through an installation
+ * token limited to the task's repository (contents and pull requests write, REPO-002).
+ * - `openDraftPR` at the first push ahead of the base (TASK-018): REST `POST /pulls` with
+ *   `draft: true`. Idempotent: when GitHub answers 422 and an open pull of that head into
+ *   that base exists (a retry, a restarted object), that pull is the answer.
+ * - `markReady` when the task completes (TASK-024): GraphQL `markPullRequestReadyForReview`
+ *   (REST has no way to leave draft). Idempotent: a pull already ready is done.
+ * - `comment`: a conversation comment (REST `POST /issues/:n/comments`), e.g. the summary.
+ * The GraphQL endpoint is derived from the REST base (GITHUB_API_URL, github.com's by
+ * default), see `graphqlUrl`. Errors carry the forge's HTTP status and its reason, never
+ * the token.
+ *
+ * @example
+ *   const forge = githubForge({ apiUrl: env.GITHUB_API_URL || "https://api.github.com", token });
+ *   const pr = await forge.openDraftPR({ fullName: "acme/app", head: "factory/task/APP-7", base: "main", title, body });
+ *   await forge.markReady({ fullName: "acme/app", number: pr.number, nodeId: pr.nodeId });
+ */
+
+export interface PullRequestRef {
+  number: number;
+  /** The pull request's page (html_url). */
+  url: string;
+  /** GraphQL's global id (node_id), which markReady needs. */
+  nodeId: string;
+}
+
+export interface ForgePlugin {
+  openDraftPR(input: { fullName: string; head: string; base: string; title: string; body: string }): Promise<PullRequestRef>;
+  /** `nodeId` may be empty: it is then read from the pull request. */
+  markReady(input: { fullName: string; number: number; nodeId: string }): Promise<void>;
+  comment(input: { fullName: string; number: number; body: string }): Promise<void>;
+}
+
+export interface GitHubForgeOptions {
+  /** The REST base: https://api.github.com, `https://<host>/api/v3` (GitHub Enterprise), or the local forge's. */
+  apiUrl: string;
+  /** An installation token that reaches the repositories with pull requests write. */
+  token: string;
+  fetch?: typeof fetch;
+}
+
+/** Why the forge did not do what was asked; `status` is its HTTP status, null when it did not answer. */
+export class ForgePluginError extends Error {
+  override readonly name = "ForgePluginError";
+  constructor(
+    readonly status: number | null,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** GitHub refuses a pull request body or comment longer than this many characters. */
+export const MAX_BODY_CHARS = 65_536;
+const REQUEST_TIMEOUT_MS = 15_000;
+const MARK_READY = "mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { isDraft number } } }";
+
+/**
+ * GitHub's GraphQL endpoint for a REST base: `https://api.github.com` → `https://api.github.com/graphql`;
+ * GitHub Enterprise Server's `https://<host>/api/v3` → `https://<host>/api/graphql`; any other base
+ * (the local forge's `<url>/api`) → `<base>/graphql`.
+ */
+export function graphqlUrl(apiUrl: string): string {
+  const base = apiUrl.replace(/\/+$/, "");
+  return /\/api\/v3$/.test(base) ? base.replace(/\/v3$/, "/graphql") : `${base}/graphql`;
+}
+
+export function githubForge(options: GitHubForgeOptions): ForgePlugin {
+  const apiUrl = options.apiUrl.replace(/\/+$/, "");
+  const { token } = options;
+  // Bound: the Workers runtime refuses a fetch called on another object.
+  const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
+  /** Never the token in a message, even if a forge echoed it. */
+  const scrub = (text: string) => (token ? text.replaceAll(token, "[token]") : text);
+
+  async function request(method: string, url: string, what: string, body?: unknown): Promise<Response> {
+    try {
+      return await doFetch(url, {
+        method,
+        headers: {
+          accept: "application/vnd.github+json",
+          authorization: `Bearer ${token}`,
+          "user-agent": "guilds-platform",
+          "x-github-api-version": "2022-11-28",
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+    } catch (error) {
+      throw new ForgePluginError(null, `GitHub did not answer ${what}: ${(error as Error).name}`);
+    }
+  }
+
+  /** The JSON of an expected status, or an error naming the status and GitHub's reason. */
+  async function answerJson<T>(response: Response, status: number, what: string): Promise<T> {
+    const text = await response.text().catch(() => "");
+    if (response.status !== status)
+      throw new ForgePluginError(response.status, scrub(`GitHub answered HTTP ${response.status} ${what}${reason(response.status, text)}`));
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new ForgePluginError(response.status, `GitHub's answer ${what} is not JSON`);
+    }
+  }
+
+  const repoPath = (fullName: string) => {
+    const [owner, name, ...rest] = fullName.split("/");
+    if (!owner || !name || rest.length) throw new TypeError(`A repository is named owner/repo, not ${JSON.stringify(fullName)}`);
+    return `${apiUrl}/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
+  };
+
+  async function readPull(fullName: string, number: number): Promise<PullJson> {
+    const what = `reading pull request #${number} of ${fullName}`;
+    return answerJson<PullJson>(await request("GET", `${repoPath(fullName)}/pulls/${number}`, what), 200, what);
+  }
+
+  return {
+    async openDraftPR({ fullName, head, base, title, body }) {
+      const what = `opening a draft pull request from ${head} into ${base} of ${fullName}`;
+      const response = await request("POST", `${repoPath(fullName)}/pulls`, what, { title, head, base, body: clip(body), draft: true });
+      if (response.status === 422) {
+        // Most likely "a pull request already exists" (a retry): GitHub's message is not a
+        // contract, so the open pull of that head is looked for, whatever the reason.
+        const refusal = new ForgePluginError(422, scrub(`GitHub answered HTTP 422 ${what}${reason(422, await response.text().catch(() => ""))}`));
+        const owner = fullName.slice(0, fullName.indexOf("/"));
+        const query = new URLSearchParams({ head: `${owner}:${head}`, base, state: "open", per_page: "1" });
+        const listing = `looking for the open pull request from ${head} of ${fullName}`;
+        const [open] = await answerJson<PullJson[]>(await request("GET", `${repoPath(fullName)}/pulls?${query}`, listing), 200, listing);
+        if (!open) throw refusal;
+        return ref(open, what);
+      }
+      return ref(await answerJson<PullJson>(response, 201, what), what);
+    },
+
+    async markReady({ fullName, number, nodeId }) {
+      const id = nodeId || ref(await readPull(fullName, number), `reading pull request #${number} of ${fullName}`).nodeId;
+      const what = `marking pull request #${number} of ${fullName} ready for review`;
+      const answer = await answerJson<GraphQLAnswer>(await request("POST", graphqlUrl(apiUrl), what, { query: MARK_READY, variables: { id } }), 200, what);
+      if (answer.data?.markPullRequestReadyForReview?.pullRequest?.isDraft === false) return;
+      // An error may only mean the pull was ready already (or readied meanwhile): then it is done.
+      const pull = await readPull(fullName, number);
+      if (pull.draft === false) return;
+      const errors = (answer.errors ?? []).map((e) => [e.type, e.message].filter(Boolean).join(": ")).join("; ");
+      throw new ForgePluginError(200, scrub(`GitHub did not mark pull request #${number} of ${fullName} ready: ${errors || "it is still a draft"}`));
+    },
+
+    async comment({ fullName, number, body }) {
+      const what = `commenting on pull request #${number} of ${fullName}`;
+      await answerJson<unknown>(await request("POST", `${repoPath(fullName)}/issues/${number}/comments`, what, { body: clip(body) }), 201, what);
+    },
+  };
+}
+
+interface PullJson {
+  number?: unknown;
+  html_url?: unknown;
+  node_id?: unknown;
+  draft?: unknown;
+}
+
+interface GraphQLAnswer {
+  data?: { markPullRequestReadyForReview?: { pullRequest?: { isDraft?: unknown } | null } | null } | null;
+  errors?: Array<{ type?: string; message?: string }>;
+}
+
+function ref(pull: PullJson, what: string): PullRequestRef {
+  if (typeof pull.number !== "number" || typeof pull.html_url !== "string" || typeof pull.node_id !== "string") {
+    throw new ForgePluginError(null, `GitHub's answer ${what} has no number, html_url or node_id`);
+  }
+  return { number: pull.number, url: pull.html_url, nodeId: pull.node_id };
+}
+
+/** GitHub's reason from its error body (`message` and each of `errors`), with a hint for the usual statuses. */
+function reason(status: number, text: string): string {
+  let detail = "";
+  try {
+    const body = JSON.parse(text) as { message?: unknown; errors?: Array<Record<string, unknown>> };
+    const parts = (Array.isArray(body.errors) ? body.errors : []).map((e) =>
+      typeof e.message === "string" ? e.message : [e.field, e.code].filter((x) => typeof x === "string").join(" "),
+    );
+    detail = [typeof body.message === "string" ? body.message : "", parts.filter(Boolean).join("; ")].filter(Boolean).join(": ");
+  } catch {
+    // Not GitHub's JSON: the status says enough.
+  }
+  const hint =
+    status === 401
+      ? " (the token is expired or revoked)"
+      : status === 403
+        ? " (the token lacks pull requests write on the repository)"
+        : status === 404
+          ? " (no such repository or pull request within the token's reach)"
+          : "";
+  return `${detail ? `: ${detail.slice(0, 500)}` : ""}${hint}`;
+}
+
+/** GitHub refuses longer bodies: the end is cut, and says so. */
+function clip(body: string): string {
+  const note = "\n\n… (cut: longer than GitHub accepts)";
+  return body.length <= MAX_BODY_CHARS ? body : body.slice(0, MAX_BODY_CHARS - note.length) + note;
+}

@@ -1,0 +1,100 @@
+/**
+ * The forge's pull requests and their conversation comments, per repository. Numbers count
+ * from 1 in each repository (GitHub shares them with issues; the forge has no issues), ids
+ * and node ids are forge-wide. A head sha is read from the branch at each answer (GitHub's
+ * follow pushes); the one kept stands in when the branch is gone.
+ */
+
+export interface PullComment {
+  id: number;
+  body: string;
+  /** The login of who wrote it (the App's bot for an installation token). */
+  user: string;
+  created_at: string;
+}
+
+export interface Pull {
+  id: number;
+  node_id: string;
+  full_name: string;
+  number: number;
+  title: string;
+  body: string;
+  /** Branch names in the same repository (the forge has no forks). */
+  head: string;
+  base: string;
+  /** The head branch's sha when last seen (answered when the branch is gone, as GitHub keeps it). */
+  head_sha: string;
+  draft: boolean;
+  state: "open" | "closed";
+  user: string;
+  created_at: string;
+  updated_at: string;
+  comments: PullComment[];
+}
+
+export interface SavedPulls {
+  pulls: Pull[];
+  next_id: number;
+}
+
+export class Pulls {
+  private readonly all: Pull[] = [];
+  private nextId = 1;
+
+  /** The repository's pulls, oldest first. */
+  of(fullName: string): Pull[] {
+    return this.all.filter((pull) => pull.full_name === fullName);
+  }
+
+  get(fullName: string, number: number): Pull | undefined {
+    return this.all.find((pull) => pull.full_name === fullName && pull.number === number);
+  }
+
+  byNodeId(nodeId: string): Pull | undefined {
+    return this.all.find((pull) => pull.node_id === nodeId);
+  }
+
+  open(fields: Pick<Pull, "full_name" | "title" | "body" | "head" | "base" | "head_sha" | "draft" | "user">, now = new Date()): Pull {
+    const number = this.of(fields.full_name).reduce((max, pull) => Math.max(max, pull.number), 0) + 1;
+    const id = this.nextId++;
+    const at = iso(now);
+    // GitHub's node ids are opaque base64 after a type prefix; callers must not parse them.
+    const pull: Pull = {
+      ...fields,
+      id,
+      node_id: `PR_kwDO${Buffer.from(`pull:${id}`).toString("base64url")}`,
+      number,
+      state: "open",
+      created_at: at,
+      updated_at: at,
+      comments: [],
+    };
+    this.all.push(pull);
+    return pull;
+  }
+
+  comment(pull: Pull, body: string, user: string, now = new Date()): PullComment {
+    const comment = { id: this.nextId++, body, user, created_at: iso(now) };
+    pull.comments.push(comment);
+    pull.updated_at = comment.created_at;
+    return comment;
+  }
+
+  toJSON(): SavedPulls {
+    return { pulls: this.all, next_id: this.nextId };
+  }
+
+  static fromJSON(saved: SavedPulls | undefined): Pulls {
+    const pulls = new Pulls();
+    if (!saved) return pulls;
+    pulls.all.push(...saved.pulls);
+    pulls.nextId = saved.next_id;
+    return pulls;
+  }
+}
+
+/** GitHub's timestamps: ISO-8601 to the second. */
+export function iso(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
+}
