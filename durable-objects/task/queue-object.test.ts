@@ -63,7 +63,12 @@ describe("the organisation's task queue", () => {
     expect(started).toHaveLength(4);
     expect(new Set(started).size).toBe(4);
     const rows = Object.values(await statuses(filed.map((r) => r.json.id)));
-    expect(rows.filter((r) => r.status === "running").map((r) => r.id).sort()).toEqual([...started].sort());
+    expect(
+      rows
+        .filter((r) => r.status === "running")
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([...started].sort());
     expect(rows.filter((r) => r.status === "queued")).toHaveLength(2);
   });
 
@@ -73,7 +78,11 @@ describe("the organisation's task queue", () => {
     const base = Date.now() - 60_000;
     const offsets = [5, 2, 6, 1, 4, 3];
     await withDb(async (db) => {
-      for (const [i, task] of filed.entries()) await db.update(tasks).set({ queuedAt: new Date(base + offsets[i]! * 1000) }).where(eq(tasks.id, task.id));
+      for (const [i, task] of filed.entries())
+        await db
+          .update(tasks)
+          .set({ queuedAt: new Date(base + offsets[i]! * 1000) })
+          .where(eq(tasks.id, task.id));
     });
     const started = await recordStarts(org.organisationId);
     await queueOf(org.organisationId).wake(org.organisationId);

@@ -108,7 +108,10 @@ describe("listing and reading tasks", () => {
     const next = await call("GET", `/api/guilds/${org.guildId}/tasks?limit=2&cursor=${all.json.next_cursor}`, { token: org.token });
     expect(next.json.data.map((t: { id: string }) => t.id)).toEqual([ids[2], ids[1]]);
     const open = await call("GET", `/api/guilds/${org.guildId}/tasks?status=waiting,blocked`, { token: org.token });
-    expect(open.json).toEqual({ data: [expect.objectContaining({ id: ids[3], status: "blocked" }), expect.objectContaining({ id: ids[1], status: "waiting" })], next_cursor: null });
+    expect(open.json).toEqual({
+      data: [expect.objectContaining({ id: ids[3], status: "blocked" }), expect.objectContaining({ id: ids[1], status: "waiting" })],
+      next_cursor: null,
+    });
   });
 
   it("HARDEN-TASK: a bad status, limit or cursor is a 422 naming it", async () => {
