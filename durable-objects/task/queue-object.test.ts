@@ -4,7 +4,7 @@ import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../bindings/env";
 import { runs, taskRuns, tasks } from "../../core/db/schema";
-import { createTask, moveTask, type TaskRow } from "../../core/db/tasks";
+import { activeRunCount, createTask, moveTask, type TaskRow } from "../../core/db/tasks";
 import { volumeObjectKey } from "../../core/tasks/key";
 import { REFUSED_START_DELAY_MS, VOLUME_SWEEP_MS } from "../../core/tasks/transitions";
 import { call } from "../../test/workerd/seed";
@@ -114,6 +114,7 @@ describe("the organisation's task queue", () => {
     await queueOf(org.organisationId).wake(org.organisationId);
     expect(started).toEqual([other!.id]);
     expect((await statuses([busy!.id, third!.id]))[third!.id]!.status).toBe("queued");
+    expect(await withDb((db) => activeRunCount(db, org.organisationId))).toBe(1);
   });
 
   it("TASK-006: a task due later starts at its resume time, on the queue's alarm; a rate-limited one past its reset starts", async () => {
