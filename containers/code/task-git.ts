@@ -128,3 +128,28 @@ export async function push(dir: string, args: string[], step: string): Promise<P
   if (refused !== undefined) return { ok: false, refused, output };
   throw new TaskGitError(step, result.timedOut ? "timed out" : lastError(result.stderr));
 }
+
+/**
+ * Every filter driver the repository's configuration defines, emptied for one command (an
+ * empty command is no filter): the agent may define one during its run, and the platform's
+ * snapshot must not run it. Given as GIT_CONFIG_* variables, which take any driver name.
+ */
+export async function noFilters(dir: string): Promise<Record<string, string>> {
+  const names = (await taskGitMaybe(dir, ["config", "--name-only", "--get-regexp", "^filter\\."])) ?? "";
+  const drivers = new Set(names.split("\n").flatMap((name) => /^filter\.(.+)\.[^.]+$/.exec(name.trim())?.[1] ?? []));
+  const env: Record<string, string> = {};
+  let count = 0;
+  for (const driver of drivers) {
+    for (const [key, value] of [
+      ["clean", ""],
+      ["smudge", ""],
+      ["process", ""],
+      ["required", "false"],
+    ]) {
+      env[`GIT_CONFIG_KEY_${count}`] = `filter.${driver}.${key}`;
+      env[`GIT_CONFIG_VALUE_${count}`] = value!;
+      count++;
+    }
+  }
+  return count ? { ...env, GIT_CONFIG_COUNT: String(count) } : {};
+}

@@ -5,7 +5,7 @@
  * agent left them. A push the remote refuses is an answer, not a failure.
  */
 import { snapshotCommit } from "./snapshot";
-import { commitOf, push, remoteRefs, TASK_GIT_ARGS, TASK_GIT_ENV, TaskGitError, taskGit, taskGitText } from "./task-git";
+import { commitOf, noFilters, push, remoteRefs, TASK_GIT_ARGS, TASK_GIT_ENV, TaskGitError, taskGit, taskGitText } from "./task-git";
 
 export interface PushArgs {
   dir: string;
@@ -70,7 +70,7 @@ export async function taskFinalize(args: PushArgs & { wip: string }): Promise<Fi
     message: `WIP snapshot of ${args.branch}`,
     identity: WIP_IDENTITY,
     gitArgs: TASK_GIT_ARGS,
-    env: TASK_GIT_ENV,
+    env: { ...TASK_GIT_ENV, ...(await noFilters(args.dir)) },
   });
   const tree = (rev: string | undefined) => (rev ? taskGitText(args.dir, ["rev-parse", `${rev}^{tree}`], "wip") : Promise.resolve(undefined));
   const dirty = (await tree(snapshot)) !== (await tree(head));
