@@ -127,7 +127,8 @@ export async function taskPrepare(args: PrepareArgs): Promise<PrepareResult> {
     await taskGitText(args.dir, ["init", "-q"], "init");
     sanitized.push(...foreignHooks(args.dir, result.hooks));
     const top = await taskGitMaybe(args.dir, ["rev-parse", "--show-toplevel"]);
-    if (result.oldRemote !== args.remote || top === undefined || (await taskGitMaybe(args.dir, ["rev-parse", "--is-bare-repository"])) !== "false") cloned = true;
+    if (result.oldRemote !== args.remote || top === undefined || (await taskGitMaybe(args.dir, ["rev-parse", "--is-bare-repository"])) !== "false")
+      cloned = true;
   }
   if (cloned) await freshRepository(args);
 

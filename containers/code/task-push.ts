@@ -45,7 +45,9 @@ const tracking = (name: string) => `refs/remotes/origin/${name}`;
 
 async function aheadOfBase(dir: string, head: string, base: string): Promise<number> {
   if (!(await commitOf(dir, tracking(base)))) {
-    await taskGitText(dir, ["fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "origin", `+${heads(base)}:${tracking(base)}`], "fetch", { timeoutMs: 600_000 });
+    await taskGitText(dir, ["fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "origin", `+${heads(base)}:${tracking(base)}`], "fetch", {
+      timeoutMs: 600_000,
+    });
   }
   return Number(await taskGitText(dir, ["rev-list", "--count", `${tracking(base)}..${head}`], "ahead"));
 }

@@ -4,7 +4,7 @@
  * TASK-035, TASK-036).
  */
 import { existsSync } from "node:fs";
-import { chmod, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleCode, plainGit, runCode, tempDir } from "./test-support";
@@ -82,13 +82,25 @@ describe("guilds-code task commands", () => {
 
     const done = await finalize(dir);
     expect(done.code, done.stderr).toBe(0);
-    expect(done.json).toMatchObject({ pushed: true, head: before.head, ahead: 1, dirty: true, wip: { sha: expect.stringMatching(/^[0-9a-f]{40}$/), files: 4 } });
+    expect(done.json).toMatchObject({
+      pushed: true,
+      head: before.head,
+      ahead: 1,
+      dirty: true,
+      wip: { sha: expect.stringMatching(/^[0-9a-f]{40}$/), files: 4 },
+    });
     expect(await state(dir)).toEqual(before);
     expect(await remoteRef(BRANCH)).toBe(before.head);
     const wip = done.json.wip.sha as string;
     expect(await remoteRef(WIP)).toBe(wip);
     expect(await plainGit(["rev-parse", `${wip}^`], origin)).toBe(before.head);
-    expect((await plainGit(["ls-tree", "-r", "--name-only", wip], origin)).split("\n").sort()).toEqual([".gitignore", "README.md", "feature.txt", "notes.txt", "staged.txt"]);
+    expect((await plainGit(["ls-tree", "-r", "--name-only", wip], origin)).split("\n").sort()).toEqual([
+      ".gitignore",
+      "README.md",
+      "feature.txt",
+      "notes.txt",
+      "staged.txt",
+    ]);
     // Nothing new: the branch is not pushed again.
     expect((await push(dir)).json).toMatchObject({ pushed: false, head: before.head, ahead: 1 });
   });

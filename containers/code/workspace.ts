@@ -111,8 +111,7 @@ function falseParent(root: string, rel: string): string | undefined {
 
 export type Inspection =
   /** No workspace, or one git cannot use as it is: it is replaced by a fresh clone. */
-  | { usable: false; reason?: string }
-  | { usable: true };
+  { usable: false; reason?: string } | { usable: true };
 
 /** Whether `dir` may be kept: a real directory with a real `.git` directory without links at its top. */
 export function inspectWorkspace(dir: string): Inspection {
