@@ -6,6 +6,7 @@
  * prompt. The system configuration stays: it is the image's own and carries the credential
  * helper (the run's gateway credential) and the commit trailer template.
  */
+import { failureReason } from "./clone";
 import { type GitOptions, type GitResult, git } from "./git";
 
 /** `-c` options before every git command the platform runs in a task's workspace. */
@@ -49,16 +50,6 @@ export class TaskGitError extends Error {
   }
 }
 
-/** git's last `fatal:`/`error:` line (or its last line), at most 500 characters. */
-export function lastError(stderr: string): string {
-  const lines = stderr
-    .split("\n")
-    .map((l) => l.trim())
-    .filter(Boolean);
-  const line = lines.filter((l) => /^(fatal|error):/.test(l)).at(-1) ?? lines.at(-1) ?? "git failed";
-  return line.length > 500 ? `${line.slice(0, 497)}...` : line;
-}
-
 export function taskGit(dir: string, args: string[], options: GitOptions = {}): Promise<GitResult> {
   return git([...TASK_GIT_ARGS, ...args], { cwd: dir, ...options, env: { ...TASK_GIT_ENV, ...options.env } });
 }
@@ -66,7 +57,7 @@ export function taskGit(dir: string, args: string[], options: GitOptions = {}): 
 /** Trimmed stdout, or a TaskGitError named after `step` with git's reason. */
 export async function taskGitText(dir: string, args: string[], step: string, options: GitOptions = {}): Promise<string> {
   const result = await taskGit(dir, args, options);
-  if (result.code !== 0) throw new TaskGitError(step, result.timedOut ? "timed out" : lastError(result.stderr));
+  if (result.code !== 0) throw new TaskGitError(step, result.timedOut ? "timed out" : failureReason(result.stderr));
   return result.stdout.toString("utf8").trim();
 }
 
@@ -126,7 +117,7 @@ export async function push(dir: string, args: string[], step: string): Promise<P
   if (result.code === 0) return { ok: true, output };
   const refused = refusalOf(stdout);
   if (refused !== undefined) return { ok: false, refused, output };
-  throw new TaskGitError(step, result.timedOut ? "timed out" : lastError(result.stderr));
+  throw new TaskGitError(step, result.timedOut ? "timed out" : failureReason(result.stderr));
 }
 
 /**
