@@ -3,11 +3,11 @@
  * built through a temporary index so the real index, HEAD and branches stay as they were, and
  * recorded at refs/guild/runs/<run>/start (once) or .../end (every time). Nothing is pushed.
  */
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { REPOS_DIR, type RepoChange } from "../../core/repos/types";
 import { git, gitMaybe, gitText } from "./git";
+import { snapshotCommit } from "./snapshot";
 
 export type CheckpointKind = "start" | "end";
 
@@ -48,25 +48,6 @@ export async function workTrees(): Promise<Array<{ name: string; path: string }>
   return found;
 }
 
-/** Commits the whole work tree (tracked and untracked, not ignored) without touching the real index. */
-async function snapshot(path: string, runId: string, kind: CheckpointKind, head: string | undefined): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), "guilds-checkpoint-"));
-  try {
-    const env = { GIT_INDEX_FILE: join(dir, "index"), ...CHECKPOINT_IDENTITY };
-    // Seeded from HEAD, so tracked files that an ignore rule matches stay in the snapshot.
-    await gitText(head ? ["read-tree", head] : ["read-tree", "--empty"], { cwd: path, env });
-    // --ignore-errors: a file that cannot be read, or a nested repository without a commit,
-    // is left out with a note instead of costing the whole checkpoint.
-    const added = await git(["-c", "advice.addEmbeddedRepo=false", "add", "--all", "--ignore-errors", "--", ":/"], { cwd: path, env });
-    if (added.code !== 0) process.stderr.write(`guilds-code: ${path}: some files were left out of the checkpoint:\n${added.stderr}`);
-    const tree = await gitText(["write-tree"], { cwd: path, env });
-    const parent = head ? ["-p", head] : [];
-    return await gitText(["commit-tree", tree, ...parent, "-m", `Checkpoint (${kind}) of run ${runId}`], { cwd: path, env });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 /** Creates `ref` at `sha` unless it exists; answers the sha the ref holds afterwards. */
 async function createOnce(path: string, ref: string, sha: string): Promise<string> {
   const created = await git(["update-ref", "--no-deref", ref, sha, ""], { cwd: path });
@@ -83,7 +64,7 @@ export async function checkpointRepo(name: string, path: string, runId: string, 
   const base = { name, branch, head_sha: head ?? null };
   if (kind === "start" && existingStart) return { ...base, start_sha: existingStart, end_sha: existingStart, files_changed: 0, insertions: 0, deletions: 0 };
 
-  const commit = await snapshot(path, runId, kind, head);
+  const commit = await snapshotCommit(path, { head, message: `Checkpoint (${kind}) of run ${runId}`, identity: CHECKPOINT_IDENTITY });
   // A repository cloned after the run's first generation gets its start now (OP-REPO-9).
   const start = existingStart ?? (await createOnce(path, startRef, commit));
   if (kind === "start") return { ...base, start_sha: start, end_sha: start, files_changed: 0, insertions: 0, deletions: 0 };

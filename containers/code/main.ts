@@ -7,6 +7,10 @@
  *   guilds-code checkpoint --run <id> --kind start|end
  *   guilds-code diff --run <id> --repo <name> [--max-bytes 262144]   exit 4 without checkpoints
  *   guilds-code credential get                                        (git-credential-guilds)
+ *   guilds-code task-prepare --dir <abs> --remote <url> --branch <b> --base <b> --wip <b> [--name <n> --email <e>]
+ *   guilds-code task-push --dir <abs> --branch <b> --base <b>
+ *   guilds-code task-finalize --dir <abs> --branch <b> --base <b> --wip <b>
+ *     (exit 3 with {"error":"task.git","step","reason"} when git fails; a refused push is an answer)
  *
  * Bad arguments exit 2 with {"error":"usage","message"}; anything unexpected exits 1 with
  * {"error":"internal","message"}.
@@ -17,6 +21,10 @@ import { clone, DIR_NAME } from "./clone";
 import { credentialHelper } from "./credential";
 import { runDiff } from "./diff";
 import { gitText } from "./git";
+import { ABSOLUTE_DIR, BRANCH_NAME, REMOTE_URL } from "./task-args";
+import { TaskGitError } from "./task-git";
+import { taskPrepare } from "./task-prepare";
+import { taskFinalize, taskPush } from "./task-push";
 
 class UsageError extends Error {}
 
@@ -45,6 +53,34 @@ function positiveInt(flags: Record<string, string>, key: string, fallback: numbe
   const value = Number(flags[key]);
   if (!Number.isInteger(value) || value <= 0) throw new UsageError(`--${key} must be a positive integer`);
   return value;
+}
+
+const ONE_LINE = /^[^\n\r\0]+$/;
+
+function taskFlags(rest: string[], known: string[]) {
+  const flags = parseFlags(rest, known);
+  const optional = (key: string) => (flags[key] === undefined ? undefined : required(flags, key, ONE_LINE));
+  return {
+    dir: required(flags, "dir", ABSOLUTE_DIR),
+    branch: required(flags, "branch", BRANCH_NAME),
+    base: required(flags, "base", BRANCH_NAME),
+    wip: known.includes("wip") ? required(flags, "wip", BRANCH_NAME) : "",
+    remote: known.includes("remote") ? required(flags, "remote", REMOTE_URL) : "",
+    name: optional("name"),
+    email: optional("email"),
+  };
+}
+
+/** A task command's answer, or exit 3 with the git step that failed. */
+async function taskAnswer(run: () => Promise<unknown>): Promise<number> {
+  try {
+    print(await run());
+    return 0;
+  } catch (error) {
+    if (!(error instanceof TaskGitError)) throw error;
+    print({ error: "task.git", step: error.step, reason: error.reason });
+    return 3;
+  }
 }
 
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
@@ -83,8 +119,22 @@ async function main(argv: string[]): Promise<number> {
     }
     case "credential":
       return credentialHelper(rest[0]);
+    case "task-prepare": {
+      const flags = taskFlags(rest, ["dir", "remote", "branch", "base", "wip", "name", "email"]);
+      return taskAnswer(() => taskPrepare(flags));
+    }
+    case "task-push": {
+      const flags = taskFlags(rest, ["dir", "branch", "base"]);
+      return taskAnswer(() => taskPush(flags));
+    }
+    case "task-finalize": {
+      const flags = taskFlags(rest, ["dir", "branch", "base", "wip"]);
+      return taskAnswer(() => taskFinalize(flags));
+    }
     default:
-      throw new UsageError(`unknown command ${command ?? "(none)"}; expected identity, clone, checkpoint, diff or credential`);
+      throw new UsageError(
+        `unknown command ${command ?? "(none)"}; expected identity, clone, checkpoint, diff, credential, task-prepare, task-push or task-finalize`,
+      );
   }
 }
 

@@ -3,6 +3,9 @@ import { parseShortstat, RUN_ID } from "./checkpoint";
 import { classifyCloneFailure, DIR_NAME, failureReason, urlHost } from "./clone";
 import { credentialAnswer, parseCredentialRequest } from "./credential";
 import { cutAtLine } from "./diff";
+import { ABSOLUTE_DIR, BRANCH_NAME, REMOTE_URL } from "./task-args";
+import { parseLsRemote, refusalOf } from "./task-git";
+import { droppedKeys, workspaceConfig } from "./workspace";
 
 describe("guilds-code's pure parts", () => {
   it("REPO-018: the diffstat comes from git's shortstat, singular and plural, any part missing", () => {
@@ -69,5 +72,44 @@ describe("guilds-code's pure parts", () => {
     for (const bad of ["..", "../x", "a/b", ".hidden", "", "a b"]) expect(DIR_NAME.test(bad), bad).toBe(false);
     expect(RUN_ID.test("7f3a9c10-5d1e-4b7a-9a61-2f1c0e9d4b11")).toBe(true);
     expect(DIR_NAME.test("my.repo-name_2")).toBe(true);
+  });
+});
+
+describe("guilds-code's task parts", () => {
+  it("TASK-013: the workspace's configuration is written whole, quoted, and what the old one held beyond it is reported", () => {
+    const text = workspaceConfig({ remote: "http://git.gateway.internal/tasks/t1/acme/app.git", branch: "factory/task/APP-1", name: 'A "quoted" \\ name' });
+    expect(text).toContain('\turl = "http://git.gateway.internal/tasks/t1/acme/app.git"');
+    expect(text).toContain('[branch "factory/task/APP-1"]');
+    expect(text).toContain('\tname = "A \\"quoted\\" \\\\ name"');
+    expect(text).not.toContain("email");
+    const fresh: Array<[string, string]> = [
+      ["remote.origin.url", "u"],
+      ["core.bare", "false"],
+    ];
+    const old: Array<[string, string]> = [
+      ["remote.origin.url", "other"],
+      ["core.bare", "false"],
+      ["core.fsmonitor", "x"],
+      ["core.fsmonitor", "y"],
+    ];
+    expect(droppedKeys(old, fresh)).toEqual(["core.fsmonitor", "remote.origin.url"]);
+  });
+
+  it("TASK-017: a refused update's reason comes from git's porcelain output; ls-remote answers only the exact refs", () => {
+    expect(refusalOf("To http://x/a.git\n!\trefs/heads/f:refs/heads/f\t[remote rejected] (force push not allowed)\nDone\n")).toBe("force push not allowed");
+    expect(refusalOf("!\trefs/heads/f:refs/heads/f\t[rejected] (stale info)\n")).toBe("stale info");
+    expect(refusalOf("To x\n=\trefs/heads/f:refs/heads/f\t[up to date]\nDone\n")).toBeUndefined();
+    const refs = parseLsRemote("a1\trefs/heads/main\nb2\trefs/heads/x/refs/heads/main\n", ["refs/heads/main", "refs/heads/factory/task/A-1"]);
+    expect([...refs]).toEqual([["refs/heads/main", "a1"]]);
+  });
+
+  it("TASK-013: branch names, folders and remotes that could be read as options or leave their place are usage errors", () => {
+    for (const good of ["main", "factory/task/APP-7", "release/1.x", "feature_a.b"]) expect(BRANCH_NAME.test(good), good).toBe(true);
+    for (const bad of ["-x", "--upload-pack=x", "a..b", "a//b", "a/", "a.lock", "a@{1}", ".a", "a/.b", "a b", ""])
+      expect(BRANCH_NAME.test(bad), bad).toBe(false);
+    for (const good of ["/data/workspace", "/tmp/x.y/work"]) expect(ABSOLUTE_DIR.test(good), good).toBe(true);
+    for (const bad of ["/", "data", "/data/../etc", "/data/./x", "/data/", "/data//x"]) expect(ABSOLUTE_DIR.test(bad), bad).toBe(false);
+    for (const bad of ["ext::sh -c x", "ssh://h/x", "git@h:x", "http://a b"]) expect(REMOTE_URL.test(bad), bad).toBe(false);
+    expect(REMOTE_URL.test("http://git.gateway.internal/tasks/t1/acme/app.git")).toBe(true);
   });
 });

@@ -30,18 +30,22 @@ export interface HomeArchiveOptions {
 /** Chromium's lock files: they name the box that ran it and would block the next one. */
 const isProfileLock = (segments: readonly string[]) => segments.length === 2 && segments[0] === ".browser" && segments[1]!.startsWith("Singleton");
 
+/** What a home archive leaves out: caches and Chromium's lock files. */
+const homeSkip = (segments: readonly string[], isDirectory: boolean) => (isDirectory ? isExcludedDir(segments) : isProfileLock(segments));
+
 /**
  * Every entry to archive, relative to `root`, directories included (so empty ones and their
- * modes survive): caches and Chromium's lock files skipped, symbolic links not followed.
+ * modes survive): what `skip` names left out (by default the home's caches and Chromium's
+ * lock files), symbolic links not followed.
  */
-export async function archiveEntries(root: string): Promise<string[]> {
+export async function archiveEntries(root: string, skip: (segments: readonly string[], isDirectory: boolean) => boolean = homeSkip): Promise<string[]> {
   const entries: string[] = [];
   async function walk(dir: string, segments: string[]): Promise<void> {
     const handle = await opendir(dir).catch(() => undefined);
     if (!handle) return;
     for await (const entry of handle) {
       const inner = [...segments, entry.name];
-      if (entry.isDirectory() ? isExcludedDir(inner) : isProfileLock(inner)) continue;
+      if (skip(inner, entry.isDirectory())) continue;
       entries.push(inner.join("/"));
       if (entry.isDirectory()) await walk(join(dir, entry.name), inner);
     }
@@ -51,7 +55,7 @@ export async function archiveEntries(root: string): Promise<string[]> {
 }
 
 /** Runs tar; resolves with its exit code and the end of its error output. */
-function tar(
+export function tar(
   args: string[],
   input: string | undefined,
   output: "pipe" | "ignore" = "ignore",
@@ -70,9 +74,12 @@ function tar(
   return { done, stdin: child.stdin, stdout: child.stdout, kill: () => child.kill("SIGKILL") };
 }
 
-/** Home archive and restore share one lock: a save never reads a home a restore is rewriting. */
+/**
+ * Archives and restores (the home's and the volume's) share one lock: a save never reads a
+ * tree a restore is rewriting.
+ */
 let busy: Promise<unknown> = Promise.resolve();
-function exclusive<T>(task: () => Promise<T>): Promise<T> {
+export function exclusive<T>(task: () => Promise<T>): Promise<T> {
   const next = busy.then(task, task);
   busy = next.catch(() => undefined);
   return next;
@@ -115,9 +122,13 @@ async function* archiveChunks(home: string, entries: string[], cap: number): Asy
 }
 
 /** The archive's chunks with its entry count; the first chunk is read, so an immediate failure throws here. */
-async function openArchive(home: string, cap: number): Promise<{ chunks: AsyncGenerator<Buffer>; entries: number }> {
+export async function openArchive(
+  home: string,
+  cap: number,
+  skip?: (segments: readonly string[], isDirectory: boolean) => boolean,
+): Promise<{ chunks: AsyncGenerator<Buffer>; entries: number }> {
   await mkdir(home, { recursive: true });
-  const entries = await archiveEntries(home);
+  const entries = await archiveEntries(home, skip);
   const source = archiveChunks(home, entries, cap);
   const first = await source.next();
   if (!first.done && first.value.length > cap) {
@@ -132,33 +143,39 @@ async function openArchive(home: string, cap: number): Promise<{ chunks: AsyncGe
   return { chunks: chunks(), entries: entries.length };
 }
 
+/**
+ * Answers with an archive as it is made. Streamed without a length: past the cap the answer
+ * ends after the chunk that passed it (the reader counts, and refuses it as over the cap); a
+ * failing tar cuts the connection, which the reader sees as an error, never as an end.
+ */
+export async function sendArchive(res: ServerResponse, open: () => ReturnType<typeof openArchive>): Promise<void> {
+  let archive: Awaited<ReturnType<typeof openArchive>>;
+  try {
+    archive = await open();
+  } catch (err) {
+    if (err instanceof ArchiveTooLarge) return sendError(res, 413, "workspace.full", err.message);
+    return sendError(res, 500, "archive.failed", (err as Error).message);
+  }
+  res.writeHead(200, { "content-type": "application/zstd", "x-archive-entries": archive.entries, "cache-control": "no-store" });
+  try {
+    for await (const chunk of archive.chunks) {
+      if (!res.write(chunk)) await drained(res);
+      if (res.destroyed) break;
+    }
+    res.end();
+  } catch (err) {
+    if (err instanceof ArchiveTooLarge) res.end();
+    else res.destroy(err as Error);
+  }
+}
+
 export function getHomeArchive(res: ServerResponse, url: URL, options: HomeArchiveOptions): Promise<void> {
   const cap = archiveCap(url, options.maxArchiveBytes);
   return exclusive(async () => {
     const language = options.services.browserLanguage();
     await options.services.stopBrowser();
     try {
-      let archive: Awaited<ReturnType<typeof openArchive>>;
-      try {
-        archive = await openArchive(options.home, cap);
-      } catch (err) {
-        if (err instanceof ArchiveTooLarge) return sendError(res, 413, "workspace.full", err.message);
-        return sendError(res, 500, "archive.failed", (err as Error).message);
-      }
-      // Streamed without a length. Past the cap the answer ends after the chunk that passed
-      // it (the reader counts, and refuses it as over the cap); a failing tar cuts the
-      // connection, which the reader sees as an error, never as an end.
-      res.writeHead(200, { "content-type": "application/zstd", "x-archive-entries": archive.entries, "cache-control": "no-store" });
-      try {
-        for await (const chunk of archive.chunks) {
-          if (!res.write(chunk)) await drained(res);
-          if (res.destroyed) break;
-        }
-        res.end();
-      } catch (err) {
-        if (err instanceof ArchiveTooLarge) res.end();
-        else res.destroy(err as Error);
-      }
+      await sendArchive(res, () => openArchive(options.home, cap));
     } finally {
       // A periodic save must not close the operator's browser; a save before the box is
       // destroyed says so and leaves it stopped.
@@ -244,9 +261,14 @@ export function putHomeArchive(req: IncomingMessage, res: ServerResponse, url: U
   });
 }
 
-/** Extracts into `staging` and merges it into the home; → the answer, sent once staging is gone. */
-async function restoreThrough(staging: string, req: IncomingMessage, cap: number, options: HomeArchiveOptions, res: ServerResponse): Promise<() => void> {
-  const run = tar(["--extract", "--zstd", "--file=-", "--directory", staging], undefined);
+/** Unpacks the request's zstd tar into `staging`, stopping once more than `cap` bytes came. */
+export async function extractCapped(
+  req: IncomingMessage,
+  staging: string,
+  cap: number,
+  tarArgs: string[] = [],
+): Promise<{ tooLarge: boolean; code: number | null; stderr: string }> {
+  const run = tar(["--extract", "--zstd", "--file=-", "--directory", staging, ...tarArgs], undefined);
   let size = 0;
   let tooLarge = false;
   try {
@@ -268,6 +290,12 @@ async function restoreThrough(staging: string, req: IncomingMessage, cap: number
     run.kill();
   }
   const { code, stderr } = await run.done;
+  return { tooLarge, code, stderr };
+}
+
+/** Extracts into `staging` and merges it into the home; → the answer, sent once staging is gone. */
+async function restoreThrough(staging: string, req: IncomingMessage, cap: number, options: HomeArchiveOptions, res: ServerResponse): Promise<() => void> {
+  const { tooLarge, code, stderr } = await extractCapped(req, staging, cap);
   if (tooLarge) return () => sendError(res, 413, "archive.too_large", `archive is over the ${cap}-byte limit`);
   if (code !== 0) return () => sendError(res, 400, "archive.invalid", `not a readable zstd tar archive: ${stderr || `tar exited with ${code}`}`);
   const restored = await measureWorkspace(staging);

@@ -9,6 +9,7 @@
  *   GUEST_MAX_FILE_BYTES  file upload/download limit (default 64 MiB)
  *   GUEST_MAX_ARCHIVE_BYTES  ceiling of a home archive, saved or restored (default 5 GiB); the
  *                    platform sends the agent's own cap with each request and may only lower it
+ *   GUEST_VOLUME     the task volume archived and restored by /volume/* (default /data)
  *   GUEST_HOME_SAVE_URL  where to PUT the home archive on SIGTERM (unset: no save on exit)
  *   GUEST_HOME_SAVE_TIMEOUT_MS  how long that save may take (default 10 minutes)
  *   and the desktop services' settings (services-config.ts)
@@ -52,7 +53,9 @@ for (const name of Object.keys(baseEnv)) if (name.startsWith("GUEST_")) delete b
 const services = new Services(servicesConfig, baseEnv, home);
 services.beforeBrowserStop = disconnectBrowser;
 const homeState = new HomeState(maxArchiveBytes);
-const server = createGuestServer({ token, baseEnv, home, maxFileBytes, services, maxArchiveBytes, homeState, browser: driverOptions(settings) });
+const volume = settings.GUEST_VOLUME ?? "/data";
+if (!volume.startsWith("/")) fail("GUEST_VOLUME must be an absolute path");
+const server = createGuestServer({ token, baseEnv, home, maxFileBytes, services, maxArchiveBytes, homeState, volume, browser: driverOptions(settings) });
 server.listen(port, settings.GUEST_HOST ?? "0.0.0.0", () => {
   const address = server.address();
   console.log(`GUEST_LISTENING ${typeof address === "object" && address ? address.port : port}`);

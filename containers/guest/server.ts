@@ -15,6 +15,7 @@ import { BodyTooLarge, readBody, sendError, sendJson } from "./http-util";
 import { checkAbsolutePath } from "./paths";
 import type { Services } from "./services";
 import { type GuestRoute, servicesRoutes } from "./services-routes";
+import { DEFAULT_VOLUME, volumeRoutes } from "./volume-archive";
 import { measureWorkspace } from "./workspace-size";
 
 export const GUEST_VERSION = "1";
@@ -35,6 +36,8 @@ export interface GuestOptions {
   browser?: BrowserDriverOptions;
   /** Whether the home was restored, shared with the save on shutdown; a fresh one by default. */
   homeState?: HomeState;
+  /** The task volume's root for its archive and restore (default /data). */
+  volume?: string;
   /** Further routes by "METHOD /path", e.g. the browser's. */
   routes?: Map<string, GuestRoute>;
 }
@@ -50,6 +53,7 @@ export function createGuestServer(options: GuestOptions): Server {
       maxArchiveBytes: options.maxArchiveBytes,
       state: options.homeState ?? new HomeState(options.maxArchiveBytes),
     }),
+    ...volumeRoutes({ root: options.volume ?? DEFAULT_VOLUME, maxArchiveBytes: options.maxArchiveBytes }),
     ...(options.routes ?? []),
   ]);
 

@@ -12,8 +12,8 @@ export interface WorkspaceSize {
   files: number;
 }
 
-/** Measures `root` (an existing directory). */
-export async function measureWorkspace(root: string): Promise<WorkspaceSize> {
+/** Measures `root` (an existing directory); `skip` names the caches not counted. */
+export async function measureWorkspace(root: string, skip: (segments: readonly string[]) => boolean = isExcludedDir): Promise<WorkspaceSize> {
   const total: WorkspaceSize = { bytes: 0, files: 0 };
   const seen = new Set<string>();
 
@@ -29,7 +29,7 @@ export async function measureWorkspace(root: string): Promise<WorkspaceSize> {
       const path = join(dir, entry.name);
       const inner = [...segments, entry.name];
       if (entry.isDirectory()) {
-        if (!isExcludedDir(inner)) pending.push(walk(path, inner));
+        if (!skip(inner)) pending.push(walk(path, inner));
         continue;
       }
       pending.push(
