@@ -124,8 +124,8 @@ describe("operator console: sign-in, guilds, agents, usage", () => {
     expect(await tabs.getByRole("link", { name: "Browser" }).count()).toBe(0);
     expect(await page.getByTestId("box-change-hint").textContent()).toContain("replaces an idle box");
 
-    await page.getByLabel("Browser", { exact: true }).check();
-    await page.getByLabel("Coding", { exact: true }).check();
+    await page.getByRole("checkbox", { name: "Browser", exact: true }).check();
+    await page.getByRole("checkbox", { name: "Coding", exact: true }).check();
     await page.getByLabel("Browser language").fill("de-DE");
     await page.getByRole("button", { name: "Save settings" }).click();
     await page.getByText("Saved.").waitFor();
@@ -134,7 +134,7 @@ describe("operator console: sign-in, guilds, agents, usage", () => {
     expect((await api("GET", `/api/agents/${agent.id}`)).json).toMatchObject({ browser: true, coding: true, browser_language: "de-DE" });
     await screenshot(page, "05b-agent-box-settings", { fullPage: true });
 
-    await page.getByLabel("Coding", { exact: true }).uncheck();
+    await page.getByRole("checkbox", { name: "Coding", exact: true }).uncheck();
     await page.getByRole("button", { name: "Save settings" }).click();
     await page.getByText("Saved.").waitFor();
     expect((await api("GET", `/api/agents/${agent.id}`)).json).toMatchObject({ browser: true, coding: false, browser_language: "de-DE" });
@@ -151,7 +151,7 @@ describe("operator console: sign-in, guilds, agents, usage", () => {
     expect((await sandbox()).status).toBe("running");
 
     await page.goto(`${apiUrl}/agents/${agent.id}/settings`);
-    await page.getByLabel("Browser", { exact: true }).check();
+    await page.getByRole("checkbox", { name: "Browser", exact: true }).check();
     await page.getByRole("button", { name: "Save settings" }).click();
     await page.getByText("Saved.").waitFor();
     await until(async () => (await sandbox()).status === "none", "the idle box is destroyed", 60_000);

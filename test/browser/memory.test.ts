@@ -46,7 +46,7 @@ describe("console: Memory", () => {
     expect((await api("PUT", `/api/agents/${agent.id}/memory`, { body: { content: "Reply in French." } })).status).toBe(200);
 
     await page.goto(`${apiUrl}/agents/${agent.id}/settings`);
-    const toggle = page.getByLabel("Memory", { exact: true });
+    const toggle = page.getByRole("checkbox", { name: "Memory", exact: true });
     await toggle.waitFor();
     expect(await toggle.isChecked()).toBe(false);
     const state = page.getByTestId("memory-state");

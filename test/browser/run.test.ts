@@ -106,6 +106,7 @@ describe("operator console: the run view, live", () => {
     expect(await page.locator("li[data-role=tool]", { hasText: "Result of schedule_create" }).textContent()).toContain(schedules[0].id);
     await screenshot(page, "13-run-schedule-create");
 
+    await page.getByRole("link", { name: "Planner", exact: true }).click();
     await page.getByRole("navigation", { name: "Agent pages" }).getByRole("link", { name: "Routine" }).click();
     const row = page.locator('tr[data-routine="Evening digest"]');
     await row.waitFor();
