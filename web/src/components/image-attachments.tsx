@@ -58,7 +58,7 @@ export function ImageAttachments(props: { images: PendingImage[]; onAdd: (files:
         <span key={image.key} class={`chip attachment attachment-${image.state}`} data-testid="attachment" data-state={image.state}>
           {image.filename}
           {image.state === "uploading" && <span class="muted"> uploading…</span>}
-          {image.state === "failed" && <span class="field-error"> not attached: {image.error}</span>}{" "}
+          {image.state === "failed" && <span class="attachment-error"> not attached: {image.error}</span>}{" "}
           <button type="button" class="link" aria-label={`Remove ${image.filename}`} onClick={() => props.onRemove(image.key)}>
             ×
           </button>
