@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api } from "../e2e/http";
-import { type Chromium, launchChromium, type Page, screenshot, signIn } from "./browser";
+import { type Chromium, launchChromium, type Page, screenshot, signIn, until } from "./browser";
 
 /** Sign-in, guilds and agents, settings with field errors, deletion, usage: the console's frame. */
 describe("operator console: sign-in, guilds, agents, usage", () => {
@@ -113,6 +113,49 @@ describe("operator console: sign-in, guilds, agents, usage", () => {
     await row.waitFor({ state: "detached" });
     expect((await api("GET", `/api/guilds/${guild.id}`)).status).toBe(404);
   });
+
+  it("UI-032: the settings toggle browser access and coding and change the browser language, saying that this replaces an idle box", async () => {
+    const guild = (await api("POST", "/api/guilds", { body: { name: `Boxes ${suffix}` } })).json;
+    const agent = (await api("POST", `/api/guilds/${guild.id}/agents`, { body: { name: `Boxer ${suffix}` } })).json;
+    expect(agent).toMatchObject({ browser: false, coding: false, browser_language: "en-US" });
+    await page.goto(`${apiUrl}/agents/${agent.id}/settings`);
+    await page.getByRole("heading", { name: `Settings of Boxer ${suffix}` }).waitFor();
+    const tabs = page.getByRole("navigation", { name: "Agent pages" });
+    expect(await tabs.getByRole("link", { name: "Browser" }).count()).toBe(0);
+    expect(await page.getByTestId("box-change-hint").textContent()).toContain("replaces an idle box");
+
+    await page.getByRole("checkbox", { name: "Browser", exact: true }).check();
+    await page.getByRole("checkbox", { name: "Coding", exact: true }).check();
+    await page.getByLabel("Browser language").fill("de-DE");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Saved.").waitFor();
+    // The Browser tab follows the saved flag.
+    await tabs.getByRole("link", { name: "Browser" }).waitFor();
+    expect((await api("GET", `/api/agents/${agent.id}`)).json).toMatchObject({ browser: true, coding: true, browser_language: "de-DE" });
+    await screenshot(page, "05b-agent-box-settings", { fullPage: true });
+
+    await page.getByRole("checkbox", { name: "Coding", exact: true }).uncheck();
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Saved.").waitFor();
+    expect((await api("GET", `/api/agents/${agent.id}`)).json).toMatchObject({ browser: true, coding: false, browser_language: "de-DE" });
+  });
+
+  it("UI-032 / SBX-022: saving browser access in the settings destroys the agent's idle box (needs the engine)", async (ctx) => {
+    const guild = (await api("POST", "/api/guilds", { body: { name: `Idle boxes ${suffix}` } })).json;
+    const agent = (await api("POST", `/api/guilds/${guild.id}/agents`, { body: { name: `Idler ${suffix}`, coding: true } })).json;
+    const sandbox = async () => (await api("GET", `/api/agents/${agent.id}/sandbox`)).json;
+    // The CLI view brings the box up; without an engine it cannot (503).
+    const started = await api("POST", `/api/agents/${agent.id}/cli/start`);
+    if (started.status === 503) ctx.skip();
+    expect(started.status).toBe(200);
+    expect((await sandbox()).status).toBe("running");
+
+    await page.goto(`${apiUrl}/agents/${agent.id}/settings`);
+    await page.getByRole("checkbox", { name: "Browser", exact: true }).check();
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Saved.").waitFor();
+    await until(async () => (await sandbox()).status === "none", "the idle box is destroyed", 60_000);
+  }, 240_000);
 
   it("UI-010: the usage page shows cost and tokens per agent, guild and organisation, this month against an editable limit, with a chart", async () => {
     const guild = (await api("POST", "/api/guilds", { body: { name: `Spend ${suffix}` } })).json;

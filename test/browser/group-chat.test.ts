@@ -113,6 +113,104 @@ describe("operator console: the guild's group chat", () => {
     await page.getByRole("heading", { name: `Group chat of Chat ${suffix}` }).waitFor();
   });
 
+  it("UI-001: asked in the group chat, the agent creates a routine with schedule_create in its group run; the Routine tab lists it", async () => {
+    const {
+      guild,
+      agents: [keeper],
+    } = await newGuild(`Routines ${suffix}`, ["Keeper"]);
+    const wakeWindow = { timezone: "Europe/Berlin", start: "09:00", end: "10:00", max_wakes: 2 };
+    await scriptModel(mockUrl, keeper!.model, [
+      {
+        tool_calls: [
+          { name: "schedule_create", arguments: { description: "Stand-up nudge", instruction: "Ask the guild for updates.", wake_window: wakeWindow } },
+        ],
+      },
+      { content: "Noted." },
+    ]);
+    await page.goto(`${apiUrl}/guilds/${guild.id}/chat`);
+    await page.locator(".live[data-connection=open]").waitFor();
+    const box = page.getByLabel("Message to the guild");
+    await box.fill("@Keeper nudge us for updates every morning");
+    await box.press("Enter");
+    await page.locator("li[data-author-kind=operator]", { hasText: "nudge us for updates" }).waitFor();
+
+    // The group run's trace shows the call; the chat itself does not.
+    await page.getByTestId("read").getByRole("link", { name: "run", exact: true }).click();
+    await page.locator('[data-tool-call="schedule_create"]').waitFor();
+    await page.locator("li[data-role=tool]", { hasText: "Result of schedule_create" }).waitFor();
+    expect(await page.locator(".run-head .kind-group").textContent()).toBe("Group chat");
+
+    await page.goto(`${apiUrl}/agents/${keeper!.id}/routines`);
+    const row = page.locator('tr[data-routine="Stand-up nudge"]');
+    await row.waitFor();
+    expect(await row.locator("td.trigger").textContent()).toBe("random 2× between 09:00 and 10:00 (Europe/Berlin)");
+    expect((await api("GET", `/api/agents/${keeper!.id}/schedules`)).json.data).toEqual([
+      expect.objectContaining({ description: "Stand-up nudge", wake_window: wakeWindow, cron: null }),
+    ]);
+  });
+
+  it("UI-005: for a group run the operator reads the Group Chat info wake, the private tool trace, and each reply's exact prompt with its Memory", async () => {
+    const {
+      guild,
+      agents: [archivist],
+    } = await newGuild(`Memories ${suffix}`, ["Archivist"]);
+    expect((await api("PATCH", `/api/agents/${archivist!.id}`, { body: { memory: true } })).status).toBe(200);
+    expect((await api("PUT", `/api/agents/${archivist!.id}/memory`, { body: { content: "The guild meets on Tuesdays." } })).status).toBe(200);
+    // With Memory on, a group wake ends with memory_write (GROUP-005).
+    await scriptModel(mockUrl, archivist!.model, [
+      { tool_calls: [{ name: "memory_write", arguments: { content: "The guild meets on Tuesdays. Asked again today." } }] },
+      { content: "Tuesday, as always." },
+    ]);
+    await page.goto(`${apiUrl}/guilds/${guild.id}/chat`);
+    await page.locator(".live[data-connection=open]").waitFor();
+    const box = page.getByLabel("Message to the guild");
+    await box.fill("@Archivist when do we meet?");
+    await box.press("Enter");
+    await page.getByTestId("read").getByRole("link", { name: "run", exact: true }).click();
+    await page.getByTestId("run-status").waitFor();
+
+    // The wake, as read for the operator and as the model got it.
+    const wake = page.locator("li[data-role=user]").first();
+    await wake.getByTestId("group-wake").waitFor();
+    expect(await wake.locator("blockquote").textContent()).toBe("@Archivist when do we meet?");
+    await wake.locator(".wake-raw summary").click();
+    const wakeText = (await wake.locator(".wake-raw pre").textContent()) ?? "";
+    expect(wakeText).toContain("when do we meet?");
+
+    // The private trace: the memory_write call and its result, which the chat never shows.
+    const call = page.locator('[data-tool-call="memory_write"]');
+    await call.waitFor();
+    expect(await call.getByRole("group", { name: "Arguments of memory_write" }).textContent()).toContain("Asked again today.");
+    await page.locator("li[data-role=tool]", { hasText: "Result of memory_write" }).waitFor();
+    const reply = page.locator("li[data-role=assistant]", { hasText: "Tuesday, as always." });
+    await reply.waitFor();
+
+    // The first reply's exact prompt: the system prompt with the Memory the run opened with, then the wake.
+    const first = page.locator("li[data-role=assistant]").first();
+    await first.locator(".prompt-replay summary").click();
+    const messages = first.locator(".prompt-messages > li");
+    await messages.first().waitFor();
+    expect(await first.locator(".prompt-replay").textContent()).toContain("matches the recorded hash");
+    expect(await messages.first().locator("strong").textContent()).toBe("system");
+    expect(await messages.first().locator("pre").textContent()).toContain("<memory>\nThe guild meets on Tuesdays.\n</memory>");
+    expect(await messages.nth(1).locator("strong").textContent()).toBe("user");
+    expect(await messages.nth(1).locator("pre").textContent()).toBe(wakeText);
+
+    // The last reply's exact prompt carries the trace: the call and its result.
+    await reply.locator(".prompt-replay summary").click();
+    const later = reply.locator(".prompt-messages > li");
+    await later.first().waitFor();
+    const roles = await later.locator("strong").allTextContents();
+    expect(roles).toEqual(["system", "user", "assistant", "tool"]);
+    expect(await later.nth(2).locator("pre").textContent()).toContain("memory_write");
+    expect(await later.nth(3).locator("pre").textContent()).toContain("Memory saved");
+    await screenshot(page, "44-group-run-exact-prompt", { fullPage: true });
+
+    await page.goto(`${apiUrl}/guilds/${guild.id}/chat`);
+    await page.locator("li[data-author-kind=operator]", { hasText: "when do we meet?" }).waitFor();
+    expect(await page.locator("li[data-seq]").count()).toBe(1);
+  });
+
   it("GROUP-015: an agent's group_post arrives live, styled as the agent's, with its @tag; after a dropped stream every message shows once", async () => {
     const {
       guild,

@@ -88,6 +88,74 @@ describe("operator console: the run view, live", () => {
     await screenshot(page, "09-agent-history");
   });
 
+  it("UI-001: asked in a direct chat, the agent creates a routine with schedule_create; the call shows in the chat and the routine in the Routine tab", async () => {
+    const { agent, model } = await newAgent("Planner");
+    const args = { description: "Evening digest", instruction: "Summarise the **day**.", cron: "0 18 * * *" };
+    await scriptModel(mockUrl, model, [{ tool_calls: [{ name: "schedule_create", arguments: args }] }, { content: "Your evening digest is set." }]);
+    await page.goto(`${apiUrl}/agents/${agent.id}`);
+    await page.getByLabel("First message (optional)").fill("Send me a digest every evening");
+    await page.getByRole("button", { name: "Start chat" }).click();
+
+    const call = page.locator('[data-tool-call="schedule_create"]');
+    await call.waitFor();
+    expect(await call.locator("pre").textContent()).toContain('"cron": "0 18 * * *"');
+    await page.locator("li[data-role=tool]", { hasText: "Result of schedule_create" }).waitFor();
+    await page.locator("li[data-role=assistant]", { hasText: "Your evening digest is set." }).waitFor();
+    const schedules = (await api("GET", `/api/agents/${agent.id}/schedules`)).json.data;
+    expect(schedules).toEqual([expect.objectContaining({ ...args, paused: false })]);
+    expect(await page.locator("li[data-role=tool]", { hasText: "Result of schedule_create" }).textContent()).toContain(schedules[0].id);
+    await screenshot(page, "13-run-schedule-create");
+
+    await page.getByRole("link", { name: "Planner", exact: true }).click();
+    await page.getByRole("navigation", { name: "Agent pages" }).getByRole("link", { name: "Routine" }).click();
+    const row = page.locator('tr[data-routine="Evening digest"]');
+    await row.waitFor();
+    expect(await row.locator("td.trigger").textContent()).toBe("0 18 * * * (UTC)");
+  });
+
+  it("UI-009: the composer attaches images (uploaded at once, a refused file named with its reason) and sends them with an empty caption", async () => {
+    const { agent, model } = await newAgent("Viewer");
+    const run = (await api("POST", `/api/agents/${agent.id}/runs`, { body: {} })).json;
+    await page.goto(`${apiUrl}/runs/${run.id}`);
+    const send = page.getByRole("button", { name: "Send" });
+    await send.waitFor();
+    expect(await send.isDisabled()).toBe(true);
+
+    // A 1x1 PNG, and text dressed up as one.
+    const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
+    await page.getByLabel("Attach images").setInputFiles([
+      { name: "dot.png", mimeType: "image/png", buffer: png },
+      { name: "notes.png", mimeType: "image/png", buffer: Buffer.from("just some text") },
+    ]);
+    const chips = page.getByTestId("attachment");
+    await chips.filter({ hasText: "dot.png" }).and(page.locator("[data-state=ready]")).waitFor();
+    const refused = chips.filter({ hasText: "notes.png" }).and(page.locator("[data-state=failed]"));
+    await refused.waitFor();
+    expect(await refused.textContent()).toContain("attachment.type_mismatch");
+    await screenshot(page, "14-composer-images");
+    await page.getByRole("button", { name: "Remove notes.png" }).click();
+    await refused.waitFor({ state: "detached" });
+
+    // No text: the image alone may be sent.
+    await send.click();
+    const sent = page.locator("li[data-role=user]", { hasText: "dot.png" });
+    await sent.waitFor();
+    expect(await sent.getByTestId("row-attachments").textContent()).toBe("Attachments: dot.png");
+    expect(await sent.textContent()).toContain("(no text)");
+    await chips.first().waitFor({ state: "detached" });
+    await page.locator("li[data-role=assistant]", { hasText: "echo:" }).waitFor();
+
+    const rows = (await api("GET", `/api/runs/${run.id}/messages`)).json.data as Array<{ role: string; payload: unknown; metadata: { attachments?: unknown } }>;
+    const user = rows.find((r) => r.role === "user")!;
+    expect(user.payload).toEqual({ role: "user", content: "" });
+    expect(user.metadata.attachments).toEqual([expect.objectContaining({ filename: "dot.png", mime: "image/png", kind: "image" })]);
+    // The model got the image itself.
+    const { requests } = (await (await fetch(`${mockUrl}/__requests?model=${model}`)).json()) as {
+      requests: Array<{ body: { messages: Array<{ content: unknown }> } }>;
+    };
+    expect(JSON.stringify(requests.at(-1)!.body.messages.at(-1)!.content)).toContain('"url":"data:image/png;base64,');
+  });
+
   it("GEN-003: a message sent while the agent generates shows the busy state plainly and keeps the typed text; it sends once the agent is free", async () => {
     const { agent, model } = await newAgent("Busy");
     await scriptModel(mockUrl, model, [{ content: words(60, "slow"), stream_chunk_ms: 100 }]);

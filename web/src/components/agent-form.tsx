@@ -104,6 +104,12 @@ export function AgentForm(props: { agent: Agent | null; submitLabel: string; onS
             <div key={f}>{flag(f)}</div>
           ))}
           {text("browser_language", "A language tag such as en-US.")}
+          {props.agent && (
+            <p class="hint" data-testid="box-change-hint">
+              Saving a change to Browser, Coding or the browser language (while Browser is on) replaces an idle box: its home is saved, the box is destroyed,
+              and the next run or view starts one with the new settings. A box in use is replaced at its next start.
+            </p>
+          )}
         </fieldset>
       </div>
       <FormActions busy={busy} label={props.submitLabel}>

@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, api, describe, unwrap } from "../lib/api";
+import { readyIds, sendable } from "../lib/attachments";
 import { COMPOSER_KEYS_HINT, sendsMessage } from "../lib/composer-keys";
+import { ImageAttachments, useImageAttachments } from "./image-attachments";
 import { Link } from "./link";
 import { Notice } from "./notice";
 
@@ -8,14 +10,16 @@ type Problem = { kind: "busy"; runId: string | null } | { kind: "refused"; messa
 
 /**
  * Sends a user message to the run (POST /api/runs/:id/messages); Enter sends, Shift+Enter
- * starts a new line (Ctrl/Cmd+Enter sends too). The typed text is
- * cleared only once the API accepted it (202); a 409 `agent.busy` is shown plainly
- * and the text stays in the box for another try.
+ * starts a new line (Ctrl/Cmd+Enter sends too). Images go along once uploaded; with
+ * images the text may be empty (UI-009). The typed text and the images are
+ * cleared only once the API accepted them (202); a 409 `agent.busy` is shown plainly
+ * and they stay for another try.
  */
 export function Composer(props: { runId: string; status: string; generating: boolean; onCancel: () => void }) {
   const [text, setText] = useState("");
   const [problem, setProblem] = useState<Problem | null>(null);
   const [sending, setSending] = useState(false);
+  const images = useImageAttachments();
   // Set at once, so a second Enter before the re-render does not send twice.
   const inFlight = useRef(false);
   // A refusal may not hold once the run changes (resumed, say): let the operator try again.
@@ -23,12 +27,15 @@ export function Composer(props: { runId: string; status: string; generating: boo
 
   const send = async (event?: Event) => {
     event?.preventDefault();
-    if (!text.trim() || inFlight.current) return;
+    if (!sendable(text, images.images) || inFlight.current) return;
     inFlight.current = true;
     setSending(true);
     try {
-      await unwrap(api.POST("/api/runs/{id}/messages", { params: { path: { id: props.runId } }, body: { content: text } }));
+      await unwrap(
+        api.POST("/api/runs/{id}/messages", { params: { path: { id: props.runId } }, body: { content: text, attachments: readyIds(images.images) } }),
+      );
       setText("");
+      images.clear();
       setProblem(null);
     } catch (e) {
       if (e instanceof ApiError && e.code === "agent.busy") {
@@ -100,10 +107,11 @@ export function Composer(props: { runId: string; status: string; generating: boo
             if (sendsMessage(e)) void send(e);
           }}
         />
-        <button type="submit" class="primary" disabled={sending || !text.trim()}>
+        <button type="submit" class="primary" disabled={sending || !sendable(text, images.images)}>
           {sending ? "Sending…" : "Send"}
         </button>
       </div>
+      <ImageAttachments images={images.images} onAdd={images.add} onRemove={images.remove} />
       <small id="composer-keys" class="hint">
         {COMPOSER_KEYS_HINT}
       </small>

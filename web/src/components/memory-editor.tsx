@@ -7,9 +7,11 @@ import { Notice } from "./notice";
 
 /**
  * The agent's Memory: the document its new runs open with (<memory>), which the agent
- * rewrites with memory_write. The operator reads and edits it here.
+ * rewrites with memory_write. The operator reads and edits it here. `enabled` is the
+ * agent's memory flag as the settings form last saved it, so switching Memory above
+ * updates the lead at once.
  */
-export function MemoryEditor(props: { agentId: string }) {
+export function MemoryEditor(props: { agentId: string; enabled: boolean }) {
   const memory = useLoad(() => unwrap(api.GET("/api/agents/{id}/memory", { params: { path: { id: props.agentId } } })), [props.agentId]);
   const [draft, setDraft] = useState<string | null>(null);
   const [error, setError] = useState<string | undefined>();
@@ -36,8 +38,8 @@ export function MemoryEditor(props: { agentId: string }) {
   return (
     <section class="card" aria-labelledby="memory-heading">
       <h2 id="memory-heading">Memory</h2>
-      <p class="lead">
-        {m.enabled
+      <p class="lead" data-testid="memory-state">
+        {props.enabled
           ? "New runs start with this document as their <memory>; the agent rewrites it with memory_write."
           : "Memory is off for this agent: turn it on above to offer memory_write and show this document to new runs."}
         {m.updated_at && <> Last written {when(m.updated_at)}.</>}

@@ -117,7 +117,11 @@ function RowView(props: { runId: string; agentId: string; row: Row; stubbed: boo
             <span class="muted">(no text)</span>
           </div>
         )}
-        {attachments.length > 0 && <p class="muted">Attachments: {attachments.map((a) => a.filename).join(", ")}</p>}
+        {attachments.length > 0 && (
+          <p class="muted" data-testid="row-attachments">
+            Attachments: {attachments.map((a) => a.filename).join(", ")}
+          </p>
+        )}
       </>
     );
   }

@@ -31,7 +31,7 @@ export function AgentSettingsView(props: { id: string }) {
           agent.setData(await unwrap(api.PATCH("/api/agents/{id}", { params: { path: { id: a.id } }, body })));
         }}
       />
-      <MemoryEditor agentId={a.id} />
+      <MemoryEditor agentId={a.id} enabled={a.memory} />
       <ScriptsSettings agent={a} />
       <HomeSettings agentId={a.id} name={a.name} />
       <section class="card danger-zone" aria-labelledby="delete-agent">
