@@ -27,6 +27,7 @@ const RESOURCES: Record<string, string> = {
   attachments: "attachment",
   connections: "github_connection",
   repositories: "repository",
+  tasks: "task",
   grant_id: "secret_grant",
 };
 

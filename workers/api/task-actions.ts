@@ -1,0 +1,182 @@
+import { Hono } from "hono";
+import { taskObject } from "../../bindings/objects";
+import type { Database } from "../../core/db/client";
+import { insertTaskMessage, listTaskMessages, listTaskRuns, taskRunsSummary } from "../../core/db/task-runs";
+import { findTask, moveTask, type TaskRow } from "../../core/db/tasks";
+import { CANCELLABLE, DONE_FROM, QUEUED_BY_MESSAGE } from "../../core/tasks/transitions";
+import type { AppEnv } from "../http/context";
+import { failure, jsonBody, ok, operation, pathId, query } from "../http/contract";
+import { ListQuery } from "../http/page.schema";
+import { listPage } from "../http/pagination";
+import { settle } from "./runs";
+import { ownedTask, toTask, toTaskMessage, toTaskRun, wakeQueue } from "./tasks";
+import { Task, TaskDetail, TaskMessage, TaskMessageCreate, TaskMessagePage, TaskRunPage } from "./tasks.schema";
+
+/**
+ * `/api/tasks/:id`: a task, its runs and messages, and what a person does to it: send a
+ * message (TASK-019), cancel, mark done (TASK-030), reset its workspace (TASK-038), follow
+ * its events. Status moves are conditional (core/db/tasks.ts moveTask), so a person's action
+ * and a run's end never both win.
+ */
+
+/** The task as it is now, after a move someone else may have made first. */
+const current = async (db: Database, task: TaskRow) => (await findTask(db, task.organisationId, task.id)) ?? task;
+
+export const taskRoutes = new Hono<AppEnv>()
+  .get(
+    "/:id",
+    operation({
+      operationId: "getTask",
+      summary: "A task with its runs' summary and its pull request",
+      tag: "Tasks",
+      responses: { 200: ok("The task", TaskDetail) },
+      notFound: "task",
+    }),
+    pathId("task"),
+    async (c) => {
+      const db = c.get("db");
+      const task = await ownedTask(db, c.get("organisationId"), c.req.valid("param").id);
+      const runs = await taskRunsSummary(db, task.id);
+      return c.json({
+        ...toTask(task),
+        runs: { total: runs.total, active: runs.active && toTaskRun(runs.active), latest: runs.latest && toTaskRun(runs.latest) },
+      });
+    },
+  )
+  .get(
+    "/:id/runs",
+    operation({
+      operationId: "listTaskRuns",
+      summary: "The task's runs, newest first; each run's transcript is GET /api/runs/:run_id",
+      tag: "Tasks",
+      responses: { 200: ok("A page of task runs", TaskRunPage) },
+      notFound: "task",
+      query: true,
+    }),
+    pathId("task"),
+    query(ListQuery),
+    async (c) => {
+      const db = c.get("db");
+      const task = await ownedTask(db, c.get("organisationId"), c.req.valid("param").id);
+      const page = listPage(c.req.valid("query"));
+      return c.json(page.result(await listTaskRuns(db, task.id, page), toTaskRun));
+    },
+  )
+  .get(
+    "/:id/messages",
+    operation({
+      operationId: "listTaskMessages",
+      summary: "The messages sent to the task's agent, newest first, with when a run delivered each",
+      tag: "Tasks",
+      responses: { 200: ok("A page of task messages", TaskMessagePage) },
+      notFound: "task",
+      query: true,
+    }),
+    pathId("task"),
+    query(ListQuery),
+    async (c) => {
+      const db = c.get("db");
+      const task = await ownedTask(db, c.get("organisationId"), c.req.valid("param").id);
+      const page = listPage(c.req.valid("query"));
+      return c.json(page.result(await listTaskMessages(db, task.id, page), toTaskMessage));
+    },
+  )
+  .post(
+    "/:id/messages",
+    operation({
+      operationId: "createTaskMessage",
+      summary:
+        "Send the task's agent a message: a running task takes it at its next turn boundary; a waiting, blocked or closed one is queued again",
+      tag: "Tasks",
+      responses: { 202: ok("The message, queued for delivery", TaskMessage) },
+      notFound: "task",
+      body: true,
+    }),
+    pathId("task"),
+    jsonBody(TaskMessageCreate),
+    async (c) => {
+      const db = c.get("db");
+      const task = await ownedTask(db, c.get("organisationId"), c.req.valid("param").id);
+      const message = await insertTaskMessage(db, task.id, c.req.valid("json").content);
+      const queued = await moveTask(db, task.id, QUEUED_BY_MESSAGE, "queued", { resumeAt: null, queuedAt: "now", closedAt: null });
+      if (queued) {
+        await wakeQueue(c.env, task.organisationId);
+      } else if ((await current(db, task)).status === "running") {
+        await taskObject(c.env, task.id).messageQueued(task.id);
+      }
+      // Otherwise it is due already (queued, rate_limited): its next run delivers the message.
+      return c.json(toTaskMessage(message), 202);
+    },
+  )
+  .post(
+    "/:id/cancel",
+    operation({
+      operationId: "cancelTask",
+      summary: "Cancel the task: its active run stops; a closed task is answered as it is",
+      tag: "Tasks",
+      responses: { 200: ok("The task", Task) },
+      notFound: "task",
+    }),
+    pathId("task"),
+    async (c) => {
+      const db = c.get("db");
+      const task = await ownedTask(db, c.get("organisationId"), c.req.valid("param").id);
+      const moved = await moveTask(db, task.id, CANCELLABLE, "cancelled", { closedAt: "now", resumeAt: null });
+      if (moved) await taskObject(c.env, task.id).stop(task.id);
+      return c.json(toTask(moved ?? (await current(db, task))));
+    },
+  )
+  .post(
+    "/:id/done",
+    operation({
+      operationId: "completeTask",
+      summary: "Mark the task done: its active run stops; a completed task is answered as it is",
+      tag: "Tasks",
+      responses: { 200: ok("The task", Task) },
+      notFound: "task",
+    }),
+    pathId("task"),
+    async (c) => {
+      const db = c.get("db");
+      const task = await ownedTask(db, c.get("organisationId"), c.req.valid("param").id);
+      const moved = await moveTask(db, task.id, DONE_FROM, "completed", { closedAt: "now", resumeAt: null });
+      if (moved) await taskObject(c.env, task.id).stop(task.id);
+      return c.json(toTask(moved ?? (await current(db, task))));
+    },
+  )
+  .post(
+    "/:id/reset-workspace",
+    operation({
+      operationId: "resetTaskWorkspace",
+      summary: "Delete the task's volume now; its next run clones the task branch afresh",
+      tag: "Tasks",
+      responses: { 200: ok("The task", Task) },
+      notFound: "task",
+      objects: true,
+      conflict: "task.run_active: a run of the task is active; cancel it first",
+    }),
+    pathId("task"),
+    async (c) => {
+      const db = c.get("db");
+      const task = await ownedTask(db, c.get("organisationId"), c.req.valid("param").id);
+      settle(await taskObject(c.env, task.id).resetWorkspace(task.id));
+      return c.json(toTask(await current(db, task)));
+    },
+  )
+  .get(
+    "/:id/events",
+    operation({
+      operationId: "streamTaskEvents",
+      summary: "Server-Sent Events of the task: status changes, runs starting and ending, and the active run's rows",
+      tag: "Tasks",
+      responses: { 200: { description: "An event stream", content: { "text/event-stream": { schema: { type: "string" } } } } },
+      notFound: "task",
+      objects: true,
+      errors: { 503: failure("Task runs are not available (task.runs_unavailable), or the database cannot be reached (database.unavailable)") },
+    }),
+    pathId("task"),
+    async (c) => {
+      const task = await ownedTask(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+      return taskObject(c.env, task.id).events(task.id, c.req.raw);
+    },
+  );

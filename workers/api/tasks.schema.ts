@@ -1,0 +1,114 @@
+import * as z from "zod";
+import { TASK_OUTCOMES, TASK_STATUSES, type TaskStatus } from "../../core/tasks/outcome";
+import { TASK_SETTING_DEFAULTS } from "../../core/tasks/settings";
+import { idInput, oneLine } from "../../core/validation/fields";
+import { ListQuery, pageOf } from "../http/page.schema";
+import { branchName } from "./repositories.schema";
+
+/** Tasks on the wire (TASK-001..038): one unit of work for a coding agent in a guild repository. */
+
+export const TaskStatusSchema = z.enum(TASK_STATUSES).meta({ id: "TaskStatus" });
+export const TaskOutcomeSchema = z.enum(TASK_OUTCOMES).meta({ id: "TaskOutcome" });
+
+/** Body of `POST /api/guilds/:id/tasks`. */
+export const TaskCreate = z
+  .strictObject({
+    title: oneLine(200),
+    description: z.string().max(20_000).default(""),
+    agent_id: idInput().describe("A coding agent of the guild"),
+    repository_id: idInput().describe("A repository of the guild"),
+    base_branch: branchName.optional().describe("The branch the task starts from and its pull request targets; the repository's default branch when absent"),
+    allow_force_push: z.boolean().default(false).describe("Whether pushes may rewrite the task branch's published history"),
+  })
+  .meta({ id: "TaskCreate" });
+
+const statusList = z
+  .string()
+  .max(200)
+  .transform((value, ctx) => {
+    const parts = value.split(",").filter(Boolean);
+    const bad = parts.find((part) => !(TASK_STATUSES as readonly string[]).includes(part));
+    if (bad !== undefined) {
+      ctx.addIssue({ code: "custom", message: `unknown status ${JSON.stringify(bad.slice(0, 40))}; one of ${TASK_STATUSES.join(", ")}` });
+      return z.NEVER;
+    }
+    return [...new Set(parts)] as TaskStatus[];
+  })
+  .meta({ type: "string", description: "Comma-separated statuses, e.g. queued,running; all when absent" } as z.GlobalMeta);
+
+/** Query of `GET /api/guilds/:id/tasks`. */
+export const TaskListQuery = ListQuery.extend({ status: statusList.optional() });
+
+export const Task = z
+  .object({
+    id: z.uuid(),
+    key: z.string().describe("<PREFIX>-<n>: the repository's name and its own counter"),
+    number: z.int(),
+    organisation_id: z.uuid(),
+    guild_id: z.uuid(),
+    agent_id: z.uuid(),
+    repository_id: z.uuid(),
+    title: z.string(),
+    description: z.string(),
+    base_branch: z.string(),
+    branch: z.string().describe("factory/task/<KEY>: where the task's code lives"),
+    status: TaskStatusSchema,
+    allow_force_push: z.boolean(),
+    resume_at: z.iso.datetime().nullable().describe("Due no sooner than this (a rate limit's reset, a retry's delay)"),
+    queued_at: z.iso.datetime(),
+    auto_resumes: z.int(),
+    pull_request: z.object({ number: z.int(), url: z.string() }).nullable(),
+    last_run_ended_at: z.iso.datetime().nullable(),
+    closed_at: z.iso.datetime().nullable(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: "Task" });
+
+export const TaskPage = pageOf(Task, "TaskPage");
+
+export const TaskRun = z
+  .object({
+    id: z.uuid(),
+    task_id: z.uuid(),
+    run_id: z.uuid().describe("The run holding the transcript: GET /api/runs/:id and its events"),
+    outcome: TaskOutcomeSchema.nullable().describe("null while the run is active"),
+    connected_at: z.iso.datetime().nullable(),
+    ended_at: z.iso.datetime().nullable(),
+    workspace: z.record(z.string(), z.unknown()),
+    report: z.record(z.string(), z.unknown()),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: "TaskRun" });
+
+export const TaskRunPage = pageOf(TaskRun, "TaskRunPage");
+
+/** `GET /api/tasks/:id`: the task, with what its page shows of its runs. */
+export const TaskDetail = Task.extend({
+  runs: z.object({
+    total: z.int(),
+    active: TaskRun.nullable(),
+    latest: TaskRun.nullable(),
+  }),
+}).meta({ id: "TaskDetail" });
+
+export const TaskMessage = z
+  .object({
+    id: z.uuid(),
+    task_id: z.uuid(),
+    content: z.string(),
+    delivered_at: z.iso.datetime().nullable().describe("null until a run hands it to the agent at a turn boundary"),
+    delivered_run_id: z.uuid().nullable(),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: "TaskMessage" });
+
+export const TaskMessagePage = pageOf(TaskMessage, "TaskMessagePage");
+
+/** Body of `POST /api/tasks/:id/messages`. */
+export const TaskMessageCreate = z.strictObject({ content: z.string().max(200_000).refine((text) => text.trim().length > 0, "must not be empty") }).meta({ id: "TaskMessageCreate" });
+
+/** The organisation's effective task settings: every key, defaults filled in. */
+export const TaskSettingsSchema = z
+  .object(Object.fromEntries(Object.keys(TASK_SETTING_DEFAULTS).map((key) => [key, z.int()])) as Record<keyof typeof TASK_SETTING_DEFAULTS, z.ZodInt>)
+  .meta({ id: "TaskSettings" });
