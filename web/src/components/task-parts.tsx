@@ -9,8 +9,8 @@ import { Notice } from "./notice";
 
 /**
  * The task's status menu (TASK-038): Cancel, Mark done and Reset workspace, each asking
- * first in the page. Cancel and Mark done answer the task as it now is, which `onTask`
- * shows at once; Reset workspace says what it did.
+ * first in the page. Each answers the task as it now is, which `onTask` shows at once;
+ * Reset workspace also says what it did.
  */
 export function TaskStatusMenu(props: { task: Task; onTask: (task: Task) => void; onReset: (message: string) => void }) {
   const { task } = props;
@@ -48,13 +48,24 @@ export function TaskStatusMenu(props: { task: Task; onTask: (task: Task) => void
             dismiss="Back"
             groupLabel={`Confirm resetting the workspace of ${task.key}`}
             onConfirm={async () => {
-              await unwrap(api.POST("/api/tasks/{id}/reset-workspace", path));
+              props.onTask(await unwrap(api.POST("/api/tasks/{id}/reset-workspace", path)));
               props.onReset("Workspace reset: the next run clones the repository again.");
             }}
           />
         )}
       </div>
     </details>
+  );
+}
+
+/** The task's pull request, opened on GitHub in a new tab, once the first push opened it (TASK-018). */
+export function PullRequestLink(props: { task: Task }) {
+  const pr = props.task.pull_request;
+  if (!pr) return null;
+  return (
+    <a href={pr.url} target="_blank" rel="noopener noreferrer" class="pull-request" data-testid="pull-request">
+      Pull request #{pr.number}
+    </a>
   );
 }
 

@@ -148,6 +148,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/guilds/{id}/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The guild's tasks, newest first, by status */
+        get: operations["listGuildTasks"];
+        put?: never;
+        /** File a task for a coding agent of the guild in one of its repositories; the queue starts it when a run slot is free */
+        post: operations["createTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agents": {
         parameters: {
             query?: never;
@@ -859,6 +877,24 @@ export interface paths {
         patch: operations["updateOrganisation"];
         trace?: never;
     };
+    "/api/organisation/task-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's task settings, defaults filled in */
+        get: operations["getTaskSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Set some of the organisation's task settings; keys not named keep their values */
+        patch: operations["updateTaskSettings"];
+        trace?: never;
+    };
     "/api/tokens": {
         parameters: {
             query?: never;
@@ -1029,6 +1065,126 @@ export interface paths {
         post?: never;
         /** Remove a repository from its guild (clones already in agents' sandboxes stay) */
         delete: operations["deleteRepository"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tasks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A task with its runs' summary and its pull request */
+        get: operations["getTask"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tasks/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The task's runs, newest first; each run's transcript is GET /api/runs/:run_id */
+        get: operations["listTaskRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tasks/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The messages sent to the task's agent, newest first, with when a run delivered each */
+        get: operations["listTaskMessages"];
+        put?: never;
+        /** Send the task's agent a message: a running task takes it at its next turn boundary; a waiting, blocked or closed one is queued again */
+        post: operations["createTaskMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tasks/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel the task: its active run stops; a closed task is answered as it is */
+        post: operations["cancelTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tasks/{id}/done": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark the task done: its active run stops; a completed task is answered as it is */
+        post: operations["completeTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tasks/{id}/reset-workspace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Delete the task's volume now; its next run clones the task branch afresh */
+        post: operations["resetTaskWorkspace"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tasks/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Server-Sent Events of the task: status changes, runs starting and ending, and the active run's rows */
+        get: operations["streamTaskEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1274,6 +1430,77 @@ export interface components {
             connection_id?: string | null;
             /** @default main */
             default_branch?: string;
+        };
+        Task: {
+            /** Format: uuid */
+            id: string;
+            /** @description <PREFIX>-<n>: the repository's name and its own counter */
+            key: string;
+            number: number;
+            /** Format: uuid */
+            organisation_id: string;
+            /** Format: uuid */
+            guild_id: string;
+            /** Format: uuid */
+            agent_id: string;
+            /** Format: uuid */
+            repository_id: string;
+            title: string;
+            description: string;
+            base_branch: string;
+            /** @description factory/task/<KEY>: where the task's code lives */
+            branch: string;
+            status: components["schemas"]["TaskStatus"];
+            allow_force_push: boolean;
+            /**
+             * Format: date-time
+             * @description Due no sooner than this (a rate limit's reset, a retry's delay)
+             */
+            resume_at: string | null;
+            /** Format: date-time */
+            queued_at: string;
+            auto_resumes: number;
+            pull_request: {
+                number: number;
+                url: string;
+            } | null;
+            /** Format: date-time */
+            last_run_ended_at: string | null;
+            /** Format: date-time */
+            closed_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @enum {string} */
+        TaskStatus: "queued" | "running" | "waiting" | "blocked" | "rate_limited" | "limit_reached" | "in_review" | "completed" | "cancelled" | "failed";
+        TaskCreate: {
+            title: string;
+            /** @default  */
+            description?: string;
+            /**
+             * Format: uuid
+             * @description A coding agent of the guild
+             */
+            agent_id: string;
+            /**
+             * Format: uuid
+             * @description A repository of the guild
+             */
+            repository_id: string;
+            /** @description The branch the task starts from and its pull request targets; the repository's default branch when absent */
+            base_branch?: string;
+            /**
+             * @description Whether pushes may rewrite the task branch's published history
+             * @default false
+             */
+            allow_force_push?: boolean;
+        };
+        TaskPage: {
+            data: components["schemas"]["Task"][];
+            /** @description Pass as ?cursor= for the next page; null on the last page */
+            next_cursor: string | null;
         };
         AgentPage: {
             data: components["schemas"]["Agent"][];
@@ -1878,6 +2105,14 @@ export interface components {
             /** @description null: no limit of the organisation's own */
             monthly_spend_limit_usd?: number | null;
         };
+        TaskSettings: {
+            "runs.maxConcurrent": number;
+            "runs.keepAliveSeconds": number;
+            "runs.maxAutoResumes": number;
+            "runs.wallClockSeconds": number;
+            "volumes.retainAfterCloseSeconds": number;
+            "volumes.idleTtlSeconds": number;
+        };
         TokenCreated: {
             /** Format: uuid */
             id: string;
@@ -2010,6 +2245,109 @@ export interface components {
             code: string;
             /** @description The state of the install URL from POST /api/github/claims, passed back by GitHub's redirect; good once, for ten minutes, for this organisation only */
             state: string;
+        };
+        TaskDetail: {
+            /** Format: uuid */
+            id: string;
+            /** @description <PREFIX>-<n>: the repository's name and its own counter */
+            key: string;
+            number: number;
+            /** Format: uuid */
+            organisation_id: string;
+            /** Format: uuid */
+            guild_id: string;
+            /** Format: uuid */
+            agent_id: string;
+            /** Format: uuid */
+            repository_id: string;
+            title: string;
+            description: string;
+            base_branch: string;
+            /** @description factory/task/<KEY>: where the task's code lives */
+            branch: string;
+            status: components["schemas"]["TaskStatus"];
+            allow_force_push: boolean;
+            /**
+             * Format: date-time
+             * @description Due no sooner than this (a rate limit's reset, a retry's delay)
+             */
+            resume_at: string | null;
+            /** Format: date-time */
+            queued_at: string;
+            auto_resumes: number;
+            pull_request: {
+                number: number;
+                url: string;
+            } | null;
+            /** Format: date-time */
+            last_run_ended_at: string | null;
+            /** Format: date-time */
+            closed_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            runs: {
+                total: number;
+                active: components["schemas"]["TaskRun"] | null;
+                latest: components["schemas"]["TaskRun"] | null;
+            };
+        };
+        TaskRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            task_id: string;
+            /**
+             * Format: uuid
+             * @description The run holding the transcript: GET /api/runs/:id and its events
+             */
+            run_id: string;
+            /** @description null while the run is active */
+            outcome: components["schemas"]["TaskOutcome"] | null;
+            /** Format: date-time */
+            connected_at: string | null;
+            /** Format: date-time */
+            ended_at: string | null;
+            workspace: {
+                [key: string]: unknown;
+            };
+            report: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @enum {string} */
+        TaskOutcome: "completed" | "end_turn" | "blocked" | "rate_limited" | "limit_reached" | "sandbox_lost" | "connect_timeout" | "provisioning_failed" | "cancelled" | "failed";
+        TaskRunPage: {
+            data: components["schemas"]["TaskRun"][];
+            /** @description Pass as ?cursor= for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        TaskMessagePage: {
+            data: components["schemas"]["TaskMessage"][];
+            /** @description Pass as ?cursor= for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        TaskMessage: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            task_id: string;
+            content: string;
+            /**
+             * Format: date-time
+             * @description null until a run hands it to the agent at a turn boundary
+             */
+            delivered_at: string | null;
+            /** Format: uuid */
+            delivered_run_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        TaskMessageCreate: {
+            content: string;
         };
     };
     responses: {
@@ -2642,6 +2980,106 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    listGuildTasks: {
+        parameters: {
+            query?: {
+                /** @description Default 50 */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                /** @description Comma-separated statuses, e.g. queued,running; all when absent */
+                status?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The guild's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tasks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskPage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such guild in the caller's organisation (guild.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid query parameters (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The guild's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskCreate"];
+            };
+        };
+        responses: {
+            /** @description The task, queued */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such guild in the caller's organisation (guild.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Invalid body fields; agent_id not a coding agent of the guild, repository_id not a repository of the guild (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
         };
     };
     listAgents: {
@@ -4886,6 +5324,73 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    getTaskSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The effective settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updateTaskSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    "runs.maxConcurrent"?: number;
+                    "runs.keepAliveSeconds"?: number;
+                    "runs.maxAutoResumes"?: number;
+                    "runs.wallClockSeconds"?: number;
+                    "volumes.retainAfterCloseSeconds"?: number;
+                    "volumes.idleTtlSeconds"?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The effective settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskSettings"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Invalid body fields (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
     listTokens: {
         parameters: {
             query?: {
@@ -5477,6 +5982,341 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+        };
+    };
+    getTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The task's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskDetail"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such task in the caller's organisation (task.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listTaskRuns: {
+        parameters: {
+            query?: {
+                /** @description Default 50 */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The task's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of task runs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRunPage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such task in the caller's organisation (task.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid query parameters (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listTaskMessages: {
+        parameters: {
+            query?: {
+                /** @description Default 50 */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The task's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of task messages */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskMessagePage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such task in the caller's organisation (task.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid query parameters (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createTaskMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The task's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskMessageCreate"];
+            };
+        };
+        responses: {
+            /** @description The message, queued for delivery */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskMessage"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such task in the caller's organisation (task.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Invalid body fields (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    cancelTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The task's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such task in the caller's organisation (task.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    completeTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The task's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such task in the caller's organisation (task.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    resetTaskWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The task's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such task in the caller's organisation (task.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description task.run_active: a run of the task is active; cancel it first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    streamTaskEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The task's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such task in the caller's organisation (task.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description Task runs are not available (task.runs_unavailable), or the database cannot be reached (database.unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
 }

@@ -107,9 +107,10 @@ describe("the task page's wording", () => {
     expect(statusText("rate_limited")).toBe("rate limited");
   });
 
-  it("TASK-038: the status menu offers Cancel and Mark done on an open task, Reset workspace always", () => {
+  it("TASK-038: the status menu offers Cancel on an open task, Mark done on any task not completed, Reset workspace always", () => {
     expect(taskActions("waiting")).toEqual({ cancel: true, done: true, reset: true });
     expect(taskActions("in_review")).toEqual({ cancel: true, done: true, reset: true });
-    for (const s of ["completed", "cancelled", "failed"]) expect(taskActions(s)).toEqual({ cancel: false, done: false, reset: true });
+    for (const s of ["cancelled", "failed"]) expect(taskActions(s)).toEqual({ cancel: false, done: true, reset: true });
+    expect(taskActions("completed")).toEqual({ cancel: false, done: false, reset: true });
   });
 });

@@ -183,11 +183,10 @@ export function outcomeText(outcome: string | null): string {
 export const statusText = (status: string): string => status.replaceAll("_", " ");
 
 /**
- * What the status menu offers for a task in this status: an open task can be cancelled or
- * marked done; the workspace can be reset whatever the status (the API refuses it while a
- * run holds it, and says so).
+ * What the status menu offers for a task in this status: an open task can be cancelled; any
+ * task not completed can be marked done (a failed or cancelled one too); the workspace can
+ * be reset whatever the status (the API refuses it while a run holds it, and says so).
  */
 export function taskActions(status: string): { cancel: boolean; done: boolean; reset: boolean } {
-  const open = !CLOSED_TASK_STATUSES.has(status);
-  return { cancel: open, done: open, reset: true };
+  return { cancel: !CLOSED_TASK_STATUSES.has(status), done: status !== "completed", reset: true };
 }

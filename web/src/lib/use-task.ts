@@ -13,20 +13,19 @@ export interface TaskState {
 
 /**
  * One task held live: the task, its runs and its messages, loaded again on each event of
- * GET /api/tasks/:id/events that changes them (`task.status`, `task.run_started`,
- * `task.run_ended`, a delivered user row) and after a dropped stream. What the user just
- * did (`apply`: an action's own answer) is never undone by an answer read before it.
- * `heldSeq` is the highest row seq the page holds of the active run, so the stream does not
- * replay rows the page already shows.
+ * GET /api/tasks/:id/events that may change them (`task.status`, `task.run_started`,
+ * `task.run_ended`, the status sent on connecting, a user row: a message delivered) and
+ * after a dropped stream; loads asked for while one is on its way collapse into one more.
+ * The transcript itself comes from the run's own stream, which carries the token deltas
+ * too. What the user just did (`apply`: an action's own answer) is never undone by an
+ * answer read before it.
  */
-export function useTask(taskId: string, heldSeq: () => number) {
+export function useTask(taskId: string) {
   const [state, setState] = useState<TaskState>({ task: null, runs: [], messages: [] });
   const [failure, setFailure] = useState<string | null>(null);
   const [connection, setConnection] = useState<ConnectionState>("connecting");
   const held = useRef(state);
   const refresher = useRef<Refresher | null>(null);
-  const seq = useRef(heldSeq);
-  seq.current = heldSeq;
   const show = (change: (s: TaskState) => TaskState) => {
     held.current = change(held.current);
     setState(held.current);
@@ -63,9 +62,11 @@ export function useTask(taskId: string, heldSeq: () => number) {
       stream = openEventStream({
         path: `/api/tasks/${encodeURIComponent(taskId)}/events`,
         token: getToken() ?? "",
-        lastSeq: () => seq.current(),
+        // The stream's positions are its own (they span the task's runs): after a drop it
+        // resumes from the last it sent (Last-Event-ID), which openEventStream keeps.
+        lastSeq: () => -1,
         onEvent: (event) => {
-          if (event.event.startsWith("task.") || (event.event === "message" && isUserRow(event.data))) void page.refresh();
+          if (event.event.startsWith("task.") || event.event === "status" || (event.event === "message" && isUserRow(event.data))) void page.refresh();
         },
         beforeReconnect: () => page.refresh(),
         onConnection: setConnection,

@@ -2,10 +2,9 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { Link } from "../components/link";
 import { Markdown } from "../components/markdown";
 import { Notice } from "../components/notice";
-import { TaskMessages, TaskRuns, TaskStatusMenu } from "../components/task-parts";
+import { PullRequestLink, TaskMessages, TaskRuns, TaskStatusMenu } from "../components/task-parts";
 import { Transcript } from "../components/transcript";
 import { api, type Row, unwrap } from "../lib/api";
-import { lastSeq } from "../lib/sse";
 import { mergeMessages, newerTask, shownRun, statusText } from "../lib/tasks";
 import { useLoad } from "../lib/use-load";
 import { useRunTranscript } from "../lib/use-run-transcript";
@@ -17,9 +16,7 @@ import { useTask } from "../lib/use-task";
  * the messages to its agent with the box that sends one.
  */
 export function TaskView(props: { id: string }) {
-  // The rows the page holds of the active run, so the task's stream does not send them again.
-  const activeSeq = useRef(-1);
-  const t = useTask(props.id, () => activeSeq.current);
+  const t = useTask(props.id);
   const task = t.task;
   const guild = useLoad(async () => (task ? unwrap(api.GET("/api/guilds/{id}", { params: { path: { id: task.guild_id } } })) : null), [task?.guild_id]);
   const agent = useLoad(async () => (task ? unwrap(api.GET("/api/agents/{id}", { params: { path: { id: task.agent_id } } })) : null), [task?.agent_id]);
@@ -59,22 +56,16 @@ export function TaskView(props: { id: string }) {
             setNotice(null);
             t.apply((s) => ({ ...s, task: newerTask(s.task, next) }));
           }}
-          onReset={(text) => {
-            setNotice({ kind: "success", text });
-            t.apply((s) => s);
-          }}
+          onReset={(text) => setNotice({ kind: "success", text })}
         />
       </div>
       <p class="task-facts muted">
         {agent.data ? <Link href={`/agents/${agent.data.id}`}>{agent.data.name}</Link> : "An agent"} · <code>{repository?.full_name ?? "repository"}</code> ·
-        branch <code>factory/task/{task.key}</code> into <code>{task.base_branch}</code>
-        {task.pull_request_url && (
+        branch <code>{task.branch}</code> into <code>{task.base_branch}</code>
+        {task.pull_request && (
           <>
             {" "}
-            ·{" "}
-            <a href={task.pull_request_url} target="_blank" rel="noopener noreferrer" data-testid="pull-request">
-              Pull request{task.pull_request_number ? ` #${task.pull_request_number}` : ""}
-            </a>
+            · <PullRequestLink task={task} />
           </>
         )}
       </p>
@@ -97,9 +88,6 @@ export function TaskView(props: { id: string }) {
           onRow={(row) => {
             if (row.role === "user") void t.refresh();
           }}
-          onSeq={(seq) => {
-            activeSeq.current = active ? seq : -1;
-          }}
         />
       )}
       <TaskMessages task={task} messages={t.messages} onSent={(message) => t.apply((s) => ({ ...s, messages: mergeMessages(s.messages, [message]) }))} />
@@ -108,10 +96,8 @@ export function TaskView(props: { id: string }) {
 }
 
 /** The transcript of one of the task's runs, live while it runs. */
-function TaskTranscript(props: { runId: string; agentId: string; active: boolean; onRow: (row: Row) => void; onSeq: (seq: number) => void }) {
+function TaskTranscript(props: { runId: string; agentId: string; active: boolean; onRow: (row: Row) => void }) {
   const { live, failure } = useRunTranscript(props.runId, props.onRow);
-  const seq = lastSeq(live.rows);
-  useEffect(() => props.onSeq(seq), [seq, props.active]);
   // Follow the transcript's end while the reader is near it.
   const scroller = useRef<HTMLDivElement>(null);
   useEffect(() => {

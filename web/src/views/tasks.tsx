@@ -3,6 +3,7 @@ import { GuildHeader } from "../components/guild-tabs";
 import { Link } from "../components/link";
 import { Notice } from "../components/notice";
 import { TaskForm } from "../components/task-form";
+import { PullRequestLink } from "../components/task-parts";
 import { type Agent, api, type Task, unwrap } from "../lib/api";
 import { boardColumns, statusText } from "../lib/tasks";
 import { useLoad } from "../lib/use-load";
@@ -88,11 +89,9 @@ export function TasksView(props: { id: string }) {
                       <p class="task-meta muted">
                         {agentName.get(task.agent_id) ?? "An agent"} · {repositoryName.get(task.repository_id) ?? "a repository"}
                       </p>
-                      {task.pull_request_url && (
+                      {task.pull_request && (
                         <p class="task-meta">
-                          <a href={task.pull_request_url} target="_blank" rel="noopener noreferrer">
-                            Pull request{task.pull_request_number ? ` #${task.pull_request_number}` : ""}
-                          </a>
+                          <PullRequestLink task={task} />
                         </p>
                       )}
                     </li>
