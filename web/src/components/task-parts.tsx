@@ -70,8 +70,8 @@ export function PullRequestLink(props: { task: Task }) {
 }
 
 /** The task's runs, oldest first: each links to its transcript, with its outcome and timings. */
-export function TaskRuns(props: { runs: TaskRun[]; shownRunId: string | null; now: number }) {
-  if (props.runs.length === 0) return <p class="muted">No run yet: the task waits for a free run slot.</p>;
+export function TaskRuns(props: { runs: TaskRun[]; status: string; shownRunId: string | null; now: number }) {
+  if (props.runs.length === 0) return <p class="muted">No run yet{props.status === "queued" ? ": the task waits for a free run slot" : ""}.</p>;
   return (
     <table class="list compact task-runs">
       <caption class="sr-only">Runs of the task</caption>

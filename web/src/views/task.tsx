@@ -77,7 +77,7 @@ export function TaskView(props: { id: string }) {
         </section>
       )}
       <h2 id="task-runs">Runs</h2>
-      <TaskRuns runs={t.runs} shownRunId={shown?.run_id ?? null} now={now} />
+      <TaskRuns runs={t.runs} status={task.status} shownRunId={shown?.run_id ?? null} now={now} />
       {shown && (
         <TaskTranscript
           key={shown.run_id}
