@@ -66,6 +66,13 @@ describe("a late answer never undoes the user's action", () => {
     expect(withNewerTasks(held, answer).map((t) => `${t.key}:${t.status}`)).toEqual(["WEB-1:cancelled", "WEB-3:queued"]);
   });
 
+  it("UI: a task listed twice in one answer (it moved between the open and the closed read) shows once, as its newer copy", () => {
+    const running = task("WEB-4", "running", "2026-05-01T10:00:01Z");
+    const done = task("WEB-4", "completed", "2026-05-01T10:00:02Z");
+    expect(withNewerTasks([], [running, done])).toEqual([done]);
+    expect(withNewerTasks([], [done, running])).toEqual([done]);
+  });
+
   it("TASK-019: a message just sent stays listed (queued) until an answer lists it, and a delivered one never turns queued again", () => {
     const sent = { id: "m2", content: "also this", created_at: "2026-05-01T10:01:00Z", delivered_at: null as string | null };
     const first = { id: "m1", content: "first", created_at: "2026-05-01T10:00:00Z", delivered_at: null as string | null };

@@ -66,11 +66,15 @@ export function newerTask<T extends { updated_at: string }>(held: T | null, inco
 
 /**
  * A list the API answered, with the copies the page holds where they are newer (see
- * newerTask). Tasks missing from the answer go: the answer is the list as it now stands.
+ * newerTask), each task once (one read in two parts may list a task that moved between
+ * them twice: the newer copy stays). Tasks missing from the answer go: the answer is the
+ * list as it now stands.
  */
 export function withNewerTasks<T extends { id: string; updated_at: string }>(held: readonly T[], incoming: readonly T[]): T[] {
   const byId = new Map(held.map((t) => [t.id, t]));
-  return incoming.map((t) => newerTask(byId.get(t.id) ?? null, t));
+  const out = new Map<string, T>();
+  for (const t of incoming) out.set(t.id, newerTask(out.get(t.id) ?? byId.get(t.id) ?? null, t));
+  return [...out.values()];
 }
 
 /** What the page needs of a task message. */

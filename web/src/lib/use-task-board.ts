@@ -2,15 +2,26 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { STATUS_POLL_MS } from "./agent-status";
 import { api, describe, everyPage, type Task, unwrap } from "./api";
 import { createRefresher, type Refresher } from "./refresher";
-import { withNewerTasks } from "./tasks";
+import { TASK_COLUMNS, withNewerTasks } from "./tasks";
+
+/** How many closed tasks the Done column shows: the newest filed; the board asks for no more. */
+export const DONE_SHOWN = 50;
+
+const OPEN = TASK_COLUMNS.filter((c) => c.key !== "done")
+  .flatMap((c) => c.statuses)
+  .join(",");
+const DONE = TASK_COLUMNS.find((c) => c.key === "done")!.statuses.join(",");
 
 /**
  * A guild's tasks, held live by a light poll: asked again every few seconds while the page
- * is visible (and at once when it becomes visible). `added` shows a task the user just
- * filed at once; an answer read before it was filed cannot take it off the board again.
+ * is visible (and at once when it becomes visible). Every open task is read, and of the
+ * closed ones only the newest DONE_SHOWN, so a poll stays small as the closed ones pile
+ * up. `added` shows a task the user just filed at once; an answer read before it was filed
+ * cannot take it off the board again.
  */
 export function useTaskBoard(guildId: string) {
   const [tasks, setTasks] = useState<Task[] | null>(null);
+  const [moreDone, setMoreDone] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
   const held = useRef<Task[]>([]);
   const refresher = useRef<Refresher | null>(null);
@@ -20,10 +31,13 @@ export function useTaskBoard(guildId: string) {
       held.current = next;
       setTasks(next);
     };
+    const list = (query: { status: string; limit: number; cursor?: string }) =>
+      unwrap(api.GET("/api/guilds/{id}/tasks", { params: { path: { id: guildId }, query } }));
     const board = createRefresher(
-      () => everyPage((cursor) => unwrap(api.GET("/api/guilds/{id}/tasks", { params: { path: { id: guildId }, query: { limit: 200, cursor } } }))),
-      (answer) => {
-        show(withNewerTasks(held.current, answer));
+      () => Promise.all([everyPage((cursor) => list({ status: OPEN, limit: 200, ...(cursor ? { cursor } : {}) })), list({ status: DONE, limit: DONE_SHOWN })]),
+      ([open, done]) => {
+        show(withNewerTasks(held.current, [...open, ...done.data]));
+        setMoreDone(done.next_cursor !== null);
         setFailure(null);
       },
       (e) => setFailure(describe(e)),
@@ -64,5 +78,5 @@ export function useTaskBoard(guildId: string) {
     refresher.current?.changed();
     void refresher.current?.refresh();
   };
-  return { tasks, failure, added };
+  return { tasks, moreDone, failure, added };
 }

@@ -7,7 +7,7 @@ import { PullRequestLink } from "../components/task-parts";
 import { type Agent, api, type Task, unwrap } from "../lib/api";
 import { boardColumns, statusText } from "../lib/tasks";
 import { useLoad } from "../lib/use-load";
-import { useTaskBoard } from "../lib/use-task-board";
+import { DONE_SHOWN, useTaskBoard } from "../lib/use-task-board";
 
 /**
  * A guild's task board: its tasks in columns by status (Queued, Running, Waiting for you,
@@ -73,6 +73,7 @@ export function TasksView(props: { id: string }) {
               <h2 id={`column-${column.key}`} class="task-column-title">
                 {column.label} <span class="count">{column.tasks.length}</span>
               </h2>
+              {column.key === "done" && board.moreDone && <p class="muted hint">The newest {DONE_SHOWN} filed; older ones are not shown.</p>}
               {column.tasks.length === 0 ? (
                 <p class="muted empty">None</p>
               ) : (
