@@ -41,16 +41,8 @@ export interface TaskRunsSummary {
 
 export async function taskRunsSummary(db: AnyDatabase, taskId: string): Promise<TaskRunsSummary> {
   const [[count], [latest], [active]] = await Promise.all([
-    db
-      .select({ total: sql<number>`count(*)::int` })
-      .from(taskRuns)
-      .where(eq(taskRuns.taskId, taskId)),
-    db
-      .select()
-      .from(taskRuns)
-      .where(eq(taskRuns.taskId, taskId))
-      .orderBy(sql`${taskRuns.createdAt} desc, ${taskRuns.id} desc`)
-      .limit(1),
+    db.select({ total: sql<number>`count(*)::int` }).from(taskRuns).where(eq(taskRuns.taskId, taskId)),
+    db.select().from(taskRuns).where(eq(taskRuns.taskId, taskId)).orderBy(sql`${taskRuns.createdAt} desc, ${taskRuns.id} desc`).limit(1),
     db
       .select()
       .from(taskRuns)

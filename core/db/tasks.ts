@@ -5,7 +5,7 @@ import type { DueTask, TaskStatus } from "../tasks/outcome";
 import { type TaskSettings, taskSettings } from "../tasks/settings";
 import type { Database } from "./client";
 import type { AnyDatabase } from "./organisations";
-import { guildRepositories, organisations, taskMessages, taskRuns, tasks } from "./schema";
+import { guildRepositories, organisations, type taskMessages, taskRuns, tasks } from "./schema";
 
 /**
  * The tasks' queries (TASK-001..008): filing a task with its number, reading and listing

@@ -4,7 +4,7 @@ import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../bindings/env";
 import { runs, taskRuns, tasks } from "../../core/db/schema";
-import { createTask, moveTask, type TaskRow } from "../../core/db/tasks";
+import { activeRunCount, createTask, moveTask, type TaskRow } from "../../core/db/tasks";
 import { volumeObjectKey } from "../../core/tasks/key";
 import { REFUSED_START_DELAY_MS, VOLUME_SWEEP_MS } from "../../core/tasks/transitions";
 import { call } from "../../test/workerd/seed";
@@ -63,7 +63,12 @@ describe("the organisation's task queue", () => {
     expect(started).toHaveLength(4);
     expect(new Set(started).size).toBe(4);
     const rows = Object.values(await statuses(filed.map((r) => r.json.id)));
-    expect(rows.filter((r) => r.status === "running").map((r) => r.id).sort()).toEqual([...started].sort());
+    expect(
+      rows
+        .filter((r) => r.status === "running")
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([...started].sort());
     expect(rows.filter((r) => r.status === "queued")).toHaveLength(2);
   });
 
@@ -73,7 +78,11 @@ describe("the organisation's task queue", () => {
     const base = Date.now() - 60_000;
     const offsets = [5, 2, 6, 1, 4, 3];
     await withDb(async (db) => {
-      for (const [i, task] of filed.entries()) await db.update(tasks).set({ queuedAt: new Date(base + offsets[i]! * 1000) }).where(eq(tasks.id, task.id));
+      for (const [i, task] of filed.entries())
+        await db
+          .update(tasks)
+          .set({ queuedAt: new Date(base + offsets[i]! * 1000) })
+          .where(eq(tasks.id, task.id));
     });
     const started = await recordStarts(org.organisationId);
     await queueOf(org.organisationId).wake(org.organisationId);
@@ -105,6 +114,7 @@ describe("the organisation's task queue", () => {
     await queueOf(org.organisationId).wake(org.organisationId);
     expect(started).toEqual([other!.id]);
     expect((await statuses([busy!.id, third!.id]))[third!.id]!.status).toBe("queued");
+    expect(await withDb((db) => activeRunCount(db, org.organisationId))).toBe(1);
   });
 
   it("TASK-006: a task due later starts at its resume time, on the queue's alarm; a rate-limited one past its reset starts", async () => {

@@ -85,8 +85,7 @@ export const taskRoutes = new Hono<AppEnv>()
     "/:id/messages",
     operation({
       operationId: "createTaskMessage",
-      summary:
-        "Send the task's agent a message: a running task takes it at its next turn boundary; a waiting, blocked or closed one is queued again",
+      summary: "Send the task's agent a message: a running task takes it at its next turn boundary; a waiting, blocked or closed one is queued again",
       tag: "Tasks",
       responses: { 202: ok("The message, queued for delivery", TaskMessage) },
       notFound: "task",

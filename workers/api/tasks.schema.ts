@@ -106,7 +106,14 @@ export const TaskMessage = z
 export const TaskMessagePage = pageOf(TaskMessage, "TaskMessagePage");
 
 /** Body of `POST /api/tasks/:id/messages`. */
-export const TaskMessageCreate = z.strictObject({ content: z.string().max(200_000).refine((text) => text.trim().length > 0, "must not be empty") }).meta({ id: "TaskMessageCreate" });
+export const TaskMessageCreate = z
+  .strictObject({
+    content: z
+      .string()
+      .max(200_000)
+      .refine((text) => text.trim().length > 0, "must not be empty"),
+  })
+  .meta({ id: "TaskMessageCreate" });
 
 /** The organisation's effective task settings: every key, defaults filled in. */
 export const TaskSettingsSchema = z

@@ -108,7 +108,10 @@ describe("listing and reading tasks", () => {
     const next = await call("GET", `/api/guilds/${org.guildId}/tasks?limit=2&cursor=${all.json.next_cursor}`, { token: org.token });
     expect(next.json.data.map((t: { id: string }) => t.id)).toEqual([ids[2], ids[1]]);
     const open = await call("GET", `/api/guilds/${org.guildId}/tasks?status=waiting,blocked`, { token: org.token });
-    expect(open.json).toEqual({ data: [expect.objectContaining({ id: ids[3], status: "blocked" }), expect.objectContaining({ id: ids[1], status: "waiting" })], next_cursor: null });
+    expect(open.json).toEqual({
+      data: [expect.objectContaining({ id: ids[3], status: "blocked" }), expect.objectContaining({ id: ids[1], status: "waiting" })],
+      next_cursor: null,
+    });
   });
 
   it("HARDEN-TASK: a bad status, limit or cursor is a 422 naming it", async () => {
@@ -184,6 +187,13 @@ describe("a person's actions on a task", () => {
     expect(listed.json.data.map((m: { content: string }) => m.content)).toEqual(["Try again", "Also fix the lint"]);
   });
 
+  it("TASK-019: a message to a running task leaves it running, for its run to take at a turn boundary", async () => {
+    const id = (await fileTask(org)).json.id;
+    await withDb((db) => moveTask(db, id, ["queued"], "running"));
+    expect((await call("POST", `/api/tasks/${id}/messages`, { token: org.token, body: { content: "Also this" } })).status).toBe(202);
+    expect(await statusOf(id)).toMatchObject({ status: "running" });
+  });
+
   it("TASK-019: a message to a due task keeps its place in line", async () => {
     const id = (await fileTask(org)).json.id;
     const resumeAt = new Date(Date.now() + 120_000);
@@ -220,6 +230,10 @@ describe("a person's actions on a task", () => {
     // The task object's runs are not built yet: it refuses, and the refusal is the answer.
     expect(res.status).toBe(503);
     expect(res.json.error.code).toBe("task.runs_unavailable");
+    // The event stream is the task object's too, reached once the caller owns the task.
+    const events = await call("GET", `/api/tasks/${id}/events`, { token: org.token });
+    expect(events.status).toBe(503);
+    expect(events.json.error.code).toBe("task.runs_unavailable");
   });
 });
 

@@ -1,8 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type * as z from "zod";
+import { runs, taskRuns } from "../../core/db/schema";
 import { GroupMessage } from "../../core/validation/group-chat";
 import { newAgent, script, settled } from "../../test/workerd/agents";
 import { call, seedGuild } from "../../test/workerd/seed";
+import { fileTask, recordStarts, seedTaskGuild, withDb } from "../../test/workerd/tasks";
 import { Agent, AgentPage, AgentStatus, Memory } from "./agents.schema";
 import { GroupMessagePage } from "./group-chat.schema";
 import { Guild, GuildPage } from "./guilds.schema";
@@ -10,6 +12,7 @@ import { Health } from "./health.schema";
 import { MessageAccepted, MessageList, PromptReplay, Run, RunPage } from "./runs.schema";
 import { Schedule, ScheduleList, SchedulePreview } from "./schedules.schema";
 import { Secret, SecretPage } from "./secrets.schema";
+import { Task, TaskDetail, TaskMessage, TaskMessagePage, TaskPage, TaskRunPage, TaskSettingsSchema } from "./tasks.schema";
 import { TokenCreated, TokenPage } from "./tokens.schema";
 import { Organisation, Usage } from "./usage.schema";
 
@@ -94,5 +97,24 @@ describe("CONTRACT: answers match the schemas the API document names", () => {
     expectShape(await call("POST", "/api/secrets", { token, body: { name: "WIRE_SHAPE", value: "v" } }), 201, Secret);
     expectShape(await call("GET", "/api/secrets", { token }), 200, SecretPage);
     expectShape(await call("GET", "/api/health"), 200, Health);
+  });
+
+  it("CONTRACT: tasks, their runs and messages, and the task settings", async () => {
+    const org = await seedTaskGuild("Wire shapes tasks");
+    await recordStarts(org.organisationId, async () => ({ ok: false, status: 503, code: "task.runs_unavailable", message: "not here" }));
+    const filed = await fileTask(org);
+    expectShape(filed, 201, Task);
+    const task = filed.json as { id: string; agent_id: string };
+    await withDb(async (db) => {
+      const [run] = await db.insert(runs).values({ agentId: task.agent_id, kind: "task" }).returning();
+      await db.insert(taskRuns).values({ taskId: task.id, runId: run!.id, outcome: "end_turn", endedAt: new Date(), report: { summary: "x" } });
+    });
+    expectShape(await call("GET", `/api/tasks/${task.id}`, { token: org.token }), 200, TaskDetail);
+    expectShape(await call("GET", `/api/guilds/${org.guildId}/tasks`, { token: org.token }), 200, TaskPage);
+    expectShape(await call("GET", `/api/tasks/${task.id}/runs`, { token: org.token }), 200, TaskRunPage);
+    expectShape(await call("POST", `/api/tasks/${task.id}/messages`, { token: org.token, body: { content: "hi" } }), 202, TaskMessage);
+    expectShape(await call("GET", `/api/tasks/${task.id}/messages`, { token: org.token }), 200, TaskMessagePage);
+    expectShape(await call("POST", `/api/tasks/${task.id}/cancel`, { token: org.token }), 200, Task);
+    expectShape(await call("GET", "/api/organisation/task-settings", { token: org.token }), 200, TaskSettingsSchema);
   });
 });
