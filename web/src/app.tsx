@@ -16,6 +16,8 @@ import { RunView } from "./views/run";
 import { ScriptsView } from "./views/scripts";
 import { SecretsView } from "./views/secrets";
 import { SignInView } from "./views/sign-in";
+import { TaskView } from "./views/task";
+import { TasksView } from "./views/tasks";
 import { TokensView } from "./views/tokens";
 import { UsageView } from "./views/usage";
 
@@ -39,6 +41,8 @@ export function App() {
       guild: "Guild",
       "guild-chat": "Group chat",
       "guild-repositories": "Repositories",
+      "guild-tasks": "Tasks",
+      task: "Task",
       agent: "Agent",
       "agent-settings": "Agent settings",
       "agent-routines": "Routine",
@@ -88,9 +92,20 @@ export function App() {
           <Link
             href="/guilds"
             aria-current={
-              ["guilds", "guild", "guild-chat", "agent", "agent-settings", "agent-routines", "agent-scripts", "agent-browser", "agent-cli", "run"].includes(
-                route.view,
-              )
+              [
+                "guilds",
+                "guild",
+                "guild-chat",
+                "guild-tasks",
+                "task",
+                "agent",
+                "agent-settings",
+                "agent-routines",
+                "agent-scripts",
+                "agent-browser",
+                "agent-cli",
+                "run",
+              ].includes(route.view)
                 ? "page"
                 : undefined
             }
@@ -116,6 +131,8 @@ export function App() {
         {route.view === "guild" && <GuildView key={route.id} id={route.id!} />}
         {route.view === "guild-chat" && <GroupChatView key={route.id} id={route.id!} />}
         {route.view === "guild-repositories" && <RepositoriesView key={route.id} id={route.id!} />}
+        {route.view === "guild-tasks" && <TasksView key={route.id} id={route.id!} />}
+        {route.view === "task" && <TaskView key={route.id} id={route.id!} />}
         {route.view === "agent" && <AgentView key={route.id} id={route.id!} />}
         {route.view === "agent-settings" && <AgentSettingsView key={route.id} id={route.id!} />}
         {route.view === "agent-routines" && <RoutinesView key={route.id} id={route.id!} />}

@@ -9,6 +9,32 @@ import { describe } from "../lib/api";
  */
 export function ConfirmDelete(props: { what: string; onConfirm: () => Promise<void> | void; label?: string; verb?: string }) {
   const verb = props.verb ?? "Delete";
+  return (
+    <ConfirmAction
+      label={props.label ?? "Delete…"}
+      question={`${verb} ${props.what}? This cannot be undone.`}
+      confirm={verb}
+      groupLabel={`Confirm ${gerund(verb)} ${props.what}`}
+      onConfirm={props.onConfirm}
+    />
+  );
+}
+
+/**
+ * Any action that asks first, as ConfirmDelete does: `label` opens "<question> [confirm]
+ * [dismiss]", the confirming button takes focus, and a refusal is shown beside the button
+ * as "<confirm> failed: <why>".
+ *
+ * @example <ConfirmAction label="Mark done…" question="Mark WEB-1 done?" confirm="Mark done" dismiss="Back" groupLabel="Confirm marking WEB-1 done" onConfirm={done} />
+ */
+export function ConfirmAction(props: {
+  label: string;
+  question: string;
+  confirm: string;
+  dismiss?: string;
+  groupLabel: string;
+  onConfirm: () => Promise<void> | void;
+}) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -23,7 +49,7 @@ export function ConfirmDelete(props: { what: string; onConfirm: () => Promise<vo
             setError(null);
           }}
         >
-          {props.label ?? "Delete…"}
+          {props.label}
         </button>
         {error && (
           <span class="field-error" role="alert">
@@ -34,10 +60,8 @@ export function ConfirmDelete(props: { what: string; onConfirm: () => Promise<vo
     );
   }
   return (
-    <span class="confirm" role="group" aria-label={`Confirm ${gerund(verb)} ${props.what}`}>
-      <span>
-        {verb} {props.what}? This cannot be undone.
-      </span>
+    <span class="confirm" role="group" aria-label={props.groupLabel}>
+      <span>{props.question}</span>
       <button
         type="button"
         class="danger"
@@ -50,17 +74,17 @@ export function ConfirmDelete(props: { what: string; onConfirm: () => Promise<vo
           try {
             await props.onConfirm();
           } catch (e) {
-            setError(`${verb} failed: ${describe(e)}`);
+            setError(`${props.confirm} failed: ${describe(e)}`);
           } finally {
             setBusy(false);
             setAsking(false);
           }
         }}
       >
-        {verb}
+        {props.confirm}
       </button>
       <button type="button" onClick={() => setAsking(false)}>
-        Cancel
+        {props.dismiss ?? "Cancel"}
       </button>
     </span>
   );

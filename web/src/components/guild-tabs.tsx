@@ -5,6 +5,7 @@ const TABS = [
   ["agents", "Agents & settings", ""],
   ["chat", "Group chat", "/chat"],
   ["repositories", "Repositories", "/repositories"],
+  ["tasks", "Tasks", "/tasks"],
 ] as const;
 
 type Tab = (typeof TABS)[number][0];

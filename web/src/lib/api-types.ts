@@ -61,3 +61,9 @@ export type Repository = Schemas["Repository"];
 export type RepoChange = Schemas["RepoChange"];
 /** One repository's diff of a run, redacted, at most 256 KiB. */
 export type RepoDiff = Schemas["RepoDiff"];
+/** A task for a coding agent in one of the guild's repositories, keyed `<PREFIX>-<n>`. */
+export type Task = Schemas["Task"];
+/** One run of a task (one box's lifetime), its transcript the run `run_id`. */
+export type TaskRun = Schemas["TaskRun"];
+/** A message for a task's agent: queued until a run delivers it at a turn boundary. */
+export type TaskMessage = Schemas["TaskMessage"];

@@ -23,6 +23,7 @@ export function kindLabel(kind: string): string {
   if (kind === "schedule") return "Schedule wake-up";
   if (kind === "group") return "Group chat";
   if (kind === "direct") return "Direct chat";
+  if (kind === "task") return "Task";
   return kind;
 }
 

@@ -32,6 +32,8 @@ export interface Match {
     | "guild"
     | "guild-chat"
     | "guild-repositories"
+    | "guild-tasks"
+    | "task"
     | "agent"
     | "agent-settings"
     | "agent-routines"
@@ -53,6 +55,8 @@ const ROUTES: Array<[RegExp, Match["view"]]> = [
   [/^\/guilds\/([^/]+)\/?$/, "guild"],
   [/^\/guilds\/([^/]+)\/chat\/?$/, "guild-chat"],
   [/^\/guilds\/([^/]+)\/repositories\/?$/, "guild-repositories"],
+  [/^\/guilds\/([^/]+)\/tasks\/?$/, "guild-tasks"],
+  [/^\/tasks\/([^/]+)\/?$/, "task"],
   [/^\/agents\/([^/]+)\/?$/, "agent"],
   [/^\/agents\/([^/]+)\/settings\/?$/, "agent-settings"],
   [/^\/agents\/([^/]+)\/routines\/?$/, "agent-routines"],

@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { api } from "../e2e/http";
+import { type Chromium, type Page, screenshot, signedInPage, until } from "./browser";
+
+/**
+ * The guild's task board and a task's page: filing from the New task form (its 422s beside
+ * the fields, the base branch following the repository), the board's columns, a message
+ * listed queued, the status menu, and an answer read before an action never undoing it.
+ */
+describe("operator console: tasks", () => {
+  let chromium: Chromium;
+  let page: Page;
+  const apiUrl = inject("apiUrl");
+  const suffix = Math.random().toString(36).slice(2, 8);
+  let guild: { id: string; name: string };
+  let coder: { id: string; name: string };
+  /** The task the first test files, which the later tests open. */
+  let filed: { id: string; key: string };
+
+  beforeAll(async () => {
+    guild = (await api("POST", "/api/guilds", { body: { name: `Tasks guild ${suffix}` } })).json;
+    coder = (await api("POST", `/api/guilds/${guild.id}/agents`, { body: { name: `Coder ${suffix}`, coding: true } })).json;
+    await api("POST", `/api/guilds/${guild.id}/agents`, { body: { name: `Writer ${suffix}` } });
+    for (const [name, branch] of [
+      ["widgets", "trunk"],
+      ["gadgets", "main"],
+    ]) {
+      const repo = await api("POST", `/api/guilds/${guild.id}/repositories`, { body: { full_name: `tasks-${suffix}/${name}`, default_branch: branch } });
+      if (repo.status !== 201) throw new Error(`repository refused: ${repo.text}`);
+    }
+    ({ chromium, page } = await signedInPage(apiUrl, inject("token")));
+  });
+  afterAll(async () => {
+    await chromium?.close();
+    if (guild) await api("DELETE", `/api/guilds/${guild.id}`);
+  });
+
+  it("UI / TASK-001 / TASK-003: a task filed from the New task form (422s beside the fields, the base branch following the repository) shows on the board", async () => {
+    await page.goto(`${apiUrl}/guilds/${guild.id}`);
+    await page.getByRole("navigation", { name: "Guild pages" }).getByRole("link", { name: "Tasks" }).click();
+    await page.getByRole("heading", { name: "Tasks", level: 1 }).waitFor();
+    expect(await page.getByRole("navigation", { name: "Guild pages" }).getByRole("link", { name: "Tasks" }).getAttribute("aria-current")).toBe("page");
+    expect(await page.title()).toBe("Tasks · Guilds console");
+    await page.getByText("No task in this guild yet.").waitFor();
+
+    await page.getByRole("button", { name: "New task" }).click();
+    const form = page.locator("form[aria-labelledby=new-task]");
+    // Only the guild's coding agents are offered.
+    expect(await form.getByLabel("Agent").locator("option").allTextContents()).toEqual(["Choose an agent", coder.name]);
+    // Nothing filled in: the API's 422 names the fields, each message beside its field.
+    await form.getByRole("button", { name: "File task" }).click();
+    await form.locator('[data-field="title"] .field-error').waitFor();
+    expect(await form.locator('[data-field="repository_id"] .field-error').count()).toBe(1);
+    expect(await form.getByLabel("Title").getAttribute("aria-invalid")).toBe("true");
+
+    await form.getByLabel("Title").fill("Make the widgets faster");
+    await form.getByLabel("Description").fill("The **list** takes 3 s to render.");
+    await form.getByLabel("Agent").selectOption({ label: coder.name });
+    await form.getByLabel("Repository").selectOption({ label: `tasks-${suffix}/widgets` });
+    expect(await form.getByLabel("Base branch").inputValue()).toBe("trunk");
+    await form.getByLabel("Repository").selectOption({ label: `tasks-${suffix}/gadgets` });
+    expect(await form.getByLabel("Base branch").inputValue()).toBe("main");
+    await form.getByLabel("Repository").selectOption({ label: `tasks-${suffix}/widgets` });
+    expect(await form.getByLabel("Base branch").inputValue()).toBe("trunk");
+    await form.getByRole("button", { name: "File task" }).click();
+
+    const notice = page.getByTestId("task-filed");
+    await notice.waitFor();
+    const key = (await notice.getByRole("link").textContent())!;
+    expect(key).toBe("WIDGETS-1");
+    const card = page.locator(`.task-card[data-task="${key}"]`);
+    await card.waitFor();
+    expect(await card.textContent()).toContain("Make the widgets faster");
+    expect(await card.textContent()).toContain(coder.name);
+    // Filed tasks are queued; until task runs start here the board keeps it under Queued.
+    const column = await card.evaluate((el) => el.closest("[data-column]")?.getAttribute("data-column"));
+    expect(["queued", "running", "waiting"]).toContain(column);
+
+    const listed = (await api("GET", `/api/guilds/${guild.id}/tasks`)).json.data as Array<{ id: string; key: string; base_branch: string; agent_id: string }>;
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({ key, base_branch: "trunk", agent_id: coder.id });
+    filed = { id: listed[0]!.id, key };
+    await screenshot(page, "tasks-board", { fullPage: true });
+  });
+
+  it("UI / TASK-019 / TASK-030: the task page lists a sent message as queued, and its status menu cancels the task after asking", async () => {
+    await page.goto(`${apiUrl}/guilds/${guild.id}/tasks`);
+    await page.locator(`.task-card[data-task="${filed.key}"]`).getByRole("link", { name: filed.key }).click();
+    await page.waitForURL(`${apiUrl}/tasks/${filed.id}`);
+    await page.getByRole("heading", { level: 1, name: `${filed.key} Make the widgets faster` }).waitFor();
+    expect(await page.title()).toBe("Task · Guilds console");
+    expect(await page.locator(".task-description strong").textContent()).toBe("list");
+    expect(await page.locator(".task-facts").textContent()).toContain(`factory/task/${filed.key}`);
+
+    const box = page.getByLabel("Message to the agent", { exact: true });
+    await box.fill("Start with the list view, please");
+    await box.press("Enter");
+    const message = page.locator(".task-message-list li", { hasText: "Start with the list view, please" });
+    await message.waitFor();
+    expect(await box.inputValue()).toBe("");
+    expect(await message.getAttribute("data-state")).toBe("queued");
+    expect(await message.textContent()).toContain("queued");
+    const stored = (await api("GET", `/api/tasks/${filed.id}/messages`)).json.data;
+    expect(stored).toMatchObject([{ content: "Start with the list view, please", delivered_at: null }]);
+
+    const menu = page.getByTestId("status-menu");
+    await menu.locator("summary").click();
+    await menu.getByRole("button", { name: "Cancel task…" }).click();
+    const confirm = page.getByRole("group", { name: `Confirm cancelling ${filed.key}` });
+    await confirm.waitFor();
+    // Back leaves it as it was.
+    await confirm.getByRole("button", { name: "Back" }).click();
+    await confirm.waitFor({ state: "detached" });
+    expect((await api("GET", `/api/tasks/${filed.id}`)).json.status).not.toBe("cancelled");
+
+    await menu.getByRole("button", { name: "Cancel task…" }).click();
+    await confirm.getByRole("button", { name: "Cancel task", exact: true }).click();
+    await until(async () => (await page.getByTestId("task-status").textContent()) === "cancelled", "the badge reads cancelled");
+    expect((await api("GET", `/api/tasks/${filed.id}`)).json.status).toBe("cancelled");
+    // A closed task offers no Cancel; Mark done is still there.
+    expect(await menu.getByRole("button", { name: "Cancel task…" }).count()).toBe(0);
+    expect(await menu.getByRole("button", { name: "Mark done…" }).count()).toBe(1);
+    await screenshot(page, "task-cancelled", { fullPage: true });
+
+    await page.getByRole("link", { name: "Tasks", exact: true }).click();
+    await page.locator(`[data-column="done"] .task-card[data-task="${filed.key}"]`).waitFor();
+  });
+
+  it("UI: an answer read before the user's action never puts back the status the action replaced", async () => {
+    const task = (
+      await api("POST", `/api/guilds/${guild.id}/tasks`, {
+        body: { title: "Document the gadgets", agent_id: coder.id, repository_id: (await api("GET", `/api/guilds/${guild.id}/repositories`)).json.data[1].id },
+      })
+    ).json as { id: string; key: string; status: string };
+    await page.goto(`${apiUrl}/tasks/${task.id}`);
+    const badge = page.getByTestId("task-status");
+    await badge.waitFor();
+
+    // The next read of the task is held until after the user's action: it answers the task as it was before.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let held = 0;
+    let after = 0;
+    await page.route(`${apiUrl}/api/tasks/${task.id}`, async (route) => {
+      if (route.request().method() !== "GET") return route.continue();
+      if (held++ === 0) {
+        const response = await route.fetch();
+        await released;
+        return route.fulfill({ response });
+      }
+      after++;
+      return route.continue();
+    });
+    // Sending a message reads the task again: that read is the one held.
+    await page.getByLabel("Message to the agent", { exact: true }).fill("A note before the cancel");
+    await page.getByLabel("Message to the agent", { exact: true }).press("Enter");
+    await page.locator(".task-message-list li", { hasText: "A note before the cancel" }).waitFor();
+    await until(async () => held === 1, "the read of the task is on its way");
+
+    const menu = page.getByTestId("status-menu");
+    await menu.locator("summary").click();
+    await menu.getByRole("button", { name: "Cancel task…" }).click();
+    await page
+      .getByRole("group", { name: `Confirm cancelling ${task.key}` })
+      .getByRole("button", { name: "Cancel task", exact: true })
+      .click();
+    await until(async () => (await badge.textContent()) === "cancelled", "the badge reads cancelled");
+
+    // Every text the badge takes from here on, however briefly.
+    await page.evaluate(`(() => {
+      const badge = document.querySelector('[data-testid="task-status"]');
+      window.badgeTexts = [];
+      new MutationObserver(() => window.badgeTexts.push(badge.textContent)).observe(badge, { childList: true, characterData: true, subtree: true });
+    })()`);
+    let answered = 0;
+    page.on("response", (r) => {
+      if (r.url() === `${apiUrl}/api/tasks/${task.id}` && r.request().method() === "GET") answered++;
+    });
+    release();
+    // The held answer lands, then the read that follows it.
+    await until(async () => answered >= 2 && after >= 1, "the held answer and the read after the cancel");
+    expect(await badge.textContent()).toBe("cancelled");
+    expect((await page.evaluate<string[]>("window.badgeTexts")).filter((text) => text !== "cancelled")).toEqual([]);
+    await page.unroute(`${apiUrl}/api/tasks/${task.id}`);
+  });
+});
