@@ -109,7 +109,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
   };
 
   let gitUrl = "";
-  const api = { state, appId: options.appId, publicKey };
+  const api = { state, appId: options.appId, publicKey, root };
   const install = { state, app: identity };
   async function handle(req: IncomingMessage, res: ServerResponse, gitOnly: boolean): Promise<void> {
     const url = new URL(req.url ?? "/", "http://forge");
