@@ -115,7 +115,11 @@ export async function compareCommits(
 ): Promise<{ base: string; head: string; ahead: number; behind: number; mergeBase: string | null } | null> {
   if (!REVISION.test(base) || !REVISION.test(head)) return null;
   const env = { GIT_DIR: repoDir(root, fullName) };
-  const resolve = (rev: string) => git(["rev-parse", "--verify", "--quiet", `${rev}^{commit}`], env).then((out) => out.trim(), () => "");
+  const resolve = (rev: string) =>
+    git(["rev-parse", "--verify", "--quiet", `${rev}^{commit}`], env).then(
+      (out) => out.trim(),
+      () => "",
+    );
   const [baseSha, headSha] = await Promise.all([resolve(base), resolve(head)]);
   if (!baseSha || !headSha) return null;
   const count = async (range: string) => Number((await git(["rev-list", "--count", range], env)).trim());
