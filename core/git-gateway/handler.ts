@@ -190,11 +190,19 @@ async function receivePack(request: Request, deps: GatewayDeps, push: Push): Pro
   const checked = needsAncestry(commands, policy);
   const ancestry: Ancestry = (ancestor, commit) => deps.ancestry(push.grant, ancestor, commit);
   const verifier = checked.length ? new PackVerifier(commands, policy, ancestry) : null;
-  const upstreamBody = forwardedBody(section.raw, section.rest, reader, verifier);
+  // A refused push aborts the forwarded request before the pack's last bytes left.
+  const abort = new AbortController();
+  const upstreamBody = forwardedBody(section.raw, section.rest, reader, verifier, () => abort.abort());
   push.headers.delete("content-encoding");
   let response: Response;
   try {
-    response = await deps.fetch(push.target, { method: "POST", headers: push.headers, body: upstreamBody, duplex: "half" } as RequestInit);
+    response = await deps.fetch(push.target, {
+      method: "POST",
+      headers: push.headers,
+      body: upstreamBody,
+      duplex: "half",
+      signal: abort.signal,
+    } as RequestInit);
   } catch (error) {
     if (verifier?.refusals?.length) return refuse(verifier.refusals);
     throw error;
@@ -271,6 +279,7 @@ function forwardedBody(
   rest: Uint8Array,
   reader: ReadableStreamDefaultReader<Uint8Array>,
   verifier: PackVerifier | null,
+  refused: () => void,
 ): ReadableStream<Uint8Array> {
   let first: Uint8Array | null = rest.length ? rest : null;
   let held: Uint8Array | null = null;
@@ -301,7 +310,8 @@ function forwardedBody(
         return;
       }
       if (!(await verifier.finish())) {
-        controller.error(new Error("push refused"));
+        // Neither closed nor errored: the aborted request cancels the stream.
+        refused();
         return;
       }
       if (held) controller.enqueue(held);
