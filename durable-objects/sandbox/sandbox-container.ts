@@ -1,5 +1,6 @@
 import { Container } from "@cloudflare/containers";
 import type { Env } from "../../bindings/env";
+import { GATEWAY_HOST, gitGateway } from "./git-gateway";
 import { HOME_SAVE_HOST, saveHomeOnExit } from "./home-on-exit";
 
 /** The guest's port in both images (containers/README.md). */
@@ -84,9 +85,9 @@ export class LiteSandbox extends SandboxContainer {
   }
 }
 
-/** The standard box (SBX-004): browser or coding. */
+/** The standard box (SBX-004): browser or coding; a task's box, whose git goes through the gateway. */
 export class StandardSandbox extends SandboxContainer {
   static {
-    StandardSandbox.outboundByHost = { [HOME_SAVE_HOST]: saveHomeOnExit };
+    StandardSandbox.outboundByHost = { [HOME_SAVE_HOST]: saveHomeOnExit, [GATEWAY_HOST]: gitGateway };
   }
 }

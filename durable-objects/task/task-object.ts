@@ -7,6 +7,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../bindings/env";
 import { type Outcome, refuse } from "../../bindings/outcome";
+import type { GitGrant, GitRefusalEvent } from "../../bindings/task-gateway";
 
 /** What the queue hears when it asks a task to start a run. */
 export type StartAnswer = Outcome<{ runId: string }>;
@@ -27,6 +28,18 @@ export class TaskObject extends DurableObject<Env> {
   async resetWorkspace(_taskId: string): Promise<Outcome<Record<never, never>>> {
     return refuse(503, "task.runs_unavailable", "Task runs are not available in this build");
   }
+
+  /**
+   * The git gateway asks whether `credential` is the active run's (TASK-014): the repository,
+   * its base branch, the task's key and force-push setting, and an installation token when it
+   * is; null otherwise.
+   */
+  async authorizeGit(_taskId: string, _credential: string): Promise<GitGrant | null> {
+    return null;
+  }
+
+  /** The git gateway refused a push of the task's box (TASK-017): the run and the task's events hear of it. */
+  async gitRefused(_taskId: string, _event: GitRefusalEvent): Promise<void> {}
 
   /** The task's Server-Sent Events: status changes, runs starting and ending, and the active run's rows. */
   async events(_taskId: string, _request: Request): Promise<Response> {

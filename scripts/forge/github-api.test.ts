@@ -2,9 +2,10 @@
  * The forge's GitHub REST endpoints over real HTTP: App JWT checks, installations, and
  * installation tokens limited to repositories (issue 14, "A real forge for tests").
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rmSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { type Forge, startForge } from "./server";
-import { admin, appJwt, appKeyPair } from "./test-support";
+import { admin, appJwt, appKeyPair, git, remote, workDir } from "./test-support";
 
 const APP_ID = "4242";
 const keys = appKeyPair();
@@ -132,5 +133,37 @@ describe("installation tokens", () => {
     const res = await github("POST", `/app/installations/${installationId}/access_tokens`, { body: { repositories: ["app"] } });
     expect((await fetch(`${forge.apiUrl}/installation/token`, { method: "DELETE", headers: { authorization: `token ${res.json.token}` } })).status).toBe(204);
     expect((await github("GET", "/installation/repositories", { token: res.json.token })).status).toBe(401);
+  });
+});
+
+describe("compare", () => {
+  it("FORGE: GET /repos/{o}/{r}/compare/{base}...{head} answers ahead, behind, identical and diverged as GitHub does", async () => {
+    const token = (await github("POST", `/app/installations/${installationId}/access_tokens`, { body: { repositories: ["docs"] } })).json.token as string;
+    const dir = workDir();
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    await git(["clone", "--quiet", remote(forge.gitUrl, "acme/docs", token), dir]);
+    const base = (await git(["rev-parse", "HEAD"], dir)).trim();
+    await git(["commit", "--quiet", "--allow-empty", "-m", "one"], dir);
+    await git(["commit", "--quiet", "--allow-empty", "-m", "two"], dir);
+    const ahead = (await git(["rev-parse", "HEAD"], dir)).trim();
+    await git(["push", "--quiet", "origin", "HEAD:refs/heads/feature"], dir);
+    await git(["checkout", "--quiet", "--detach", base], dir);
+    await git(["commit", "--quiet", "--allow-empty", "-m", "aside"], dir);
+    const aside = (await git(["rev-parse", "HEAD"], dir)).trim();
+    await git(["push", "--quiet", "origin", "HEAD:refs/heads/aside"], dir);
+    const compare = (basehead: string, withToken: string | null = token) =>
+      fetch(`${forge.apiUrl}/repos/acme/docs/compare/${basehead}`, { headers: withToken ? { authorization: `token ${withToken}` } : {} }).then(async (res) => ({
+        status: res.status,
+        json: (await res.json()) as Record<string, any>,
+      }));
+    expect((await compare(`${base}...${ahead}`)).json).toMatchObject({ status: "ahead", ahead_by: 2, behind_by: 0, merge_base_commit: { sha: base } });
+    expect((await compare(`${ahead}...${base}`)).json).toMatchObject({ status: "behind", ahead_by: 0, behind_by: 2 });
+    expect((await compare(`${ahead}...feature`)).json).toMatchObject({ status: "identical" });
+    expect((await compare(`feature...${aside}`)).json).toMatchObject({ status: "diverged", ahead_by: 1, behind_by: 2, merge_base_commit: { sha: base } });
+    // A commit the forge does not have, a name that is not a revision, a private repository without a token.
+    expect((await compare(`${base}...${"1".repeat(40)}`)).status).toBe(404);
+    expect((await compare(`${base}...--all`)).status).toBe(404);
+    expect((await compare(`${base}...${ahead}`, null)).status).toBe(404);
+    expect((await compare(`${base}...${ahead}`, "ghs_forged")).status).toBe(401);
   });
 });

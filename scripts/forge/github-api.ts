@@ -7,6 +7,7 @@ import type { KeyObject } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { verifyAppJwt } from "./app-jwt";
 import { bearer, ForgeError, readJson, sendJson } from "./http";
+import { compareCommits } from "./repos";
 import type { ForgeState, Installation, MintedToken, Permissions } from "./state";
 
 /** What every installation of the App was granted (the platform asks for contents and pull requests). */
@@ -17,6 +18,8 @@ export interface GitHubApiContext {
   state: ForgeState;
   appId: string;
   publicKey: KeyObject;
+  /** Where the bare repositories are (compare reads them). */
+  root: string;
 }
 
 /** Serves `path` (below `/api`); false when no route matches. */
@@ -68,12 +71,42 @@ export async function serveGitHubApi(
     sendJson(res, 200, { total_count: repositories.length, repositories });
     return true;
   }
+  const compare = /^\/repos\/([^/]+\/[^/]+)\/compare\/(.+)$/.exec(path);
+  if (compare && method === "GET") {
+    await serveCompare(ctx, req, res, compare[1]!, decodeURIComponent(compare[2]!));
+    return true;
+  }
   if (path === "/installation/token" && method === "DELETE") {
     installationToken(ctx, req).revoked = true;
     res.writeHead(204).end();
     return true;
   }
   return false;
+}
+
+/**
+ * `GET /repos/{owner}/{repo}/compare/{base}...{head}`: GitHub's status (ahead, behind,
+ * identical, diverged) and counts; 404 for a commit the repository does not have, or a
+ * private repository the token does not reach.
+ */
+async function serveCompare(ctx: GitHubApiContext, req: IncomingMessage, res: ServerResponse, fullName: string, basehead: string): Promise<void> {
+  const token = bearer(req);
+  if (token !== null && !ctx.state.liveToken(token)) throw new ForgeError(401, "Bad credentials");
+  const repository = ctx.state.repositories.get(fullName);
+  if (!repository || (repository.private && (token === null || ctx.state.access(token, fullName) === "none"))) throw new ForgeError(404, "Not Found");
+  const [base, head, ...extra] = basehead.split("...");
+  if (!base || !head || extra.length) throw new ForgeError(404, "Not Found");
+  const found = await compareCommits(ctx.root, fullName, base, head);
+  if (!found) throw new ForgeError(404, "Not Found");
+  const status = found.ahead && found.behind ? "diverged" : found.ahead ? "ahead" : found.behind ? "behind" : "identical";
+  sendJson(res, 200, {
+    status,
+    ahead_by: found.ahead,
+    behind_by: found.behind,
+    total_commits: found.ahead,
+    base_commit: { sha: found.base },
+    merge_base_commit: found.mergeBase ? { sha: found.mergeBase } : null,
+  });
 }
 
 /** GitHub's `per_page` (default 30, at most 100) and `page` (from 1). */

@@ -108,8 +108,35 @@ export async function branchSha(root: string, fullName: string, branch: string):
 
 /** How many commits `head` has that `base` has not (GitHub's "commits ahead"). */
 export async function commitsAhead(root: string, fullName: string, base: string, head: string): Promise<number> {
-  const out = await git(["rev-list", "--count", `refs/heads/${base}..refs/heads/${head}`, "--"], { GIT_DIR: repoDir(root, fullName) });
-  return Number(out.trim());
+  return (await compareCommits(root, fullName, `refs/heads/${base}`, `refs/heads/${head}`))?.ahead ?? 0;
+}
+
+/** A commit-ish a compare may name: a sha or a branch, never an option. */
+const REVISION = /^[A-Za-z0-9_][A-Za-z0-9._/-]*$/;
+
+/**
+ * How `head` stands to `base` (GitHub's compare): commits ahead and behind and their merge
+ * base; null when either is not a commit of the repository.
+ */
+export async function compareCommits(
+  root: string,
+  fullName: string,
+  base: string,
+  head: string,
+): Promise<{ base: string; head: string; ahead: number; behind: number; mergeBase: string | null } | null> {
+  if (!REVISION.test(base) || !REVISION.test(head)) return null;
+  const env = { GIT_DIR: repoDir(root, fullName) };
+  const resolve = (rev: string) =>
+    git(["rev-parse", "--verify", "--quiet", `${rev}^{commit}`], env).then(
+      (out) => out.trim(),
+      () => "",
+    );
+  const [baseSha, headSha] = await Promise.all([resolve(base), resolve(head)]);
+  if (!baseSha || !headSha) return null;
+  const count = async (range: string) => Number((await git(["rev-list", "--count", range], env)).trim());
+  const [ahead, behind] = await Promise.all([count(`${baseSha}..${headSha}`), count(`${headSha}..${baseSha}`)]);
+  const mergeBase = (await git(["merge-base", baseSha, headSha], env).catch(() => "")).trim() || null;
+  return { base: baseSha, head: headSha, ahead, behind, mergeBase };
 }
 
 async function git(args: string[], env: Record<string, string> = {}): Promise<string> {

@@ -112,7 +112,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
   };
 
   let gitUrl = "";
-  const api = { state, appId: options.appId, publicKey };
+  const api = { state, appId: options.appId, publicKey, root };
   const install = { state, app: identity };
   // The base URL is known once the port is: set below.
   const pulls: PullsContext = { state, root, webUrl: "", appSlug: identity.slug };

@@ -1,0 +1,324 @@
+/**
+ * The git gateway (TASK-014, TASK-017): a task's box reaches the forge only through it, over
+ * smart HTTP, for the task's own repository. The box authenticates with its run's credential
+ * (HTTP Basic password); the gateway forwards with the installation token, which never enters
+ * the box, and checks a push's command list (and the pack's history, for a task branch update)
+ * before the forge takes it. Fetch-style and free of Workers APIs: the Worker's outbound
+ * handler and Node tests serve it alike.
+ */
+import type { Ancestry, PushPolicy, Refusal } from "./check-push";
+import { checkPush, needsAncestry, refsRefusals } from "./check-push";
+import { PackError, PackReader } from "./pack";
+import { type Command, PktError, readCommandSection } from "./pkt-line";
+import { refusalResponse } from "./report";
+
+/** What the task's object answers for a valid run credential. */
+export interface GatewayGrant {
+  /** `owner/repo` on the forge. */
+  fullName: string;
+  baseBranch: string;
+  taskKey: string;
+  allowForcePush: boolean;
+  /** The installation token: only ever in the forwarded request's Authorization header. */
+  token: string;
+}
+
+/** A refused push, told to the task (its events, its run). */
+export interface GitRefusalEvent {
+  taskId: string;
+  fullName: string;
+  refs: Array<{ ref: string; old: string; new: string; reason: string }>;
+}
+
+export interface GatewayDeps {
+  authorize(taskId: string, credential: string): Promise<GatewayGrant | null>;
+  /** The forge's git base: `${forgeGitUrl}/<owner>/<repo>.git/...`. */
+  forgeGitUrl: string;
+  fetch: (input: string, init: RequestInit) => Promise<Response>;
+  refused(event: GitRefusalEvent): Promise<void>;
+  /** Whether `ancestor` is an ancestor of `commit` on the forge (its compare API), for the grant's repository. */
+  ancestry(grant: GatewayGrant, ancestor: string, commit: string): Promise<boolean>;
+}
+
+const PATH = /^\/tasks\/([A-Za-z0-9_-]{1,64})\/([A-Za-z0-9][A-Za-z0-9-]*)\/([A-Za-z0-9._-]+?)\.git\/(info\/refs|git-upload-pack|git-receive-pack)$/;
+const SERVICES = new Set(["git-upload-pack", "git-receive-pack"]);
+/** Headers of the forge's answer the box may see. */
+const ANSWER_HEADERS = ["content-type", "cache-control", "expires", "pragma"];
+/** What a refused request's unread body is drained up to, so git reads the answer instead of a broken pipe. */
+const DRAIN_LIMIT = 256 * 1024 * 1024;
+
+const text = (status: number, message: string, headers: Record<string, string> = {}) =>
+  new Response(`${message}\n`, { status, headers: { "content-type": "text/plain; charset=utf-8", ...headers } });
+
+/** The Basic password, whatever the user name (git sends the one its credential helper gives). */
+function basicPassword(request: Request): string | null {
+  const match = /^basic\s+([A-Za-z0-9+/=]+)$/i.exec(request.headers.get("authorization") ?? "");
+  if (!match) return null;
+  let decoded: string;
+  try {
+    decoded = atob(match[1]!);
+  } catch {
+    return null;
+  }
+  const colon = decoded.indexOf(":");
+  return colon === -1 || colon === decoded.length - 1 ? null : decoded.slice(colon + 1);
+}
+
+export async function gatewayHandler(request: Request, deps: GatewayDeps): Promise<Response> {
+  try {
+    return await handle(request, deps);
+  } catch {
+    // Nothing of the failure (a forge address, a token in a message) reaches the box.
+    return text(502, "the git gateway could not complete the request");
+  }
+}
+
+async function handle(request: Request, deps: GatewayDeps): Promise<Response> {
+  const url = new URL(request.url);
+  const match = PATH.exec(url.pathname);
+  if (!match) return text(404, "not found");
+  const [, taskId, owner, repo, endpoint] = match as unknown as [string, string, string, string, string];
+  const service = endpoint === "info/refs" ? url.searchParams.get("service") : endpoint;
+  if (!service || !SERVICES.has(service)) return text(404, "not found (smart HTTP only)");
+  if ((endpoint === "info/refs") !== (request.method === "GET") || (request.method !== "GET" && request.method !== "POST")) {
+    return text(405, "method not allowed");
+  }
+  const credential = basicPassword(request);
+  const grant = credential === null ? null : await deps.authorize(taskId, credential);
+  if (!grant) return text(401, "the run's git credential is missing or not valid", { "www-authenticate": 'Basic realm="git gateway"' });
+  if (`${owner}/${repo}`.toLowerCase() !== grant.fullName.toLowerCase()) return text(403, "this task's box reaches its own repository only");
+
+  const target = `${deps.forgeGitUrl.replace(/\/+$/, "")}/${grant.fullName}.git/${endpoint}${endpoint === "info/refs" ? `?service=${service}` : ""}`;
+  const headers = forwardedHeaders(request, grant.token);
+  if (request.method === "GET") return answer(await deps.fetch(target, { method: "GET", headers }));
+  if (service === "git-upload-pack") {
+    const encoding = request.headers.get("content-encoding");
+    if (encoding) headers.set("content-encoding", encoding);
+    return answer(await deps.fetch(target, { method: "POST", headers, body: request.body, duplex: "half" } as RequestInit));
+  }
+  return receivePack(request, deps, { taskId, grant, target, headers });
+}
+
+function forwardedHeaders(request: Request, token: string): Headers {
+  const headers = new Headers({ authorization: `Basic ${btoa(`x-access-token:${token}`)}` });
+  for (const name of ["content-type", "accept", "git-protocol"]) {
+    const value = request.headers.get(name);
+    if (value) headers.set(name, value);
+  }
+  // GitHub serves smart HTTP to git's own user agent; anything else is not passed on.
+  const agent = request.headers.get("user-agent");
+  if (agent?.startsWith("git/")) headers.set("user-agent", agent.slice(0, 100));
+  return headers;
+}
+
+/** The forge's answer as the box sees it: allowlisted headers; a refused token is the gateway's failure, not the box's. */
+function answer(response: Response): Response {
+  if (response.status === 401 || response.status === 403) {
+    void response.body?.cancel();
+    return text(502, "the forge refused the gateway's credential for this repository");
+  }
+  if (response.status >= 400) {
+    void response.body?.cancel();
+    return text(response.status === 404 ? 404 : 502, `the forge answered HTTP ${response.status}`);
+  }
+  const headers = new Headers();
+  for (const name of ANSWER_HEADERS) {
+    const value = response.headers.get(name);
+    if (value) headers.set(name, value);
+  }
+  return new Response(response.body, { status: response.status, headers });
+}
+
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  let read = 0;
+  try {
+    while (read < DRAIN_LIMIT) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      read += value.length;
+    }
+    await reader.cancel();
+  } catch {
+    // The box went away: nothing to answer.
+  }
+}
+
+interface Push {
+  taskId: string;
+  grant: GatewayGrant;
+  target: string;
+  headers: Headers;
+}
+
+async function receivePack(request: Request, deps: GatewayDeps, push: Push): Promise<Response> {
+  const encoding = request.headers.get("content-encoding");
+  if (!request.body) return text(400, "a push needs a body");
+  if (encoding && encoding !== "gzip") return text(415, `content encoding ${encoding} is not supported`);
+  // The forge gets the push as it was sent, less the compression the gateway undid to read it.
+  const body = encoding === "gzip" ? request.body.pipeThrough(new DecompressionStream("gzip")) : request.body;
+  const reader = body.getReader();
+  let section: Awaited<ReturnType<typeof readCommandSection>>;
+  try {
+    section = await readCommandSection(reader);
+  } catch (error) {
+    await drain(reader);
+    if (error instanceof PktError) return text(400, `the push could not be read: ${error.message}`);
+    throw error;
+  }
+  const { commands, capabilities } = section;
+  const policy: PushPolicy = {
+    taskBranch: `factory/task/${push.grant.taskKey}`,
+    wipBranch: `factory/wip/${push.grant.taskKey}`,
+    baseBranch: push.grant.baseBranch,
+    allowForcePush: push.grant.allowForcePush,
+  };
+  const refuse = async (refusals: Refusal[]) => {
+    const reasons = new Map(refusals.map((r) => [r.ref, r.reason]));
+    const refs = commands.map((c) => ({ ref: c.ref, old: c.old, new: c.new, reason: reasons.get(c.ref) ?? "atomic push failure" }));
+    await deps.refused({ taskId: push.taskId, fullName: push.grant.fullName, refs }).catch(() => {});
+    return refusalResponse(commands, refusals, capabilities);
+  };
+  if (commands.length && !capabilities.includes("report-status") && !capabilities.includes("report-status-v2")) {
+    await drain(reader);
+    return text(400, "a push must ask for report-status");
+  }
+  const byRefs = refsRefusals(commands, policy);
+  if (byRefs.length) {
+    await drain(reader);
+    return refuse(byRefs);
+  }
+  const checked = needsAncestry(commands, policy);
+  const ancestry: Ancestry = (ancestor, commit) => deps.ancestry(push.grant, ancestor, commit);
+  const verifier = checked.length ? new PackVerifier(commands, policy, ancestry) : null;
+  // A refused push aborts the forwarded request before the pack's last bytes left.
+  const abort = new AbortController();
+  const upstreamBody = forwardedBody(section.raw, section.rest, reader, verifier, () => abort.abort());
+  push.headers.delete("content-encoding");
+  let response: Response;
+  try {
+    response = await deps.fetch(push.target, {
+      method: "POST",
+      headers: push.headers,
+      body: upstreamBody,
+      duplex: "half",
+      signal: abort.signal,
+    } as RequestInit);
+  } catch (error) {
+    if (verifier?.refusals?.length) return refuse(verifier.refusals);
+    throw error;
+  }
+  if (verifier?.refusals?.length) {
+    void response.body?.cancel();
+    return refuse(verifier.refusals);
+  }
+  return answer(response);
+}
+
+/**
+ * Decides the fast-forward checks from the pack as it streams: accepted as soon as the commits
+ * read so far prove every update (git sends a pack's commits first), refused only once the
+ * whole pack is read and the forge asked about where the walk left it.
+ */
+class PackVerifier {
+  readonly #pack = new PackReader();
+  #packError: string | null = null;
+  #checkedCommits = 0;
+  accepted = false;
+  refusals: Refusal[] | null = null;
+
+  constructor(
+    private readonly commands: Command[],
+    private readonly policy: PushPolicy,
+    private readonly ancestry: Ancestry,
+  ) {}
+
+  async take(chunk: Uint8Array): Promise<void> {
+    if (this.accepted || this.#packError) return;
+    try {
+      this.#pack.push(chunk);
+    } catch (error) {
+      if (!(error instanceof PackError)) throw error;
+      this.#packError = error.message;
+      return;
+    }
+    if ((this.#pack.pastCommits || this.#pack.done) && this.#pack.bodies.length > this.#checkedCommits) {
+      this.#checkedCommits = this.#pack.bodies.length;
+      const early = await checkPush(this.commands, this.policy, async () => false, await this.#pack.commits());
+      if (!early.length) this.accepted = true;
+    }
+  }
+
+  /** The pack has all arrived: → whether the push may complete. */
+  async finish(): Promise<boolean> {
+    if (this.accepted) return true;
+    if (!this.#packError) {
+      try {
+        this.#pack.finish();
+      } catch (error) {
+        if (!(error instanceof PackError)) throw error;
+        this.#packError = error.message;
+      }
+    }
+    const checked = needsAncestry(this.commands, this.policy);
+    this.refusals = this.#packError
+      ? checked.map((c) => ({ ref: c.ref, reason: `the pushed pack could not be read (${this.#packError})` }))
+      : await checkPush(this.commands, this.policy, this.ancestry, await this.#pack.commits());
+    this.accepted = this.refusals.length === 0;
+    return this.accepted;
+  }
+}
+
+/**
+ * The request body the forge gets: the command section as read, then the pack, forwarded as
+ * it arrives. While a check is open the latest chunk is held back: the forge never has the
+ * pack's last bytes (its checksum) before the push is accepted, so a refused push ends as a
+ * truncated request that changes nothing there.
+ */
+function forwardedBody(
+  section: Uint8Array[],
+  rest: Uint8Array,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  verifier: PackVerifier | null,
+  refused: () => void,
+): ReadableStream<Uint8Array> {
+  let first: Uint8Array | null = rest.length ? rest : null;
+  let held: Uint8Array | null = null;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const part of section) controller.enqueue(part);
+    },
+    async pull(controller) {
+      let chunk: Uint8Array | undefined;
+      if (first) {
+        chunk = first;
+        first = null;
+      } else {
+        const { done, value } = await reader.read();
+        chunk = done ? undefined : value;
+      }
+      if (!verifier) {
+        if (chunk) controller.enqueue(chunk);
+        else controller.close();
+        return;
+      }
+      if (chunk) {
+        await verifier.take(chunk);
+        if (held) controller.enqueue(held);
+        held = null;
+        if (verifier.accepted) controller.enqueue(chunk);
+        else held = chunk;
+        return;
+      }
+      if (!(await verifier.finish())) {
+        // Neither closed nor errored: the aborted request cancels the stream.
+        refused();
+        return;
+      }
+      if (held) controller.enqueue(held);
+      controller.close();
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}

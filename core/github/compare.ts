@@ -1,0 +1,47 @@
+/**
+ * Whether one commit is an ancestor of another on the forge, from GitHub's compare API
+ * (`GET /repos/{owner}/{repo}/compare/{base}...{head}`): `ahead` or `identical` means base is
+ * head or below it. The git gateway asks it where a pushed history leaves the pack (TASK-017).
+ * The installation token goes in the Authorization header only, never in an error.
+ */
+
+export interface CompareOptions {
+  /** The REST base, e.g. https://api.github.com. */
+  apiUrl: string;
+  /** An installation token reaching the repository. */
+  token: string;
+  /** `owner/repo`. */
+  fullName: string;
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+}
+
+const HEX_ID = /^[0-9a-f]{40}$/;
+const REQUEST_TIMEOUT_MS = 15_000;
+
+/**
+ * True when `ancestor` is `commit` or one of its ancestors; false when it is not, or when the
+ * forge does not have one of them (404). Throws when the forge gives no answer to rely on.
+ */
+export async function isAncestorOnForge(options: CompareOptions, ancestor: string, commit: string): Promise<boolean> {
+  if (!HEX_ID.test(ancestor) || !HEX_ID.test(commit)) return false;
+  const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
+  const response = await doFetch(`${options.apiUrl.replace(/\/+$/, "")}/repos/${options.fullName}/compare/${ancestor}...${commit}`, {
+    headers: {
+      accept: "application/vnd.github+json",
+      authorization: `Bearer ${options.token}`,
+      "user-agent": "guilds-platform",
+      "x-github-api-version": "2022-11-28",
+    },
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+  if (response.status === 404) {
+    await response.body?.cancel();
+    return false;
+  }
+  if (response.status !== 200) {
+    await response.body?.cancel();
+    throw new Error(`the forge answered HTTP ${response.status} to a compare`);
+  }
+  const status = ((await response.json()) as { status?: unknown }).status;
+  return status === "ahead" || status === "identical";
+}

@@ -1,0 +1,45 @@
+/**
+ * The git gateway as the task's box reaches it (TASK-014, TASK-017): its git remote is
+ * `http://git.gateway.internal/tasks/<taskId>/<owner>/<repo>.git`, a host only this Worker
+ * answers, through the Container's outbound handler. Only the task's own box gets through
+ * (the runtime names the calling container); the run's credential is checked by the task's
+ * object, which hands back the installation token the gateway forwards with
+ * (core/git-gateway/handler.ts). The token never enters the box.
+ */
+import type { OutboundHandlerContext } from "@cloudflare/containers";
+import type { Env } from "../../bindings/env";
+import { taskObject } from "../../bindings/objects";
+import { gatewayHandler } from "../../core/git-gateway/handler";
+import { isAncestorOnForge } from "../../core/github/compare";
+
+/** Never resolved by DNS: the Container class intercepts it before it leaves the box. */
+export const GATEWAY_HOST = "git.gateway.internal";
+
+/** @example gatewayRemote("5b7e…", "acme/app") // "http://git.gateway.internal/tasks/5b7e…/acme/app.git" */
+export const gatewayRemote = (taskId: string, fullName: string) => `http://${GATEWAY_HOST}/tasks/${taskId}/${fullName}.git`;
+
+/** The box of a task: the standard class's object of this name (one per task run lifetime). */
+export const taskBoxName = (taskId: string) => `task:${taskId}`;
+
+const TASK_PATH = /^\/tasks\/([A-Za-z0-9_-]{1,64})\//;
+
+export async function gitGateway(request: Request, env: Env, ctx: OutboundHandlerContext): Promise<Response> {
+  const taskId = TASK_PATH.exec(new URL(request.url).pathname)?.[1];
+  if (!taskId) return new Response("not found\n", { status: 404 });
+  if (ctx.className !== "StandardSandbox" || env.SANDBOX_STANDARD.idFromName(taskBoxName(taskId)).toString() !== ctx.containerId) {
+    return new Response("not this task's box\n", { status: 403 });
+  }
+  const task = taskObject(env, taskId);
+  const apiUrl = env.GITHUB_API_URL || "https://api.github.com";
+  return gatewayHandler(request, {
+    authorize: (id, credential) => task.authorizeGit(id, credential),
+    forgeGitUrl: env.GITHUB_GIT_URL || "https://github.com",
+    fetch: (input, init) => fetch(input, init),
+    refused: async (event) => {
+      // Refs and reasons only: the grant (and its token) is not part of the event.
+      console.log(JSON.stringify({ level: "info", operation: "task.git_push_refused", task_id: taskId, refs: event.refs }));
+      await task.gitRefused(taskId, event);
+    },
+    ancestry: (grant, ancestor, commit) => isAncestorOnForge({ apiUrl, token: grant.token, fullName: grant.fullName }, ancestor, commit),
+  });
+}
