@@ -2,7 +2,7 @@
  * What a run accepts, by the spec's rules on kinds, completion, resume and limits.
  * Pure: the Worker and the agent object ask these before touching anything.
  */
-export type RunKind = "direct" | "group" | "schedule";
+export type RunKind = "direct" | "group" | "schedule" | "task";
 
 export interface RunFacts {
   kind: RunKind;
@@ -68,7 +68,8 @@ export function resumeRefusal(run: RunFacts): Refusal | null {
 /** The status a run takes when a generation ends (GEN-012, GEN-017, GEN-020). */
 export function statusAfterGeneration(run: Pick<RunFacts, "kind" | "metadata">, errorCodes: string[]): "active" | "completed" {
   if (errorCodes.some((c) => (FINAL_ERRORS as readonly string[]).includes(c))) return "completed";
-  if (run.kind === "direct" || run.metadata.resumed_at) return "active";
+  // A task run stays active across its turns; its task object completes it when the run ends.
+  if (run.kind === "direct" || run.kind === "task" || run.metadata.resumed_at) return "active";
   return "completed";
 }
 

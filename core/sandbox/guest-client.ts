@@ -60,6 +60,9 @@ type ExecFrame =
   | { type: "output"; stream: string; data: string }
   | { type: "exit"; exit_code: number | null; timed_out: boolean; killed: boolean; truncated: boolean; duration_ms: number; error?: string };
 
+/** What a box keeps between boxes: the agent's /home/agent, or a task's /data. */
+export type ArchiveArea = "home" | "data";
+
 export class GuestClient {
   readonly #fetch: FetchLike;
   readonly #token: string;
@@ -194,12 +197,17 @@ export class GuestClient {
    * false` leaves it closed (the save before a destroy).
    */
   async getHomeArchive(options: { resumeBrowser?: boolean; maxBytes?: number; signal?: AbortSignal } = {}): Promise<ReadableStream<Uint8Array>> {
+    return this.getArchive("home", options);
+  }
+
+  /** The home's or a task's /data archive (`GET /<area>/archive`), as getHomeArchive says. */
+  async getArchive(area: ArchiveArea, options: { resumeBrowser?: boolean; maxBytes?: number; signal?: AbortSignal } = {}): Promise<ReadableStream<Uint8Array>> {
     const query = new URLSearchParams();
     if (options.resumeBrowser === false) query.set("resume_browser", "false");
     if (options.maxBytes !== undefined) query.set("max_bytes", String(options.maxBytes));
-    const path = query.size ? `/home/archive?${query}` : "/home/archive";
+    const path = query.size ? `/${area}/archive?${query}` : `/${area}/archive`;
     const res = await this.#call("GET", path, options.signal ? { signal: options.signal } : {});
-    if (!res.body) throw new SandboxError("sandbox.guest_error", "the guest sent no home archive");
+    if (!res.body) throw new SandboxError("sandbox.guest_error", `the guest sent no ${area} archive`);
     return res.body;
   }
 
@@ -211,14 +219,23 @@ export class GuestClient {
     archive: ReadableStream<Uint8Array>,
     options: { length?: number; maxBytes?: number; signal?: AbortSignal } = {},
   ): Promise<{ bytes: number; files: number }> {
-    const path = options.maxBytes !== undefined ? `/home/archive?max_bytes=${options.maxBytes}` : "/home/archive";
+    return this.putArchive("home", archive, options);
+  }
+
+  /** Restores the home or a task's /data (`PUT /<area>/archive`), as putHomeArchive says. */
+  async putArchive(
+    area: ArchiveArea,
+    archive: ReadableStream<Uint8Array>,
+    options: { length?: number; maxBytes?: number; signal?: AbortSignal } = {},
+  ): Promise<{ bytes: number; files: number }> {
+    const path = options.maxBytes !== undefined ? `/${area}/archive?max_bytes=${options.maxBytes}` : `/${area}/archive`;
     const res = await this.#call("PUT", path, {
       body: archive,
       contentType: "application/zstd",
       ...(options.length !== undefined ? { length: options.length } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    return readJsonCapped<{ bytes: number; files: number }>(res, RECEIPT_BYTES, "PUT /home/archive");
+    return readJsonCapped<{ bytes: number; files: number }>(res, RECEIPT_BYTES, `PUT /${area}/archive`);
   }
 
   /**
@@ -226,7 +243,12 @@ export class GuestClient {
    * the box's own save on shutdown may run, under this cap.
    */
   async homeReady(maxBytes: number): Promise<void> {
-    const res = await this.#call("POST", `/home/ready?max_bytes=${maxBytes}`, { json: {} });
+    await this.archiveReady("home", maxBytes);
+  }
+
+  /** There was no saved archive of this area (`POST /<area>/ready`), as homeReady says. */
+  async archiveReady(area: ArchiveArea, maxBytes: number): Promise<void> {
+    const res = await this.#call("POST", `/${area}/ready?max_bytes=${maxBytes}`, { json: {} });
     await res.body?.cancel();
   }
 
