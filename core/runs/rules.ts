@@ -29,6 +29,7 @@ export const finalError = (run: Pick<RunFacts, "errors">) => run.errors.find((e)
  * @example messageRefusal({ kind: "schedule", status: "completed", ... }) // run.not_accepting_messages
  */
 export function messageRefusal(run: RunFacts): Refusal | null {
+  if (run.kind === "task") return taskRunRefusal(run);
   if (run.metadata.continued_by_run_id) {
     return { code: "run.continued", message: "This run continued in a newer run; write there", details: { latest_run_id: run.metadata.continued_by_run_id } };
   }
@@ -55,6 +56,7 @@ export function messageRefusal(run: RunFacts): Refusal | null {
 
 /** Why `POST /api/runs/:id/resume` is refused, or null (CANCEL-012). */
 export function resumeRefusal(run: RunFacts): Refusal | null {
+  if (run.kind === "task") return taskRunRefusal(run);
   if (run.metadata.continued_by_run_id) {
     return { code: "run.continued", message: "This run continued in a newer run", details: { latest_run_id: run.metadata.continued_by_run_id } };
   }
@@ -63,6 +65,15 @@ export function resumeRefusal(run: RunFacts): Refusal | null {
   if (final) return { code: "run.not_resumable", message: `The run ended with ${final}; start a new run`, details: { reason: final } };
   if (run.status !== "completed") return { code: "run.not_resumable", message: "Only a completed run can be resumed", details: { reason: "not_completed" } };
   return null;
+}
+
+/** A task run is driven by its task's object: messages go to the task, never to the run (TASK-019). */
+function taskRunRefusal(run: RunFacts): Refusal {
+  return {
+    code: "run.not_accepting_messages",
+    message: "A task run takes messages through its task",
+    details: { status: run.status, kind: run.kind, ...(typeof run.metadata.task_id === "string" ? { task_id: run.metadata.task_id } : {}) },
+  };
 }
 
 /** The status a run takes when a generation ends (GEN-012, GEN-017, GEN-020). */

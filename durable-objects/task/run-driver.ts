@@ -14,6 +14,7 @@ import { countRowTokens } from "../../core/projection/token-count";
 import type { ChatPayload } from "../../core/projection/types";
 import { taskBranch } from "../../core/tasks/key";
 import type { TaskOutcome } from "../../core/tasks/outcome";
+import { TASK_WORKSPACE } from "../../core/tasks/prompt";
 import { type TurnEnding, turnEnding } from "../../core/tasks/turn";
 import type { SandboxAccess } from "../../core/tools/types";
 import { runGeneration } from "../agent/generation/generation";
@@ -60,6 +61,8 @@ export class TaskRunDriver {
   private stopping: RunEnding | null = null;
   private readonly wait = new TaskWait();
   private commands: TaskBoxCommands | null = null;
+  /** The box stopped answering: the run ends sandbox_lost. */
+  private lost = false;
   /** Refusals the gateway reported that are not in the transcript yet. */
   private pendingRefusals: Refusal[] = [];
   private readonly refusals: Refusal[] = [];
@@ -129,6 +132,7 @@ export class TaskRunDriver {
       if (this.stopping) return this.stopping;
       const turn = await this.turn();
       await this.afterTurn(turn.question);
+      if (this.lost) return this.stopping ?? { outcome: "sandbox_lost" };
       const ending = this.stopping ?? turn.ending;
       if (ending.outcome === "completed") return { outcome: "completed", summary: ending.detail ?? null };
       if (ending.outcome !== null) return ending as RunEnding;
@@ -192,8 +196,11 @@ export class TaskRunDriver {
         await updateRun(context.database.db(), session.runId, { errors });
         session.facts = { ...session.facts, errors: [...session.facts.errors, ...errors] };
       } else {
+        const { sandbox } = inputs.generation;
         const outcome = await runGeneration(context, {
           ...inputs.generation,
+          // The agent's commands start in the task's workspace.
+          ...(sandbox ? { sandbox: inWorkspace(sandbox) } : {}),
           task: {
             complete: (summary) => {
               completed = summary;
@@ -217,7 +224,14 @@ export class TaskRunDriver {
     const { rooms, task } = this.deps;
     if (question)
       await this.commitRow("assistant", { role: "assistant", content: question.question }, { source: "task_question", blocking: question.blocking });
-    const pushed = this.commands ? await this.commands.push() : null;
+    let pushed: Awaited<ReturnType<TaskBoxCommands["push"]>> | null = null;
+    try {
+      pushed = this.commands ? await this.commands.push() : null;
+    } catch (error) {
+      // The box does not answer: it died under the turn (TASK-029).
+      logEvent("warn", { operation: "task.push", task_id: task.id, run_id: this.runId, ...describeError(error) }, rooms.context.log);
+      this.lost = true;
+    }
     if (pushed?.ok && pushed.value.ahead > 0 && task.pullRequestNumber === null) {
       await this.openPullRequest().catch((error: unknown) =>
         logEvent("warn", { operation: "task.pull_request", task_id: task.id, ...describeError(error) }, rooms.context.log),
@@ -270,4 +284,9 @@ export class TaskRunDriver {
       tokenCount: countRowTokens(payload, metadata),
     });
   }
+}
+
+/** The box as a task run's tools use it: commands start in the task's workspace unless they say otherwise. */
+function inWorkspace(access: SandboxAccess): SandboxAccess {
+  return { ...access, exec: (input, signal) => access.exec(input.cwd === undefined ? { ...input, cwd: TASK_WORKSPACE } : input, signal) };
 }

@@ -1,76 +1,11 @@
 import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { and, eq, isNull } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import type { Env } from "../../bindings/env";
 import { taskObject } from "../../bindings/objects";
-import { openDatabase } from "../../core/db/client";
-import { guildRepositories, runs, taskRuns, tasks } from "../../core/db/schema";
+import { runs, taskRuns, tasks } from "../../core/db/schema";
 import { volumeObjectKey } from "../../core/tasks/key";
-import { newAgent } from "../../test/workerd/agents";
-import { seedGuild } from "../../test/workerd/seed";
+import { activeRunOf, seedTask, testEnv, untilEnded, withDb } from "../../test/workerd/tasks";
 import type { TaskObject } from "./task-object";
-
-const testEnv = env as unknown as Env;
-
-async function withDb<T>(work: (db: ReturnType<typeof openDatabase>["db"]) => Promise<T>): Promise<T> {
-  const { db, close } = openDatabase(testEnv);
-  try {
-    return await work(db);
-  } finally {
-    await close();
-  }
-}
-
-/** A coding agent's task in a fresh guild's repository, marked running as the queue does. */
-async function seedTask() {
-  const { token, organisationId, guildId } = await seedGuild();
-  const agent = await newAgent(token, guildId, { coding: true });
-  return withDb(async (db) => {
-    const [repository] = await db
-      .insert(guildRepositories)
-      .values({ guildId, fullName: `acme/app-${crypto.randomUUID().slice(0, 6)}`, taskCounter: 1 })
-      .returning();
-    const [task] = await db
-      .insert(tasks)
-      .values({
-        organisationId,
-        guildId,
-        agentId: agent.id,
-        repositoryId: repository!.id,
-        number: 1,
-        key: "APP-1",
-        title: "Fix the login form",
-        description: "It breaks on submit.",
-        baseBranch: "main",
-        status: "running",
-      })
-      .returning();
-    return { token, organisationId, agentId: agent.id, task: task!, repositoryId: repository!.id };
-  });
-}
-
-/** The task's runs with their outcomes, once none is active and the task heard of the last ending (or the time runs out). */
-async function untilEnded(taskId: string, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const rows = await withDb((db) => db.select().from(taskRuns).where(eq(taskRuns.taskId, taskId)));
-    const [task] = await withDb((db) => db.select({ lastRunEndedAt: tasks.lastRunEndedAt }).from(tasks).where(eq(tasks.id, taskId)));
-    const settled = task?.lastRunEndedAt && rows.every((r) => r.endedAt && r.endedAt <= task.lastRunEndedAt!);
-    if (rows.length && rows.every((r) => r.outcome !== null) && settled) return rows;
-    if (Date.now() > deadline) throw new Error(`the task's run did not end: ${JSON.stringify(rows)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** An active task run written as another instance would have left it. */
-async function activeRunOf(agentId: string, taskId: string) {
-  return withDb(async (db) => {
-    const [run] = await db.insert(runs).values({ agentId, kind: "task" }).returning();
-    await db.insert(taskRuns).values({ taskId, runId: run!.id });
-    return run!.id;
-  });
-}
 
 interface Event {
   event: string;
@@ -137,7 +72,12 @@ describe("task object", () => {
     expect(answer).toMatchObject({ ok: false, status: 409, code: "task.run_active" });
     const rows = await withDb((db) => db.select().from(taskRuns).where(eq(taskRuns.taskId, task.id)));
     expect(rows).toHaveLength(1);
-    const taskRunsOfAgent = await withDb((db) => db.select().from(runs).where(and(eq(runs.agentId, agentId), eq(runs.kind, "task"))));
+    const taskRunsOfAgent = await withDb((db) =>
+      db
+        .select()
+        .from(runs)
+        .where(and(eq(runs.agentId, agentId), eq(runs.kind, "task"))),
+    );
     expect(taskRunsOfAgent).toHaveLength(1);
   });
 
@@ -203,7 +143,12 @@ describe("task object", () => {
     });
     expect(await stub.authorizeGit(task.id, credential)).toBeNull();
     expect(await runInDurableObject(stub, (object: TaskObject) => object.rooms.state.get())).toBeNull();
-    const active = await withDb((db) => db.select().from(taskRuns).where(and(eq(taskRuns.taskId, task.id), isNull(taskRuns.outcome))));
+    const active = await withDb((db) =>
+      db
+        .select()
+        .from(taskRuns)
+        .where(and(eq(taskRuns.taskId, task.id), isNull(taskRuns.outcome))),
+    );
     expect(active).toHaveLength(0);
   });
 });
