@@ -196,20 +196,21 @@ export class TaskRunDriver {
         await updateRun(context.database.db(), session.runId, { errors });
         session.facts = { ...session.facts, errors: [...session.facts.errors, ...errors] };
       } else {
-        const { sandbox } = inputs.generation;
-        const outcome = await runGeneration(context, {
-          ...inputs.generation,
-          // The agent's commands start in the task's workspace.
-          ...(sandbox ? { sandbox: inWorkspace(sandbox) } : {}),
-          task: {
-            complete: (summary) => {
-              completed = summary;
-            },
-            ask: (text, blocking) => {
-              question = { question: text, blocking };
-            },
+        // Set on the generation's own inputs (not a copy): its redacted effects read them there.
+        const given = inputs.generation;
+        // The run's gateway credential is in the box's tokens file: it never reaches a row (SEC-018).
+        given.redactor = given.redactor.withSecrets([{ name: "GATEWAY_CREDENTIAL", value: this.deps.credential }]);
+        // The agent's commands start in the task's workspace.
+        if (given.sandbox) given.sandbox = inWorkspace(given.sandbox);
+        given.task = {
+          complete: (summary) => {
+            completed = summary;
           },
-        });
+          ask: (text, blocking) => {
+            question = { question: text, blocking };
+          },
+        };
+        const outcome = await runGeneration(context, given);
         errors = outcome.errors;
       }
       for (const e of errors) context.hub.publish(session.runId, "error", { run_id: session.runId, ...e });
