@@ -151,4 +151,21 @@ describe("task object", () => {
     );
     expect(active).toHaveLength(0);
   });
+
+  it("TASK-029: a run the object lost (evicted mid-run) ends sandbox_lost at the next call and the task is queued again", async () => {
+    const { task, agentId } = await seedTask();
+    const { runId, taskRunId } = await activeRunOf(agentId, task.id);
+    const stub = taskObject(testEnv, task.id);
+    // What an earlier instance left: its run in flight, with no driver in this one.
+    await runInDurableObject(stub, (object: TaskObject) => {
+      object.rooms.state.begin({ taskRunId, runId, taskId: task.id, credential: "lost", startedAt: Date.now() });
+    });
+    expect(await stub.authorizeGit(task.id, "lost")).toBeNull();
+    const [ended] = await untilEnded(task.id);
+    expect(ended).toMatchObject({ outcome: "sandbox_lost", report: expect.objectContaining({ detail: "task.object_restarted" }) });
+    const [after] = await withDb((db) => db.select().from(tasks).where(eq(tasks.id, task.id)));
+    expect(after).toMatchObject({ status: "queued", autoResumes: 1 });
+    const [run] = await withDb((db) => db.select().from(runs).where(eq(runs.id, runId)));
+    expect(run!.status).toBe("completed");
+  });
 });

@@ -1,13 +1,17 @@
+import { runInDurableObject } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { taskObject } from "../../bindings/objects";
 import { runs, taskMessages, tasks } from "../../core/db/schema";
 import { deliverMessages, settleTask } from "../../core/db/task-runs";
-import { activeRunOf, seedTask, withDb } from "../../test/workerd/tasks";
+import { activeRunOf, seedTask, testEnv, withDb } from "../../test/workerd/tasks";
+import type { TaskObject } from "./task-object";
+import { KEEP_ALIVE, TaskWait } from "./turn-boundary";
 
 describe("task run writes", () => {
   it("TASK-019: queued messages become one user row, delivered in the same statement", async () => {
     const { task, agentId } = await seedTask();
-    const runId = await activeRunOf(agentId, task.id);
+    const { runId } = await activeRunOf(agentId, task.id);
     await withDb(async (db) => {
       const queued = await db
         .insert(taskMessages)
@@ -56,6 +60,30 @@ describe("task run writes", () => {
       expect(failed?.status).toBe("failed");
       const [closed] = await db.select().from(tasks).where(eq(tasks.id, task.id));
       expect(closed!.closedAt?.getTime()).toBe(now.getTime());
+    });
+  });
+
+  it("TASK-019 / TASK-020: a waiting run wakes for a message, or at its keep-alive deadline on the object's alarm", async () => {
+    const stub = taskObject(testEnv, crypto.randomUUID());
+    await runInDurableObject(stub, async (object: TaskObject) => {
+      const { deadlines } = object.rooms.context;
+      const dueAt = Date.UTC(2100, 0, 1);
+      const wait = new TaskWait();
+      const waiting = wait.until(deadlines, dueAt);
+      await new Promise((r) => setTimeout(r, 10));
+      expect(deadlines.get(KEEP_ALIVE)?.dueAt).toBe(dueAt);
+      wait.wake("timeout");
+      expect(await waiting).toBe("timeout");
+      expect(deadlines.get(KEEP_ALIVE)).toBeNull();
+      // A message that came during a turn is not lost: the next wait returns at once.
+      wait.wake("message");
+      expect(await wait.until(deadlines, dueAt)).toBe("message");
+      expect(deadlines.get(KEEP_ALIVE)).toBeNull();
+      // A late keep-alive with nobody waiting is ignored; a stop is kept over a message.
+      wait.wake("timeout");
+      wait.wake("stop");
+      wait.wake("message");
+      expect(await wait.until(deadlines, dueAt)).toBe("stop");
     });
   });
 });

@@ -64,7 +64,7 @@ export async function untilEnded(taskId: string, timeoutMs = 15_000) {
 export async function activeRunOf(agentId: string, taskId: string) {
   return withDb(async (db) => {
     const [run] = await db.insert(runs).values({ agentId, kind: "task" }).returning();
-    await db.insert(taskRuns).values({ taskId, runId: run!.id });
-    return run!.id;
+    const [taskRun] = await db.insert(taskRuns).values({ taskId, runId: run!.id }).returning();
+    return { runId: run!.id, taskRunId: taskRun!.id };
   });
 }
