@@ -10,7 +10,7 @@
 
 import { historyLine } from "../group/history";
 
-export type RunKind = "direct" | "group" | "schedule";
+export type RunKind = "direct" | "group" | "schedule" | "task";
 type HistoryRow = Parameters<typeof historyLine>[0];
 
 export interface SystemPromptInput {
@@ -49,6 +49,7 @@ const RUN_KIND_TEXT: Record<RunKind, string> = {
   direct: "direct (a chat with the operator; later messages may follow)",
   group: "group (a one-shot delivery of group chat; the run completes after this reply)",
   schedule: "schedule (a one-shot wake-up; the run completes after this reply)",
+  task: "task (work on one task in its repository; each reply ends a turn, and messages from people may follow)",
 };
 
 /**

@@ -72,3 +72,12 @@ describe("run rules", () => {
     }
   });
 });
+
+describe("task runs", () => {
+  it("TASK-019: a task run takes no message or resume of its own; its task does", () => {
+    const task = run({ kind: "task", metadata: { task_id: "t1" } });
+    expect(messageRefusal(task)).toMatchObject({ code: "run.not_accepting_messages", details: { task_id: "t1" } });
+    expect(resumeRefusal(run({ kind: "task", status: "completed" }))?.code).toBe("run.not_accepting_messages");
+    expect(statusAfterGeneration(task, [])).toBe("active");
+  });
+});

@@ -2,7 +2,7 @@
  * What a run accepts, by the spec's rules on kinds, completion, resume and limits.
  * Pure: the Worker and the agent object ask these before touching anything.
  */
-export type RunKind = "direct" | "group" | "schedule";
+export type RunKind = "direct" | "group" | "schedule" | "task";
 
 export interface RunFacts {
   kind: RunKind;
@@ -29,6 +29,7 @@ export const finalError = (run: Pick<RunFacts, "errors">) => run.errors.find((e)
  * @example messageRefusal({ kind: "schedule", status: "completed", ... }) // run.not_accepting_messages
  */
 export function messageRefusal(run: RunFacts): Refusal | null {
+  if (run.kind === "task") return taskRunRefusal(run);
   if (run.metadata.continued_by_run_id) {
     return { code: "run.continued", message: "This run continued in a newer run; write there", details: { latest_run_id: run.metadata.continued_by_run_id } };
   }
@@ -55,6 +56,7 @@ export function messageRefusal(run: RunFacts): Refusal | null {
 
 /** Why `POST /api/runs/:id/resume` is refused, or null (CANCEL-012). */
 export function resumeRefusal(run: RunFacts): Refusal | null {
+  if (run.kind === "task") return taskRunRefusal(run);
   if (run.metadata.continued_by_run_id) {
     return { code: "run.continued", message: "This run continued in a newer run", details: { latest_run_id: run.metadata.continued_by_run_id } };
   }
@@ -65,10 +67,20 @@ export function resumeRefusal(run: RunFacts): Refusal | null {
   return null;
 }
 
+/** A task run is driven by its task's object: messages go to the task, never to the run (TASK-019). */
+function taskRunRefusal(run: RunFacts): Refusal {
+  return {
+    code: "run.not_accepting_messages",
+    message: "A task run takes messages through its task",
+    details: { status: run.status, kind: run.kind, ...(typeof run.metadata.task_id === "string" ? { task_id: run.metadata.task_id } : {}) },
+  };
+}
+
 /** The status a run takes when a generation ends (GEN-012, GEN-017, GEN-020). */
 export function statusAfterGeneration(run: Pick<RunFacts, "kind" | "metadata">, errorCodes: string[]): "active" | "completed" {
   if (errorCodes.some((c) => (FINAL_ERRORS as readonly string[]).includes(c))) return "completed";
-  if (run.kind === "direct" || run.metadata.resumed_at) return "active";
+  // A task run stays active across its turns; its task object completes it when the run ends.
+  if (run.kind === "direct" || run.kind === "task" || run.metadata.resumed_at) return "active";
   return "completed";
 }
 

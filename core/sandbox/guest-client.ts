@@ -60,6 +60,18 @@ type ExecFrame =
   | { type: "output"; stream: string; data: string }
   | { type: "exit"; exit_code: number | null; timed_out: boolean; killed: boolean; truncated: boolean; duration_ms: number; error?: string };
 
+/** What a box keeps between boxes: the agent's /home/agent, or a task's /data. */
+export type ArchiveArea = "home" | "data";
+
+/**
+ * The guest's routes of each area (containers/guest: home-archive.ts, volume-archive.ts). The
+ * volume has no "ready": the guest never saves it on its own, so there is nothing to allow.
+ */
+const ARCHIVE_ROUTES: Record<ArchiveArea, { get: string; put: string; ready: string | null }> = {
+  home: { get: "/home/archive", put: "/home/archive", ready: "/home/ready" },
+  data: { get: "/volume/archive", put: "/volume/restore", ready: null },
+};
+
 export class GuestClient {
   readonly #fetch: FetchLike;
   readonly #token: string;
@@ -194,12 +206,18 @@ export class GuestClient {
    * false` leaves it closed (the save before a destroy).
    */
   async getHomeArchive(options: { resumeBrowser?: boolean; maxBytes?: number; signal?: AbortSignal } = {}): Promise<ReadableStream<Uint8Array>> {
+    return this.getArchive("home", options);
+  }
+
+  /** The home's or a task's /data archive (`GET /volume/archive` for /data), as getHomeArchive says. */
+  async getArchive(area: ArchiveArea, options: { resumeBrowser?: boolean; maxBytes?: number; signal?: AbortSignal } = {}): Promise<ReadableStream<Uint8Array>> {
     const query = new URLSearchParams();
     if (options.resumeBrowser === false) query.set("resume_browser", "false");
     if (options.maxBytes !== undefined) query.set("max_bytes", String(options.maxBytes));
-    const path = query.size ? `/home/archive?${query}` : "/home/archive";
+    const route = ARCHIVE_ROUTES[area].get;
+    const path = query.size ? `${route}?${query}` : route;
     const res = await this.#call("GET", path, options.signal ? { signal: options.signal } : {});
-    if (!res.body) throw new SandboxError("sandbox.guest_error", "the guest sent no home archive");
+    if (!res.body) throw new SandboxError("sandbox.guest_error", `the guest sent no ${area} archive`);
     return res.body;
   }
 
@@ -211,14 +229,24 @@ export class GuestClient {
     archive: ReadableStream<Uint8Array>,
     options: { length?: number; maxBytes?: number; signal?: AbortSignal } = {},
   ): Promise<{ bytes: number; files: number }> {
-    const path = options.maxBytes !== undefined ? `/home/archive?max_bytes=${options.maxBytes}` : "/home/archive";
+    return this.putArchive("home", archive, options);
+  }
+
+  /** Restores the home or a task's /data (`PUT /volume/restore` for /data), as putHomeArchive says. */
+  async putArchive(
+    area: ArchiveArea,
+    archive: ReadableStream<Uint8Array>,
+    options: { length?: number; maxBytes?: number; signal?: AbortSignal } = {},
+  ): Promise<{ bytes: number; files: number }> {
+    const route = ARCHIVE_ROUTES[area].put;
+    const path = options.maxBytes !== undefined ? `${route}?max_bytes=${options.maxBytes}` : route;
     const res = await this.#call("PUT", path, {
       body: archive,
       contentType: "application/zstd",
       ...(options.length !== undefined ? { length: options.length } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    return readJsonCapped<{ bytes: number; files: number }>(res, RECEIPT_BYTES, "PUT /home/archive");
+    return readJsonCapped<{ bytes: number; files: number }>(res, RECEIPT_BYTES, `PUT ${route}`);
   }
 
   /**
@@ -226,7 +254,14 @@ export class GuestClient {
    * the box's own save on shutdown may run, under this cap.
    */
   async homeReady(maxBytes: number): Promise<void> {
-    const res = await this.#call("POST", `/home/ready?max_bytes=${maxBytes}`, { json: {} });
+    await this.archiveReady("home", maxBytes);
+  }
+
+  /** There was no saved archive of this area (`POST /home/ready`), as homeReady says; nothing to do for /data. */
+  async archiveReady(area: ArchiveArea, maxBytes: number): Promise<void> {
+    const route = ARCHIVE_ROUTES[area].ready;
+    if (!route) return;
+    const res = await this.#call("POST", `${route}?max_bytes=${maxBytes}`, { json: {} });
     await res.body?.cancel();
   }
 

@@ -37,6 +37,28 @@ describe("offeredTools", () => {
     expect(new Set(offeredTools({ kind: "direct" }).map((t) => t.binding))).toEqual(new Set(["note", "record", "schedule", "secret_store", "secret_request"]));
   });
 
+  it("TASK-012 / TASK-015 / TASK-016: a task run offers notes, records, the coding tools and the two task tools, whatever the agent's other flags", () => {
+    const flags = { kind: "task", memory: true, scripting: true, browser: true, group_post: true, coding: false } as const;
+    expect([...new Set(offeredTools(flags).map((t) => t.binding))]).toEqual(["note", "record", "coding", "task"]);
+    expect(
+      offeredTools(flags)
+        .slice(-2)
+        .map((t) => t.name),
+    ).toEqual(["complete_task", "ask_question"]);
+    expect(offeredTools({ kind: "direct", coding: true }).some((t) => t.binding === "task")).toBe(false);
+  });
+
+  it("TASK-015 / TASK-016: the task tools tell the run, and refuse where there is no task", async () => {
+    const told: unknown[] = [];
+    const task = { complete: (summary: string) => told.push({ summary }), ask: (question: string, blocking: boolean) => told.push({ question, blocking }) };
+    const tools = offeredTools({ kind: "task" });
+    const ctx = { agentId: "a", runId: "r", toolCallId: "c", now: () => new Date(0), store: new MemoryNotesRecordsStore() } as ToolContext;
+    expect((await runTool(tools, "complete_task", '{"summary":"done"}', { ...ctx, task })).content).toContain("complete");
+    expect((await runTool(tools, "ask_question", '{"question":"Which API?","blocking":true}', { ...ctx, task })).content).toContain("End your turn");
+    expect(told).toEqual([{ summary: "done" }, { question: "Which API?", blocking: true }]);
+    expect((await runTool(tools, "complete_task", '{"summary":"done"}', ctx)).content).toMatch(/^ERROR: complete_task is only offered on task runs/);
+  });
+
   it("EXACT-017 / SCHED-037: the six schedule tools are offered on direct and group runs, not on schedule runs", () => {
     expect(offeredTools({ kind: "direct" }).map((t) => t.name)).toEqual([...NAMES, ...SCHEDULE_NAMES, "secret_store", "secret_request"]);
     expect(offeredTools({ kind: "group" }).map((t) => t.name)).toEqual([...NAMES, ...SCHEDULE_NAMES, "secret_store"]);

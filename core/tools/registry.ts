@@ -15,11 +15,12 @@ import { SCHEDULE_TOOLS } from "./schedules";
 import { SCRIPT_TOOLS } from "./scripts";
 import { SECRET_REQUEST_TOOLS, SECRET_STORE_TOOLS } from "./secrets";
 import { CODING_TOOLS } from "./shell";
+import { TASK_TOOLS } from "./task";
 import type { AnyToolDefinition, ToolContext, ToolResult, ToolSchema } from "./types";
 
 /** Run settings that select bindings. Later bindings read more of them (see NATIVE_BINDINGS). */
 export interface ToolFlags {
-  kind: "direct" | "group" | "schedule";
+  kind: "direct" | "group" | "schedule" | "task";
   memory?: boolean;
   scripting?: boolean;
   browser?: boolean;
@@ -44,18 +45,25 @@ export interface NativeBinding {
 export const NATIVE_BINDINGS: readonly NativeBinding[] = [
   { binding: "note", offered: () => true, tools: NOTE_TOOLS },
   { binding: "record", offered: () => true, tools: RECORD_TOOLS },
-  { binding: "memory", offered: (flags) => flags.memory === true, tools: MEMORY_TOOLS },
+  { binding: "memory", offered: (flags) => flags.memory === true && !task(flags), tools: MEMORY_TOOLS },
   // A switch, not a binding: off, none is offered whatever the bindings say (SCRIPT-018).
-  { binding: "script", offered: (flags) => flags.scripting === true, tools: SCRIPT_TOOLS },
+  { binding: "script", offered: (flags) => flags.scripting === true && !task(flags), tools: SCRIPT_TOOLS },
   // Direct and group runs may plan wake-ups; a schedule run may not (EXACT-017).
-  { binding: "schedule", offered: (flags) => flags.kind !== "schedule", tools: SCHEDULE_TOOLS },
-  { binding: "group_post", offered: (flags) => flags.group_post === true, tools: GROUP_TOOLS },
+  { binding: "schedule", offered: (flags) => flags.kind !== "schedule" && !task(flags), tools: SCHEDULE_TOOLS },
+  { binding: "group_post", offered: (flags) => flags.group_post === true && !task(flags), tools: GROUP_TOOLS },
   // Every run may keep a secret; only a direct run has an operator to ask (EXACT-016, SEC-012).
-  { binding: "secret_store", offered: () => true, tools: SECRET_STORE_TOOLS },
+  { binding: "secret_store", offered: (flags) => !task(flags), tools: SECRET_STORE_TOOLS },
   { binding: "secret_request", offered: (flags) => flags.kind === "direct", tools: SECRET_REQUEST_TOOLS },
-  { binding: "browser", offered: (flags) => flags.browser === true, tools: BROWSER_TOOLS },
-  { binding: "coding", offered: (flags) => flags.coding === true, tools: CODING_TOOLS },
+  { binding: "browser", offered: (flags) => flags.browser === true && !task(flags), tools: BROWSER_TOOLS },
+  // A task run always codes, in its task's box (TASK-012).
+  { binding: "coding", offered: (flags) => flags.coding === true || task(flags), tools: CODING_TOOLS },
+  { binding: "task", offered: task, tools: TASK_TOOLS },
 ];
+
+/** A task run offers the agent's notes and records, the coding tools and the task tools, nothing more. */
+function task(flags: ToolFlags): boolean {
+  return flags.kind === "task";
+}
 
 /**
  * Every native tool name, whatever the flags (OP-SCRIPT-10): a script may take none of them

@@ -80,6 +80,16 @@ export interface ToolContext {
   sandbox?: SandboxAccess;
   /** The agent's scripts as this run sees them; absent when scripting is off. */
   scripts?: ScriptTools;
+  /** The task a task run works on (complete_task, ask_question); absent on other runs. */
+  task?: TaskTools;
+}
+
+/** What the task tools tell the task's run; the run acts on them at the turn's end. */
+export interface TaskTools {
+  /** The agent says the task is done (TASK-015). */
+  complete(summary: string): void;
+  /** The agent asks a person (TASK-016); blocking: the run waits for an answer. */
+  ask(question: string, blocking: boolean): void;
 }
 
 /** A catalog row as script_list and script_read show it (the live catalog, SCRIPT-019). */

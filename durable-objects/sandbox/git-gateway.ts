@@ -11,15 +11,9 @@ import type { Env } from "../../bindings/env";
 import { taskObject } from "../../bindings/objects";
 import { gatewayHandler } from "../../core/git-gateway/handler";
 import { isAncestorOnForge } from "../../core/github/compare";
+import { GATEWAY_HOST, gatewayRemote, taskBoxName } from "../../core/tasks/credential";
 
-/** Never resolved by DNS: the Container class intercepts it before it leaves the box. */
-export const GATEWAY_HOST = "git.gateway.internal";
-
-/** @example gatewayRemote("5b7e…", "acme/app") // "http://git.gateway.internal/tasks/5b7e…/acme/app.git" */
-export const gatewayRemote = (taskId: string, fullName: string) => `http://${GATEWAY_HOST}/tasks/${taskId}/${fullName}.git`;
-
-/** The box of a task: the standard class's object of this name (one per task run lifetime). */
-export const taskBoxName = (taskId: string) => `task:${taskId}`;
+export { GATEWAY_HOST, gatewayRemote, taskBoxName };
 
 const TASK_PATH = /^\/tasks\/([A-Za-z0-9_-]{1,64})\//;
 

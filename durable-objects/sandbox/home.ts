@@ -15,7 +15,11 @@ const PART_BYTES = 8 * 1024 * 1024;
 export const homeKey = (agentId: string) => `homes/${agentId}.tar.zst`;
 
 export class SandboxHomes {
-  constructor(private readonly bucket: R2Bucket) {}
+  /** @param keyOf the archive's object key by agent: the agent's home, or a task's volume */
+  constructor(
+    private readonly bucket: R2Bucket,
+    private readonly keyOf: (agentId: string) => string = homeKey,
+  ) {}
 
   /**
    * Stores the archive, replacing the previous one only once the new one is complete and
@@ -23,7 +27,7 @@ export class SandboxHomes {
    * saved home stays as it was; a stream that breaks (the guest cut it) throws too.
    */
   async save(agentId: string, archive: ReadableStream<Uint8Array>, maxBytes: number): Promise<number> {
-    const key = homeKey(agentId);
+    const key = this.keyOf(agentId);
     const reader = new PartReader(archive.getReader(), maxBytes);
     let part: Part;
     try {
@@ -59,19 +63,19 @@ export class SandboxHomes {
 
   /** The saved archive's size and time, or null when the agent has none. */
   async head(agentId: string): Promise<{ bytes: number; savedAt: Date } | null> {
-    const object = await this.bucket.head(homeKey(agentId));
+    const object = await this.bucket.head(this.keyOf(agentId));
     return object ? { bytes: object.size, savedAt: object.uploaded } : null;
   }
 
   /** The saved archive as a stream with its length, or null when the agent has none yet. */
   async open(agentId: string): Promise<{ body: ReadableStream<Uint8Array>; size: number } | null> {
-    const object = await this.bucket.get(homeKey(agentId));
+    const object = await this.bucket.get(this.keyOf(agentId));
     return object ? { body: object.body, size: object.size } : null;
   }
 
   /** The agent was deleted or its home reset: the saved home goes. */
   async remove(agentId: string): Promise<void> {
-    await this.bucket.delete(homeKey(agentId));
+    await this.bucket.delete(this.keyOf(agentId));
   }
 }
 

@@ -12,7 +12,7 @@ import type { Env } from "../../bindings/env";
 import { untilAborted } from "../../core/async/until-aborted";
 import { describeError, logEvent } from "../../core/output/log";
 import { SandboxError } from "../../core/sandbox/errors";
-import { GuestClient } from "../../core/sandbox/guest-client";
+import { type ArchiveArea, GuestClient } from "../../core/sandbox/guest-client";
 import { type Box, type EnsureDecision, ensureDecision, type ImageReferences, sandboxEnvironment, wantedSandbox } from "../../core/sandbox/metadata";
 import { bytesToMib } from "../../core/sandbox/workspace";
 import type { SandboxHomes } from "./home";
@@ -38,6 +38,21 @@ let containersOff = false;
 /** The message when this Worker runs without a container engine (containers off). */
 export const NO_ENGINE = "Sandboxes are not available here: containers are disabled (no container engine)";
 
+/**
+ * Which box this is and what it keeps between boxes: an agent's box is named by the agent's
+ * id and keeps /home/agent (saved by the box itself on exit too); a task's box is named
+ * `task:<id>` and keeps /data, saved only by the platform when the run ends.
+ */
+export interface BoxIdentity {
+  /** The Container's name (its idFromName). */
+  name(agentId: string): string;
+  /** The folder archived between boxes. */
+  archive: ArchiveArea;
+}
+
+/** The agent's own box. */
+export const AGENT_BOX: BoxIdentity = { name: (agentId) => agentId, archive: "home" };
+
 export class SandboxLifecycle {
   constructor(
     private readonly env: Env,
@@ -46,12 +61,13 @@ export class SandboxLifecycle {
     private readonly now: () => number,
     /** True once the agent was deleted: a start under way tears itself down. */
     private readonly gone: () => boolean = () => false,
+    private readonly identity: BoxIdentity = AGENT_BOX,
   ) {}
 
   /** The Container object of this agent's box. */
   container(box: Box, agentId: string): DurableObjectStub<LiteSandbox> {
     const namespace = box === "lite" ? this.env.SANDBOX_LITE : this.env.SANDBOX_STANDARD;
-    return namespace.get(namespace.idFromName(agentId)) as DurableObjectStub<LiteSandbox>;
+    return namespace.get(namespace.idFromName(this.identity.name(agentId))) as DurableObjectStub<LiteSandbox>;
   }
 
   /** The guest of the box the record describes. */
@@ -123,7 +139,9 @@ export class SandboxLifecycle {
     }
     const token = randomToken();
     // The guest's settings travel apart from the environment, so no secret can stand in for them.
-    const settings = { GUEST_TOKEN: token, GUEST_HOME_SAVE_URL: homeSaveUrl(agentId) };
+    // A task's box saves nothing by itself: its volume is saved when its run ends.
+    const settings: Record<string, string> =
+      this.identity.archive === "home" ? { GUEST_TOKEN: token, GUEST_HOME_SAVE_URL: homeSaveUrl(agentId) } : { GUEST_TOKEN: token };
     await this.abandonIfGone(target);
     await target.boot(environment, settings, { "guilds-agent": agentId, "guilds-env": wanted.env_fingerprint });
     const guest = new GuestClient({ fetch: (url, init) => target.fetch(new Request(url, init)), token });
@@ -138,8 +156,9 @@ export class SandboxLifecycle {
       // long as a call to it may hang.
       const deadline = AbortSignal.timeout(restoreDeadlineMs(home?.size ?? 0));
       // Either way the guest learns the cap, and that its save on shutdown may now run.
-      if (home) await untilAborted(guest.putHomeArchive(home.body, { length: home.size, maxBytes: capBytes, signal: deadline }), deadline);
-      else await untilAborted(guest.homeReady(capBytes), deadline);
+      const area = this.identity.archive;
+      if (home) await untilAborted(guest.putArchive(area, home.body, { length: home.size, maxBytes: capBytes, signal: deadline }), deadline);
+      else await untilAborted(guest.archiveReady(area, capBytes), deadline);
       restoredBytes = home?.size ?? null;
       restoreMs = this.now() - booted;
       await untilAborted(this.startServices(guest, request), AbortSignal.timeout(SERVICES_TIMEOUT_MS));
@@ -174,7 +193,11 @@ export class SandboxLifecycle {
     const started = this.now();
     if (options.save && row.running && (await container.isRunning())) {
       savedBytes = await this.recorded(async () =>
-        this.homes.save(row.metadata.agent_id, await this.guest(row).getHomeArchive({ resumeBrowser: false, maxBytes: options.capBytes }), options.capBytes),
+        this.homes.save(
+          row.metadata.agent_id,
+          await this.guest(row).getArchive(this.identity.archive, { resumeBrowser: false, maxBytes: options.capBytes }),
+          options.capBytes,
+        ),
       );
     }
     const saveMs = this.now() - started;
@@ -194,7 +217,7 @@ export class SandboxLifecycle {
   /** Saves the running box's home to R2 (the periodic save); a failure is recorded and thrown. */
   async saveHome(row: SandboxRow, capBytes: number): Promise<number> {
     return this.recorded(async () =>
-      this.homes.save(row.metadata.agent_id, await this.guest(row).getHomeArchive({ resumeBrowser: true, maxBytes: capBytes }), capBytes),
+      this.homes.save(row.metadata.agent_id, await this.guest(row).getArchive(this.identity.archive, { resumeBrowser: true, maxBytes: capBytes }), capBytes),
     );
   }
 

@@ -21,7 +21,7 @@ import type { DatabasePort } from "../common/idle-connection";
 import { sandboxAccess } from "./access";
 import { SandboxHomes } from "./home";
 import { currentEnsureRequest, type EnsureRequest, type RequestOutcome } from "./inputs";
-import { asSandboxError, SandboxLifecycle } from "./lifecycle";
+import { asSandboxError, type BoxIdentity, SandboxLifecycle } from "./lifecycle";
 import { SandboxRecord } from "./record";
 import { describeState, type SandboxState } from "./state";
 import { WorkspaceLimits } from "./workspace";
@@ -62,6 +62,10 @@ interface Host {
   waitUntil: (work: Promise<unknown>) => void;
   /** The object's database connection. */
   database: DatabasePort;
+  /** Which box this is and what it keeps (default: the agent's own box and home). */
+  identity?: BoxIdentity;
+  /** The archive's object key in R2 by agent (default: the agent's home). */
+  archiveKey?: (agentId: string) => string;
 }
 
 export class SandboxManager {
@@ -79,8 +83,8 @@ export class SandboxManager {
   constructor(private readonly host: Host) {
     this.record = new SandboxRecord(host.sql);
     this.workspace = new WorkspaceLimits(host.env, host.database);
-    this.homes = new SandboxHomes(host.env.SANDBOX_HOMES);
-    this.lifecycle = new SandboxLifecycle(host.env, this.record, this.homes, host.now, () => this.forgotten);
+    this.homes = new SandboxHomes(host.env.SANDBOX_HOMES, host.archiveKey);
+    this.lifecycle = new SandboxLifecycle(host.env, this.record, this.homes, host.now, () => this.forgotten, host.identity);
   }
 
   static migrate(sql: SqlStorage): void {
@@ -264,6 +268,31 @@ export class SandboxManager {
       await this.host.multiplexer.clear(SANDBOX_HOME_SAVE);
       logEvent("info", { operation: "sandbox.home_reset", agent_id: agentId, destroyed });
       return { ok: true, destroyed };
+    });
+  }
+
+  /**
+   * The box's work is over (a task run ended): its archive is saved when asked and the box
+   * answers, then the box is destroyed whether the save worked or not; the archive is a
+   * cache, and a box must not outlive its run. Returns the saved bytes (null: none saved).
+   */
+  release(options: { save: boolean }): Promise<{ savedBytes: number | null }> {
+    return this.serial(async () => {
+      const row = this.record.get();
+      if (!row) return { savedBytes: null };
+      let savedBytes: number | null = null;
+      try {
+        if (!options.save) throw new Error("no save asked");
+        savedBytes = (await this.lifecycle.retire(row, { save: true, capBytes: await this.workspace.homeCap(row.metadata.agent_id) })).savedBytes;
+      } catch (error) {
+        if (options.save) logEvent("warn", { operation: "sandbox.release_save", agent_id: row.metadata.agent_id, ...describeError(error) });
+        await this.lifecycle.retire({ ...row, running: true }, { save: false }).catch((failure: unknown) => {
+          logEvent("warn", { operation: "sandbox.release", agent_id: row.metadata.agent_id, ...describeError(failure) });
+        });
+      }
+      await this.host.multiplexer.clear(SANDBOX_IDLE);
+      await this.host.multiplexer.clear(SANDBOX_HOME_SAVE);
+      return { savedBytes };
     });
   }
 

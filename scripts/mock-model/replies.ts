@@ -28,6 +28,8 @@ export interface ScriptedReply {
   /** Fields laid over the usage as sent, whatever their values: a provider's `cost`, or a broken report. */
   usage_extra?: JsonObject;
   status?: number;
+  /** Headers sent with a scripted error `status` (a rate limit's retry-after). */
+  headers?: Record<string, string>;
   /** Answers 307 (method and body kept) with this Location instead of a completion. */
   redirect_to?: string;
   delay_ms?: number;
@@ -57,6 +59,7 @@ const REPLY_FIELDS = new Set([
   "usage",
   "usage_extra",
   "status",
+  "headers",
   "redirect_to",
   "delay_ms",
   "stream_chunk_ms",
@@ -112,6 +115,13 @@ function parseReply(raw: Json, where: string, nextCallId: () => string): Scripte
       throw new ScriptError(`${where}.status must be an HTTP error status (400-599)`);
     }
     reply.status = status;
+  }
+  if (raw.headers !== undefined) {
+    const headers = raw.headers;
+    if (!isObject(headers) || !Object.values(headers).every((v) => typeof v === "string")) {
+      throw new ScriptError(`${where}.headers must be an object of strings`);
+    }
+    reply.headers = headers as Record<string, string>;
   }
   if (raw.reasoning_details !== undefined) {
     const blocks = raw.reasoning_details;

@@ -190,7 +190,7 @@ async function chatCompletion(state: MockState, req: IncomingMessage, res: Serve
   if (reply.delay_ms) {
     if (!(await pause(reply.delay_ms, gone.signal))) return;
   }
-  if (reply.status !== undefined) return sendJson(res, reply.status, errorBody(reply.status, reply.content));
+  if (reply.status !== undefined) return sendJson(res, reply.status, errorBody(reply.status, reply.content), reply.headers);
   if (reply.redirect_to !== undefined) {
     res.writeHead(307, { location: reply.redirect_to, "content-length": 0 });
     res.end();
@@ -261,9 +261,9 @@ async function readJson(req: IncomingMessage): Promise<Json> {
   }
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.destroyed) return;
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.writeHead(status, { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(text) });
   res.end(text);
 }

@@ -7,7 +7,7 @@ import type { TaskQueueObject, TaskStarter } from "../../durable-objects/task/qu
 import { newAgent } from "./agents";
 import { call, seedGuild } from "./seed";
 
-const testEnv = env as unknown as Env;
+export const testEnv = env as unknown as Env;
 
 /** A fresh organisation with a guild, a coding agent and a public repository: what task tests start from. */
 export async function seedTaskGuild(name = "Tasks org", fullName = "acme/web-app") {

@@ -48,6 +48,8 @@ export interface GenerationInputs {
   secrets?: ToolContext["secrets"];
   /** The agent's scripts as this run sees them, when scripting is on. */
   scripts?: ToolContext["scripts"];
+  /** The task a task run works on: its tools tell the run (TASK-015, TASK-016). */
+  task?: ToolContext["task"];
   /** A coding agent's repositories: the end checkpoint after the generation (REPO-015). */
   repositories?: { checkpointEnd(): Promise<void> };
   redactor: Redactor;
@@ -83,7 +85,8 @@ export async function runGeneration(context: AgentContext, inputs: GenerationInp
 
   // Group and schedule runs with Memory on must call memory_write: one reminder row and
   // one extra step when the generation returns without it (GROUP-006/007, SCHED-020).
-  const memoryRequired = session.facts.kind !== "direct" && session.snapshot.flags.memory && !session.facts.metadata.resumed_at;
+  const memoryRequired =
+    session.facts.kind !== "direct" && session.facts.kind !== "task" && session.snapshot.flags.memory && !session.facts.metadata.resumed_at;
   let wroteMemory = false;
   let reminded = false;
   // The model answered without tool calls: the only ending after which memory_skipped applies.
@@ -148,6 +151,8 @@ export async function runGeneration(context: AgentContext, inputs: GenerationInp
           operation: "model.call",
           http_status: provider.httpStatus,
           provider_code: provider.providerCode,
+          // A rate limit's reset, when the provider said it (TASK-027).
+          ...(provider.resetAt !== null ? { reset_at: new Date(provider.resetAt).toISOString() } : {}),
         });
         logEvent(
           "error",
@@ -214,6 +219,7 @@ export async function runGeneration(context: AgentContext, inputs: GenerationInp
             ...(inputs.sandbox ? { sandbox: inputs.sandbox } : {}),
             ...(inputs.secrets ? { secrets: inputs.secrets } : {}),
             ...(inputs.scripts ? { scripts: inputs.scripts } : {}),
+            ...(inputs.task ? { task: inputs.task } : {}),
           }),
           inputs.signal,
         );

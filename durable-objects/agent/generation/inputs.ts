@@ -74,8 +74,9 @@ export async function generationInputs(
   const tokens: SecretValue[] = [...earlier];
   const holder: { inputs?: GenerationInputs } = {};
   const started = box?.started;
+  // A task run's box never holds an installation token: its git goes through the gateway (TASK-011).
   const repositories =
-    session.snapshot.flags.coding && started
+    session.snapshot.flags.coding && started && session.facts.kind !== "task"
       ? await GenerationRepositories.load({
           db,
           env,
@@ -172,13 +173,7 @@ function generationBox(context: AgentContext, db: Database, session: RunSession,
   const { snapshot } = session;
   const scripts = snapshot.flags.scripting && executesScripts(snapshot.tools, nativeToolNames());
   if (!offersSandbox(snapshot.tools) && !scripts) return null;
-  const request: EnsureRequest = {
-    agentId: session.scope.agentId,
-    flags: { browser: snapshot.flags.browser, coding: snapshot.flags.coding },
-    browserLanguage: snapshot.browser_language,
-    secrets: values,
-    secretIds: snapshot.secrets.map((s) => s.id),
-  };
+  const request = ensureRequestOf(session, values);
   return new GenerationBox(
     () => context.box.generationStarting(request, db),
     async (access) => {
@@ -189,6 +184,19 @@ function generationBox(context: AgentContext, db: Database, session: RunSession,
       });
     },
   );
+}
+
+/** The box a run's generations ensure: a task run's is always the standard image (TASK-010). */
+export function ensureRequestOf(session: RunSession, values: SecretValue[]): EnsureRequest {
+  const { snapshot } = session;
+  const task = session.facts.kind === "task";
+  return {
+    agentId: session.scope.agentId,
+    flags: task ? { browser: false, coding: true } : { browser: snapshot.flags.browser, coding: snapshot.flags.coding },
+    browserLanguage: snapshot.browser_language,
+    secrets: values,
+    secretIds: snapshot.secrets.map((s) => s.id),
+  };
 }
 
 /**
@@ -206,7 +214,7 @@ async function startReads(db: Database, session: RunSession, opened: RunSession[
  * Decrypts the secrets just written onto the snapshot (SEC-002); a deleted or undecryptable
  * one is a generation-start error (SEC-004). No read when none reach the agent.
  */
-async function openSecrets(db: Database, env: Env, session: RunSession) {
+export async function openSecrets(db: Database, env: Env, session: RunSession) {
   const { organisationId } = session.scope;
   const listed = session.snapshot.secrets;
   const sealed = new Map(

@@ -34,4 +34,16 @@ describe("provider failures in runs.errors and logs", () => {
     expect(text).toContain("[REDACTED:MODEL_API_KEY]");
     expect(text).not.toContain("the confidential plan");
   });
+
+  it("TASK-027: a provider's 429 keeps when its limit resets, from its retry-after header", async () => {
+    const agent = await newAgent(token, guildId);
+    await script(agent.model, [{ status: 429, content: "slow down", headers: { "retry-after": "90" } }]);
+    const before = Date.now();
+    const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "hi" } })).json;
+    const after = await settled(token, run.id);
+    expect(after.errors[0]).toMatchObject({ code: "provider.error", http_status: 429 });
+    const reset = Date.parse(after.errors[0].reset_at);
+    expect(reset).toBeGreaterThanOrEqual(before + 90_000 - 1_000);
+    expect(reset).toBeLessThanOrEqual(Date.now() + 90_000 + 1_000);
+  });
 });

@@ -2,7 +2,7 @@ import OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import type { Redactor } from "../../../core/output/redaction";
 import { utf8ByteLength } from "../../../core/projection/projection";
-import { providerErrorMessage } from "../../../core/providers/provider-error";
+import { providerErrorMessage, rateLimitResetAt } from "../../../core/providers/provider-error";
 import { addReasoningFragment, type ReasoningBlock, reasoningTextOf } from "../../../core/runs/reasoning-blocks";
 import type { Usage } from "../../../core/usage/pricing";
 
@@ -66,6 +66,8 @@ export class ProviderError extends Error {
     readonly providerCode: string | null,
     /** The run error's code: `provider.error`, or the bound a reply broke. */
     readonly code = "provider.error",
+    /** When a rate limit (429) resets, as the provider's headers said (epoch ms); null when unsaid. */
+    readonly resetAt: number | null = null,
   ) {
     super(message);
   }
@@ -222,6 +224,8 @@ function toProviderError(error: unknown, redactor: Redactor): ProviderError {
       providerErrorMessage(`model provider answered ${error.status ?? "without a status"}: ${error.message}`, redactor),
       error.status ?? null,
       code,
+      "provider.error",
+      error.status === 429 ? rateLimitResetAt(error.headers, Date.now()) : null,
     );
   }
   const message = error instanceof Error ? error.message : String(error);

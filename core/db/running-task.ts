@@ -1,0 +1,258 @@
+/**
+ * What a task's object reads and writes of its runs (TASK-002..004, TASK-019, TASK-022..029):
+ * the task as a run needs it, the active task run, the messages it delivers, the run's
+ * ending and the task's status after it. The task object is the only writer of its runs.
+ */
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { type RunEnding, statusAfterRun, type TaskOutcome, type TaskStatus } from "../tasks/outcome";
+import { type TaskSettings, taskSettings } from "../tasks/settings";
+import type { Database } from "./client";
+import { githubConnections, guildRepositories, messages, organisations, runs, taskMessages, taskRuns, tasks } from "./schema";
+import type { NewRow, WireRow } from "./transcript";
+
+export interface TaskForRun {
+  id: string;
+  organisationId: string;
+  guildId: string;
+  agentId: string;
+  repositoryId: string;
+  key: string;
+  title: string;
+  description: string;
+  baseBranch: string;
+  status: TaskStatus;
+  allowForcePush: boolean;
+  pullRequestNumber: number | null;
+  pullRequestUrl: string | null;
+  /** The repository's `owner/name`. */
+  fullName: string;
+  /** The GitHub installation the repository's tokens come from; null for a public or disconnected one. */
+  installationId: number | null;
+  settings: TaskSettings;
+}
+
+/** The task with its repository and its organisation's task settings, or null when it is gone. */
+export async function readTaskForRun(db: Database, taskId: string): Promise<TaskForRun | null> {
+  const [row] = await db
+    .select({
+      task: tasks,
+      fullName: guildRepositories.fullName,
+      installationId: githubConnections.installationId,
+      disconnectedAt: githubConnections.disconnectedAt,
+      settings: organisations.taskSettings,
+    })
+    .from(tasks)
+    .innerJoin(guildRepositories, eq(guildRepositories.id, tasks.repositoryId))
+    .innerJoin(organisations, eq(organisations.id, tasks.organisationId))
+    .leftJoin(githubConnections, eq(githubConnections.id, guildRepositories.connectionId))
+    .where(eq(tasks.id, taskId))
+    .limit(1);
+  if (!row) return null;
+  const { task } = row;
+  return {
+    id: task.id,
+    organisationId: task.organisationId,
+    guildId: task.guildId,
+    agentId: task.agentId,
+    repositoryId: task.repositoryId,
+    key: task.key,
+    title: task.title,
+    description: task.description,
+    baseBranch: task.baseBranch,
+    status: task.status as TaskStatus,
+    allowForcePush: task.allowForcePush,
+    pullRequestNumber: task.pullRequestNumber,
+    pullRequestUrl: task.pullRequestUrl,
+    fullName: row.fullName,
+    installationId: row.installationId !== null && row.disconnectedAt === null ? row.installationId : null,
+    settings: taskSettings(row.settings),
+  };
+}
+
+export interface ActiveTaskRun {
+  id: string;
+  runId: string;
+  createdAt: Date;
+  connectedAt: Date | null;
+}
+
+/** The task's run without an outcome, or null (the partial unique index allows one). */
+export async function activeTaskRun(db: Database, taskId: string): Promise<ActiveTaskRun | null> {
+  const [row] = await db
+    .select({ id: taskRuns.id, runId: taskRuns.runId, createdAt: taskRuns.createdAt, connectedAt: taskRuns.connectedAt })
+    .from(taskRuns)
+    .where(and(eq(taskRuns.taskId, taskId), isNull(taskRuns.outcome)))
+    .limit(1);
+  return row ?? null;
+}
+
+/**
+ * The claim a task run's opening is written under (run/opening.ts): the task_runs row, which
+ * the one-active index refuses while another run is active; then nothing of the run is written.
+ */
+export function taskRunClaim(taskId: string, taskRunId: string, runId: string) {
+  return sql`insert into task_runs (id, task_id, run_id) values (${taskRunId}::uuid, ${taskId}::uuid, ${runId}::uuid) on conflict do nothing returning 1`;
+}
+
+/** The box answered and the workspace was prepared. */
+export async function markConnected(db: Database, taskRunId: string, at: Date): Promise<void> {
+  await db.update(taskRuns).set({ connectedAt: at }).where(eq(taskRuns.id, taskRunId));
+}
+
+/** How many rows of earlier runs a continuation summary reads at most (the newest). */
+const SUMMARY_ROWS = 2_000;
+
+/** The rows of the task's earlier runs, oldest first, for the continuation summary (TASK-033). */
+export async function earlierTaskRows(db: Database, taskId: string, exceptRunId: string) {
+  const rows = await db
+    .select({ role: messages.role, payload: messages.payload, metadata: messages.metadata, runCreated: taskRuns.createdAt, seq: messages.seq })
+    .from(messages)
+    .innerJoin(taskRuns, eq(taskRuns.runId, messages.runId))
+    .where(and(eq(taskRuns.taskId, taskId), sql`${messages.runId} <> ${exceptRunId}::uuid`, sql`${messages.role} in ('user', 'assistant')`))
+    .orderBy(sql`${taskRuns.createdAt} desc`, sql`${messages.seq} desc`)
+    .limit(SUMMARY_ROWS);
+  return rows.reverse().map((r) => ({ role: r.role, payload: r.payload, metadata: r.metadata as Record<string, unknown> }));
+}
+
+/** Messages for the task no run has delivered yet, oldest first. */
+export async function undeliveredMessages(db: Database, taskId: string): Promise<Array<{ id: string; content: string }>> {
+  return db
+    .select({ id: taskMessages.id, content: taskMessages.content })
+    .from(taskMessages)
+    .where(and(eq(taskMessages.taskId, taskId), isNull(taskMessages.deliveredAt)))
+    .orderBy(asc(taskMessages.createdAt), asc(taskMessages.id));
+}
+
+/**
+ * The messages delivered as the user row that opens the next turn (TASK-019), in ONE
+ * statement: the row, the run's generation number and the messages' delivered_at commit
+ * together, so a message is never delivered twice or lost between the two.
+ */
+export async function deliverMessages(db: Database, row: NewRow & { generation: number }, messageIds: string[], deliveredAt: Date): Promise<WireRow> {
+  const result = await db.execute<{ created_at: string }>(sql`
+    with m as (
+      insert into messages (run_id, seq, generation, role, payload, metadata, token_count)
+      values (${row.runId}, ${row.seq}, ${row.generation}, ${row.role}, ${JSON.stringify(row.payload)}::jsonb,
+              ${JSON.stringify(row.metadata)}::jsonb, ${row.tokenCount})
+      returning created_at
+    ), r as (
+      update runs set generation = ${row.generation}, updated_at = now() where id = ${row.runId} returning 1
+    ), d as (
+      update task_messages set delivered_at = ${deliveredAt.toISOString()}::timestamptz, delivered_run_id = ${row.runId}::uuid
+      where id = any(${`{${messageIds.join(",")}}`}::uuid[]) and delivered_at is null returning 1
+    )
+    select m.created_at::text as created_at from m, r`);
+  const created = result.rows[0];
+  if (!created) throw new Error(`run ${row.runId} does not exist`);
+  return { ...row, cost_usd: null, created_at: new Date(created.created_at).toISOString() } as WireRow;
+}
+
+/** The run's usage from its assistant rows (the run report, TASK-022). */
+export async function runUsage(db: Database, runId: string) {
+  const [row] = await db
+    .execute<{ input_tokens: string; output_tokens: string; cost_usd: string; calls: string }>(sql`
+    select coalesce(sum((metadata->'usage'->>'prompt_tokens')::bigint), 0)::text as input_tokens,
+           coalesce(sum((metadata->'usage'->>'completion_tokens')::bigint), 0)::text as output_tokens,
+           coalesce(sum(cost_usd), 0)::text as cost_usd,
+           count(*)::text as calls
+    from messages where run_id = ${runId}::uuid and role = 'assistant'`)
+    .then((r) => r.rows);
+  return {
+    input_tokens: Number(row?.input_tokens ?? 0),
+    output_tokens: Number(row?.output_tokens ?? 0),
+    cost_usd: Number(row?.cost_usd ?? 0),
+    model_calls: Number(row?.calls ?? 0),
+  };
+}
+
+export interface RunEnd {
+  taskRunId: string;
+  runId: string;
+  outcome: TaskOutcome;
+  endedAt: Date;
+  workspace: Record<string, unknown>;
+  report: Record<string, unknown>;
+}
+
+/**
+ * Writes the run's ending: the task run's outcome (only if it had none, so an ending is
+ * written once), and its transcript run completed. False when another ending came first.
+ */
+export async function finishTaskRun(db: Database, end: RunEnd): Promise<boolean> {
+  const ended = await db
+    .update(taskRuns)
+    .set({ outcome: end.outcome, endedAt: end.endedAt, workspace: end.workspace, report: end.report })
+    .where(and(eq(taskRuns.id, end.taskRunId), isNull(taskRuns.outcome)))
+    .returning({ id: taskRuns.id });
+  await db.update(runs).set({ status: "completed", completedAt: end.endedAt, updatedAt: end.endedAt }).where(eq(runs.id, end.runId));
+  return ended.length > 0;
+}
+
+/**
+ * The task's status after a run ended (TASK-024..032), from its status now (a person may have
+ * cancelled it or marked it done meanwhile) and its undelivered messages, in one transaction
+ * with the row locked. Returns what the task became.
+ */
+export async function settleTask(
+  db: Database,
+  taskId: string,
+  ending: Pick<RunEnding, "outcome" | "resetAt">,
+  now: Date,
+): Promise<{ status: TaskStatus; resumeAt: number | null; autoResumes: number } | null> {
+  return db.transaction(async (tx) => {
+    const [task] = await tx
+      .select({ status: tasks.status, autoResumes: tasks.autoResumes, organisationId: tasks.organisationId })
+      .from(tasks)
+      .where(eq(tasks.id, taskId))
+      .for("update");
+    if (!task) return null;
+    const [org] = await tx.select({ settings: organisations.taskSettings }).from(organisations).where(eq(organisations.id, task.organisationId));
+    const [count] = await tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(taskMessages)
+      .where(and(eq(taskMessages.taskId, taskId), isNull(taskMessages.deliveredAt)));
+    const after = statusAfterRun(
+      { ...ending, current: task.status as TaskStatus, autoResumes: task.autoResumes, undelivered: count?.n ?? 0 },
+      taskSettings(org?.settings)["runs.maxAutoResumes"],
+      now.getTime(),
+    );
+    const closing = after.status === "failed" && task.status !== "failed";
+    await tx
+      .update(tasks)
+      .set({
+        status: after.status,
+        resumeAt: after.resumeAt === null ? null : new Date(after.resumeAt),
+        autoResumes: after.autoResumes,
+        lastRunEndedAt: now,
+        updatedAt: now,
+        ...(after.status === "queued" ? { queuedAt: now } : {}),
+        ...(closing ? { closedAt: now } : {}),
+      })
+      .where(eq(tasks.id, taskId));
+    return after;
+  });
+}
+
+/** The draft pull request the run opened (TASK-018); kept only when the task had none. */
+export async function setPullRequest(db: Database, taskId: string, number: number, url: string): Promise<void> {
+  await db
+    .update(tasks)
+    .set({ pullRequestNumber: number, pullRequestUrl: url })
+    .where(and(eq(tasks.id, taskId), isNull(tasks.pullRequestNumber)));
+}
+
+/** The task's status now (the events stream's first event). */
+export async function taskStatus(db: Database, taskId: string): Promise<TaskStatus | null> {
+  const [row] = await db.select({ status: tasks.status }).from(tasks).where(eq(tasks.id, taskId));
+  return (row?.status as TaskStatus) ?? null;
+}
+
+/** The task's runs, newest first, for the events stream's replay of run starts and ends. */
+export async function taskRunList(db: Database, taskId: string, limit = 20) {
+  return db
+    .select({ runId: taskRuns.runId, outcome: taskRuns.outcome })
+    .from(taskRuns)
+    .where(eq(taskRuns.taskId, taskId))
+    .orderBy(sql`${taskRuns.createdAt} desc`)
+    .limit(limit);
+}

@@ -1,0 +1,44 @@
+/**
+ * The per-run gateway credential (TASK-011): 32 random bytes, base64url, which the box's git
+ * presents as its Basic-auth password to the git gateway. Compared in constant time.
+ */
+import { gitTokenKey } from "../repos/git-token-key";
+
+/** A fresh credential: 32 bytes from the platform's CSPRNG, base64url without padding. */
+export function newCredential(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/**
+ * Whether `presented` is `expected`, in time that depends on the presented length only,
+ * never on where the two first differ. An absent expected credential matches nothing.
+ */
+export function sameCredential(expected: string | null | undefined, presented: string): boolean {
+  if (!expected) return false;
+  const a = new TextEncoder().encode(expected);
+  const b = new TextEncoder().encode(presented);
+  let diff = a.length ^ b.length;
+  for (let i = 0; i < b.length; i++) diff |= (a[i % a.length] ?? 0) ^ b[i]!;
+  return diff === 0;
+}
+
+/**
+ * The tokens file (/run/guilds/git-tokens.json) of a task box: the run's credential for the
+ * gateway's URL of the task's repository, and nothing else (no installation token, TASK-011).
+ */
+export function gatewayTokensFile(taskId: string, fullName: string, credential: string, expiresAt: string): string {
+  const key = gitTokenKey(gatewayRemote(taskId, fullName));
+  return `${JSON.stringify(key ? { [key]: { token: credential, expires_at: expiresAt } } : {}, null, 2)}\n`;
+}
+
+/** The outbound host the task box's git talks to; the Container class intercepts it. */
+export const GATEWAY_HOST = "git.gateway.internal";
+
+/** The task box's git remote for the task's repository. */
+export const gatewayRemote = (taskId: string, fullName: string) => `http://${GATEWAY_HOST}/tasks/${taskId}/${fullName}.git`;
+
+/** The box of a task: the standard Container class's object of this name (one per task run lifetime). */
+export const taskBoxName = (taskId: string) => `task:${taskId}`;

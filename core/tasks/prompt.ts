@@ -1,0 +1,35 @@
+/**
+ * The first user row of a task run (TASK-009): the task, where its code goes, and for a
+ * later run the continuation summary of the earlier ones (TASK-033).
+ *
+ * @example taskPrompt({ key: "WEB-1", title: "Fix login", description: "", baseBranch: "main", summary: null })
+ */
+import { taskBranch } from "./key";
+
+export interface TaskPromptInput {
+  key: string;
+  title: string;
+  description: string;
+  baseBranch: string;
+  /** The earlier runs' summary; null for the first run. */
+  summary: string | null;
+  /** The repository's folder in the box. */
+  workspace?: string;
+}
+
+export const TASK_WORKSPACE = "/data/workspace";
+
+export function taskPrompt(input: TaskPromptInput): string {
+  const branch = taskBranch(input.key);
+  const parts = [
+    `Task ${input.key}: ${input.title}`,
+    input.description.trim() ? input.description.trim() : "(no description)",
+    [
+      `The repository is checked out in ${input.workspace ?? TASK_WORKSPACE} on the branch ${branch}, made from ${input.baseBranch}.`,
+      `Commit your work on ${branch}; the platform pushes it after each of your turns and opens a draft pull request against ${input.baseBranch}.`,
+      "Call complete_task with a summary when the task is done. Call ask_question when you need an answer from a person (blocking: true when you cannot go on without it).",
+    ].join("\n"),
+  ];
+  if (input.summary) parts.push(`This task ran before. What happened so far:\n${input.summary}`);
+  return parts.join("\n\n");
+}

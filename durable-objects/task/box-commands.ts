@@ -1,0 +1,91 @@
+/**
+ * The guilds-code commands a task run gives its box (TASK-010, TASK-017, TASK-022): prepare
+ * the workspace, push after a turn, finalize with a WIP snapshot. Every git command runs in
+ * the box, through the gateway; the object only reads their JSON answers.
+ */
+
+import { guildsCodeCommand, lastJson } from "../../core/repos/guilds-code";
+import { GIT_TOKENS_PATH } from "../../core/repos/types";
+import { gatewayRemote, gatewayTokensFile } from "../../core/tasks/credential";
+import { taskBranch, wipBranch } from "../../core/tasks/key";
+import { TASK_WORKSPACE } from "../../core/tasks/prompt";
+import type { SandboxAccess } from "../../core/tools/types";
+
+const STEP_TIMEOUT_MS = 600_000;
+
+export interface Prepared {
+  head: string | null;
+  created: boolean;
+  wip_applied: boolean;
+  sanitized: string[];
+}
+
+export interface Pushed {
+  pushed: boolean;
+  head: string | null;
+  ahead: number;
+  refused?: unknown;
+}
+
+export interface Finalized {
+  pushed: boolean;
+  head: string | null;
+  ahead: number;
+  wip: { sha: string; files: number } | null;
+  dirty: boolean;
+}
+
+export type Answer<T> = { ok: true; value: T } | { ok: false; message: string };
+
+export interface TaskBoxTarget {
+  taskId: string;
+  key: string;
+  fullName: string;
+  baseBranch: string;
+}
+
+/** The commands of one task's box. */
+export class TaskBoxCommands {
+  constructor(
+    private readonly access: SandboxAccess,
+    private readonly target: TaskBoxTarget,
+  ) {}
+
+  /** The run's credential for the gateway URL, the only entry of the box's tokens file (TASK-011). */
+  async writeCredential(credential: string, expiresAt: Date): Promise<void> {
+    await this.access.files.put(GIT_TOKENS_PATH, gatewayTokensFile(this.target.taskId, this.target.fullName, credential, expiresAt.toISOString()));
+  }
+
+  prepare(): Promise<Answer<Prepared>> {
+    const { taskId, key, fullName, baseBranch } = this.target;
+    return this.run<Prepared>("task-prepare", {
+      dir: TASK_WORKSPACE,
+      remote: gatewayRemote(taskId, fullName),
+      branch: taskBranch(key),
+      base: baseBranch,
+      wip: wipBranch(key),
+    });
+  }
+
+  push(): Promise<Answer<Pushed>> {
+    return this.run<Pushed>("task-push", { dir: TASK_WORKSPACE, branch: taskBranch(this.target.key), base: this.target.baseBranch });
+  }
+
+  finalize(): Promise<Answer<Finalized>> {
+    return this.run<Finalized>("task-finalize", {
+      dir: TASK_WORKSPACE,
+      branch: taskBranch(this.target.key),
+      base: this.target.baseBranch,
+      wip: wipBranch(this.target.key),
+    });
+  }
+
+  private async run<T>(subcommand: string, flags: Record<string, string>): Promise<Answer<T>> {
+    const ran = await this.access.exec({ command: guildsCodeCommand(subcommand, flags), cwd: "/data", timeoutMs: STEP_TIMEOUT_MS });
+    const answer = lastJson(ran.output);
+    if (ran.exitCode !== 0 || !answer || typeof answer !== "object") {
+      return { ok: false, message: `guilds-code ${subcommand} exited with ${ran.exitCode}: ${ran.output.slice(-500)}` };
+    }
+    return { ok: true, value: answer as T };
+  }
+}
