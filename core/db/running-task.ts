@@ -211,10 +211,12 @@ export async function settleTask(
       .select({ n: sql<number>`count(*)::int` })
       .from(taskMessages)
       .where(and(eq(taskMessages.taskId, taskId), isNull(taskMessages.deliveredAt)));
+    const settings = taskSettings(org?.settings);
     const after = statusAfterRun(
       { ...ending, current: task.status as TaskStatus, autoResumes: task.autoResumes, undelivered: count?.n ?? 0 },
-      taskSettings(org?.settings)["runs.maxAutoResumes"],
+      settings["runs.maxAutoResumes"],
       now.getTime(),
+      settings["runs.retryBaseSeconds"] * 1000,
     );
     const closing = after.status === "failed" && task.status !== "failed";
     await tx

@@ -10,6 +10,8 @@ export const TASK_SETTING_DEFAULTS = {
   "runs.maxConcurrent": 4,
   "runs.keepAliveSeconds": 600,
   "runs.maxAutoResumes": 3,
+  // The first automatic restart's delay; each further one waits twice as long (OP-TASK-3).
+  "runs.retryBaseSeconds": 30,
   // Wall-clock budget of one run (OP-TASK-7): past it the run is cancelled.
   "runs.wallClockSeconds": 7_200,
   "volumes.retainAfterCloseSeconds": 604_800,
@@ -26,6 +28,7 @@ export const TaskSettingsPatch = z
     "runs.maxConcurrent": z.number().int().min(1).max(64),
     "runs.keepAliveSeconds": seconds(86_400),
     "runs.maxAutoResumes": z.number().int().min(0).max(20),
+    "runs.retryBaseSeconds": seconds(600),
     "runs.wallClockSeconds": seconds(86_400),
     "volumes.retainAfterCloseSeconds": seconds(31_536_000),
     "volumes.idleTtlSeconds": seconds(31_536_000),

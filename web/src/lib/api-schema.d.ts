@@ -2109,6 +2109,7 @@ export interface components {
             "runs.maxConcurrent": number;
             "runs.keepAliveSeconds": number;
             "runs.maxAutoResumes": number;
+            "runs.retryBaseSeconds": number;
             "runs.wallClockSeconds": number;
             "volumes.retainAfterCloseSeconds": number;
             "volumes.idleTtlSeconds": number;
@@ -5359,6 +5360,7 @@ export interface operations {
                     "runs.maxConcurrent"?: number;
                     "runs.keepAliveSeconds"?: number;
                     "runs.maxAutoResumes"?: number;
+                    "runs.retryBaseSeconds"?: number;
                     "runs.wallClockSeconds"?: number;
                     "volumes.retainAfterCloseSeconds"?: number;
                     "volumes.idleTtlSeconds"?: number;
