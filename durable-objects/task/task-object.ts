@@ -164,7 +164,9 @@ export class TaskObject extends DurableObject<Env> {
     await this.#recover();
     const status = await this.#rooms.context.database.use((db) => taskStatus(db, taskId));
     const after = Number(request.headers.get("last-event-id") ?? Number.NaN);
-    const runId = this.#driver?.taskId === taskId ? this.#driver.runId : null;
+    // The run in flight: its state goes when its ending is written, before the driver lets go.
+    const inFlight = this.#rooms.state.get();
+    const runId = inFlight?.taskId === taskId ? inFlight.runId : null;
     return this.#rooms.stream.subscribe(taskId, Number.isSafeInteger(after) ? after : -1, { status, run_id: runId });
   }
 

@@ -2,9 +2,10 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tasks } from "../../core/db/schema";
 import { moveTask } from "../../core/db/tasks";
+import { volumeObjectKey } from "../../core/tasks/key";
 import { newAgent } from "../../test/workerd/agents";
 import { call, seedGuild } from "../../test/workerd/seed";
-import { fileTask, recordStarts, seedTaskGuild, withDb } from "../../test/workerd/tasks";
+import { fileTask, recordStarts, seedTaskGuild, testEnv, withDb } from "../../test/workerd/tasks";
 
 /** Tasks through the API (TASK-001..008, TASK-019, TASK-030, TASK-038): filing, listing, messages and a person's actions. */
 
@@ -224,16 +225,21 @@ describe("a person's actions on a task", () => {
     expect((await call("POST", `/api/tasks/${id}/cancel`, { token: org.token })).json.status).toBe("completed");
   });
 
-  it("TASK-038: reset workspace goes to the task object and answers its refusal as the API's error", async () => {
-    const id = (await fileTask(org)).json.id;
-    const res = await call("POST", `/api/tasks/${id}/reset-workspace`, { token: org.token });
-    // The task object's runs are not built yet: it refuses, and the refusal is the answer.
-    expect(res.status).toBe(503);
-    expect(res.json.error.code).toBe("task.runs_unavailable");
-    // The event stream is the task object's too, reached once the caller owns the task.
-    const events = await call("GET", `/api/tasks/${id}/events`, { token: org.token });
-    expect(events.status).toBe(503);
-    expect(events.json.error.code).toBe("task.runs_unavailable");
+  it("TASK-038: reset workspace deletes the task's volume through its object; the event stream is the object's too", async () => {
+    const filed = (await fileTask(org)).json;
+    const volume = volumeObjectKey(filed.repository_id, filed.key);
+    await testEnv.SANDBOX_HOMES.put(volume, "a cached checkout");
+    const res = await call("POST", `/api/tasks/${filed.id}/reset-workspace`, { token: org.token });
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect(res.json).toMatchObject({ id: filed.id, key: filed.key });
+    expect(await testEnv.SANDBOX_HOMES.head(volume)).toBeNull();
+    // The event stream is reached once the caller owns the task: it opens with the task's status.
+    const { exports } = await import("cloudflare:workers");
+    const worker = (exports as unknown as { default: Fetcher }).default;
+    const events = await worker.fetch(`http://api.test/api/tasks/${filed.id}/events`, { headers: { authorization: `Bearer ${org.token}` } });
+    expect(events.status).toBe(200);
+    expect(events.headers.get("content-type")).toContain("text/event-stream");
+    await events.body?.cancel();
   });
 });
 

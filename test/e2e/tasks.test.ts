@@ -1,0 +1,282 @@
+import { execFileSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { admin, claimInstallation } from "../../scripts/forge/test-support";
+import { script, transcript, type WireRow } from "./agents";
+import { agentWithSecret, containerStack } from "./container-stack";
+import { boxesWithVariable, until } from "./sandbox-box";
+
+/**
+ * Tasks of coding agents on real containers, the scripted mock model and the local forge:
+ * the queue starts task runs, each in its own box; the box's git reaches the forge only
+ * through the gateway; pull requests open and become ready; runs continue from the summary,
+ * the WIP snapshot and the volume.
+ */
+const boxes = containerStack({});
+const { call } = boxes;
+const forge = (method: string, path: string, body?: unknown) => admin(boxes.stack.forge!.adminUrl, method, path, body);
+
+type Agent = Awaited<ReturnType<typeof agentWithSecret>>;
+type Task = { id: string; key: string; status: string; auto_resumes: number; pull_request: { number: number; url: string } | null };
+type TaskRun = { id: string; run_id: string; outcome: string | null; created_at: string; ended_at: string | null; report: Record<string, unknown> };
+
+/** The organisation's task settings for the test that follows (the stack has one organisation). */
+async function settings(values: Record<string, number>) {
+  const patched = await call("PATCH", "/api/organisation/task-settings", {
+    "runs.maxConcurrent": 4,
+    "runs.keepAliveSeconds": 600,
+    "runs.maxAutoResumes": 3,
+    "runs.retryBaseSeconds": 30,
+    ...values,
+  });
+  expect(patched.status, patched.text).toBe(200);
+}
+
+/** A coding agent, a private repository on the forge reached through a connected installation, and the guild's repository. */
+async function codingSetup(prefix = "Coder", guildAgent?: Agent) {
+  const agent = guildAgent ?? (await agentWithSecret(call, prefix, { coding: true }));
+  const owner = `acme-${crypto.randomUUID().slice(0, 8)}`;
+  const fullName = `${owner}/app`;
+  expect((await forge("POST", "/repos", { full_name: fullName, private: true, files: { "README.md": "one\n" } })).status).toBe(201);
+  expect((await forge("POST", "/installations", { account: owner, repositories: [fullName] })).status).toBe(201);
+  const { connection } = await claimInstallation(call, boxes.stack.forge!.adminUrl, { account: owner });
+  expect(connection.status, JSON.stringify(connection.json)).toBe(201);
+  const repository = await call("POST", `/api/guilds/${agent.guildId}/repositories`, { full_name: fullName, connection_id: connection.json.id });
+  expect(repository.status, repository.text).toBe(201);
+  return { agent, fullName, repositoryId: repository.json.id as string };
+}
+
+async function fileTask(setup: { agent: Agent; repositoryId: string }, title: string): Promise<Task> {
+  const filed = await call("POST", `/api/guilds/${setup.agent.guildId}/tasks`, { title, description: `${title}, please.`, agent_id: setup.agent.agentId, repository_id: setup.repositoryId });
+  expect(filed.status, filed.text).toBe(201);
+  return filed.json as Task;
+}
+
+const readTask = async (id: string) => (await call("GET", `/api/tasks/${id}`)).json as Task;
+const taskRuns = async (id: string) => ((await call("GET", `/api/tasks/${id}/runs?limit=50`)).json.data as TaskRun[]).reverse();
+
+/** Waits until the task's status is one of `statuses` (what the board would show), and answers the task. */
+async function taskReaches(id: string, statuses: string[], timeoutMs = 240_000): Promise<Task> {
+  let task = await readTask(id);
+  await until(
+    `task ${id} to become ${statuses.join(" or ")}`,
+    async () => statuses.includes((task = await readTask(id)).status),
+    timeoutMs,
+  );
+  return task;
+}
+
+/** Waits until the task's active run has committed `rows` rows, or ended. */
+async function runHasRows(runId: string, check: (rows: WireRow[]) => boolean, timeoutMs = 180_000): Promise<WireRow[]> {
+  let rows: WireRow[] = [];
+  await until(`run ${runId} to show the awaited rows`, async () => check((rows = await transcript(runId, boxes.target))), timeoutMs);
+  return rows;
+}
+
+const toolOutputs = (rows: WireRow[]) => rows.filter((r) => r.role === "tool").map((r) => String(r.payload.content));
+const shell = (command: string) => ({ name: "shell", arguments: { command } });
+const docker = (...args: string[]) => execFileSync("docker", args, { encoding: "utf8" }).trim();
+
+describe("tasks on real containers, the gateway and the local forge", () => {
+  it("TASK-005 / TASK-014 / TASK-016 / TASK-017 / TASK-018 / TASK-022 / TASK-023 / TASK-024: a task commits and pushes through the gateway; other refs and the base are refused in git's words and in the transcript; no installation token enters the box; the draft pull request becomes ready with the summary", async () => {
+    await settings({});
+    const setup = await codingSetup();
+    const { agent, fullName } = setup;
+    await script(
+      agent.model,
+      [
+        {
+          tool_calls: [
+            shell("pwd; echo hello > hello.txt && git add hello.txt && git commit -qm 'Add hello' && git rev-parse --abbrev-ref HEAD"),
+            shell("git push origin HEAD:main 2>&1; echo exit=$?"),
+            shell("git push origin HEAD:refs/heads/elsewhere 2>&1; echo exit=$?"),
+            shell("env; cat /run/guilds/git-tokens.json; ps axww -o args; git config --get remote.origin.url"),
+          ],
+        },
+        { content: "Committed hello.txt." },
+        { tool_calls: [{ name: "complete_task", arguments: { summary: "Added hello.txt at the root." } }] },
+        { content: "Done." },
+      ],
+      boxes.target,
+    );
+    const task = await fileTask(setup, "Say hello");
+    const branch = `factory/task/${task.key}`;
+
+    // The first turn: committed, refused twice, pushed; the draft pull request opens.
+    const waiting = await until("the first turn's push and draft pull request", async () => (await readTask(task.id)).pull_request !== null, 240_000).then(() => readTask(task.id));
+    expect(waiting.status).toBe("running");
+    const [run] = await taskRuns(task.id);
+    const rows = await runHasRows(run!.run_id, (rs) => rs.some((r) => r.metadata?.source === "git_refusal"));
+    const outputs = toolOutputs(rows);
+    expect(outputs[0]).toContain(`/data/workspace\n${branch}`);
+    expect(outputs[1]).toMatch(/! \[remote rejected\] +HEAD -> main \(.+\)/);
+    expect(outputs[1]).toContain("exit=1");
+    expect(outputs[2]).toMatch(/! \[remote rejected\] +HEAD -> elsewhere \(.+\)/);
+    expect(outputs[3]).toContain(`http://git.gateway.internal/tasks/${task.id}/${fullName}.git`);
+    const refusals = rows.filter((r) => r.metadata?.source === "git_refusal").map((r) => r.metadata.ref);
+    expect(refusals).toEqual(expect.arrayContaining(["refs/heads/main", "refs/heads/elsewhere"]));
+
+    // TASK-014: the installation tokens the forge minted were never inside the box.
+    const minted = ((await forge("GET", "/tokens")).json.tokens as Array<{ token: string }>).map((t) => t.token);
+    expect(minted.length).toBeGreaterThan(0);
+    const [box] = boxesWithVariable(agent.secretName);
+    expect(box, "the task's box runs").toBeDefined();
+    const inside = [
+      docker("inspect", "--format", "{{range .Config.Env}}{{println .}}{{end}}", box!),
+      docker("exec", box!, "sh", "-c", "cat /run/guilds/git-tokens.json; ps axww -o args; env; cat /data/workspace/.git/config"),
+      JSON.stringify(rows),
+    ].join("\n");
+    for (const token of minted) expect(inside).not.toContain(token);
+
+    // TASK-005 / TASK-018: the branch is on the forge ahead of base; main and other refs are not; the pull request is a draft.
+    const repo = (await forge("GET", `/repos/${fullName}`)).json as { refs: Array<{ ref: string; sha: string }> };
+    expect(repo.refs.map((r) => r.ref)).toEqual(expect.arrayContaining(["refs/heads/main", `refs/heads/${branch}`]));
+    expect(repo.refs.map((r) => r.ref)).not.toContain("refs/heads/elsewhere");
+    const mainLog = (await forge("GET", `/repos/${fullName}/commits?ref=main&limit=5`)).json.commits as Array<{ message: string }>;
+    expect(mainLog.map((c) => c.message)).not.toContain(expect.stringContaining("Add hello"));
+    let pulls = (await forge("GET", `/repos/${fullName}/pulls`)).json.pulls as Array<{ number: number; draft: boolean; head: { ref: string }; comments: Array<{ body: string }> }>;
+    expect(pulls).toEqual([expect.objectContaining({ number: waiting.pull_request!.number, draft: true, head: expect.objectContaining({ ref: branch }) })]);
+
+    // A message reaches the waiting run at its next turn boundary: the agent completes the task.
+    expect((await call("POST", `/api/tasks/${task.id}/messages`, { content: "Looks good, finish up." })).status).toBe(202);
+    const done = await taskReaches(task.id, ["in_review"]);
+    expect(done.pull_request).toEqual(waiting.pull_request);
+    const runs = await taskRuns(task.id);
+    expect(runs.map((r) => r.outcome)).toEqual(["completed"]);
+    pulls = (await forge("GET", `/repos/${fullName}/pulls`)).json.pulls;
+    expect(pulls[0]).toMatchObject({ draft: false });
+    expect(pulls[0]!.comments.map((c) => c.body)).toEqual([expect.stringContaining("Added hello.txt at the root.")]);
+    // TASK-023: the box is gone once the run ended.
+    await until("the task's box to be removed", () => boxesWithVariable(agent.secretName).length === 0, 60_000);
+  }, 600_000);
+
+  it("TASK-013 / TASK-019 / TASK-020 / TASK-021 / TASK-025 / TASK-033 / TASK-034 / TASK-035 / TASK-036: a message mid-run arrives in the same run; an idle run is released; the next message starts a run that continues from the summary and the WIP snapshot; what the volume planted runs nothing", async () => {
+    await settings({ "runs.keepAliveSeconds": 6 });
+    const setup = await codingSetup("Keeper");
+    const { agent } = setup;
+    await script(
+      agent.model,
+      [
+        {
+          tool_calls: [
+            shell(
+              [
+                "echo draft > notes.txt",
+                "printf '#!/bin/sh\\ntouch /tmp/hook-ran\\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout",
+                "git config core.fsmonitor 'touch /tmp/fsmonitor-ran; false'",
+                "git config core.sshCommand 'touch /tmp/ssh-ran'",
+                "echo planted",
+              ].join(" && "),
+            ),
+          ],
+          delay_ms: 2_000,
+        },
+        { content: "Waiting for your answer." },
+        { content: "Noted: blue." },
+        { tool_calls: [shell("cat notes.txt; ls /tmp/hook-ran /tmp/fsmonitor-ran /tmp/ssh-ran 2>&1; git config --get core.fsmonitor; git status --porcelain; echo end")] },
+        { content: "Still here." },
+      ],
+      boxes.target,
+    );
+    const task = await fileTask(setup, "Keep notes");
+    // The first turn's model call is slow: the message is queued while the run works, and comes at the turn's end.
+    const [first] = await until("the first run to start", async () => (await taskRuns(task.id)).length > 0, 240_000).then(() => taskRuns(task.id));
+    await runHasRows(first!.run_id, (rs) => rs.some((r) => r.role === "tool"));
+    expect((await call("POST", `/api/tasks/${task.id}/messages`, { content: "The colour is blue." })).status).toBe(202);
+    const waiting = await taskReaches(task.id, ["waiting"]);
+    expect(waiting.status).toBe("waiting");
+    let runs = await taskRuns(task.id);
+    expect(runs.map((r) => r.outcome)).toEqual(["end_turn"]);
+    const firstRows = await transcript(first!.run_id, boxes.target);
+    expect(firstRows.filter((r) => r.role === "user").map((r) => String(r.payload.content))).toEqual([
+      expect.stringContaining("Task "),
+      "The colour is blue.",
+    ]);
+    const messages = (await call("GET", `/api/tasks/${task.id}/messages`)).json.data as Array<{ delivered_run_id: string | null }>;
+    expect(messages.map((m) => m.delivered_run_id)).toEqual([first!.run_id]);
+
+    // The next message starts a second run: the summary, the WIP file, and none of the planted commands.
+    expect((await call("POST", `/api/tasks/${task.id}/messages`, { content: "Check the notes." })).status).toBe(202);
+    await taskReaches(task.id, ["waiting"], 300_000).then(async () => {
+      runs = await taskRuns(task.id);
+      expect(runs.length).toBe(2);
+    });
+    const second = runs[1]!;
+    const rows = await transcript(second.run_id, boxes.target);
+    const prompt = String(rows.find((r) => r.role === "user")?.payload.content);
+    expect(prompt).toContain("This task ran before");
+    expect(prompt).toContain("The colour is blue.");
+    expect(prompt).toContain("Noted: blue.");
+    const [check] = toolOutputs(rows);
+    expect(check).toContain("draft\n");
+    expect(check).toContain("/tmp/hook-ran: No such file or directory");
+    expect(check).toContain("/tmp/fsmonitor-ran: No such file or directory");
+    expect(check).toContain("/tmp/ssh-ran: No such file or directory");
+    expect(check).toContain("?? notes.txt\nend");
+    expect(runs.map((r) => r.outcome)).toEqual(["end_turn", "end_turn"]);
+  }, 900_000);
+
+  it("TASK-027: a provider's 429 with a reset makes the task rate_limited; it resumes by itself after the reset and continues", async () => {
+    await settings({ "runs.keepAliveSeconds": 2 });
+    const setup = await codingSetup("Limited");
+    await script(
+      setup.agent.model,
+      [{ status: 429, headers: { "retry-after": "4" } }, { content: "Back after the limit." }],
+      boxes.target,
+    );
+    const task = await fileTask(setup, "Wait out the limit");
+    const limited = await taskReaches(task.id, ["rate_limited"]);
+    expect(limited.status).toBe("rate_limited");
+    await taskReaches(task.id, ["waiting"], 300_000);
+    const runs = await taskRuns(task.id);
+    expect(runs.map((r) => r.outcome)).toEqual(["rate_limited", "end_turn"]);
+    const rows = await transcript(runs[1]!.run_id, boxes.target);
+    expect(rows.at(-1)?.payload.content).toBe("Back after the limit.");
+  }, 600_000);
+
+  it("TASK-029: a box killed mid-run ends it sandbox_lost; the task is retried with a growing delay and fails after maxAutoResumes", async () => {
+    await settings({ "runs.maxAutoResumes": 1, "runs.retryBaseSeconds": 1 });
+    const setup = await codingSetup("Fragile");
+    const slow = { tool_calls: [shell("echo started; sleep 120")] };
+    await script(setup.agent.model, [slow, { content: "unreached" }, slow, { content: "unreached" }], boxes.target);
+    const task = await fileTask(setup, "Survive a crash");
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      await until(`run ${attempt} to run its command`, async () => {
+        const runs = await taskRuns(task.id);
+        const run = runs[attempt - 1];
+        return Boolean(run && !run.outcome && boxesWithVariable(setup.agent.secretName).length > 0 && (await transcript(run.run_id, boxes.target)).some((r) => r.role === "assistant"));
+      }, 240_000);
+      for (const box of boxesWithVariable(setup.agent.secretName)) docker("kill", box);
+      if (attempt === 1) {
+        const requeued = await taskReaches(task.id, ["queued", "running"]);
+        expect(requeued.auto_resumes).toBe(1);
+      }
+    }
+    const failed = await taskReaches(task.id, ["failed"]);
+    expect(failed.auto_resumes).toBe(1);
+    expect((await taskRuns(task.id)).map((r) => r.outcome)).toEqual(["sandbox_lost", "sandbox_lost"]);
+  }, 600_000);
+
+  it("TASK-007 / TASK-008 / TASK-002: six tasks filed at once run at most four at a time, oldest first; two tasks of one agent run side by side", async () => {
+    await settings({ "runs.keepAliveSeconds": 1 });
+    const first = await codingSetup("Crowd");
+    const second = await codingSetup("Crowd", first.agent);
+    const reply = { content: "done", delay_ms: 4_000 };
+    await script(first.agent.model, Array.from({ length: 6 }, () => reply), boxes.target);
+    const tasks: Task[] = [];
+    for (let i = 0; i < 6; i++) tasks.push(await fileTask(i % 2 ? second : first, `Crowd ${i}`));
+    await Promise.all(tasks.map((t) => taskReaches(t.id, ["waiting"], 600_000)));
+    const runs = (await Promise.all(tasks.map(async (t) => ({ task: t.id, run: (await taskRuns(t.id))[0]! })))).map(({ task, run }) => ({
+      task,
+      start: Date.parse(run.created_at),
+      end: Date.parse(run.ended_at!),
+    }));
+    // At no moment more than four runs were active.
+    for (const { start } of runs) expect(runs.filter((r) => r.start <= start && r.end > start).length).toBeLessThanOrEqual(4);
+    // The first four filed started before the last two.
+    const started = [...runs].sort((a, b) => a.start - b.start).map((r) => r.task);
+    expect(new Set(started.slice(0, 4))).toEqual(new Set(tasks.slice(0, 4).map((t) => t.id)));
+    // Two tasks of the one agent overlapped.
+    const overlapping = runs.filter((a) => runs.some((b) => a !== b && b.start < a.end && a.start < b.end));
+    expect(overlapping.length).toBeGreaterThanOrEqual(2);
+  }, 900_000);
+});
