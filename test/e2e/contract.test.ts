@@ -413,6 +413,57 @@ describe("API contract: every documented operation through the typed client", ()
     await expectAnswer(api.DELETE("/api/github/connections/{id}", { params: { path: { id: unknownId } } }), 404);
   });
 
+  it("ISSUE-22 contract: tasks, their messages, runs, events and settings", async () => {
+    const account = `contract-tasks-${randomUUID().slice(0, 8)}`;
+    await fetch(`${inject("forgeAdminUrl")}/repos`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ full_name: `${account}/app`, private: true, files: { "README.md": "one\n" } }),
+    });
+    const claim = await expectAnswer(api.POST("/api/github/claims"), 201);
+    const approval = await approveInstall(inject("forgeAdminUrl"), { account, repositories: ["app"], state: claim.state });
+    const connection = await expectAnswer(
+      api.POST("/api/github/connections", { body: { installation_id: approval.installation_id, code: approval.code, state: claim.state } }),
+      201,
+    );
+    const path = { id: guild.id };
+    const repository = await expectAnswer(
+      api.POST("/api/guilds/{id}/repositories", { params: { path }, body: { full_name: `${account}/app`, connection_id: connection.id } }),
+      201,
+    );
+    const coder = await expectAnswer(api.POST("/api/guilds/{id}/agents", { params: { path }, body: { name: "Contract coder", model, coding: true } }), 201);
+
+    await expectAnswer(api.GET("/api/organisation/task-settings"), 200);
+    const settings = await expectAnswer(api.PATCH("/api/organisation/task-settings", { body: { "runs.keepAliveSeconds": 1 } }), 200);
+    expect(settings["runs.keepAliveSeconds"]).toBe(1);
+    await expectAnswer(api.PATCH("/api/organisation/task-settings", { body: { "runs.maxConcurrent": 0 } }), 422);
+
+    const body = { title: "Walk the contract", agent_id: coder.id, repository_id: repository.id };
+    const task = await expectAnswer(api.POST("/api/guilds/{id}/tasks", { params: { path }, body }), 201);
+    await expectAnswer(api.POST("/api/guilds/{id}/tasks", { params: { path }, body: { ...body, title: "" } }), 422);
+    expect((await expectAnswer(api.GET("/api/guilds/{id}/tasks", { params: { path } }), 200)).data.map((t) => t.id)).toContain(task.id);
+    const taskPath = { params: { path: { id: task.id } } };
+    await expectAnswer(api.GET("/api/tasks/{id}", taskPath), 200);
+    await expectAnswer(api.GET("/api/tasks/{id}", { params: { path: { id: unknownId } } }), 404);
+    await expectAnswer(api.POST("/api/tasks/{id}/messages", { ...taskPath, body: { content: "Contract message" } }), 202);
+    await expectAnswer(api.POST("/api/tasks/{id}/messages", { ...taskPath, body: { content: "" } }), 422);
+    await expectAnswer(api.GET("/api/tasks/{id}/messages", taskPath), 200);
+    const stream = await expectAnswer(api.GET("/api/tasks/{id}/events", { ...taskPath, parseAs: "stream" }), 200);
+    expect((await readEvents(stream, (events) => events.some((e) => e.event === "status"))).map((e) => e.event)).toContain("status");
+    await expectAnswer(api.POST("/api/tasks/{id}/cancel", taskPath), 200);
+    // Once no run of the task is active (the cancelled one has written its ending), its volume may go.
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const runs = await expectAnswer(api.GET("/api/tasks/{id}/runs", taskPath), 200);
+      if (runs.data.every((r) => r.outcome !== null)) break;
+      if (Date.now() > deadline) throw new Error("the cancelled task's run did not end in 120 s");
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    await expectAnswer(api.POST("/api/tasks/{id}/reset-workspace", taskPath), 200);
+    expect((await expectAnswer(api.POST("/api/tasks/{id}/done", taskPath), 200)).status).toBe("completed");
+    await expectAnswer(api.POST("/api/tasks/{id}/done", { params: { path: { id: unknownId } } }), 404);
+  }, 180_000);
+
   it("ISSUE-11 contract: deletes, each then 404", async () => {
     await expectAnswer(api.DELETE("/api/schedules/{id}", { params: { path: { id: schedule.id } } }), 204);
     await expectAnswer(api.DELETE("/api/agents/{id}", { params: { path: { id: agent.id } } }), 204);
