@@ -65,6 +65,13 @@ export interface Settings {
    */
   SANDBOX_UNAVAILABLE_REASON?: string;
   /**
+   * Where task boxes reach the git gateway when the Container's outbound interception cannot
+   * (a local engine, whose stand-in sidecar does not intercept): the Worker's
+   * `/api/git-gateway` route as the boxes reach it, e.g. `http://172.17.0.1:8788/api/git-gateway`.
+   * Unset (production), boxes use the intercepted host and the route answers 404.
+   */
+  GIT_GATEWAY_URL?: string;
+  /**
    * The platform's GitHub App (OP-REPO-6): its id, its private key (PKCS#8 or PKCS#1 PEM, a
    * secret), the REST base (default https://api.github.com) and the git base repositories are
    * cloned from (default https://github.com). Without the id and key, connecting answers 503.

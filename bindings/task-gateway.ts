@@ -5,4 +5,31 @@
  * the grant for the active run's credential (the installation token the gateway forwards
  * with, which never enters the box) or null; `gitRefused(taskId, event)` reports a refused push.
  */
+import type { GatewayDeps } from "../core/git-gateway/handler";
+import { isAncestorOnForge } from "../core/github/compare";
+import type { Env } from "./env";
+import { taskObject } from "./objects";
+
 export type { GatewayGrant as GitAuthorization, GitRefusalEvent } from "../core/git-gateway/handler";
+
+/**
+ * The gateway's dependencies for one task (core/git-gateway/handler.ts), shared by the
+ * Container's outbound handler (durable-objects/sandbox/git-gateway.ts) and the Worker's
+ * `/api/git-gateway` route: the task's object vouches for the run's credential and hears of
+ * refusals; the forge's compare settles fast-forwards the pack alone cannot prove.
+ */
+export function gatewayDeps(env: Env, taskId: string): GatewayDeps {
+  const task = taskObject(env, taskId);
+  const apiUrl = env.GITHUB_API_URL || "https://api.github.com";
+  return {
+    authorize: (id, credential) => task.authorizeGit(id, credential),
+    forgeGitUrl: env.GITHUB_GIT_URL || "https://github.com",
+    fetch: (input, init) => fetch(input, init),
+    refused: async (event) => {
+      // Refs and reasons only: the grant (and its token) is not part of the event.
+      console.log(JSON.stringify({ level: "info", operation: "task.git_push_refused", task_id: taskId, refs: event.refs }));
+      await task.gitRefused(taskId, event);
+    },
+    ancestry: (grant, ancestor, commit) => isAncestorOnForge({ apiUrl, token: grant.token, fullName: grant.fullName }, ancestor, commit),
+  };
+}

@@ -24,6 +24,7 @@ import { tokenRoutes } from "./api/tokens";
 import { organisationRoutes, usageRoutes } from "./api/usage";
 import { usageReportRoutes } from "./api/usage-reports";
 import { canonicalIds } from "./canonical-ids";
+import { GIT_GATEWAY_ROUTE, gitGatewayRoute } from "./git-gateway";
 import type { AppEnv } from "./http/context";
 import { operation } from "./http/contract";
 import { ApiError, errorResponse } from "./http/errors";
@@ -67,6 +68,10 @@ app.get(
     return c.json(await document);
   },
 );
+
+// A task box's git, where the platform routes it here (GIT_GATEWAY_URL): the run's credential, not a bearer token.
+app.use(`${GIT_GATEWAY_ROUTE}/*`, callerRateLimit);
+app.all(`${GIT_GATEWAY_ROUTE}/*`, gitGatewayRoute);
 
 // The Browser and CLI views authenticate by the ticket in their path, not a bearer token.
 app.use("/api/agents/:id/browser/vnc/*", callerRateLimit);

@@ -7,7 +7,7 @@ import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { type RunEnding, statusAfterRun, type TaskOutcome, type TaskStatus } from "../tasks/outcome";
 import { type TaskSettings, taskSettings } from "../tasks/settings";
 import type { Database } from "./client";
-import { githubConnections, guildRepositories, messages, organisations, runs, taskMessages, taskRuns, tasks } from "./schema";
+import { agents, githubConnections, guildRepositories, guilds, messages, organisations, runs, taskMessages, taskRuns, tasks } from "./schema";
 import type { NewRow, WireRow } from "./transcript";
 
 export interface TaskForRun {
@@ -28,6 +28,8 @@ export interface TaskForRun {
   fullName: string;
   /** The GitHub installation the repository's tokens come from; null for a public or disconnected one. */
   installationId: number | null;
+  /** Who the agent's commits are by (REPO-005): its name, and the guild's author email or its own address. */
+  identity: { name: string; email: string };
   settings: TaskSettings;
 }
 
@@ -40,9 +42,13 @@ export async function readTaskForRun(db: Database, taskId: string): Promise<Task
       installationId: githubConnections.installationId,
       disconnectedAt: githubConnections.disconnectedAt,
       settings: organisations.taskSettings,
+      agentName: agents.name,
+      authorEmail: guilds.gitAuthorEmail,
     })
     .from(tasks)
     .innerJoin(guildRepositories, eq(guildRepositories.id, tasks.repositoryId))
+    .innerJoin(agents, eq(agents.id, tasks.agentId))
+    .innerJoin(guilds, eq(guilds.id, tasks.guildId))
     .innerJoin(organisations, eq(organisations.id, tasks.organisationId))
     .leftJoin(githubConnections, eq(githubConnections.id, guildRepositories.connectionId))
     .where(eq(tasks.id, taskId))
@@ -65,6 +71,7 @@ export async function readTaskForRun(db: Database, taskId: string): Promise<Task
     pullRequestUrl: task.pullRequestUrl,
     fullName: row.fullName,
     installationId: row.installationId !== null && row.disconnectedAt === null ? row.installationId : null,
+    identity: { name: row.agentName, email: row.authorEmail || `${task.agentId}@agents.guilds.run` },
     settings: taskSettings(row.settings),
   };
 }

@@ -29,16 +29,23 @@ export function sameCredential(expected: string | null | undefined, presented: s
  * The tokens file (/run/guilds/git-tokens.json) of a task box: the run's credential for the
  * gateway's URL of the task's repository, and nothing else (no installation token, TASK-011).
  */
-export function gatewayTokensFile(taskId: string, fullName: string, credential: string, expiresAt: string): string {
-  const key = gitTokenKey(gatewayRemote(taskId, fullName));
+export function gatewayTokensFile(taskId: string, fullName: string, credential: string, expiresAt: string, base = GATEWAY_BASE): string {
+  const key = gitTokenKey(gatewayRemote(taskId, fullName, base));
   return `${JSON.stringify(key ? { [key]: { token: credential, expires_at: expiresAt } } : {}, null, 2)}\n`;
 }
 
 /** The outbound host the task box's git talks to; the Container class intercepts it. */
 export const GATEWAY_HOST = "git.gateway.internal";
 
-/** The task box's git remote for the task's repository. */
-export const gatewayRemote = (taskId: string, fullName: string) => `http://${GATEWAY_HOST}/tasks/${taskId}/${fullName}.git`;
+/** Where the box's git finds the gateway: the intercepted host, unless the platform names a route (GIT_GATEWAY_URL). */
+export const GATEWAY_BASE = `http://${GATEWAY_HOST}`;
+
+/**
+ * The task box's git remote for the task's repository.
+ *
+ * @example gatewayRemote("5b7e…", "acme/app") // "http://git.gateway.internal/tasks/5b7e…/acme/app.git"
+ */
+export const gatewayRemote = (taskId: string, fullName: string, base = GATEWAY_BASE) => `${base.replace(/\/$/, "")}/tasks/${taskId}/${fullName}.git`;
 
 /** The box of a task: the standard Container class's object of this name (one per task run lifetime). */
 export const taskBoxName = (taskId: string) => `task:${taskId}`;

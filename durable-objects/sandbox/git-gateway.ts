@@ -8,9 +8,8 @@
  */
 import type { OutboundHandlerContext } from "@cloudflare/containers";
 import type { Env } from "../../bindings/env";
-import { taskObject } from "../../bindings/objects";
+import { gatewayDeps } from "../../bindings/task-gateway";
 import { gatewayHandler } from "../../core/git-gateway/handler";
-import { isAncestorOnForge } from "../../core/github/compare";
 import { GATEWAY_HOST, gatewayRemote, taskBoxName } from "../../core/tasks/credential";
 
 export { GATEWAY_HOST, gatewayRemote, taskBoxName };
@@ -23,17 +22,5 @@ export async function gitGateway(request: Request, env: Env, ctx: OutboundHandle
   if (ctx.className !== "StandardSandbox" || env.SANDBOX_STANDARD.idFromName(taskBoxName(taskId)).toString() !== ctx.containerId) {
     return new Response("not this task's box\n", { status: 403 });
   }
-  const task = taskObject(env, taskId);
-  const apiUrl = env.GITHUB_API_URL || "https://api.github.com";
-  return gatewayHandler(request, {
-    authorize: (id, credential) => task.authorizeGit(id, credential),
-    forgeGitUrl: env.GITHUB_GIT_URL || "https://github.com",
-    fetch: (input, init) => fetch(input, init),
-    refused: async (event) => {
-      // Refs and reasons only: the grant (and its token) is not part of the event.
-      console.log(JSON.stringify({ level: "info", operation: "task.git_push_refused", task_id: taskId, refs: event.refs }));
-      await task.gitRefused(taskId, event);
-    },
-    ancestry: (grant, ancestor, commit) => isAncestorOnForge({ apiUrl, token: grant.token, fullName: grant.fullName }, ancestor, commit),
-  });
+  return gatewayHandler(request, gatewayDeps(env, taskId));
 }

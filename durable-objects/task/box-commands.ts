@@ -39,6 +39,10 @@ export type Answer<T> = { ok: true; value: T } | { ok: false; message: string };
 
 export interface TaskBoxTarget {
   taskId: string;
+  /** The agent's git identity, written to the workspace's configuration by task-prepare. */
+  identity: { name: string; email: string };
+  /** Where the box's git finds the gateway (core/tasks/credential.ts GATEWAY_BASE, or the platform's GIT_GATEWAY_URL). */
+  gatewayBase?: string;
   key: string;
   fullName: string;
   baseBranch: string;
@@ -53,17 +57,22 @@ export class TaskBoxCommands {
 
   /** The run's credential for the gateway URL, the only entry of the box's tokens file (TASK-011). */
   async writeCredential(credential: string, expiresAt: Date): Promise<void> {
-    await this.access.files.put(GIT_TOKENS_PATH, gatewayTokensFile(this.target.taskId, this.target.fullName, credential, expiresAt.toISOString()));
+    await this.access.files.put(
+      GIT_TOKENS_PATH,
+      gatewayTokensFile(this.target.taskId, this.target.fullName, credential, expiresAt.toISOString(), this.target.gatewayBase),
+    );
   }
 
   prepare(): Promise<Answer<Prepared>> {
     const { taskId, key, fullName, baseBranch } = this.target;
     return this.run<Prepared>("task-prepare", {
       dir: TASK_WORKSPACE,
-      remote: gatewayRemote(taskId, fullName),
+      remote: gatewayRemote(taskId, fullName, this.target.gatewayBase),
       branch: taskBranch(key),
       base: baseBranch,
       wip: wipBranch(key),
+      name: this.target.identity.name,
+      email: this.target.identity.email,
     });
   }
 

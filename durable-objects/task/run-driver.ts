@@ -164,14 +164,21 @@ export class TaskRunDriver {
   /** The credential into the box's tokens file, then task-prepare (TASK-011); connected_at once it worked. */
   private async prepare(access: SandboxAccess): Promise<RunEnding | null> {
     const { task, rooms, taskRunId, credential } = this.deps;
-    const commands = new TaskBoxCommands(access, { taskId: task.id, key: task.key, fullName: task.fullName, baseBranch: task.baseBranch });
+    const commands = new TaskBoxCommands(access, {
+      taskId: task.id,
+      key: task.key,
+      fullName: task.fullName,
+      baseBranch: task.baseBranch,
+      identity: task.identity,
+      ...(rooms.context.env.GIT_GATEWAY_URL ? { gatewayBase: rooms.context.env.GIT_GATEWAY_URL } : {}),
+    });
     this.commands = commands;
     const wallClock = task.settings["runs.wallClockSeconds"] * 1000;
     await commands.writeCredential(credential, new Date(rooms.context.now() + wallClock + CONNECT_TIMEOUT_MS));
     const prepared = await commands.prepare();
     if (!prepared.ok) {
       logEvent("warn", { operation: "task.prepare", task_id: task.id, run_id: this.runId, error: prepared.message }, rooms.context.log);
-      return { outcome: "provisioning_failed", detail: "task.prepare_failed" };
+      return { outcome: "provisioning_failed", detail: `task.prepare_failed: ${prepared.message.slice(0, 1_000)}` };
     }
     await markConnected(rooms.context.database.db(), taskRunId, new Date(rooms.context.now()));
     return null;

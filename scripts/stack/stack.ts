@@ -8,6 +8,7 @@ import { migrateDatabase } from "../db/migrate";
 import { startLocalGitHub } from "../forge/local-app";
 import { type MockModel, startMockModel } from "../mock-model/server";
 import { ensureConsoleBuilt } from "./console";
+import { forwardGitGateway } from "./gateway-forward";
 import { clearLeftovers, ProcessRecord } from "./leftovers";
 import { ensureOperatorToken } from "./operator";
 import { freePort } from "./ports";
@@ -168,6 +169,15 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       Object.assign(vars, local.vars);
       forge = { apiUrl: local.forge.apiUrl, gitUrl: local.forge.gitUrl, webUrl: local.forge.webUrl, adminUrl: local.forge.adminUrl };
       log(`local forge ${local.forge.url} (git ${local.forge.gitUrl})`);
+    }
+    if (engine.enabled && !vars.GIT_GATEWAY_URL) {
+      const bridge = await bridgeGateway();
+      if (bridge) {
+        const door = await forwardGitGateway(bridge, port);
+        stops.push(door.close);
+        vars.GIT_GATEWAY_URL = door.url;
+        log(`git gateway for the boxes ${door.url}`);
+      }
     }
     const wrangler = await startWranglerDev({
       port,

@@ -46,7 +46,12 @@ async function codingSetup(prefix = "Coder", guildAgent?: Agent) {
 }
 
 async function fileTask(setup: { agent: Agent; repositoryId: string }, title: string): Promise<Task> {
-  const filed = await call("POST", `/api/guilds/${setup.agent.guildId}/tasks`, { title, description: `${title}, please.`, agent_id: setup.agent.agentId, repository_id: setup.repositoryId });
+  const filed = await call("POST", `/api/guilds/${setup.agent.guildId}/tasks`, {
+    title,
+    description: `${title}, please.`,
+    agent_id: setup.agent.agentId,
+    repository_id: setup.repositoryId,
+  });
   expect(filed.status, filed.text).toBe(201);
   return filed.json as Task;
 }
@@ -57,11 +62,7 @@ const taskRuns = async (id: string) => ((await call("GET", `/api/tasks/${id}/run
 /** Waits until the task's status is one of `statuses` (what the board would show), and answers the task. */
 async function taskReaches(id: string, statuses: string[], timeoutMs = 240_000): Promise<Task> {
   let task = await readTask(id);
-  await until(
-    `task ${id} to become ${statuses.join(" or ")}`,
-    async () => statuses.includes((task = await readTask(id)).status),
-    timeoutMs,
-  );
+  await until(`task ${id} to become ${statuses.join(" or ")}`, async () => statuses.includes((task = await readTask(id)).status), timeoutMs);
   return task;
 }
 
@@ -102,7 +103,9 @@ describe("tasks on real containers, the gateway and the local forge", () => {
     const branch = `factory/task/${task.key}`;
 
     // The first turn: committed, refused twice, pushed; the draft pull request opens.
-    const waiting = await until("the first turn's push and draft pull request", async () => (await readTask(task.id)).pull_request !== null, 240_000).then(() => readTask(task.id));
+    const waiting = await until("the first turn's push and draft pull request", async () => (await readTask(task.id)).pull_request !== null, 240_000).then(() =>
+      readTask(task.id),
+    );
     expect(waiting.status).toBe("running");
     const [run] = await taskRuns(task.id);
     const rows = await runHasRows(run!.run_id, (rs) => rs.some((r) => r.metadata?.source === "git_refusal"));
@@ -111,7 +114,7 @@ describe("tasks on real containers, the gateway and the local forge", () => {
     expect(outputs[1]).toMatch(/! \[remote rejected\] +HEAD -> main \(.+\)/);
     expect(outputs[1]).toContain("exit=1");
     expect(outputs[2]).toMatch(/! \[remote rejected\] +HEAD -> elsewhere \(.+\)/);
-    expect(outputs[3]).toContain(`http://git.gateway.internal/tasks/${task.id}/${fullName}.git`);
+    expect(outputs[3]).toContain(`/tasks/${task.id}/${fullName}.git`);
     const refusals = rows.filter((r) => r.metadata?.source === "git_refusal").map((r) => r.metadata.ref);
     expect(refusals).toEqual(expect.arrayContaining(["refs/heads/main", "refs/heads/elsewhere"]));
 
@@ -133,7 +136,12 @@ describe("tasks on real containers, the gateway and the local forge", () => {
     expect(repo.refs.map((r) => r.ref)).not.toContain("refs/heads/elsewhere");
     const mainLog = (await forge("GET", `/repos/${fullName}/commits?ref=main&limit=5`)).json.commits as Array<{ message: string }>;
     expect(mainLog.map((c) => c.message)).not.toContain(expect.stringContaining("Add hello"));
-    let pulls = (await forge("GET", `/repos/${fullName}/pulls`)).json.pulls as Array<{ number: number; draft: boolean; head: { ref: string }; comments: Array<{ body: string }> }>;
+    let pulls = (await forge("GET", `/repos/${fullName}/pulls`)).json.pulls as Array<{
+      number: number;
+      draft: boolean;
+      head: { ref: string };
+      comments: Array<{ body: string }>;
+    }>;
     expect(pulls).toEqual([expect.objectContaining({ number: waiting.pull_request!.number, draft: true, head: expect.objectContaining({ ref: branch }) })]);
 
     // A message reaches the waiting run at its next turn boundary: the agent completes the task.
@@ -172,7 +180,11 @@ describe("tasks on real containers, the gateway and the local forge", () => {
         },
         { content: "Waiting for your answer." },
         { content: "Noted: blue." },
-        { tool_calls: [shell("cat notes.txt; ls /tmp/hook-ran /tmp/fsmonitor-ran /tmp/ssh-ran 2>&1; git config --get core.fsmonitor; git status --porcelain; echo end")] },
+        {
+          tool_calls: [
+            shell("cat notes.txt; ls /tmp/hook-ran /tmp/fsmonitor-ran /tmp/ssh-ran 2>&1; git config --get core.fsmonitor; git status --porcelain; echo end"),
+          ],
+        },
         { content: "Still here." },
       ],
       boxes.target,
@@ -187,10 +199,7 @@ describe("tasks on real containers, the gateway and the local forge", () => {
     let runs = await taskRuns(task.id);
     expect(runs.map((r) => r.outcome)).toEqual(["end_turn"]);
     const firstRows = await transcript(first!.run_id, boxes.target);
-    expect(firstRows.filter((r) => r.role === "user").map((r) => String(r.payload.content))).toEqual([
-      expect.stringContaining("Task "),
-      "The colour is blue.",
-    ]);
+    expect(firstRows.filter((r) => r.role === "user").map((r) => String(r.payload.content))).toEqual([expect.stringContaining("Task "), "The colour is blue."]);
     const messages = (await call("GET", `/api/tasks/${task.id}/messages`)).json.data as Array<{ delivered_run_id: string | null }>;
     expect(messages.map((m) => m.delivered_run_id)).toEqual([first!.run_id]);
 
@@ -218,11 +227,7 @@ describe("tasks on real containers, the gateway and the local forge", () => {
   it("TASK-027: a provider's 429 with a reset makes the task rate_limited; it resumes by itself after the reset and continues", async () => {
     await settings({ "runs.keepAliveSeconds": 2 });
     const setup = await codingSetup("Limited");
-    await script(
-      setup.agent.model,
-      [{ status: 429, headers: { "retry-after": "4" } }, { content: "Back after the limit." }],
-      boxes.target,
-    );
+    await script(setup.agent.model, [{ status: 429, headers: { "retry-after": "4" } }, { content: "Back after the limit." }], boxes.target);
     const task = await fileTask(setup, "Wait out the limit");
     const limited = await taskReaches(task.id, ["rate_limited"]);
     expect(limited.status).toBe("rate_limited");
@@ -240,11 +245,20 @@ describe("tasks on real containers, the gateway and the local forge", () => {
     await script(setup.agent.model, [slow, { content: "unreached" }, slow, { content: "unreached" }], boxes.target);
     const task = await fileTask(setup, "Survive a crash");
     for (let attempt = 1; attempt <= 2; attempt++) {
-      await until(`run ${attempt} to run its command`, async () => {
-        const runs = await taskRuns(task.id);
-        const run = runs[attempt - 1];
-        return Boolean(run && !run.outcome && boxesWithVariable(setup.agent.secretName).length > 0 && (await transcript(run.run_id, boxes.target)).some((r) => r.role === "assistant"));
-      }, 240_000);
+      await until(
+        `run ${attempt} to run its command`,
+        async () => {
+          const runs = await taskRuns(task.id);
+          const run = runs[attempt - 1];
+          return Boolean(
+            run &&
+              !run.outcome &&
+              boxesWithVariable(setup.agent.secretName).length > 0 &&
+              (await transcript(run.run_id, boxes.target)).some((r) => r.role === "assistant"),
+          );
+        },
+        240_000,
+      );
       for (const box of boxesWithVariable(setup.agent.secretName)) docker("kill", box);
       if (attempt === 1) {
         const requeued = await taskReaches(task.id, ["queued", "running"]);
@@ -261,7 +275,11 @@ describe("tasks on real containers, the gateway and the local forge", () => {
     const first = await codingSetup("Crowd");
     const second = await codingSetup("Crowd", first.agent);
     const reply = { content: "done", delay_ms: 4_000 };
-    await script(first.agent.model, Array.from({ length: 6 }, () => reply), boxes.target);
+    await script(
+      first.agent.model,
+      Array.from({ length: 6 }, () => reply),
+      boxes.target,
+    );
     const tasks: Task[] = [];
     for (let i = 0; i < 6; i++) tasks.push(await fileTask(i % 2 ? second : first, `Crowd ${i}`));
     await Promise.all(tasks.map((t) => taskReaches(t.id, ["waiting"], 600_000)));

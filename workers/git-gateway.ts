@@ -1,0 +1,26 @@
+/**
+ * The git gateway as a Worker route, `/api/git-gateway/tasks/<taskId>/<owner>/<repo>.git/…`,
+ * for platforms whose boxes' outbound requests the Container class cannot intercept (a local
+ * engine: its stand-in sidecar does not intercept, decision 0012). The stack then gives the
+ * boxes this route's address as GIT_GATEWAY_URL. The handler and its checks are the
+ * intercepted host's (bindings/task-gateway.ts, core/git-gateway); only the run's credential
+ * admits a box here, since no runtime names the calling container. Without GIT_GATEWAY_URL
+ * (production) the route does not exist.
+ */
+import type { Context } from "hono";
+import { gatewayDeps } from "../bindings/task-gateway";
+import { gatewayHandler } from "../core/git-gateway/handler";
+import type { AppEnv } from "./http/context";
+
+export const GIT_GATEWAY_ROUTE = "/api/git-gateway";
+
+const TASK_PATH = /^\/tasks\/([A-Za-z0-9_-]{1,64})\//;
+
+export async function gitGatewayRoute(c: Context<AppEnv>): Promise<Response> {
+  if (!c.env.GIT_GATEWAY_URL) return c.json({ error: { code: "not_found", message: "No such route" } }, 404);
+  const url = new URL(c.req.url);
+  url.pathname = url.pathname.slice(GIT_GATEWAY_ROUTE.length);
+  const taskId = TASK_PATH.exec(url.pathname)?.[1];
+  if (!taskId) return new Response("not found\n", { status: 404 });
+  return gatewayHandler(new Request(url, c.req.raw), gatewayDeps(c.env, taskId));
+}
