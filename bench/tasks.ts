@@ -8,7 +8,9 @@
  *   message once the first ended) is a cold box again, with the volume restored from R2 and
  *   a fetch. Each is split at the task run's `created_at` (the queue's start) and
  *   `connected_at` (box up with its volume, workspace prepared), with the agent object's
- *   `sandbox.ensure` figures (duration, restore) from the log.
+ *   `sandbox.ensure` figures (duration, restore) from the log. A run whose workspace could not
+ *   be prepared (`task.prepare` logged: the box's git could not reach the gateway) makes no
+ *   model call: its figures stop at the box, and the reason is printed.
  * - finalize: from the run's last assistant row (its last turn's end) to the task run's
  *   `ended_at` (written after the last push, the WIP snapshot, the volume's save and the
  *   box's removal), for a run released by the keep-alive (runs.keepAliveSeconds=1, the 1 s
@@ -28,9 +30,9 @@ const REPEAT = Number(values.repeat);
 const TASKS = Number(values.tasks);
 const KEEP_ALIVE_S = 1;
 
-/** Log lines of the stack with the time they arrived (the object's lines carry none of their own). */
-const lines: Array<{ at: number; line: string }> = [];
-const bench = await benchStack({ output: (line) => lines.push({ at: Date.now(), line }) });
+/** Log lines of the stack (the objects' lines carry their own `at`). */
+const lines: Array<{ line: string }> = [];
+const bench = await benchStack({ output: (line) => lines.push({ line }) });
 const { stack, api } = bench;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -122,12 +124,15 @@ try {
   const logged = (operation: string, id: string) =>
     lines
       .filter((l) => l.line.includes(`"operation":"${operation}"`) && l.line.includes(id))
-      .map((l) => ({ ...(JSON.parse(l.line.slice(l.line.indexOf("{"))) as Record<string, any>), at: l.at }) as Record<string, any>);
+      .map((l) => JSON.parse(l.line.slice(l.line.indexOf("{"), l.line.lastIndexOf("}") + 1)) as Record<string, any>);
 
   // ---- One task, two runs, REPEAT times: cold boxes, the volume, the finalizing.
   await settings({ "runs.maxConcurrent": 4, "runs.keepAliveSeconds": KEEP_ALIVE_S, "runs.maxAutoResumes": 0 });
   const figures: Record<string, number[]> = {};
   const add = (name: string, value: number) => (figures[name] ??= []).push(value);
+  const outcomes: string[] = [];
+  /** Why a run's workspace could not be prepared (the box's task-prepare), once each. */
+  const failures = new Set<string>();
   for (let i = 0; i < REPEAT; i++) {
     const s = await setup(200);
     const shell = (command: string) => ({ name: "shell", arguments: { command } });
@@ -143,46 +148,58 @@ try {
       ],
     });
     const task = await file(s, `Bench task ${i}`);
-    const [first] = await runsEnded(task.id, 1);
-    const firstCall = await firstCallAfter(s.model, Date.parse(task.queued_at));
-    const queued1 = Date.parse(task.queued_at);
-    add("run 1: due → first model call", firstCall - queued1);
-    add("run 1: due → run created (queue)", Date.parse(first!.created_at) - queued1);
-    add("run 1: run created → connected (box, volume, clone)", Date.parse(first!.connected_at!) - Date.parse(first!.created_at));
-    add("run 1: connected → first model call", firstCall - Date.parse(first!.connected_at!));
-    const lastRow1 = await lastAssistantRow(first!.run_id);
-    add(`run 1: last turn's end → ended_at, less the ${KEEP_ALIVE_S} s keep-alive`, Date.parse(first!.ended_at!) - lastRow1 - KEEP_ALIVE_S * 1000);
-
+    await runsEnded(task.id, 1);
+    await measureRun(s, task.id, 1, Date.parse(task.queued_at));
     // Run 2, started by a message once run 1 ended: a cold box with the volume restored and a fetch.
     await api("POST", `/api/tasks/${task.id}/messages`, { content: "Carry on." });
     const requeued = await readTask(task.id);
-    const queued2 = Date.parse(requeued.queued_at);
-    const runs = await runsEnded(task.id, 2);
-    const second = runs[1]!;
-    if (second.outcome !== "completed") throw new Error(`run 2 ended ${second.outcome}`);
-    const secondCall = await firstCallAfter(s.model, queued2);
-    add("run 2: due → first model call", secondCall - queued2);
-    add("run 2: due → run created (queue)", Date.parse(second.created_at) - queued2);
-    add("run 2: run created → connected (box, volume restore, fetch)", Date.parse(second.connected_at!) - Date.parse(second.created_at));
-    add("run 2: connected → first model call", secondCall - Date.parse(second.connected_at!));
-    add("run 2 (complete_task): last turn's end → ended_at", Date.parse(second.ended_at!) - (await lastAssistantRow(second.run_id)));
+    await runsEnded(task.id, 2);
+    await measureRun(s, task.id, 2, Date.parse(requeued.queued_at));
+  }
 
-    const ensures = logged("sandbox.ensure", s.agentId);
-    const destroys = logged("sandbox.destroy", s.agentId);
-    const ended = logged("task.run_ended", second.run_id)[0];
-    if (ensures.length >= 2) {
-      add("run 1: sandbox.ensure (start, guest, empty volume)", ensures[0]!.duration_ms);
-      add("run 2: sandbox.ensure (start, guest, volume restore)", ensures[1]!.duration_ms);
-      add("run 2: of which the volume restore", ensures[1]!.restore_ms);
-      add("run 2: restored volume (KiB)", Math.round(ensures[1]!.restored_bytes / 1024));
+  /**
+   * The figures of the task's `n`th run (1-based), due at `due`: each stage it reached, with the
+   * agent object's log lines (their own `at`) for the box. A run whose workspace could not be
+   * prepared has no model call: its figures stop at the box, and why is kept.
+   */
+  async function measureRun(s: Setup, taskId: string, n: number, due: number) {
+    const run = (await taskRuns(taskId))[n - 1]!;
+    const created = Date.parse(run.created_at);
+    const ended = Date.parse(run.ended_at!);
+    const ensure = logged("sandbox.ensure", s.agentId)[n - 1];
+    const destroy = logged("sandbox.destroy", s.agentId)[n - 1];
+    const prepareFailed = logged("task.prepare", run.run_id)[0];
+    const restore = n === 1 ? "empty volume" : "volume restore";
+    outcomes.push(`run ${n}: ${run.outcome}`);
+    add(`run ${n}: due → run created (the queue's start)`, created - due);
+    if (ensure) {
+      add(`run ${n}: run created → box up (sandbox.ensure logged)`, Date.parse(ensure.at) - created);
+      add(`run ${n}: sandbox.ensure (start, guest, ${restore})`, ensure.duration_ms);
+      if (n > 1) {
+        add(`run ${n}: of which the volume restore`, ensure.restore_ms);
+        add(`run ${n}: restored volume (KiB)`, Math.round((ensure.restored_bytes ?? 0) / 1024));
+      }
     }
-    if (destroys.length >= 2) {
-      add("finalize: volume save (sandbox.destroy save_ms)", destroys[0]!.save_ms);
-      add("finalize: volume save (sandbox.destroy save_ms)", destroys[1]!.save_ms);
-      add("finalize: box removal after the save", destroys[0]!.duration_ms - destroys[0]!.save_ms);
-      add("finalize: box removal after the save", destroys[1]!.duration_ms - destroys[1]!.save_ms);
+    if (run.connected_at) {
+      const connected = Date.parse(run.connected_at);
+      const call = await firstCallAfter(s.model, due);
+      add(`run ${n}: due → first model call`, call - due);
+      add(`run ${n}: run created → connected (box, ${restore}, ${n === 1 ? "clone" : "fetch"})`, connected - created);
+      add(`run ${n}: connected → first model call`, call - connected);
+      const lastTurn = await lastAssistantRow(run.run_id);
+      if (run.outcome === "end_turn")
+        add(`run ${n} (keep-alive): last turn's end → ended_at, less the ${KEEP_ALIVE_S} s wait`, ended - lastTurn - KEEP_ALIVE_S * 1000);
+      else add(`run ${n} (${run.outcome}): last turn's end → ended_at`, ended - lastTurn);
+    } else if (prepareFailed) {
+      failures.add(String(prepareFailed.error).slice(0, 240));
+      add(`run ${n} (${run.outcome}): prepare's failure logged → ended_at`, ended - Date.parse(prepareFailed.at));
     }
-    if (ended) add("run 2: ended_at → task.run_ended logged", ended.at - Date.parse(second.ended_at!));
+    if (destroy) {
+      add("finalize: volume save (sandbox.destroy save_ms)", destroy.save_ms);
+      add("finalize: box removal after the save", destroy.duration_ms - destroy.save_ms);
+    }
+    const endedLog = logged("task.run_ended", run.run_id)[0];
+    if (endedLog) add("ended_at → task.run_ended logged (status, stream)", Date.parse(endedLog.at) - ended);
   }
 
   // ---- TASKS tasks at once, four at a time.
@@ -215,11 +232,13 @@ try {
     const values = name.endsWith("(KiB)") ? sorted(xs).map((x) => `${x}`) : sorted(xs).map((x) => `${Math.round(x)}`);
     console.log(`${name.padEnd(66)} median ${values[Math.floor(values.length / 2)]}   all ${values.join(", ")}`);
   }
+  console.log(`outcomes: ${outcomes.join(", ")}`);
+  for (const failure of failures) console.log(`a workspace not prepared: ${failure}`);
   console.log(`\n${TASKS} tasks filed back to back (${ms(filingMs)}), runs.maxConcurrent 4, each run one 2 s model reply, keep-alive ${KEEP_ALIVE_S} s`);
   console.log(`start order by filing index: ${startOrder.join(" ")}`);
   console.log(`pairs started out of filing order: ${inversions}; most runs active at once: ${mostActive}`);
   console.log(`queued → run created: median ${ms(quantile(waits, 0.5))}, max ${ms(waits.at(-1)!)}; first filed → last ended ${ms(whole)}`);
-  console.log(`outcomes: ${[...new Set(crowdRuns.map((r) => r.run.outcome))].join(", ")}`);
+  console.log(`the crowd's outcomes: ${[...new Set(crowdRuns.map((r) => r.run.outcome))].join(", ")}`);
 } finally {
   await bench.stop();
 }
