@@ -191,7 +191,11 @@ try {
         add(`run ${n} (keep-alive): last turn's end → ended_at, less the ${KEEP_ALIVE_S} s wait`, ended - lastTurn - KEEP_ALIVE_S * 1000);
       else add(`run ${n} (${run.outcome}): last turn's end → ended_at`, ended - lastTurn);
     } else if (prepareFailed) {
-      failures.add(String(prepareFailed.error).replace(/\/tasks\/[^/]+\/[^/]+\/app\.git/, "/tasks/<task>/<owner>/app.git").slice(0, 300));
+      failures.add(
+        String(prepareFailed.error)
+          .replace(/\/tasks\/[^/]+\/[^/]+\/app\.git/, "/tasks/<task>/<owner>/app.git")
+          .slice(0, 300),
+      );
       add(`run ${n} (${run.outcome}): prepare's failure logged → ended_at`, ended - Date.parse(prepareFailed.at));
     }
     if (destroy) {
