@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { approveInstall } from "../../scripts/forge/claim";
 import { api } from "../e2e/http";
-import { type Chromium, type Page, screenshot, signedInPage, until } from "./browser";
+import { type Chromium, type Page, screenshot, scriptModel, signedInPage, until } from "./browser";
 
 /**
  * The guild's task board and a task's page: filing from the New task form (its 422s beside
@@ -82,6 +83,64 @@ describe("operator console: tasks", () => {
     filed = { id: listed[0]!.id, key };
     await screenshot(page, "tasks-board", { fullPage: true });
   });
+
+  it("UI-034 / UI-035 / TASK-018 / TASK-024: a task runs live on its page: the transcript streams, the draft pull request's link appears, a message queued on the page reaches the agent, and after the run Reset workspace deletes its volume", async () => {
+    // A repository on the forge, reached through a connected installation, and a coding agent of its own model.
+    const forgeAdmin = inject("forgeAdminUrl");
+    const account = `tasks-live-${suffix}`;
+    await fetch(`${forgeAdmin}/repos`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ full_name: `${account}/app`, private: true, files: { "README.md": "one\n" } }),
+    });
+    const claim = (await api("POST", "/api/github/claims")).json;
+    const approval = await approveInstall(forgeAdmin, { account, repositories: ["app"], state: claim.state });
+    const connection = (
+      await api("POST", "/api/github/connections", { body: { installation_id: approval.installation_id, code: approval.code, state: claim.state } })
+    ).json;
+    const repository = (await api("POST", `/api/guilds/${guild.id}/repositories`, { body: { full_name: `${account}/app`, connection_id: connection.id } }))
+      .json;
+    const model = `live-${suffix}`;
+    const live = (await api("POST", `/api/guilds/${guild.id}/agents`, { body: { name: `Live ${suffix}`, model, coding: true } })).json;
+    await scriptModel(inject("mockModelUrl"), model, [
+      { tool_calls: [{ name: "shell", arguments: { command: "echo hi > hi.txt && git add hi.txt && git commit -qm 'Add hi' && echo committed" } }] },
+      { content: "Committed hi.txt; shall I finish?", delay_ms: 500 },
+      { tool_calls: [{ name: "complete_task", arguments: { summary: "Added hi.txt." } }] },
+      { content: "Done." },
+    ]);
+    const task = (await api("POST", `/api/guilds/${guild.id}/tasks`, { body: { title: "Say hi", agent_id: live.id, repository_id: repository.id } })).json;
+
+    await page.goto(`${apiUrl}/tasks/${task.id}`);
+    await page.getByRole("heading", { level: 1, name: `${task.key} Say hi` }).waitFor();
+    // The run's rows arrive live; the first push ahead of the base opens the draft pull request.
+    await page.locator(".transcript", { hasText: "Committed hi.txt; shall I finish?" }).waitFor({ timeout: 180_000 });
+    const link = page.getByTestId("pull-request");
+    await link.waitFor({ timeout: 60_000 });
+    expect(await link.getAttribute("href")).toMatch(new RegExp(`/${account}/app/pull/\\d+$`));
+    expect(await page.getByTestId("task-status").textContent()).toBe("running");
+    await screenshot(page, "task-running", { fullPage: true });
+
+    // UI-034: a message queued on the page reaches the waiting run; the agent completes the task.
+    const box = page.getByLabel("Message to the agent", { exact: true });
+    await box.fill("Yes, finish up.");
+    await box.press("Enter");
+    const message = page.locator(".task-message-list li", { hasText: "Yes, finish up." });
+    await message.waitFor();
+    await until(async () => (await message.getAttribute("data-state")) === "delivered", "the message is delivered", 60_000);
+    await until(async () => (await page.getByTestId("task-status").textContent()) === "in_review", "the badge reads in_review", 120_000);
+    expect((await api("GET", `/api/tasks/${task.id}`)).json.pull_request.url).toBe(await link.getAttribute("href"));
+
+    // UI-035: once the run ended, Reset workspace (after asking) deletes the task's volume.
+    const menu = page.getByTestId("status-menu");
+    await menu.locator("summary").click();
+    await menu.getByRole("button", { name: "Reset workspace…" }).click();
+    await page
+      .getByRole("group", { name: `Confirm resetting the workspace of ${task.key}` })
+      .getByRole("button", { name: "Reset workspace", exact: true })
+      .click();
+    await page.getByText("Workspace reset: the next run clones the repository again.").waitFor();
+    await screenshot(page, "task-in-review", { fullPage: true });
+  }, 360_000);
 
   it("UI / TASK-019 / TASK-030: the task page lists a sent message as queued, and its status menu cancels the task after asking", async () => {
     await page.goto(`${apiUrl}/guilds/${guild.id}/tasks`);

@@ -32,10 +32,10 @@ async function settings(values: Record<string, number>) {
 }
 
 /** A coding agent, a private repository on the forge reached through a connected installation, and the guild's repository. */
-async function codingSetup(prefix = "Coder", guildAgent?: Agent) {
+async function codingSetup(prefix = "Coder", guildAgent?: Agent, name = "app") {
   const agent = guildAgent ?? (await agentWithSecret(call, prefix, { coding: true }));
   const owner = `acme-${crypto.randomUUID().slice(0, 8)}`;
-  const fullName = `${owner}/app`;
+  const fullName = `${owner}/${name}`;
   expect((await forge("POST", "/repos", { full_name: fullName, private: true, files: { "README.md": "one\n" } })).status).toBe(201);
   expect((await forge("POST", "/installations", { account: owner, repositories: [fullName] })).status).toBe(201);
   const { connection } = await claimInstallation(call, boxes.stack.forge!.adminUrl, { account: owner });
@@ -139,10 +139,11 @@ describe("tasks on real containers, the gateway and the local forge", () => {
     let pulls = (await forge("GET", `/repos/${fullName}/pulls`)).json.pulls as Array<{
       number: number;
       draft: boolean;
-      head: { ref: string };
+      head: string;
+      base: string;
       comments: Array<{ body: string }>;
     }>;
-    expect(pulls).toEqual([expect.objectContaining({ number: waiting.pull_request!.number, draft: true, head: expect.objectContaining({ ref: branch }) })]);
+    expect(pulls).toEqual([expect.objectContaining({ number: waiting.pull_request!.number, draft: true, head: branch, base: "main" })]);
 
     // A message reaches the waiting run at its next turn boundary: the agent completes the task.
     expect((await call("POST", `/api/tasks/${task.id}/messages`, { content: "Looks good, finish up." })).status).toBe(202);
@@ -217,9 +218,9 @@ describe("tasks on real containers, the gateway and the local forge", () => {
     expect(prompt).toContain("Noted: blue.");
     const [check] = toolOutputs(rows);
     expect(check).toContain("draft\n");
-    expect(check).toContain("/tmp/hook-ran: No such file or directory");
-    expect(check).toContain("/tmp/fsmonitor-ran: No such file or directory");
-    expect(check).toContain("/tmp/ssh-ran: No such file or directory");
+    expect(check).toContain("cannot access '/tmp/hook-ran': No such file or directory");
+    expect(check).toContain("cannot access '/tmp/fsmonitor-ran': No such file or directory");
+    expect(check).toContain("cannot access '/tmp/ssh-ran': No such file or directory");
     expect(check).toContain("?? notes.txt\nend");
     expect(runs.map((r) => r.outcome)).toEqual(["end_turn", "end_turn"]);
   }, 900_000);
@@ -273,7 +274,7 @@ describe("tasks on real containers, the gateway and the local forge", () => {
   it("TASK-007 / TASK-008 / TASK-002: six tasks filed at once run at most four at a time, oldest first; two tasks of one agent run side by side", async () => {
     await settings({ "runs.keepAliveSeconds": 1 });
     const first = await codingSetup("Crowd");
-    const second = await codingSetup("Crowd", first.agent);
+    const second = await codingSetup("Crowd", first.agent, "other");
     const reply = { content: "done", delay_ms: 4_000 };
     await script(
       first.agent.model,

@@ -3,6 +3,7 @@ import { taskObject } from "../../bindings/objects";
 import type { Database } from "../../core/db/client";
 import { insertTaskMessage, listTaskMessages, listTaskRuns, taskRunsSummary } from "../../core/db/task-runs";
 import { findTask, moveTask, type TaskRow } from "../../core/db/tasks";
+import type { TaskStatus } from "../../core/tasks/outcome";
 import { CANCELLABLE, DONE_FROM, QUEUED_BY_MESSAGE } from "../../core/tasks/transitions";
 import type { AppEnv } from "../http/context";
 import { failure, jsonBody, ok, operation, pathId, query } from "../http/contract";
@@ -21,6 +22,16 @@ import { Task, TaskDetail, TaskMessage, TaskMessageCreate, TaskMessagePage, Task
 
 /** The task as it is now, after a move someone else may have made first. */
 const current = async (db: Database, task: TaskRow) => (await findTask(db, task.organisationId, task.id)) ?? task;
+
+/**
+ * Cancel and done (TASK-030): the task closes as `status` when its status is one of `from`,
+ * and its active run stops; otherwise it is answered as it is.
+ */
+async function close(env: AppEnv["Bindings"], db: Database, task: TaskRow, from: readonly TaskStatus[], status: "cancelled" | "completed"): Promise<TaskRow> {
+  const moved = await moveTask(db, task.id, from, status, { closedAt: "now", resumeAt: null });
+  if (moved) await taskObject(env, task.id).stop(task.id);
+  return moved ?? (await current(db, task));
+}
 
 export const taskRoutes = new Hono<AppEnv>()
   .get(
@@ -117,13 +128,8 @@ export const taskRoutes = new Hono<AppEnv>()
       notFound: "task",
     }),
     pathId("task"),
-    async (c) => {
-      const db = c.get("db");
-      const task = await ownedTask(db, c.get("organisationId"), c.req.valid("param").id);
-      const moved = await moveTask(db, task.id, CANCELLABLE, "cancelled", { closedAt: "now", resumeAt: null });
-      if (moved) await taskObject(c.env, task.id).stop(task.id);
-      return c.json(toTask(moved ?? (await current(db, task))));
-    },
+    async (c) =>
+      c.json(toTask(await close(c.env, c.get("db"), await ownedTask(c.get("db"), c.get("organisationId"), c.req.valid("param").id), CANCELLABLE, "cancelled"))),
   )
   .post(
     "/:id/done",
@@ -135,13 +141,8 @@ export const taskRoutes = new Hono<AppEnv>()
       notFound: "task",
     }),
     pathId("task"),
-    async (c) => {
-      const db = c.get("db");
-      const task = await ownedTask(db, c.get("organisationId"), c.req.valid("param").id);
-      const moved = await moveTask(db, task.id, DONE_FROM, "completed", { closedAt: "now", resumeAt: null });
-      if (moved) await taskObject(c.env, task.id).stop(task.id);
-      return c.json(toTask(moved ?? (await current(db, task))));
-    },
+    async (c) =>
+      c.json(toTask(await close(c.env, c.get("db"), await ownedTask(c.get("db"), c.get("organisationId"), c.req.valid("param").id), DONE_FROM, "completed"))),
   )
   .post(
     "/:id/reset-workspace",
