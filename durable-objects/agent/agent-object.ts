@@ -5,6 +5,7 @@ import type { RepoDiff } from "../../core/repos/changes";
 import type { RunKind } from "../../core/runs/rules";
 import type { ScriptChange } from "../../core/scripts/types";
 import { type Deadline, deadlineKind } from "../common/deadlines";
+import { serveRunEvents } from "../common/sse-hub";
 import type { SandboxState, SandboxView, ViewTarget } from "../sandbox/manager";
 import type { Rooms } from "./rooms";
 import type { CreatedRun, NewMessage } from "./triggers/direct";
@@ -72,13 +73,8 @@ export class AgentObject extends DurableObject<Env> {
 
   /** `GET /runs/:id/events?after=N`: the run's SSE stream, forwarded by the Worker. */
   override async fetch(request: Request): Promise<Response> {
-    const url = new URL(request.url);
-    const match = /^\/runs\/([0-9a-f-]{36})\/events$/.exec(url.pathname);
-    if (!match) return new Response("not found", { status: 404 });
-    const after = Number(url.searchParams.get("after") ?? "-1");
-    const runId = match[1]!;
     const { hub, lock } = this.#rooms.context;
-    return hub.subscribe(runId, Number.isFinite(after) ? after : -1, () => ({ run_id: runId, generating: lock.held()?.runId === runId }));
+    return serveRunEvents(request, hub, (runId) => lock.held()?.runId === runId);
   }
 
   /** Creates a run of this agent; with a message it starts generating (RUN-003/004). */

@@ -271,3 +271,16 @@ function frame(event: string, data: unknown, id?: number): Uint8Array {
   const idLine = id === undefined ? "" : `id: ${id}\n`;
   return encoder.encode(`event: ${event}\n${idLine}data: ${JSON.stringify(data)}\n\n`);
 }
+
+/**
+ * `GET /runs/:id/events?after=N` as the Worker forwards it to the object that commits the
+ * run's rows (the agent's, or a task run's task object): the run's stream from `after`.
+ */
+export function serveRunEvents(request: Request, hub: SseHub, generating: (runId: string) => boolean): Response {
+  const url = new URL(request.url);
+  const match = /^\/runs\/([0-9a-f-]{36})\/events$/.exec(url.pathname);
+  if (!match) return new Response("not found", { status: 404 });
+  const after = Number(url.searchParams.get("after") ?? "-1");
+  const runId = match[1]!;
+  return hub.subscribe(runId, Number.isFinite(after) ? after : -1, () => ({ run_id: runId, generating: generating(runId) }));
+}

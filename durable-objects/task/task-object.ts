@@ -19,6 +19,7 @@ import { tokenCounterReady } from "../agent/generation/token-ranks";
 import { writeOpening } from "../agent/run/opening";
 import { HEARTBEAT } from "../agent/state/generation-lock";
 import type { DeadlineHandler } from "../common/deadlines";
+import { serveRunEvents } from "../common/sse-hub";
 import { finalizeRun } from "./finalize";
 import { RepositoryTokens } from "./forge";
 import { TaskRunDriver } from "./run-driver";
@@ -76,6 +77,15 @@ export class TaskObject extends DurableObject<Env> {
   /** The object's one alarm: runs whatever deadlines are due and re-arms at the next. */
   override async alarm(): Promise<void> {
     await this.#rooms.context.deadlines.fire(this.now(), this.#handlers);
+  }
+
+  /**
+   * `GET /runs/:id/events?after=N`: a task run's own SSE stream, forwarded by the Worker as the
+   * agent's object forwards its runs': the rows this object commits are published here.
+   */
+  override async fetch(request: Request): Promise<Response> {
+    const { hub, lock } = this.#rooms.context;
+    return serveRunEvents(request, hub, (runId) => lock.held()?.runId === runId);
   }
 
   /** Starts a run of the task, which the queue has marked running; refused when one is active (TASK-008). */

@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, lt } from "drizzle-orm";
 import { type Context, Hono } from "hono";
-import { agentObject } from "../../bindings/objects";
+import { agentObject, taskObject } from "../../bindings/objects";
 import type { Database } from "../../core/db/client";
 import { messages } from "../../core/db/schema";
 import { storedRow, toWireRow } from "../../core/db/transcript";
@@ -164,7 +164,10 @@ export const runRoutes = new Hono<AppEnv>()
       // Last-Event-ID (a reconnecting EventSource) wins over ?after_seq (a client that loaded history).
       const resume = resumePoint(c.req.header("last-event-id"), c.req.valid("query").after_seq, -1);
       if (!resume.ok) throw validationFailed([{ field: resume.field, message: resume.message }]);
-      return agentObject(c.env, run.agentId).fetch(`https://agent/runs/${run.id}/events?after=${resume.after ?? -1}`, { signal: c.req.raw.signal });
+      // A task run's rows are committed (and published) by its task's object, not the agent's.
+      const taskId = run.kind === "task" ? (run.metadata as { task_id?: unknown }).task_id : undefined;
+      const object = typeof taskId === "string" ? taskObject(c.env, taskId) : agentObject(c.env, run.agentId);
+      return object.fetch(`https://agent/runs/${run.id}/events?after=${resume.after ?? -1}`, { signal: c.req.raw.signal });
     },
   )
   .get(
