@@ -269,6 +269,7 @@ export class TaskRunDriver {
     await setPullRequest(rooms.context.database.db(), task.id, opened.number, opened.url);
     task.pullRequestNumber = opened.number;
     task.pullRequestUrl = opened.url;
+    rooms.stream.pullRequest(task.id, { number: opened.number, url: opened.url });
   }
 
   /** Undelivered messages become the next turn's user row, delivered in the same statement (TASK-019). */

@@ -167,7 +167,7 @@ export const taskRoutes = new Hono<AppEnv>()
     "/:id/events",
     operation({
       operationId: "streamTaskEvents",
-      summary: "Server-Sent Events of the task: status changes, runs starting and ending, and the active run's rows",
+      summary: "Server-Sent Events of the task: status changes, runs starting and ending, the draft pull request opening, and the active run's rows",
       tag: "Tasks",
       responses: { 200: { description: "An event stream", content: { "text/event-stream": { schema: { type: "string" } } } } },
       notFound: "task",

@@ -1180,7 +1180,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Server-Sent Events of the task: status changes, runs starting and ending, and the active run's rows */
+        /** Server-Sent Events of the task: status changes, runs starting and ending, the draft pull request opening, and the active run's rows */
         get: operations["streamTaskEvents"];
         put?: never;
         post?: never;
