@@ -127,7 +127,7 @@ describe("operator console: tasks", () => {
     const message = page.locator(".task-message-list li", { hasText: "Yes, finish up." });
     await message.waitFor();
     await until(async () => (await message.getAttribute("data-state")) === "delivered", "the message is delivered", 60_000);
-    await until(async () => (await page.getByTestId("task-status").textContent()) === "in_review", "the badge reads in_review", 120_000);
+    await until(async () => (await page.getByTestId("task-status").textContent()) === "in review", "the badge reads in review", 120_000);
     expect((await api("GET", `/api/tasks/${task.id}`)).json.pull_request.url).toBe(await link.getAttribute("href"));
 
     // UI-035: once the run ended, Reset workspace (after asking) deletes the task's volume.
