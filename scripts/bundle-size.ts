@@ -76,5 +76,5 @@ try {
   );
   if (!sizeOk || !startupOk) process.exitCode = 1;
 } finally {
-  rmSync(work, { recursive: true, force: true });
+  if (!process.env.KEEP_BUNDLE) rmSync(work, { recursive: true, force: true });
 }

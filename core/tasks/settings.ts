@@ -4,7 +4,7 @@
  *
  * @example taskSettings({ "runs.maxConcurrent": 2 })["runs.keepAliveSeconds"] // 600
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const TASK_SETTING_DEFAULTS = {
   "runs.maxConcurrent": 4,

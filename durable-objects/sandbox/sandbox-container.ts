@@ -1,6 +1,7 @@
+import type { OutboundHandlerContext } from "@cloudflare/containers";
 import { Container } from "@cloudflare/containers";
 import type { Env } from "../../bindings/env";
-import { GATEWAY_HOST, gitGateway } from "./git-gateway";
+import { GATEWAY_HOST } from "../../core/tasks/credential";
 import { HOME_SAVE_HOST, saveHomeOnExit } from "./home-on-exit";
 
 /** The guest's port in both images (containers/README.md). */
@@ -88,6 +89,12 @@ export class LiteSandbox extends SandboxContainer {
 /** The standard box (SBX-004): browser or coding; a task's box, whose git goes through the gateway. */
 export class StandardSandbox extends SandboxContainer {
   static {
-    StandardSandbox.outboundByHost = { [HOME_SAVE_HOST]: saveHomeOnExit, [GATEWAY_HOST]: gitGateway };
+    StandardSandbox.outboundByHost = { [HOME_SAVE_HOST]: saveHomeOnExit, [GATEWAY_HOST]: gitGatewayOnDemand };
   }
+}
+
+/** The git gateway (git-gateway.ts, with its pack reader) is imported by the first request for it, not when an isolate starts. */
+async function gitGatewayOnDemand(request: Request, env: Env, ctx: OutboundHandlerContext): Promise<Response> {
+  const { gitGateway } = await import("./git-gateway");
+  return gitGateway(request, env, ctx);
 }

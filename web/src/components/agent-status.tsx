@@ -3,6 +3,7 @@ import { STATUS_POLL_MS, upcoming } from "../lib/agent-status";
 import { type AgentStatus, api, describe, unwrap } from "../lib/api";
 import { when } from "../lib/format";
 import { utc } from "../lib/routines";
+import { pollWhileVisible } from "../lib/visible-poll";
 import { Link } from "./link";
 
 /**
@@ -19,14 +20,8 @@ export function AgentStatusPanel(props: { agentId: string; onGenerationChange?: 
   const lastRun = useRef<string | null | undefined>(undefined);
 
   useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
-    // One request at a time: becoming visible while one is on its way starts no second loop.
-    let asking = false;
-    const poll = async () => {
-      clearTimeout(timer);
-      if (asking) return;
-      asking = true;
+    const stop = pollWhileVisible(async () => {
       try {
         const next = await unwrap(api.GET("/api/agents/{id}/status", { params: { path: { id: props.agentId } } }));
         if (stopped) return;
@@ -37,21 +32,11 @@ export function AgentStatusPanel(props: { agentId: string; onGenerationChange?: 
         setError(null);
       } catch (e) {
         if (!stopped) setError(describe(e));
-      } finally {
-        asking = false;
       }
-      if (!stopped && document.visibilityState === "visible") timer = setTimeout(poll, STATUS_POLL_MS);
-    };
-    const onVisibility = () => {
-      if (document.visibilityState === "visible") void poll();
-      else clearTimeout(timer);
-    };
-    void poll();
-    document.addEventListener("visibilitychange", onVisibility);
+    }, STATUS_POLL_MS);
     return () => {
       stopped = true;
-      clearTimeout(timer);
-      document.removeEventListener("visibilitychange", onVisibility);
+      stop();
     };
   }, [props.agentId]);
 

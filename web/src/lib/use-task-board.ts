@@ -3,6 +3,7 @@ import { STATUS_POLL_MS } from "./agent-status";
 import { api, describe, everyPage, type Task, unwrap } from "./api";
 import { createRefresher, type Refresher } from "./refresher";
 import { TASK_COLUMNS, withNewerTasks } from "./tasks";
+import { pollWhileVisible } from "./visible-poll";
 
 /** How many closed tasks the Done column shows: the newest filed; the board asks for no more. */
 export const DONE_SHOWN = 50;
@@ -43,32 +44,10 @@ export function useTaskBoard(guildId: string) {
       (e) => setFailure(describe(e)),
     );
     refresher.current = board;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let stopped = false;
-    // One loop of ticks: becoming visible while a load is on its way starts no second one.
-    let polling = false;
-    const poll = async () => {
-      clearTimeout(timer);
-      if (polling) return;
-      polling = true;
-      try {
-        await board.refresh();
-      } finally {
-        polling = false;
-      }
-      if (!stopped && document.visibilityState === "visible") timer = setTimeout(poll, STATUS_POLL_MS);
-    };
-    const onVisibility = () => {
-      if (document.visibilityState === "visible") void poll();
-      else clearTimeout(timer);
-    };
-    void poll();
-    document.addEventListener("visibilitychange", onVisibility);
+    const stop = pollWhileVisible(() => board.refresh(), STATUS_POLL_MS);
     return () => {
-      stopped = true;
       board.stop();
-      clearTimeout(timer);
-      document.removeEventListener("visibilitychange", onVisibility);
+      stop();
     };
   }, [guildId]);
 
