@@ -1,10 +1,9 @@
 import { Hono } from "hono";
 import { organisationTaskSettings, patchTaskSettings } from "../../core/db/tasks";
-import { TaskSettingsPatch } from "../../core/tasks/settings";
 import type { AppEnv } from "../http/context";
 import { jsonBody, ok, operation } from "../http/contract";
 import { wakeQueue } from "./tasks";
-import { TaskSettingsSchema } from "./tasks.schema";
+import { TaskSettingsSchema, TaskSettingsUpdate } from "./tasks.schema";
 
 /** `GET/PATCH /api/organisation/task-settings`: runs.* and volumes.* of the organisation's tasks (TASK-007, TASK-037). */
 export const taskSettingsRoutes = new Hono<AppEnv>()
@@ -27,7 +26,7 @@ export const taskSettingsRoutes = new Hono<AppEnv>()
       responses: { 200: ok("The effective settings", TaskSettingsSchema) },
       body: true,
     }),
-    jsonBody(TaskSettingsPatch),
+    jsonBody(TaskSettingsUpdate),
     async (c) => {
       const settings = await patchTaskSettings(c.get("db"), c.get("organisationId"), c.req.valid("json"));
       // A higher runs.maxConcurrent frees run slots for tasks waiting now.

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { TASK_OUTCOMES, TASK_STATUSES, type TaskStatus } from "../../core/tasks/outcome";
-import { TASK_SETTING_DEFAULTS } from "../../core/tasks/settings";
+import { TASK_SETTING_DEFAULTS, TaskSettingsPatch } from "../../core/tasks/settings";
 import { idInput, oneLine } from "../../core/validation/fields";
 import { ListQuery, pageOf } from "../http/page.schema";
 import { branchName } from "./repositories.schema";
@@ -119,3 +119,6 @@ export const TaskMessageCreate = z
 export const TaskSettingsSchema = z
   .object(Object.fromEntries(Object.keys(TASK_SETTING_DEFAULTS).map((key) => [key, z.int()])) as Record<keyof typeof TASK_SETTING_DEFAULTS, z.ZodInt>)
   .meta({ id: "TaskSettings" });
+
+/** A PATCH of the organisation's task settings: the keys it names, each checked (core/tasks/settings.ts). */
+export const TaskSettingsUpdate = TaskSettingsPatch.meta({ id: "TaskSettingsPatch" });

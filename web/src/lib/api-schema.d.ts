@@ -2114,6 +2114,15 @@ export interface components {
             "volumes.retainAfterCloseSeconds": number;
             "volumes.idleTtlSeconds": number;
         };
+        TaskSettingsPatch: {
+            "runs.maxConcurrent"?: number;
+            "runs.keepAliveSeconds"?: number;
+            "runs.maxAutoResumes"?: number;
+            "runs.retryBaseSeconds"?: number;
+            "runs.wallClockSeconds"?: number;
+            "volumes.retainAfterCloseSeconds"?: number;
+            "volumes.idleTtlSeconds"?: number;
+        };
         TokenCreated: {
             /** Format: uuid */
             id: string;
@@ -5356,15 +5365,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    "runs.maxConcurrent"?: number;
-                    "runs.keepAliveSeconds"?: number;
-                    "runs.maxAutoResumes"?: number;
-                    "runs.retryBaseSeconds"?: number;
-                    "runs.wallClockSeconds"?: number;
-                    "volumes.retainAfterCloseSeconds"?: number;
-                    "volumes.idleTtlSeconds"?: number;
-                };
+                "application/json": components["schemas"]["TaskSettingsPatch"];
             };
         };
         responses: {
