@@ -22,6 +22,11 @@ export class GuildObject extends DurableObject<Env> {
     });
   }
 
+  /** The chat's writer, for tests that reach inside through `runInDurableObject`. */
+  get chat(): GuildChat {
+    return this.#chat;
+  }
+
   /** Appends a public row, streams it and queues the deliveries it causes. */
   post(guildId: string, post: GroupPost): Promise<Outcome<{ row: GroupMessageWire; tagged_names: string[] }>> {
     return this.#chat.post(guildId, post);
