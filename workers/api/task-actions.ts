@@ -172,7 +172,7 @@ export const taskRoutes = new Hono<AppEnv>()
       responses: { 200: { description: "An event stream", content: { "text/event-stream": { schema: { type: "string" } } } } },
       notFound: "task",
       objects: true,
-      errors: { 503: failure("Task runs are not available (task.runs_unavailable), or the database cannot be reached (database.unavailable)") },
+      errors: { 503: failure("The database cannot be reached (database.unavailable)") },
     }),
     pathId("task"),
     async (c) => {

@@ -15,7 +15,7 @@ describe("filing tasks", () => {
   let org: Seeded;
   beforeAll(async () => {
     org = await seedTaskGuild("Filing", "acme/web-app");
-    // The queue's starts are refused, as the task object's placeholder does, so filed tasks stay queued.
+    // The queue's starts are refused (a recorder stands in for the task object), so filed tasks stay queued.
     await recordStarts(org.organisationId, async () => ({ ok: false, status: 503, code: "task.runs_unavailable", message: "not here" }));
   });
 

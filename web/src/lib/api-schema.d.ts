@@ -6311,7 +6311,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            /** @description Task runs are not available (task.runs_unavailable), or the database cannot be reached (database.unavailable) */
+            /** @description The database cannot be reached (database.unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
