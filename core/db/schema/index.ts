@@ -1,6 +1,7 @@
 export * from "./agent-data";
 export * from "./artifacts";
 export * from "./group-chat";
+export * from "./mcp";
 export * from "./repositories";
 export * from "./runs";
 export * from "./schedules";
@@ -8,3 +9,4 @@ export * from "./secrets";
 export * from "./tasks";
 export * from "./tenancy";
 export * from "./usage";
+export * from "./variants";

@@ -90,9 +90,16 @@ export const fileChanges = pgTable(
       .notNull()
       .references(() => runs.id, { onDelete: "cascade" }),
     toolCallId: text("tool_call_id"),
+    // The repository's folder under /home/agent/repos, as metadata.repos names it.
+    repository: text("repository").notNull().default(""),
     path: text("path").notNull(),
+    // git's change kind: 'added', 'modified', 'deleted', 'renamed', 'copied', 'type_changed'.
     operation: text("operation").notNull(),
+    oldPath: text("old_path"),
+    // null for a binary file, which git counts no lines of.
+    insertions: integer("insertions"),
+    deletions: integer("deletions"),
     createdAt: createdAt(),
   },
-  (t) => [index("file_changes_run_idx").on(t.runId)],
+  (t) => [index("file_changes_run_idx").on(t.runId), index("file_changes_run_repository_idx").on(t.runId, t.repository)],
 );
