@@ -11,12 +11,24 @@ import type { RunSnapshot } from "../../core/runs/snapshot";
 import { toRun } from "../../core/runs/wire";
 import type { AppEnv } from "../http/context";
 import { failure, jsonBody, lastEventId, ok, operation, pathId, query } from "../http/contract";
-import { notFound, validationFailed } from "../http/errors";
+import { ApiError, notFound, validationFailed } from "../http/errors";
 import { MAX_SEQ, queryInt, resumePoint, streamQuery } from "../http/query.schema";
 import { attachmentRefs, findRun, settle } from "./runs";
 import { MessageAccepted, MessageCreate, MessageList, MessagesQuery, PromptReplay, Run } from "./runs.schema";
 
 const runOp = (op: Omit<Parameters<typeof operation>[0], "tag" | "notFound">) => operation({ tag: "Runs", notFound: "run", ...op });
+
+/** The task whose object drives a task run (its rows, messages and stop), or undefined for the agent's own runs. */
+function taskOf(run: { kind: string; metadata: unknown }): string | undefined {
+  const taskId = run.kind === "task" ? (run.metadata as { task_id?: unknown } | null)?.task_id : undefined;
+  return typeof taskId === "string" ? taskId : undefined;
+}
+
+/** A task run takes messages and stops through its task, never through the agent's object (which holds no such run). */
+function refuseTaskRun(run: { kind: string; metadata: unknown }, action: string): void {
+  const taskId = taskOf(run);
+  if (taskId) throw new ApiError(409, "run.task_run", `A task run ${action} through its task: /api/tasks/${taskId}`, { task_id: taskId });
+}
 
 /** `/api/runs/:id/...`: one run's transcript, messages, cancel, resume, events, prompt replay. */
 export const runRoutes = new Hono<AppEnv>()
@@ -72,7 +84,7 @@ export const runRoutes = new Hono<AppEnv>()
       objects: true,
       invalid: "an attachment id that is not the organisation's",
       conflict:
-        "agent.busy: the agent is generating; run.not_accepting_messages: the run is archived, ended or completed (resume it first), or a group or schedule run not resumed (details.status, details.kind); run.continued: the run continued in a newer one (details.latest_run_id)",
+        "agent.busy: the agent is generating; run.not_accepting_messages: the run is archived, ended or completed (resume it first), or a group or schedule run not resumed (details.status, details.kind); run.continued: the run continued in a newer one (details.latest_run_id); run.task_run: a task's run takes messages through its task (details.task_id)",
     }),
     pathId("run"),
     jsonBody(MessageCreate),
@@ -80,6 +92,7 @@ export const runRoutes = new Hono<AppEnv>()
       const db = c.get("db");
       const { run } = await findRun(db, c.get("organisationId"), c.req.valid("param").id);
       const body = c.req.valid("json");
+      refuseTaskRun(run, "takes messages");
       const refs = await attachmentRefs(db, c.get("organisationId"), body.attachments, "attachments");
       const result = settle(await agentObject(c.env, run.agentId).postMessage(run.id, { content: body.content, attachments: refs }));
       return c.json({ run_id: run.id, seq: result.seq, generation: result.generation }, 202);
@@ -92,11 +105,12 @@ export const runRoutes = new Hono<AppEnv>()
       summary: "Cancel the run's generation",
       responses: { 200: ok("The run, no longer generating", Run) },
       objects: true,
-      conflict: "run.not_generating: the run has no generation to cancel",
+      conflict: "run.not_generating: the run has no generation to cancel; run.task_run: a task's run stops through its task (details.task_id)",
     }),
     pathId("run"),
     async (c) => {
       const { run } = await findRun(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+      refuseTaskRun(run, "is cancelled");
       settle(await agentObject(c.env, run.agentId).cancel(run.id));
       const after = await findRun(c.get("db"), c.get("organisationId"), run.id);
       return c.json(toRun(after.run, after.cost, { generating: false }));
@@ -110,11 +124,12 @@ export const runRoutes = new Hono<AppEnv>()
       responses: { 200: ok("The reopened run", Run) },
       objects: true,
       conflict:
-        "run.not_resumable: not completed, archived or ended for good (details.reason); run.continued: the run continued in a newer one (details.latest_run_id)",
+        "run.not_resumable: not completed, archived or ended for good (details.reason); run.continued: the run continued in a newer one (details.latest_run_id); run.task_run: a task's run continues through its task (details.task_id)",
     }),
     pathId("run"),
     async (c) => {
       const { run } = await findRun(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+      refuseTaskRun(run, "is continued");
       settle(await agentObject(c.env, run.agentId).resume(run.id));
       const after = await findRun(c.get("db"), c.get("organisationId"), run.id);
       return c.json(toRun(after.run, after.cost));
@@ -165,8 +180,8 @@ export const runRoutes = new Hono<AppEnv>()
       const resume = resumePoint(c.req.header("last-event-id"), c.req.valid("query").after_seq, -1);
       if (!resume.ok) throw validationFailed([{ field: resume.field, message: resume.message }]);
       // A task run's rows are committed (and published) by its task's object, not the agent's.
-      const taskId = run.kind === "task" ? (run.metadata as { task_id?: unknown }).task_id : undefined;
-      const object = typeof taskId === "string" ? taskObject(c.env, taskId) : agentObject(c.env, run.agentId);
+      const taskId = taskOf(run);
+      const object = taskId ? taskObject(c.env, taskId) : agentObject(c.env, run.agentId);
       return object.fetch(`https://agent/runs/${run.id}/events?after=${resume.after ?? -1}`, { signal: c.req.raw.signal });
     },
   )

@@ -1,10 +1,11 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { tasks } from "../../core/db/schema";
+import { messages, runs, tasks } from "../../core/db/schema";
 import { moveTask } from "../../core/db/tasks";
 import { volumeObjectKey } from "../../core/tasks/key";
 import { newAgent } from "../../test/workerd/agents";
 import { call, seedGuild } from "../../test/workerd/seed";
+import { seedTask } from "../../test/workerd/task-runs";
 import { fileTask, recordStarts, seedTaskGuild, testEnv, withDb } from "../../test/workerd/tasks";
 
 /** Tasks through the API (TASK-001..008, TASK-019, TASK-030, TASK-038): filing, listing, messages and a person's actions. */
@@ -268,5 +269,31 @@ describe("task settings", () => {
       expect(res.json.error.details.fields.map((f: { field: string }) => f.field)).toContain(field);
     }
     expect((await call("GET", "/api/organisation/task-settings", { token })).json["runs.maxConcurrent"]).toBe(4);
+  });
+});
+
+describe("a task's run through the run routes", () => {
+  it("HARDEN-TASK: messages, cancel and resume of a task's run are refused with run.task_run naming the task, and its transcript is untouched", async () => {
+    const seeded = await seedTask();
+    const runId = await withDb(async (db) => {
+      const [run] = await db
+        .insert(runs)
+        .values({ agentId: seeded.agentId, kind: "task", status: "completed", metadata: { task_id: seeded.task.id } })
+        .returning();
+      return run!.id;
+    });
+    for (const [path, body] of [
+      ["/messages", { content: "hello" }],
+      ["/cancel", undefined],
+      ["/resume", undefined],
+    ] as const) {
+      const res = await call("POST", `/api/runs/${runId}${path}`, { token: seeded.token, body });
+      expect(res.status, path).toBe(409);
+      expect(res.json.error).toMatchObject({ code: "run.task_run", details: { task_id: seeded.task.id } });
+    }
+    const rows = await withDb((db) => db.select().from(messages).where(eq(messages.runId, runId)));
+    expect(rows).toEqual([]);
+    const run = await call("GET", `/api/runs/${runId}`, { token: seeded.token });
+    expect(run.json.status).toBe("completed");
   });
 });

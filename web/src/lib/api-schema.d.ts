@@ -4274,7 +4274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description agent.busy: the agent is generating; run.not_accepting_messages: the run is archived, ended or completed (resume it first), or a group or schedule run not resumed (details.status, details.kind); run.continued: the run continued in a newer one (details.latest_run_id) */
+            /** @description agent.busy: the agent is generating; run.not_accepting_messages: the run is archived, ended or completed (resume it first), or a group or schedule run not resumed (details.status, details.kind); run.continued: the run continued in a newer one (details.latest_run_id); run.task_run: a task's run takes messages through its task (details.task_id) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4329,7 +4329,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description run.not_generating: the run has no generation to cancel */
+            /** @description run.not_generating: the run has no generation to cancel; run.task_run: a task's run stops through its task (details.task_id) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4373,7 +4373,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description run.not_resumable: not completed, archived or ended for good (details.reason); run.continued: the run continued in a newer one (details.latest_run_id) */
+            /** @description run.not_resumable: not completed, archived or ended for good (details.reason); run.continued: the run continued in a newer one (details.latest_run_id); run.task_run: a task's run continues through its task (details.task_id) */
             409: {
                 headers: {
                     [name: string]: unknown;
