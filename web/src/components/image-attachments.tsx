@@ -18,6 +18,9 @@ async function upload(file: File): Promise<string> {
  */
 export function useImageAttachments() {
   const [images, setImages] = useState<PendingImage[]>([]);
+  // The chips as of the last change, so two drops before a re-render share the 8 places.
+  const latest = useRef(images);
+  latest.current = images;
   const next = useRef(0);
   // The previews still shown, to free them when the composer goes.
   const previews = useRef(new Map<string, string>());
@@ -40,7 +43,7 @@ export function useImageAttachments() {
 
   const add = (files: File[]) => {
     if (files.length === 0) return;
-    let room = imagesLeft(images);
+    let room = imagesLeft(latest.current);
     const chosen = files.map((file): { file: File; image: PendingImage } => {
       const key = String(next.current++);
       const base = { key, filename: file.name || "pasted image" };
@@ -51,6 +54,7 @@ export function useImageAttachments() {
       previews.current.set(key, preview);
       return { file, image: { ...base, preview, state: "uploading" } };
     });
+    latest.current = [...latest.current, ...chosen.map((c) => c.image)];
     setImages((all) => [...all, ...chosen.map((c) => c.image)]);
     for (const { file, image } of chosen) {
       if (image.state !== "uploading") continue;
