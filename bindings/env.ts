@@ -35,6 +35,11 @@ export interface Settings {
   DEFAULT_MODEL_PRICE?: string;
   /** Address kinds an agent's model_base_url may reach: comma list of loopback, private, link-local, or * (core/providers/egress.ts). */
   ALLOW_PRIVATE_MODEL_URLS?: string;
+  /**
+   * The platform's operators: organisation ids (comma- or space-separated) whose tokens may read
+   * platform-wide figures (GET /api/platform/usage, decision 0021). Unset: nobody may.
+   */
+  PLATFORM_OPERATOR_ORGANISATIONS?: string;
   /** Turns on the group-history selector (GROUP-004): its provider key (a secret). */
   TYPESAFE_API_KEY?: string;
   /** The selector's model (default "jev") and base URL (default MODEL_BASE_URL). */

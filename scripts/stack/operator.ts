@@ -22,22 +22,22 @@ export async function withDatabase<T>(url: string, work: (db: NodePgDatabase<typ
 }
 
 /**
- * The local operator's token: the one saved in `tokenFile` while the database still
- * knows it, otherwise a new organisation and token (first start, or a wiped database).
+ * The local operator's token and its organisation: the one saved in `tokenFile` while the
+ * database still knows it, otherwise a new organisation and token (first start, or a wiped database).
  */
-export async function ensureOperatorToken(databaseUrl: string, tokenFile: string): Promise<{ token: string; created: boolean }> {
+export async function ensureOperatorToken(databaseUrl: string, tokenFile: string): Promise<{ token: string; organisationId: string; created: boolean }> {
   return withDatabase(databaseUrl, async (db) => {
     if (existsSync(tokenFile)) {
       const token = readFileSync(tokenFile, "utf8").trim();
       const [found] = await db
-        .select({ id: apiTokens.id })
+        .select({ organisationId: apiTokens.organisationId })
         .from(apiTokens)
         .where(eq(apiTokens.tokenHash, await hashToken(token)))
         .limit(1);
-      if (found) return { token, created: false };
+      if (found) return { token, organisationId: found.organisationId, created: false };
     }
-    const { token } = await createOrganisation(db, "Local organisation");
+    const { token, organisation_id } = await createOrganisation(db, "Local organisation");
     writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
-    return { token, created: true };
+    return { token, organisationId: organisation_id, created: true };
   });
 }

@@ -118,7 +118,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       stops.push(mock.close);
       log(`mock model ${mock.url}`);
     }
-    const { token, created } = await ensureOperatorToken(db.url, join(options.stateDir, "operator-token"));
+    const { token, organisationId, created } = await ensureOperatorToken(db.url, join(options.stateDir, "operator-token"));
     if (created) log("created the local organisation and its operator token");
     const vars: Record<string, string> = {
       DATABASE_URL: db.url,
@@ -126,6 +126,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       MODEL_BASE_URL: options.modelBaseUrl ?? `${mock!.url}/v1`,
       DEFAULT_MODEL: options.defaultModel ?? (mock ? "mock-model" : "gpt-4.1-mini"),
       SECRETS_KEK: ensureSecretsKek(join(options.stateDir, "secrets-kek")),
+      // The local operator runs the platform too: its organisation reads platform-wide figures (decision 0021).
+      PLATFORM_OPERATOR_ORGANISATIONS: organisationId,
     };
     if (options.modelApiKey) vars.MODEL_API_KEY = options.modelApiKey;
     if (options.modelPrices) vars.MODEL_PRICES = options.modelPrices;

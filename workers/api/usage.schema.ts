@@ -55,5 +55,22 @@ export const Organisation = z
     monthly_spend_limit_usd: z.string().nullable(),
     spend_ceiling_usd: z.string().nullable().describe("Set by the platform's operator; the organisation's token cannot change it"),
     limit_usd: z.string().nullable().describe("The effective monthly limit: the lower of monthly_spend_limit_usd and spend_ceiling_usd"),
+    platform_operator: z
+      .boolean()
+      .describe("Whether the organisation is one of the platform's operators, who may read platform-wide figures (GET /api/platform/usage)"),
   })
   .meta({ id: "Organisation" });
+
+/** The whole platform's counters (every organisation's priced replies), and this month's. */
+export const PlatformUsage = z
+  .object({
+    totals: UsageCounters.describe("Every priced reply since the platform began, deleted agents', guilds' and organisations' included"),
+    month: z
+      .object({
+        month: z.string().describe("YYYY-MM (UTC)"),
+        organisations: z.number().describe("Organisations with usage this month"),
+        ...UsageCounters.shape,
+      })
+      .describe("This month's counters summed over the organisations that still exist"),
+  })
+  .meta({ id: "PlatformUsage" });

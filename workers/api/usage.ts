@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { agentUsage, guildUsage, organisations, organisationUsage, orgMonthlyUsage } from "../../core/db/schema";
+import { isPlatformOperator } from "../../core/usage/platform-operator";
 import { usageMonth } from "../../core/usage/pricing";
 import { effectiveSpendLimit } from "../../core/usage/spend-limit";
 import type { AppEnv } from "../http/context";
@@ -10,9 +11,9 @@ import { findAgent } from "./agents";
 import { findGuild } from "./guilds";
 import { Organisation, OrganisationPatch, Usage, UsageQuery } from "./usage.schema";
 
-const ZERO = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0, cost_usd: "0.000000", calls: 0 };
+export const ZERO = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0, cost_usd: "0.000000", calls: 0 };
 
-function counters(
+export function counters(
   row: { inputTokens: number; outputTokens: number; cachedInputTokens: number; reasoningTokens: number; costUsd: string; calls: number } | undefined,
 ) {
   if (!row) return ZERO;
@@ -74,7 +75,13 @@ function spendPolicy(row: typeof organisations.$inferSelect) {
   return { limit_usd: limit === null ? null : limit.toFixed(6), monthly_spend_limit_usd: row.monthlySpendLimitUsd, spend_ceiling_usd: row.spendCeilingUsd };
 }
 
-const toOrganisation = (row: typeof organisations.$inferSelect) => ({ id: row.id, name: row.name, ...spendPolicy(row) });
+/** The organisation as the API shows it; `platform_operator` tells the console whether platform-wide figures are the caller's to read (decision 0021). */
+const toOrganisation = (row: typeof organisations.$inferSelect, operators: string | undefined) => ({
+  id: row.id,
+  name: row.name,
+  ...spendPolicy(row),
+  platform_operator: isPlatformOperator(operators, row.id),
+});
 
 /** `GET/PATCH /api/organisation`: the caller's organisation and its monthly spend limit (USAGE-005). */
 export const organisationRoutes = new Hono<AppEnv>()
@@ -92,7 +99,7 @@ export const organisationRoutes = new Hono<AppEnv>()
         .select()
         .from(organisations)
         .where(eq(organisations.id, c.get("organisationId")));
-      return c.json(toOrganisation(row!));
+      return c.json(toOrganisation(row!, c.env.PLATFORM_OPERATOR_ORGANISATIONS));
     },
   )
   .patch(
@@ -120,6 +127,6 @@ export const organisationRoutes = new Hono<AppEnv>()
         })
         .where(eq(organisations.id, c.get("organisationId")))
         .returning();
-      return c.json(toOrganisation(row!));
+      return c.json(toOrganisation(row!, c.env.PLATFORM_OPERATOR_ORGANISATIONS));
     },
   );

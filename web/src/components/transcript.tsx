@@ -4,6 +4,7 @@ import { contentText, prettyArguments, tokens, usd, when } from "../lib/format";
 import { GROUP_WAKE_HEADING } from "../lib/group-wake";
 import type { Draft } from "../lib/live-run";
 import { createdScriptName, scriptsHref } from "../lib/scripts";
+import { AttachmentThumbs, imageRefs } from "./attachment-thumbs";
 import { GroupWake } from "./group-wake";
 import { Link } from "./link";
 import { Markdown } from "./markdown";
@@ -25,7 +26,8 @@ interface AssistantUsage {
 /**
  * A run's rows in seq order: the system row collapsed, user and assistant messages
  * (a group run's wake read as "Group Chat info"), tool calls with their arguments,
- * tool results (interruption results and results stubbed in a later prompt marked),
+ * tool results (interruption results and results stubbed in a later prompt marked; a
+ * browser tool's screenshot as a thumbnail), images of user rows as thumbnails,
  * reasoning collapsible, cost and usage per row; then the streamed draft of the
  * generation in progress. Each row is addressable as `#seq-<n>`; `target` marks the one
  * the address named (a script's author link, UI-018).
@@ -122,6 +124,7 @@ function RowView(props: { runId: string; agentId: string; row: Row; stubbed: boo
             Attachments: {attachments.map((a) => a.filename).join(", ")}
           </p>
         )}
+        <AttachmentThumbs images={imageRefs(meta.attachments)} label={`Images of message ${row.seq}`} />
       </>
     );
   }
@@ -188,6 +191,7 @@ function RowView(props: { runId: string; agentId: string; row: Row; stubbed: boo
         <summary>{content.length.toLocaleString("en-US")} characters</summary>
         <pre>{content}</pre>
       </details>
+      <AttachmentThumbs images={imageRefs(meta.attachments)} label={`Screenshots of ${String(meta.tool_name ?? "the tool")}`} />
       {meta.secret_request !== undefined && <SecretRequestCard runId={props.runId} seq={row.seq} />}
     </>
   );

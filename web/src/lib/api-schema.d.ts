@@ -877,6 +877,23 @@ export interface paths {
         patch: operations["updateOrganisation"];
         trace?: never;
     };
+    "/api/platform/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The whole platform's usage counters, all time and this month (platform operators only) */
+        get: operations["getPlatformUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/organisation/task-settings": {
         parameters: {
             query?: never;
@@ -2099,11 +2116,29 @@ export interface components {
             spend_ceiling_usd: string | null;
             /** @description The effective monthly limit: the lower of monthly_spend_limit_usd and spend_ceiling_usd */
             limit_usd: string | null;
+            /** @description Whether the organisation is one of the platform's operators, who may read platform-wide figures (GET /api/platform/usage) */
+            platform_operator: boolean;
         };
         OrganisationPatch: {
             name?: string;
             /** @description null: no limit of the organisation's own */
             monthly_spend_limit_usd?: number | null;
+        };
+        PlatformUsage: {
+            totals: components["schemas"]["UsageCounters"];
+            /** @description This month's counters summed over the organisations that still exist */
+            month: {
+                /** @description YYYY-MM (UTC) */
+                month: string;
+                /** @description Organisations with usage this month */
+                organisations: number;
+                input_tokens: number;
+                output_tokens: number;
+                cached_input_tokens: number;
+                reasoning_tokens: number;
+                cost_usd: string;
+                calls: number;
+            };
         };
         TaskSettings: {
             "runs.maxConcurrent": number;
@@ -5324,6 +5359,37 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid body fields (validation.failed; each named in details.fields) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getPlatformUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The platform's counters */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformUsage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller's organisation is not one of the platform's operators (platform.forbidden) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -59,6 +59,8 @@ export function UsageView() {
         </div>
       )}
 
+      {org.data?.organisation.platform_operator && <PlatformUsageSection />}
+
       <section aria-labelledby="over-time">
         <h2 id="over-time">Usage by day</h2>
         <RangeControl range={range} onChange={setRange} />
@@ -119,6 +121,41 @@ export function UsageView() {
             their cost.
           </p>
         </section>
+      )}
+    </section>
+  );
+}
+
+/** The whole platform's counters (GET /api/platform/usage), shown to the platform's operators only (decision 0021). */
+function PlatformUsageSection() {
+  const platform = useLoad(() => unwrap(api.GET("/api/platform/usage")), []);
+  return (
+    <section aria-labelledby="platform-usage" data-testid="platform-usage">
+      <h2 id="platform-usage">Whole platform</h2>
+      <p class="hint">Every organisation's priced replies: you see them as the platform's operator.</p>
+      {platform.error && <Notice kind="error">Could not load the platform's usage: {platform.error}</Notice>}
+      {platform.loading && !platform.data && <p aria-busy="true">Loading the platform's usage…</p>}
+      {platform.data && (
+        <div class="usage-top">
+          <section class="card" aria-labelledby="platform-month">
+            <h3 id="platform-month">This month ({platform.data.month.month})</h3>
+            <p class="big" data-testid="platform-month-cost">
+              {usd(platform.data.month.cost_usd)}
+            </p>
+            <CountersLine counters={platform.data.month} />
+            <p class="hint">
+              {platform.data.month.organisations.toLocaleString("en-US")} organisation{platform.data.month.organisations === 1 ? "" : "s"} with usage this
+              month.
+            </p>
+          </section>
+          <section class="card" aria-labelledby="platform-all-time">
+            <h3 id="platform-all-time">All time</h3>
+            <p class="big" data-testid="platform-cost">
+              {usd(platform.data.totals.cost_usd)}
+            </p>
+            <CountersLine counters={platform.data.totals} />
+          </section>
+        </div>
       )}
     </section>
   );
