@@ -58,7 +58,10 @@ describe("MCP connections API", () => {
 
   it("a bearer token is sealed, never returned; a refused token leaves the connection in error until a good one is set", async () => {
     const wrong = "wrong-token-never-returned-4f1c";
-    const created = await call("POST", "/api/mcp/connections", { token, body: { slug: "bearer", url: `${mcpBase()}/bearer/mcp`, auth: { kind: "bearer", token: wrong } } });
+    const created = await call("POST", "/api/mcp/connections", {
+      token,
+      body: { slug: "bearer", url: `${mcpBase()}/bearer/mcp`, auth: { kind: "bearer", token: wrong } },
+    });
     expect(created.status).toBe(201);
     expect(created.json).toMatchObject({ status: "error", auth: { kind: "bearer", has_credential: true }, tools: [] });
     expect(created.json.last_error).toContain("refused the connection's credentials");
@@ -180,7 +183,10 @@ describe("MCP connections API", () => {
     const toGuild = await make("a-guild");
     await make("c-everyone", true);
     await make("d-nobody");
-    await call("PATCH", `/api/mcp/connections/${toAgent.id}`, { token: org.token, body: { tools: ALL_TOOLS.slice(2).map((remote_name) => ({ remote_name, enabled: false })) } });
+    await call("PATCH", `/api/mcp/connections/${toAgent.id}`, {
+      token: org.token,
+      body: { tools: ALL_TOOLS.slice(2).map((remote_name) => ({ remote_name, enabled: false })) },
+    });
     const grant = await call("POST", `/api/mcp/connections/${toAgent.id}/grants`, { token: org.token, body: { agent_id: mine.id } });
     expect(grant.status).toBe(201);
     expect((await call("POST", `/api/mcp/connections/${toAgent.id}/grants`, { token: org.token, body: { agent_id: mine.id } })).status).toBe(409);
@@ -212,8 +218,12 @@ describe("MCP connections API", () => {
     }
     expect((await call("GET", "/api/mcp/connections/not-a-uuid", { token })).json.error.code).toBe("mcp_connection.not_found");
     const mine = (await call("POST", "/api/mcp/connections", { token, body: { slug: "mine-x", url: `${mcpBase()}/mcp` } })).json;
-    expect((await call("POST", `/api/mcp/connections/${mine.id}/grants`, { token, body: { guild_id: other.guildId } })).json.error.code).toBe("guild.not_found");
-    expect((await call("POST", `/api/mcp/connections/${mine.id}/grants`, { token, body: { agent_id: otherAgent.id } })).json.error.code).toBe("agent.not_found");
+    expect((await call("POST", `/api/mcp/connections/${mine.id}/grants`, { token, body: { guild_id: other.guildId } })).json.error.code).toBe(
+      "guild.not_found",
+    );
+    expect((await call("POST", `/api/mcp/connections/${mine.id}/grants`, { token, body: { agent_id: otherAgent.id } })).json.error.code).toBe(
+      "agent.not_found",
+    );
     expect((await call("DELETE", `/api/mcp/connections/${mine.id}/grants/${crypto.randomUUID()}`, { token })).json.error.code).toBe("mcp_grant.not_found");
   });
 });
