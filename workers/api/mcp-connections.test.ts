@@ -7,6 +7,7 @@ import { connectionsForAgent } from "../../core/db/mcp";
 import { mcpConnections } from "../../core/db/schema";
 import { newAgent } from "../../test/workerd/agents";
 import { call, seedGuild } from "../../test/workerd/seed";
+import { McpConnection, McpConnectionPage, McpPresetList } from "./mcp-connections.schema";
 
 /** The local MCP server of the test run (test/setup/database.ts), as the "local" preset names it. */
 const mcpBase = () => (env as unknown as Env).MCP_PRESETS_URL_OVERRIDES!.replace(/^local=/, "").replace(/\/mcp$/, "");
@@ -44,8 +45,12 @@ describe("MCP connections API", () => {
     const add = created.json.tools.find((t: { remote_name: string }) => t.remote_name === "add");
     expect(add).toMatchObject({ enabled: true, position: 1, from_server: { title: "Add two numbers", output_schema: { required: ["sum"] } } });
     const id = created.json.id as string;
+    // The answers match their documented schemas.
+    expect(() => McpConnection.parse(created.json)).not.toThrow();
     expect((await call("GET", `/api/mcp/connections/${id}`, { token })).json).toEqual(created.json);
-    expect((await call("GET", "/api/mcp/connections", { token })).json.data.map((c: { id: string }) => c.id)).toContain(id);
+    const list = (await call("GET", "/api/mcp/connections", { token })).json;
+    expect(() => McpConnectionPage.parse(list)).not.toThrow();
+    expect(list.data.map((c: { id: string }) => c.id)).toContain(id);
     expect((await call("DELETE", `/api/mcp/connections/${id}`, { token })).status).toBe(204);
     expect((await call("GET", `/api/mcp/connections/${id}`, { token })).status).toBe(404);
   });
@@ -135,6 +140,7 @@ describe("MCP connections API", () => {
 
   it("a preset enables only its curated tools, and tools a refresh adds to a preset's server start disabled", async () => {
     const presets = await call("GET", "/api/mcp/presets", { token });
+    expect(() => McpPresetList.parse(presets.json)).not.toThrow();
     expect(presets.json.data.map((p: { key: string }) => p.key)).toEqual(["coingecko", "alchemy", "wallet", "x", "twitterapi", "qonto", "dexpaprika", "local"]);
     const created = await call("POST", "/api/mcp/connections", { token, body: { slug: "preset", preset: "local" } });
     expect(created.json).toMatchObject({ status: "ready", preset: "local", url: `${mcpBase()}/mcp` });
