@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { call, connect, discover, type McpEndpoint, McpError } from "../../core/mcp/client";
+import { sealCredential } from "../../core/mcp/credentials";
+import { endpointOf, MissingCredential } from "../../core/mcp/endpoint";
 import { allowanceFrom } from "../../core/providers/egress";
+import { parseKeySet } from "../../core/secrets/crypto";
 import { type LocalMcpServer, startMcpServer } from "../../scripts/mcp-server/server";
 
 /** core/mcp/client.ts against the local MCP server, over real HTTP. */
@@ -65,6 +68,22 @@ describe("MCP client against the local MCP server", () => {
     } finally {
       await session.close();
     }
+  });
+
+  it("a stored connection opens with its sealed credential (endpointOf), as a run opens one", async () => {
+    const keys = await parseKeySet(`v1:${Buffer.alloc(32, 7).toString("base64")}`);
+    const [organisationId, id] = [crypto.randomUUID(), crypto.randomUUID()];
+    const credential = await sealCredential(keys, organisationId, id, { kind: "bearer", token: server.bearerToken });
+    const stored = { id, organisationId, url: `${server.url}/bearer/mcp`, transport: "streamable_http", authKind: "bearer", credential };
+    const session = await connect(await endpointOf(stored, { keys }), { allow });
+    try {
+      expect((await call(session, "echo_header", {})).content[0]).toEqual({ type: "text", text: `Authorization: Bearer ${server.bearerToken}` });
+    } finally {
+      await session.close();
+    }
+    // Bound to its connection: the same ciphertext under another id does not open.
+    await expect(endpointOf({ ...stored, id: crypto.randomUUID() }, { keys })).rejects.toThrow();
+    await expect(endpointOf({ ...stored, credential: null }, { keys })).rejects.toBeInstanceOf(MissingCredential);
   });
 
   it("egress: a loopback URL is refused unless the platform allows loopback, before any request", async () => {
