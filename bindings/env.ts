@@ -40,6 +40,8 @@ export interface Settings {
    * platform-wide figures (GET /api/platform/usage, decision 0021). Unset: nobody may.
    */
   PLATFORM_OPERATOR_ORGANISATIONS?: string;
+  /** MCP presets pointed elsewhere: comma list of key=url (core/mcp/presets.ts); `local=<url>` offers the local test preset. */
+  MCP_PRESETS_URL_OVERRIDES?: string;
   /** Turns on the group-history selector (GROUP-004): its provider key (a secret). */
   TYPESAFE_API_KEY?: string;
   /** The selector's model (default "jev") and base URL (default MODEL_BASE_URL). */
