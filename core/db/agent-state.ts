@@ -46,16 +46,15 @@ function secretsOf(agentId: SQL, guildId: SQL, organisationId: SQL): SQL {
 
 /**
  * The MCP connections that reach the agent as its secrets do (org-wide, granted to its guild,
- * granted to it), ready and holding the credential their kind needs, each with its enabled
- * tools in the server's listing order: what a new run offers (EXACT-021, EXACT-023). Read in
- * the opening's own statement, so MCP costs run creation no round trip.
+ * granted to it) and ready, each with its enabled tools in the server's listing order: what a
+ * new run offers (EXACT-021, EXACT-023). The same choice as `connectionsForAgent`
+ * (core/db/mcp.ts), read in the opening's own statement so MCP costs run creation no round trip.
  */
 function mcpOf(agentId: SQL, guildId: SQL, organisationId: SQL): SQL {
   return sql`coalesce((select json_agg(json_build_object('connection_id', c.id, 'slug', c.slug, 'url', c.url,
       'tools', (select coalesce(json_agg(json_build_object('name', t.name, 'remote_name', t.remote_name, 'description', t.description,
-        'input_schema', t.input_schema) order by t.position, t.name), '[]'::json) from mcp_tools t where t.connection_id = c.id and t.enabled)) order by c.slug)
+        'input_schema', t.input_schema) order by t.position, t.remote_name), '[]'::json) from mcp_tools t where t.connection_id = c.id and t.enabled)) order by c.slug)
     from mcp_connections c where c.organisation_id = ${organisationId} and c.status = 'ready'
-      and (c.auth_kind = 'none' or c.credential_ciphertext is not null)
       and (c.org_wide or exists (select 1 from mcp_grants g where g.connection_id = c.id and (g.guild_id = ${guildId} or g.agent_id = ${agentId})))), '[]'::json)`;
 }
 

@@ -17,11 +17,17 @@ const reach = (slug: string, tools: McpReach["tools"], url = `https://${slug}.ex
 describe("a run's MCP tools at creation", () => {
   it("EXACT-021: the enabled tools of each connection are offered by slug, in listing order, with the server's description and schema", () => {
     const { tools } = mcpSnapshot(
-      [reach("zeta", [tool("zeta", "b"), tool("zeta", "a")]), reach("alpha", [tool("alpha", "echo", "Echoes", { $schema: "x", type: "object", required: ["text"] })])],
+      [
+        reach("zeta", [tool("zeta", "b"), tool("zeta", "a")]),
+        reach("alpha", [tool("alpha", "echo", "Echoes", { $schema: "x", type: "object", required: ["text"] })]),
+      ],
       new Set(),
     );
     expect(tools.map((t) => t.function.name)).toEqual(["alpha__echo", "zeta__b", "zeta__a"]);
-    expect(tools[0]).toEqual({ type: "function", function: { name: "alpha__echo", description: "Echoes", parameters: { type: "object", required: ["text"] } } });
+    expect(tools[0]).toEqual({
+      type: "function",
+      function: { name: "alpha__echo", description: "Echoes", parameters: { type: "object", required: ["text"] } },
+    });
   });
 
   it("EXACT-023: the slim list holds connection_id, server_id, slug and each tool's name and remote name, nothing more", () => {

@@ -6,7 +6,14 @@ const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwA
 
 describe("an MCP tool's result", () => {
   it("EXACT-021: text blocks in order; structuredContent as JSON only when no text came", () => {
-    expect(mcpResult({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] })).toEqual({ content: "a\nb" });
+    expect(
+      mcpResult({
+        content: [
+          { type: "text", text: "a" },
+          { type: "text", text: "b" },
+        ],
+      }),
+    ).toEqual({ content: "a\nb" });
     expect(mcpResult({ content: [{ type: "text", text: "3" }], structuredContent: { sum: 3 } })).toEqual({ content: "3" });
     expect(mcpResult({ content: [], structuredContent: { sum: 3 } })).toEqual({ content: '{"sum":3}' });
     expect(mcpResult({})).toEqual({ content: "(the tool returned no content)" });

@@ -14,7 +14,14 @@ export type McpContentBlock =
   | { type: "image" | "audio"; data: string; mimeType: string }
   | { type: "resource_link"; uri: string; name?: string; mimeType?: string }
   // The wire nests a resource's fields; core/mcp/client.ts hands them over flattened.
-  | { type: "resource"; uri?: string; mimeType?: string; text?: string; blob?: string; resource?: { uri: string; mimeType?: string; text?: string; blob?: string } }
+  | {
+      type: "resource";
+      uri?: string;
+      mimeType?: string;
+      text?: string;
+      blob?: string;
+      resource?: { uri: string; mimeType?: string; text?: string; blob?: string };
+    }
   | { type: string; [key: string]: unknown };
 
 /** A tools/call result (MCP 2025-06-18 and later), as the server sent it. */
