@@ -38,6 +38,9 @@ export interface McpConnector {
   connect(row: McpConnectionRow, credential: McpCredential | null): Promise<McpClientHandle>;
 }
 
+/** How long a close waits for cancellation notices still on their way. */
+const NOTICE_GRACE_MS = 2_000;
+
 const client = () => import("../../../../core/mcp/client");
 const credentials = () => import("../../../../core/mcp/credentials");
 
@@ -64,10 +67,25 @@ export function mcpConnector(env: Env): McpConnector {
             ? { kind: "oauth" as const, accessToken: async () => credential.access_token }
             : { kind: "none" as const };
       const transport = row.transport === "sse" || row.transport === "streamable_http" ? row.transport : null;
-      const session = await mcp.connect({ url: row.url, auth, transport }, { allow });
+      // The SDK sends a cancelled call's notice without waiting for it: closing at once could
+      // abort it on the wire, so the close waits for those sends (a short while at most).
+      const notices = new Set<Promise<unknown>>();
+      const fetch = (input: string | URL, init?: RequestInit) => {
+        const sent = globalThis.fetch(input, init);
+        if (typeof init?.body === "string" && init.body.includes('"notifications/cancelled"')) {
+          const settled = sent.catch(() => {});
+          notices.add(settled);
+          void settled.finally(() => notices.delete(settled));
+        }
+        return sent;
+      };
+      const session = await mcp.connect({ url: row.url, auth, transport }, { allow, fetch });
       return {
         call: (remoteName, args, options) => mcp.call(session, remoteName, args, options),
-        close: () => session.close(),
+        async close() {
+          if (notices.size) await Promise.race([Promise.allSettled([...notices]), new Promise((r) => setTimeout(r, NOTICE_GRACE_MS))]);
+          await session.close();
+        },
       };
     },
   };

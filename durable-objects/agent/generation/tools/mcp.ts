@@ -20,8 +20,6 @@ import { type McpClientHandle, type McpConnectionRow, type McpCredential, mcpCon
 export const MCP_CALL_TIMEOUT_S = 60;
 /** The most MCP_CALL_TIMEOUT_S may set: a call longer than this holds the run's generation too long. */
 export const MCP_CALL_TIMEOUT_MAX_S = 600;
-/** How long the generation's end waits for a cancelled call's notice to leave before closing its client. */
-const CANCEL_GRACE_MS = 2_000;
 
 /**
  * The configured limit of one MCP call, in seconds.
@@ -79,7 +77,6 @@ export async function openMcpCalls(input: { db: Database; env: Env; session: Run
   const redactor = platformRedactor(env).withSecrets(tokens);
   const timeoutMs = mcpCallTimeoutS(env.MCP_CALL_TIMEOUT_S) * 1000;
   const clients = new Map<string, Promise<McpClientHandle>>();
-  const inFlight = new Set<Promise<unknown>>();
 
   const refusal = (name: string): string | { row: Row; credential: McpCredential | null; remoteName: string } => {
     const target = mcpTarget(session.snapshot.mcp, name);
@@ -108,24 +105,16 @@ export async function openMcpCalls(input: { db: Database; env: Env; session: Run
         // A failed connect is tried again at the next call.
         client.catch(() => clients.delete(row.id));
       }
-      const call = (async () => {
-        const handle = await client;
-        return handle.call(remoteName, args, { timeoutMs, ...(signal ? { signal } : {}) });
-      })();
-      inFlight.add(call);
       try {
-        return { ok: true, result: await call };
+        const handle = await client;
+        return { ok: true, result: await handle.call(remoteName, args, { timeoutMs, ...(signal ? { signal } : {}) }) };
       } catch (error) {
         if (signal?.aborted) throw error;
         logEvent("warn", { operation: "mcp.call", run_id: session.runId, connection_id: row.id, tool: remoteName, ...describeError(error) }, redactor);
         return { ok: false, message: callFailure(row.slug, remoteName, error, timeoutMs) };
-      } finally {
-        call.catch(() => {}).finally(() => inFlight.delete(call));
       }
     },
     async close() {
-      // A cancelled call's client still sends notifications/cancelled: give it a moment to go out.
-      if (inFlight.size) await Promise.race([Promise.allSettled([...inFlight]), new Promise((r) => setTimeout(r, CANCEL_GRACE_MS))]);
       const open = [...clients.values()];
       clients.clear();
       await Promise.allSettled(open.map(async (c) => (await c).close()));
