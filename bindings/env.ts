@@ -35,8 +35,6 @@ export interface Settings {
   DEFAULT_MODEL_PRICE?: string;
   /** Address kinds an agent's model_base_url may reach: comma list of loopback, private, link-local, or * (core/providers/egress.ts). */
   ALLOW_PRIVATE_MODEL_URLS?: string;
-  /** A run's MCP tool call limit in seconds (default 60, at most 600; durable-objects/agent/generation/tools/mcp.ts). */
-  MCP_CALL_TIMEOUT_S?: string;
   /** Turns on the group-history selector (GROUP-004): its provider key (a secret). */
   TYPESAFE_API_KEY?: string;
   /** The selector's model (default "jev") and base URL (default MODEL_BASE_URL). */
@@ -61,6 +59,8 @@ export interface Settings {
   /** Largest model reply in bytes (default 2 MB) and most tool calls in one reply (default 64). */
   MAX_REPLY_BYTES?: string;
   MAX_REPLY_TOOL_CALLS?: string;
+  /** A run's MCP tool call limit in seconds (default 60, at most 600; durable-objects/agent/generation/tools/mcp.ts). */
+  MCP_CALL_TIMEOUT_S?: string;
   /**
    * Set by the local stack when no container engine runs (a laptop without Docker): why the
    * sandboxes are off, for the `sandbox.unavailable` answers and the console.
