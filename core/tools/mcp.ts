@@ -6,35 +6,7 @@
  */
 import * as z from "zod";
 import type { OfferedTool } from "../runs/snapshot";
-import type { AnyToolDefinition, ToolContext, ToolDefinition, ToolImage, ToolResult } from "./types";
-
-/** A content block of a tools/call result, as far as the platform reads it. */
-export type McpContentBlock =
-  | { type: "text"; text: string }
-  | { type: "image" | "audio"; data: string; mimeType: string }
-  | { type: "resource_link"; uri: string; name?: string; mimeType?: string }
-  // The wire nests a resource's fields; core/mcp/client.ts hands them over flattened.
-  | {
-      type: "resource";
-      uri?: string;
-      mimeType?: string;
-      text?: string;
-      blob?: string;
-      resource?: { uri: string; mimeType?: string; text?: string; blob?: string };
-    }
-  | { type: string; [key: string]: unknown };
-
-/** A tools/call result (MCP 2025-06-18 and later), as the server sent it. */
-export interface McpCallResult {
-  content?: McpContentBlock[];
-  structuredContent?: unknown;
-  isError?: boolean;
-}
-
-/** The connections of a run as its MCP tools reach them; a refusal is a message the model reads. */
-export interface McpCalls {
-  call(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<{ ok: true; result: McpCallResult } | { ok: false; message: string }>;
-}
+import type { AnyToolDefinition, McpCallResult, McpContentBlock, ToolContext, ToolDefinition, ToolImage, ToolResult } from "./types";
 
 const NOT_CONNECTED = "ERROR: this run reaches no MCP connection";
 

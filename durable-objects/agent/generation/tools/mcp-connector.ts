@@ -8,7 +8,7 @@ import type { Env } from "../../../../bindings/env";
 import type { McpCredential } from "../../../../core/mcp/credentials";
 import { allowanceFrom } from "../../../../core/providers/egress";
 import { keySetFrom } from "../../../../core/secrets/crypto";
-import type { McpCallResult } from "../../../../core/tools/mcp";
+import type { McpCallResult } from "../../../../core/tools/types";
 
 export type { McpCredential };
 

@@ -11,7 +11,7 @@ import type { Database } from "../../../../core/db/client";
 import { describeError, logEvent } from "../../../../core/output/log";
 import { platformRedactor, type SecretValue } from "../../../../core/output/redaction";
 import { mcpServerId, mcpTarget } from "../../../../core/runs/mcp-snapshot";
-import type { McpCallResult, McpCalls } from "../../../../core/tools/mcp";
+import type { McpCallResult, McpCalls } from "../../../../core/tools/types";
 import { positiveInt } from "../../../common/sse-hub";
 import type { RunSession } from "../../state/run-session";
 import { type McpClientHandle, type McpConnectionRow, type McpCredential, mcpConnector } from "./mcp-connector";
