@@ -138,6 +138,24 @@ describe("MCP tools in runs (EXACT-021, EXACT-023, ERR-011, SEC-013)", () => {
     await api("DELETE", `/api/mcp/connections/${connection.id}`);
   });
 
+  it("EXACT-021: a generation keeps one session per connection for its calls, and opens it again once when the server forgot it", async () => {
+    const connection = await connect("session");
+    const { agentId, model } = await guildWithAgent("MCP sessions");
+    const echo = (text: string) => ({ tool_calls: [{ name: "session__echo", arguments: { text } }] });
+    // The third call comes after a pause in which the server forgets every session.
+    await script(model, [echo("one"), echo("two"), { ...echo("three"), delay_ms: 2_000 }, { content: "done" }]);
+    const before = (await serverState()).sessions;
+    const run = await api("POST", `/api/agents/${agentId}/runs`, { body: { message: "three calls" } });
+    await expect.poll(async () => (await serverState()).calls.length, { timeout: 15_000 }).toBe(2);
+    expect((await serverState()).sessions - before).toBe(1);
+    await admin("expire-sessions", {});
+    await agentIdle(agentId);
+    const rows = await toolRows(run.json.id);
+    expect(rows.map((r) => r.payload.content.split("\n")[0])).toEqual(["one", "two", "three"]);
+    expect((await serverState()).sessions - before).toBe(2);
+    await api("DELETE", `/api/mcp/connections/${connection.id}`);
+  });
+
   it("EXACT-021: cancelling the run cancels the slow tool in flight: the server receives notifications/cancelled", async () => {
     const connection = await connect("slowpoke");
     const { agentId, model } = await guildWithAgent("MCP cancel");
