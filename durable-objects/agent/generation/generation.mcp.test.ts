@@ -12,6 +12,7 @@ import { call, seedGuild } from "../../../test/workerd/seed";
 import { collectEvents } from "../../../test/workerd/sse";
 import type { EnsureRequest } from "../../sandbox/inputs";
 import type { AgentObject } from "../agent-object";
+import { mcpCallTimeoutS } from "./tools/mcp";
 
 const bindings = env as unknown as Env;
 /** A bearer token as a tenant gives it; it must never show anywhere. */
@@ -211,5 +212,12 @@ describe("MCP tools in runs", () => {
     expect(asked.length).toBeGreaterThan(0);
     for (const request of asked) expect(JSON.stringify(request)).not.toContain(TOKEN);
     await database((db) => db.delete(mcpConnections).where(eq(mcpConnections.id, demo.id)));
+  });
+
+  it("EXACT-021: an MCP call waits 60 s unless MCP_CALL_TIMEOUT_S sets whole seconds up to 600", () => {
+    expect(mcpCallTimeoutS(undefined)).toBe(60);
+    expect(mcpCallTimeoutS("5")).toBe(5);
+    expect(mcpCallTimeoutS("600")).toBe(600);
+    for (const bad of ["", "0", "-1", "1.5", "abc", "601"]) expect(mcpCallTimeoutS(bad), bad).toBe(60);
   });
 });
