@@ -105,7 +105,7 @@ export async function generationInputs(
   }
   // The run's MCP connections: their tokens join the set before any call (ERR-011), and stay
   // in the agent object, never in the box (SEC-013).
-  const mcp = session.snapshot.mcp?.length ? await openMcpCalls({ db, env, session, now }) : null;
+  const mcp = session.snapshot.mcp?.length ? await openMcpCalls({ db, env, session, signal }) : null;
   const redactor = () => holder.inputs!.redactor;
   holder.inputs = {
     db,

@@ -35,7 +35,7 @@ export interface McpClientHandle {
 export interface McpConnector {
   /** The credential of a connection with one; undefined without; throws when no key opens it. */
   openCredential(row: McpConnectionRow): Promise<McpCredential | undefined>;
-  connect(row: McpConnectionRow, credential: McpCredential | null): Promise<McpClientHandle>;
+  connect(row: McpConnectionRow, credential: McpCredential | null, signal?: AbortSignal): Promise<McpClientHandle>;
 }
 
 /** How long a close waits for cancellation notices still on their way. */
@@ -58,7 +58,7 @@ export function mcpConnector(env: Env): McpConnector {
         keyVersion: row.credential_key_version,
       });
     },
-    async connect(row, credential) {
+    async connect(row, credential, signal) {
       const mcp = await client();
       const auth =
         credential?.kind === "bearer"
@@ -79,7 +79,7 @@ export function mcpConnector(env: Env): McpConnector {
         }
         return sent;
       };
-      const session = await mcp.connect({ url: row.url, auth, transport }, { allow, fetch });
+      const session = await mcp.connect({ url: row.url, auth, transport }, { allow, fetch, ...(signal ? { signal } : {}) });
       return {
         call: (remoteName, args, options) => mcp.call(session, remoteName, args, options),
         async close() {

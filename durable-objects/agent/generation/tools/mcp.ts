@@ -8,6 +8,7 @@
 import { sql } from "drizzle-orm";
 import type { Env } from "../../../../bindings/env";
 import type { Database } from "../../../../core/db/client";
+import { credentialTokens } from "../../../../core/mcp/credentials";
 import { describeError, logEvent } from "../../../../core/output/log";
 import { platformRedactor, type SecretValue } from "../../../../core/output/redaction";
 import { mcpServerId, mcpTarget } from "../../../../core/runs/mcp-snapshot";
@@ -46,14 +47,14 @@ interface Row extends McpConnectionRow {
 /**
  * Reads the snapshot's connections in one statement and opens their credentials.
  *
- * @example const mcp = await openMcpCalls({ db, env, session, now }); redactor.withSecrets(mcp.tokens)
+ * @example const mcp = await openMcpCalls({ db, env, session, signal }); redactor.withSecrets(mcp.tokens)
  */
-export async function openMcpCalls(input: { db: Database; env: Env; session: RunSession; now: () => number }): Promise<GenerationMcp> {
-  const { db, env, session } = input;
+export async function openMcpCalls(input: { db: Database; env: Env; session: RunSession; signal: AbortSignal }): Promise<GenerationMcp> {
+  const { db, env, session, signal: generationSignal } = input;
   const { agentId, guildId, organisationId } = session.scope;
   const ids = session.snapshot.mcp.map((c) => c.connection_id);
   const { rows } = await db.execute<Row & Record<string, unknown>>(sql`
-    select c.id, c.organisation_id, c.slug, c.url, c.transport, c.auth_kind, c.status, c.oauth,
+    select c.id, c.organisation_id, c.slug, c.url, c.transport, c.auth_kind, c.status,
            c.credential_ciphertext, c.credential_iv, c.credential_key_version,
            (c.org_wide or exists (select 1 from mcp_grants g where g.connection_id = c.id
              and (g.guild_id = ${guildId}::uuid or g.agent_id = ${agentId}::uuid))) as reaches
@@ -71,7 +72,8 @@ export async function openMcpCalls(input: { db: Database; env: Env; session: Run
       return undefined;
     });
     credentials.set(row.id, credential ?? null);
-    if (credential) tokens.push(...credentialTokens(row.slug, credential));
+    // Named after the slug in the marker: `[REDACTED:mcp:<slug>]`.
+    if (credential) tokens.push(...credentialTokens(credential).map((value) => ({ name: `mcp:${row.slug}`, value })));
   }
   // What the calls log never shows a token the server put in an error.
   const redactor = platformRedactor(env).withSecrets(tokens);
@@ -100,7 +102,8 @@ export async function openMcpCalls(input: { db: Database; env: Env; session: Run
       const { row, credential, remoteName } = target;
       let client = clients.get(row.id);
       if (!client) {
-        client = connector.connect(row, credential);
+        // A cancel while it connects stops the connect too, not only the call.
+        client = connector.connect(row, credential, generationSignal);
         clients.set(row.id, client);
         // A failed connect is tried again at the next call.
         client.catch(() => clients.delete(row.id));
@@ -120,15 +123,6 @@ export async function openMcpCalls(input: { db: Database; env: Env; session: Run
       await Promise.allSettled(open.map(async (c) => (await c).close()));
     },
   };
-}
-
-/** The values of a credential, named for the redaction marker. */
-function credentialTokens(slug: string, credential: McpCredential): SecretValue[] {
-  const name = `mcp:${slug}`;
-  if (credential.kind === "bearer") return [{ name, value: credential.token }];
-  return [credential.access_token, credential.refresh_token, credential.client_secret]
-    .filter((v): v is string => typeof v === "string" && v.length > 0)
-    .map((value) => ({ name, value }));
 }
 
 /** Why a call failed, as the model reads it. */
