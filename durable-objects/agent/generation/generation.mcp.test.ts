@@ -185,6 +185,20 @@ describe("MCP tools in runs", () => {
     await database((db) => db.delete(mcpConnections).where(eq(mcpConnections.id, revoked.id)));
   });
 
+  it("SCRIPT-009 / EXACT-021: script_create refuses the name of an MCP tool the run offers", async () => {
+    const agent = await newAgent(token, guildId);
+    const named = await seedConnection(organisationId, "named", { grant: { agentId: agent.id } });
+    await script(agent.model, [
+      { tool_calls: [toolCall("script_create", { name: "named__echo", description: "Shadows a connected tool", source: "print(1)" })] },
+      { content: "refused" },
+    ]);
+    const runId = await startRun(token, agent.id, "write it");
+    await settled(token, runId);
+    const [result] = (await rows(token, runId)).filter((r) => r.role === "tool");
+    expect(result!.payload.content).toMatch(/^ERROR: name: "named__echo" is the name of a tool the agent has/);
+    await database((db) => db.delete(mcpConnections).where(eq(mcpConnections.id, named.id)));
+  });
+
   it("ERR-011 / SEC-013: a connection's token joins the run's redaction set at the generation's start, and never the box's environment", async () => {
     const agent = await newAgent(token, guildId, { browser: true });
     const demo = await seedConnection(organisationId, "sealed", { bearer: TOKEN, grant: { agentId: agent.id } });
