@@ -16,7 +16,7 @@ const admin = async (path: string, body?: unknown) =>
     headers: { "content-type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   }).then((r) => r.json())) as any;
-const serverState = () => admin("state") as Promise<{ cancelled: Array<{ requestId: string | number; reason?: string }>; calls: string[] }>;
+const serverState = () => admin("state") as Promise<{ cancelled: Array<{ requestId: string | number; reason?: string }>; calls: string[]; sessions: number }>;
 
 /** A connection made through the API (discovered on creation), reaching every agent. */
 async function connect(slug: string, path = "/mcp", auth: Record<string, unknown> = { kind: "none" }) {
