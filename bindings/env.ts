@@ -66,6 +66,8 @@ export interface Settings {
   /** Largest model reply in bytes (default 2 MB) and most tool calls in one reply (default 64). */
   MAX_REPLY_BYTES?: string;
   MAX_REPLY_TOOL_CALLS?: string;
+  /** A run's MCP tool call limit in seconds (default 60, at most 600; durable-objects/agent/generation/tools/mcp.ts). */
+  MCP_CALL_TIMEOUT_S?: string;
   /**
    * Set by the local stack when no container engine runs (a laptop without Docker): why the
    * sandboxes are off, for the `sandbox.unavailable` answers and the console.

@@ -1,4 +1,5 @@
 import { eq, type SQL, sql } from "drizzle-orm";
+import type { McpReach } from "../runs/mcp-snapshot";
 import type { ScriptSnapshotEntry } from "../scripts/types";
 import { usageMonth } from "../usage/pricing";
 import { effectiveSpendLimit } from "../usage/spend-limit";
@@ -25,6 +26,8 @@ export interface OpeningState {
   scripts: ScriptSnapshotEntry[];
   /** A coding agent's guild repositories, oldest first (REPO-013); empty without coding. */
   repositories: Array<{ full_name: string; default_branch: string }>;
+  /** The ready MCP connections reaching the agent, by slug, each with its enabled tools in listing order (EXACT-021). */
+  mcp: McpReach[];
   spend: MonthSpend;
 }
 
@@ -41,6 +44,20 @@ function secretsOf(agentId: SQL, guildId: SQL, organisationId: SQL): SQL {
       select 1 from secret_grants g where g.secret_id = s.id and (g.guild_id = ${guildId} or g.agent_id = ${agentId})))), '[]'::json)`;
 }
 
+/**
+ * The MCP connections that reach the agent as its secrets do (org-wide, granted to its guild,
+ * granted to it) and ready, each with its enabled tools in the server's listing order: what a
+ * new run offers (EXACT-021, EXACT-023). The same choice as `connectionsForAgent`
+ * (core/db/mcp.ts), read in the opening's own statement so MCP costs run creation no round trip.
+ */
+function mcpOf(agentId: SQL, guildId: SQL, organisationId: SQL): SQL {
+  return sql`coalesce((select json_agg(json_build_object('connection_id', c.id, 'slug', c.slug, 'url', c.url,
+      'tools', (select coalesce(json_agg(json_build_object('name', t.name, 'remote_name', t.remote_name, 'description', t.description,
+        'input_schema', t.input_schema) order by t.position, t.remote_name), '[]'::json) from mcp_tools t where t.connection_id = c.id and t.enabled)) order by c.slug)
+    from mcp_connections c where c.organisation_id = ${organisationId} and c.status = 'ready'
+      and (c.org_wide or exists (select 1 from mcp_grants g where g.connection_id = c.id and (g.guild_id = ${guildId} or g.agent_id = ${agentId})))), '[]'::json)`;
+}
+
 /** The organisation's limits and this month's spend, as text so numerics keep their digits. */
 function spendOf(organisationId: SQL, now: Date): SQL {
   return sql`(select json_build_object('limit', o.monthly_spend_limit_usd::text, 'ceiling', o.spend_ceiling_usd::text, 'spent', u.cost_usd::text)
@@ -53,7 +70,7 @@ const toSpend = (row: SpendRow): MonthSpend => ({ limitUsd: effectiveSpendLimit(
 
 /**
  * Everything a run's opening reads, in one statement: the agent's row, its secrets, note
- * titles and Memory for the system row's State, and this month's spend for the first
+ * titles and Memory for the system row's State, the MCP tools it is offered, and this month's spend for the first
  * generation's limit check. Null when the agent is gone.
  *
  * @example const state = await readOpeningState(db, agentId, now); // state.agent.archivedAt, state.notes, …
@@ -74,6 +91,7 @@ export async function readOpeningState(db: Database, agentId: string, now: Date)
         from artifacts a where a.agent_id = ${id} and a.kind = 'script'), '[]'::json) else '[]'::json end`,
       repositories: sql<OpeningState["repositories"]>`case when "agents"."coding" then coalesce((select json_agg(json_build_object('full_name', g.full_name,
         'default_branch', g.default_branch) order by g.created_at, g.id) from guild_repositories g where g.guild_id = "agents"."guild_id"), '[]'::json) else '[]'::json end`,
+      mcp: sql<McpReach[]>`${mcpOf(id, sql.raw(`"agents"."guild_id"`), org)}`,
       spend: sql<SpendRow>`${spendOf(org, now)}`,
     })
     .from(agents)
@@ -87,6 +105,7 @@ export async function readOpeningState(db: Database, agentId: string, now: Date)
     memory: row.memory,
     scripts: row.scripts,
     repositories: row.repositories,
+    mcp: row.mcp,
     spend: toSpend(row.spend),
   };
 }

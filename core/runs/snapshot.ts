@@ -11,9 +11,10 @@ export interface OfferedTool {
 
 /**
  * The immutable snapshot a run takes at creation (EXACT-008..024): model settings,
- * flags, limits, the complete tool schemas offered, and secrets by id, name and
- * description only. Only the secrets list and a deleted script may change later
- * (EXACT-025); everything else is fixed for the run.
+ * flags, limits, the complete tool schemas offered, secrets by id, name and
+ * description only, and the MCP tools by connection (EXACT-023, core/runs/mcp-snapshot.ts).
+ * Only the secrets list and a deleted script may change later (EXACT-025); everything
+ * else is fixed for the run.
  */
 export interface RunSnapshot {
   version: 1;
@@ -40,7 +41,13 @@ export interface RunSnapshot {
 /**
  * @example buildSnapshot(agentRow, toolSchemas(offeredTools(agentRow))).model.max_tool_calls // 50
  */
-export function buildSnapshot(agent: AgentRow, tools: OfferedTool[], secrets: RunSnapshot["secrets"] = [], scripts: ScriptSnapshotEntry[] = []): RunSnapshot {
+export function buildSnapshot(
+  agent: AgentRow,
+  tools: OfferedTool[],
+  secrets: RunSnapshot["secrets"] = [],
+  scripts: ScriptSnapshotEntry[] = [],
+  mcp: RunSnapshot["mcp"] = [],
+): RunSnapshot {
   return {
     version: 1,
     model: {
@@ -58,7 +65,7 @@ export function buildSnapshot(agent: AgentRow, tools: OfferedTool[], secrets: Ru
     browser_language: agent.browserLanguage,
     tools,
     secrets,
-    mcp: [],
+    mcp,
     scripts,
   };
 }

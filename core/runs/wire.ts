@@ -35,6 +35,7 @@ export function toRun(run: RunRow, cost: string, extra: { generating?: boolean; 
             tools: snapshot.tools.map((t) => t.function.name),
             secrets: snapshot.secrets,
             scripts: (snapshot.scripts ?? []).map(({ source: _source, ...script }) => script),
+            mcp: snapshot.mcp ?? [],
           },
         }
       : {}),

@@ -82,6 +82,36 @@ export interface ToolContext {
   scripts?: ScriptTools;
   /** The task a task run works on (complete_task, ask_question); absent on other runs. */
   task?: TaskTools;
+  /** The run's MCP connections, where its snapshot lists any (core/tools/mcp.ts). */
+  mcp?: McpCalls;
+}
+
+/** A content block of a tools/call result, as far as the platform reads it. */
+export type McpContentBlock =
+  | { type: "text"; text: string }
+  | { type: "image" | "audio"; data: string; mimeType: string }
+  | { type: "resource_link"; uri: string; name?: string; mimeType?: string }
+  // The wire nests a resource's fields; core/mcp/client.ts hands them over flattened.
+  | {
+      type: "resource";
+      uri?: string;
+      mimeType?: string;
+      text?: string;
+      blob?: string;
+      resource?: { uri: string; mimeType?: string; text?: string; blob?: string };
+    }
+  | { type: string; [key: string]: unknown };
+
+/** A tools/call result (MCP 2025-06-18 and later), as the server sent it. */
+export interface McpCallResult {
+  content?: McpContentBlock[];
+  structuredContent?: unknown;
+  isError?: boolean;
+}
+
+/** The connections of a run as its MCP tools reach them; a refusal is a message the model reads. */
+export interface McpCalls {
+  call(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<{ ok: true; result: McpCallResult } | { ok: false; message: string }>;
 }
 
 /** What the task tools tell the task's run; the run acts on them at the turn's end. */

@@ -72,6 +72,15 @@ export const Run = z
             source_hash: z.string(),
           }),
         ),
+        /** The MCP tools the run offers, by connection (EXACT-023): what its calls are dispatched by. */
+        mcp: z.array(
+          z.object({
+            connection_id: z.uuid(),
+            server_id: z.string(),
+            slug: z.string(),
+            tools: z.array(z.object({ name: z.string(), remote_name: z.string() })),
+          }),
+        ),
       })
       .optional(),
     archived: z.boolean(),

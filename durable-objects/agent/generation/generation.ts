@@ -50,6 +50,8 @@ export interface GenerationInputs {
   scripts?: ToolContext["scripts"];
   /** The task a task run works on: its tools tell the run (TASK-015, TASK-016). */
   task?: ToolContext["task"];
+  /** The run's MCP connections; closed when the generation ends, however it ends. */
+  mcp?: ToolContext["mcp"] & { close(): Promise<void> };
   /** A coding agent's repositories: the end checkpoint after the generation (REPO-015). */
   repositories?: { checkpointEnd(): Promise<void> };
   redactor: Redactor;
@@ -220,6 +222,7 @@ export async function runGeneration(context: AgentContext, inputs: GenerationInp
             ...(inputs.secrets ? { secrets: inputs.secrets } : {}),
             ...(inputs.scripts ? { scripts: inputs.scripts } : {}),
             ...(inputs.task ? { task: inputs.task } : {}),
+            ...(inputs.mcp ? { mcp: inputs.mcp } : {}),
           }),
           inputs.signal,
         );
@@ -264,6 +267,9 @@ export async function runGeneration(context: AgentContext, inputs: GenerationInp
     }
     // If even this cannot be written, the next generation writes them before it starts.
     await interruptUnresolved(inputs.db, session, generation).catch(() => {});
+  } finally {
+    // One client per connection lived for this generation's calls (a cancelled call's notice is sent first).
+    await inputs.mcp?.close().catch(() => {});
   }
 
   const status = statusAfterGeneration(

@@ -10,10 +10,12 @@ import type { RunError } from "../../../core/db/transcript";
 import { describeError, logEvent } from "../../../core/output/log";
 import { platformRedactor, type SecretValue } from "../../../core/output/redaction";
 import { providerForGeneration } from "../../../core/providers/provider";
+import { mcpToolNames } from "../../../core/runs/mcp-snapshot";
 import { executesScripts } from "../../../core/runs/script-snapshot";
 import { offersSandbox } from "../../../core/sandbox/tools";
 import { keySetFrom } from "../../../core/secrets/crypto";
 import { openResolvedSecrets } from "../../../core/secrets/open";
+import { mcpTool } from "../../../core/tools/mcp";
 import { nativeToolNames, offeredTools } from "../../../core/tools/registry";
 import { scriptTool } from "../../../core/tools/scripts";
 import type { SandboxAccess } from "../../../core/tools/types";
@@ -27,6 +29,7 @@ import { generationBounds } from "./request-bounds";
 import { GenerationBox } from "./tools/box";
 import { groupChatOf } from "./tools/group-chat";
 import { r2ToolImages } from "./tools/images";
+import { openMcpCalls } from "./tools/mcp";
 import { scheduleTools } from "./tools/schedules";
 import { materialiseRunScripts, scriptTools } from "./tools/scripts";
 import { secretTools } from "./tools/secrets";
@@ -66,7 +69,7 @@ export async function generationInputs(
   const box = generationBox(context, db, session, secrets.values);
   // shell and the browser tools ensure the box now (GEN-007); scripts alone at their first
   // run, or now when the box is up anyway (its folder is then materialised at the start).
-  if (box && (offersSandbox(session.snapshot.tools) || context.box.running())) {
+  if (box && (offersSandbox(boxTools(session)) || context.box.running())) {
     const ensured = await box.ensure();
     if (!ensured.ok) return failed(ensured.code, ensured.message);
   }
@@ -100,6 +103,9 @@ export async function generationInputs(
           .redact(prepared.message),
       );
   }
+  // The run's MCP connections: their tokens join the set before any call (ERR-011), and stay
+  // in the agent object, never in the box (SEC-013).
+  const mcp = session.snapshot.mcp?.length ? await openMcpCalls({ db, env, session, signal }) : null;
   const redactor = () => holder.inputs!.redactor;
   holder.inputs = {
     db,
@@ -128,8 +134,9 @@ export async function generationInputs(
       ? { scripts: scriptTools({ db, env, session, box, forget: (change) => context.sessions.forgetScripts(change) }) }
       : {}),
     secrets: secretTools(db, env, session.scope, () => context.box.secretsChanged()),
-    // The run's redaction set: the platform's keys, this generation's secret values (SEC-014) and GitHub tokens (SEC-018).
-    redactor: platformRedactor(env).withSecrets([...secrets.values, ...tokens]),
+    ...(mcp ? { mcp } : {}),
+    // The run's redaction set: the platform's keys, this generation's secret values (SEC-014), GitHub tokens (SEC-018) and MCP tokens.
+    redactor: platformRedactor(env).withSecrets([...secrets.values, ...tokens, ...(mcp?.tokens ?? [])]),
     pricing: provider.pricing,
     spend,
     hydrate: bounds.hydrate,
@@ -155,14 +162,25 @@ function inRepositories(access: SandboxAccess, repositories: GenerationRepositor
 
 /**
  * The definitions behind the run's snapshotted schemas: the tools it was offered, no others
- * (EXACT-005); a snapshotted name no native tool has is a script's own tool (SCRIPT-022).
+ * (EXACT-005); a snapshotted name of the snapshot's MCP list is a connection's tool, and
+ * any other name no native tool has is a script's own tool (SCRIPT-022).
  */
 function snapshotTools(session: RunSession) {
   const offered = new Set(session.snapshot.tools.map((t) => t.function.name));
   const native = offeredTools({ kind: session.facts.kind, ...session.snapshot.flags }).filter((d) => offered.has(d.name));
   const nativeNames = nativeToolNames();
-  const own = session.snapshot.flags.scripting ? session.snapshot.tools.filter((t) => !nativeNames.has(t.function.name)).map(scriptTool) : [];
-  return [...native, ...own];
+  const mcpNames = mcpToolNames(session.snapshot.mcp);
+  const own = session.snapshot.flags.scripting
+    ? session.snapshot.tools.filter((t) => !nativeNames.has(t.function.name) && !mcpNames.has(t.function.name)).map(scriptTool)
+    : [];
+  const mcp = session.snapshot.tools.filter((t) => mcpNames.has(t.function.name)).map(mcpTool);
+  return [...native, ...own, ...mcp];
+}
+
+/** The offered tools that may reach the box: an MCP tool never does, whatever its name looks like. */
+function boxTools(session: RunSession) {
+  const mcpNames = mcpToolNames(session.snapshot.mcp);
+  return session.snapshot.tools.filter((t) => !mcpNames.has(t.function.name));
 }
 
 /**
@@ -171,8 +189,9 @@ function snapshotTools(session: RunSession) {
  */
 function generationBox(context: AgentContext, db: Database, session: RunSession, values: SecretValue[]): GenerationBox | null {
   const { snapshot } = session;
-  const scripts = snapshot.flags.scripting && executesScripts(snapshot.tools, nativeToolNames());
-  if (!offersSandbox(snapshot.tools) && !scripts) return null;
+  const tools = boxTools(session);
+  const scripts = snapshot.flags.scripting && executesScripts(tools, nativeToolNames());
+  if (!offersSandbox(tools) && !scripts) return null;
   const request = ensureRequestOf(session, values);
   return new GenerationBox(
     () => context.box.generationStarting(request, db),

@@ -7,6 +7,7 @@ import type { ChatPayload } from "../../../core/projection/types";
 import { composeSystemPrompt, type SystemPromptInput } from "../../../core/prompt/system-prompt";
 import { repositoryFolder } from "../../../core/repos/repository";
 import { REPOS_DIR } from "../../../core/repos/types";
+import { mcpSnapshot } from "../../../core/runs/mcp-snapshot";
 import type { RunFacts, RunKind } from "../../../core/runs/rules";
 import { scriptToolSchemas } from "../../../core/runs/script-snapshot";
 import { buildSnapshot, type OfferedTool, type RunSnapshot } from "../../../core/runs/snapshot";
@@ -30,7 +31,13 @@ export function prepareOpening(state: OpeningState, kind: RunKind, now: Date, gr
   const { agent } = state;
   const native = toolSchemas(offeredTools({ kind, ...agent, group_post: agent.groupPost })) as OfferedTool[];
   const scripts = agent.scripting ? state.scripts : [];
-  const tools = [...native, ...scriptToolSchemas(scripts, new Set(native.map((t) => t.function.name)))];
+  const nativeNames = new Set(native.map((t) => t.function.name));
+  // A task run offers nothing beyond its own tools (TASK-012), so no MCP tool either.
+  const mcp = kind === "task" ? { tools: [], mcp: [] } : mcpSnapshot(state.mcp, nativeNames);
+  // A script whose name a connected tool took since it was written is skipped (OP-SCRIPT-9).
+  const taken = new Set([...nativeNames, ...mcp.tools.map((t) => t.function.name)]);
+  // Native tools, then the scripts' own, then the MCP tools (EXACT-021).
+  const tools = [...native, ...scriptToolSchemas(scripts, taken), ...mcp.tools];
   const system: ChatPayload = {
     role: "system",
     content: composeSystemPrompt({
@@ -46,7 +53,7 @@ export function prepareOpening(state: OpeningState, kind: RunKind, now: Date, gr
       ...(groupChat ? { groupChat } : {}),
     }),
   };
-  return { snapshot: buildSnapshot(agent, tools, state.secrets, scripts), system };
+  return { snapshot: buildSnapshot(agent, tools, state.secrets, scripts, mcp.mcp), system };
 }
 
 /** A repository as State names it (REPO-013): its folder, where it is cloned, its default branch. */

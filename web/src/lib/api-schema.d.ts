@@ -1759,6 +1759,16 @@ export interface components {
                     } | null;
                     source_hash: string;
                 }[];
+                mcp: {
+                    /** Format: uuid */
+                    connection_id: string;
+                    server_id: string;
+                    slug: string;
+                    tools: {
+                        name: string;
+                        remote_name: string;
+                    }[];
+                }[];
             };
             archived: boolean;
             /** Format: date-time */

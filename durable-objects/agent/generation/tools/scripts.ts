@@ -9,6 +9,7 @@ import { publishScriptsChanged } from "../../../../bindings/script-events";
 import type { Database } from "../../../../core/db/client";
 import { type ScriptRow, scriptCatalog } from "../../../../core/db/scripts";
 import { describeError, logEvent } from "../../../../core/output/log";
+import { mcpToolNames } from "../../../../core/runs/mcp-snapshot";
 import type { SandboxFiles } from "../../../../core/scripts/materialise";
 import { ensureScriptFile, materialiseScripts, writeScriptFile } from "../../../../core/scripts/materialise";
 import { validateScriptWrite } from "../../../../core/scripts/rules";
@@ -60,7 +61,8 @@ export function scriptTools({ db, env, session, box, forget }: ScriptToolsInput)
     },
 
     async create(input) {
-      const checked = validateScriptWrite(input, nativeToolNames());
+      // SCRIPT-009: nor the name of an MCP tool this run offers.
+      const checked = validateScriptWrite(input, new Set([...nativeToolNames(), ...mcpToolNames(session.snapshot.mcp)]));
       if (!checked.ok) throw new Error(checked.issues.map((i) => `${i.field}: ${i.message}`).join("; "));
       const author: ScriptAuthor = { kind: "run", run_id: session.runId, seq: session.rows.findLast((r) => r.role === "assistant")?.seq ?? null };
       let written: Awaited<ReturnType<typeof scriptCatalog.write>>[number];
