@@ -1,6 +1,7 @@
 /**
  * `npm run secrets:rotate -- --env <env>`: seals every stored secret value again under the
- * current key of SECRETS_KEK (its last entry), so an older key can then be dropped
+ * current key of SECRETS_KEK (its last entry), with MCP connections' credentials and the
+ * PKCE verifiers of OAuth authorisations in flight, so an older key can then be dropped
  * (README, "Rotating the secrets key").
  *
  * For a wrangler environment, export the same values its Worker has: DATABASE_URL (the
@@ -14,6 +15,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { experimental_readRawConfig } from "wrangler";
+import { resealMcpCredentials, resealOauthVerifiers } from "../core/mcp/reseal";
 import { parseKeySet } from "../core/secrets/crypto";
 import { resealSecrets } from "../core/secrets/reseal";
 import { LOCAL_ENV, parseRotateArgs } from "./secrets/rotate-options";
@@ -48,14 +50,21 @@ try {
   fail((error as Error).message);
 }
 
-const report = await withDatabase(databaseUrl, (db) => resealSecrets(db, keys));
-console.log(
-  `Secrets of ${parsed.env} (${redactUrl(databaseUrl)}): ${report.resealed} sealed again under key ${keys.current}, ${report.current} already under it` +
-    (report.changedMeanwhile ? `, ${report.changedMeanwhile} rewritten meanwhile by the platform` : "") +
-    ".",
-);
-if (report.failed.length > 0) {
-  for (const f of report.failed) console.error(`  secret ${f.name} (${f.id}, organisation ${f.organisationId}, key ${f.keyVersion}): ${f.reason}`);
-  fail(`${report.failed.length} value(s) stay under their old key; add that key to SECRETS_KEK_PREVIOUS and run again before dropping it.`, 1);
+const { report, others } = await withDatabase(databaseUrl, async (db) => ({
+  report: await resealSecrets(db, keys),
+  others: [
+    ["MCP credentials", await resealMcpCredentials(db, keys)],
+    ["OAuth verifiers", await resealOauthVerifiers(db, keys)],
+  ] as const,
+}));
+const summary = (r: typeof report) =>
+  `${r.resealed} sealed again under key ${keys.current}, ${r.current} already under it` +
+  (r.changedMeanwhile ? `, ${r.changedMeanwhile} rewritten meanwhile by the platform` : "");
+console.log(`Secrets of ${parsed.env} (${redactUrl(databaseUrl)}): ${summary(report)}.`);
+for (const [what, r] of others) if (r.resealed + r.current + r.changedMeanwhile + r.failed.length > 0) console.log(`${what}: ${summary(r)}.`);
+const failed = [...report.failed.map((f) => ({ ...f, name: `secret ${f.name}` })), ...others.flatMap(([, r]) => r.failed)];
+if (failed.length > 0) {
+  for (const f of failed) console.error(`  ${f.name} (${f.id}, organisation ${f.organisationId}, key ${f.keyVersion}): ${f.reason}`);
+  fail(`${failed.length} value(s) stay under their old key; add that key to SECRETS_KEK_PREVIOUS and run again before dropping it.`, 1);
 }
 console.log(`Every value is under ${keys.current}: older keys may now be removed from SECRETS_KEK and SECRETS_KEK_PREVIOUS.`);
