@@ -1,4 +1,4 @@
-import { markNeedsAuth, type McpConnectionRow, openOauthCredential, reloadConnection, storeOauthTokens } from "../db/mcp-oauth";
+import { markNeedsAuth, type McpConnectionRow, openOauthCredential, reloadConnection, storeOauthTokens } from "./oauth-store";
 import type { AnyDatabase } from "../db/organisations";
 import type { KeySet } from "../secrets/crypto";
 import { readFacts, refreshDue } from "./oauth";

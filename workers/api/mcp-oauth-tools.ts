@@ -1,5 +1,5 @@
 import type { Env } from "../../bindings/env";
-import type { McpConnectionRow } from "../../core/db/mcp-oauth";
+import type { McpConnectionRow } from "../../core/mcp/oauth-store";
 import type { Database } from "../../core/db/client";
 
 /** After an authorisation: the connection's tools discovered with its new token. */

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { Env } from "../../bindings/env";
-import { findConnection, type McpConnectionRow, openOauthCredential, saveOauthState, spendOauthState, storeOauthTokens } from "../../core/db/mcp-oauth";
+import { findConnection, type McpConnectionRow, openOauthCredential, saveOauthState, spendOauthState, storeOauthTokens } from "../../core/mcp/oauth-store";
 import {
   authorizationUrl,
   OAUTH_CALLBACK_PATH,

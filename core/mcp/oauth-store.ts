@@ -1,8 +1,10 @@
 import { and, eq, lt } from "drizzle-orm";
-import type { OAuthCredential, OAuthFacts } from "../mcp/oauth";
+import type { McpConnectionRow } from "../db/mcp";
+import type { AnyDatabase } from "../db/organisations";
+import { mcpConnections, mcpOauthStates } from "../db/schema";
 import { type KeySet, openSecret, type SealedValue, sealSecret } from "../secrets/crypto";
-import type { AnyDatabase } from "./organisations";
-import { mcpConnections, mcpOauthStates } from "./schema";
+import { credentialBinding, verifierBinding } from "./credentials";
+import type { OAuthCredential, OAuthFacts } from "./oauth";
 
 /**
  * The database side of MCP OAuth: authorisations in flight (their PKCE verifier sealed, each
@@ -10,12 +12,8 @@ import { mcpConnections, mcpOauthStates } from "./schema";
  * connection's sealed tokens and non-secret facts.
  */
 
-export type McpConnectionRow = typeof mcpConnections.$inferSelect;
+export type { McpConnectionRow };
 
-/** A connection's credential is bound to its organisation and its id, so a copy onto another row fails to open. */
-export const credentialBinding = (row: Pick<McpConnectionRow, "organisationId" | "id">) => ({ organisationId: row.organisationId, secretId: `mcp:${row.id}` });
-
-const verifierBinding = (organisationId: string, nonce: string) => ({ organisationId, secretId: `mcp-oauth-state:${nonce}` });
 
 /** The organisation's connection, or undefined (another organisation's is not found either). */
 export async function findConnection(db: AnyDatabase, organisationId: string, id: string): Promise<McpConnectionRow | undefined> {
@@ -69,14 +67,14 @@ export async function spendOauthState(
 /** The connection's OAuth credential, or null when it has none (or another kind). */
 export async function openOauthCredential(keys: KeySet, row: McpConnectionRow): Promise<OAuthCredential | null> {
   if (!row.credentialCiphertext || !row.credentialIv || !row.credentialKeyVersion) return null;
-  const plain = await openSecret(keys, credentialBinding(row), { ciphertext: row.credentialCiphertext, iv: row.credentialIv, keyVersion: row.credentialKeyVersion });
+  const plain = await openSecret(keys, credentialBinding(row.organisationId, row.id), { ciphertext: row.credentialCiphertext, iv: row.credentialIv, keyVersion: row.credentialKeyVersion });
   const value = JSON.parse(plain) as { kind?: string };
   return value.kind === "oauth" ? (value as OAuthCredential) : null;
 }
 
 /** The columns of a credential sealed for the row. */
 export async function sealedCredential(keys: KeySet, row: Pick<McpConnectionRow, "organisationId" | "id">, credential: OAuthCredential) {
-  const sealed = await sealSecret(keys, credentialBinding(row), JSON.stringify(credential));
+  const sealed = await sealSecret(keys, credentialBinding(row.organisationId, row.id), JSON.stringify(credential));
   return { credentialCiphertext: sealed.ciphertext, credentialIv: sealed.iv, credentialKeyVersion: sealed.keyVersion };
 }
 
