@@ -180,7 +180,7 @@ export const mcpOauthRoutes = new Hono<AppEnv>()
         status: "pending",
       });
       if (!updated) throw notFound("mcp_connection");
-      const after = await discoverAfterAuthorisation(c.env, db, updated);
+      const after = await discoverAfterAuthorisation(c.env, db, keySet, updated);
       return c.json({ connection_id: row.id, status: after.status, last_error: after.lastError, expires_at: tokens.expiresAt });
     },
   );
