@@ -8,6 +8,7 @@ import { githubRoutes } from "./api/github-connections";
 import { groupChatRoutes } from "./api/group-chat";
 import { guildRoutes } from "./api/guilds";
 import { healthRoutes } from "./api/health";
+import { mcpOauthRoutes } from "./api/mcp-oauth";
 import { guildRepositoryRoutes, repositoryRoutes } from "./api/repositories";
 import { runRoutes } from "./api/run";
 import { runChangeRoutes } from "./api/run-changes";
@@ -105,6 +106,7 @@ api.route("/secrets", secretRoutes);
 api.route("/github", githubRoutes);
 api.route("/repositories", repositoryRoutes);
 api.route("/tasks", taskRoutes);
+api.route("/mcp", mcpOauthRoutes);
 app.route("/api", api);
 
 app.notFound((c) => {

@@ -150,7 +150,8 @@ export const mcpOauthRoutes = new Hono<AppEnv>()
       notFound: "mcp_connection",
       invalid:
         "mcp_oauth.state_invalid: the state is not one this organisation was given, or it expired; mcp_oauth.code_refused: the token endpoint refused the code; mcp_oauth.url_refused: the token endpoint is one the platform does not call",
-      conflict: "mcp_oauth.state_used: the state was spent already (authorise again); mcp_connection.not_oauth: the connection's auth is no longer OAuth",
+      conflict:
+        "mcp_oauth.state_used: the state was spent already (authorise again); mcp_oauth.no_client: the connection has no registered client; mcp_connection.not_oauth: the connection's auth is no longer OAuth",
       errors: { 502: UNREACHABLE, 503: UNCONFIGURED },
     }),
     jsonBody(McpOAuthCallback),
@@ -170,7 +171,7 @@ export const mcpOauthRoutes = new Hono<AppEnv>()
       if (!spent) throw new ApiError(409, "mcp_oauth.state_used", "The state has been used already: authorise again", { field: "state" });
       const facts = readFacts(row.oauth);
       const credential = (await openOauthCredential(keySet, row).catch(() => null)) ?? { kind: "oauth" as const, access_token: "" };
-      if (!facts?.client_id) throw new ApiError(409, "mcp_oauth.state_used", "The connection's client is gone: authorise again", { field: "state" });
+      if (!facts?.client_id) throw new ApiError(409, "mcp_oauth.no_client", "The connection has no registered client: authorise again");
       const tokens = await exchangeCode(facts, credential, { code, verifier: spent.verifier, redirectUri: spent.redirectUri }, oauthFetch(c.env)).catch((error: unknown) =>
         oauthFailure(error, "code"),
       );
