@@ -95,7 +95,10 @@ export class McpSession {
     return (this.client.transport as { sessionId?: string } | undefined)?.sessionId;
   }
 
+  /** Ends the server's session too (DELETE on Streamable HTTP), so it frees what it holds. */
   async close(): Promise<void> {
+    const transport = this.client.transport as { terminateSession?: () => Promise<void> } | undefined;
+    await transport?.terminateSession?.().catch(() => {});
     await this.client.close().catch(() => {});
   }
 }
