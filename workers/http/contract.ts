@@ -33,7 +33,7 @@ export const TAGS = {
   Tokens: "API tokens of the organisation",
   Secrets: "Secrets of the organisation and their grants to guilds and agents; values are write-only",
   Repositories: "GitHub connections of the organisation and the repositories of its guilds' coding agents",
-  MCP: "MCP connections: remote MCP servers of the organisation, their tools, grants and OAuth authorisation",
+  MCP: "MCP connections: remote MCP servers, their discovered tools, grants and the presets catalog",
   Tasks: "Tasks: units of work for coding agents in guild repositories, their runs, messages and the organisation's task settings",
 } as const;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "./api-client";
-import { createBody, createLatch, fieldErrorsOf, readCallback, rememberReturn, takeReturn } from "./mcp-connections";
+import { createBody, createLatch, fieldErrorsOf, reachingAgent, readCallback, rememberReturn, takeReturn } from "./mcp-connections";
 
 const memory = () => {
   const m = new Map<string, string>();
@@ -10,10 +10,17 @@ const memory = () => {
 describe("the console's MCP connections", () => {
   it("builds the create body for each auth kind and for a preset", () => {
     const form = { url: " http://127.0.0.1:1/mcp ", slug: "local ", auth: "none" as const, token: "t0k", preset: "" };
-    expect(createBody(form)).toEqual({ url: "http://127.0.0.1:1/mcp", slug: "local", auth: "none" });
-    expect(createBody({ ...form, auth: "bearer" })).toEqual({ url: "http://127.0.0.1:1/mcp", slug: "local", auth: "bearer", token: "t0k" });
-    expect(createBody({ ...form, auth: "oauth" })).toEqual({ url: "http://127.0.0.1:1/mcp", slug: "local", auth: "oauth" });
-    expect(createBody({ ...form, preset: "coingecko", token: "" })).toEqual({ preset: "coingecko", slug: "local" });
+    expect(createBody(form)).toEqual({ url: "http://127.0.0.1:1/mcp", slug: "local", auth: { kind: "none" } });
+    expect(createBody({ ...form, auth: "bearer" })).toEqual({ url: "http://127.0.0.1:1/mcp", slug: "local", auth: { kind: "bearer", token: "t0k" } });
+    expect(createBody({ ...form, auth: "oauth" })).toEqual({ url: "http://127.0.0.1:1/mcp", slug: "local", auth: { kind: "oauth" } });
+    expect(createBody({ ...form, preset: "coingecko" })).toEqual({ preset: "coingecko", slug: "local" });
+    expect(createBody({ ...form, preset: "alchemy", auth: "bearer" })).toEqual({ preset: "alchemy", slug: "local", auth: { kind: "bearer", token: "t0k" } });
+  });
+
+  it("finds the connections reaching an agent: organisation-wide, granted to it, or to its guild", () => {
+    const c = (id: string, org_wide: boolean, grants: Array<{ guild_id: string | null; agent_id: string | null }>) => ({ id, org_wide, grants });
+    const all = [c("wide", true, []), c("mine", false, [{ guild_id: null, agent_id: "a1" }]), c("guild", false, [{ guild_id: "g1", agent_id: null }]), c("other", false, [{ guild_id: "g2", agent_id: null }])];
+    expect(reachingAgent(all, { id: "a1", guild_id: "g1" }).map((x) => x.id)).toEqual(["wide", "mine", "guild"]);
   });
 
   it("reads the authorization server's redirect: code and state, a refusal, or what is missing", () => {

@@ -19,11 +19,25 @@ export interface NewConnectionForm {
   preset: string;
 }
 
-/** The create body: a preset names its URL and auth itself; a bearer connection carries its token. */
-export function createBody(form: NewConnectionForm): Record<string, unknown> {
+export type AuthInput = { kind: "none" } | { kind: "bearer"; token: string } | { kind: "oauth" };
+
+/**
+ * The create body: a preset names its URL (and auth, unless a bearer preset's token is
+ * given); otherwise URL and auth as chosen, a bearer connection carrying its token.
+ */
+export function createBody(form: NewConnectionForm): { slug: string; url?: string; preset?: string; auth?: AuthInput } {
   const slug = form.slug.trim();
-  if (form.preset) return { preset: form.preset, slug, ...(form.token ? { token: form.token } : {}) };
-  return { url: form.url.trim(), slug, auth: form.auth, ...(form.auth === "bearer" ? { token: form.token } : {}) };
+  const auth: AuthInput = form.auth === "bearer" ? { kind: "bearer", token: form.token } : { kind: form.auth };
+  if (form.preset) return { preset: form.preset, slug, ...(form.auth === "bearer" ? { auth } : {}) };
+  return { url: form.url.trim(), slug, auth };
+}
+
+/** The connections that reach an agent: organisation-wide ones, and those granted to it or to its guild. */
+export function reachingAgent<C extends { org_wide: boolean; grants: Array<{ guild_id: string | null; agent_id: string | null }> }>(
+  connections: readonly C[],
+  agent: { id: string; guild_id: string },
+): C[] {
+  return connections.filter((c) => c.org_wide || c.grants.some((g) => g.agent_id === agent.id || g.guild_id === agent.guild_id));
 }
 
 export type Callback =
