@@ -1,19 +1,23 @@
-import { markNeedsAuth, type McpConnectionRow, openOauthCredential, reloadConnection, storeOauthTokens } from "./oauth-store";
+import { and, eq } from "drizzle-orm";
 import type { AnyDatabase } from "../db/organisations";
+import { mcpConnections } from "../db/schema";
 import type { KeySet } from "../secrets/crypto";
-import { readFacts, refreshDue } from "./oauth";
+import { type OAuthCredential, type OAuthFacts, readFacts, refreshDue } from "./oauth";
 import { OAuthError, type OAuthFetch, refreshTokens } from "./oauth-flow";
+import { type McpConnectionRow, markNeedsAuth, openOauthCredential, storeOauthTokens } from "./oauth-store";
 
 /**
  * The access token of an OAuth connection, for the MCP client and for runs: the stored one
  * while more than a minute is left, otherwise a refreshed one (stored before it is used). A
  * refresh the server refuses marks the connection 'needs_auth' and throws; the operator then
- * authorises again. Two refreshes at once (two runs) store only one result: the loser reads
- * the winner's token rather than spending a rotated refresh token a second time.
+ * authorises again.
+ *
+ * Servers may rotate refresh tokens, so two refreshes of one connection (two runs, two
+ * Worker instances) must not both spend the same one: the refresh happens under the row's
+ * lock, and whoever comes second finds the new token and uses it.
  *
  * @example
  *   const token = await accessToken(row, { db, keys, fetch: egressFetch(allow) });
- *   client.connect({ headers: { authorization: `Bearer ${token}` } });
  */
 export interface AccessDeps {
   db: AnyDatabase;
@@ -22,31 +26,43 @@ export interface AccessDeps {
   now?: () => number;
 }
 
+async function usable(keys: KeySet, row: McpConnectionRow): Promise<{ facts: OAuthFacts; credential: OAuthCredential }> {
+  const facts = readFacts(row.oauth);
+  const credential = await openOauthCredential(keys, row);
+  if (!facts || !credential?.access_token) throw new OAuthError("refused", "The connection has not been authorised: authorise it");
+  return { facts, credential };
+}
+
 export async function accessToken(conn: McpConnectionRow, deps: AccessDeps): Promise<string> {
   const now = deps.now ?? Date.now;
-  const facts = readFacts(conn.oauth);
-  const credential = await openOauthCredential(deps.keys, conn);
-  if (!facts || !credential?.access_token) throw new OAuthError("refused", "The connection has not been authorised: authorise it");
-  if (!refreshDue(facts.expires_at, now())) return credential.access_token;
-  let tokens: Awaited<ReturnType<typeof refreshTokens>>;
-  try {
-    tokens = await refreshTokens(facts, credential, deps.fetch, now());
-  } catch (error) {
-    if (error instanceof OAuthError && error.kind === "refused") {
-      // Another refresh may have rotated the refresh token first: its token is good.
-      const fresh = await reloadConnection(deps.db, conn);
-      if (fresh && fresh.credentialCiphertext !== conn.credentialCiphertext) return accessToken(fresh, { ...deps, now });
-      await markNeedsAuth(deps.db, conn, error.message);
+  const stored = await usable(deps.keys, conn);
+  if (!refreshDue(stored.facts.expires_at, now())) return stored.credential.access_token;
+  type Outcome = { token: string } | { refused: OAuthError };
+  const outcome = await deps.db.transaction(async (tx): Promise<Outcome> => {
+    const [row] = await tx
+      .select()
+      .from(mcpConnections)
+      .where(and(eq(mcpConnections.id, conn.id), eq(mcpConnections.organisationId, conn.organisationId)))
+      .for("update");
+    if (!row) return { refused: new OAuthError("refused", "The connection was deleted") };
+    const { facts, credential } = await usable(deps.keys, row);
+    // Refreshed by another caller while this one waited for the lock.
+    if (!refreshDue(facts.expires_at, now())) return { token: credential.access_token };
+    try {
+      const tokens = await refreshTokens(facts, credential, deps.fetch, now());
+      await storeOauthTokens(tx as unknown as AnyDatabase, deps.keys, row, {
+        credential: tokens.credential,
+        facts: { ...facts, expires_at: tokens.expiresAt, scope: tokens.scope },
+      });
+      return { token: tokens.credential.access_token };
+    } catch (error) {
+      if (error instanceof OAuthError && error.kind === "refused") return { refused: error };
+      throw error;
     }
-    throw error;
-  }
-  const stored = await storeOauthTokens(deps.db, deps.keys, conn, {
-    credential: tokens.credential,
-    facts: { ...facts, expires_at: tokens.expiresAt, scope: tokens.scope },
-    ifCiphertext: conn.credentialCiphertext,
   });
-  if (stored) return tokens.credential.access_token;
-  const fresh = await reloadConnection(deps.db, conn);
-  if (!fresh) throw new OAuthError("refused", "The connection was deleted");
-  return accessToken(fresh, { ...deps, now });
+  if ("refused" in outcome) {
+    await markNeedsAuth(deps.db, conn, outcome.refused.message);
+    throw outcome.refused;
+  }
+  return outcome.token;
 }

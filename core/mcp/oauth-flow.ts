@@ -153,7 +153,8 @@ export async function registerClient(
     }),
   });
   const body = await jsonOf(response);
-  if (!response.ok) throw new OAuthError(response.status >= 500 ? "unreachable" : "registration", `Client registration answered ${response.status}${errorCode(body)}`);
+  if (!response.ok)
+    throw new OAuthError(response.status >= 500 ? "unreachable" : "registration", `Client registration answered ${response.status}${errorCode(body)}`);
   const client = RegisteredClient.safeParse(body);
   if (!client.success) throw new OAuthError("registration", "Client registration answered no client_id");
   return client.data;
@@ -201,7 +202,12 @@ export async function exchangeCode(
   const grant = { grant_type: "authorization_code", code: input.code, code_verifier: input.verifier, redirect_uri: input.redirectUri };
   const { token, expiresAt } = await tokenRequest(facts, credential, grant, f, now);
   return {
-    credential: { kind: "oauth", access_token: token.access_token, ...(token.refresh_token ? { refresh_token: token.refresh_token } : {}), ...secretOf(credential) },
+    credential: {
+      kind: "oauth",
+      access_token: token.access_token,
+      ...(token.refresh_token ? { refresh_token: token.refresh_token } : {}),
+      ...secretOf(credential),
+    },
     expiresAt,
     scope: token.scope ?? facts.scope ?? null,
   };

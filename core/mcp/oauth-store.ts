@@ -14,17 +14,6 @@ import type { OAuthCredential, OAuthFacts } from "./oauth";
 
 export type { McpConnectionRow };
 
-
-/** The organisation's connection, or undefined (another organisation's is not found either). */
-export async function findConnection(db: AnyDatabase, organisationId: string, id: string): Promise<McpConnectionRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(mcpConnections)
-    .where(and(eq(mcpConnections.id, id), eq(mcpConnections.organisationId, organisationId)))
-    .limit(1);
-  return row;
-}
-
 /** Keeps an authorisation in flight; expired ones are cleared on the way. */
 export async function saveOauthState(
   db: AnyDatabase,
@@ -67,7 +56,11 @@ export async function spendOauthState(
 /** The connection's OAuth credential, or null when it has none (or another kind). */
 export async function openOauthCredential(keys: KeySet, row: McpConnectionRow): Promise<OAuthCredential | null> {
   if (!row.credentialCiphertext || !row.credentialIv || !row.credentialKeyVersion) return null;
-  const plain = await openSecret(keys, credentialBinding(row.organisationId, row.id), { ciphertext: row.credentialCiphertext, iv: row.credentialIv, keyVersion: row.credentialKeyVersion });
+  const plain = await openSecret(keys, credentialBinding(row.organisationId, row.id), {
+    ciphertext: row.credentialCiphertext,
+    iv: row.credentialIv,
+    keyVersion: row.credentialKeyVersion,
+  });
   const value = JSON.parse(plain) as { kind?: string };
   return value.kind === "oauth" ? (value as OAuthCredential) : null;
 }
@@ -78,18 +71,14 @@ export async function sealedCredential(keys: KeySet, row: Pick<McpConnectionRow,
   return { credentialCiphertext: sealed.ciphertext, credentialIv: sealed.iv, credentialKeyVersion: sealed.keyVersion };
 }
 
-/**
- * Stores new tokens and facts. With `ifCiphertext`, only while the row still holds that
- * credential (a refresh that raced another): false when the other won.
- */
+/** Stores new tokens and facts (and a status, when given); null when the row is gone. */
 export async function storeOauthTokens(
   db: AnyDatabase,
   keys: KeySet,
   row: McpConnectionRow,
-  input: { credential: OAuthCredential; facts: OAuthFacts; status?: McpConnectionRow["status"]; ifCiphertext?: string | null },
+  input: { credential: OAuthCredential; facts: OAuthFacts; status?: McpConnectionRow["status"] },
 ): Promise<McpConnectionRow | null> {
   const mine = and(eq(mcpConnections.id, row.id), eq(mcpConnections.organisationId, row.organisationId));
-  const where = input.ifCiphertext === undefined ? mine : and(mine, eq(mcpConnections.credentialCiphertext, input.ifCiphertext ?? ""));
   const [updated] = await db
     .update(mcpConnections)
     .set({
@@ -98,17 +87,9 @@ export async function storeOauthTokens(
       ...(input.status ? { status: input.status, lastError: input.status === "needs_auth" ? row.lastError : null } : {}),
       updatedAt: new Date(),
     })
-    .where(where)
+    .where(mine)
     .returning();
   return updated ?? null;
-}
-
-/** Records the facts alone (discovery and registration before the first authorisation). */
-export async function storeOauthFacts(db: AnyDatabase, row: McpConnectionRow, facts: OAuthFacts): Promise<void> {
-  await db
-    .update(mcpConnections)
-    .set({ oauth: facts, updatedAt: new Date() })
-    .where(and(eq(mcpConnections.id, row.id), eq(mcpConnections.organisationId, row.organisationId)));
 }
 
 /** The connection needs the operator to authorise it again, with why. */
@@ -117,8 +98,4 @@ export async function markNeedsAuth(db: AnyDatabase, row: Pick<McpConnectionRow,
     .update(mcpConnections)
     .set({ status: "needs_auth", lastError: reason, updatedAt: new Date() })
     .where(and(eq(mcpConnections.id, row.id), eq(mcpConnections.organisationId, row.organisationId)));
-}
-
-export async function reloadConnection(db: AnyDatabase, row: Pick<McpConnectionRow, "id" | "organisationId">): Promise<McpConnectionRow | undefined> {
-  return findConnection(db, row.organisationId, row.id);
 }

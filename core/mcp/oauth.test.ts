@@ -74,7 +74,9 @@ describe("PKCE", () => {
 
 describe("discovery documents", () => {
   it("reads the resource metadata URL and scope of a 401's WWW-Authenticate", () => {
-    expect(bearerChallenge('Bearer error="invalid_token", resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/mcp", scope="a b"')).toEqual({
+    expect(
+      bearerChallenge('Bearer error="invalid_token", resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/mcp", scope="a b"'),
+    ).toEqual({
       error: "invalid_token",
       resource_metadata: "https://mcp.example/.well-known/oauth-protected-resource/mcp",
       scope: "a b",

@@ -51,7 +51,10 @@ describe("OAuth against the local MCP server's authorization server", () => {
     await expect(exchangeCode(facts, {}, { code, verifier, redirectUri: REDIRECT }, loopback)).rejects.toMatchObject({ kind: "refused" });
     const refreshed = await refreshTokens(facts, tokens.credential, loopback);
     expect(refreshed.credential.refresh_token).not.toBe(tokens.credential.refresh_token);
-    await expect(refreshTokens(facts, tokens.credential, loopback)).rejects.toMatchObject({ kind: "refused", message: expect.stringContaining("invalid_grant") });
+    await expect(refreshTokens(facts, tokens.credential, loopback)).rejects.toMatchObject({
+      kind: "refused",
+      message: expect.stringContaining("invalid_grant"),
+    });
   });
 
   it("refuses a code presented with another verifier, and the protected path without a token", async () => {

@@ -119,7 +119,11 @@ export function oauthMount(options: OAuthMountOptions = {}): McpMount & { stats:
       const code = codes.get(String(body.code ?? ""));
       codes.delete(String(body.code ?? ""));
       const valid =
-        code && code.expiresAt > Date.now() && code.clientId === clientId && code.redirectUri === body.redirect_uri && s256(String(body.code_verifier ?? "")) === code.challenge;
+        code &&
+        code.expiresAt > Date.now() &&
+        code.clientId === clientId &&
+        code.redirectUri === body.redirect_uri &&
+        s256(String(body.code_verifier ?? "")) === code.challenge;
       return valid ? issue(clientId) : json(400, { error: "invalid_grant" });
     }
     if (body.grant_type === "refresh_token") {

@@ -24,7 +24,11 @@ export async function discoverAfterAuthorisation(
   const allow = allowanceFrom(env.ALLOW_PRIVATE_MODEL_URLS);
   try {
     const found = await discover(
-      { url: row.url, transport: row.transport as "streamable_http" | "sse" | null, auth: { kind: "oauth", accessToken: () => accessToken(row, { db, keys, fetch: egressFetch(allow) }) } },
+      {
+        url: row.url,
+        transport: row.transport as "streamable_http" | "sse" | null,
+        auth: { kind: "oauth", accessToken: () => accessToken(row, { db, keys, fetch: egressFetch(allow) }) },
+      },
       { allow },
     );
     const tools = nameTools(row.slug, found.tools).map((t) => ({
@@ -37,12 +41,15 @@ export async function discoverAfterAuthorisation(
       annotations: t.annotations,
     }));
     const preset = row.preset ? findPreset(row.preset, env.MCP_PRESETS_URL_OVERRIDES) : null;
-    await recordDiscovery(db, row, { transport: found.transport, serverInfo: found.serverInfo, instructions: found.instructions, tools }, (name) => enabledByDefault(preset, name));
+    await recordDiscovery(db, row, { transport: found.transport, serverInfo: found.serverInfo, instructions: found.instructions, tools }, (name) =>
+      enabledByDefault(preset, name),
+    );
     return { status: "ready", lastError: null };
   } catch (error) {
     const known = error instanceof McpError || error instanceof OAuthError || error instanceof ToolNameCollision || error instanceof McpToolNameTaken;
     if (!known) throw error;
-    const status = (error instanceof McpError && error.code === "mcp.unauthorized") || (error instanceof OAuthError && error.kind === "refused") ? "needs_auth" : "error";
+    const status =
+      (error instanceof McpError && error.code === "mcp.unauthorized") || (error instanceof OAuthError && error.kind === "refused") ? "needs_auth" : "error";
     await recordDiscoveryFailure(db, row, status, error.message);
     return { status, lastError: error.message };
   }

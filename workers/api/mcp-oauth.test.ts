@@ -15,7 +15,15 @@ import { call, seedGuild } from "../../test/workerd/seed";
 
 const testEnv = env as unknown as Env;
 
-async function connection(organisationId: string, url: string, authKind: "none" | "oauth" = "oauth", slug = `c${randomNonce().slice(0, 8).toLowerCase().replace(/[^a-z0-9]/g, "x")}`) {
+async function connection(
+  organisationId: string,
+  url: string,
+  authKind: "none" | "oauth" = "oauth",
+  slug = `c${randomNonce()
+    .slice(0, 8)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "x")}`,
+) {
   const { db, close } = openDatabase(testEnv);
   try {
     return await createConnection(db, { organisationId, slug, url, authKind });
@@ -42,7 +50,12 @@ describe("MCP OAuth routes", () => {
     expect(res.json.error.code).toBe("mcp_connection.not_found");
     // A state minted for the other organisation's connection is not ours to present.
     const key = await oauthStateKey(testEnv.SECRETS_KEK);
-    const state = await mintOauthState(key, { organisationId: theirs.organisationId, connectionId: theirConnection.id, nonce: randomNonce(), expiresAt: Date.now() + 60_000 });
+    const state = await mintOauthState(key, {
+      organisationId: theirs.organisationId,
+      connectionId: theirConnection.id,
+      nonce: randomNonce(),
+      expiresAt: Date.now() + 60_000,
+    });
     const done = await callback(ours.token, { code: "abc", state });
     expect(done.status).toBe(422);
     expect(done.json.error).toMatchObject({ code: "mcp_oauth.state_invalid", details: { field: "state" } });
@@ -67,7 +80,12 @@ describe("MCP OAuth routes", () => {
   it("an altered, expired or malformed state is 422 mcp_oauth.state_invalid and spends nothing", async () => {
     const row = await connection(ours.organisationId, "https://mcp.example.com/mcp");
     const key = await oauthStateKey(testEnv.SECRETS_KEK);
-    const good = await mintOauthState(key, { organisationId: ours.organisationId, connectionId: row.id, nonce: randomNonce(), expiresAt: Date.now() + OAUTH_STATE_TTL_MS });
+    const good = await mintOauthState(key, {
+      organisationId: ours.organisationId,
+      connectionId: row.id,
+      nonce: randomNonce(),
+      expiresAt: Date.now() + OAUTH_STATE_TTL_MS,
+    });
     const expired = await mintOauthState(key, { organisationId: ours.organisationId, connectionId: row.id, nonce: randomNonce(), expiresAt: Date.now() - 1 });
     for (const state of [`${good.slice(0, -2)}AA`, expired, "not-a-state"]) {
       const res = await callback(ours.token, { code: "abc", state });
@@ -87,7 +105,14 @@ describe("MCP OAuth routes", () => {
       const { saveOauthState } = await import("../../core/mcp/oauth-store");
       const { keySetFrom } = await import("../../core/secrets/crypto");
       const keys = await keySetFrom(testEnv.SECRETS_KEK);
-      await saveOauthState(db, keys, { organisationId: ours.organisationId, connectionId: row.id, nonce, verifier: "v".repeat(43), redirectUri: "http://api.test/mcp/callback", expiresAt: new Date(expiresAt) });
+      await saveOauthState(db, keys, {
+        organisationId: ours.organisationId,
+        connectionId: row.id,
+        nonce,
+        verifier: "v".repeat(43),
+        redirectUri: "http://api.test/mcp/callback",
+        expiresAt: new Date(expiresAt),
+      });
       const answers = await Promise.all([callback(ours.token, { code: "one", state }), callback(ours.token, { code: "two", state })]);
       const used = answers.filter((a) => a.json.error?.code === "mcp_oauth.state_used");
       expect(used).toHaveLength(1);

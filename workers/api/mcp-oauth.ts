@@ -1,8 +1,9 @@
 import { Hono } from "hono";
 import type { Env } from "../../bindings/env";
-import { findConnection, type McpConnectionRow, openOauthCredential, saveOauthState, spendOauthState, storeOauthTokens } from "../../core/mcp/oauth-store";
+import { getConnection } from "../../core/db/mcp";
 import {
   authorizationUrl,
+  mintOauthState,
   OAUTH_CALLBACK_PATH,
   OAUTH_STATE_TTL_MS,
   type OAuthCredential,
@@ -13,9 +14,9 @@ import {
   randomNonce,
   readFacts,
   readOauthState,
-  mintOauthState,
 } from "../../core/mcp/oauth";
 import { discover, egressFetch, exchangeCode, OAuthError, type OAuthFetch, registerClient } from "../../core/mcp/oauth-flow";
+import { type McpConnectionRow, openOauthCredential, saveOauthState, spendOauthState, storeOauthTokens } from "../../core/mcp/oauth-store";
 import { allowanceFrom, checkModelUrl } from "../../core/providers/egress";
 import { keySetFrom } from "../../core/secrets/crypto";
 import type { AppEnv } from "../http/context";
@@ -117,7 +118,7 @@ export const mcpOauthRoutes = new Hono<AppEnv>()
     async (c) => {
       const db = c.get("db");
       const organisationId = c.get("organisationId");
-      const row = await findConnection(db, organisationId, c.req.valid("param").id);
+      const row = await getConnection(db, organisationId, c.req.valid("param").id);
       if (!row) throw notFound("mcp_connection");
       needsOauth(row);
       const { keys: keySet, stateKey } = await keys(c.env);
@@ -162,9 +163,11 @@ export const mcpOauthRoutes = new Hono<AppEnv>()
       const { keys: keySet, stateKey } = await keys(c.env);
       const claim = await readOauthState(stateKey, state, { organisationId, now: Date.now() });
       if (!claim) {
-        throw new ApiError(422, "mcp_oauth.state_invalid", "The state is not one this organisation was given, or it has expired: authorise again", { field: "state" });
+        throw new ApiError(422, "mcp_oauth.state_invalid", "The state is not one this organisation was given, or it has expired: authorise again", {
+          field: "state",
+        });
       }
-      const row = await findConnection(db, organisationId, claim.connectionId);
+      const row = await getConnection(db, organisationId, claim.connectionId);
       if (!row) throw notFound("mcp_connection");
       needsOauth(row);
       const spent = await spendOauthState(db, keySet, { organisationId, connectionId: row.id, nonce: claim.nonce });
@@ -172,8 +175,8 @@ export const mcpOauthRoutes = new Hono<AppEnv>()
       const facts = readFacts(row.oauth);
       const credential = (await openOauthCredential(keySet, row).catch(() => null)) ?? { kind: "oauth" as const, access_token: "" };
       if (!facts?.client_id) throw new ApiError(409, "mcp_oauth.no_client", "The connection has no registered client: authorise again");
-      const tokens = await exchangeCode(facts, credential, { code, verifier: spent.verifier, redirectUri: spent.redirectUri }, oauthFetch(c.env)).catch((error: unknown) =>
-        oauthFailure(error, "code"),
+      const tokens = await exchangeCode(facts, credential, { code, verifier: spent.verifier, redirectUri: spent.redirectUri }, oauthFetch(c.env)).catch(
+        (error: unknown) => oauthFailure(error, "code"),
       );
       const updated = await storeOauthTokens(db, keySet, row, {
         credential: tokens.credential,

@@ -91,7 +91,10 @@ export function McpConnectionCard(props: { connection: McpConnection; targets: T
   return (
     <article class="card mcp-connection" data-connection={c.slug} aria-labelledby={`mcp-${c.id}`}>
       <h2 id={`mcp-${c.id}`}>
-        <code>{c.slug}</code> <span class={`badge status-mcp-${c.status}`} data-testid="connection-status">{STATUS[c.status]}</span>
+        <code>{c.slug}</code>{" "}
+        <span class={`badge status-mcp-${c.status}`} data-testid="connection-status">
+          {STATUS[c.status]}
+        </span>
         {c.org_wide && <span class="badge">organisation-wide</span>}
         <span class="badge">{c.auth.kind === "none" ? "no auth" : c.auth.kind === "bearer" ? "bearer token" : "OAuth"}</span>
       </h2>

@@ -19,7 +19,12 @@ describe("the console's MCP connections", () => {
 
   it("finds the connections reaching an agent: organisation-wide, granted to it, or to its guild", () => {
     const c = (id: string, org_wide: boolean, grants: Array<{ guild_id: string | null; agent_id: string | null }>) => ({ id, org_wide, grants });
-    const all = [c("wide", true, []), c("mine", false, [{ guild_id: null, agent_id: "a1" }]), c("guild", false, [{ guild_id: "g1", agent_id: null }]), c("other", false, [{ guild_id: "g2", agent_id: null }])];
+    const all = [
+      c("wide", true, []),
+      c("mine", false, [{ guild_id: null, agent_id: "a1" }]),
+      c("guild", false, [{ guild_id: "g1", agent_id: null }]),
+      c("other", false, [{ guild_id: "g2", agent_id: null }]),
+    ];
     expect(reachingAgent(all, { id: "a1", guild_id: "g1" }).map((x) => x.id)).toEqual(["wide", "mine", "guild"]);
   });
 

@@ -188,7 +188,9 @@ export function McpCallbackView() {
           The authorization server refused: <code>{callback.error}</code> {callback.description && <span class="muted">({callback.description})</span>}
         </Notice>
       )}
-      {callback.kind === "incomplete" && <Notice kind="error">The authorization server's redirect lacks {callback.missing.join(", ")}. Authorise again.</Notice>}
+      {callback.kind === "incomplete" && (
+        <Notice kind="error">The authorization server's redirect lacks {callback.missing.join(", ")}. Authorise again.</Notice>
+      )}
       {failure && <Notice kind="error">The connection was not authorised: {failure}</Notice>}
       {(failure || callback.kind !== "complete") && (
         <p>
