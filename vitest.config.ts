@@ -33,6 +33,8 @@ function workerd(name: string, include: string[], exclude: string[], groupOrder:
             SECRETS_KEK: TEST_SECRETS_KEK,
             // Agents may point at the mock model's other paths (127.0.0.1), as on the local stack.
             ALLOW_PRIVATE_MODEL_URLS: "loopback",
+            // The "local" preset on the local MCP server (test/setup/database.ts).
+            MCP_PRESETS_URL_OVERRIDES: `local=${inject("mcpServerUrl")}/mcp`,
             // The group-history selector, served by the mock model under its own model name.
             TYPESAFE_API_KEY: "sk-test-selector-key-0123456789",
             GROUP_SELECTOR_MODEL: "selector-model",

@@ -35,6 +35,8 @@ export interface Settings {
   DEFAULT_MODEL_PRICE?: string;
   /** Address kinds an agent's model_base_url may reach: comma list of loopback, private, link-local, or * (core/providers/egress.ts). */
   ALLOW_PRIVATE_MODEL_URLS?: string;
+  /** MCP presets pointed elsewhere: comma list of key=url (core/mcp/presets.ts); `local=<url>` offers the local test preset. */
+  MCP_PRESETS_URL_OVERRIDES?: string;
   /** Turns on the group-history selector (GROUP-004): its provider key (a secret). */
   TYPESAFE_API_KEY?: string;
   /** The selector's model (default "jev") and base URL (default MODEL_BASE_URL). */

@@ -8,6 +8,7 @@ import { githubRoutes } from "./api/github-connections";
 import { groupChatRoutes } from "./api/group-chat";
 import { guildRoutes } from "./api/guilds";
 import { healthRoutes } from "./api/health";
+import { mcpConnectionRoutes, mcpPresetRoutes } from "./api/mcp-connections";
 import { mcpOauthRoutes } from "./api/mcp-oauth";
 import { guildRepositoryRoutes, repositoryRoutes } from "./api/repositories";
 import { runRoutes } from "./api/run";
@@ -99,6 +100,10 @@ api.route("/schedules", scheduleRoutes);
 api.route("/attachments", attachmentRoutes);
 api.route("/usage", usageRoutes);
 api.route("/usage", usageReportRoutes);
+api.route("/mcp", mcpPresetRoutes);
+api.route("/mcp/connections", mcpConnectionRoutes);
+// OAuth of MCP connections: /mcp/connections/:id/authorize and the console's /mcp/oauth/callback.
+api.route("/mcp", mcpOauthRoutes);
 api.route("/organisation", organisationRoutes);
 api.route("/organisation", taskSettingsRoutes);
 api.route("/tokens", tokenRoutes);
@@ -106,7 +111,6 @@ api.route("/secrets", secretRoutes);
 api.route("/github", githubRoutes);
 api.route("/repositories", repositoryRoutes);
 api.route("/tasks", taskRoutes);
-api.route("/mcp", mcpOauthRoutes);
 app.route("/api", api);
 
 app.notFound((c) => {

@@ -29,6 +29,9 @@ const RESOURCES: Record<string, string> = {
   repositories: "repository",
   tasks: "task",
   grant_id: "secret_grant",
+  // Under /api/mcp, by the area and the segment or parameter: MCP's own resources.
+  "mcp/connections": "mcp_connection",
+  "mcp/grant_id": "mcp_grant",
 };
 
 interface Pattern {
@@ -44,7 +47,13 @@ function compile(route: { method: string; path: string }): Pattern | null {
   const segments = route.path.split("/").filter(Boolean);
   const ids = segments.flatMap((segment, at) => {
     if (!isIdParam(segment)) return [];
-    const resource = RESOURCES[segment.slice(1)] ?? RESOURCES[segments[at - 1] ?? ""] ?? "route";
+    const area = segments[1];
+    const resource =
+      RESOURCES[`${area}/${segment.slice(1)}`] ??
+      RESOURCES[`${area}/${segments[at - 1] ?? ""}`] ??
+      RESOURCES[segment.slice(1)] ??
+      RESOURCES[segments[at - 1] ?? ""] ??
+      "route";
     return [{ at, resource }];
   });
   return ids.length ? { method: route.method, segments, ids } : null;

@@ -6,6 +6,7 @@ import { bridgeGateway, removeOrphanSidecars, removeStackContainers } from "../c
 import { prepareContainerEngine } from "../containers/engine";
 import { migrateDatabase } from "../db/migrate";
 import { startLocalGitHub } from "../forge/local-app";
+import { type LocalMcpServer, startMcpServer } from "../mcp-server/server";
 import { type MockModel, startMockModel } from "../mock-model/server";
 import { ensureConsoleBuilt } from "./console";
 import { forwardGitGateway } from "./gateway-forward";
@@ -68,6 +69,8 @@ export interface Stack {
   apiUrl: string;
   token: string;
   mockModelUrl: string | null;
+  /** The local MCP server (scripts/mcp-server): base URL; its Streamable HTTP endpoint is `<url>/mcp`. */
+  mcpServerUrl: string;
   databaseUrl: string;
   /** The proxy's record of round trips, when countRoundTrips was set. */
   roundTrips: number[];
@@ -118,6 +121,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       stops.push(mock.close);
       log(`mock model ${mock.url}`);
     }
+    const mcp: LocalMcpServer = await startMcpServer();
+    stops.push(mcp.close);
+    log(`local MCP server ${mcp.url}/mcp`);
     const { token, created } = await ensureOperatorToken(db.url, join(options.stateDir, "operator-token"));
     if (created) log("created the local organisation and its operator token");
     const vars: Record<string, string> = {
@@ -134,6 +140,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const defaultModelPrice = options.defaultModelPrice ?? (mock ? JSON.stringify(DEFAULT_PRICES["mock-model"]) : undefined);
     if (defaultModelPrice) vars.DEFAULT_MODEL_PRICE = defaultModelPrice;
     vars.ALLOW_PRIVATE_MODEL_URLS = options.allowPrivateModelUrls ?? "loopback";
+    // The "local" preset reaches the local MCP server (presets are otherwise public servers).
+    vars.MCP_PRESETS_URL_OVERRIDES = `local=${mcp.url}/mcp`;
     Object.assign(vars, options.vars);
     const port = options.port ?? 8787;
     await ensureConsoleBuilt(log);
@@ -197,6 +205,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       apiUrl: wrangler.url,
       token,
       mockModelUrl: mock?.url ?? null,
+      mcpServerUrl: mcp.url,
       databaseUrl: db.url,
       roundTrips: proxy.clientMessages,
       connectionMessages: proxy.connectionMessages,
@@ -207,7 +216,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     };
     writeFileSync(
       join(options.stateDir, "stack.json"),
-      `${JSON.stringify({ api_url: stack.apiUrl, token, mock_model_url: stack.mockModelUrl, database_url: db.url, forge, pid: process.pid }, null, 2)}\n`,
+      `${JSON.stringify({ api_url: stack.apiUrl, token, mock_model_url: stack.mockModelUrl, mcp_server_url: mcp.url, database_url: db.url, forge, pid: process.pid }, null, 2)}\n`,
       { mode: 0o600 },
     );
     return stack;

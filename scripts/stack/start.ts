@@ -60,6 +60,7 @@ console.log(`Console ${stack.apiUrl}/`);
 console.log(`Operator token ${stack.token}`);
 console.log(stack.containers.enabled ? "Sandboxes in real containers (Docker)" : `Sandboxes unavailable: ${stack.containers.reason}`);
 if (stack.mockModelUrl) console.log(`Mock model ${stack.mockModelUrl} (script it with POST /__script)`);
+console.log(`Local MCP server ${stack.mcpServerUrl}/mcp (old SSE transport at /sse, bearer at /bearer/mcp; state at /admin/state)`);
 if (stack.forge) console.log(`Local forge ${stack.forge.adminUrl} (git ${stack.forge.gitUrl}; stands in for GitHub)`);
 console.log("Ready. Ctrl-C stops everything.");
 

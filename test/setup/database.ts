@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { migrateDatabase } from "../../scripts/db/migrate";
 import { startForge } from "../../scripts/forge/server";
+import { startMcpServer } from "../../scripts/mcp-server/server";
 import { startMockModel } from "../../scripts/mock-model/server";
 import { startDatabase } from "../../scripts/stack/postgres";
 import { removeStateDir } from "../../scripts/stack/postgres-home";
@@ -16,6 +17,8 @@ declare module "vitest" {
     databaseUrl: string;
     neonWsProxy: string;
     mockModelUrl: string;
+    /** The local MCP server (scripts/mcp-server): base URL, Streamable HTTP at `/mcp`. */
+    mcpServerUrl: string;
     /** The local forge standing in for GitHub, its App and the App's private key (PKCS#1, as GitHub issues it). */
     forgeApiUrl: string;
     forgeGitUrl: string;
@@ -47,6 +50,8 @@ export default async function setup(project: TestProject) {
   project.provide("neonWsProxy", proxy.address);
   const mock = await startMockModel();
   project.provide("mockModelUrl", mock.url);
+  const mcp = await startMcpServer();
+  project.provide("mcpServerUrl", mcp.url);
   const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
   const forge = await startForge({ appId: "4242", publicKeyPem: publicKey.export({ type: "spki", format: "pem" }) as string });
   project.provide("forgeApiUrl", forge.apiUrl);
@@ -63,6 +68,7 @@ export default async function setup(project: TestProject) {
     // another provider and no console line of the whole run (./canary.ts).
     const leaks = await platformKeyLeaks(db.url, mock.url).catch((error: unknown) => [`the check failed: ${String(error)}`]);
     await mock.close();
+    await mcp.close();
     await forge.close();
     await proxy.close();
     await db.stop();

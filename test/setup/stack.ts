@@ -15,6 +15,8 @@ declare module "vitest" {
     apiUrl: string;
     token: string;
     mockModelUrl: string;
+    /** The stack's local MCP server (scripts/mcp-server): base URL, Streamable HTTP at `/mcp`. */
+    mcpServerUrl: string;
     stackDatabaseUrl: string;
     stackStateDir: string;
     /** The local forge standing in for GitHub (scripts/forge): the Worker's GITHUB_API_URL, GITHUB_GIT_URL, and the tests' admin API. */
@@ -49,6 +51,7 @@ export default async function setup(project: TestProject) {
   project.provide("apiUrl", stack.apiUrl);
   project.provide("token", stack.token);
   project.provide("mockModelUrl", stack.mockModelUrl ?? "");
+  project.provide("mcpServerUrl", stack.mcpServerUrl);
   project.provide("stackDatabaseUrl", stack.databaseUrl);
   project.provide("stackStateDir", stateDir);
   project.provide("forgeApiUrl", stack.forge?.apiUrl ?? "");

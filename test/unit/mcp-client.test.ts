@@ -8,7 +8,8 @@ describe("MCP client against the local MCP server", () => {
   let server: LocalMcpServer;
   const allow = allowanceFrom("loopback");
   const at = (path: string, auth: McpEndpoint["auth"] = { kind: "none" }): McpEndpoint => ({ url: `${server.url}${path}`, auth });
-  const state = async () => (await (await fetch(`${server.url}/admin/state`)).json()) as { cancelled: unknown[]; calls: string[]; sessions: number; open_sessions: number };
+  const state = async () =>
+    (await (await fetch(`${server.url}/admin/state`)).json()) as { cancelled: unknown[]; calls: string[]; sessions: number; open_sessions: number };
 
   beforeAll(async () => {
     server = await startMcpServer();
