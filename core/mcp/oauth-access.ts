@@ -2,9 +2,11 @@ import { and, eq } from "drizzle-orm";
 import type { AnyDatabase } from "../db/organisations";
 import { mcpConnections } from "../db/schema";
 import type { KeySet } from "../secrets/crypto";
+import type { McpAuth } from "./client";
 import { type OAuthCredential, type OAuthFacts, readFacts, refreshDue } from "./oauth";
 import { OAuthError, type OAuthFetch, refreshTokens } from "./oauth-flow";
 import { type McpConnectionRow, markNeedsAuth, openOauthCredential, storeOauthTokens } from "./oauth-store";
+import { MissingCredential } from "./refresh";
 
 /**
  * The access token of an OAuth connection, for the MCP client and for runs: the stored one
@@ -65,4 +67,33 @@ export async function accessToken(conn: McpConnectionRow, deps: AccessDeps): Pro
     throw outcome.refused;
   }
   return outcome.token;
+}
+
+/** The server refused the refresh, or the connection was never authorised: its status is needs_auth. */
+export class OAuthNotAuthorised extends MissingCredential {
+  constructor(message: string) {
+    super("oauth");
+    (this as Error).message = message;
+  }
+}
+
+/**
+ * How an OAuth connection's MCP requests authenticate (core/mcp/refresh.ts `oauthAuth`): a
+ * token from accessToken, refreshed when due. A refused refresh is a missing credential
+ * (the connection needs authorising again); a token endpoint that cannot be reached fails the
+ * connection's requests as an unreachable server would.
+ */
+export function oauthAuth(deps: AccessDeps): (row: McpConnectionRow) => Promise<McpAuth> {
+  return async (row) => {
+    try {
+      const token = await accessToken(row, deps);
+      return { kind: "oauth", accessToken: async () => token };
+    } catch (error) {
+      if (!(error instanceof OAuthError)) throw error;
+      if (error.kind === "refused") throw new OAuthNotAuthorised(error.message);
+      const { McpError } = await import("./client");
+      const failure = new McpError(error.kind === "egress" ? "mcp.url_refused" : "mcp.unreachable", error.message);
+      return { kind: "oauth", accessToken: () => Promise.reject(failure) };
+    }
+  };
 }
