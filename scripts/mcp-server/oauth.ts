@@ -166,7 +166,8 @@ export function oauthMount(options: OAuthMountOptions = {}): McpMount & { stats:
       return json(201, { client_id: clientId, client_id_issued_at: Math.floor(Date.now() / 1000), redirect_uris: uris, token_endpoint_auth_method: "none" });
     }
     if (path === `${ISSUER_PATH}/authorize` && (method === "GET" || method === "POST")) {
-      const params = method === "GET" ? url.searchParams : new URLSearchParams(Object.entries(await formOrJson(request)).map(([k, v]) => [k, String(v)]));
+      const params =
+        method === "GET" ? url.searchParams : new URLSearchParams(Object.entries(await formOrJson(request)).map(([k, v]): [string, string] => [k, String(v)]));
       const problem = authorizeIssue(params);
       if (problem) return new Response(`Authorization refused: ${problem}`, { status: 400, headers: { "content-type": "text/plain" } });
       if (method === "POST" || settings.autoApprove) return approve(params);

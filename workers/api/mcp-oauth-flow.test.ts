@@ -85,7 +85,10 @@ describe("MCP OAuth against the local authorization server", () => {
   });
 
   it("two callbacks with one state at the same moment: exactly one authorises, the other is 409 mcp_oauth.state_used", async () => {
-    const created = await call("POST", "/api/mcp/connections", { token: org.token, body: { slug: "oauthrace", url: `${mcpBase()}/oauth/mcp`, auth: { kind: "oauth" } } });
+    const created = await call("POST", "/api/mcp/connections", {
+      token: org.token,
+      body: { slug: "oauthrace", url: `${mcpBase()}/oauth/mcp`, auth: { kind: "oauth" } },
+    });
     const started = await call("POST", `/api/mcp/connections/${created.json.id}/authorize`, { token: org.token });
     const { code, state } = await approve(started.json.authorization_url);
     const answers = await Promise.all([

@@ -859,6 +859,151 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/mcp/presets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The catalog of curated MCP servers; adding one enables only its curated tools */
+        get: operations["listMcpPresets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's MCP connections, newest first, with their tools and grants (never their tokens) */
+        get: operations["listMcpConnections"];
+        put?: never;
+        /**
+         * Connect an MCP server; its tools are discovered at once when no authorisation is pending
+         * @description Answers 201 whether discovery worked or not: a failed discovery leaves the connection stored with status `error` and `last_error`; an OAuth connection waits in `needs_auth`.
+         */
+        post: operations["createMcpConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp/connections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a connection with its tools (as the server described them) and grants */
+        get: operations["getMcpConnection"];
+        put?: never;
+        post?: never;
+        /** Delete a connection with its tools and grants; runs that started with it keep their snapshot */
+        delete: operations["deleteMcpConnection"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a connection's URL, token or scope, or enable and disable its tools
+         * @description A new URL or token discovers the tools again (as on create: a failure is stored on the connection, not answered as an error).
+         */
+        patch: operations["updateMcpConnection"];
+        trace?: never;
+    };
+    "/api/mcp/connections/{id}/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Discover the connection's tools again; each keeps its enabled flag, new ones follow the preset */
+        post: operations["refreshMcpConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp/connections/{id}/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Grant a connection to a guild or an agent of the organisation */
+        post: operations["grantMcpConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp/connections/{id}/grants/{grant_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke one grant of a connection */
+        delete: operations["revokeMcpGrant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp/connections/{id}/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start authorising an OAuth connection: its authorization server is discovered (RFC 9728, RFC 8414), the platform registered as a client when needed (RFC 7591), and the authorization URL answered with PKCE S256 and a state good once for ten minutes */
+        post: operations["authorizeMcpConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp/oauth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Complete an authorisation with what the authorization server's redirect carried: the state must be this organisation's and unspent; the code is exchanged, the tokens sealed, and the connection's tools discovered */
+        post: operations["completeMcpAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/organisation": {
         parameters: {
             query?: never;
@@ -2089,6 +2234,180 @@ export interface components {
             calls: number;
             /** @description Cost from the first of this day's month to the end of this day: what the monthly spend limit is held against */
             month_to_date_cost_usd: string;
+        };
+        McpPresetList: {
+            data: components["schemas"]["McpPreset"][];
+        };
+        McpPreset: {
+            key: string;
+            title: string;
+            url: string;
+            /** @enum {string} */
+            auth: "none" | "bearer" | "oauth";
+            /** @description Remote tool names enabled when the preset is added; the others start disabled */
+            tools: string[];
+            docs_url: string;
+        };
+        McpConnection: {
+            /** Format: uuid */
+            id: string;
+            slug: string;
+            url: string;
+            preset: string | null;
+            /**
+             * @description The transport discovery found; null until it has
+             * @enum {string|null}
+             */
+            transport: "streamable_http" | "sse" | null;
+            auth: {
+                /** @enum {string} */
+                kind: "none" | "bearer" | "oauth";
+                has_credential: boolean;
+            };
+            org_wide: boolean;
+            /** @enum {string} */
+            status: "pending" | "ready" | "needs_auth" | "error";
+            /** @description Why the last discovery failed (a code and a message) */
+            last_error: string | null;
+            /** @description Untrusted: the server's own info and instructions as it sent them; never part of a prompt */
+            from_server: {
+                name: string | null;
+                version: string | null;
+                title: string | null;
+                instructions: string | null;
+            };
+            tools: components["schemas"]["McpTool"][];
+            grants: components["schemas"]["McpGrant"][];
+            /** Format: date-time */
+            discovered_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        McpTool: {
+            /** @description The name the model sees: <slug>__<tool> */
+            name: string;
+            /** @description The name the server gives it */
+            remote_name: string;
+            enabled: boolean;
+            position: number;
+            /** @description Untrusted: as the server sent it at the last discovery */
+            from_server: {
+                title: string | null;
+                description: string;
+                input_schema: {
+                    [key: string]: unknown;
+                };
+                output_schema: {
+                    [key: string]: unknown;
+                } | null;
+                annotations: {
+                    [key: string]: unknown;
+                } | null;
+            };
+        };
+        McpGrant: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            guild_id: string | null;
+            /** Format: uuid */
+            agent_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        McpConnectionCreate: {
+            /** @description Prefix of every tool name the model sees: <slug>__<tool>. Fixed once created */
+            slug: string;
+            /**
+             * Format: uri
+             * @description The server's MCP endpoint (Streamable HTTP, or the old HTTP+SSE endpoint)
+             */
+            url?: string;
+            auth?: components["schemas"]["McpAuthInput"];
+            /** @description Key of a catalog preset (GET /api/mcp/presets): only its curated tools start enabled */
+            preset?: string;
+            /**
+             * @description true: reaches every agent of the organisation; false: only its grants
+             * @default false
+             */
+            org_wide?: boolean;
+        };
+        McpAuthInput: {
+            /** @constant */
+            kind: "none";
+        } | {
+            /** @constant */
+            kind: "bearer";
+            token: string;
+        } | {
+            /** @constant */
+            kind: "oauth";
+        };
+        McpConnectionPage: {
+            data: components["schemas"]["McpConnection"][];
+            /** @description Pass as ?cursor= for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        McpConnectionPatch: {
+            /**
+             * Format: uri
+             * @description The server's MCP endpoint (Streamable HTTP, or the old HTTP+SSE endpoint)
+             */
+            url?: string;
+            /** @description A new bearer token (bearer connections only) */
+            token?: string;
+            org_wide?: boolean;
+            /** @description Tools to enable or disable, by the name the server gives them */
+            tools?: {
+                remote_name: string;
+                enabled: boolean;
+            }[];
+        };
+        McpGrantCreate: {
+            /** Format: uuid */
+            guild_id?: string;
+            /** Format: uuid */
+            agent_id?: string;
+        };
+        McpAuthorization: {
+            /**
+             * Format: uri
+             * @description The authorization server's page, with PKCE S256 and a state signed for this organisation and connection
+             */
+            authorization_url: string;
+            /**
+             * Format: uri
+             * @description Where the authorization server sends the operator back: the console's callback page, which posts code and state to POST /api/mcp/oauth/callback
+             */
+            redirect_uri: string;
+            /**
+             * Format: date-time
+             * @description After this the state is refused (ten minutes)
+             */
+            expires_at: string;
+        };
+        McpOAuthResult: {
+            /** Format: uuid */
+            connection_id: string;
+            /**
+             * @description 'ready' once its tools were discovered; 'error' when the server could not be listed (last_error says why)
+             * @enum {string}
+             */
+            status: "pending" | "ready" | "needs_auth" | "error";
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @description When the access token expires, if the server said; it is refreshed a minute before
+             */
+            expires_at: string | null;
+        };
+        McpOAuthCallback: {
+            /** @description The authorization code the redirect carries */
+            code: string;
+            /** @description The state of the authorization URL, passed back by the redirect; good once, for ten minutes, for this organisation only */
+            state: string;
         };
         Organisation: {
             /** Format: uuid */
@@ -5272,6 +5591,527 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+        };
+    };
+    listMcpPresets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The presets this platform offers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpPresetList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listMcpConnections: {
+        parameters: {
+            query?: {
+                /** @description Default 50 */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of connections */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpConnectionPage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Invalid query parameters (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createMcpConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpConnectionCreate"];
+            };
+        };
+        responses: {
+            /** @description The new connection, without its token */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpConnection"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            /** @description mcp_connection.slug_taken: the organisation already has a connection with that slug */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Invalid body fields; a URL the platform does not call (url), an unknown preset (preset) (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getMcpConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The mcp_connection's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpConnection"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such mcp_connection in the caller's organisation (mcp_connection.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteMcpConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The mcp_connection's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such mcp_connection in the caller's organisation (mcp_connection.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updateMcpConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The mcp_connection's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpConnectionPatch"];
+            };
+        };
+        responses: {
+            /** @description The changed connection */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpConnection"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such mcp_connection in the caller's organisation (mcp_connection.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Invalid body fields; a URL the platform does not call (url), a token for a connection that is not bearer (token), a tool it does not have (tools) (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    refreshMcpConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The mcp_connection's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection with its tools as discovered now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpConnection"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such mcp_connection in the caller's organisation (mcp_connection.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description mcp_connection.needs_auth: the connection has no credential yet (authorise it first) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description mcp.url_refused: the URL or a redirect points where the platform does not call; mcp.tool_name_collision: two tools would get one name */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description The server could not be used (mcp.unreachable, mcp.timeout, mcp.protocol: the server could not be reached or answered wrongly; mcp.unauthorized: it refused the credentials); the connection keeps its last tools, with status error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    grantMcpConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The mcp_connection's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpGrantCreate"];
+            };
+        };
+        responses: {
+            /** @description The connection with its grants */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpConnection"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such connection, guild or agent in the caller's organisation (mcp_connection.not_found, guild.not_found, agent.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description mcp_grant.exists: the connection is already granted to that guild or agent */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Invalid body fields (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    revokeMcpGrant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The mcp_connection's id */
+                id: string;
+                /** @description The grant's id */
+                grant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection with its remaining grants */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpConnection"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such connection in the caller's organisation, or no such grant of it (mcp_connection.not_found, mcp_grant.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    authorizeMcpConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The mcp_connection's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where to send the operator */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpAuthorization"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such mcp_connection in the caller's organisation (mcp_connection.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description mcp_connection.not_oauth: the connection's auth is none or bearer */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid mcp_oauth.url_refused: a URL of the server's metadata is one the platform does not call; mcp_oauth.discovery_failed: no usable metadata; mcp_oauth.registration_failed: the authorization server would not register a client (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description The MCP server or its authorization server could not be reached, redirected, or failed (mcp_oauth.unreachable) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The platform has no SECRETS_KEK to seal tokens and sign states with (secrets.unconfigured) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    completeMcpAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpOAuthCallback"];
+            };
+        };
+        responses: {
+            /** @description The connection's state after the exchange and discovery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpOAuthResult"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such mcp_connection in the caller's organisation (mcp_connection.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description mcp_oauth.state_used: the state was spent already (authorise again); mcp_oauth.no_client: the connection has no registered client; mcp_connection.not_oauth: the connection's auth is no longer OAuth */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Invalid body fields; mcp_oauth.state_invalid: the state is not one this organisation was given, or it expired; mcp_oauth.code_refused: the token endpoint refused the code; mcp_oauth.url_refused: the token endpoint is one the platform does not call (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description The MCP server or its authorization server could not be reached, redirected, or failed (mcp_oauth.unreachable) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The platform has no SECRETS_KEK to seal tokens and sign states with (secrets.unconfigured) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOrganisation: {
