@@ -59,7 +59,7 @@ describe("MCP OAuth against the local authorization server", () => {
     return { id: created.json.id as string, started, done, code, state };
   }
 
-  it("SEC-013: authorising discovers the tools; the tokens are sealed and in no answer", async () => {
+  it("authorising discovers the tools; the tokens are sealed and in no API answer", async () => {
     const { id, started, done, code, state } = await authorised("oauthflow");
     const url = new URL(started.json.authorization_url);
     expect(url.searchParams.get("code_challenge_method")).toBe("S256");
