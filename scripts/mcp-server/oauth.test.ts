@@ -65,6 +65,13 @@ describe("OAuth against the local MCP server's authorization server", () => {
     expect(bare.headers.get("www-authenticate")).toContain("resource_metadata=");
   });
 
+  it("takes its test settings as JSON or as a form", async () => {
+    const form = await fetch(`${server.url}/oauth/__settings`, { method: "POST", body: new URLSearchParams({ access_token_ttl_s: "5", auto_approve: "true" }) });
+    expect(await form.json()).toEqual({ access_token_ttl_s: 5, auto_approve: true });
+    const json = await fetch(`${server.url}/oauth/__settings`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ access_token_ttl_s: 2 }) });
+    expect(await json.json()).toEqual({ access_token_ttl_s: 2, auto_approve: true });
+  });
+
   it("calls no loopback URL unless the platform allows loopback, as for model base URLs", async () => {
     await expect(discover(protectedUrl(), egressFetch(new Set()))).rejects.toMatchObject({ kind: "egress" });
   });

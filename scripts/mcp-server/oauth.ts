@@ -181,8 +181,10 @@ export function oauthMount(options: OAuthMountOptions = {}): McpMount & { stats:
     if (method === "POST" && path === `${ISSUER_PATH}/token`) return tokenEndpoint(request);
     if (method === "POST" && path === `${ISSUER_PATH}/__settings`) {
       const body = await formOrJson(request);
-      if (typeof body.access_token_ttl_s === "number") settings.ttl = body.access_token_ttl_s;
-      if (typeof body.auto_approve === "boolean") settings.autoApprove = body.auto_approve;
+      // JSON or a form (curl -d): numbers and booleans may come as text.
+      const ttl = Number(body.access_token_ttl_s);
+      if (body.access_token_ttl_s !== undefined && Number.isFinite(ttl) && ttl > 0) settings.ttl = ttl;
+      if (body.auto_approve !== undefined) settings.autoApprove = body.auto_approve === true || body.auto_approve === "true";
       return json(200, { access_token_ttl_s: settings.ttl, auto_approve: settings.autoApprove });
     }
     if (method === "POST" && path === `${ISSUER_PATH}/__revoke`) {
