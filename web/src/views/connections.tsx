@@ -62,8 +62,9 @@ export function ConnectionsView() {
       <AddConnection
         presets={presets.data ?? []}
         onCreated={(created) => {
-          latch.begin();
           setList((now) => [...(now ?? []), created]);
+          // A load begun now includes it; one begun before (the first, maybe) no longer applies.
+          void reload();
         }}
       />
     </section>
