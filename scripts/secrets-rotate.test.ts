@@ -6,7 +6,8 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrganisation } from "../core/db/organisations";
-import { secrets } from "../core/db/schema";
+import { mcpConnections, mcpOauthStates, secrets } from "../core/db/schema";
+import { openCredential, sealCredential, verifierBinding } from "../core/mcp/credentials";
 import { type KeySet, openSecret, parseKeySet, sealSecret } from "../core/secrets/crypto";
 import { migrateDatabase } from "./db/migrate";
 import { withDatabase } from "./stack/operator";
@@ -103,5 +104,55 @@ describe("npm run secrets:rotate (OP-SEC-4)", () => {
     expect(refused.stderr).toContain("3 value(s) stay under their old key");
     expect(`${refused.stdout}${refused.stderr}`).not.toContain("value-under");
     expect(await openAll(db.url, await parseKeySet(`v3:${keyOf(3)}`))).toMatchObject({ FIRST_KEY: "value-under-the-unversioned-key" });
+  }, 60_000);
+  it("OP-SEC-4: MCP credentials and OAuth verifiers are sealed again with the secrets, and still open", async () => {
+    const v3 = await parseKeySet(`v3:${keyOf(3)}`);
+    const ids = await withDatabase(db.url, async (pg) => {
+      const { organisation_id: organisationId } = await createOrganisation(pg, "Rotation MCP");
+      const id = crypto.randomUUID();
+      const credential = { kind: "bearer" as const, token: "mcp-token-under-v3" };
+      const sealed = await sealCredential(v3, organisationId, id, credential);
+      await pg.insert(mcpConnections).values({
+        id,
+        organisationId,
+        slug: "rotated",
+        url: "https://mcp.example.com/mcp",
+        authKind: "bearer",
+        credentialCiphertext: sealed.ciphertext,
+        credentialIv: sealed.iv,
+        credentialKeyVersion: sealed.keyVersion,
+      });
+      const verifier = await sealSecret(v3, verifierBinding(organisationId, "nonce-1"), "pkce-verifier-under-v3");
+      await pg.insert(mcpOauthStates).values({
+        nonce: "nonce-1",
+        connectionId: id,
+        verifierCiphertext: verifier.ciphertext,
+        verifierIv: verifier.iv,
+        verifierKeyVersion: verifier.keyVersion,
+        redirectUri: "http://127.0.0.1/cb",
+        expiresAt: new Date(Date.now() + 600_000),
+      });
+      return { organisationId, id };
+    });
+    const out = await rotate(db.url, `v3:${keyOf(3)},v5:${keyOf(5)}`);
+    expect(out.stderr).toBe("");
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain("MCP credentials: 1 sealed again under key v5, 0 already under it");
+    expect(out.stdout).toContain("OAuth verifiers: 1 sealed again under key v5, 0 already under it");
+    expect(`${out.stdout}${out.stderr}`).not.toMatch(/under-v3/);
+    const v5 = await parseKeySet(`v5:${keyOf(5)}`);
+    await withDatabase(db.url, async (pg) => {
+      const [row] = await pg.select().from(mcpConnections);
+      expect(row!.credentialKeyVersion).toBe("v5");
+      const sealed = { ciphertext: row!.credentialCiphertext!, iv: row!.credentialIv!, keyVersion: row!.credentialKeyVersion! };
+      expect(await openCredential(v5, ids.organisationId, ids.id, sealed)).toEqual({ kind: "bearer", token: "mcp-token-under-v3" });
+      const [state] = await pg.select().from(mcpOauthStates);
+      const opened = await openSecret(v5, verifierBinding(ids.organisationId, "nonce-1"), {
+        ciphertext: state!.verifierCiphertext,
+        iv: state!.verifierIv,
+        keyVersion: state!.verifierKeyVersion,
+      });
+      expect(opened).toBe("pkce-verifier-under-v3");
+    });
   }, 60_000);
 });

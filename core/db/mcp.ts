@@ -4,10 +4,16 @@
  * nothing here sees a token.
  */
 import { and, asc, eq, inArray, notInArray, or, sql } from "drizzle-orm";
-import type { SealedValue } from "../secrets/crypto";
 import type { AnyDatabase } from "./organisations";
 import { sqlState, UNIQUE_VIOLATION } from "./outage";
 import { agents, mcpConnections, mcpGrants, mcpTools } from "./schema";
+
+/** A sealed value as core/secrets/crypto.ts makes it (named here: core/secrets reads core/db). */
+export interface SealedValue {
+  ciphertext: string;
+  iv: string;
+  keyVersion: string;
+}
 
 export type McpConnectionRow = typeof mcpConnections.$inferSelect;
 export type McpToolRow = typeof mcpTools.$inferSelect;

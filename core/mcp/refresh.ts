@@ -95,7 +95,8 @@ export async function refreshConnection(db: AnyDatabase, row: McpConnectionRow, 
     return { ok: true, row: (await getConnection(db, row.organisationId, row.id))! };
   } catch (error) {
     if (error instanceof ToolNameCollision || error instanceof McpToolNameTaken) return failed(error.code, error.message);
-    if (error instanceof McpError) return failed(error.code, error.message, error.code === "mcp.unauthorized" && row.authKind === "oauth" ? "needs_auth" : "error");
+    if (error instanceof McpError)
+      return failed(error.code, error.message, error.code === "mcp.unauthorized" && row.authKind === "oauth" ? "needs_auth" : "error");
     throw error;
   }
 }

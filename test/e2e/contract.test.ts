@@ -464,6 +464,36 @@ describe("API contract: every documented operation through the typed client", ()
     await expectAnswer(api.POST("/api/tasks/{id}/done", { params: { path: { id: unknownId } } }), 404);
   }, 180_000);
 
+  it("MCP connections contract: presets, create with discovery, read, patch, refresh, grants, delete; never a token", async () => {
+    const mcp = inject("mcpServerUrl");
+    const presets = await expectAnswer(api.GET("/api/mcp/presets"), 200);
+    expect(presets.data.map((p) => p.key)).toContain("local");
+    const token = `contract-mcp-token-${randomUUID()}`;
+    const created = await expectAnswer(
+      api.POST("/api/mcp/connections", { body: { slug: "contract", url: `${mcp}/bearer/mcp`, auth: { kind: "bearer", token } } }),
+      201,
+    );
+    expect(created.status).toBe("error");
+    const path = { params: { path: { id: created.id } } };
+    const fixed = await expectAnswer(api.PATCH("/api/mcp/connections/{id}", { ...path, body: { token: "mcp-local-bearer-token-0123456789" } }), 200);
+    expect(fixed.status).toBe("ready");
+    await expectAnswer(api.PATCH("/api/mcp/connections/{id}", { ...path, body: { tools: [{ remote_name: "slow", enabled: false }] } }), 200);
+    await expectAnswer(api.POST("/api/mcp/connections/{id}/refresh", path), 200);
+    const list = await expectAnswer(api.GET("/api/mcp/connections"), 200);
+    expect(list.data.map((c) => c.id)).toContain(created.id);
+    const granted = await expectAnswer(api.POST("/api/mcp/connections/{id}/grants", { ...path, body: { agent_id: agent.id } }), 201);
+    await expectAnswer(
+      api.DELETE("/api/mcp/connections/{id}/grants/{grant_id}", { params: { path: { id: created.id, grant_id: granted.grants[0]!.id } } }),
+      200,
+    );
+    const read = await expectAnswer(api.GET("/api/mcp/connections/{id}", path), 200);
+    expect(JSON.stringify(read)).not.toContain(token);
+    await expectAnswer(api.POST("/api/mcp/connections", { body: { slug: "contract", url: `${mcp}/mcp` } }), 409);
+    await expectAnswer(api.POST("/api/mcp/connections", { body: { slug: "Not A Slug", url: `${mcp}/mcp` } }), 422);
+    await expectAnswer(api.DELETE("/api/mcp/connections/{id}", path), 204);
+    await expectAnswer(api.GET("/api/mcp/connections/{id}", path), 404);
+  });
+
   it("ISSUE-11 contract: deletes, each then 404", async () => {
     await expectAnswer(api.DELETE("/api/schedules/{id}", { params: { path: { id: schedule.id } } }), 204);
     await expectAnswer(api.DELETE("/api/agents/{id}", { params: { path: { id: agent.id } } }), 204);

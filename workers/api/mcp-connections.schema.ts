@@ -12,7 +12,10 @@ const slug = z
   .refine((s) => !s.includes("__"), "must not contain __")
   .describe("Prefix of every tool name the model sees: <slug>__<tool>. Fixed once created");
 
-const url = z.url({ protocol: /^https?$/ }).max(2048).describe("The server's MCP endpoint (Streamable HTTP, or the old HTTP+SSE endpoint)");
+const url = z
+  .url({ protocol: /^https?$/ })
+  .max(2048)
+  .describe("The server's MCP endpoint (Streamable HTTP, or the old HTTP+SSE endpoint)");
 
 export const McpAuthInput = z
   .discriminatedUnion("kind", [

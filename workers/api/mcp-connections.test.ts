@@ -7,6 +7,7 @@ import { connectionsForAgent } from "../../core/db/mcp";
 import { mcpConnections } from "../../core/db/schema";
 import { newAgent } from "../../test/workerd/agents";
 import { call, seedGuild } from "../../test/workerd/seed";
+import { McpConnection, McpConnectionPage, McpPresetList } from "./mcp-connections.schema";
 
 /** The local MCP server of the test run (test/setup/database.ts), as the "local" preset names it. */
 const mcpBase = () => (env as unknown as Env).MCP_PRESETS_URL_OVERRIDES!.replace(/^local=/, "").replace(/\/mcp$/, "");
@@ -44,8 +45,12 @@ describe("MCP connections API", () => {
     const add = created.json.tools.find((t: { remote_name: string }) => t.remote_name === "add");
     expect(add).toMatchObject({ enabled: true, position: 1, from_server: { title: "Add two numbers", output_schema: { required: ["sum"] } } });
     const id = created.json.id as string;
+    // The answers match their documented schemas.
+    expect(() => McpConnection.parse(created.json)).not.toThrow();
     expect((await call("GET", `/api/mcp/connections/${id}`, { token })).json).toEqual(created.json);
-    expect((await call("GET", "/api/mcp/connections", { token })).json.data.map((c: { id: string }) => c.id)).toContain(id);
+    const list = (await call("GET", "/api/mcp/connections", { token })).json;
+    expect(() => McpConnectionPage.parse(list)).not.toThrow();
+    expect(list.data.map((c: { id: string }) => c.id)).toContain(id);
     expect((await call("DELETE", `/api/mcp/connections/${id}`, { token })).status).toBe(204);
     expect((await call("GET", `/api/mcp/connections/${id}`, { token })).status).toBe(404);
   });
@@ -58,7 +63,10 @@ describe("MCP connections API", () => {
 
   it("a bearer token is sealed, never returned; a refused token leaves the connection in error until a good one is set", async () => {
     const wrong = "wrong-token-never-returned-4f1c";
-    const created = await call("POST", "/api/mcp/connections", { token, body: { slug: "bearer", url: `${mcpBase()}/bearer/mcp`, auth: { kind: "bearer", token: wrong } } });
+    const created = await call("POST", "/api/mcp/connections", {
+      token,
+      body: { slug: "bearer", url: `${mcpBase()}/bearer/mcp`, auth: { kind: "bearer", token: wrong } },
+    });
     expect(created.status).toBe(201);
     expect(created.json).toMatchObject({ status: "error", auth: { kind: "bearer", has_credential: true }, tools: [] });
     expect(created.json.last_error).toContain("refused the connection's credentials");
@@ -132,6 +140,7 @@ describe("MCP connections API", () => {
 
   it("a preset enables only its curated tools, and tools a refresh adds to a preset's server start disabled", async () => {
     const presets = await call("GET", "/api/mcp/presets", { token });
+    expect(() => McpPresetList.parse(presets.json)).not.toThrow();
     expect(presets.json.data.map((p: { key: string }) => p.key)).toEqual(["coingecko", "alchemy", "wallet", "x", "twitterapi", "qonto", "dexpaprika", "local"]);
     const created = await call("POST", "/api/mcp/connections", { token, body: { slug: "preset", preset: "local" } });
     expect(created.json).toMatchObject({ status: "ready", preset: "local", url: `${mcpBase()}/mcp` });
@@ -180,7 +189,10 @@ describe("MCP connections API", () => {
     const toGuild = await make("a-guild");
     await make("c-everyone", true);
     await make("d-nobody");
-    await call("PATCH", `/api/mcp/connections/${toAgent.id}`, { token: org.token, body: { tools: ALL_TOOLS.slice(2).map((remote_name) => ({ remote_name, enabled: false })) } });
+    await call("PATCH", `/api/mcp/connections/${toAgent.id}`, {
+      token: org.token,
+      body: { tools: ALL_TOOLS.slice(2).map((remote_name) => ({ remote_name, enabled: false })) },
+    });
     const grant = await call("POST", `/api/mcp/connections/${toAgent.id}/grants`, { token: org.token, body: { agent_id: mine.id } });
     expect(grant.status).toBe(201);
     expect((await call("POST", `/api/mcp/connections/${toAgent.id}/grants`, { token: org.token, body: { agent_id: mine.id } })).status).toBe(409);
@@ -212,8 +224,12 @@ describe("MCP connections API", () => {
     }
     expect((await call("GET", "/api/mcp/connections/not-a-uuid", { token })).json.error.code).toBe("mcp_connection.not_found");
     const mine = (await call("POST", "/api/mcp/connections", { token, body: { slug: "mine-x", url: `${mcpBase()}/mcp` } })).json;
-    expect((await call("POST", `/api/mcp/connections/${mine.id}/grants`, { token, body: { guild_id: other.guildId } })).json.error.code).toBe("guild.not_found");
-    expect((await call("POST", `/api/mcp/connections/${mine.id}/grants`, { token, body: { agent_id: otherAgent.id } })).json.error.code).toBe("agent.not_found");
+    expect((await call("POST", `/api/mcp/connections/${mine.id}/grants`, { token, body: { guild_id: other.guildId } })).json.error.code).toBe(
+      "guild.not_found",
+    );
+    expect((await call("POST", `/api/mcp/connections/${mine.id}/grants`, { token, body: { agent_id: otherAgent.id } })).json.error.code).toBe(
+      "agent.not_found",
+    );
     expect((await call("DELETE", `/api/mcp/connections/${mine.id}/grants/${crypto.randomUUID()}`, { token })).json.error.code).toBe("mcp_grant.not_found");
   });
 });

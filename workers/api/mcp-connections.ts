@@ -142,7 +142,14 @@ export const mcpPresetRoutes = new Hono<AppEnv>().get(
   }),
   (c) =>
     c.json({
-      data: presetCatalog(c.env.MCP_PRESETS_URL_OVERRIDES).map((p) => ({ key: p.key, title: p.title, url: p.url, auth: p.auth, tools: [...p.tools], docs_url: p.docsUrl })),
+      data: presetCatalog(c.env.MCP_PRESETS_URL_OVERRIDES).map((p) => ({
+        key: p.key,
+        title: p.title,
+        url: p.url,
+        auth: p.auth,
+        tools: [...p.tools],
+        docs_url: p.docsUrl,
+      })),
     }),
 );
 
@@ -178,7 +185,16 @@ export const mcpConnectionRoutes = new Hono<AppEnv>()
       const db = c.get("db");
       let row: McpConnectionRow;
       try {
-        row = await createConnection(db, { id, organisationId, slug: body.slug, url, authKind: auth.kind, preset: preset?.key ?? null, orgWide: body.org_wide, credential: sealed });
+        row = await createConnection(db, {
+          id,
+          organisationId,
+          slug: body.slug,
+          url,
+          authKind: auth.kind,
+          preset: preset?.key ?? null,
+          orgWide: body.org_wide,
+          credential: sealed,
+        });
       } catch (error) {
         if (error instanceof McpSlugTaken) throw new ApiError(409, error.code, error.message, { field: "slug" });
         throw error;
@@ -249,7 +265,8 @@ export const mcpConnectionRoutes = new Hono<AppEnv>()
         const missing = await setToolsEnabled(db, row.id, changes);
         if (missing.length > 0) throw field("tools", `the connection has no tool ${missing.map((m) => JSON.stringify(m)).join(", ")}`);
       }
-      const sealed = body.token === undefined ? undefined : await sealCredential(await keys(c.env), organisationId, row.id, { kind: "bearer", token: body.token });
+      const sealed =
+        body.token === undefined ? undefined : await sealCredential(await keys(c.env), organisationId, row.id, { kind: "bearer", token: body.token });
       row = (await updateConnection(db, organisationId, row.id, { url: body.url, orgWide: body.org_wide, ...(sealed ? { credential: sealed } : {}) })) ?? row;
       if ((body.url !== undefined || sealed) && discoverable(row)) row = (await discoverNow(c, row)).row ?? row;
       return c.json(await one(db, row));
@@ -289,7 +306,11 @@ export const mcpConnectionRoutes = new Hono<AppEnv>()
       const row = await findConnection(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
       const outcome = await discoverNow(c, row);
       if (outcome.ok) return c.json(await one(c.get("db"), outcome.row));
-      const status = outcome.code.startsWith("mcp_connection.") ? 409 : outcome.code === "mcp.url_refused" || outcome.code === "mcp.tool_name_collision" ? 422 : 502;
+      const status = outcome.code.startsWith("mcp_connection.")
+        ? 409
+        : outcome.code === "mcp.url_refused" || outcome.code === "mcp.tool_name_collision"
+          ? 422
+          : 502;
       throw new ApiError(status, outcome.code, outcome.message, { status: outcome.status });
     },
   )
