@@ -66,9 +66,16 @@ describe("OAuth against the local MCP server's authorization server", () => {
   });
 
   it("takes its test settings as JSON or as a form", async () => {
-    const form = await fetch(`${server.url}/oauth/__settings`, { method: "POST", body: new URLSearchParams({ access_token_ttl_s: "5", auto_approve: "true" }) });
+    const form = await fetch(`${server.url}/oauth/__settings`, {
+      method: "POST",
+      body: new URLSearchParams({ access_token_ttl_s: "5", auto_approve: "true" }),
+    });
     expect(await form.json()).toEqual({ access_token_ttl_s: 5, auto_approve: true });
-    const json = await fetch(`${server.url}/oauth/__settings`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ access_token_ttl_s: 2 }) });
+    const json = await fetch(`${server.url}/oauth/__settings`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ access_token_ttl_s: 2 }),
+    });
     expect(await json.json()).toEqual({ access_token_ttl_s: 2, auto_approve: true });
   });
 

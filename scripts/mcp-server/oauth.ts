@@ -16,7 +16,13 @@
  *   // OAuth-protected MCP at `${server.url}/oauth/mcp`
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { McpMount } from "./server";
+
+/** What the mount uses of the server it is mounted on (server.ts's LocalMcpServer has it). */
+interface Host {
+  url: string;
+  serveStreamable(request: Request): Promise<Response>;
+}
+type Mount = (request: Request, server: Host) => Promise<Response | null>;
 
 export interface OAuthMountOptions {
   /** Seconds an access token is good for (default 3600). */
@@ -58,7 +64,7 @@ async function formOrJson(request: Request): Promise<Record<string, unknown>> {
   return Object.fromEntries(new URLSearchParams(text));
 }
 
-export function oauthMount(options: OAuthMountOptions = {}): McpMount & { stats: Record<string, number> } {
+export function oauthMount(options: OAuthMountOptions = {}): Mount & { stats: Record<string, number> } {
   const settings = { ttl: options.accessTokenTtlS ?? 3600, autoApprove: options.autoApprove ?? false };
   const clients = new Map<string, Client>();
   const codes = new Map<string, Code>();
@@ -147,7 +153,7 @@ export function oauthMount(options: OAuthMountOptions = {}): McpMount & { stats:
     return !!known && known.expiresAt > Date.now();
   }
 
-  const mount: McpMount = async (request, server) => {
+  const mount: Mount = async (request, server) => {
     const url = new URL(request.url);
     const path = url.pathname;
     const base = server.url;

@@ -20,7 +20,11 @@ describe("MCP connections in the console", () => {
     chromium = await launchChromium();
     page = await chromium.context.newPage();
     // The Approve page is shown, as a person would see it.
-    await fetch(`${mcpServerUrl}/oauth/__settings`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ auto_approve: false }) });
+    await fetch(`${mcpServerUrl}/oauth/__settings`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ auto_approve: false }),
+    });
   });
   afterAll(async () => {
     await chromium?.close();
@@ -46,7 +50,10 @@ describe("MCP connections in the console", () => {
     await form.getByRole("button", { name: "Add connection" }).click();
     const card = page.locator(`[data-connection="${slug}"]`);
     await card.waitFor();
-    await until(async () => ((await card.getByTestId("connection-status").textContent()) ?? "").includes("needs authorisation"), "the card asks for authorisation");
+    await until(
+      async () => ((await card.getByTestId("connection-status").textContent()) ?? "").includes("needs authorisation"),
+      "the card asks for authorisation",
+    );
 
     await card.getByRole("button", { name: "Authorise" }).click();
     await page.getByRole("heading", { name: "Local MCP authorization" }).waitFor();
@@ -78,12 +85,18 @@ describe("MCP connections in the console", () => {
 
     await ready.getByLabel("Grant to").selectOption({ label: `Agent ${agent.name}` });
     await ready.getByRole("button", { name: "Grant" }).click();
-    await ready.getByRole("list", { name: `Grants of ${slug}` }).getByText(`Agent ${agent.name}`).waitFor();
+    await ready
+      .getByRole("list", { name: `Grants of ${slug}` })
+      .getByText(`Agent ${agent.name}`)
+      .waitFor();
 
     await page.goto(`${apiUrl}/agents/${agent.id}/settings`);
     const reaching = page.locator(`[data-agent-connection="${slug}"]`);
     await reaching.waitFor();
-    await reaching.getByRole("list", { name: `Tools of ${slug} for this agent` }).getByText(`${slug}__echo`, { exact: true }).waitFor();
+    await reaching
+      .getByRole("list", { name: `Tools of ${slug} for this agent` })
+      .getByText(`${slug}__echo`, { exact: true })
+      .waitFor();
     await screenshot(page, "mcp-agent-settings", { fullPage: true });
   });
 });
