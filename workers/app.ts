@@ -10,6 +10,7 @@ import { guildRoutes } from "./api/guilds";
 import { healthRoutes } from "./api/health";
 import { platformRoutes } from "./api/platform";
 import { mcpConnectionRoutes, mcpPresetRoutes } from "./api/mcp-connections";
+import { mcpOauthRoutes } from "./api/mcp-oauth";
 import { guildRepositoryRoutes, repositoryRoutes } from "./api/repositories";
 import { runRoutes } from "./api/run";
 import { runChangeRoutes } from "./api/run-changes";
@@ -102,6 +103,8 @@ api.route("/usage", usageRoutes);
 api.route("/usage", usageReportRoutes);
 api.route("/mcp", mcpPresetRoutes);
 api.route("/mcp/connections", mcpConnectionRoutes);
+// OAuth of MCP connections: /mcp/connections/:id/authorize and the console's /mcp/oauth/callback.
+api.route("/mcp", mcpOauthRoutes);
 api.route("/organisation", organisationRoutes);
 api.route("/platform", platformRoutes);
 api.route("/organisation", taskSettingsRoutes);

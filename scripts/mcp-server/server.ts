@@ -5,6 +5,7 @@
  *
  *   /mcp                 Streamable HTTP (sessions; an unknown session id answers 404)
  *   /bearer/mcp          the same behind `Authorization: Bearer <bearerToken>`
+ *   /oauth/mcp           the same behind OAuth 2.1, with its authorization server (./oauth.ts)
  *   /sse + /messages     the old HTTP+SSE transport (POST /sse answers 405, so a client
  *                        given /sse falls back to it)
  *   /redirect?to=<url>   307 to any URL (egress tests)
@@ -19,6 +20,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Server, type Transport, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
+import { type OAuthMountOptions, oauthMount } from "./oauth";
 import { type ToolBox as Box, ToolBox, type ToolDef } from "./tools";
 
 export const DEFAULT_BEARER_TOKEN = "mcp-local-bearer-token-0123456789";
@@ -42,6 +44,8 @@ export interface McpServerOptions {
   host?: string;
   bearerToken?: string;
   mounts?: McpMount[];
+  /** The OAuth-protected variant at /oauth/mcp (./oauth.ts), mounted unless false. */
+  oauth?: OAuthMountOptions | false;
 }
 
 interface Session {
@@ -90,11 +94,12 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Lo
     return transport.handleRequest(request);
   }
 
+  const mounts = [...(options.mounts ?? []), ...(options.oauth === false ? [] : [oauthMount(options.oauth)])];
   const self: LocalMcpServer = { url: "", port: 0, bearerToken, box, serveStreamable, close: async () => {} };
 
   async function route(request: Request, res: ServerResponse): Promise<Response | null> {
     const url = new URL(request.url);
-    for (const mount of options.mounts ?? []) {
+    for (const mount of mounts) {
       const answer = await mount(request, self);
       if (answer) return answer;
     }

@@ -6,6 +6,7 @@ import { match, navigate, usePath } from "./lib/router";
 import { AgentView } from "./views/agent";
 import { AgentBrowserView, AgentCliView } from "./views/agent-sandbox";
 import { AgentSettingsView } from "./views/agent-settings";
+import { ConnectionsView, McpCallbackView } from "./views/connections";
 import { GitHubSetupView } from "./views/github-setup";
 import { GroupChatView } from "./views/group-chat";
 import { GuildView } from "./views/guild";
@@ -54,6 +55,8 @@ export function App() {
       tokens: "API tokens",
       secrets: "Secrets",
       "github-setup": "Connecting GitHub",
+      connections: "Connections",
+      "mcp-callback": "Authorising a connection",
       "sign-in": "Sign in",
     };
     document.title = `${titles[route.view] ?? "Not found"} · Guilds console`;
@@ -118,6 +121,9 @@ export function App() {
           <Link href="/secrets" aria-current={route.view === "secrets" ? "page" : undefined}>
             Secrets
           </Link>
+          <Link href="/connections" aria-current={route.view === "connections" ? "page" : undefined}>
+            Connections
+          </Link>
           <Link href="/tokens" aria-current={route.view === "tokens" ? "page" : undefined}>
             API tokens
           </Link>
@@ -144,6 +150,8 @@ export function App() {
         {route.view === "tokens" && <TokensView />}
         {route.view === "secrets" && <SecretsView />}
         {route.view === "github-setup" && <GitHubSetupView />}
+        {route.view === "connections" && <ConnectionsView />}
+        {route.view === "mcp-callback" && <McpCallbackView />}
         {route.view === "not-found" && (
           <section>
             <h1>Not found</h1>

@@ -30,6 +30,7 @@ import { ApiError, notFound, validationFailed } from "../http/errors";
 import { ListQuery } from "../http/page.schema";
 import { listPage } from "../http/pagination";
 import { McpConnection, McpConnectionCreate, McpConnectionPage, McpConnectionPatch, McpGrantCreate, McpPresetList } from "./mcp-connections.schema";
+import { oauthAuthFor } from "./mcp-oauth-tools";
 
 /**
  * MCP connections of the organisation (EXACT-021): remote MCP servers whose tools agents
@@ -115,10 +116,13 @@ function checkUrl(env: Env, url: string) {
 }
 
 async function discoverNow(c: { env: Env; get(key: "db"): Db }, row: McpConnectionRow): Promise<RefreshOutcome> {
+  const keySet = await keys(c.env);
   return refreshConnection(c.get("db"), row, {
-    keys: await keys(c.env),
+    keys: keySet,
     allow: allowanceFrom(c.env.ALLOW_PRIVATE_MODEL_URLS),
     presetsSetting: c.env.MCP_PRESETS_URL_OVERRIDES,
+    // OAuth connections' tokens, refreshed when due (workers/api/mcp-oauth-tools.ts).
+    oauthAuth: oauthAuthFor(c.env, c.get("db"), keySet),
   });
 }
 

@@ -970,6 +970,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/mcp/connections/{id}/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start authorising an OAuth connection: its authorization server is discovered (RFC 9728, RFC 8414), the platform registered as a client when needed (RFC 7591), and the authorization URL answered with PKCE S256 and a state good once for ten minutes */
+        post: operations["authorizeMcpConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp/oauth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Complete an authorisation with what the authorization server's redirect carried: the state must be this organisation's and unspent; the code is exchanged, the tokens sealed, and the connection's tools discovered */
+        post: operations["completeMcpAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/organisation": {
         parameters: {
             query?: never;
@@ -2363,6 +2397,44 @@ export interface components {
             guild_id?: string;
             /** Format: uuid */
             agent_id?: string;
+        };
+        McpAuthorization: {
+            /**
+             * Format: uri
+             * @description The authorization server's page, with PKCE S256 and a state signed for this organisation and connection
+             */
+            authorization_url: string;
+            /**
+             * Format: uri
+             * @description Where the authorization server sends the operator back: the console's callback page, which posts code and state to POST /api/mcp/oauth/callback
+             */
+            redirect_uri: string;
+            /**
+             * Format: date-time
+             * @description After this the state is refused (ten minutes)
+             */
+            expires_at: string;
+        };
+        McpOAuthResult: {
+            /** Format: uuid */
+            connection_id: string;
+            /**
+             * @description 'ready' once its tools were discovered; 'error' when the server could not be listed (last_error says why)
+             * @enum {string}
+             */
+            status: "pending" | "ready" | "needs_auth" | "error";
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @description When the access token expires, if the server said; it is refreshed a minute before
+             */
+            expires_at: string | null;
+        };
+        McpOAuthCallback: {
+            /** @description The authorization code the redirect carries */
+            code: string;
+            /** @description The state of the authorization URL, passed back by the redirect; good once, for ten minutes, for this organisation only */
+            state: string;
         };
         Organisation: {
             /** Format: uuid */
@@ -5941,6 +6013,150 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+        };
+    };
+    authorizeMcpConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The mcp_connection's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where to send the operator */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpAuthorization"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such mcp_connection in the caller's organisation (mcp_connection.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description mcp_connection.not_oauth: the connection's auth is none or bearer */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid mcp_oauth.url_refused: a URL of the server's metadata is one the platform does not call; mcp_oauth.discovery_failed: no usable metadata; mcp_oauth.registration_failed: the authorization server would not register a client (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description The MCP server or its authorization server could not be reached, redirected, or failed (mcp_oauth.unreachable) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The platform has no SECRETS_KEK to seal tokens and sign states with (secrets.unconfigured) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    completeMcpAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpOAuthCallback"];
+            };
+        };
+        responses: {
+            /** @description The connection's state after the exchange and discovery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpOAuthResult"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such mcp_connection in the caller's organisation (mcp_connection.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description mcp_oauth.state_used: the state was spent already (authorise again); mcp_oauth.no_client: the connection has no registered client; mcp_connection.not_oauth: the connection's auth is no longer OAuth */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Invalid body fields; mcp_oauth.state_invalid: the state is not one this organisation was given, or it expired; mcp_oauth.code_refused: the token endpoint refused the code; mcp_oauth.url_refused: the token endpoint is one the platform does not call (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description The MCP server or its authorization server could not be reached, redirected, or failed (mcp_oauth.unreachable) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The platform has no SECRETS_KEK to seal tokens and sign states with (secrets.unconfigured) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOrganisation: {

@@ -67,3 +67,6 @@ export type Task = Schemas["Task"];
 export type TaskRun = Schemas["TaskRun"];
 /** A message for a task's agent: queued until a run delivers it at a turn boundary. */
 export type TaskMessage = Schemas["TaskMessage"];
+export type McpConnection = Schemas["McpConnection"];
+export type McpTool = Schemas["McpTool"];
+export type McpPreset = Schemas["McpPreset"];

@@ -45,6 +45,8 @@ export interface Match {
     | "tokens"
     | "secrets"
     | "github-setup"
+    | "connections"
+    | "mcp-callback"
     | "not-found";
   id?: string;
 }
@@ -68,6 +70,8 @@ const ROUTES: Array<[RegExp, Match["view"]]> = [
   [/^\/tokens\/?$/, "tokens"],
   [/^\/secrets\/?$/, "secrets"],
   [/^\/github\/setup\/?$/, "github-setup"],
+  [/^\/connections\/?$/, "connections"],
+  [/^\/mcp\/callback\/?$/, "mcp-callback"],
 ];
 
 /**

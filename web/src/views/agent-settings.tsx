@@ -1,3 +1,4 @@
+import { AgentConnections } from "../components/agent-connections";
 import { AgentForm } from "../components/agent-form";
 import { AgentHeader, useAgentPage } from "../components/agent-tabs";
 import { ConfirmDelete } from "../components/confirm";
@@ -33,6 +34,7 @@ export function AgentSettingsView(props: { id: string }) {
       />
       <MemoryEditor agentId={a.id} enabled={a.memory} />
       <ScriptsSettings agent={a} />
+      <AgentConnections agent={a} />
       <HomeSettings agentId={a.id} name={a.name} />
       <section class="card danger-zone" aria-labelledby="delete-agent">
         <h2 id="delete-agent">Delete this agent</h2>
