@@ -35,6 +35,12 @@ export interface Settings {
   DEFAULT_MODEL_PRICE?: string;
   /** Address kinds an agent's model_base_url may reach: comma list of loopback, private, link-local, or * (core/providers/egress.ts). */
   ALLOW_PRIVATE_MODEL_URLS?: string;
+  /**
+   * Tavily's key (a secret): with it, runs are offered tavily_search (EXACT-015); the agent
+   * object calls TAVILY_API_URL (default https://api.tavily.com; the local stack's stand-in).
+   */
+  TAVILY_API_KEY?: string;
+  TAVILY_API_URL?: string;
   /** Turns on the group-history selector (GROUP-004): its provider key (a secret). */
   TYPESAFE_API_KEY?: string;
   /** The selector's model (default "jev") and base URL (default MODEL_BASE_URL). */

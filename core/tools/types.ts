@@ -5,6 +5,7 @@
  */
 import type * as z from "zod";
 import type { SandboxFiles } from "../scripts/materialise";
+import type { WebSearch } from "../search/tavily";
 
 /** One tool as offered to the model (Chat Completions `tools` entry). */
 export interface ToolSchema {
@@ -82,6 +83,8 @@ export interface ToolContext {
   scripts?: ScriptTools;
   /** The task a task run works on (complete_task, ask_question); absent on other runs. */
   task?: TaskTools;
+  /** The platform's web search (tavily_search); absent when the platform has no key. */
+  search?: WebSearch;
 }
 
 /** What the task tools tell the task's run; the run acts on them at the turn's end. */

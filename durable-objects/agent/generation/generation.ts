@@ -50,6 +50,8 @@ export interface GenerationInputs {
   scripts?: ToolContext["scripts"];
   /** The task a task run works on: its tools tell the run (TASK-015, TASK-016). */
   task?: ToolContext["task"];
+  /** The platform's web search, where the run was offered tavily_search (EXACT-015). */
+  search?: ToolContext["search"];
   /** A coding agent's repositories: the end checkpoint after the generation (REPO-015). */
   repositories?: { checkpointEnd(): Promise<void> };
   redactor: Redactor;
@@ -220,6 +222,7 @@ export async function runGeneration(context: AgentContext, inputs: GenerationInp
             ...(inputs.secrets ? { secrets: inputs.secrets } : {}),
             ...(inputs.scripts ? { scripts: inputs.scripts } : {}),
             ...(inputs.task ? { task: inputs.task } : {}),
+            ...(inputs.search ? { search: inputs.search } : {}),
           }),
           inputs.signal,
         );

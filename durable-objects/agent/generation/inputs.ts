@@ -12,10 +12,12 @@ import { platformRedactor, type SecretValue } from "../../../core/output/redacti
 import { providerForGeneration } from "../../../core/providers/provider";
 import { executesScripts } from "../../../core/runs/script-snapshot";
 import { offersSandbox } from "../../../core/sandbox/tools";
+import { tavilySearch } from "../../../core/search/tavily";
 import { keySetFrom } from "../../../core/secrets/crypto";
 import { openResolvedSecrets } from "../../../core/secrets/open";
 import { nativeToolNames, offeredTools } from "../../../core/tools/registry";
 import { scriptTool } from "../../../core/tools/scripts";
+import { TAVILY_SEARCH } from "../../../core/tools/search";
 import type { SandboxAccess } from "../../../core/tools/types";
 import type { EnsureRequest } from "../../sandbox/inputs";
 import { type AgentContext, schedulesChanged } from "../state/context";
@@ -101,6 +103,9 @@ export async function generationInputs(
       );
   }
   const redactor = () => holder.inputs!.redactor;
+  const search = session.snapshot.tools.some((t) => t.function.name === TAVILY_SEARCH)
+    ? tavilySearch({ apiKey: env.TAVILY_API_KEY, apiUrl: env.TAVILY_API_URL })
+    : null;
   holder.inputs = {
     db,
     session,
@@ -134,6 +139,8 @@ export async function generationInputs(
     spend,
     hydrate: bounds.hydrate,
     toolImages: r2ToolImages(db, env.ATTACHMENTS, session.scope.organisationId),
+    // From the agent object, never the box: the key stays in the platform (EXACT-015).
+    ...(search ? { search } : {}),
   };
   return { ok: true, generation: holder.inputs };
 }
@@ -159,7 +166,7 @@ function inRepositories(access: SandboxAccess, repositories: GenerationRepositor
  */
 function snapshotTools(session: RunSession) {
   const offered = new Set(session.snapshot.tools.map((t) => t.function.name));
-  const native = offeredTools({ kind: session.facts.kind, ...session.snapshot.flags }).filter((d) => offered.has(d.name));
+  const native = offeredTools({ kind: session.facts.kind, ...session.snapshot.flags, search: offered.has(TAVILY_SEARCH) }).filter((d) => offered.has(d.name));
   const nativeNames = nativeToolNames();
   const own = session.snapshot.flags.scripting ? session.snapshot.tools.filter((t) => !nativeNames.has(t.function.name)).map(scriptTool) : [];
   return [...native, ...own];
