@@ -18,7 +18,14 @@ describe("guilds-code's pure parts", () => {
 
   it("RUN-019: the end checkpoint's files join name-status and numstat by path: renames, copies, binary files, odd names", () => {
     const nameStatus = "M\0a.txt\0D\0b.txt\0A\0new\nline.txt\0R087\0old name.txt\0moved/name.txt\0C100\0src.ts\0copy.ts\0A\0blob.bin\0T\0link\0";
-    const numstat = "2\t0\ta.txt\0" + "0\t1\tb.txt\0" + "1\t0\tnew\nline.txt\0" + "1\t1\t\0old name.txt\0moved/name.txt\0" + "0\t0\t\0src.ts\0copy.ts\0" + "-\t-\tblob.bin\0" + "1\t1\tlink\0";
+    const numstat =
+      "2\t0\ta.txt\0" +
+      "0\t1\tb.txt\0" +
+      "1\t0\tnew\nline.txt\0" +
+      "1\t1\t\0old name.txt\0moved/name.txt\0" +
+      "0\t0\t\0src.ts\0copy.ts\0" +
+      "-\t-\tblob.bin\0" +
+      "1\t1\tlink\0";
     expect(parseNameStatus(nameStatus)).toHaveLength(7);
     expect(parseNumstat(numstat).get("moved/name.txt")).toEqual({ insertions: 1, deletions: 1 });
     const { files, truncated } = joinFileChanges(nameStatus, numstat, 100);
