@@ -36,6 +36,12 @@ export interface Settings {
   /** Address kinds an agent's model_base_url may reach: comma list of loopback, private, link-local, or * (core/providers/egress.ts). */
   ALLOW_PRIVATE_MODEL_URLS?: string;
   /**
+   * The platform's public origin, e.g. https://guilds.example.com: images then reach remote
+   * providers as 15-minute signed URLs of its attachment route (ATT-005). Unset, loopback or
+   * private: images travel as data URLs (ATT-006).
+   */
+  PUBLIC_URL?: string;
+  /**
    * Tavily's key (a secret): with it, runs are offered tavily_search (EXACT-015); the agent
    * object calls TAVILY_API_URL (default https://api.tavily.com; the local stack's stand-in).
    */

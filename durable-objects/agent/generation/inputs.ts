@@ -63,7 +63,7 @@ export async function generationInputs(
   const earlier = (await context.redaction.generationStarting(session.runId, secrets.values, now())) ?? [];
   const provider = providerForGeneration(session.snapshot.model, env, secrets.values);
   if (!provider.ok) return failed(provider.code, provider.message);
-  const bounds = generationBounds(env);
+  const bounds = generationBounds(env, { baseURL: provider.provider.baseURL, model: session.snapshot.model.model }, () => context.now());
   const { agentId } = session.scope;
   const box = generationBox(context, db, session, secrets.values);
   // shell and the browser tools ensure the box now (GEN-007); scripts alone at their first
