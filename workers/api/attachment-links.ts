@@ -42,7 +42,8 @@ export const attachmentLinkRoutes = new Hono<AppEnv>().get(
     const { id } = c.req.valid("param");
     const key = await attachmentUrlKey(c.env.SECRETS_KEK).catch(() => null);
     const valid =
-      key !== null && (await verifyAttachmentUrl(key, { attachmentId: id, expires: c.req.query("expires"), signature: c.req.query("signature"), now: Date.now() }));
+      key !== null &&
+      (await verifyAttachmentUrl(key, { attachmentId: id, expires: c.req.query("expires"), signature: c.req.query("signature"), now: Date.now() }));
     if (!valid) throw invalid();
     const object = await c.env.ATTACHMENTS?.get(attachmentKey(id));
     const type = object?.httpMetadata?.contentType;

@@ -12,7 +12,8 @@ const platform = { ...(env as unknown as Env), PUBLIC_URL: "https://guilds.examp
 const REMOTE = { baseURL: "https://api.provider.example/v1", model: "vision-model" };
 const NOW = Date.parse("2026-12-03T12:00:00Z");
 
-const imageOf = (message: unknown) => (message as { content: Array<{ type: string; image_url?: { url: string } }> }).content.find((p) => p.type === "image_url")!.image_url!.url;
+const imageOf = (message: unknown) =>
+  (message as { content: Array<{ type: string; image_url?: { url: string } }> }).content.find((p) => p.type === "image_url")!.image_url!.url;
 
 describe("images as the provider request carries them (ATT-005..007)", () => {
   const id = crypto.randomUUID();
@@ -29,7 +30,11 @@ describe("images as the provider request carries them (ATT-005..007)", () => {
   const messages: ChatPayload[] = rows.map((r) => r.payload);
 
   beforeAll(async () => {
-    await platform.ATTACHMENTS.put(attachmentKey(id), Uint8Array.from(atob(PNG), (c) => c.charCodeAt(0)), { httpMetadata: { contentType: "image/png" } });
+    await platform.ATTACHMENTS.put(
+      attachmentKey(id),
+      Uint8Array.from(atob(PNG), (c) => c.charCodeAt(0)),
+      { httpMetadata: { contentType: "image/png" } },
+    );
   });
 
   it("ATT-005: a remote provider gets a 15-minute signed URL of the attachment route, not the bytes", async () => {
