@@ -34,7 +34,8 @@ export async function readFileChanges(db: AnyDatabase, runId: string): Promise<M
     .select()
     .from(fileChanges)
     .where(eq(fileChanges.runId, runId))
-    .orderBy(asc(fileChanges.repository), asc(fileChanges.path), asc(fileChanges.id));
+    // Byte order, as the box lists them: the same on every database whatever its collation.
+    .orderBy(sql`${fileChanges.repository} collate "C"`, sql`${fileChanges.path} collate "C"`, asc(fileChanges.id));
   const byRepository = new Map<string, FileChangeView[]>();
   for (const row of rows) {
     const list = byRepository.get(row.repository) ?? [];
