@@ -42,6 +42,18 @@ export interface Settings {
   PLATFORM_OPERATOR_ORGANISATIONS?: string;
   /** MCP presets pointed elsewhere: comma list of key=url (core/mcp/presets.ts); `local=<url>` offers the local test preset. */
   MCP_PRESETS_URL_OVERRIDES?: string;
+  /**
+   * The platform's public origin, e.g. https://guilds.example.com: images then reach remote
+   * providers as 15-minute signed URLs of its attachment route (ATT-005). Unset, loopback or
+   * private: images travel as data URLs (ATT-006).
+   */
+  PUBLIC_URL?: string;
+  /**
+   * Tavily's key (a secret): with it, runs are offered tavily_search (EXACT-015); the agent
+   * object calls TAVILY_API_URL (default https://api.tavily.com; the local stack's stand-in).
+   */
+  TAVILY_API_KEY?: string;
+  TAVILY_API_URL?: string;
   /** Turns on the group-history selector (GROUP-004): its provider key (a secret). */
   TYPESAFE_API_KEY?: string;
   /** The selector's model (default "jev") and base URL (default MODEL_BASE_URL). */

@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import { describeError, logEvent } from "../core/output/log";
 import { platformRedactor } from "../core/output/redaction";
 import { agentRoutes, guildAgentRoutes } from "./api/agents";
+import { attachmentLinkRoutes } from "./api/attachment-links";
 import { attachmentRoutes } from "./api/attachments";
 import { githubRoutes } from "./api/github-connections";
 import { groupChatRoutes } from "./api/group-chat";
@@ -80,6 +81,10 @@ app.all(`${GIT_GATEWAY_ROUTE}/*`, gitGatewayRoute);
 app.use("/api/agents/:id/browser/vnc/*", callerRateLimit);
 app.use("/api/agents/:id/cli/tty/*", callerRateLimit);
 app.route("/api/agents", sandboxViewProxy);
+
+// An image a model provider fetches (ATT-005): the signed link is its credential, not a bearer token.
+app.use("/api/attachments/:id/signed", callerRateLimit);
+app.route("/api/attachments", attachmentLinkRoutes);
 
 const api = new Hono<AppEnv>();
 // The caller budget comes first: a flood of junk tokens must not reach the database.

@@ -5,7 +5,8 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { REPOS_DIR, type RepoChange } from "../../core/repos/types";
+import { FILE_CHANGES_MAX, REPOS_DIR, type RepoChange } from "../../core/repos/types";
+import { joinFileChanges } from "./file-changes";
 import { git, gitMaybe, gitText } from "./git";
 import { snapshotCommit } from "./snapshot";
 
@@ -70,7 +71,17 @@ export async function checkpointRepo(name: string, path: string, runId: string, 
   if (kind === "start") return { ...base, start_sha: start, end_sha: start, files_changed: 0, insertions: 0, deletions: 0 };
   await gitText(["update-ref", "--no-deref", checkpointRef(runId, "end"), commit], { cwd: path });
   const stat = await gitText(["diff", "--no-ext-diff", "--no-textconv", "--shortstat", start, commit], { cwd: path });
-  return { ...base, start_sha: start, end_sha: commit, ...parseShortstat(stat) };
+  // RUN-019: per file too, with renames found as the diff route shows them.
+  const listed = (format: string) => gitRaw(["diff", "--no-ext-diff", "--no-textconv", "-M", format, "-z", start, commit], path);
+  const { files, truncated } = joinFileChanges(await listed("--name-status"), await listed("--numstat"), FILE_CHANGES_MAX);
+  return { ...base, start_sha: start, end_sha: commit, ...parseShortstat(stat), files, ...(truncated ? { files_truncated: true } : {}) };
+}
+
+/** git's stdout untrimmed (a -z listing ends in NUL and a path may end in a space). */
+async function gitRaw(args: string[], cwd: string): Promise<string> {
+  const result = await git(args, { cwd });
+  if (result.code !== 0) throw new Error(result.stderr.trim() || `git ${args[0]} failed`);
+  return result.stdout.toString("utf8");
 }
 
 /** Checkpoints every work tree; one that fails is reported on stderr and left out. */

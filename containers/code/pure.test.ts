@@ -3,6 +3,7 @@ import { parseShortstat, RUN_ID } from "./checkpoint";
 import { classifyCloneFailure, DIR_NAME, failureReason, urlHost } from "./clone";
 import { credentialAnswer, parseCredentialRequest } from "./credential";
 import { cutAtLine } from "./diff";
+import { joinFileChanges, parseNameStatus, parseNumstat } from "./file-changes";
 import { ABSOLUTE_DIR, BRANCH_NAME, REMOTE_URL } from "./task-args";
 import { parseLsRemote, refusalOf } from "./task-git";
 import { droppedKeys, workspaceConfig } from "./workspace";
@@ -13,6 +14,33 @@ describe("guilds-code's pure parts", () => {
     expect(parseShortstat(" 1 file changed, 1 insertion(+)\n")).toEqual({ files_changed: 1, insertions: 1, deletions: 0 });
     expect(parseShortstat(" 1 file changed, 1 deletion(-)\n")).toEqual({ files_changed: 1, insertions: 0, deletions: 1 });
     expect(parseShortstat("")).toEqual({ files_changed: 0, insertions: 0, deletions: 0 });
+  });
+
+  it("RUN-019: the end checkpoint's files join name-status and numstat by path: renames, copies, binary files, odd names", () => {
+    const nameStatus = "M\0a.txt\0D\0b.txt\0A\0new\nline.txt\0R087\0old name.txt\0moved/name.txt\0C100\0src.ts\0copy.ts\0A\0blob.bin\0T\0link\0";
+    const numstat =
+      "2\t0\ta.txt\0" +
+      "0\t1\tb.txt\0" +
+      "1\t0\tnew\nline.txt\0" +
+      "1\t1\t\0old name.txt\0moved/name.txt\0" +
+      "0\t0\t\0src.ts\0copy.ts\0" +
+      "-\t-\tblob.bin\0" +
+      "1\t1\tlink\0";
+    expect(parseNameStatus(nameStatus)).toHaveLength(7);
+    expect(parseNumstat(numstat).get("moved/name.txt")).toEqual({ insertions: 1, deletions: 1 });
+    const { files, truncated } = joinFileChanges(nameStatus, numstat, 100);
+    expect(truncated).toBe(false);
+    expect(files).toEqual([
+      { path: "a.txt", change: "modified", old_path: null, insertions: 2, deletions: 0 },
+      { path: "b.txt", change: "deleted", old_path: null, insertions: 0, deletions: 1 },
+      { path: "blob.bin", change: "added", old_path: null, insertions: null, deletions: null },
+      { path: "copy.ts", change: "copied", old_path: "src.ts", insertions: 0, deletions: 0 },
+      { path: "link", change: "type_changed", old_path: null, insertions: 1, deletions: 1 },
+      { path: "moved/name.txt", change: "renamed", old_path: "old name.txt", insertions: 1, deletions: 1 },
+      { path: "new\nline.txt", change: "added", old_path: null, insertions: 1, deletions: 0 },
+    ]);
+    expect(joinFileChanges(nameStatus, numstat, 2)).toMatchObject({ truncated: true, files: [{ path: "a.txt" }, { path: "b.txt" }] });
+    expect(joinFileChanges("", "", 10)).toEqual({ files: [], truncated: false });
   });
 
   it("OP-REPO-2: a diff over the limit is cut after the last whole line that fits; one that fits is whole", () => {

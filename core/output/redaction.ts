@@ -236,6 +236,7 @@ export function platformRedactor(env: {
   TYPESAFE_API_KEY?: string;
   GITHUB_APP_PRIVATE_KEY?: string;
   GITHUB_APP_CLIENT_SECRET?: string;
+  TAVILY_API_KEY?: string;
 }): Redactor {
   const secrets: SecretValue[] = [];
   if (env.GITHUB_APP_PRIVATE_KEY) secrets.push({ name: "GITHUB_APP_PRIVATE_KEY", value: env.GITHUB_APP_PRIVATE_KEY });
@@ -243,5 +244,6 @@ export function platformRedactor(env: {
   if (env.MODEL_API_KEY) secrets.push({ name: "MODEL_API_KEY", value: env.MODEL_API_KEY });
   if (env.TYPESAFE_API_KEY) secrets.push({ name: "TYPESAFE_API_KEY", value: env.TYPESAFE_API_KEY });
   if (env.DATABASE_URL) secrets.push({ name: "DATABASE_URL", value: env.DATABASE_URL });
+  if (env.TAVILY_API_KEY) secrets.push({ name: "TAVILY_API_KEY", value: env.TAVILY_API_KEY });
   return new Redactor(secrets);
 }

@@ -33,7 +33,31 @@ export interface RepoChange {
   files_changed: number;
   insertions: number;
   deletions: number;
+  /**
+   * Per file, start..end (RUN-019): what an end checkpoint of guilds-code answers beside the
+   * diffstat. The platform writes them to file_changes, not to metadata.repos.
+   */
+  files?: FileChange[];
+  /** More files changed than FILE_CHANGES_MAX: `files` holds the first ones, by path. */
+  files_truncated?: boolean;
 }
+
+/** git's change kinds as file_changes names them. */
+export type FileChangeKind = "added" | "modified" | "deleted" | "renamed" | "copied" | "type_changed";
+
+/** One file a run changed in one repository, start..end (RUN-019). */
+export interface FileChange {
+  path: string;
+  change: FileChangeKind;
+  /** The path before a rename or the source of a copy; null otherwise. */
+  old_path: string | null;
+  /** null for a binary file: git counts no lines of it. */
+  insertions: number | null;
+  deletions: number | null;
+}
+
+/** Most files one repository's end checkpoint lists (file_changes rows per repository and run). */
+export const FILE_CHANGES_MAX = 2_000;
 
 /** A guild repository as a generation prepares it. */
 export interface RepositoryForGeneration {

@@ -75,6 +75,19 @@ describe("offeredTools", () => {
     }
   });
 
+  it("EXACT-015: tavily_search is offered only when the platform has TAVILY_API_KEY (flags.search), never on task runs", () => {
+    for (const kind of ["direct", "group", "schedule"] as const) {
+      expect(offeredTools({ kind }).some((t) => t.name === "tavily_search")).toBe(false);
+      expect(offeredTools({ kind, search: false }).some((t) => t.name === "tavily_search")).toBe(false);
+      const names = offeredTools({ kind, search: true, scripting: true, memory: true }).map((t) => t.name);
+      // After memory and the script tools, before the schedule and secret tools.
+      expect(names.indexOf("tavily_search")).toBe(names.indexOf("script_delete") + 1);
+    }
+    expect(offeredTools({ kind: "task", search: true }).some((t) => t.name === "tavily_search")).toBe(false);
+    // The same flags give the same schemas (EXACT-005): the key's presence is part of them.
+    expect(toolSchemas(offeredTools({ kind: "direct", search: true }))).toEqual(toolSchemas(offeredTools({ kind: "direct", search: true })));
+  });
+
   it("later bindings plug in by flags", () => {
     const extra = { binding: "memory", offered: (f: { memory?: boolean }) => f.memory === true, tools: [boom] };
     expect(offeredTools({ kind: "direct", memory: true }, [extra]).map((t) => t.name)).toEqual(["boom"]);

@@ -13,6 +13,7 @@ import { NOTE_TOOLS } from "./notes";
 import { RECORD_TOOLS } from "./records";
 import { SCHEDULE_TOOLS } from "./schedules";
 import { SCRIPT_TOOLS } from "./scripts";
+import { SEARCH_TOOLS } from "./search";
 import { SECRET_REQUEST_TOOLS, SECRET_STORE_TOOLS } from "./secrets";
 import { CODING_TOOLS } from "./shell";
 import { TASK_TOOLS } from "./task";
@@ -26,6 +27,8 @@ export interface ToolFlags {
   browser?: boolean;
   coding?: boolean;
   group_post?: boolean;
+  /** The platform has TAVILY_API_KEY (EXACT-015): a platform fact, not an agent setting. */
+  search?: boolean;
 }
 
 /** One native binding: its tools and when a run offers them. */
@@ -40,7 +43,8 @@ export interface NativeBinding {
  * and record are always on (EXACT-011), memory with flags.memory, schedules on direct and
  * group runs, group_post with its binding on, the secret tools, then the eight browser tools
  * with flags.browser (EXACT-019) and shell with flags.coding. The five script tools come with
- * flags.scripting, after memory (EXACT-013); a script's own tools follow every native one.
+ * flags.scripting, after memory (EXACT-013), then tavily_search where the platform has a search
+ * key (EXACT-015); a script's own tools follow every native one.
  */
 export const NATIVE_BINDINGS: readonly NativeBinding[] = [
   { binding: "note", offered: () => true, tools: NOTE_TOOLS },
@@ -48,6 +52,8 @@ export const NATIVE_BINDINGS: readonly NativeBinding[] = [
   { binding: "memory", offered: (flags) => flags.memory === true && !task(flags), tools: MEMORY_TOOLS },
   // A switch, not a binding: off, none is offered whatever the bindings say (SCRIPT-018).
   { binding: "script", offered: (flags) => flags.scripting === true && !task(flags), tools: SCRIPT_TOOLS },
+  // Where the platform has a search key, every run but a task's may search the web (EXACT-015).
+  { binding: "tavily_search", offered: (flags) => flags.search === true && !task(flags), tools: SEARCH_TOOLS },
   // Direct and group runs may plan wake-ups; a schedule run may not (EXACT-017).
   { binding: "schedule", offered: (flags) => flags.kind !== "schedule" && !task(flags), tools: SCHEDULE_TOOLS },
   { binding: "group_post", offered: (flags) => flags.group_post === true && !task(flags), tools: GROUP_TOOLS },

@@ -5,6 +5,7 @@
  */
 import type * as z from "zod";
 import type { SandboxFiles } from "../scripts/materialise";
+import type { WebSearch } from "../search/tavily";
 
 /** One tool as offered to the model (Chat Completions `tools` entry). */
 export interface ToolSchema {
@@ -84,6 +85,8 @@ export interface ToolContext {
   task?: TaskTools;
   /** The run's MCP connections, where its snapshot lists any (core/tools/mcp.ts). */
   mcp?: McpCalls;
+  /** The platform's web search (tavily_search); absent when the platform has no key. */
+  search?: WebSearch;
 }
 
 /** A content block of a tools/call result, as far as the platform reads it. */

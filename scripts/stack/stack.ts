@@ -8,6 +8,7 @@ import { migrateDatabase } from "../db/migrate";
 import { startLocalGitHub } from "../forge/local-app";
 import { type LocalMcpServer, startMcpServer } from "../mcp-server/server";
 import { type MockModel, startMockModel } from "../mock-model/server";
+import { startSearchStandIn } from "../search-stand-in/server";
 import { ensureConsoleBuilt } from "./console";
 import { forwardGitGateway } from "./gateway-forward";
 import { clearLeftovers, ProcessRecord } from "./leftovers";
@@ -37,6 +38,12 @@ export interface StackOptions {
   defaultModelPrice?: string;
   /** ALLOW_PRIVATE_MODEL_URLS of the Worker; default `loopback`, so agents may use a model served on this machine. */
   allowPrivateModelUrls?: string;
+  /**
+   * Web search (EXACT-015): a real Tavily key (and optionally its URL), or by default the
+   * loopback stand-in with a dummy key; `off` leaves TAVILY_API_KEY unset, so runs are not
+   * offered tavily_search.
+   */
+  search?: { apiKey: string; apiUrl?: string } | "stand-in" | "off";
   /** Progress lines of the stack itself. */
   log?: (line: string) => void;
   /** Output of wrangler dev and Postgres. */
@@ -144,6 +151,16 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     vars.ALLOW_PRIVATE_MODEL_URLS = options.allowPrivateModelUrls ?? "loopback";
     // The "local" preset reaches the local MCP server (presets are otherwise public servers).
     vars.MCP_PRESETS_URL_OVERRIDES = `local=${mcp.url}/mcp`;
+    const search = options.search ?? "stand-in";
+    if (search === "stand-in") {
+      const standIn = await startSearchStandIn();
+      stops.push(standIn.close);
+      Object.assign(vars, { TAVILY_API_URL: standIn.url, TAVILY_API_KEY: standIn.key });
+      log(`search stand-in ${standIn.url}`);
+    } else if (search !== "off") {
+      vars.TAVILY_API_KEY = search.apiKey;
+      if (search.apiUrl) vars.TAVILY_API_URL = search.apiUrl;
+    }
     Object.assign(vars, options.vars);
     const port = options.port ?? 8787;
     await ensureConsoleBuilt(log);

@@ -5,7 +5,8 @@
  * MODEL_PRICES / DEFAULT_MODEL_PRICE and ALLOW_PRIVATE_MODEL_URLS (default loopback), and
  * GITHUB_API_URL / GITHUB_GIT_URL / GITHUB_WEB_URL / GITHUB_APP_ID / GITHUB_APP_PRIVATE_KEY /
  * GITHUB_APP_SLUG / GITHUB_APP_CLIENT_ID / GITHUB_APP_CLIENT_SECRET (a real GitHub App instead
- * of the local forge).
+ * of the local forge), TAVILY_API_KEY / TAVILY_API_URL (real web search instead of the local
+ * stand-in; TAVILY_API_KEY=off: no web search).
  * Ctrl-C or SIGTERM stops every child.
  */
 import { rmSync } from "node:fs";
@@ -44,6 +45,7 @@ const stack = await startStack({
   defaultModelPrice: process.env.DEFAULT_MODEL_PRICE || undefined,
   allowPrivateModelUrls: process.env.ALLOW_PRIVATE_MODEL_URLS || undefined,
   github: realGitHub(),
+  search: searchSetting(),
   log: (line) => console.log(`[stack] ${line}`),
   output: (line) => {
     if (verbose || (/error|exception|\[wrangler:(warn|error)\]/i.test(line) && !OFFLINE_NOISE.test(line))) {
@@ -99,4 +101,12 @@ function describeFailure(error: unknown): string {
   if (error instanceof Error) return error.message || error.stack || error.name;
   if (error === undefined || error === null) return "an unknown error (nothing was thrown with it); run with STACK_VERBOSE=1 for every log line";
   return typeof error === "string" ? error : JSON.stringify(error);
+}
+
+/** Real Tavily when a key is given, none with `off`, else the loopback stand-in (EXACT-015). */
+function searchSetting() {
+  const apiKey = process.env.TAVILY_API_KEY;
+  if (!apiKey) return "stand-in" as const;
+  if (apiKey === "off") return "off" as const;
+  return { apiKey, ...(process.env.TAVILY_API_URL ? { apiUrl: process.env.TAVILY_API_URL } : {}) };
 }

@@ -96,7 +96,11 @@ describe("coding agents on real containers and the local forge", () => {
     ]);
     const changes = await call("GET", `/api/runs/${first.runId}/changes`);
     expect(changes.status).toBe(200);
-    expect(changes.json.data).toEqual(first.run.repos);
+    // RUN-019: each file from file_changes, attributed to the run's tool call that changed it.
+    const shellCall = first.rows.findLast((r) => r.role === "tool")?.metadata.tool_call_id;
+    expect(shellCall).toEqual(expect.any(String));
+    const file = (path: string, change: string) => ({ path, change, old_path: null, insertions: 1, deletions: 0, tool_call_id: shellCall });
+    expect(changes.json.data).toEqual(first.run.repos.map((repo: object) => ({ ...repo, files: [file("README.md", "modified"), file("leak.txt", "added")] })));
     const diff = await call("GET", `/api/runs/${first.runId}/changes/app/diff`);
     expect(diff.status, diff.text).toBe(200);
     expect(diff.json.diff).toContain("+two");

@@ -88,6 +88,29 @@ describe.skipIf(unavailable)("guilds-code checkpoints", () => {
     expect((await sh(`cd ${WORK} && git show ${end.end_sha}:blob.bin | od -An -c | tr -s ' '`)).stdout.trim()).toBe("b i n \\0 a r y");
   });
 
+  it("RUN-019: the end checkpoint lists each file start..end with its change kind and line counts (null for binary)", async () => {
+    expect(end.files).toEqual([
+      { path: "a.txt", change: "modified", old_path: null, insertions: 2, deletions: 0 },
+      { path: "b.txt", change: "deleted", old_path: null, insertions: 0, deletions: 1 },
+      { path: "blob.bin", change: "added", old_path: null, insertions: null, deletions: null },
+      { path: "kept.log", change: "modified", old_path: null, insertions: 1, deletions: 1 },
+      { path: "new\nline.txt", change: "added", old_path: null, insertions: 1, deletions: 0 },
+      { path: "with space.txt", change: "added", old_path: null, insertions: 1, deletions: 0 },
+    ]);
+    expect(end.files_truncated).toBeUndefined();
+    // A rename is found as the diff shows it, with the old path.
+    await sh(`cd ${WORK} && git mv .gitignore moved.gitignore`);
+    const moved = only(await checkpoint("end"), "work")!;
+    expect(moved.files?.find((f) => f.path === "moved.gitignore")).toEqual({
+      path: "moved.gitignore",
+      change: "renamed",
+      old_path: ".gitignore",
+      insertions: 0,
+      deletions: 0,
+    });
+    await sh(`cd ${WORK} && git mv moved.gitignore .gitignore`);
+  });
+
   it("REPO-014/REPO-015: a later start keeps the first start; every end moves the end ref", async () => {
     await sh(`cd ${WORK} && printf 'more\\n' >> 'with space.txt'`);
     const again = only(await checkpoint("start"), "work")!;

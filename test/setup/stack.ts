@@ -43,6 +43,8 @@ export default async function setup(project: TestProject) {
     port: await freePort(),
     stateDir,
     databaseUrl: process.env.TEST_DATABASE_URL,
+    // GUILDS_SEARCH=off: a stack without TAVILY_API_KEY, whose runs are offered no web search.
+    search: process.env.GUILDS_SEARCH === "off" ? "off" : "stand-in",
     output: keep,
   }).catch((error: unknown) => {
     console.error(output.slice(-40).join("\n"));

@@ -14,8 +14,30 @@ export const RepoChange = z
   })
   .meta({ id: "RepoChange" });
 
-/** `GET /api/runs/:id/changes` (REPO-021, OP-REPO-3). */
-export const RunChanges = z.object({ data: z.array(RepoChange) }).meta({ id: "RunChanges" });
+/** One file a run changed, start..end, as file_changes keeps it (RUN-019). */
+export const FileChange = z
+  .object({
+    path: z.string().describe("The file's path in the repository at the end checkpoint"),
+    change: z.enum(["added", "modified", "deleted", "renamed", "copied", "type_changed"]),
+    old_path: z.string().nullable().describe("The path before a rename, or the source of a copy; null otherwise"),
+    insertions: z.int().min(0).nullable().describe("Lines added; null for a binary file"),
+    deletions: z.int().min(0).nullable().describe("Lines removed; null for a binary file"),
+    tool_call_id: z
+      .string()
+      .nullable()
+      .describe(
+        "The tool call the change is attributed to: the last tool call of the generation whose end checkpoint first saw this change; null when that generation called no tool",
+      ),
+  })
+  .meta({ id: "FileChange" });
+
+/** A repository's diffstat with its files (RUN-019). */
+export const RepoChanges = RepoChange.extend({
+  files: z.array(FileChange).describe("The files changed start..end, by path (at most 2000 per repository), from file_changes"),
+}).meta({ id: "RepoChanges" });
+
+/** `GET /api/runs/:id/changes` (REPO-021, OP-REPO-3, RUN-019). */
+export const RunChanges = z.object({ data: z.array(RepoChanges) }).meta({ id: "RunChanges" });
 
 /** `GET /api/runs/:id/changes/:repository/diff` (REPO-022, OP-REPO-2). */
 export const RepoDiff = z

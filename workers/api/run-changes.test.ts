@@ -2,7 +2,9 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
+import { replaceFileChanges } from "../../core/db/file-changes";
 import { agents } from "../../core/db/schema";
+import type { FileChangeRow } from "../../core/repos/file-changes";
 import type { RepoChange } from "../../core/repos/types";
 import { newAgent } from "../../test/workerd/agents";
 import { change, recordedRun, recordRepos } from "../../test/workerd/run-changes";
@@ -25,7 +27,7 @@ describe("run changes (REPO-021..025, SBX-039)", () => {
 
   beforeAll(async () => {
     ({ token, guildId, agentId, runId, repos } = await recordedRun());
-  });
+  }, 60_000);
 
   it("OP-REPO-3: a run that recorded no repository has no changes and no repos in its payload", async () => {
     const plain = (await call("POST", `/api/agents/${agentId}/runs`, { token, body: {} })).json.id;
@@ -38,10 +40,57 @@ describe("run changes (REPO-021..025, SBX-039)", () => {
   it("REPO-021 / REPO-019: the changes list and the run payload carry metadata.repos, the diffstat per repository", async () => {
     const res = await call("GET", `/api/runs/${runId}/changes`, { token });
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ data: repos });
+    expect(res.json).toEqual({ data: repos.map((repo) => ({ ...repo, files: [] })) });
     const run = await call("GET", `/api/runs/${runId}`, { token });
     expect(run.json.repos).toEqual(repos);
   });
+
+  it("RUN-019: the changes list carries each repository's files from file_changes, attributed to the run and a tool call, without waking a box", async () => {
+    const { token, runId, repos } = await recordedRun();
+    const file = (path: string, operation: FileChangeRow["operation"], patch: Partial<FileChangeRow> = {}): FileChangeRow => ({
+      repository: "app",
+      path,
+      operation,
+      old_path: null,
+      insertions: 1,
+      deletions: 0,
+      ...patch,
+    });
+    const { db, close } = openDatabase(env);
+    try {
+      // Generation 1's checkpoint: two files; generation 2's: one unchanged, one changed further, one new.
+      await replaceFileChanges(db, runId, [file("src/a.ts", "modified"), file("docs/old.md", "deleted", { insertions: 0, deletions: 7 })], "call_1");
+      await replaceFileChanges(
+        db,
+        runId,
+        [
+          file("src/a.ts", "modified", { insertions: 3 }),
+          file("docs/old.md", "deleted", { insertions: 0, deletions: 7 }),
+          file("img/logo.png", "added", { insertions: null, deletions: null }),
+          file("README.md", "renamed", { repository: "docs", old_path: "readme.txt", insertions: 0, deletions: 0 }),
+          // A repository the run did not record in metadata.repos is not listed.
+          file("x", "added", { repository: "gone" }),
+        ],
+        "call_2",
+      );
+    } finally {
+      await close();
+    }
+    const res = await call("GET", `/api/runs/${runId}/changes`, { token });
+    expect(res.status).toBe(200);
+    expect(res.json.data.map((r: { name: string }) => r.name)).toEqual(["app", "docs"]);
+    expect(res.json.data[0]).toEqual({
+      ...repos[0],
+      files: [
+        { path: "docs/old.md", change: "deleted", old_path: null, insertions: 0, deletions: 7, tool_call_id: "call_1" },
+        { path: "img/logo.png", change: "added", old_path: null, insertions: null, deletions: null, tool_call_id: "call_2" },
+        { path: "src/a.ts", change: "modified", old_path: null, insertions: 3, deletions: 0, tool_call_id: "call_2" },
+      ],
+    });
+    expect(res.json.data[1].files).toEqual([
+      { path: "README.md", change: "renamed", old_path: "readme.txt", insertions: 0, deletions: 0, tool_call_id: "call_2" },
+    ]);
+  }, 60_000);
 
   it("REPO-021: an unknown run, or another organisation's, is 404 run.not_found on both routes", async () => {
     const other = await seedGuild("Other org");

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import * as z from "zod";
 import { agentObject } from "../../bindings/objects";
+import { readFileChanges } from "../../core/db/file-changes";
 import { notRecordedMessage, recordedRepos } from "../../core/repos/changes";
 import type { AppEnv } from "../http/context";
 import { failure, ok, operation, pathId } from "../http/contract";
@@ -22,16 +23,21 @@ export const runChangeRoutes = new Hono<AppEnv>()
     "/:id/changes",
     operation({
       operationId: "listRunChanges",
-      summary: "What the run changed: the diffstat per repository, start..end (REPO-021)",
-      description: "From the run's end checkpoints (metadata.repos); a run that recorded none answers an empty list.",
+      summary: "What the run changed: the diffstat and the files per repository, start..end (REPO-021, RUN-019)",
+      description:
+        "From the run's latest end checkpoint (metadata.repos, and file_changes for the files); no box is started. A run that recorded none answers an empty list.",
       tag: "Runs",
       responses: { 200: ok("The diffstat per repository", RunChanges) },
       notFound: "run",
     }),
     pathId("run"),
     async (c) => {
-      const { run } = await findRun(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
-      return c.json({ data: recordedRepos(run.metadata) });
+      const db = c.get("db");
+      const { run } = await findRun(db, c.get("organisationId"), c.req.valid("param").id);
+      const repos = recordedRepos(run.metadata);
+      // From file_changes (RUN-019): no box is woken for the list.
+      const files = repos.length ? await readFileChanges(db, run.id) : new Map();
+      return c.json({ data: repos.map((repo) => ({ ...repo, files: files.get(repo.name) ?? [] })) });
     },
   )
   .get(

@@ -6,6 +6,7 @@ import type { Env } from "../../../bindings/env";
 import { openDatabase } from "../../../core/db/client";
 import { appendRow, updateRun } from "../../../core/db/transcript";
 import { platformRedactor, Redactor } from "../../../core/output/redaction";
+import { tavilySearchTool } from "../../../core/tools/search";
 import type { ToolDefinition } from "../../../core/tools/types";
 import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall } from "../../../test/workerd/agents";
 import { call, seedGuild } from "../../../test/workerd/seed";
@@ -222,6 +223,32 @@ describe("a generation's failure paths", () => {
           { type: "image_url", image_url: { url: `data:image/png;base64,${PIXEL_PNG}` } },
         ],
       });
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it("EXACT-015: tavily_search runs with the generation's search, from the object; a key the provider echoes is redacted in the row", async () => {
+    const agent = await newAgent(token, guildId);
+    const { conn, session, runId } = await openSession(token, agent.id);
+    const key = "tvly-test-key-0123456789abcdef";
+    const asked: string[] = [];
+    await script(agent.model, [{ tool_calls: [toolCall("tavily_search", { query: "workerd" })] }, { content: "Found it." }]);
+    try {
+      await session.commit(conn.db, { generation: 1, role: "user", payload: { role: "user", content: "search" }, metadata: {}, tokenCount: 1 });
+      const outcome = await runGeneration(context, {
+        ...deps(conn.db, session, new AbortController().signal, [tavilySearchTool]),
+        redactor: platformRedactor({ ...bindings, TAVILY_API_KEY: key }),
+        search: async (request) => {
+          asked.push(request.query);
+          return { answer: null, results: [{ title: "workerd", url: "https://example.com/workerd", content: `echoed ${key}` }] };
+        },
+      });
+      expect(outcome.errors).toEqual([]);
+      expect(asked).toEqual(["workerd"]);
+      const result = (await rows(token, runId)).find((r) => r.role === "tool")!;
+      expect(result.payload.content).toContain("[1] workerd\nURL: https://example.com/workerd\nechoed [REDACTED:TAVILY_API_KEY]");
+      expect(JSON.stringify(await rows(token, runId))).not.toContain(key);
     } finally {
       await conn.close();
     }

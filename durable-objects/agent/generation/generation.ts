@@ -52,6 +52,8 @@ export interface GenerationInputs {
   task?: ToolContext["task"];
   /** The run's MCP connections; closed when the generation ends, however it ends. */
   mcp?: ToolContext["mcp"] & { close(): Promise<void> };
+  /** The platform's web search, where the run was offered tavily_search (EXACT-015). */
+  search?: ToolContext["search"];
   /** A coding agent's repositories: the end checkpoint after the generation (REPO-015). */
   repositories?: { checkpointEnd(): Promise<void> };
   redactor: Redactor;
@@ -223,6 +225,7 @@ export async function runGeneration(context: AgentContext, inputs: GenerationInp
             ...(inputs.scripts ? { scripts: inputs.scripts } : {}),
             ...(inputs.task ? { task: inputs.task } : {}),
             ...(inputs.mcp ? { mcp: inputs.mcp } : {}),
+            ...(inputs.search ? { search: inputs.search } : {}),
           }),
           inputs.signal,
         );

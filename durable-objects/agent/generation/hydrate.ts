@@ -23,9 +23,11 @@ export const DEFAULT_MAX_REQUEST_BYTES = 20 * 1024 * 1024;
  * Turns image refs of user rows into Chat Completions `image_url` parts at request
  * time (ATT-004/008): never stored, fresh on every generation. A tool row's image (a browser
  * screenshot) cannot ride in its tool message, which holds text only, so it follows the
- * block of tool results it belongs to as one user message naming the call. The store cannot sign
- * URLs here, so images travel as data URLs (ATT-006), which is also what Kimi requires
- * (ATT-007).
+ * block of tool results it belongs to as one user message naming the call. With `signedUrl`
+ * an image travels as a 15-minute signed URL of the platform's attachment route (ATT-005);
+ * without it, as a data URL (ATT-006, and always for Kimi, ATT-007): see
+ * core/attachments/signed-url.ts for which. Either way the stored rows and the prompt hash
+ * hold the attachment reference only, so replay does not depend on when a URL was signed.
  *
  * Bounded: only user rows inside the projection are hydrated (a row whose message the
  * projection replaced or left out is not); each image is read at most once per
@@ -39,7 +41,14 @@ export const DEFAULT_MAX_REQUEST_BYTES = 20 * 1024 * 1024;
  *   const hydrate = imageHydrator(r2Images(env.ATTACHMENTS), { maxRequestBytes: 20e6 });
  *   await callModel({ ..., messages: await hydrate(plan.messages, session.rows) });
  */
-export function imageHydrator(store: ImageStore | null, options: { maxRequestBytes?: number } = {}): Hydrate {
+export function imageHydrator(
+  store: ImageStore | null,
+  options: {
+    maxRequestBytes?: number;
+    /** A signed URL of the attachment (ATT-005), where the provider can fetch one; absent: data URLs. */
+    signedUrl?: (attachmentId: string) => Promise<string>;
+  } = {},
+): Hydrate {
   const cap = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
   /** By attachment id, for this generation only: its data URL, its size when it did not fit, or null when gone. */
   const cache = new Map<string, { url: string } | { size: number } | null>();
@@ -61,7 +70,11 @@ export function imageHydrator(store: ImageStore | null, options: { maxRequestByt
         let known = cache.get(image.id);
         if (known === undefined || (known && "size" in known && used + dataUrlBytes(image.mime, known.size) <= cap)) {
           const stored = store ? await store(image.id) : null;
-          if (stored && used + dataUrlBytes(image.mime, stored.size) > cap) {
+          if (stored && options.signedUrl) {
+            // The provider fetches the bytes itself: only their existence is read here.
+            stored.discard();
+            known = { url: await options.signedUrl(image.id) };
+          } else if (stored && used + dataUrlBytes(image.mime, stored.size) > cap) {
             stored.discard();
             known = { size: stored.size };
           } else {

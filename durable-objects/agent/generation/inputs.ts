@@ -13,11 +13,13 @@ import { providerForGeneration } from "../../../core/providers/provider";
 import { mcpToolNames } from "../../../core/runs/mcp-snapshot";
 import { executesScripts } from "../../../core/runs/script-snapshot";
 import { offersSandbox } from "../../../core/sandbox/tools";
+import { tavilySearch } from "../../../core/search/tavily";
 import { keySetFrom } from "../../../core/secrets/crypto";
 import { openResolvedSecrets } from "../../../core/secrets/open";
 import { mcpTool } from "../../../core/tools/mcp";
 import { nativeToolNames, offeredTools } from "../../../core/tools/registry";
 import { scriptTool } from "../../../core/tools/scripts";
+import { TAVILY_SEARCH } from "../../../core/tools/search";
 import type { SandboxAccess } from "../../../core/tools/types";
 import type { EnsureRequest } from "../../sandbox/inputs";
 import { type AgentContext, schedulesChanged } from "../state/context";
@@ -64,7 +66,7 @@ export async function generationInputs(
   const earlier = (await context.redaction.generationStarting(session.runId, secrets.values, now())) ?? [];
   const provider = providerForGeneration(session.snapshot.model, env, secrets.values);
   if (!provider.ok) return failed(provider.code, provider.message);
-  const bounds = generationBounds(env);
+  const bounds = generationBounds(env, { baseURL: provider.provider.baseURL, model: session.snapshot.model.model }, () => context.now());
   const { agentId } = session.scope;
   const box = generationBox(context, db, session, secrets.values);
   // shell and the browser tools ensure the box now (GEN-007); scripts alone at their first
@@ -107,6 +109,9 @@ export async function generationInputs(
   // in the agent object, never in the box (SEC-013).
   const mcp = session.snapshot.mcp?.length ? await openMcpCalls({ db, env, session, signal }) : null;
   const redactor = () => holder.inputs!.redactor;
+  const search = session.snapshot.tools.some((t) => t.function.name === TAVILY_SEARCH)
+    ? tavilySearch({ apiKey: env.TAVILY_API_KEY, apiUrl: env.TAVILY_API_URL })
+    : null;
   holder.inputs = {
     db,
     session,
@@ -141,6 +146,8 @@ export async function generationInputs(
     spend,
     hydrate: bounds.hydrate,
     toolImages: r2ToolImages(db, env.ATTACHMENTS, session.scope.organisationId),
+    // From the agent object, never the box: the key stays in the platform (EXACT-015).
+    ...(search ? { search } : {}),
   };
   return { ok: true, generation: holder.inputs };
 }
@@ -167,7 +174,7 @@ function inRepositories(access: SandboxAccess, repositories: GenerationRepositor
  */
 function snapshotTools(session: RunSession) {
   const offered = new Set(session.snapshot.tools.map((t) => t.function.name));
-  const native = offeredTools({ kind: session.facts.kind, ...session.snapshot.flags }).filter((d) => offered.has(d.name));
+  const native = offeredTools({ kind: session.facts.kind, ...session.snapshot.flags, search: offered.has(TAVILY_SEARCH) }).filter((d) => offered.has(d.name));
   const nativeNames = nativeToolNames();
   const mcpNames = mcpToolNames(session.snapshot.mcp);
   const own = session.snapshot.flags.scripting

@@ -8,11 +8,13 @@ import { eq, sql } from "drizzle-orm";
 import type { Env } from "../../../bindings/env";
 import { githubApp } from "../../../bindings/github";
 import type { Database } from "../../../core/db/client";
+import { replaceFileChanges } from "../../../core/db/file-changes";
 import { repositoriesForGeneration } from "../../../core/db/repositories";
 import { agents, guilds, runs } from "../../../core/db/schema";
 import { type GitHubApp, GitHubError, type InstallationToken } from "../../../core/github/client";
 import { describeError, logEvent } from "../../../core/output/log";
 import type { SecretValue } from "../../../core/output/redaction";
+import { fileChangeRows, lastToolCallOf } from "../../../core/repos/file-changes";
 import { guildsCodeCommand, lastJson } from "../../../core/repos/guilds-code";
 import {
   type CloneRefusal,
@@ -131,7 +133,10 @@ export class GenerationRepositories {
     await this.writeTokens();
   }
 
-  /** REPO-015, REPO-018: the end checkpoint, and the run's metadata.repos from its diffstat. */
+  /**
+   * REPO-015, REPO-018, RUN-019: the end checkpoint, the run's metadata.repos from its
+   * diffstat, and its file_changes from the checkpoint's files (core/repos/file-changes.ts).
+   */
   async checkpointEnd(): Promise<void> {
     const began = this.now();
     const repos = await this.checkpoint("end");
@@ -142,11 +147,15 @@ export class GenerationRepositories {
       duration_ms: this.now() - began,
     });
     if (!repos || (repos.length === 0 && !this.session.facts.metadata.repos)) return;
+    // metadata.repos keeps the diffstat; the files go to file_changes (RUN-019).
+    const recorded = repos.map(({ files: _files, files_truncated: _cut, ...repo }) => repo);
     await this.db
       .update(runs)
-      .set({ metadata: sql`${runs.metadata} || jsonb_build_object('repos', ${JSON.stringify(repos)}::jsonb)` })
+      .set({ metadata: sql`${runs.metadata} || jsonb_build_object('repos', ${JSON.stringify(recorded)}::jsonb)` })
       .where(eq(runs.id, this.session.runId));
-    this.session.facts = { ...this.session.facts, metadata: { ...this.session.facts.metadata, repos } };
+    this.session.facts = { ...this.session.facts, metadata: { ...this.session.facts.metadata, repos: recorded } };
+    const files = fileChangeRows(repos);
+    if (files) await replaceFileChanges(this.db, this.session.runId, files, lastToolCallOf(this.session.rows, this.session.facts.generation));
   }
 
   private async checkpoint(kind: "start" | "end") {

@@ -10,6 +10,7 @@ import { countRowTokens } from "../../../core/projection/token-count";
 import type { ChatPayload } from "../../../core/projection/types";
 import { continuationMessage, HANDOFF_TOOL_RESULT, keptMetadata, nextLink } from "../../../core/runs/chain";
 import type { Refusal } from "../../../core/runs/rules";
+import { TAVILY_SEARCH } from "../../../core/tools/search";
 import type { SseHub } from "../../common/sse-hub";
 import type { RunSession } from "../state/run-session";
 import { writeOpening } from "./opening";
@@ -46,6 +47,8 @@ export async function openContinuation(db: Database, session: RunSession, handof
     wakeMetadata: { source: "continuation", previous_run_id: session.runId },
     ...(groupChat ? { groupChat } : {}),
     claim: continuationClaim(session.runId, nextRunId),
+    // A continuation carries on the run's work with what it was offered (EXACT-015).
+    search: session.snapshot.tools.some((t) => t.function.name === TAVILY_SEARCH),
   });
   if (!opened) return null;
   session.facts = { ...session.facts, status: "completed", metadata: { ...session.facts.metadata, continued_by_run_id: nextRunId } };

@@ -13,7 +13,7 @@ import type { ActiveGeneration } from "../state/generation-lock";
 import type { RunSession } from "../state/run-session";
 import { announceContinuation, continueAfterHandoff, withLatestRun } from "./chain";
 import { recordEnding } from "./ending";
-import { AgentUnavailable, type Opening, writeOpening } from "./opening";
+import { AgentUnavailable, type Opening, searchOffered, writeOpening } from "./opening";
 import { RunRecovery } from "./recovery";
 
 /** How long a request waits out a database outage before it answers 503. */
@@ -55,7 +55,7 @@ export class RunLifecycle {
       const state = await readOpeningState(db, agentId, now);
       if (!state || state.agent.archivedAt) throw new AgentUnavailable();
       const opening = await plan(db, state.agent);
-      const session = opening ? (await writeOpening(db, state, runId, now, opening))?.session : null;
+      const session = opening ? (await writeOpening(db, state, runId, now, { ...opening, search: searchOffered(this.context.env) }))?.session : null;
       if (!session) {
         await lock.release(runId);
         return "skipped";

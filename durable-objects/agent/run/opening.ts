@@ -23,13 +23,13 @@ export interface RunOpening {
 
 /**
  * What every run kind opens with: the snapshot (settings, flags, offered tools for this
- * kind, secrets by name) and the composed system row with the State of this moment
+ * kind and platform, secrets by name) and the composed system row with the State of this moment
  * (notes, secrets, Memory, the UTC clock, and a group run's chat history), from what
  * `readOpeningState` read. Direct, group and schedule runs share it.
  */
-export function prepareOpening(state: OpeningState, kind: RunKind, now: Date, groupChat?: SystemPromptInput["groupChat"]): RunOpening {
+export function prepareOpening(state: OpeningState, kind: RunKind, now: Date, groupChat?: SystemPromptInput["groupChat"], search = false): RunOpening {
   const { agent } = state;
-  const native = toolSchemas(offeredTools({ kind, ...agent, group_post: agent.groupPost })) as OfferedTool[];
+  const native = toolSchemas(offeredTools({ kind, ...agent, group_post: agent.groupPost, search })) as OfferedTool[];
   const scripts = agent.scripting ? state.scripts : [];
   const nativeNames = new Set(native.map((t) => t.function.name));
   // A task run offers nothing beyond its own tools (TASK-012), so no MCP tool either.
@@ -56,6 +56,11 @@ export function prepareOpening(state: OpeningState, kind: RunKind, now: Date, gr
   return { snapshot: buildSnapshot(agent, tools, state.secrets, scripts, mcp.mcp), system };
 }
 
+/** Whether the platform offers web search (EXACT-015): it has Tavily's key. */
+export function searchOffered(env: { TAVILY_API_KEY?: string }): boolean {
+  return Boolean(env.TAVILY_API_KEY);
+}
+
 /** A repository as State names it (REPO-013): its folder, where it is cloned, its default branch. */
 function stateRepository(repository: { full_name: string; default_branch: string }) {
   const name = repositoryFolder(repository.full_name);
@@ -77,6 +82,11 @@ export interface Opening {
   claim?: SQL;
   /** Runs once the run is written, before it generates. */
   opened?: (runId: string) => Promise<void>;
+  /**
+   * The platform offers web search (TAVILY_API_KEY set, EXACT-015): read from the
+   * environment when the run opens, so the snapshot records whether tavily_search was offered.
+   */
+  search?: boolean;
 }
 
 /**
@@ -94,7 +104,7 @@ export async function writeOpening(
   opening: Opening,
 ): Promise<{ session: RunSession; run: RunRow } | null> {
   const { agent } = state;
-  const { snapshot, system } = prepareOpening(state, opening.kind, now, opening.groupChat);
+  const { snapshot, system } = prepareOpening(state, opening.kind, now, opening.groupChat, opening.search === true);
   const generation = opening.wake ? 1 : 0;
   const rows = [
     { seq: 0, generation: null, role: "system", payload: system, metadata: { source: "system" }, token_count: countRowTokens(system, {}) },

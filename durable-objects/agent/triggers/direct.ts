@@ -9,7 +9,7 @@ import { interruptUnresolved } from "../generation/generation";
 import { tokenCounterReady } from "../generation/token-ranks";
 import { withLatestRun } from "../run/chain";
 import { REQUEST_OUTAGE_POLICY, type RunLifecycle, refused, unavailable } from "../run/lifecycle";
-import { writeOpening } from "../run/opening";
+import { searchOffered, writeOpening } from "../run/opening";
 import type { AgentContext } from "../state/context";
 import type { RunSession } from "../state/run-session";
 
@@ -66,6 +66,7 @@ export class DirectRuns {
         const opened = await writeOpening(db, state!, runId, now, {
           kind: input.kind,
           run: { title, metadata: {} },
+          search: searchOffered(context.env),
           ...(message ? { wake: { role: "user", content: message.content }, wakeMetadata: userMetadata(message) } : {}),
         });
         if (!opened) throw new Error("the opening of a run without a claim wrote nothing");

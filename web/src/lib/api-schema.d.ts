@@ -38,6 +38,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/attachments/{id}/signed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An image through a signed link, as model providers fetch it (no bearer token; the link expires after 15 minutes) */
+        get: operations["getSignedAttachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/guilds": {
         parameters: {
             query?: never;
@@ -612,8 +629,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * What the run changed: the diffstat per repository, start..end (REPO-021)
-         * @description From the run's end checkpoints (metadata.repos); a run that recorded none answers an empty list.
+         * What the run changed: the diffstat and the files per repository, start..end (REPO-021, RUN-019)
+         * @description From the run's latest end checkpoint (metadata.repos, and file_changes for the files); no box is started. A run that recorded none answers an empty list.
          */
         get: operations["listRunChanges"];
         put?: never;
@@ -2088,7 +2105,35 @@ export interface components {
             matches: boolean;
         };
         RunChanges: {
-            data: components["schemas"]["RepoChange"][];
+            data: components["schemas"]["RepoChanges"][];
+        };
+        RepoChanges: {
+            /** @description The repository's folder under /home/agent/repos */
+            name: string;
+            /** @description The branch checked out at the end checkpoint; null when detached */
+            branch: string | null;
+            head_sha: string | null;
+            start_sha: string;
+            end_sha: string;
+            files_changed: number;
+            insertions: number;
+            deletions: number;
+            /** @description The files changed start..end, by path (at most 2000 per repository), from file_changes */
+            files: components["schemas"]["FileChange"][];
+        };
+        FileChange: {
+            /** @description The file's path in the repository at the end checkpoint */
+            path: string;
+            /** @enum {string} */
+            change: "added" | "modified" | "deleted" | "renamed" | "copied" | "type_changed";
+            /** @description The path before a rename, or the source of a copy; null otherwise */
+            old_path: string | null;
+            /** @description Lines added; null for a binary file */
+            insertions: number | null;
+            /** @description Lines removed; null for a binary file */
+            deletions: number | null;
+            /** @description The tool call the change is attributed to: the last tool call of the generation whose end checkpoint first saw this change; null when that generation called no tool */
+            tool_call_id: string | null;
         };
         RepoDiff: {
             repository: string;
@@ -2832,6 +2877,55 @@ export interface operations {
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
+    getSignedAttachment: {
+        parameters: {
+            query: {
+                /** @description Unix seconds after which the link is refused */
+                expires: string;
+                /** @description The platform's signature of the id and expiry */
+                signature: string;
+            };
+            header?: never;
+            path: {
+                /** @description The attachment's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image's bytes, with its stored type */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/webp": string;
+                    "image/gif": string;
+                };
+            };
+            /** @description The link is forged, altered or expired (attachment.link_invalid); nothing more is said */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The id is not an attachment id, or a valid link's image is gone (attachment.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
