@@ -96,6 +96,10 @@ describe("what-if replay (decision 0022)", () => {
     expect(Number(after.cost_usd) - Number(before.cost_usd)).toBeCloseTo(0.0012, 6);
     expect(after.calls).toBe(before.calls + 1);
     expect(Number((await agentTotals()).cost_usd) - Number(beforeAgent.cost_usd)).toBeCloseTo(0.0012, 6);
+    // The usage reports read the calls themselves: the recorded reply and the variant.
+    const summary = (await call("GET", "/api/usage/summary", { token: own })).json;
+    expect(summary.totals).toMatchObject({ calls: 2, input_tokens: 1100, output_tokens: 110 });
+    expect(summary.totals.cost_usd).toBe(after.cost_usd);
 
     expect((await call("PATCH", "/api/organisation", { token: own, body: { monthly_spend_limit_usd: 0.001 } })).status).toBe(200);
     const refused = await call("POST", variantsPath(runId, seq), { token: own, body: { variants: [{}] } });
