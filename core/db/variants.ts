@@ -42,7 +42,10 @@ export interface NewVariant {
 /** The batch's variants, pending, in the order asked. */
 export async function insertVariants(db: Database, variants: NewVariant[]): Promise<VariantRow[]> {
   if (variants.length === 0) return [];
-  return db.insert(promptVariants).values(variants.map((v) => ({ ...v, status: "pending" }))).returning();
+  return db
+    .insert(promptVariants)
+    .values(variants.map((v) => ({ ...v, status: "pending" })))
+    .returning();
 }
 
 /**

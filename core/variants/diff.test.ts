@@ -20,8 +20,14 @@ describe("what-if diff", () => {
       { kind: "removed", text: "down" },
       { kind: "added", text: "down today" },
     ]);
-    const before = parts.filter((p) => p.kind !== "added").map((p) => p.text).join("");
-    const after = parts.filter((p) => p.kind !== "removed").map((p) => p.text).join("");
+    const before = parts
+      .filter((p) => p.kind !== "added")
+      .map((p) => p.text)
+      .join("");
+    const after = parts
+      .filter((p) => p.kind !== "removed")
+      .map((p) => p.text)
+      .join("");
     expect(before).toBe("the cat sat down");
     expect(after).toBe("the dog sat down today");
   });

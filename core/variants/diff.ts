@@ -92,7 +92,9 @@ export function diffToolCalls(before: readonly ComparedCall[], after: readonly C
     else if (now && !was) changes.push({ kind: "added", name: now.name, arguments: now.arguments });
     else if (was && now) {
       const same = was.name === now.name && sameArguments(was.arguments, now.arguments);
-      changes.push(same ? { kind: "same", name: now.name, arguments: now.arguments } : { kind: "changed", name: now.name, before: was, arguments: now.arguments });
+      changes.push(
+        same ? { kind: "same", name: now.name, arguments: now.arguments } : { kind: "changed", name: now.name, before: was, arguments: now.arguments },
+      );
     }
   }
   return changes;

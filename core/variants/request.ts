@@ -48,7 +48,10 @@ export interface VariantCall {
  *
  * @example variantCall({ model: snapshot.model, messages, tools }, { model: "gpt-4.1-mini", temperature: 0 }).model // "gpt-4.1-mini"
  */
-export function variantCall(recorded: { model: RunSnapshot["model"]; messages: readonly ChatPayload[]; tools: readonly OfferedTool[] }, settings: VariantSettings): VariantCall {
+export function variantCall(
+  recorded: { model: RunSnapshot["model"]; messages: readonly ChatPayload[]; tools: readonly OfferedTool[] },
+  settings: VariantSettings,
+): VariantCall {
   const movesProvider = settings.base_url !== undefined && settings.base_url !== recorded.model.base_url;
   return {
     model: settings.model ?? recorded.model.model,

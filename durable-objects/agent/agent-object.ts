@@ -1,13 +1,13 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../bindings/env";
 import { type Outcome, refuse } from "../../bindings/outcome";
+import type { WireVariant } from "../../core/db/variants";
 import type { RepoDiff } from "../../core/repos/changes";
 import type { RunKind } from "../../core/runs/rules";
 import type { ScriptChange } from "../../core/scripts/types";
 import { type Deadline, deadlineKind } from "../common/deadlines";
 import { serveRunEvents } from "../common/sse-hub";
 import type { SandboxState, SandboxView, ViewTarget } from "../sandbox/manager";
-import type { WireVariant } from "../../core/db/variants";
 import type { VariantBatch } from "./generation/variants";
 import type { Rooms } from "./rooms";
 import type { CreatedRun, NewMessage } from "./triggers/direct";

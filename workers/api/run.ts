@@ -1,8 +1,8 @@
 import { and, asc, eq, gt } from "drizzle-orm";
 import { type Context, Hono } from "hono";
 import { agentObject, taskObject } from "../../bindings/objects";
-import { messages } from "../../core/db/schema";
 import { replayPrompt } from "../../core/db/prompt-replay";
+import { messages } from "../../core/db/schema";
 import { toWireRow } from "../../core/db/transcript";
 import type { RunSnapshot } from "../../core/runs/snapshot";
 import { toRun } from "../../core/runs/wire";

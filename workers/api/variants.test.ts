@@ -33,14 +33,28 @@ describe("what-if replay (decision 0022)", () => {
     const prompt = (await call("GET", `/api/runs/${runId}/messages/${seq}/prompt`, { token })).json;
     const [a, b] = [model(), model()];
     await script(a, [{ content: "Four.", usage: { prompt_tokens: 1000, completion_tokens: 100 } }]);
-    await script(b, [{ content: "It is four", tool_calls: [toolCall("notes_read", { title: "math" })], usage: { prompt_tokens: 1000, completion_tokens: 20 } }]);
+    await script(b, [
+      { content: "It is four", tool_calls: [toolCall("notes_read", { title: "math" })], usage: { prompt_tokens: 1000, completion_tokens: 20 } },
+    ]);
     const res = await call("POST", variantsPath(runId, seq), {
       token,
-      body: { variants: [{ model: a, temperature: 0.3, max_tokens: 50 }, { model: b, thinking_level: "high", system_prompt: "Answer in words." }] },
+      body: {
+        variants: [
+          { model: a, temperature: 0.3, max_tokens: 50 },
+          { model: b, thinking_level: "high", system_prompt: "Answer in words." },
+        ],
+      },
     });
     expect(res.status, JSON.stringify(res.json)).toBe(201);
     const [first, second] = res.json.data;
-    expect(first).toMatchObject({ status: "completed", run_id: runId, message_seq: seq, answer: { content: "Four.", tool_calls: [] }, input_tokens: 1000, output_tokens: 100 });
+    expect(first).toMatchObject({
+      status: "completed",
+      run_id: runId,
+      message_seq: seq,
+      answer: { content: "Four.", tool_calls: [] },
+      input_tokens: 1000,
+      output_tokens: 100,
+    });
     expect(second.answer.content).toBe("It is four");
     expect(second.answer.tool_calls[0].function.name).toBe("notes_read");
     expect(first.batch_id).toBe(second.batch_id);

@@ -14,8 +14,8 @@ import { agents, promptVariants, runs } from "../../../core/db/schema";
 import { readSealedSecrets } from "../../../core/db/secret-rows";
 import { completeVariant, failVariant, insertVariants, toWireVariant, type VariantError, type VariantRow, type WireVariant } from "../../../core/db/variants";
 import { platformRedactor, type Redactor, type SecretValue } from "../../../core/output/redaction";
-import { redactedReply } from "../../../core/projection/stored-reply";
 import { promptHash } from "../../../core/projection/prompt-hash";
+import { redactedReply } from "../../../core/projection/stored-reply";
 import { providerForGeneration } from "../../../core/providers/provider";
 import { providerErrorMessage } from "../../../core/providers/provider-error";
 import type { RunSnapshot } from "../../../core/runs/snapshot";
@@ -60,7 +60,15 @@ export async function runVariants(context: AgentContext, batch: VariantBatch): P
     const replay = await replayPrompt(db, batch.runId, batch.seq, snapshot);
     const scope = { agentId: found.run.agentId, guildId: found.guildId, organisationId: found.organisationId };
     const state = await readGenerationState(db, scope, now);
-    const sealed = new Map((await readSealedSecrets(db, scope.organisationId, state.secrets.map((s) => s.id))).map((row) => [row.id, row]));
+    const sealed = new Map(
+      (
+        await readSealedSecrets(
+          db,
+          scope.organisationId,
+          state.secrets.map((s) => s.id),
+        )
+      ).map((row) => [row.id, row]),
+    );
     return { snapshot, replay, scope, state, resolved: state.secrets.map((s) => ({ id: s.id, name: s.name, sealed: sealed.get(s.id) })) };
   });
   if (!prepared) return refuse(404, "run.not_found", "No such run");
@@ -97,7 +105,13 @@ export async function runVariants(context: AgentContext, batch: VariantBatch): P
   await Promise.all(
     stored.map(async (row, i) => {
       const call = calls[i]!;
-      const outcome = await oneVariant(call, { env, values: opened.values, redactor, hydrate: (m) => bounds.hydrate(m, replay.rows), limits: bounds.replyLimits });
+      const outcome = await oneVariant(call, {
+        env,
+        values: opened.values,
+        redactor,
+        hydrate: (m) => bounds.hydrate(m, replay.rows),
+        limits: bounds.replyLimits,
+      });
       await context.database.use(async (db) => {
         if ("error" in outcome) await failVariant(db, row.id, outcome.error, outcome.latencyMs);
         else await completeVariant(db, row.id, outcome, { ...scope, month });
@@ -108,7 +122,15 @@ export async function runVariants(context: AgentContext, batch: VariantBatch): P
     db
       .select()
       .from(promptVariants)
-      .where(and(eq(promptVariants.batchId, batchId), inArray(promptVariants.id, stored.map((r) => r.id)))),
+      .where(
+        and(
+          eq(promptVariants.batchId, batchId),
+          inArray(
+            promptVariants.id,
+            stored.map((r) => r.id),
+          ),
+        ),
+      ),
   );
   const byId = new Map<string, VariantRow>(rows.map((r) => [r.id, r]));
   return { ok: true, batch_id: batchId, variants: stored.map((r) => toWireVariant(byId.get(r.id) ?? r)) };
@@ -122,9 +144,7 @@ interface CallTools {
   limits: ReplyLimits;
 }
 
-type VariantOutcome =
-  | { error: VariantError; latencyMs: number | null }
-  | Parameters<typeof completeVariant>[2];
+type VariantOutcome = { error: VariantError; latencyMs: number | null } | Parameters<typeof completeVariant>[2];
 
 /** One variant's model call, its answer redacted as an assistant row's is, its cost priced as a generation's. */
 async function oneVariant(call: VariantCall, tools: CallTools): Promise<VariantOutcome> {

@@ -67,3 +67,5 @@ export type Task = Schemas["Task"];
 export type TaskRun = Schemas["TaskRun"];
 /** A message for a task's agent: queued until a run delivers it at a turn boundary. */
 export type TaskMessage = Schemas["TaskMessage"];
+/** A what-if variant of a recorded model call (decision 0022). */
+export type Variant = Schemas["Variant"];
