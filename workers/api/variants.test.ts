@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
 import { promptVariants } from "../../core/db/schema";
 import { SECRET_VALUE_CANARY } from "../../test/setup/secret-canary";
-import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../test/workerd/agents";
+import { modelRequests, newAgent, rows, script, settled, toolCall, untilGenerating } from "../../test/workerd/agents";
 import { call, seedGuild } from "../../test/workerd/seed";
 
 /** A run with one answered message: the recorded call the variants replay. */
@@ -149,6 +149,21 @@ describe("what-if replay (decision 0022)", () => {
     } finally {
       await close();
     }
+  });
+
+  it("a variant runs while the run generates: it neither takes nor waits for the generation lock", async () => {
+    const { agent, runId, seq } = await recordedRun(token, guildId);
+    await script(agent.model, [{ content: "slow", delay_ms: 4_000 }]);
+    expect((await call("POST", `/api/runs/${runId}/messages`, { token, body: { content: "take your time" } })).status).toBe(202);
+    await untilGenerating(token, runId);
+    const quick = model();
+    await script(quick, [{ content: "quick" }]);
+    const res = await call("POST", variantsPath(runId, seq), { token, body: { variants: [{ model: quick }] } });
+    expect(res.status).toBe(201);
+    expect(res.json.data[0].answer.content).toBe("quick");
+    expect((await call("GET", `/api/runs/${runId}`, { token })).json.generating).toBe(true);
+    await settled(token, runId);
+    expect((await rows(token, runId)).at(-1)!.payload.content).toBe("slow");
   });
 
   it("a failed provider call is a failed variant beside the others", async () => {
