@@ -57,6 +57,7 @@ describe("operator console: what-if replay", () => {
     expect(await other.locator("ins, del").count()).toBe(0);
     expect(await other.locator("[data-call-change=added]").textContent()).toContain("note_read");
     expect(await other.textContent()).toContain("thinking high · system prompt changed");
+    await answers.scrollIntoViewIfNeeded();
     await screenshot(page, "what-if-variants");
 
     // The run itself is unchanged; the variants are listed apart, and shown again after a reload.

@@ -64,11 +64,11 @@ export function WhatIf(props: { runId: string; seq: number; systemPrompt: string
           {drafts.map((d, i) => (
             <fieldset key={i} class="variant-draft">
               <legend>Variant {i + 1}</legend>
-              <label>
+              <label class="variant-field">
                 Model
                 <input value={d.model} placeholder={props.recorded.model} onInput={(e) => change(i, "model", e.currentTarget.value)} />
               </label>
-              <label>
+              <label class="variant-field">
                 Temperature
                 <input
                   inputMode="decimal"
@@ -77,7 +77,7 @@ export function WhatIf(props: { runId: string; seq: number; systemPrompt: string
                   onInput={(e) => change(i, "temperature", e.currentTarget.value)}
                 />
               </label>
-              <label>
+              <label class="variant-field">
                 Thinking level
                 <select value={d.thinking_level} onChange={(e) => change(i, "thinking_level", e.currentTarget.value)}>
                   <option value="">as recorded</option>
@@ -88,7 +88,7 @@ export function WhatIf(props: { runId: string; seq: number; systemPrompt: string
                   ))}
                 </select>
               </label>
-              <label>
+              <label class="variant-field">
                 Max tokens
                 <input
                   inputMode="numeric"
@@ -97,7 +97,7 @@ export function WhatIf(props: { runId: string; seq: number; systemPrompt: string
                   onInput={(e) => change(i, "max_tokens", e.currentTarget.value)}
                 />
               </label>
-              <label>
+              <label class="variant-field">
                 System prompt
                 <textarea rows={3} value={d.system_prompt} onInput={(e) => change(i, "system_prompt", e.currentTarget.value)} />
               </label>
