@@ -6,6 +6,7 @@ import { promptVariants } from "../../core/db/schema";
 import { SECRET_VALUE_CANARY } from "../../test/setup/secret-canary";
 import { modelRequests, newAgent, rows, script, settled, toolCall, untilGenerating } from "../../test/workerd/agents";
 import { call, seedGuild } from "../../test/workerd/seed";
+import { Variant, VariantBatch, VariantPage } from "./variants.schema";
 
 /** A run with one answered message: the recorded call the variants replay. */
 async function recordedRun(token: string, guildId: string, settings: Record<string, unknown> = {}) {
@@ -46,6 +47,8 @@ describe("what-if replay (decision 0022)", () => {
       },
     });
     expect(res.status, JSON.stringify(res.json)).toBe(201);
+    // The answers are the shapes the API document names.
+    VariantBatch.parse(res.json);
     const [first, second] = res.json.data;
     expect(first).toMatchObject({
       status: "completed",
@@ -79,11 +82,13 @@ describe("what-if replay (decision 0022)", () => {
     expect(list.status).toBe(200);
     expect(list.json.data).toHaveLength(1);
     expect(list.json.next_cursor).not.toBeNull();
+    VariantPage.parse(list.json);
     const rest = await call("GET", `${variantsPath(runId, seq)}?cursor=${list.json.next_cursor}`, { token });
     expect([...list.json.data, ...rest.json.data].map((v: { id: string }) => v.id).sort()).toEqual([first.id, second.id].sort());
     const read = await call("GET", `/api/variants/${first.id}`, { token });
     expect(read.status).toBe(200);
     expect(read.json).toEqual(first);
+    Variant.parse(read.json);
   });
 
   it("EXACT-003: a variant without changes sends the recorded request, with the recorded hash", async () => {
