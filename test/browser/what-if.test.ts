@@ -25,7 +25,11 @@ describe("operator console: what-if replay", () => {
     const [grey, tools] = [modelName(), modelName()];
     await scriptModel(mockUrl, grey, [{ content: "The sky is grey today.", usage: { prompt_tokens: 1000, completion_tokens: 100 } }]);
     await scriptModel(mockUrl, tools, [
-      { content: "The sky is blue today.", tool_calls: [{ name: "note_read", arguments: { title: "sky" } }], usage: { prompt_tokens: 1000, completion_tokens: 20 } },
+      {
+        content: "The sky is blue today.",
+        tool_calls: [{ name: "note_read", arguments: { title: "sky" } }],
+        usage: { prompt_tokens: 1000, completion_tokens: 20 },
+      },
     ]);
 
     await page.goto(`${apiUrl}/runs/${run.id}`);

@@ -6,7 +6,7 @@
  * secret values; but no tools run, nothing reaches the transcript, and the generation lock is
  * neither taken nor waited for: a variant and the run's generation go on side by side.
  */
-import { and, eq, inArray } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { type Outcome, refuse } from "../../../bindings/outcome";
 import { readGenerationState } from "../../../core/db/agent-state";
 import { replayPrompt } from "../../../core/db/prompt-replay";
@@ -55,7 +55,8 @@ export async function runVariants(context: AgentContext, batch: VariantBatch): P
       .innerJoin(agents, eq(agents.id, runs.agentId))
       .where(eq(runs.id, batch.runId))
       .limit(1);
-    if (!found) return null;
+    // Only this agent's runs: the Worker addresses the run's agent, and no other object answers for it.
+    if (!found || (context.agentId && found.run.agentId !== context.agentId)) return null;
     const snapshot = found.run.snapshot as RunSnapshot;
     const replay = await replayPrompt(db, batch.runId, batch.seq, snapshot);
     const scope = { agentId: found.run.agentId, guildId: found.guildId, organisationId: found.organisationId };
@@ -118,20 +119,7 @@ export async function runVariants(context: AgentContext, batch: VariantBatch): P
       });
     }),
   );
-  const rows = await context.database.use((db) =>
-    db
-      .select()
-      .from(promptVariants)
-      .where(
-        and(
-          eq(promptVariants.batchId, batchId),
-          inArray(
-            promptVariants.id,
-            stored.map((r) => r.id),
-          ),
-        ),
-      ),
-  );
+  const rows = await context.database.use((db) => db.select().from(promptVariants).where(eq(promptVariants.batchId, batchId)));
   const byId = new Map<string, VariantRow>(rows.map((r) => [r.id, r]));
   return { ok: true, batch_id: batchId, variants: stored.map((r) => toWireVariant(byId.get(r.id) ?? r)) };
 }
