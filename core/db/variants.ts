@@ -30,6 +30,8 @@ export interface VariantError {
 }
 
 export interface NewVariant {
+  /** From batchIds: a batch reads back in the order asked. */
+  id: string;
   organisationId: string;
   runId: string;
   messageSeq: number;

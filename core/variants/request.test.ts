@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChatPayload } from "../projection/types";
 import type { OfferedTool, RunSnapshot } from "../runs/snapshot";
-import { variantCall, withSystemPrompt } from "./request";
+import { batchIds, variantCall, withSystemPrompt } from "./request";
 
 const model: RunSnapshot["model"] = {
   model: "recorded-model",
@@ -58,5 +58,15 @@ describe("what-if variant settings", () => {
       { role: "system", content: "S" },
       { role: "user", content: "q" },
     ]);
+  });
+
+  it("a batch's ids are version 7 uuids that sort in the order asked", () => {
+    const ids = batchIds(8, Date.UTC(2026, 11, 3));
+    expect(new Set(ids).size).toBe(8);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([...ids].sort()).toEqual(ids);
+    expect(ids[0]!.slice(0, 13)).toBe(
+      `${Date.UTC(2026, 11, 3).toString(16).padStart(12, "0").slice(0, 8)}-${Date.UTC(2026, 11, 3).toString(16).padStart(12, "0").slice(8)}`,
+    );
   });
 });

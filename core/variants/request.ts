@@ -75,3 +75,27 @@ export function withSystemPrompt(messages: readonly ChatPayload[], prompt: strin
   if (at === -1) return [{ role: "system", content: prompt }, ...messages];
   return messages.map((m, i) => (i === at ? { role: "system", content: prompt } : m));
 }
+
+/**
+ * Ids for a batch's variants that sort in the order asked (UUIDv7: the time, then the
+ * variant's position in the 12 bits before the random part). The batch is inserted in one
+ * statement, so its rows share created_at and newest-first lists tie-break on the id: with
+ * these ids a batch reads back in its order (reversed), never shuffled.
+ *
+ * @example batchIds(2, Date.now()) // ["0190…-7000-…", "0190…-7001-…"], the first sorting first
+ */
+export function batchIds(count: number, nowMs: number): string[] {
+  return Array.from({ length: count }, (_, i) => {
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    let time = nowMs;
+    for (let b = 5; b >= 0; b--) {
+      bytes[b] = time % 256;
+      time = Math.floor(time / 256);
+    }
+    bytes[6] = 0x70 | ((i >> 8) & 0x0f);
+    bytes[7] = i & 0xff;
+    bytes[8] = 0x80 | (bytes[8]! & 0x3f);
+    const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  });
+}

@@ -84,7 +84,8 @@ describe("what-if replay (decision 0022)", () => {
     expect(list.json.next_cursor).not.toBeNull();
     VariantPage.parse(list.json);
     const rest = await call("GET", `${variantsPath(runId, seq)}?cursor=${list.json.next_cursor}`, { token });
-    expect([...list.json.data, ...rest.json.data].map((v: { id: string }) => v.id).sort()).toEqual([first.id, second.id].sort());
+    // Newest first; a batch (one created_at) in the reverse of the order asked.
+    expect([...list.json.data, ...rest.json.data].map((v: { id: string }) => v.id)).toEqual([second.id, first.id]);
     const read = await call("GET", `/api/variants/${first.id}`, { token });
     expect(read.status).toBe(200);
     expect(read.json).toEqual(first);

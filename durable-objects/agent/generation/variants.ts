@@ -25,7 +25,7 @@ import { storedToolCalls } from "../../../core/tools/secrets";
 import { replyCost, usageMonth } from "../../../core/usage/pricing";
 import { readReportedUsage } from "../../../core/usage/reported-usage";
 import { storableText, storableValue } from "../../../core/validation/storable";
-import { VARIANT_TIMEOUT_MS, type VariantCall, type VariantSettings, variantCall } from "../../../core/variants/request";
+import { batchIds, VARIANT_TIMEOUT_MS, type VariantCall, type VariantSettings, variantCall } from "../../../core/variants/request";
 import type { AgentContext } from "../state/context";
 import { callModel, ProviderError, type ReplyLimits } from "./model-call";
 import { generationBounds } from "./request-bounds";
@@ -87,10 +87,12 @@ export async function runVariants(context: AgentContext, batch: VariantBatch): P
   const calls = batch.variants.map((settings) => variantCall({ model: snapshot.model, messages: replay.messages, tools: snapshot.tools }, settings));
   const hashes = await Promise.all(calls.map((call) => promptHash(call.messages, call.tools, call.model)));
   const batchId = crypto.randomUUID();
+  const ids = batchIds(batch.variants.length, context.now());
   const stored = await context.database.use((db) =>
     insertVariants(
       db,
       batch.variants.map((settings, i) => ({
+        id: ids[i]!,
         organisationId: scope.organisationId,
         runId: batch.runId,
         messageSeq: batch.seq,
