@@ -155,39 +155,13 @@ export async function appendRow(db: Database, row: NewRow): Promise<WireRow> {
  */
 export async function commitAssistantRow(db: Database, row: NewRow, scope: UsageScope, usage: UsageFigures): Promise<{ row: WireRow; monthCostUsd: number }> {
   const cost = usage.costUsd.toFixed(6);
-  const figures = sql`${usage.inputTokens}, ${usage.outputTokens}, ${usage.cachedInputTokens}, ${usage.reasoningTokens}, ${cost}::numeric, 1`;
-  const increment = (table: string) =>
-    sql.raw(`
-    input_tokens = ${table}.input_tokens + excluded.input_tokens,
-    output_tokens = ${table}.output_tokens + excluded.output_tokens,
-    cached_input_tokens = ${table}.cached_input_tokens + excluded.cached_input_tokens,
-    reasoning_tokens = ${table}.reasoning_tokens + excluded.reasoning_tokens,
-    cost_usd = ${table}.cost_usd + excluded.cost_usd,
-    calls = ${table}.calls + 1,
-    updated_at = now()`);
-  const columns = sql.raw("input_tokens, output_tokens, cached_input_tokens, reasoning_tokens, cost_usd, calls");
   const result = await db.execute<{ seq: number; created_at: string; month_cost: string }>(sql`
     with m as (
       insert into messages (run_id, seq, generation, role, payload, metadata, cost_usd, token_count)
       values (${row.runId}, ${row.seq}, ${row.generation}, ${row.role}, ${JSON.stringify(row.payload)}::jsonb,
               ${JSON.stringify(row.metadata)}::jsonb, ${cost}::numeric, ${row.tokenCount})
       returning seq, created_at
-    ), a as (
-      insert into agent_usage (agent_id, ${columns}) values (${scope.agentId}, ${figures})
-      on conflict (agent_id) do update set ${increment("agent_usage")} returning 1
-    ), g as (
-      insert into guild_usage (guild_id, ${columns}) values (${scope.guildId}, ${figures})
-      on conflict (guild_id) do update set ${increment("guild_usage")} returning 1
-    ), o as (
-      insert into organisation_usage (organisation_id, ${columns}) values (${scope.organisationId}, ${figures})
-      on conflict (organisation_id) do update set ${increment("organisation_usage")} returning 1
-    ), w as (
-      insert into global_usage (scope, ${columns}) values ('global', ${figures})
-      on conflict (scope) do update set ${increment("global_usage")} returning 1
-    ), mo as (
-      insert into org_monthly_usage (organisation_id, month, ${columns}) values (${scope.organisationId}, ${scope.month}, ${figures})
-      on conflict (organisation_id, month) do update set ${increment("org_monthly_usage")} returning cost_usd
-    )
+    ), ${usageCounterUpdates(scope, usage)}
     select m.seq, m.created_at::text as created_at, mo.cost_usd::text as month_cost
     from m, mo, a, g, o, w`);
   const out = result.rows[0]!;
@@ -203,6 +177,41 @@ export async function commitAssistantRow(db: Database, row: NewRow, scope: Usage
     },
     monthCostUsd: Number(out.month_cost),
   };
+}
+
+/**
+ * The five counter upserts of one priced model call (USAGE-003), as CTEs `a, g, o, w, mo` of
+ * the caller's statement; `mo` returns the organisation's spend this month as `cost_usd`.
+ */
+export function usageCounterUpdates(scope: UsageScope, usage: UsageFigures): SQL {
+  const cost = usage.costUsd.toFixed(6);
+  const figures = sql`${usage.inputTokens}, ${usage.outputTokens}, ${usage.cachedInputTokens}, ${usage.reasoningTokens}, ${cost}::numeric, 1`;
+  const increment = (table: string) =>
+    sql.raw(`
+    input_tokens = ${table}.input_tokens + excluded.input_tokens,
+    output_tokens = ${table}.output_tokens + excluded.output_tokens,
+    cached_input_tokens = ${table}.cached_input_tokens + excluded.cached_input_tokens,
+    reasoning_tokens = ${table}.reasoning_tokens + excluded.reasoning_tokens,
+    cost_usd = ${table}.cost_usd + excluded.cost_usd,
+    calls = ${table}.calls + 1,
+    updated_at = now()`);
+  const columns = sql.raw("input_tokens, output_tokens, cached_input_tokens, reasoning_tokens, cost_usd, calls");
+  return sql`a as (
+      insert into agent_usage (agent_id, ${columns}) values (${scope.agentId}, ${figures})
+      on conflict (agent_id) do update set ${increment("agent_usage")} returning 1
+    ), g as (
+      insert into guild_usage (guild_id, ${columns}) values (${scope.guildId}, ${figures})
+      on conflict (guild_id) do update set ${increment("guild_usage")} returning 1
+    ), o as (
+      insert into organisation_usage (organisation_id, ${columns}) values (${scope.organisationId}, ${figures})
+      on conflict (organisation_id) do update set ${increment("organisation_usage")} returning 1
+    ), w as (
+      insert into global_usage (scope, ${columns}) values ('global', ${figures})
+      on conflict (scope) do update set ${increment("global_usage")} returning 1
+    ), mo as (
+      insert into org_monthly_usage (organisation_id, month, ${columns}) values (${scope.organisationId}, ${scope.month}, ${figures})
+      on conflict (organisation_id, month) do update set ${increment("org_monthly_usage")} returning cost_usd
+    )`;
 }
 
 /** A run error entry: `{code, message, generation, operation, at, ...}` appended to runs.errors. */

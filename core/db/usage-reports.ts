@@ -1,9 +1,10 @@
 /**
  * Usage over a date range, read from the priced assistant rows (messages.cost_usd, the
- * column kept for accounting queries, USAGE-006) and the usage in their metadata. The
+ * column kept for accounting queries, USAGE-006) and the usage in their metadata, and from
+ * the completed what-if variants (prompt_variants, decision 0022). The
  * rollup counters hold running totals only, so days and ranges come from the rows:
- * every reply the counters count is one such row (commitAssistantRow writes both), and
- * a row's day is the UTC date of its created_at.
+ * every reply the counters count is one such row (commitAssistantRow and completeVariant
+ * write both), and a row's day is the UTC date of its created_at.
  *
  * Rows of a deleted agent or guild are gone with it (USAGE-007/008); the counters keep
  * their cost, so these figures can be below the organisation's counters.
@@ -43,13 +44,13 @@ export interface GuildUsage {
 const token = (field: string) =>
   `case when jsonb_typeof(m.metadata->'usage'->'${field}') = 'number' then (m.metadata->'usage'->>'${field}')::numeric else 0 end`;
 
-/** Sums of the grouped rows, named as the `figures` below read them. */
+/** Sums of the grouped calls, named as the `figures` below read them. */
 const sums = sql.raw(`
-  sum(m.cost_usd) as cost,
-  sum(${token("prompt_tokens")}) as input,
-  sum(${token("completion_tokens")}) as output,
-  sum(${token("cached_tokens")}) as cached,
-  sum(${token("reasoning_tokens")}) as reasoning,
+  sum(m.cost) as cost,
+  sum(m.input) as input,
+  sum(m.output) as output,
+  sum(m.cached) as cached,
+  sum(m.reasoning) as reasoning,
   count(*) as calls`);
 
 /** The counters of a row of `sums` (or none), cost with the columns' 6 decimals. */
@@ -61,11 +62,23 @@ const figures = sql.raw(`
   coalesce(u.reasoning, 0)::float8 as reasoning_tokens,
   coalesce(u.calls, 0)::int as calls`);
 
-/** Priced assistant rows created within [start, end] (UTC days, inclusive). */
-const pricedRowsWithin = (start: string, end: string) => sql`
-  m.role = 'assistant' and m.cost_usd is not null
-  and m.created_at >= ${start}::timestamp at time zone 'UTC'
-  and m.created_at < (${end}::date + 1)::timestamp at time zone 'UTC'`;
+/** Created within [start, end] (UTC days, inclusive). */
+const within = (column: string, start: string, end: string) => sql`
+  ${sql.raw(column)} >= ${start}::timestamp at time zone 'UTC'
+  and ${sql.raw(column)} < (${end}::date + 1)::timestamp at time zone 'UTC'`;
+
+/**
+ * The priced model calls made within [start, end], as `m`: the priced assistant rows, and the
+ * completed what-if variants (decision 0022), which the counters count as well.
+ */
+const billedCallsWithin = (start: string, end: string) => sql`(
+  select m.run_id, m.created_at, m.cost_usd as cost, ${sql.raw(token("prompt_tokens"))} as input, ${sql.raw(token("completion_tokens"))} as output,
+    ${sql.raw(token("cached_tokens"))} as cached, ${sql.raw(token("reasoning_tokens"))} as reasoning
+  from messages m where m.role = 'assistant' and m.cost_usd is not null and ${within("m.created_at", start, end)}
+  union all
+  select v.run_id, v.created_at, v.cost_usd, v.input_tokens, v.output_tokens, v.cached_input_tokens, v.reasoning_tokens
+  from prompt_variants v where v.status = 'completed' and ${within("v.created_at", start, end)}
+) m`;
 
 const scopeFilter = (organisationId: string, scope: ReportScope): SQL => {
   const org = sql`a.organisation_id = ${organisationId}`;
@@ -94,8 +107,8 @@ export async function dailyUsage(db: Database, organisationId: string, scope: Re
   const result = await db.execute(sql`
     with u as (
       select (m.created_at at time zone 'UTC')::date as day, ${sums}
-      from messages m join runs r on r.id = m.run_id join agents a on a.id = r.agent_id
-      where ${scopeFilter(organisationId, scope)} and ${pricedRowsWithin(start, range.to)}
+      from ${billedCallsWithin(start, range.to)} join runs r on r.id = m.run_id join agents a on a.id = r.agent_id
+      where ${scopeFilter(organisationId, scope)}
       group by 1
     ), series as (
       select d.day::date as day, ${figures},
@@ -119,8 +132,8 @@ export async function usageByAgent(db: Database, organisationId: string, range: 
     db.execute(sql`
       with u as (
         select r.agent_id, ${sums}
-        from messages m join runs r on r.id = m.run_id join agents a on a.id = r.agent_id
-        where a.organisation_id = ${organisationId} and ${pricedRowsWithin(range.from, range.to)}
+        from ${billedCallsWithin(range.from, range.to)} join runs r on r.id = m.run_id join agents a on a.id = r.agent_id
+        where a.organisation_id = ${organisationId}
         group by r.agent_id
       )
       select a.id, a.name, a.guild_id, ${figures}, coalesce(au.cost_usd, 0)::numeric(20, 6)::text as all_time_cost_usd

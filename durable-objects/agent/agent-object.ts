@@ -1,12 +1,14 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../bindings/env";
 import { type Outcome, refuse } from "../../bindings/outcome";
+import type { WireVariant } from "../../core/db/variants";
 import type { RepoDiff } from "../../core/repos/changes";
 import type { RunKind } from "../../core/runs/rules";
 import type { ScriptChange } from "../../core/scripts/types";
 import { type Deadline, deadlineKind } from "../common/deadlines";
 import { serveRunEvents } from "../common/sse-hub";
 import type { SandboxState, SandboxView, ViewTarget } from "../sandbox/manager";
+import type { VariantBatch } from "./generation/variants";
 import type { Rooms } from "./rooms";
 import type { CreatedRun, NewMessage } from "./triggers/direct";
 
@@ -192,6 +194,15 @@ export class AgentObject extends DurableObject<Env> {
     if (!context.agentId) return refuse(503, "sandbox.unavailable", "The agent object does not know its agent id");
     const { runDiff } = await import("../sandbox/run-diff");
     return runDiff(context, context.agentId, runId, repository);
+  }
+
+  /**
+   * What-if replay (decision 0022): a recorded model call sent again with each variant's
+   * settings. Never takes or waits for the generation lock, never writes the run's rows.
+   */
+  async runVariants(batch: VariantBatch): Promise<Outcome<{ batch_id: string; variants: WireVariant[] }>> {
+    const { runVariants } = await import("./generation/variants");
+    return runVariants(this.#rooms.context, batch);
   }
 
   /** Operator input on a proxied view: restarts the idle timer at most every 30 s (SBX-030). */

@@ -135,6 +135,12 @@ describe("API contract: every documented operation through the typed client", ()
     expect(assistant).toBeDefined();
     const prompt = await expectAnswer(api.GET("/api/runs/{id}/messages/{seq}/prompt", { params: { path: { id: run.id, seq: assistant!.seq } } }), 200);
     expect(prompt.matches).toBe(true);
+    const recorded = { params: { path: { id: run.id, seq: assistant!.seq } } };
+    const variants = await expectAnswer(api.POST("/api/runs/{id}/messages/{seq}/variants", { ...recorded, body: { variants: [{ temperature: 0 }] } }), 201);
+    expect(variants.data[0]!.status).toBe("completed");
+    await expectAnswer(api.GET("/api/runs/{id}/messages/{seq}/variants", recorded), 200);
+    await expectAnswer(api.GET("/api/variants/{id}", { params: { path: { id: variants.data[0]!.id } } }), 200);
+    await expectAnswer(api.POST("/api/runs/{id}/messages/{seq}/variants", { ...recorded, body: { variants: [] } }), 422);
     const events = await expectAnswer(api.GET("/api/runs/{id}/events", { params: { path: { id: run.id } }, parseAs: "stream" }), 200);
     const seen = await readEvents(events, (e) => e.some((x) => x.event === "message" && x.id === String(assistant!.seq)));
     expect(seen.filter((e) => e.event === "message").map((e) => JSON.parse(e.data).seq)).toContain(assistant!.seq);

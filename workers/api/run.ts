@@ -1,12 +1,9 @@
-import { and, asc, eq, gt, lt } from "drizzle-orm";
+import { and, asc, eq, gt } from "drizzle-orm";
 import { type Context, Hono } from "hono";
 import { agentObject, taskObject } from "../../bindings/objects";
-import type { Database } from "../../core/db/client";
+import { replayPrompt } from "../../core/db/prompt-replay";
 import { messages } from "../../core/db/schema";
-import { storedRow, toWireRow } from "../../core/db/transcript";
-import { replayProjection, STUB_FLOOR_BYTES } from "../../core/projection/projection";
-import { promptHash } from "../../core/projection/prompt-hash";
-import type { StoredRow } from "../../core/projection/types";
+import { toWireRow } from "../../core/db/transcript";
 import type { RunSnapshot } from "../../core/runs/snapshot";
 import { toRun } from "../../core/runs/wire";
 import type { AppEnv } from "../http/context";
@@ -198,57 +195,24 @@ export const runRoutes = new Hono<AppEnv>()
       const db = c.get("db");
       const { id, seq } = c.req.valid("param");
       const { run } = await findRun(db, c.get("organisationId"), id);
-      const [target] = await db
-        .select()
-        .from(messages)
-        .where(and(eq(messages.runId, run.id), eq(messages.seq, seq)))
-        .limit(1);
-      if (target?.role !== "assistant") throw notFound("message");
-      const projection = (target.metadata as { projection?: { pressure_stubbed?: number[]; hash?: string; keep?: number } }).projection ?? {};
       const snapshot = run.snapshot as RunSnapshot;
-      const replayed = replayProjection({
-        rows: await rowsBefore(db, run.id, seq),
-        currentGeneration: target.generation ?? 0,
-        keep: snapshot.model.keep_tool_result_generations,
-        floor: STUB_FLOOR_BYTES,
-        pressureStubbed: projection.pressure_stubbed ?? [],
-      });
-      const hash = await promptHash(replayed, snapshot.tools, snapshot.model.model);
+      const replay = await replayPrompt(db, run.id, seq, snapshot);
+      if (!replay) throw notFound("message");
       return c.json({
         seq,
         model: snapshot.model.model,
-        messages: replayed,
+        messages: replay.messages,
         tools: snapshot.tools,
-        hash,
-        recorded_hash: projection.hash ?? null,
-        matches: hash === projection.hash,
+        hash: replay.hash,
+        recorded_hash: replay.recordedHash,
+        matches: replay.hash === replay.recordedHash,
       });
     },
   );
-
 /** Archives or unarchives through the agent object, the runs' single writer (RUN-024). */
 async function archiveRoute(c: Context<AppEnv>, id: string, archived: boolean) {
   const { run } = await findRun(c.get("db"), c.get("organisationId"), id);
   settle(await agentObject(c.env, run.agentId).archive(run.id, archived));
   const after = await findRun(c.get("db"), c.get("organisationId"), run.id);
   return c.json(toRun(after.run, after.cost));
-}
-
-/** Rows read per query when the prompt replay loads a transcript. */
-const REPLAY_PAGE_ROWS = 500;
-
-/** The run's rows before `seq`, in seq order, read a page at a time (never the whole transcript in one read). */
-async function rowsBefore(db: Database, runId: string, seq: number): Promise<StoredRow[]> {
-  const rows: StoredRow[] = [];
-  for (let after = -1; ; ) {
-    const page = await db
-      .select()
-      .from(messages)
-      .where(and(eq(messages.runId, runId), gt(messages.seq, after), lt(messages.seq, seq)))
-      .orderBy(asc(messages.seq))
-      .limit(REPLAY_PAGE_ROWS);
-    for (const row of page) rows.push(storedRow(row));
-    if (page.length < REPLAY_PAGE_ROWS) return rows;
-    after = page[page.length - 1]!.seq;
-  }
 }

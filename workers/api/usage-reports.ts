@@ -18,7 +18,7 @@ function rangeOf(dates: { from?: string | undefined; to?: string | undefined }):
 
 /** Where the reports' figures come from, as the API document says. */
 const source =
-  "Read from the priced assistant rows; a day is the UTC date of a row's created_at. Rows of deleted agents and guilds are gone with them (USAGE-007/008), so these figures can be below the rollup counters.";
+  "Read from the priced assistant rows and the completed what-if variants; a day is the UTC date of a row's created_at. Rows of deleted agents and guilds are gone with them (USAGE-007/008), so these figures can be below the rollup counters.";
 
 /**
  * `GET /api/usage/summary?from=&to=`: the organisation's usage in a date range, by

@@ -39,6 +39,10 @@ export interface ModelRequest {
   redactor: Redactor;
   /** Bounds on one reply; defaults when omitted. */
   limits?: Partial<ReplyLimits>;
+  /** Sampling temperature; the provider's default when omitted (generations never set it). */
+  temperature?: number;
+  /** The most tokens the reply may take; the provider's default when omitted (generations never set it). */
+  maxTokens?: number;
 }
 
 /** What one model reply may hold: the object keeps it in memory whole before committing it. */
@@ -93,6 +97,8 @@ export async function callModel(request: ModelRequest): Promise<ModelReply> {
     stream_options: { include_usage: true },
     ...(request.tools.length ? { tools: request.tools as ChatCompletionTool[] } : {}),
     ...(request.thinkingLevel !== "off" ? { reasoning_effort: request.thinkingLevel as "low" | "medium" | "high" } : {}),
+    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
   };
   const started = Date.now();
   let firstTokenMs: number | null = null;

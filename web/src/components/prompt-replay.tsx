@@ -1,12 +1,14 @@
 import { useState } from "preact/hooks";
 import { api, describe, type PromptReplay as Replay, unwrap } from "../lib/api";
 import { contentText } from "../lib/format";
+import { type RecordedAnswer, WhatIf } from "./what-if";
 
 /**
  * "Exact prompt" of an assistant row, loaded on demand from
- * GET /api/runs/:id/messages/:seq/prompt: what the model was sent for it (UI-005).
+ * GET /api/runs/:id/messages/:seq/prompt: what the model was sent for it (UI-005), and
+ * "What if…": the same prompt sent again with other settings.
  */
-export function PromptReplay(props: { runId: string; seq: number }) {
+export function PromptReplay(props: { runId: string; seq: number; recorded: RecordedAnswer }) {
   const [replay, setReplay] = useState<Replay | null>(null);
   const [error, setError] = useState<string | null>(null);
   const load = async (event: Event) => {
@@ -36,6 +38,12 @@ export function PromptReplay(props: { runId: string; seq: number }) {
               </li>
             ))}
           </ol>
+          <WhatIf
+            runId={props.runId}
+            seq={props.seq}
+            systemPrompt={contentText(replay.messages.find((m) => m.role === "system")?.content)}
+            recorded={props.recorded}
+          />
         </>
       )}
     </details>

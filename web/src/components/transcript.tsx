@@ -162,7 +162,7 @@ function RowView(props: { runId: string; agentId: string; row: Row; stubbed: boo
             </pre>
           </div>
         ))}
-        <PromptReplay runId={props.runId} seq={row.seq} />
+        <PromptReplay runId={props.runId} seq={row.seq} recorded={{ content: text, toolCalls: calls, model: String(meta.model ?? "") }} />
       </>
     );
   }

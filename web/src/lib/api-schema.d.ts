@@ -698,6 +698,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/messages/{seq}/variants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The variants of an assistant row, newest first */
+        get: operations["listPromptVariants"];
+        put?: never;
+        /**
+         * Send an assistant row's exact prompt again with changed settings, up to 8 variants side by side
+         * @description Each variant changes the recorded call's model, provider, temperature, thinking level, max tokens, system prompt or tool schemas. The calls run side by side and the answer comes when all are done (each stopped after 120 s). Variants never run tools and never touch the run's transcript; their cost counts in the usage counters and against the organisation's spend limit.
+         */
+        post: operations["createPromptVariants"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/variants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A what-if variant: its settings, status, answer or error, tokens, cost and latency */
+        get: operations["getPromptVariant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/schedules/{id}": {
         parameters: {
             query?: never;
@@ -845,7 +883,7 @@ export interface paths {
         };
         /**
          * The organisation's usage in a date range, in total, by guild and by agent
-         * @description From ?from= to ?to= (UTC days, inclusive; this month to date by default; at most 366 days). Read from the priced assistant rows; a day is the UTC date of a row's created_at. Rows of deleted agents and guilds are gone with them (USAGE-007/008), so these figures can be below the rollup counters.
+         * @description From ?from= to ?to= (UTC days, inclusive; this month to date by default; at most 366 days). Read from the priced assistant rows and the completed what-if variants; a day is the UTC date of a row's created_at. Rows of deleted agents and guilds are gone with them (USAGE-007/008), so these figures can be below the rollup counters.
          */
         get: operations["getUsageSummary"];
         put?: never;
@@ -865,7 +903,7 @@ export interface paths {
         };
         /**
          * Cost, tokens and calls per UTC day of the organisation, a guild or an agent
-         * @description Every day from ?from= to ?to= (as the summary), zeros where nothing was used, each with its month-to-date cost. Read from the priced assistant rows; a day is the UTC date of a row's created_at. Rows of deleted agents and guilds are gone with them (USAGE-007/008), so these figures can be below the rollup counters.
+         * @description Every day from ?from= to ?to= (as the summary), zeros where nothing was used, each with its month-to-date cost. Read from the priced assistant rows and the completed what-if variants; a day is the UTC date of a row's created_at. Rows of deleted agents and guilds are gone with them (USAGE-007/008), so these figures can be below the rollup counters.
          */
         get: operations["getDailyUsage"];
         put?: never;
@@ -2163,6 +2201,113 @@ export interface components {
         };
         SecretRequestAnswer: {
             value: string;
+        };
+        VariantBatch: {
+            /** Format: uuid */
+            batch_id: string;
+            data: components["schemas"]["Variant"][];
+        };
+        Variant: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            run_id: string;
+            message_seq: number;
+            /**
+             * Format: uuid
+             * @description Variants asked for in one request share a batch
+             */
+            batch_id: string;
+            /**
+             * Format: uuid
+             * @description The API token that asked; null when it is gone
+             */
+            requested_by: string | null;
+            /** @description What the variant changed (VariantSettings) */
+            settings: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: "pending" | "completed" | "failed";
+            /** @description The model's answer, redacted as stored replies are; null until completed */
+            answer: {
+                content: string | null;
+                reasoning: string | null;
+                /** @description Asked for, never run */
+                tool_calls: {
+                    id: string;
+                    /** @constant */
+                    type: "function";
+                    function: {
+                        name: string;
+                        arguments: string;
+                    };
+                }[];
+                finish_reason: string | null;
+                model: string | null;
+            } | null;
+            error: {
+                code: string;
+                message: string;
+                http_status?: number | null;
+            } | null;
+            input_tokens: number;
+            output_tokens: number;
+            cached_input_tokens: number;
+            reasoning_tokens: number;
+            cost_usd: string;
+            latency_ms: number | null;
+            /** @description sha256 of the request sent, as an assistant row's projection hash is */
+            prompt_hash: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            completed_at: string | null;
+        };
+        VariantCreate: {
+            /** @description The variants to run side by side, at most 8 per request */
+            variants: components["schemas"]["VariantSettings"][];
+        };
+        VariantSettings: {
+            model?: string;
+            /**
+             * Format: uri
+             * @description Another OpenAI-compatible provider; null: the platform's. Any other needs api_key_secret (the agent's own key is not reused for it).
+             */
+            base_url?: string | null;
+            /** @description Name of the secret (granted to the agent) holding the key for base_url */
+            api_key_secret?: string | null;
+            temperature?: number;
+            /** @enum {string} */
+            thinking_level?: "off" | "low" | "medium" | "high";
+            max_tokens?: number;
+            /** @description Replaces the opening system prompt */
+            system_prompt?: string;
+            /** @description Replaces the tool schemas offered; tools are never run */
+            tools?: components["schemas"]["VariantTool"][];
+        };
+        VariantTool: {
+            /** @constant */
+            type: "function";
+            function: {
+                name: string;
+                /** @default  */
+                description?: string;
+                /**
+                 * @default {
+                 *       "type": "object",
+                 *       "properties": {}
+                 *     }
+                 */
+                parameters?: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        VariantPage: {
+            data: components["schemas"]["Variant"][];
+            /** @description Pass as ?cursor= for the next page; null on the last page */
+            next_cursor: string | null;
         };
         SchedulePatch: {
             description?: string;
@@ -5190,6 +5335,152 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid body fields (validation.failed; each named in details.fields) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listPromptVariants: {
+        parameters: {
+            query?: {
+                /** @description Default 50 */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The run's id */
+                id: string;
+                /** @description The assistant row's seq */
+                seq: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of variants */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VariantPage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such run in the caller's organisation (run.not_found), or no assistant row at seq (message.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid query parameters (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createPromptVariants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id */
+                id: string;
+                /** @description The assistant row's seq */
+                seq: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VariantCreate"];
+            };
+        };
+        responses: {
+            /** @description The variants, each completed or failed */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VariantBatch"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such run in the caller's organisation (run.not_found), or no assistant row at seq (message.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description usage.spend_limit: the organisation reached its monthly spend limit, no call was made; secret.missing, secret.undecryptable: the run's secrets cannot be opened */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Invalid body fields (validation.failed; each named in details.fields) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    getPromptVariant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The variant's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The variant */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Variant"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such variant in the caller's organisation (variant.not_found) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

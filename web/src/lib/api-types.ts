@@ -70,3 +70,5 @@ export type TaskMessage = Schemas["TaskMessage"];
 export type McpConnection = Schemas["McpConnection"];
 export type McpTool = Schemas["McpTool"];
 export type McpPreset = Schemas["McpPreset"];
+/** A what-if variant of a recorded model call (decision 0022). */
+export type Variant = Schemas["Variant"];
