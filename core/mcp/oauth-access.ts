@@ -3,10 +3,10 @@ import type { AnyDatabase } from "../db/organisations";
 import { mcpConnections } from "../db/schema";
 import type { KeySet } from "../secrets/crypto";
 import type { McpAuth } from "./client";
+import { MissingCredential } from "./endpoint";
 import { type OAuthCredential, type OAuthFacts, readFacts, refreshDue } from "./oauth";
 import { OAuthError, type OAuthFetch, refreshTokens } from "./oauth-flow";
 import { type McpConnectionRow, markNeedsAuth, openOauthCredential, storeOauthTokens } from "./oauth-store";
-import { MissingCredential } from "./refresh";
 
 /**
  * The access token of an OAuth connection, for the MCP client and for runs: the stored one
@@ -83,9 +83,15 @@ export class OAuthNotAuthorised extends MissingCredential {
  * (the connection needs authorising again); a token endpoint that cannot be reached fails the
  * connection's requests as an unreachable server would.
  */
-export function oauthAuth(deps: AccessDeps): (row: McpConnectionRow) => Promise<McpAuth> {
-  return async (row) => {
+export function oauthAuth(deps: AccessDeps): (connection: { id: string; organisationId: string }) => Promise<McpAuth> {
+  return async (connection) => {
     try {
+      // The row as it is now: another request may have rotated the tokens since the caller read it.
+      const [row] = await deps.db
+        .select()
+        .from(mcpConnections)
+        .where(and(eq(mcpConnections.id, connection.id), eq(mcpConnections.organisationId, connection.organisationId)));
+      if (!row) throw new OAuthError("refused", "The connection was deleted");
       const token = await accessToken(row, deps);
       return { kind: "oauth", accessToken: async () => token };
     } catch (error) {
