@@ -363,21 +363,3 @@ export async function connectionsForAgent(db: AnyDatabase, agentId: string): Pro
   }
   return out;
 }
-
-/** The agents a connection reaches now (org-wide: all of the organisation's; else its grants'). */
-export async function agentsReachedByConnection(db: AnyDatabase, organisationId: string, connectionId: string): Promise<string[]> {
-  const rows = await db
-    .select({ id: agents.id })
-    .from(agents)
-    .where(
-      and(
-        eq(agents.organisationId, organisationId),
-        or(
-          sql`exists (select 1 from ${mcpConnections} where ${mcpConnections.id} = ${connectionId} and ${mcpConnections.organisationId} = ${organisationId} and ${mcpConnections.orgWide})`,
-          sql`exists (select 1 from ${mcpGrants} where ${mcpGrants.connectionId} = ${connectionId}
-            and (${mcpGrants.agentId} = ${agents.id} or ${mcpGrants.guildId} = ${agents.guildId}))`,
-        ),
-      ),
-    );
-  return rows.map((r) => r.id);
-}

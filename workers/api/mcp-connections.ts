@@ -16,7 +16,7 @@ import {
   setToolsEnabled,
   updateConnection,
 } from "../../core/db/mcp";
-import { agents, guilds, mcpConnections, mcpTools } from "../../core/db/schema";
+import { mcpConnections, mcpTools } from "../../core/db/schema";
 import { type McpCredential, sealCredential } from "../../core/mcp/credentials";
 import { mcpUrlIssue } from "../../core/mcp/egress-fetch";
 import { findPreset, presetCatalog } from "../../core/mcp/presets";
@@ -29,6 +29,7 @@ import { failure, jsonBody, ok, operation, pathId, query } from "../http/contrac
 import { ApiError, notFound, validationFailed } from "../http/errors";
 import { ListQuery } from "../http/page.schema";
 import { listPage } from "../http/pagination";
+import { grantTarget } from "./grant-target";
 import { McpConnection, McpConnectionCreate, McpConnectionPage, McpConnectionPatch, McpGrantCreate, McpPresetList } from "./mcp-connections.schema";
 import { oauthAuthFor } from "./mcp-oauth-tools";
 
@@ -331,18 +332,9 @@ export const mcpConnectionRoutes = new Hono<AppEnv>()
       const db = c.get("db");
       const organisationId = c.get("organisationId");
       const row = await findConnection(db, organisationId, c.req.valid("param").id);
-      const { guild_id: guildId, agent_id: agentId } = c.req.valid("json");
-      const target = guildId
-        ? await db
-            .select({ id: guilds.id })
-            .from(guilds)
-            .where(and(eq(guilds.id, guildId), eq(guilds.organisationId, organisationId)))
-        : await db
-            .select({ id: agents.id })
-            .from(agents)
-            .where(and(eq(agents.id, agentId!), eq(agents.organisationId, organisationId)));
-      if (target.length === 0) throw notFound(guildId ? "guild" : "agent");
-      const added = await addGrant(db, row.id, guildId ? { guildId } : { agentId: agentId! });
+      const target = await grantTarget(db, organisationId, c.req.valid("json"));
+      const { guildId } = target;
+      const added = await addGrant(db, row.id, target);
       if (!added) throw new ApiError(409, "mcp_grant.exists", `The connection is already granted to that ${guildId ? "guild" : "agent"}`);
       return c.json(await one(db, row), 201);
     },

@@ -4,7 +4,7 @@ import * as z from "zod";
 import type { Env } from "../../bindings/env";
 import { notifySecretsChanged } from "../../bindings/secret-change";
 import { sqlState, UNIQUE_VIOLATION } from "../../core/db/outage";
-import { agents, guilds, secretGrants, secrets } from "../../core/db/schema";
+import { secretGrants, secrets } from "../../core/db/schema";
 import { findSecretRow, grantsOf, type SecretGrantRow, type SecretRow } from "../../core/db/secret-rows";
 import { agentsReachedBy } from "../../core/db/secrets";
 import { keySetFrom, sealSecret } from "../../core/secrets/crypto";
@@ -15,6 +15,7 @@ import { failure, jsonBody, ok, operation, pathId, query } from "../http/contrac
 import { ApiError, notFound } from "../http/errors";
 import { ListQuery } from "../http/page.schema";
 import { listPage } from "../http/pagination";
+import { grantTarget } from "./grant-target";
 import { Secret, SecretCreate, SecretGrantCreate, SecretPage, SecretPatch } from "./secrets.schema";
 
 /**
@@ -221,17 +222,8 @@ export const secretRoutes = new Hono<AppEnv>()
       const db = c.get("db");
       const organisationId = c.get("organisationId");
       const row = await findSecret(db, organisationId, c.req.valid("param").id);
-      const { guild_id: guildId, agent_id: agentId } = c.req.valid("json");
-      const target = guildId
-        ? await db
-            .select({ id: guilds.id })
-            .from(guilds)
-            .where(and(eq(guilds.id, guildId), eq(guilds.organisationId, organisationId)))
-        : await db
-            .select({ id: agents.id })
-            .from(agents)
-            .where(and(eq(agents.id, agentId!), eq(agents.organisationId, organisationId)));
-      if (target.length === 0) throw notFound(guildId ? "guild" : "agent");
+      const target = await grantTarget(db, organisationId, c.req.valid("json"));
+      const { guildId, agentId } = target;
       const existing = (await grantsOf(db, [row.id])).get(row.id)!;
       if (existing.some((g) => (guildId ? g.guildId === guildId : g.agentId === agentId))) {
         throw new ApiError(409, "secret_grant.exists", `The secret is already granted to that ${guildId ? "guild" : "agent"}`);
