@@ -1,14 +1,12 @@
 import { useState } from "preact/hooks";
-import { type Agent, api, describe, type Guild, type McpConnection, type McpTool, unwrap } from "../lib/api";
+import { api, describe, type McpConnection, type McpTool, unwrap } from "../lib/api";
 import { when } from "../lib/format";
 import { rememberReturn, shownDescription } from "../lib/mcp-connections";
 import { ConfirmDelete } from "./confirm";
+import { GrantForm, type GrantTargets } from "./grant-form";
 import { Notice } from "./notice";
 
-export interface Targets {
-  guilds: Guild[];
-  agents: Agent[];
-}
+export type Targets = GrantTargets;
 
 const STATUS: Record<McpConnection["status"], string> = {
   pending: "not discovered yet",
@@ -163,7 +161,8 @@ export function McpConnectionCard(props: { connection: McpConnection; targets: T
         ))}
       </ul>
       <GrantForm
-        connection={c}
+        formId={`mcp-grant-${c.id}`}
+        grants={c.grants}
         targets={props.targets}
         onGrant={(body) =>
           act("grant it", async () => {
@@ -173,42 +172,5 @@ export function McpConnectionCard(props: { connection: McpConnection; targets: T
         }
       />
     </article>
-  );
-}
-
-function GrantForm(props: { connection: McpConnection; targets: Targets; onGrant: (body: { guild_id: string } | { agent_id: string }) => Promise<void> }) {
-  const [choice, setChoice] = useState("");
-  const granted = new Set(props.connection.grants.map((g) => g.guild_id ?? g.agent_id));
-  const submit = (event: Event) => {
-    event.preventDefault();
-    const [kind, id] = choice.split(":");
-    if (!id) return;
-    void props.onGrant(kind === "guild" ? { guild_id: id } : { agent_id: id }).then(() => setChoice(""));
-  };
-  const id = `mcp-grant-${props.connection.id}`;
-  return (
-    <form class="inline-form" onSubmit={submit}>
-      <label for={id}>Grant to</label>
-      <select id={id} value={choice} onChange={(e) => setChoice((e.currentTarget as HTMLSelectElement).value)}>
-        <option value="">Choose a guild or agent…</option>
-        {props.targets.guilds
-          .filter((g) => !granted.has(g.id))
-          .map((g) => (
-            <option key={g.id} value={`guild:${g.id}`}>
-              Guild {g.name}
-            </option>
-          ))}
-        {props.targets.agents
-          .filter((a) => !granted.has(a.id))
-          .map((a) => (
-            <option key={a.id} value={`agent:${a.id}`}>
-              Agent {a.name}
-            </option>
-          ))}
-      </select>
-      <button type="submit" disabled={!choice}>
-        Grant
-      </button>
-    </form>
   );
 }

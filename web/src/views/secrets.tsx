@@ -1,17 +1,14 @@
 import { useState } from "preact/hooks";
 import { ConfirmDelete } from "../components/confirm";
 import { Field } from "../components/field";
+import { GrantForm, type GrantTargets } from "../components/grant-form";
 import { Notice } from "../components/notice";
-import { type Agent, api, describe, everyPage, type Guild, type Secret, unwrap } from "../lib/api";
+import { api, describe, everyPage, type Secret, unwrap } from "../lib/api";
 import { when } from "../lib/format";
 import { useLoad } from "../lib/use-load";
 import { useSubmit } from "../lib/use-submit";
 
-/** Guilds and agents a secret can be granted to, by id, for naming grants. */
-interface Targets {
-  guilds: Guild[];
-  agents: Agent[];
-}
+type Targets = GrantTargets;
 
 /**
  * The organisation's secrets and who gets them. A value is typed once and never shown
@@ -97,7 +94,12 @@ function SecretCard(props: { secret: Secret; targets: Targets; onChanged: () => 
           </li>
         ))}
       </ul>
-      <GrantForm secret={secret} targets={targets} onGrant={(body) => act("grant it", () => unwrap(api.POST("/api/secrets/{id}/grants", { ...path, body })))} />
+      <GrantForm
+        formId={`grant-${secret.id}`}
+        grants={secret.grants}
+        targets={targets}
+        onGrant={(body) => act("grant it", () => unwrap(api.POST("/api/secrets/{id}/grants", { ...path, body })))}
+      />
       <p class="inline-form">
         <button type="button" onClick={() => setEditing(!editing)} aria-expanded={editing}>
           {editing ? "Close" : "Edit…"}
@@ -114,43 +116,6 @@ function SecretCard(props: { secret: Secret; targets: Targets; onChanged: () => 
         />
       )}
     </article>
-  );
-}
-
-function GrantForm(props: { secret: Secret; targets: Targets; onGrant: (body: { guild_id: string } | { agent_id: string }) => Promise<void> }) {
-  const [choice, setChoice] = useState("");
-  const granted = new Set(props.secret.grants.map((g) => g.guild_id ?? g.agent_id));
-  const submit = (event: Event) => {
-    event.preventDefault();
-    const [kind, id] = choice.split(":");
-    if (!id) return;
-    void props.onGrant(kind === "guild" ? { guild_id: id } : { agent_id: id }).then(() => setChoice(""));
-  };
-  const id = `grant-${props.secret.id}`;
-  return (
-    <form class="inline-form" onSubmit={submit}>
-      <label for={id}>Grant to</label>
-      <select id={id} value={choice} onChange={(e) => setChoice((e.currentTarget as HTMLSelectElement).value)}>
-        <option value="">Choose a guild or agent…</option>
-        {props.targets.guilds
-          .filter((g) => !granted.has(g.id))
-          .map((g) => (
-            <option key={g.id} value={`guild:${g.id}`}>
-              Guild {g.name}
-            </option>
-          ))}
-        {props.targets.agents
-          .filter((a) => !granted.has(a.id))
-          .map((a) => (
-            <option key={a.id} value={`agent:${a.id}`}>
-              Agent {a.name}
-            </option>
-          ))}
-      </select>
-      <button type="submit" disabled={!choice}>
-        Grant
-      </button>
-    </form>
   );
 }
 
