@@ -7,6 +7,7 @@ import { accessToken } from "../../core/mcp/oauth-access";
 import { egressFetch, OAuthError } from "../../core/mcp/oauth-flow";
 import { openOauthCredential } from "../../core/mcp/oauth-store";
 import { keySetFrom } from "../../core/secrets/crypto";
+import { newAgent, rows, script, settled, toolCall } from "../../test/workerd/agents";
 import { call, seedGuild } from "../../test/workerd/seed";
 
 /**
@@ -43,8 +44,9 @@ async function stored(organisationId: string, id: string) {
 
 describe("MCP OAuth against the local authorization server", () => {
   let org: { token: string; organisationId: string };
+  let guildId: string;
   beforeAll(async () => {
-    org = await seedGuild("MCP OAuth flow");
+    ({ guildId, ...org } = await seedGuild("MCP OAuth flow"));
     await settings({ auto_approve: true, access_token_ttl_s: 3600 });
   }, 60_000);
 
@@ -127,6 +129,29 @@ describe("MCP OAuth against the local authorization server", () => {
       expect(read.json.last_error).toContain("invalid_grant");
     } finally {
       await close();
+      await settings({ access_token_ttl_s: 3600 });
+    }
+  });
+
+  it("ERR-011: a run's generation refreshes an OAuth token due within the minute before its calls, and the call goes through with the new one", async () => {
+    await settings({ access_token_ttl_s: 30 });
+    try {
+      const { id } = await authorised("oauthrun");
+      expect((await call("PATCH", `/api/mcp/connections/${id}`, { token: org.token, body: { org_wide: true } })).status).toBe(200);
+      const before = await stored(org.organisationId, id);
+      await settings({ access_token_ttl_s: 3600 });
+      const agent = await newAgent(org.token, guildId);
+      const run = await call("POST", `/api/agents/${agent.id}/runs`, { token: org.token, body: {} });
+      expect(run.status, JSON.stringify(run.json)).toBe(201);
+      await script(agent.model, [{ tool_calls: [toolCall("oauthrun__echo", { text: "through oauth" })] }, { content: "done" }]);
+      expect((await call("POST", `/api/runs/${run.json.id}/messages`, { token: org.token, body: { content: "go" } })).status).toBe(202);
+      await settled(org.token, run.json.id);
+      const tool = (await rows(org.token, run.json.id)).find((r) => r.role === "tool")!;
+      expect(JSON.stringify(tool.payload)).toContain("through oauth");
+      expect(JSON.stringify(tool.payload)).not.toContain("ERROR");
+      const after = await stored(org.organisationId, id);
+      expect(after.credential!.access_token).not.toBe(before.credential!.access_token);
+    } finally {
       await settings({ access_token_ttl_s: 3600 });
     }
   });

@@ -5,7 +5,9 @@
  * as model base URLs are (ALLOW_PRIVATE_MODEL_URLS).
  */
 import type { Env } from "../../../../bindings/env";
+import type { AnyDatabase } from "../../../../core/db/organisations";
 import type { McpCredential } from "../../../../core/mcp/credentials";
+import { describeError, logEvent } from "../../../../core/output/log";
 import { allowanceFrom } from "../../../../core/providers/egress";
 import { keySetFrom } from "../../../../core/secrets/crypto";
 import type { McpCallResult } from "../../../../core/tools/types";
@@ -89,4 +91,23 @@ export function mcpConnector(env: Env): McpConnector {
       };
     },
   };
+}
+
+/**
+ * OAuth connections whose access token expires within the minute get fresh tokens now
+ * (core/mcp/oauth-access.ts, under the row's lock), so a generation sends, and its redaction
+ * set holds, the tokens it will carry throughout. A refused refresh leaves the connection
+ * needs_auth, which its tools then say; a server out of reach leaves the token as it was.
+ */
+export async function refreshOauthTokens(env: Env, db: AnyDatabase, rows: McpConnectionRow[], runId: string): Promise<void> {
+  const [{ oauthAuth }, { egressFetch }] = await Promise.all([import("../../../../core/mcp/oauth-access"), import("../../../../core/mcp/oauth-flow")]);
+  const keys = await keySetFrom(env.SECRETS_KEK, env.SECRETS_KEK_PREVIOUS);
+  const auth = oauthAuth({ db, keys, fetch: egressFetch(allowanceFrom(env.ALLOW_PRIVATE_MODEL_URLS)) });
+  await Promise.all(
+    rows.map((row) =>
+      auth({ id: row.id, organisationId: row.organisation_id }).catch((error: unknown) =>
+        logEvent("warn", { operation: "mcp.oauth_refresh", run_id: runId, connection_id: row.id, ...describeError(error) }),
+      ),
+    ),
+  );
 }

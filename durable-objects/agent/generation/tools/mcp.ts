@@ -15,7 +15,7 @@ import { mcpServerId, mcpTarget } from "../../../../core/runs/mcp-snapshot";
 import type { McpCallResult, McpCalls } from "../../../../core/tools/types";
 import { positiveInt } from "../../../common/sse-hub";
 import type { RunSession } from "../../state/run-session";
-import { type McpClientHandle, type McpConnectionRow, type McpCredential, mcpConnector } from "./mcp-connector";
+import { type McpClientHandle, type McpConnectionRow, type McpCredential, mcpConnector, refreshOauthTokens } from "./mcp-connector";
 
 /** A call's limit unless MCP_CALL_TIMEOUT_S says otherwise. */
 export const MCP_CALL_TIMEOUT_S = 60;
@@ -53,13 +53,22 @@ export async function openMcpCalls(input: { db: Database; env: Env; session: Run
   const { db, env, session, signal: generationSignal } = input;
   const { agentId, guildId, organisationId } = session.scope;
   const ids = session.snapshot.mcp.map((c) => c.connection_id);
-  const { rows } = await db.execute<Row & Record<string, unknown>>(sql`
+  const read = async () =>
+    (
+      await db.execute<Row & Record<string, unknown>>(sql`
     select c.id, c.organisation_id, c.slug, c.url, c.transport, c.auth_kind, c.status,
            c.credential_ciphertext, c.credential_iv, c.credential_key_version,
            (c.org_wide or exists (select 1 from mcp_grants g where g.connection_id = c.id
              and (g.guild_id = ${guildId}::uuid or g.agent_id = ${agentId}::uuid))) as reaches
     from mcp_connections c
-    where c.organisation_id = ${organisationId}::uuid and c.id = any(${`{${ids.join(",")}}`}::uuid[])`);
+    where c.organisation_id = ${organisationId}::uuid and c.id = any(${`{${ids.join(",")}}`}::uuid[])`)
+    ).rows;
+  let rows = await read();
+  const oauth = rows.filter((row) => row.auth_kind === "oauth" && row.status === "ready");
+  if (oauth.length > 0) {
+    await refreshOauthTokens(env, db, oauth, session.runId);
+    rows = await read();
+  }
   const connector = mcpConnector(env);
   const byId = new Map<string, Row>();
   const credentials = new Map<string, McpCredential | null>();
