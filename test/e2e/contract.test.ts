@@ -1,5 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
+import { attachmentUrlKey, signAttachmentUrl } from "../../core/attachments/signed-url";
 import { approveInstall } from "../../scripts/forge/claim";
 import { type ApiClient, createApiClient } from "../../web/src/lib/api-client";
 import type { Agent, Guild, Run, Schedule } from "../../web/src/lib/api-types";
@@ -199,6 +202,23 @@ describe("API contract: every documented operation through the typed client", ()
     const image = await expectAnswer(api.GET("/api/attachments/{id}", { params: { path: { id: attachment.id } }, parseAs: "arrayBuffer" }), 200);
     expect(Buffer.from(image).equals(PNG)).toBe(true);
     await expectAnswer(api.GET("/api/attachments/{id}", { params: { path: { id: unknownId } } }), 404);
+    // A provider's view: the link signed as the platform signs it (the stack's key), no bearer token.
+    const key = await attachmentUrlKey(readFileSync(join(inject("stackStateDir"), "secrets-kek"), "utf8").trim());
+    const link = new URL(await signAttachmentUrl(key, { publicUrl: inject("apiUrl"), attachmentId: attachment.id, now: Date.now() }));
+    const query = { expires: link.searchParams.get("expires")!, signature: link.searchParams.get("signature")! };
+    const signed = await expectAnswer(
+      api.GET("/api/attachments/{id}/signed", {
+        params: { path: { id: attachment.id }, query: query as never },
+        headers: { authorization: "" },
+        parseAs: "arrayBuffer",
+      }),
+      200,
+    );
+    expect(Buffer.from(signed).equals(PNG)).toBe(true);
+    await expectAnswer(
+      api.GET("/api/attachments/{id}/signed", { params: { path: { id: attachment.id }, query: { ...query, signature: "forged" } as never } }),
+      403,
+    );
   });
 
   it("ISSUE-11 contract: usage and the organisation", async () => {
@@ -498,6 +518,31 @@ describe("API contract: every documented operation through the typed client", ()
     await expectAnswer(api.POST("/api/mcp/connections", { body: { slug: "Not A Slug", url: `${mcp}/mcp` } }), 422);
     await expectAnswer(api.DELETE("/api/mcp/connections/{id}", path), 204);
     await expectAnswer(api.GET("/api/mcp/connections/{id}", path), 404);
+  });
+
+  it("MCP OAuth contract: authorize gives the server's page, whose redirect's code and state complete it once", async () => {
+    const mcp = inject("mcpServerUrl");
+    await fetch(`${mcp}/oauth/__settings`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ auto_approve: true }) });
+    const created = await expectAnswer(
+      api.POST("/api/mcp/connections", { body: { slug: "contractoauth", url: `${mcp}/oauth/mcp`, auth: { kind: "oauth" } } }),
+      201,
+    );
+    const path = { params: { path: { id: created.id } } };
+    const started = await expectAnswer(api.POST("/api/mcp/connections/{id}/authorize", path), 201);
+    const approved = await fetch(started.authorization_url, { redirect: "manual" });
+    expect(approved.status).toBe(302);
+    const back = new URL(approved.headers.get("location")!);
+    const body = { code: back.searchParams.get("code")!, state: back.searchParams.get("state")! };
+    const done = await expectAnswer(api.POST("/api/mcp/oauth/callback", { body }), 200);
+    expect(JSON.stringify(done)).toContain(created.id);
+    await expectAnswer(api.POST("/api/mcp/oauth/callback", { body }), 409);
+    await expectAnswer(api.POST("/api/mcp/connections/{id}/authorize", { params: { path: { id: unknownId } } }), 404);
+    await expectAnswer(api.DELETE("/api/mcp/connections/{id}", path), 204);
+  });
+
+  it("Platform usage contract: the platform's operator reads the whole platform's counters", async () => {
+    const usage = await expectAnswer(api.GET("/api/platform/usage"), 200);
+    expect(JSON.stringify(usage)).toContain("cost_usd");
   });
 
   it("ISSUE-11 contract: deletes, each then 404", async () => {
