@@ -3,8 +3,9 @@ import { ATTACHMENT_URL_TTL_MS, attachmentUrlKey, verifyAttachmentUrl } from "..
 import { attachmentKey } from "../../core/db/schema";
 import { IMAGE_TYPES, isImageType } from "../../core/validation/image-type";
 import type { AppEnv } from "../http/context";
-import { failure, operation, pathId } from "../http/contract";
+import { failure, operation, pathId, query } from "../http/contract";
 import { ApiError } from "../http/errors";
+import { SignedLinkQuery } from "./attachments.schema";
 
 /**
  * `GET /api/attachments/:id/signed?expires=…&signature=…` (ATT-005): an image as a provider
@@ -22,10 +23,7 @@ export const attachmentLinkRoutes = new Hono<AppEnv>().get(
     summary: "An image through a signed link, as model providers fetch it (no bearer token; the link expires after 15 minutes)",
     tag: "Attachments",
     public: true,
-    parameters: [
-      { in: "query", name: "expires", required: true, schema: { type: "string" }, description: "Unix seconds after which the link is refused" },
-      { in: "query", name: "signature", required: true, schema: { type: "string" }, description: "The platform's signature of the id and expiry" },
-    ],
+    query: true,
     responses: {
       200: {
         description: "The image's bytes, with its stored type",
@@ -38,12 +36,12 @@ export const attachmentLinkRoutes = new Hono<AppEnv>().get(
     },
   }),
   pathId("attachment"),
+  query(SignedLinkQuery),
   async (c) => {
     const { id } = c.req.valid("param");
+    const { expires, signature } = c.req.valid("query");
     const key = await attachmentUrlKey(c.env.SECRETS_KEK).catch(() => null);
-    const valid =
-      key !== null &&
-      (await verifyAttachmentUrl(key, { attachmentId: id, expires: c.req.query("expires"), signature: c.req.query("signature"), now: Date.now() }));
+    const valid = key !== null && (await verifyAttachmentUrl(key, { attachmentId: id, expires, signature, now: Date.now() }));
     if (!valid) throw invalid();
     const object = await c.env.ATTACHMENTS?.get(attachmentKey(id));
     const type = object?.httpMetadata?.contentType;

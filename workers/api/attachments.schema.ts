@@ -12,3 +12,13 @@ export const Attachment = z
     created_at: z.iso.datetime(),
   })
   .meta({ id: "Attachment" });
+
+/**
+ * The signed link's query (ATT-005). Any value, or none, is taken: whether the link is valid
+ * is the handler's one 403 (a missing part is just an invalid link); only a part given twice
+ * is a 422.
+ */
+export const SignedLinkQuery = z.object({
+  expires: z.string().optional().describe("Unix seconds after which the link is refused"),
+  signature: z.string().optional().describe("The platform's signature of the id and expiry"),
+});

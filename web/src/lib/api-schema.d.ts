@@ -3028,11 +3028,11 @@ export interface operations {
     };
     getSignedAttachment: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Unix seconds after which the link is refused */
-                expires: string;
+                expires?: string;
                 /** @description The platform's signature of the id and expiry */
-                signature: string;
+                signature?: string;
             };
             header?: never;
             path: {
@@ -3066,6 +3066,15 @@ export interface operations {
             };
             /** @description The id is not an attachment id, or a valid link's image is gone (attachment.not_found) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid query parameters (validation.failed; each named in details.fields) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
