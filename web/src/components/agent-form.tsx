@@ -1,5 +1,17 @@
 import { useState } from "preact/hooks";
-import { agentBody, FLAGS, type Flag, LABELS, NUMBERS, type NumberField, TEXT, type TextField, type Values, valuesOf } from "../lib/agent-settings";
+import {
+  agentBody,
+  FLAGS,
+  type Flag,
+  LABELS,
+  NUMBERS,
+  type NumberField,
+  TEXT,
+  type TextField,
+  THINKING_LEVELS,
+  type Values,
+  valuesOf,
+} from "../lib/agent-settings";
 import type { Agent, AgentCreate } from "../lib/api";
 import { useSubmit } from "../lib/use-submit";
 import { Field, FormActions, Toggle } from "./field";
@@ -78,7 +90,7 @@ export function AgentForm(props: { agent: Agent | null; submitLabel: string; onS
           <Field name="thinking_level" label={LABELS.thinking_level!} error={errors.thinking_level} prefix={prefix}>
             {(a) => (
               <select {...a} value={values.thinking_level} onChange={(e) => set("thinking_level", (e.currentTarget as HTMLSelectElement).value)}>
-                {["off", "low", "medium", "high"].map((l) => (
+                {THINKING_LEVELS.map((l) => (
                   <option key={l} value={l}>
                     {l}
                   </option>

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { diffText, diffToolCalls } from "../../../core/variants/diff";
+import { THINKING_LEVELS } from "../lib/agent-settings";
 import { api, describe, unwrap, type Variant } from "../lib/api";
 import { prettyArguments, tokens, usd } from "../lib/format";
 import { emptyDraft, MAX_VARIANTS_PER_REQUEST, settingsLabel, type VariantDraft, variantBodies } from "../lib/what-if";
@@ -81,7 +82,7 @@ export function WhatIf(props: { runId: string; seq: number; systemPrompt: string
                 Thinking level
                 <select value={d.thinking_level} onChange={(e) => change(i, "thinking_level", e.currentTarget.value)}>
                   <option value="">as recorded</option>
-                  {["off", "low", "medium", "high"].map((level) => (
+                  {THINKING_LEVELS.map((level) => (
                     <option key={level} value={level}>
                       {level}
                     </option>

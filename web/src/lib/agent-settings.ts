@@ -4,6 +4,8 @@ import type { Agent, AgentCreate } from "./api";
 export const TEXT = ["name", "description", "instructions", "model", "model_base_url", "model_api_key_secret", "browser_language"] as const;
 export const NUMBERS = ["max_steps", "max_tool_calls", "max_input_tokens", "keep_tool_result_generations", "max_workspace_mib", "max_scripts"] as const;
 export const FLAGS = ["browser", "coding", "cli", "scripting", "memory", "group_post"] as const;
+/** The thinking levels an agent, or a what-if variant, may ask for (the API's Agent.thinking_level). */
+export const THINKING_LEVELS = ["off", "low", "medium", "high"] as const;
 const NULLABLE = new Set(["model_base_url", "model_api_key_secret"]);
 
 export type TextField = (typeof TEXT)[number];
