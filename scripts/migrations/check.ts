@@ -137,7 +137,8 @@ export function checkMigrations(input: CheckInput): CheckResult {
     }
   });
 
-  if (!input.shipped) notes.push("release order of contract steps not checked: no release tags (v*) here; fetch tags to check it");
+  if (!input.shipped)
+    notes.push("release order of contract steps not checked: no release tags (v*) known; with the tags fetched, a contract step's expand step must be in one");
   return { problems, notes };
 }
 

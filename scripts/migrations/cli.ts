@@ -60,7 +60,8 @@ const files = readdirSync(dir)
   .filter((n) => /^\d{4}_.+\.sql$/.test(n))
   .sort()
   .map((n) => ({ tag: n.replace(/\.sql$/, ""), sql: readFileSync(join(dir, n), "utf8") }));
-const shown = relative(process.cwd(), dir) || ".";
+const nearby = relative(process.cwd(), dir);
+const shown = nearby === "" ? "." : nearby.startsWith("..") ? dir : nearby;
 const shipped = dir === OWN_DIR ? shippedTags() : undefined;
 const result = checkMigrations({ dir: shown, journal, files, grandfathered: GRANDFATHERED, ...(shipped ? { shipped } : {}) });
 
