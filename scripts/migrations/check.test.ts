@@ -144,7 +144,7 @@ describe("the migration safety check", () => {
     ]);
   });
 
-  it("accepts dropping a plain index, refuses dropping a unique index an earlier migration created", () => {
+  it("accepts dropping a plain index, refuses dropping a unique index an earlier migration created unless the migration creates it again", () => {
     const created = 'CREATE INDEX "plain_idx" ON "agents" ("name");\nCREATE UNIQUE INDEX "one_name" ON "agents" ("name");';
     const { problems } = checkMigrations(
       folder([
@@ -155,6 +155,15 @@ describe("the migration safety check", () => {
     expect(problems.map((p) => [p.line, p.message])).toEqual([
       [2, 'drops unique index "one_name": the version still serving during the rollout may fail on it'],
     ]);
+    const recreated = 'DROP INDEX "one_name";\nCREATE UNIQUE INDEX "one_name" ON "agents" (lower("name"));';
+    expect(
+      checkMigrations(
+        folder([
+          ["0000_init", `${INIT}\n${created}`],
+          ["0001_recreate", recreated],
+        ]),
+      ).problems,
+    ).toEqual([]);
   });
 
   it("anything goes on a table the same migration creates", () => {

@@ -142,10 +142,14 @@ export function checkMigrations(input: CheckInput): CheckResult {
   return { problems, notes };
 }
 
-/** The destructive statements of one migration, the file's own replacements and new tables aside. */
+/**
+ * The destructive statements of one migration, the file's own replacements (a constraint or
+ * unique index dropped and created again under its name) and new tables aside.
+ */
 function unsafeEffects(effects: Effect[], earlierUniqueIndexes: ReadonlySet<string>): Destructive[] {
   const createdTables = new Set(effects.flatMap((e) => (e.type === "create-table" ? [e.name] : [])));
   const addedConstraints = new Set(effects.flatMap((e) => (e.type === "add-constraint" ? [`${e.table}.${e.name}`] : [])));
+  const createdUniqueIndexes = new Set(effects.flatMap((e) => (e.type === "create-unique-index" ? [e.name] : [])));
   const out: Destructive[] = [];
   for (const e of effects) {
     if (e.type === "destructive" && !(e.table !== undefined && createdTables.has(e.table))) out.push(e);
@@ -153,7 +157,7 @@ function unsafeEffects(effects: Effect[], earlierUniqueIndexes: ReadonlySet<stri
       out.push({ type: "destructive", rule: "drop-constraint", line: e.line, statement: e.statement, what: `drops constraint "${e.name}" of "${e.table}"` });
     }
     if (e.type === "drop-index") {
-      for (const name of e.names.filter((n) => earlierUniqueIndexes.has(n))) {
+      for (const name of e.names.filter((n) => earlierUniqueIndexes.has(n) && !createdUniqueIndexes.has(n))) {
         out.push({ type: "destructive", rule: "drop-unique-index", line: e.line, statement: e.statement, what: `drops unique index "${name}"` });
       }
     }

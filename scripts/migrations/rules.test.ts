@@ -63,6 +63,8 @@ describe("what a migration statement does to the version still serving", () => {
     ['TRUNCATE "runs"', "truncate"],
     ['truncate table "runs" cascade', "truncate"],
     ['DELETE FROM "runs"', "delete-all"],
+    ['DELETE FROM ONLY "runs" RETURNING (SELECT 1 WHERE true)', "delete-all"],
+    ['ALTER TABLE "t" ADD COLUMN "a" text CHECK ("a" IS NOT NULL)', "not-null-without-default"],
     ['ALTER TABLE "t" DROP CONSTRAINT "t_check"', "drop-constraint"],
     ['DROP INDEX "t_idx"', "drop-index"],
     ['DROP INDEX CONCURRENTLY IF EXISTS "public"."t_idx"', "drop-index"],

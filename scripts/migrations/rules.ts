@@ -81,6 +81,17 @@ function splitTopLevel(tokens: Token[]): Token[][] {
   return parts.filter((p) => p.length > 0);
 }
 
+/** The tokens outside parentheses (a statement's own clauses, not those of its subqueries). */
+function topLevel(tokens: Token[]): Token[] {
+  let depth = 0;
+  return tokens.filter((t) => {
+    if (t.kind === "punct" && t.text === "(") depth++;
+    const outside = depth === 0;
+    if (t.kind === "punct" && t.text === ")") depth--;
+    return outside;
+  });
+}
+
 /** Finds `words` in sequence anywhere in `tokens`. */
 function hasSequence(tokens: Token[], ...words: string[]): boolean {
   return tokens.some((_, i) => words.every((w, n) => is(tokens[i + n], w)));
@@ -117,7 +128,7 @@ export function classify(statement: Statement): Effect[] {
     return [at(statement.line, "drop-object", `drops ${kind.toLowerCase()} ${statementSubject(t, kind.split(" ").length + 1)}`)];
   }
   if (is(t[0], "TRUNCATE")) return [at(statement.line, "truncate", "empties a table the old version reads")];
-  if (is(t[0], "DELETE") && is(t[1], "FROM") && !t.some((x) => is(x, "WHERE"))) {
+  if (is(t[0], "DELETE") && is(t[1], "FROM") && !topLevel(t).some((x) => is(x, "WHERE"))) {
     return [at(statement.line, "delete-all", `deletes every row of ${quote(qualifiedName(t, skipWords(t, 2, "ONLY"))[0])}`)];
   }
   if (is(t[0], "ALTER") && is(t[1], "TABLE")) return alterTable(statement, at);
@@ -190,6 +201,7 @@ function alterTable(statement: Statement, at: At): Effect[] {
       }
     } else if (is(a[0], "ADD") && !is(a[1], ...CONSTRAINT_STARTS)) {
       const n = skipWords(a, skipWords(a, 1, "COLUMN"), "IF", "NOT", "EXISTS");
+      // Anywhere in the definition: a CHECK (x IS NOT NULL) without a default fails the old inserts too.
       const definition = a.slice(n + 1);
       const required = hasSequence(definition, "NOT", "NULL") || hasSequence(definition, "PRIMARY", "KEY");
       const filled = definition.some((x) => is(x, "DEFAULT", "GENERATED") || SERIAL_TYPES.has(x.upper));
