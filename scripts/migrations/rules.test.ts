@@ -27,6 +27,7 @@ describe("what a migration statement does to the version still serving", () => {
     "ALTER TYPE \"kind\" ADD VALUE 'task'",
     'UPDATE "github_connections" SET "disconnected_at" = now() WHERE "disconnected_at" IS NULL',
     'DELETE FROM "sessions" WHERE "expires_at" < now() - interval \'30 days\'',
+    'DELETE FROM "a" USING "b" WHERE "a"."id" = "b"."id"',
     "INSERT INTO t (a) VALUES ('DROP TABLE t; TRUNCATE t')",
     "CREATE FUNCTION f() RETURNS void AS $$ BEGIN DROP TABLE x; END $$ LANGUAGE plpgsql",
     "COMMENT ON COLUMN t.a IS 'ALTER TABLE t DROP COLUMN a'",
