@@ -106,19 +106,25 @@ describe("the migration safety check", () => {
     }
   });
 
-  it("with the releases known, refuses a contract step whose expand step is in no release yet", () => {
+  it("with the releases known, refuses a contract step whose expand step did not ship in a release before it", () => {
     const migrations: [string, string][] = [
       ["0000_init", INIT],
       ["0001_expand", EXPAND],
       ["0002_contract", `-- contract: 0001_expand\n${CONTRACT}`],
     ];
-    const unreleased = checkMigrations(folder(migrations, { shipped: new Set(["0000_init"]) }));
+    const v1 = new Set(["0000_init"]);
+    const unreleased = checkMigrations(folder(migrations, { releases: [v1] }));
     expect(unreleased.problems.map((p) => p.message)).toEqual([
       "declares itself the contract step of 0001_expand, but 0001_expand is in no release yet (no v* tag holds it), so both would run in the same deploy",
     ]);
-    expect(checkMigrations(folder(migrations, { shipped: new Set(["0000_init", "0001_expand"]) })).problems).toEqual([]);
-    // A contract step already released stays accepted, whatever the history of the tags.
-    expect(checkMigrations(folder(migrations, { shipped: new Set(["0002_contract"]) })).problems).toEqual([]);
+    const v2 = new Set(["0000_init", "0001_expand"]);
+    const v3 = new Set([...v2, "0002_contract"]);
+    expect(checkMigrations(folder(migrations, { releases: [v1, v2] })).problems).toEqual([]);
+    expect(checkMigrations(folder(migrations, { releases: [v1, v2, v3] })).problems).toEqual([]);
+    // Tagging a release that holds both does not make the expand step shipped before the contract.
+    expect(checkMigrations(folder(migrations, { releases: [v1, v3] })).problems.map((p) => p.message)).toEqual([
+      "declares itself the contract step of 0001_expand, but 0001_expand first shipped in the same release as this migration, so one deploy ran both",
+    ]);
     expect(checkMigrations(folder(migrations)).notes.at(-1)).toContain("release order of contract steps not checked");
   });
 

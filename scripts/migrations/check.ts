@@ -22,8 +22,8 @@ export interface CheckInput {
   journal: string[];
   /** The folder's `NNNN_name.sql` files. */
   files: MigrationSource[];
-  /** Tags present in a released version, when the releases are known (git tags `v*`). */
-  shipped?: ReadonlySet<string>;
+  /** Each release's migration tags, when the releases are known (git tags `v*`). */
+  releases?: ReadonlyArray<ReadonlySet<string>>;
   /** Tags shipped before this rule whose destructive statements are accepted, each with why. */
   grandfathered?: Readonly<Record<string, string>>;
 }
@@ -137,8 +137,9 @@ export function checkMigrations(input: CheckInput): CheckResult {
     }
   });
 
-  if (!input.shipped)
+  if (!input.releases) {
     notes.push("release order of contract steps not checked: no release tags (v*) known; with the tags fetched, a contract step's expand step must be in one");
+  }
   return { problems, notes };
 }
 
@@ -175,9 +176,14 @@ function contractProblem(input: CheckInput, tag: string, position: number, expan
       fix: "the expand step must be an earlier migration, shipped in an earlier release",
     };
   }
-  if (input.shipped && !input.shipped.has(expand) && !input.shipped.has(tag)) {
+  // The expand step must have gone out in a release without the contract step: had both first
+  // shipped together, one deploy would have run them back to back under the same old version.
+  if (input.releases && !input.releases.some((r) => r.has(expand) && !r.has(tag))) {
+    const together = input.releases.some((r) => r.has(expand) && r.has(tag));
     return {
-      message: `${expand} is in no release yet (no v* tag holds it), so both would run in the same deploy`,
+      message: together
+        ? `${expand} first shipped in the same release as this migration, so one deploy ran both`
+        : `${expand} is in no release yet (no v* tag holds it), so both would run in the same deploy`,
       fix: "release the expand step first; add the contract migration after that release is out everywhere",
     };
   }

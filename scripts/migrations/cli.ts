@@ -34,19 +34,17 @@ function parseDir(args: string[]): string {
   return resolve(value);
 }
 
-/** Migration tags present in any release tag `v*`, or undefined when there are no such tags. */
-function shippedTags(): Set<string> | undefined {
+/** Each release tag's (`v*`) migration tags, or undefined when there are no such tags. */
+function releases(): Set<string>[] | undefined {
   const git = (args: string[]) => spawnSync("git", args, { cwd: ROOT, encoding: "utf8" });
   const tags = git(["tag", "--list", "v*"]);
   if (tags.status !== 0) return undefined;
   const names = tags.stdout.split("\n").filter(Boolean);
   if (names.length === 0) return undefined;
-  const shipped = new Set<string>();
-  for (const tag of names) {
-    const listed = git(["ls-tree", "--name-only", `${tag}:migrations`]);
-    for (const file of listed.stdout.split("\n")) if (file.endsWith(".sql")) shipped.add(file.replace(/\.sql$/, ""));
-  }
-  return shipped;
+  return names.map((tag) => {
+    const listed = git(["ls-tree", "--name-only", `${tag}:migrations`]).stdout.split("\n");
+    return new Set(listed.filter((f) => f.endsWith(".sql")).map((f) => f.replace(/\.sql$/, "")));
+  });
 }
 
 const dir = parseDir(process.argv.slice(2));
@@ -62,8 +60,8 @@ const files = readdirSync(dir)
   .map((n) => ({ tag: n.replace(/\.sql$/, ""), sql: readFileSync(join(dir, n), "utf8") }));
 const nearby = relative(process.cwd(), dir);
 const shown = nearby === "" ? "." : nearby.startsWith("..") ? dir : nearby;
-const shipped = dir === OWN_DIR ? shippedTags() : undefined;
-const result = checkMigrations({ dir: shown, journal, files, grandfathered: GRANDFATHERED, ...(shipped ? { shipped } : {}) });
+const released = dir === OWN_DIR ? releases() : undefined;
+const result = checkMigrations({ dir: shown, journal, files, grandfathered: GRANDFATHERED, ...(released ? { releases: released } : {}) });
 
 for (const note of result.notes) console.log(`migrations:check: ${note}`);
 if (result.problems.length > 0) {
