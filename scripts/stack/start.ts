@@ -11,10 +11,13 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { firstStarts, localImageTag } from "../containers/first-start";
+import { declaredImages } from "../containers/wrangler-images";
 import { clearLeftovers, StackAlreadyRunning } from "./leftovers";
 import { stateDir as localStateDir } from "./local";
 import { portInUse } from "./ports";
 import { startStack } from "./stack";
+import { ROOT } from "./wrangler";
 
 const stateDir = localStateDir();
 const port = Number(process.env.PORT || 8787);
@@ -56,6 +59,19 @@ const stack = await startStack({
   console.error(`[stack] failed to start: ${describeFailure(error)}`);
   process.exit(1);
 });
+
+// Ready means a first Browser or CLI tab does not wait: each sandbox image has started once.
+if (stack.containers.enabled) {
+  const images = declaredImages(join(ROOT, "wrangler.toml")).map((image) => localImageTag(image.className));
+  console.log(`[stack] starting each sandbox image once (${images.join(", ")})`);
+  await firstStarts(images).then(
+    (starts) =>
+      console.log(
+        `[stack] sandbox images ready: ${starts.map((s) => `${s.image.replace(/^guilds-local\/(.*):latest$/, "$1")} ${s.seconds.toFixed(1)} s`).join(", ")}`,
+      ),
+    (error: unknown) => console.log(`[stack] a sandbox image did not start (its first box will try again): ${describeFailure(error)}`),
+  );
+}
 
 console.log(`API ${stack.apiUrl}`);
 console.log(`Console ${stack.apiUrl}/`);
