@@ -60,6 +60,18 @@ const stack = await startStack({
   process.exit(1);
 });
 
+let stopping = false;
+const shutdown = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  console.log(`[stack] ${signal}: stopping`);
+  await stack.stop();
+  rmSync(join(stateDir, "stack.json"), { force: true });
+  process.exit(0);
+};
+process.on("SIGINT", () => void shutdown("SIGINT"));
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+
 // Ready means a first Browser or CLI tab does not wait: each sandbox image has started once.
 if (stack.containers.enabled) {
   const images = declaredImages(join(ROOT, "wrangler.toml")).map((image) => localImageTag(image.className));
@@ -82,17 +94,6 @@ console.log(`Local MCP server ${stack.mcpServerUrl}/mcp (old SSE transport at /s
 if (stack.forge) console.log(`Local forge ${stack.forge.adminUrl} (git ${stack.forge.gitUrl}; stands in for GitHub)`);
 console.log("Ready. Ctrl-C stops everything.");
 
-let stopping = false;
-const shutdown = async (signal: string) => {
-  if (stopping) return;
-  stopping = true;
-  console.log(`[stack] ${signal}: stopping`);
-  await stack.stop();
-  rmSync(join(stateDir, "stack.json"), { force: true });
-  process.exit(0);
-};
-process.on("SIGINT", () => void shutdown("SIGINT"));
-process.on("SIGTERM", () => void shutdown("SIGTERM"));
 
 /**
  * A real GitHub App when GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY are set (the URLs default to
