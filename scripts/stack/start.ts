@@ -94,7 +94,6 @@ console.log(`Local MCP server ${stack.mcpServerUrl}/mcp (old SSE transport at /s
 if (stack.forge) console.log(`Local forge ${stack.forge.adminUrl} (git ${stack.forge.gitUrl}; stands in for GitHub)`);
 console.log("Ready. Ctrl-C stops everything.");
 
-
 /**
  * A real GitHub App when GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY are set (the URLs default to
  * github.com's); claiming installations also needs its slug and OAuth client.
