@@ -170,7 +170,8 @@ describe("console: usage by day", () => {
       await page.getByRole("button", { name: "30 days" }).click();
       // The choice shows at once, before any answer.
       expect(await page.getByRole("button", { name: "30 days" }).getAttribute("aria-pressed")).toBe("true");
-      await caption(addDays(today, -29), today).waitFor();
+      // On the 30th of a 30-day month both presets are one range: nothing new is asked for.
+      if (addDays(today, -29) !== `${today.slice(0, 7)}-01`) await caption(addDays(today, -29), today).waitFor();
 
       release();
       await Promise.all(held);
