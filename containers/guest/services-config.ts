@@ -77,7 +77,12 @@ export function xvncArgs(config: ServicesConfig): string[] {
 /** Chromium on that desktop with CDP on loopback (SBX-014..016). */
 export function chromiumArgs(config: ServicesConfig, language: string): string[] {
   return [
+    // The box runs Chromium as root, where its own sandbox cannot start.
     "--no-sandbox",
+    // Without it Chromium shows "You are using an unsupported command-line flag: --no-sandbox"
+    // as a bar over every page, in the Browser tab and in every screenshot the model sees
+    // (and shortens the page by its height); --test-type is the switch that skips that bar.
+    "--test-type",
     `--user-data-dir=${config.profileDir}`,
     "--remote-debugging-address=127.0.0.1",
     `--remote-debugging-port=${config.cdpPort}`,

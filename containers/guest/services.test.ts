@@ -83,6 +83,8 @@ describe("SBX-014: services/start", () => {
     expect((await starts("chromium"))[0]).toEqual(
       expect.arrayContaining([
         "--no-sandbox",
+        // No "unsupported command-line flag" bar over the agent's pages.
+        "--test-type",
         `--user-data-dir=${guest.home}/.browser`,
         "--remote-debugging-address=127.0.0.1",
         `--remote-debugging-port=${ports.cdp}`,

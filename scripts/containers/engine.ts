@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BASE_IMAGE, buildImage, DEFAULT_EGRESS_IMAGE, EGRESS_STAND_IN, hasImage, run, tryPull } from "./docker";
+import { localImageTag } from "./first-start";
 import { declaredImages } from "./wrangler-images";
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
@@ -61,7 +62,7 @@ export async function prepareContainerEngine(options: EngineOptions = {}): Promi
     if (images.length) await buildBundles();
     for (const image of images) {
       const began = Date.now();
-      await buildImage({ tag: `guilds-local/${image.className.toLowerCase()}:latest`, dockerfile: image.dockerfile, context: image.context }, log);
+      await buildImage({ tag: localImageTag(image.className), dockerfile: image.dockerfile, context: image.context }, log);
       log(`image of ${image.className} ready (${((Date.now() - began) / 1000).toFixed(1)} s)`);
     }
   } catch (error) {

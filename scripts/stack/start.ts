@@ -11,10 +11,13 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { firstStarts, localImageTag } from "../containers/first-start";
+import { declaredImages } from "../containers/wrangler-images";
 import { clearLeftovers, StackAlreadyRunning } from "./leftovers";
 import { stateDir as localStateDir } from "./local";
 import { portInUse } from "./ports";
 import { startStack } from "./stack";
+import { ROOT } from "./wrangler";
 
 const stateDir = localStateDir();
 const port = Number(process.env.PORT || 8787);
@@ -57,15 +60,6 @@ const stack = await startStack({
   process.exit(1);
 });
 
-console.log(`API ${stack.apiUrl}`);
-console.log(`Console ${stack.apiUrl}/`);
-console.log(`Operator token ${stack.token}`);
-console.log(stack.containers.enabled ? "Sandboxes in real containers (Docker)" : `Sandboxes unavailable: ${stack.containers.reason}`);
-if (stack.mockModelUrl) console.log(`Mock model ${stack.mockModelUrl} (script it with POST /__script)`);
-console.log(`Local MCP server ${stack.mcpServerUrl}/mcp (old SSE transport at /sse, bearer at /bearer/mcp; state at /admin/state)`);
-if (stack.forge) console.log(`Local forge ${stack.forge.adminUrl} (git ${stack.forge.gitUrl}; stands in for GitHub)`);
-console.log("Ready. Ctrl-C stops everything.");
-
 let stopping = false;
 const shutdown = async (signal: string) => {
   if (stopping) return;
@@ -77,6 +71,28 @@ const shutdown = async (signal: string) => {
 };
 process.on("SIGINT", () => void shutdown("SIGINT"));
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
+
+// Ready means a first Browser or CLI tab does not wait: each sandbox image has started once.
+if (stack.containers.enabled) {
+  const images = declaredImages(join(ROOT, "wrangler.toml")).map((image) => localImageTag(image.className));
+  console.log(`[stack] starting each sandbox image once (${images.join(", ")})`);
+  await firstStarts(images).then(
+    (starts) =>
+      console.log(
+        `[stack] sandbox images ready: ${starts.map((s) => `${s.image.replace(/^guilds-local\/(.*):latest$/, "$1")} ${s.seconds.toFixed(1)} s`).join(", ")}`,
+      ),
+    (error: unknown) => console.log(`[stack] a sandbox image did not start (its first box will try again): ${describeFailure(error)}`),
+  );
+}
+
+console.log(`API ${stack.apiUrl}`);
+console.log(`Console ${stack.apiUrl}/`);
+console.log(`Operator token ${stack.token}`);
+console.log(stack.containers.enabled ? "Sandboxes in real containers (Docker)" : `Sandboxes unavailable: ${stack.containers.reason}`);
+if (stack.mockModelUrl) console.log(`Mock model ${stack.mockModelUrl} (script it with POST /__script)`);
+console.log(`Local MCP server ${stack.mcpServerUrl}/mcp (old SSE transport at /sse, bearer at /bearer/mcp; state at /admin/state)`);
+if (stack.forge) console.log(`Local forge ${stack.forge.adminUrl} (git ${stack.forge.gitUrl}; stands in for GitHub)`);
+console.log("Ready. Ctrl-C stops everything.");
 
 /**
  * A real GitHub App when GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY are set (the URLs default to

@@ -139,6 +139,56 @@ describe("console: usage by day", () => {
     expect((await bars())[0]).toMatchObject({ date: today, cost: "1.500000" });
   });
 
+  it("USAGE-UI: the range follows the last click: a late answer for the range before it never replaces the newer one", async () => {
+    // The page's first loads (this month's series and tables) are held back until the
+    // "30 days" answers have landed, then let through: as under load, they arrive last.
+    const usageData = (url: URL) => url.pathname === "/api/usage/daily" || url.pathname === "/api/usage/summary";
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const held: Promise<void>[] = [];
+    await page.route(usageData, async (route) => {
+      if (held.length >= 2) return route.continue();
+      let resolve!: () => void;
+      held.push(
+        new Promise<void>((r) => {
+          resolve = r;
+        }),
+      );
+      await gate;
+      // The page may have given up on the request (aborted): then there is nothing to answer.
+      await route
+        .fetch()
+        .then((response) => route.fulfill({ response }))
+        .catch(() => {})
+        .finally(resolve);
+    });
+    try {
+      await page.goto(`${apiUrl}/usage`);
+      await until(async () => held.length === 2, "the first range's loads are held back");
+      await page.getByRole("button", { name: "30 days" }).click();
+      // The choice shows at once, before any answer.
+      expect(await page.getByRole("button", { name: "30 days" }).getAttribute("aria-pressed")).toBe("true");
+      // On the 30th of a 30-day month both presets are one range: nothing new is asked for.
+      if (addDays(today, -29) !== `${today.slice(0, 7)}-01`) await caption(addDays(today, -29), today).waitFor();
+
+      release();
+      await Promise.all(held);
+      // Time for a late answer to be drawn, were it taken.
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 500)));
+      expect(await caption(addDays(today, -29), today).count()).toBe(1);
+      expect(await bars()).toHaveLength(30);
+      expect(await page.getByRole("button", { name: "30 days" }).getAttribute("aria-pressed")).toBe("true");
+      expect(await page.getByRole("button", { name: "This month" }).getAttribute("aria-pressed")).toBe("false");
+      expect(await page.getByTestId("range-cost").textContent()).toBe("$2.00");
+      expect(await page.locator("#by-scope").textContent()).toBe(`By guild and agent, ${addDays(today, -29)} to ${today}`);
+    } finally {
+      release();
+      await page.unroute(usageData);
+    }
+  });
+
   it("USAGE-UI / USAGE-005: with a monthly spend limit the month-to-date spend is drawn against it as a labelled line; without one there is none", async () => {
     await page.goto(`${apiUrl}/usage`);
     await caption(`${today.slice(0, 7)}-01`, today).waitFor();

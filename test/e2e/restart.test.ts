@@ -22,6 +22,10 @@ describe("npm start", () => {
     expect(stack.api_url).toBe(base);
     expect(first.output.join("")).toMatch(new RegExp(`^API ${base}$`, "m"));
     expect(first.output.join("")).toContain(stack.token);
+    // With real containers, Ready comes after each sandbox image has started once.
+    if (first.output.join("").includes("Sandboxes in real containers")) {
+      expect(first.output.join("")).toMatch(/\[stack\] sandbox images ready: litesandbox [\d.]+ s, standardsandbox [\d.]+ s\n(.*\n)*Ready\./);
+    }
     expect((await api("GET", "/api/health", { base, token: null })).json.database.reachable).toBe(true);
     const guild = await api("POST", "/api/guilds", { base, token: stack.token, body: { name: "Survives restarts" } });
     expect(guild.status).toBe(201);

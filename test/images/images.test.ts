@@ -245,6 +245,21 @@ describe.skipIf(unavailable)("SBX-014: the standard box", () => {
     expect(await again.json()).toEqual({ browser: true, started: [] });
   });
 
+  it("SBX-014: Chromium draws no warning bar over the agent's page (unsupported command-line flag: --no-sandbox)", async () => {
+    await post(box, "/services/start", { browser: true, language: "en-US" });
+    const sizes = await box.exec(`node -e '
+      const { chromium } = require("/opt/playwright/node_modules/playwright-core");
+      (async () => {
+        const browser = await chromium.connectOverCDP("http://127.0.0.1:9222");
+        const page = browser.contexts()[0].pages()[0];
+        console.log(JSON.stringify(await page.evaluate(() => ({ inner: innerHeight, outer: outerHeight }))));
+        process.exit(0);
+      })().catch((e) => { console.error(e.message); process.exit(1); });'`);
+    const { inner, outer } = JSON.parse(sizes.stdout) as { inner: number; outer: number };
+    // Tab strip and toolbar take 87 px of the 720-px window; the bar took 56 more (page 632 → 576 px high).
+    expect(outer - inner).toBeLessThan(110);
+  });
+
   it("SBX-036: a file and a browser cookie survive into a new box through the home archive", async () => {
     await post(box, "/services/start", { browser: true, language: "en-US" });
     const set = await box.exec(`echo survives > /home/agent/note.txt; ${cookieScript("set")}`);

@@ -8,7 +8,7 @@ import { Link } from "../components/link";
 import { Notice } from "../components/notice";
 import { ApiError, api, type Counters, describe, type Organisation, unwrap } from "../lib/api";
 import { tokens, usd } from "../lib/format";
-import { type DayRange, PRESETS, presetOf, presetRange } from "../lib/usage-chart";
+import { type DayRange, PRESETS, type PresetId, presetOf, presetRange } from "../lib/usage-chart";
 import { useLoad } from "../lib/use-load";
 
 /** Rollup counters (UI-010) for this month and all time; the daily series, and usage by guild and agent, over a chosen range. */
@@ -20,13 +20,22 @@ export function UsageView() {
     ]);
     return { usage, organisation };
   }, []);
-  const [range, setRange] = useState<DayRange>(() => presetRange("month", new Date()));
+  // The range and its pressed button are set together, on the click itself: nothing that
+  // arrives later (an answer for an earlier range) decides which range is shown.
+  const [selection, setSelection] = useState<RangeSelection>(() => ({ range: presetRange("month", new Date()), preset: "month" }));
+  const { range } = selection;
   const [scope, setScope] = useState("org");
-  const summary = useLoad(() => unwrap(api.GET("/api/usage/summary", { params: { query: { from: range.from, to: range.to } } })), [range.from, range.to]);
-  const daily = useLoad(() => {
-    const [kind, id] = scope.split(":") as ["org" | "guild" | "agent", string | undefined];
-    return unwrap(api.GET("/api/usage/daily", { params: { query: { scope: kind, id, from: range.from, to: range.to } } }));
-  }, [range.from, range.to, scope]);
+  const summary = useLoad(
+    (signal) => unwrap(api.GET("/api/usage/summary", { params: { query: { from: range.from, to: range.to } }, signal })),
+    [range.from, range.to],
+  );
+  const daily = useLoad(
+    (signal) => {
+      const [kind, id] = scope.split(":") as ["org" | "guild" | "agent", string | undefined];
+      return unwrap(api.GET("/api/usage/daily", { params: { query: { scope: kind, id, from: range.from, to: range.to } }, signal }));
+    },
+    [range.from, range.to, scope],
+  );
   const limit = org.data?.usage.month?.limit_usd ?? null;
   const guildNames = new Map(summary.data?.guilds.map((g) => [g.id, g.name]));
 
@@ -63,7 +72,7 @@ export function UsageView() {
 
       <section aria-labelledby="over-time">
         <h2 id="over-time">Usage by day</h2>
-        <RangeControl range={range} onChange={setRange} />
+        <RangeControl selection={selection} onChange={setSelection} />
         <div class="field scope-field">
           <label for="usage-scope">Chart for</label>
           <select id="usage-scope" value={scope} onChange={(e) => setScope((e.currentTarget as HTMLSelectElement).value)}>
@@ -161,17 +170,22 @@ function PlatformUsageSection() {
   );
 }
 
+/** The range shown, and the preset button pressed for it (none for a typed range that is no preset). */
+interface RangeSelection {
+  range: DayRange;
+  preset: PresetId | undefined;
+}
+
 /** The range of the daily chart and the tables: a preset, or any from/to checked as the API checks them. */
-function RangeControl(props: { range: DayRange; onChange: (range: DayRange) => void }) {
-  const [from, setFrom] = useState(props.range.from);
-  const [to, setTo] = useState(props.range.to);
+function RangeControl(props: { selection: RangeSelection; onChange: (selection: RangeSelection) => void }) {
+  const [from, setFrom] = useState(props.selection.range.from);
+  const [to, setTo] = useState(props.selection.range.to);
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const pressed = presetOf(props.range, new Date());
-  const apply = (next: DayRange) => {
+  const apply = (next: DayRange, preset: PresetId | undefined) => {
     setFrom(next.from);
     setTo(next.to);
     setErrors({});
-    props.onChange(next);
+    props.onChange({ range: next, preset });
   };
   const submit = (event: Event) => {
     event.preventDefault();
@@ -180,13 +194,14 @@ function RangeControl(props: { range: DayRange; onChange: (range: DayRange) => v
       setErrors(Object.fromEntries(parsed.issues.map((i) => [i.field, i.message])));
       return;
     }
-    apply({ from: parsed.range.from, to: parsed.range.to });
+    const next = { from: parsed.range.from, to: parsed.range.to };
+    apply(next, presetOf(next, new Date()));
   };
   return (
     <form class="inline-form range-control" onSubmit={submit} noValidate aria-label="Date range">
       <div class="presets" role="group" aria-label="Range presets">
         {PRESETS.map((p) => (
-          <button key={p.id} type="button" aria-pressed={pressed === p.id} onClick={() => apply(presetRange(p.id, new Date()))}>
+          <button key={p.id} type="button" aria-pressed={props.selection.preset === p.id} onClick={() => apply(presetRange(p.id, new Date()), p.id)}>
             {p.label}
           </button>
         ))}
