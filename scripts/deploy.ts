@@ -121,7 +121,10 @@ function databaseLocationHint(): string | undefined {
   const region = neonRegion(url);
   const hint = locationHint(url);
   if (hint) console.log(`DATABASE_LOCATION_HINT=${hint} (the database is in ${region?.id}).`);
-  else console.log(`No DATABASE_LOCATION_HINT: ${region ? `no hint known for ${region.id}` : "the database is not on Neon"}; export DATABASE_LOCATION_HINT to set one.`);
+  else
+    console.log(
+      `No DATABASE_LOCATION_HINT: ${region ? `no hint known for ${region.id}` : "the database is not on Neon"}; export DATABASE_LOCATION_HINT to set one.`,
+    );
   return hint;
 }
 

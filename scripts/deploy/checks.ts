@@ -24,7 +24,13 @@ export function versionOverride(workerName: string, versionId: string): Record<s
 }
 
 /** Polls /api/health until it reports ok at the newest migration; the last problem when it never does. */
-export async function healthProblem(origin: string, tag: string, headers: Record<string, string>, timing: CheckTiming, fetchFn: Fetch = fetch): Promise<string | null> {
+export async function healthProblem(
+  origin: string,
+  tag: string,
+  headers: Record<string, string>,
+  timing: CheckTiming,
+  fetchFn: Fetch = fetch,
+): Promise<string | null> {
   const deadline = Date.now() + timing.waitMs;
   let problem = "no answer";
   for (;;) {

@@ -74,7 +74,8 @@ export function parseDeployArgs(argv: string[], environments: string[]): Parsed<
     options.steps = steps.steps;
   }
   if (values.soak !== undefined) {
-    if (!/^\d+$/.test(values.soak) || Number(values.soak) > 3600) return { ok: false, message: `--soak takes seconds from 0 to 3600, got ${JSON.stringify(values.soak)}` };
+    if (!/^\d+$/.test(values.soak) || Number(values.soak) > 3600)
+      return { ok: false, message: `--soak takes seconds from 0 to 3600, got ${JSON.stringify(values.soak)}` };
     options.soakS = Number(values.soak);
   }
   if (values.message !== undefined) options.message = values.message;

@@ -143,10 +143,7 @@ export function rehearsalProblems(r: Rehearsal): string[] {
     if (!ok) problems.push(what);
   };
   expect(r.good.code === 0, `the good release exited ${r.good.code}`);
-  expect(
-    r.good.traffic.join(" | ") === "good@10% initial@90% | good@50% initial@50% | good@100%",
-    `the good release went ${r.good.traffic.join(" | ")}`,
-  );
+  expect(r.good.traffic.join(" | ") === "good@10% initial@90% | good@50% initial@50% | good@100%", `the good release went ${r.good.traffic.join(" | ")}`);
   expect(r.goodVersionVars.DATABASE_LOCATION_HINT === "weur", `the upload carried ${JSON.stringify(r.goodVersionVars)}`);
   expect(r.smokeFails.code === 1, `the release with a failing smoke run exited ${r.smokeFails.code}`);
   expect(r.smokeFails.traffic.join(" | ") === "smoke-fails@10% good@90% | good@100%", `the failing smoke release went ${r.smokeFails.traffic.join(" | ")}`);

@@ -113,7 +113,9 @@ describe("the rollback target", () => {
   const sole = (id: string, at: string): Deployment => ({ created_on: at, versions: [{ version_id: id, percentage: 100 }] });
 
   it("is the latest other version that served all traffic", () => {
-    expect(rollbackTarget([sole("b", "2026-02"), sole("a", "2026-01"), { created_on: "2026-03", versions: stepTraffic("c", "b", 10) }, sole("c", "2026-04")])).toEqual({
+    expect(
+      rollbackTarget([sole("b", "2026-02"), sole("a", "2026-01"), { created_on: "2026-03", versions: stepTraffic("c", "b", 10) }, sole("c", "2026-04")]),
+    ).toEqual({
       ok: true,
       versionId: "b",
     });

@@ -56,7 +56,8 @@ export function parseSteps(text: string): { ok: true; steps: number[] } | { ok: 
   const parts = text.split(",").map((p) => p.trim().replace(/%$/, ""));
   const steps = parts.map(Number);
   const bad = parts.find((p, i) => !/^\d+$/.test(p) || (steps[i] as number) < 1 || (steps[i] as number) > 100);
-  if (bad !== undefined || steps.length === 0) return { ok: false, message: `--steps takes percentages from 1 to 100 such as 10,50,100, got ${JSON.stringify(text)}` };
+  if (bad !== undefined || steps.length === 0)
+    return { ok: false, message: `--steps takes percentages from 1 to 100 such as 10,50,100, got ${JSON.stringify(text)}` };
   if (steps.some((s, i) => i > 0 && s <= (steps[i - 1] as number))) return { ok: false, message: `--steps must rise, got ${JSON.stringify(text)}` };
   if (steps.at(-1) !== 100) return { ok: false, message: `--steps must end at 100, got ${JSON.stringify(text)}` };
   return { ok: true, steps };

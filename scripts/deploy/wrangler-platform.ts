@@ -140,7 +140,8 @@ export function wranglerPlatform(options: WranglerPlatformOptions): RolloutPlatf
     async upload(): Promise<UploadResult> {
       const result = await runWrangler(["versions", "upload", ...envArgs, ...varArgs, ...messageArgs], true);
       if (result.status !== 0) {
-        if (/pending Durable Object migration/i.test(`${result.stderr}${result.stdout}`)) return { needsFullDeploy: "wrangler.toml adds a Durable Object migration" };
+        if (/pending Durable Object migration/i.test(`${result.stderr}${result.stdout}`))
+          return { needsFullDeploy: "wrangler.toml adds a Durable Object migration" };
         throw failure("wrangler versions upload", result);
       }
       const entry = outputEntry(result.output, "version-upload");

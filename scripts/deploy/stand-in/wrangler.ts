@@ -69,7 +69,8 @@ if (command === "deployments status") {
     if (!worker.versions.some((v) => v.id === id)) die(`No version ${id}`);
     return { version_id: id as string, percentage: Number((percent ?? "100").replace("%", "")) };
   });
-  if (traffic.length === 0 || traffic.reduce((sum, t) => sum + t.percentage, 0) !== 100) die(`Percentages must add up to 100: ${positionals.slice(2).join(" ")}`);
+  if (traffic.length === 0 || traffic.reduce((sum, t) => sum + t.percentage, 0) !== 100)
+    die(`Percentages must add up to 100: ${positionals.slice(2).join(" ")}`);
   worker.deployments.push({ id: randomUUID(), created_on: tick(state), versions: traffic });
   writeState(stateFile as string, state);
   console.log(`Deployed ${traffic.map((t) => `version ${t.version_id} at ${t.percentage}%`).join(" and ")} (stand-in)`);
