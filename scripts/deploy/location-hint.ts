@@ -1,3 +1,5 @@
+import type { LocationHint } from "../../core/config/location-hint";
+
 /** The cloud region of a Neon database, from its host name. */
 export interface NeonRegion {
   cloud: "aws" | "azure";
@@ -5,9 +7,6 @@ export interface NeonRegion {
   /** Neon's region id and Cloudflare's placement region spelling, e.g. "aws:us-east-2". */
   id: string;
 }
-
-/** Durable Object location hints: https://developers.cloudflare.com/durable-objects/reference/data-location/ */
-export type LocationHint = "wnam" | "enam" | "sam" | "weur" | "eeur" | "apac" | "oc" | "afr" | "me";
 
 /** Neon's regions and the Cloudflare location hint nearest each. */
 const HINTS: Record<string, LocationHint> = {
