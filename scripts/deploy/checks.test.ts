@@ -44,16 +44,23 @@ describe("checks between rollout steps", () => {
 
   it("the smoke run fails on a refused request, a run error or no answer in time", async () => {
     const target = { origin: "https://w.dev", token: "t", agentId: "a1", headers: {} };
-    expect(await smokeProblem(target, FAST, async () => json({ error: { code: "auth.invalid" } }, 401))).toBe("POST /api/agents/:id/runs answered 401 auth.invalid");
+    expect(await smokeProblem(target, FAST, async () => json({ error: { code: "auth.invalid" } }, 401))).toBe(
+      "POST /api/agents/:id/runs answered 401 auth.invalid",
+    );
     const errors: Fetch = async (url) =>
-      new URL(url).pathname.endsWith("/runs") ? json({ id: "r1" }, 201) : json({ id: "r1", generating: false, errors: [{ code: "model.error", message: "500" }] });
+      new URL(url).pathname.endsWith("/runs")
+        ? json({ id: "r1" }, 201)
+        : json({ id: "r1", generating: false, errors: [{ code: "model.error", message: "500" }] });
     expect(await smokeProblem(target, FAST, errors)).toBe("run r1 ended with model.error");
-    const endless: Fetch = async (url) => (new URL(url).pathname.endsWith("/runs") ? json({ id: "r1" }, 201) : json({ id: "r1", generating: true, errors: [] }));
+    const endless: Fetch = async (url) =>
+      new URL(url).pathname.endsWith("/runs") ? json({ id: "r1" }, 201) : json({ id: "r1", generating: true, errors: [] });
     expect(await smokeProblem(target, FAST, endless)).toBe("the run did not finish within 0 s");
   });
 
   it("the Worker's workers.dev origin comes from a version's preview URL", () => {
-    expect(workersDevOrigin("https://0f1e2d3c-guilds-platform-staging.acme.workers.dev", "guilds-platform-staging")).toBe("https://guilds-platform-staging.acme.workers.dev");
+    expect(workersDevOrigin("https://0f1e2d3c-guilds-platform-staging.acme.workers.dev", "guilds-platform-staging")).toBe(
+      "https://guilds-platform-staging.acme.workers.dev",
+    );
     expect(workersDevOrigin("https://0f1e2d3c-other.acme.workers.dev", "guilds-platform-staging")).toBeUndefined();
     expect(workersDevOrigin(null, "guilds-platform-staging")).toBeUndefined();
   });
