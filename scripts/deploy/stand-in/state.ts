@@ -3,7 +3,6 @@
  * environment, kept in a JSON file that the wrangler stand-in writes and the HTTP stand-in reads.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import type { Deployment } from "../rollout";
 
 /** How a version answers the checks: well, with a failing smoke run, or with health degraded. */
 export type Behaviour = "good" | "smoke-fails" | "degraded";
@@ -16,9 +15,16 @@ export interface StandInVersion {
   created_on: string;
 }
 
+/** A deployment as wrangler's `deployments status --json` prints it (scripts/deploy/rollout.ts reads it). */
+export interface StandInDeployment {
+  id: string;
+  created_on: string;
+  versions: { version_id: string; percentage: number }[];
+}
+
 export interface StandInWorker {
   versions: StandInVersion[];
-  deployments: (Deployment & { id: string; created_on: string })[];
+  deployments: StandInDeployment[];
 }
 
 export interface StandInState {
