@@ -2,10 +2,10 @@
  * `npm run deploy -- --env production [--url https://agents.example.com] [--steps 10,50,100]`:
  * applies the pending migrations to the environment's database (DATABASE_URL, exported by the
  * operator), builds the console and the sandbox bundles, uploads a new version with
- * `wrangler versions upload` (which builds and pushes both sandbox images with Docker and
- * buildx), then rolls it out in steps with `wrangler versions deploy`, checking /api/health and a
- * smoke run against the new version after each step (scripts/deploy/rollout.ts). A failed check
- * puts the previous version back at 100% and exits 1.
+ * `wrangler versions upload`, rolls it out in steps with `wrangler versions deploy` and ends
+ * with `wrangler deploy` at 100% (which builds and pushes both sandbox images with Docker and
+ * buildx), checking /api/health and a smoke run against the new version after each step
+ * (scripts/deploy/rollout.ts). A failed check puts the previous version back at 100% and exits 1.
  *
  * `--only migrate`, `--only rollout` (no migration, no build) and `--only check` (health of what
  * serves now) run one part. WRANGLER_BIN runs another program instead of wrangler (the
@@ -65,7 +65,7 @@ if (step === "all" || step === "migrate") {
 
 if (step === "all") {
   run("console build", "npm", ["run", "--silent", "build"]);
-  // The sandbox images copy these bundles (containers/README.md); the upload builds and pushes the images.
+  // The sandbox images copy these bundles (containers/README.md); `wrangler deploy` builds and pushes the images.
   run("guest build", "npm", ["run", "--silent", "guest:build"]);
   run("terminal build", "npm", ["run", "--silent", "terminal:build"]);
 }

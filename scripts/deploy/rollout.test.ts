@@ -21,11 +21,12 @@ function fakePlatform(options: {
     },
     deployAtOnce: async () => {
       calls.push("deploy-at-once");
-      deployed.push([{ version_id: "new", percentage: 100 }]);
-      return "new";
+      if (options.deployFailsAt === 100) throw new Error("API said no");
+      deployed.push([{ version_id: "whole", percentage: 100 }]);
+      return "whole";
     },
     deploy: async (traffic) => {
-      if (options.deployFailsAt !== undefined && traffic[0]?.percentage === options.deployFailsAt) throw new Error("API said no");
+      if (traffic[0]?.version_id === "new" && traffic[0].percentage === options.deployFailsAt) throw new Error("API said no");
       deployed.push(traffic);
     },
     health: async (id) => {
@@ -45,11 +46,29 @@ function fakePlatform(options: {
 }
 
 describe("gradual rollout", () => {
-  it("goes 10%, 50%, 100% with health and a smoke run after each step", async () => {
+  it("goes 10%, 50%, then 100% as a whole deploy (which carries the Containers), with health and a smoke run after each step", async () => {
     const { platform, deployed, calls } = fakePlatform({});
-    expect(await rollout(platform, [10, 50, 100])).toEqual({ ok: true, versionId: "new", steps: [10, 50, 100] });
-    expect(deployed).toEqual([stepTraffic("new", "old", 10), stepTraffic("new", "old", 50), [{ version_id: "new", percentage: 100 }]]);
-    expect(calls).toEqual(["upload", "health new 10", "smoke new 10", "soak", "health new 50", "smoke new 50", "soak", "health new 100", "smoke new 100"]);
+    expect(await rollout(platform, [10, 50, 100])).toEqual({ ok: true, versionId: "whole", steps: [10, 50, 100] });
+    expect(deployed).toEqual([stepTraffic("new", "old", 10), stepTraffic("new", "old", 50), [{ version_id: "whole", percentage: 100 }]]);
+    expect(calls).toEqual([
+      "upload",
+      "health new 10",
+      "smoke new 10",
+      "soak",
+      "health new 50",
+      "smoke new 50",
+      "soak",
+      "deploy-at-once",
+      "health whole 100",
+      "smoke whole 100",
+    ]);
+  });
+
+  it("deploys one step of 100% whole, without an upload, and still rolls back on failure", async () => {
+    const { platform, deployed, calls } = fakePlatform({ smokeFailsAt: 100 });
+    expect(await rollout(platform, [100])).toMatchObject({ ok: false, versionId: "whole", rolledBackTo: "old" });
+    expect(calls[0]).toBe("deploy-at-once");
+    expect(deployed).toEqual([[{ version_id: "whole", percentage: 100 }], [{ version_id: "old", percentage: 100 }]]);
   });
 
   it("stops at the first failed smoke run and puts the previous version back at 100%", async () => {
@@ -68,10 +87,12 @@ describe("gradual rollout", () => {
   });
 
   it("rolls back when wrangler cannot deploy a step", async () => {
-    const { platform, deployed } = fakePlatform({ deployFailsAt: 50 });
-    const result = await rollout(platform, [10, 50, 100]);
-    expect(!result.ok && result.rolledBackTo).toBe("old");
-    expect(deployed).toEqual([stepTraffic("new", "old", 10), [{ version_id: "old", percentage: 100 }]]);
+    for (const failsAt of [50, 100]) {
+      const { platform, deployed } = fakePlatform({ deployFailsAt: failsAt });
+      const result = await rollout(platform, [10, 50, 100]);
+      expect(!result.ok && result.rolledBackTo).toBe("old");
+      expect(deployed.at(-1)).toEqual([{ version_id: "old", percentage: 100 }]);
+    }
   });
 
   it("changes no traffic when the upload fails", async () => {
@@ -83,7 +104,7 @@ describe("gradual rollout", () => {
 
   it("deploys at once when the Worker has no deployment yet, or wrangler needs a full deploy for a Durable Object migration", async () => {
     const first = fakePlatform({ current: null });
-    expect(await rollout(first.platform, [10, 50, 100])).toEqual({ ok: true, versionId: "new", steps: [100] });
+    expect(await rollout(first.platform, [10, 50, 100])).toEqual({ ok: true, versionId: "whole", steps: [100] });
     expect(first.calls[0]).toBe("deploy-at-once");
     const migration = fakePlatform({ upload: { needsFullDeploy: "a pending Durable Object migration" }, smokeFailsAt: 100 });
     expect(await rollout(migration.platform, [10, 50, 100])).toMatchObject({ ok: false, rolledBackTo: "old" });

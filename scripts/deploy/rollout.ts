@@ -1,8 +1,13 @@
 /**
  * The gradual rollout of a new Worker version, apart from wrangler and HTTP (the platform is
  * injected: scripts/deploy/wrangler-platform.ts in a deploy, a fake in the tests). Upload the
- * version, send it a growing share of the traffic (e.g. 10%, 50%, 100%), check health and a
- * smoke run against it after each step, and on any failure put the previous version back at 100%.
+ * version, send it a growing share of the traffic (e.g. 10%, 50%), then deploy the same code
+ * whole for 100%; check health and a smoke run against the new version after each step, and on
+ * any failure put the previous version back at 100%.
+ *
+ * The last step is a whole deploy, not `versions deploy <new>@100%`, because Worker versions do
+ * not carry the Containers' images and settings: only `wrangler deploy` builds, pushes and
+ * applies them (docs/decisions/0025-release-path.md).
  */
 
 /** One version's share of a deployment, as wrangler's `deployments status --json` lists it. */
@@ -25,7 +30,7 @@ export interface RolloutPlatform {
   currentDeployment(): Promise<Deployment | null>;
   /** `wrangler versions upload`: the new version, serving nothing yet; or why wrangler wants a full deploy. */
   upload(): Promise<UploadResult>;
-  /** `wrangler deploy`: the new version at 100% at once; its version id. */
+  /** `wrangler deploy`: the code at 100% with the Containers' images and settings; its version id. */
   deployAtOnce(): Promise<string>;
   /** `wrangler versions deploy` with these shares. */
   deploy(traffic: VersionTraffic[]): Promise<void>;
@@ -97,8 +102,8 @@ export async function rollout(platform: RolloutPlatform, steps: number[]): Promi
     };
   }
 
-  let upload: UploadResult = { needsFullDeploy: "the Worker has no deployment yet" };
-  if (previous) {
+  let upload: UploadResult = { needsFullDeploy: previous ? "one step of 100%" : "the Worker has no deployment yet" };
+  if (previous && steps.length > 1) {
     try {
       upload = await platform.upload();
     } catch (error) {
@@ -122,7 +127,7 @@ export async function rollout(platform: RolloutPlatform, steps: number[]): Promi
 
   const { versionId } = upload;
   platform.log(`Uploaded version ${versionId}; ${previous} serves until the first step.`);
-  for (const [index, percent] of steps.entries()) {
+  for (const [index, percent] of steps.slice(0, -1).entries()) {
     const traffic = stepTraffic(versionId, previous as string, percent);
     try {
       await platform.deploy(traffic);
@@ -132,9 +137,18 @@ export async function rollout(platform: RolloutPlatform, steps: number[]): Promi
     platform.log(`Step ${index + 1}/${steps.length}: ${describeTraffic(traffic)}`);
     const problem = await check(platform, versionId, percent);
     if (problem) return rollBack(platform, problem, versionId, previous);
-    if (index < steps.length - 1) await platform.soak();
+    await platform.soak();
   }
-  return { ok: true, versionId, steps };
+  platform.log(`Step ${steps.length}/${steps.length}: the same code deployed whole at 100%, with the Containers' images and settings.`);
+  let finalId: string;
+  try {
+    finalId = await platform.deployAtOnce();
+  } catch (error) {
+    return rollBack(platform, `deploying at 100% failed: ${(error as Error).message}`, versionId, previous);
+  }
+  const problem = await check(platform, finalId, 100);
+  if (problem) return rollBack(platform, problem, finalId, previous);
+  return { ok: true, versionId: finalId, steps };
 }
 
 async function check(platform: RolloutPlatform, versionId: string, percent: number): Promise<string | null> {
