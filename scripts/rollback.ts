@@ -2,7 +2,7 @@
  * `npm run rollback -- --env production [--version <id>] [--dry-run]`: puts the previous version
  * of the Worker (or the one named) back at 100% with `wrangler versions deploy <id>@100%`, and
  * prints what served before and what serves now. It changes code and config only: migrations,
- * R2 objects, Durable Object storage and secrets stay as they are (README, "Rolling back").
+ * R2 objects, Durable Object storage, secrets and the containers' images stay as they are (README, "Rolling back").
  */
 import { join } from "node:path";
 import { experimental_readRawConfig, unstable_readConfig } from "wrangler";
@@ -52,4 +52,6 @@ try {
 } catch (error) {
   fail(`${(error as Error).message}; nothing changed.`);
 }
-console.log(`${workerName} serves ${target.versionId}@100% again. Migrations, R2 objects, Durable Object storage and secrets are as they were.`);
+console.log(
+  `${workerName} serves ${target.versionId}@100% again. Migrations, R2 objects, Durable Object storage, secrets and the containers' images and settings are as they were.`,
+);
