@@ -8,12 +8,14 @@ function fakePlatform(options: {
   healthFailsAt?: number;
   smokeFailsAt?: number;
   deployFailsAt?: number;
+  checkable?: string;
 }) {
   const deployed: VersionTraffic[][] = [];
   const calls: string[] = [];
   const share = () => deployed.at(-1)?.[0]?.percentage ?? 0;
   const platform: RolloutPlatform = {
     currentDeployment: async () => (options.current === undefined ? { versions: [{ version_id: "old", percentage: 100 }] } : options.current),
+    checkable: () => options.checkable ?? null,
     upload: async () => {
       calls.push("upload");
       if (options.upload instanceof Error) throw options.upload;
@@ -93,6 +95,16 @@ describe("gradual rollout", () => {
       expect(!result.ok && result.rolledBackTo).toBe("old");
       expect(deployed.at(-1)).toEqual([{ version_id: "old", percentage: 100 }]);
     }
+  });
+
+  it("changes no traffic when the checks could not reach the uploaded version", async () => {
+    const { platform, deployed } = fakePlatform({ checkable: "no URL to check" });
+    expect(await rollout(platform, [10, 50, 100])).toEqual({
+      ok: false,
+      problem: "no URL to check; version new is uploaded and serves nothing",
+      versionId: "new",
+    });
+    expect(deployed).toEqual([]);
   });
 
   it("changes no traffic when the upload fails", async () => {

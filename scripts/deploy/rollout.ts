@@ -30,6 +30,8 @@ export interface RolloutPlatform {
   currentDeployment(): Promise<Deployment | null>;
   /** `wrangler versions upload`: the new version, serving nothing yet; or why wrangler wants a full deploy. */
   upload(): Promise<UploadResult>;
+  /** Why the checks could not reach an uploaded version (e.g. no URL known), or null. */
+  checkable(): string | null;
   /** `wrangler deploy`: the code at 100% with the Containers' images and settings; its version id. */
   deployAtOnce(): Promise<string>;
   /** `wrangler versions deploy` with these shares. */
@@ -126,6 +128,8 @@ export async function rollout(platform: RolloutPlatform, steps: number[]): Promi
   }
 
   const { versionId } = upload;
+  const unreachable = platform.checkable();
+  if (unreachable) return { ok: false, problem: `${unreachable}; version ${versionId} is uploaded and serves nothing`, versionId };
   platform.log(`Uploaded version ${versionId}; ${previous} serves until the first step.`);
   for (const [index, percent] of steps.slice(0, -1).entries()) {
     const traffic = stepTraffic(versionId, previous as string, percent);

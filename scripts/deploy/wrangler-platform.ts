@@ -124,6 +124,7 @@ export function wranglerPlatform(options: WranglerPlatformOptions): RolloutPlatf
 
   return {
     origin: () => origin,
+    checkable: () => (origin ? null : "no URL to check the new version at: pass --url https://<where it answers>"),
     async currentDeployment() {
       const result = await runWrangler(["deployments", "status", "--json", ...envArgs], false);
       if (result.status !== 0) {
