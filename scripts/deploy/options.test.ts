@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseDeployArgs } from "./options";
+import { parseDeployArgs, parseRollbackArgs } from "./options";
 
 const ENVS = ["staging", "production"];
 
@@ -16,12 +16,13 @@ describe("ENVIRONMENTS: npm run deploy arguments", () => {
     expect(unknown).toEqual({ ok: false, message: expect.stringMatching(/--env prod is not an environment.*staging, production/) });
   });
 
-  it("ENVIRONMENTS: --only runs one step, and nothing but migrate or check", () => {
+  it("ENVIRONMENTS: --only runs one step, and nothing but migrate, rollout or check", () => {
     expect(parseDeployArgs(["--env", "production", "--only", "migrate"], ENVS)).toMatchObject({ ok: true, options: { step: "migrate" } });
     expect(parseDeployArgs(["--env", "production", "--only", "check"], ENVS)).toMatchObject({ ok: true, options: { step: "check" } });
+    expect(parseDeployArgs(["--env", "production", "--only", "rollout"], ENVS)).toMatchObject({ ok: true, options: { step: "rollout" } });
     expect(parseDeployArgs(["--env", "production", "--only", "deploy"], ENVS)).toEqual({
       ok: false,
-      message: expect.stringContaining("--only must be migrate or check"),
+      message: expect.stringContaining("--only must be migrate, rollout or check"),
     });
   });
 
@@ -42,5 +43,26 @@ describe("ENVIRONMENTS: npm run deploy arguments", () => {
   it("ENVIRONMENTS: an unknown flag or a stray argument is refused", () => {
     expect(parseDeployArgs(["--env", "production", "--force"], ENVS)).toMatchObject({ ok: false, message: expect.stringContaining("--force") });
     expect(parseDeployArgs(["production"], ENVS)).toMatchObject({ ok: false });
+  });
+
+  it("--steps, --soak and --message shape the rollout", () => {
+    expect(parseDeployArgs(["--env", "production", "--steps", "5,25,100", "--soak", "0", "--message", "v1.2.0"], ENVS)).toEqual({
+      ok: true,
+      options: { env: "production", step: "all", steps: [5, 25, 100], soakS: 0, message: "v1.2.0" },
+    });
+    expect(parseDeployArgs(["--env", "production", "--steps", "10,50"], ENVS)).toMatchObject({ ok: false, message: expect.stringContaining("end at 100") });
+    expect(parseDeployArgs(["--env", "production", "--soak", "-1"], ENVS)).toMatchObject({ ok: false });
+  });
+});
+
+describe("npm run rollback arguments", () => {
+  it("takes --env, an optional --version and --dry-run", () => {
+    expect(parseRollbackArgs(["--env", "production"], ENVS)).toEqual({ ok: true, options: { env: "production", dryRun: false } });
+    expect(parseRollbackArgs(["--env", "staging", "--version", "0f1e2d3c-aaaa-bbbb-cccc-000000000000", "--dry-run"], ENVS)).toEqual({
+      ok: true,
+      options: { env: "staging", version: "0f1e2d3c-aaaa-bbbb-cccc-000000000000", dryRun: true },
+    });
+    expect(parseRollbackArgs([], ENVS)).toMatchObject({ ok: false, message: expect.stringContaining("--env is required") });
+    expect(parseRollbackArgs(["--env", "production", "--version", "x; rm"], ENVS)).toMatchObject({ ok: false });
   });
 });
