@@ -18,12 +18,10 @@ export const ToolCall = z
 
 export const SystemPayload = z.object({ role: z.literal("system"), content: z.string() }).meta({ id: "SystemPayload", description: "The run's system prompt" });
 
-export const UserPayload = z
-  .object({ role: z.literal("user"), content: z.string() })
-  .meta({
-    id: "UserPayload",
-    description: "A user message: the operator's, a trigger's (metadata.source) or the platform's; images are named in metadata.attachments",
-  });
+export const UserPayload = z.object({ role: z.literal("user"), content: z.string() }).meta({
+  id: "UserPayload",
+  description: "A user message: the operator's, a trigger's (metadata.source) or the platform's; images are named in metadata.attachments",
+});
 
 export const AssistantPayload = z
   .object({ role: z.literal("assistant"), content: z.string().nullable(), tool_calls: z.array(ToolCall).optional() })

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { Message, MessagePayload } from "../../core/events/message";
 import { idInput } from "../../core/validation/fields";
 import { ListQuery, pageOf } from "../http/page.schema";
 import { MAX_SEQ, queryInt } from "../http/query.schema";
@@ -104,17 +105,7 @@ export const ScheduleRunListQuery = ListQuery.extend({
 /** Query of `GET /api/agents/:id/runs`: also by the routine that fired them. */
 export const RunListQuery = ScheduleRunListQuery.extend({ schedule_id: idInput().optional().describe("Only the runs this routine fired") });
 
-export const Message = z
-  .object({
-    seq: z.int(),
-    generation: z.int().nullable(),
-    role: z.enum(["system", "user", "assistant", "tool"]),
-    payload: z.record(z.string(), z.unknown()),
-    metadata: z.record(z.string(), z.unknown()),
-    cost_usd: z.string().nullable(),
-    created_at: z.iso.datetime(),
-  })
-  .meta({ id: "Message", description: "One stored row of a run's transcript" });
+export { Message };
 
 /** A run's rows in seq order (`GET /api/runs/:id/messages`). */
 export const MessageList = z.object({ data: z.array(Message) }).meta({ id: "MessageList" });
@@ -128,13 +119,21 @@ export const MessagesQuery = z.strictObject({
 /** The answer of `POST /api/runs/:id/messages`: the user row and the generation it opened. */
 export const MessageAccepted = z.object({ run_id: z.uuid(), seq: z.int(), generation: z.int() }).meta({ id: "MessageAccepted" });
 
+/** A tool as the run offered it to the model (its snapshot's Chat Completions `tools[]` entry). */
+export const OfferedTool = z
+  .object({
+    type: z.literal("function"),
+    function: z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()).describe("The tool's JSON Schema") }),
+  })
+  .meta({ id: "OfferedTool" });
+
 /** The exact projection sent for an assistant row, rebuilt from stored rows (`GET /api/runs/:id/messages/:seq/prompt`). */
 export const PromptReplay = z
   .object({
     seq: z.int(),
     model: z.string(),
-    messages: z.array(z.record(z.string(), z.unknown())),
-    tools: z.array(z.unknown()),
+    messages: z.array(MessagePayload).describe("The messages sent, in order: the stored payloads as the projection gave them (images as stored references)"),
+    tools: z.array(OfferedTool),
     hash: z.string(),
     recorded_hash: z.string().nullable().describe("The hash recorded when the row was generated; null for rows from before hashes were kept"),
     matches: z.boolean(),
