@@ -1,18 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { EVENT_STREAMS, type EventSchemas, eventStreamSchema } from "../../core/events/streams";
+import { EVENT_STREAMS } from "../../core/events/streams";
 import { newAgent, script, settled, toolCall, untilGenerating } from "../../test/workerd/agents";
 import { postChat, untilDelivered } from "../../test/workerd/group-chat";
 import { call, seedGuild, seedOrganisation } from "../../test/workerd/seed";
-import { collectEvents, collectStream, type SseEvent } from "../../test/workerd/sse";
-
-/** Each event that does not parse against its stream's schema, with why. */
-function misfits(events: SseEvent[], schemas: EventSchemas): string[] {
-  const stream = eventStreamSchema("Checked", schemas, "");
-  return events.flatMap((e) => {
-    const parsed = stream.safeParse({ event: e.event, ...(e.id !== undefined ? { id: e.id } : {}), data: e.data });
-    return parsed.success ? [] : [`${e.event}: ${parsed.error.message.slice(0, 400)} in ${JSON.stringify(e.data).slice(0, 300)}`];
-  });
-}
+import { collectEvents, collectStream, eventMisfits, type SseEvent } from "../../test/workerd/sse";
 
 describe("run events over SSE", () => {
   let token: string;
@@ -47,7 +38,8 @@ describe("run events over SSE", () => {
     const events = await listening;
     expect(new Set(events.map((e) => e.event))).toEqual(new Set(["message", "status", "delta", "error"]));
     expect(new Set(events.filter((e) => e.event === "message").map((e) => e.data.role))).toEqual(new Set(["system", "user", "assistant", "tool"]));
-    expect(misfits(events, EVENT_STREAMS.run)).toEqual([]);
+    expect(eventMisfits(events, EVENT_STREAMS.run)).toEqual([]);
+    expect(events.filter((e) => e.event === "message").every((e) => e.id === String(e.data.seq))).toBe(true);
   }, 30_000);
 
   it("SSE-005 / SSE-006: every event a guild's stream sends (rows, status, deliveries, script changes) parses against its schema", async () => {
@@ -63,6 +55,6 @@ describe("run events over SSE", () => {
     const events = await listening;
     expect(new Set(events.map((e) => e.event))).toEqual(new Set(["status", "message", "delivery", "agent.scripts.changed"]));
     expect(events.find((e) => e.event === "message")!.id).toBe(String(posted.seq));
-    expect(misfits(events, EVENT_STREAMS.guild)).toEqual([]);
+    expect(eventMisfits(events, EVENT_STREAMS.guild)).toEqual([]);
   }, 30_000);
 });
