@@ -36,6 +36,29 @@ export const RunKindFilter = z.enum(["direct", "group", "schedule"]).meta({ id: 
 /** A run's status: active (it takes messages) or completed (until resumed). */
 export const RunStatus = z.enum(["active", "completed"]);
 
+/** A continuation's place in its chain (CHAIN-009): the root run, index from 2, the run it continues. */
+const ChainLink = z.object({ root_run_id: z.uuid(), index: z.int().min(2), previous_run_id: z.uuid() });
+
+/**
+ * What the platform records on a run. The fields below are the ones it writes (each on the
+ * runs it names); open for more, as a trigger or a later version may add its own.
+ */
+export const RunMetadata = z
+  .looseObject({
+    instruction_hash: z.string().optional().describe("Schedule runs: the hash of the routine's instruction"),
+    chain: ChainLink.optional(),
+    continued_by_run_id: z.uuid().optional(),
+    resumed_at: z.string().optional().describe("When the run was last resumed"),
+    memory_skipped: z.boolean().optional(),
+    group_chat_through_seq: z.int().optional().describe("Group runs: the delivery reads the chat through this seq"),
+    group_chat_after_seq: z.int().optional().describe("Group runs: the delivery reads the chat after this seq"),
+    group_depth: z.int().optional(),
+    group_chat_history: z.looseObject({ source: z.string(), seqs: z.array(z.int()), reason: z.string().optional() }).optional(),
+    task_id: z.uuid().optional(),
+    task_run_id: z.uuid().optional(),
+  })
+  .meta({ id: "RunMetadata" });
+
 /** A run as the API returns it (RUN-023). */
 export const Run = z
   .object({
@@ -50,13 +73,12 @@ export const Run = z
     cost_usd: z.string(),
     schedule_id: z.uuid().nullable(),
     instruction_hash: z.string().optional(),
-    /** A continuation's place in its chain (CHAIN-009): the root run, index from 2, the run it continues. */
-    chain: z.object({ root_run_id: z.uuid(), index: z.int().min(2), previous_run_id: z.uuid() }).optional(),
+    chain: ChainLink.optional(),
     continued_by_run_id: z.uuid().optional(),
     /** A coding run's checkpoints (REPO-019): metadata.repos. */
     repos: z.array(RepoChange).optional(),
     errors: z.array(z.object({ code: z.string(), message: z.string() }).passthrough()),
-    metadata: z.record(z.string(), z.unknown()),
+    metadata: RunMetadata,
     snapshot: z
       .object({
         model: z.record(z.string(), z.unknown()),

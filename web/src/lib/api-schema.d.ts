@@ -1879,9 +1879,7 @@ export interface components {
             } & {
                 [key: string]: unknown;
             })[];
-            metadata: {
-                [key: string]: unknown;
-            };
+            metadata: components["schemas"]["RunMetadata"];
             snapshot?: {
                 model: {
                     [key: string]: unknown;
@@ -1940,6 +1938,40 @@ export interface components {
             files_changed: number;
             insertions: number;
             deletions: number;
+        };
+        RunMetadata: {
+            /** @description Schedule runs: the hash of the routine's instruction */
+            instruction_hash?: string;
+            chain?: {
+                /** Format: uuid */
+                root_run_id: string;
+                index: number;
+                /** Format: uuid */
+                previous_run_id: string;
+            };
+            /** Format: uuid */
+            continued_by_run_id?: string;
+            /** @description When the run was last resumed */
+            resumed_at?: string;
+            memory_skipped?: boolean;
+            /** @description Group runs: the delivery reads the chat through this seq */
+            group_chat_through_seq?: number;
+            /** @description Group runs: the delivery reads the chat after this seq */
+            group_chat_after_seq?: number;
+            group_depth?: number;
+            group_chat_history?: {
+                source: string;
+                seqs: number[];
+                reason?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** Format: uuid */
+            task_id?: string;
+            /** Format: uuid */
+            task_run_id?: string;
+        } & {
+            [key: string]: unknown;
         };
         RunCreate: {
             message?: string;
