@@ -151,7 +151,15 @@ export async function deliverMessages(db: Database, row: NewRow & { generation: 
     select m.created_at::text as created_at from m, r`);
   const created = result.rows[0];
   if (!created) throw new Error(`run ${row.runId} does not exist`);
-  return { ...row, cost_usd: null, created_at: new Date(created.created_at).toISOString() } as WireRow;
+  return {
+    seq: row.seq,
+    generation: row.generation,
+    role: row.role,
+    payload: row.payload as WireRow["payload"],
+    metadata: row.metadata as WireRow["metadata"],
+    cost_usd: null,
+    created_at: new Date(created.created_at).toISOString(),
+  };
 }
 
 /** The run's usage from its assistant rows (the run report, TASK-022). */

@@ -1,4 +1,5 @@
 import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
+import type { MessageWire } from "../events/message";
 import type { ChatPayload, StoredRow } from "../projection/types";
 import type { Database } from "./client";
 import { messages, runs } from "./schema";
@@ -7,15 +8,8 @@ import { messages, runs } from "./schema";
 export type Role = "system" | "user" | "assistant" | "tool";
 
 /** A committed transcript row as the API and SSE carry it. */
-export interface WireRow {
-  seq: number;
-  generation: number | null;
-  role: Role;
-  payload: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  cost_usd: string | null;
-  created_at: string;
-}
+/** A row as the API and the event streams send it (core/events/message.ts). */
+export type WireRow = MessageWire;
 
 export interface NewRow {
   runId: string;
@@ -58,8 +52,8 @@ export function toWireRow(row: typeof messages.$inferSelect): WireRow {
     seq: row.seq,
     generation: row.generation,
     role: row.role as Role,
-    payload: row.payload as Record<string, unknown>,
-    metadata: row.metadata as Record<string, unknown>,
+    payload: row.payload as WireRow["payload"],
+    metadata: row.metadata as WireRow["metadata"],
     cost_usd: row.costUsd,
     created_at: row.createdAt.toISOString(),
   };
@@ -93,8 +87,8 @@ export async function appendOpeningRow(
     seq: row.seq,
     generation: row.generation,
     role: row.role,
-    payload: row.payload,
-    metadata: row.metadata,
+    payload: row.payload as WireRow["payload"],
+    metadata: row.metadata as WireRow["metadata"],
     cost_usd: null,
     created_at: new Date(created.created_at).toISOString(),
   };
@@ -170,8 +164,8 @@ export async function commitAssistantRow(db: Database, row: NewRow, scope: Usage
       seq: row.seq,
       generation: row.generation,
       role: row.role,
-      payload: row.payload,
-      metadata: row.metadata,
+      payload: row.payload as WireRow["payload"],
+      metadata: row.metadata as WireRow["metadata"],
       cost_usd: cost,
       created_at: new Date(out.created_at).toISOString(),
     },

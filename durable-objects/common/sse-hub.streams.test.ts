@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../bindings/env";
 import { guildObject } from "../../bindings/objects";
 import { loadRows, toWireRow } from "../../core/db/transcript";
+import type { GuildEventData } from "../../core/events/streams";
 import { newAgent, objectOf, rows, script, settled, toolCall } from "../../test/workerd/agents";
 import { call, seedGuild } from "../../test/workerd/seed";
 import { collectEvents, collectStream, type SseEvent } from "../../test/workerd/sse";
@@ -167,7 +168,7 @@ describe("bounded memory: streams, replies, prompt replay", () => {
   it("HARDEN-3: past the guild's cap its event stream answers 429 with the JSON error shape", async () => {
     // A cap of one for this guild's object, as MAX_GUILD_SUBSCRIBERS would set it.
     await runInDurableObject(guildObject(env as unknown as Env, guildId), (instance: GuildObject) => {
-      (instance.chat as unknown as { hub: SseHub<{ seq: number }> }).hub = new SseHub(async () => [], { maxSubscribers: 1 });
+      (instance.chat as unknown as { hub: SseHub<GuildEventData> }).hub = new SseHub<GuildEventData>(async () => [], { maxSubscribers: 1 });
     });
     const controller = new AbortController();
     const open = await (exports as unknown as { default: Fetcher }).default.fetch(`http://api.test/api/guilds/${guildId}/events?after_seq=0`, {

@@ -6,6 +6,12 @@ interface Row {
   text: string;
 }
 
+/** A test stream: rows and a free-form status. */
+interface Events {
+  message: Row;
+  status: unknown;
+}
+
 interface Frame {
   event: string;
   id?: number;
@@ -20,7 +26,7 @@ const rowsThrough = (n: number, text = "x") => Array.from({ length: n }, (_, seq
 /** A hub over an in-memory transcript, recording every replay read. */
 function hubOver(transcript: Row[], limits: Partial<HubLimits> = {}) {
   const reads: Array<{ after: number; limit: number }> = [];
-  const hub = new SseHub<Row>(
+  const hub = new SseHub<Events>(
     async (_id, after, limit) => {
       reads.push({ after, limit });
       await new Promise((r) => setTimeout(r, 1));
@@ -75,7 +81,7 @@ function client(response: Response) {
 }
 
 /** Subscribes and reads through the replay's status event. */
-const open = (hub: SseHub<Row>, after = -1) => client(hub.subscribe(STREAM, after, () => ({}))).read(hasStatus);
+const open = (hub: SseHub<Events>, after = -1) => client(hub.subscribe(STREAM, after, () => ({}))).read(hasStatus);
 
 describe("event stream hub", () => {
   it("SSE-003 / HARDEN-3: a subscriber that stops reading is dropped at its queue's byte cap and resumes with Last-Event-ID, no gap and no duplicate", async () => {
@@ -118,7 +124,7 @@ describe("event stream hub", () => {
     expect(near.frames.some((f) => f.event === "gap")).toBe(false);
     expect(seqs(near.frames)).toEqual(Array.from({ length: 8 }, (_, i) => 43 + i));
     await near.cancel();
-    expect(() => new SseHub<Row>(async () => [], { maxReplayRows: 10 })).toThrow(/latestSeq/);
+    expect(() => new SseHub<Events>(async () => [], { maxReplayRows: 10 })).toThrow(/latestSeq/);
   });
 
   it("HARDEN-3: a row larger than a subscriber's queue cap still reaches a client that keeps up", async () => {

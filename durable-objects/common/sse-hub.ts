@@ -1,4 +1,4 @@
-import type { WireRow } from "../../core/db/transcript";
+import type { RunEventData } from "../../core/events/streams";
 import { SubscriberQueue } from "./sse-subscriber";
 
 /** Reads up to `limit` committed rows of a stream (a run, or a guild's chat) after a seq, in seq order. */
@@ -6,6 +6,18 @@ export type Replay<Row> = (streamId: string, afterSeq: number, limit: number) =>
 
 /** The highest committed seq of a stream (0 when it has none): where a capped replay ends. */
 export type LatestSeq = (streamId: string) => Promise<number>;
+
+/**
+ * A stream's events by name, with the data each carries (core/events/streams.ts): `message`
+ * is the stored row, `status` what a subscriber gets once its replay ends.
+ */
+export interface HubEvents {
+  message: { seq: number };
+  status: unknown;
+}
+
+/** The names a hub publishes as transient events (rows go through publishRow). */
+export type TransientEvent<Events extends HubEvents> = Exclude<keyof Events & string, "message">;
 
 /** What one hub allows; every figure bounds the object's memory or sockets. */
 export interface HubLimits {
@@ -63,15 +75,15 @@ const PING = encoder.encode(": ping\n\n");
  *   return hub.subscribe(runId, lastEventId, () => ({ generating }));
  *   hub.publishRow(runId, committedRow); // after COMMIT only
  */
-export class SseHub<Row extends { seq: number } = WireRow> {
+export class SseHub<Events extends HubEvents = RunEventData> {
   private readonly streams = new Map<string, Set<Subscriber>>();
-  private readonly reads = new Map<string, Promise<Row[]>>();
+  private readonly reads = new Map<string, Promise<Events["message"][]>>();
   private readonly limits: HubLimits;
   private keepalive: ReturnType<typeof setInterval> | undefined;
 
   /** `latestSeq` is required with a finite `maxReplayRows`: the replay then starts from the newest rows. */
   constructor(
-    private readonly replay: Replay<Row>,
+    private readonly replay: Replay<Events["message"]>,
     limits: Partial<HubLimits> = {},
     private readonly latestSeq?: LatestSeq,
   ) {
@@ -83,7 +95,7 @@ export class SseHub<Row extends { seq: number } = WireRow> {
    * Opens a stream of the rows after `afterSeq`, then a `status` event (so a late
    * subscriber knows whether to wait), then live events; 429 past the subscriber cap.
    */
-  subscribe(streamId: string, afterSeq: number, status: () => unknown): Response {
+  subscribe(streamId: string, afterSeq: number, status: () => Events["status"]): Response {
     let set = this.streams.get(streamId);
     if ((set?.size ?? 0) >= this.limits.maxSubscribers) return tooManySubscribers(this.limits.maxSubscribers);
     if (!set) this.streams.set(streamId, (set = new Set()));
@@ -107,7 +119,7 @@ export class SseHub<Row extends { seq: number } = WireRow> {
   }
 
   /** A committed row: `event: message`, `id: <seq>`. Call only after its transaction committed. */
-  publishRow(streamId: string, row: Row): void {
+  publishRow(streamId: string, row: Events["message"]): void {
     const set = this.streams.get(streamId);
     if (!set) return;
     const bytes = frame("message", row, row.seq);
@@ -115,7 +127,7 @@ export class SseHub<Row extends { seq: number } = WireRow> {
   }
 
   /** A transient event (delta, status, error, run.continued): no id, not history. */
-  publish(streamId: string, event: string, data: unknown): void {
+  publish<K extends TransientEvent<Events>>(streamId: string, event: K, data: Events[K]): void {
     const set = this.streams.get(streamId);
     if (!set) return;
     const bytes = frame(event, data);
@@ -130,7 +142,7 @@ export class SseHub<Row extends { seq: number } = WireRow> {
     return n;
   }
 
-  private async catchUp(streamId: string, s: Subscriber, status: () => unknown): Promise<void> {
+  private async catchUp(streamId: string, s: Subscriber, status: () => Events["status"]): Promise<void> {
     const { pageRows, maxReplayRows } = this.limits;
     try {
       if (this.latestSeq && Number.isFinite(maxReplayRows)) {
@@ -175,7 +187,7 @@ export class SseHub<Row extends { seq: number } = WireRow> {
   }
 
   /** One read per page however many subscribers ask for it at once. */
-  private read(streamId: string, afterSeq: number, limit: number): Promise<Row[]> {
+  private read(streamId: string, afterSeq: number, limit: number): Promise<Events["message"][]> {
     const key = `${streamId}\u0000${afterSeq}\u0000${limit}`;
     let read = this.reads.get(key);
     if (!read) {
@@ -276,7 +288,7 @@ function frame(event: string, data: unknown, id?: number): Uint8Array {
  * `GET /runs/:id/events?after=N` as the Worker forwards it to the object that commits the
  * run's rows (the agent's, or a task run's task object): the run's stream from `after`.
  */
-export function serveRunEvents(request: Request, hub: SseHub, generating: (runId: string) => boolean): Response {
+export function serveRunEvents(request: Request, hub: SseHub<RunEventData>, generating: (runId: string) => boolean): Response {
   const url = new URL(request.url);
   const match = /^\/runs\/([0-9a-f-]{36})\/events$/.exec(url.pathname);
   if (!match) return new Response("not found", { status: 404 });

@@ -3,10 +3,10 @@ import { agentObject } from "../../bindings/objects";
 import { type Outcome, refuse } from "../../bindings/outcome";
 import type { Database } from "../../core/db/client";
 import { appendGroupMessage, type GroupMessageWire, groupMessageWire, groupParticipants, latestGroupSeq, listGroupMessages } from "../../core/db/group-chat";
+import type { GuildEventData } from "../../core/events/streams";
 import { taggedAgents } from "../../core/group/mentions";
 import { wakes } from "../../core/group/wake";
 import { describeError, logEvent } from "../../core/output/log";
-import type { ScriptsChangedEvent } from "../../core/scripts/types";
 import { IdleConnection } from "../common/idle-connection";
 import { hubLimits, SseHub } from "../common/sse-hub";
 
@@ -22,18 +22,10 @@ export interface GroupPost {
 }
 
 /** `delivery` events of the guild stream: an agent started or finished reading the chat. */
-export interface DeliveryEvent {
-  agent_id: string;
-  agent_name: string;
-  run_id: string;
-  through_seq: number;
-  state: "started" | "completed";
-}
+export type DeliveryEvent = GuildEventData["delivery"];
 
 /** Events about one of the guild's agents, published on the guild stream. */
-export interface AgentEvents {
-  "agent.scripts.changed": ScriptsChangedEvent;
-}
+export type AgentEvents = Pick<GuildEventData, "agent.scripts.changed">;
 
 /** The highest seq whose deliveries are not yet confirmed queued, with its guild. */
 const PENDING = "dispatch.pending";
@@ -58,14 +50,14 @@ const REPLAY_MAX = 1_000;
 export class GuildChat {
   /** The object's one connection: posts and replays share it, never one per subscriber or post. */
   private readonly connection: IdleConnection;
-  private readonly hub: SseHub<GroupMessageWire>;
+  private readonly hub: SseHub<GuildEventData>;
 
   constructor(
     private readonly ctx: DurableObjectState,
     private readonly env: Env,
   ) {
     this.connection = new IdleConnection(env);
-    this.hub = new SseHub<GroupMessageWire>(
+    this.hub = new SseHub<GuildEventData>(
       (guildId, after, limit) => this.withDatabase(async (db) => (await listGroupMessages(db, guildId, { afterSeq: after, limit })).rows.map(groupMessageWire)),
       { ...hubLimits(env.MAX_GUILD_SUBSCRIBERS, env.SSE_QUEUE_BYTES, 500), maxReplayRows: REPLAY_MAX },
       (guildId) => this.withDatabase((db) => latestGroupSeq(db, guildId)),

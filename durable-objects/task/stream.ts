@@ -8,16 +8,18 @@
 import { sql } from "drizzle-orm";
 import type { Env } from "../../bindings/env";
 import { loadRows, toWireRow, type WireRow } from "../../core/db/transcript";
+import type { TaskEventData } from "../../core/events/streams";
+import type { TaskOutcome, TaskStatus } from "../../core/tasks/outcome";
 import type { IdleConnection } from "../common/idle-connection";
 import { hubLimits, SseHub } from "../common/sse-hub";
 
 /** Rows one run may have before its stream sequence would run into the next run's. */
 export const RUN_SPAN = 1_000_000;
 
-export type TaskStreamRow = WireRow & { run_id: string; row_seq: number };
+export type TaskStreamRow = TaskEventData["message"];
 
 export class TaskStream {
-  private readonly hub: SseHub<TaskStreamRow>;
+  private readonly hub: SseHub<TaskEventData>;
   /** The run whose rows go live, with its ordinal among the task's runs (1 = the first). */
   private live: { taskId: string; runId: string; ordinal: number } | null = null;
 
@@ -25,14 +27,14 @@ export class TaskStream {
     env: Env,
     private readonly database: () => IdleConnection,
   ) {
-    this.hub = new SseHub<TaskStreamRow>(
+    this.hub = new SseHub<TaskEventData>(
       (taskId, after, limit) => this.replay(taskId, after, limit),
       hubLimits(env.MAX_RUN_SUBSCRIBERS, env.SSE_QUEUE_BYTES, 200),
     );
   }
 
   /** Opens a stream: the latest run's rows after `afterSeq`, then `status` {status, run_id}, then live events. */
-  subscribe(taskId: string, afterSeq: number, status: { status: string | null; run_id: string | null }): Response {
+  subscribe(taskId: string, afterSeq: number, status: TaskEventData["status"]): Response {
     return this.hub.subscribe(taskId, afterSeq, () => status);
   }
 
@@ -48,11 +50,11 @@ export class TaskStream {
     this.hub.publishRow(live.taskId, { ...row, seq: live.ordinal * RUN_SPAN + row.seq, run_id: runId, row_seq: row.seq });
   }
 
-  runEnded(taskId: string, runId: string, outcome: string): void {
+  runEnded(taskId: string, runId: string, outcome: TaskOutcome): void {
     this.hub.publish(taskId, "task.run_ended", { run_id: runId, outcome });
   }
 
-  status(taskId: string, status: string): void {
+  status(taskId: string, status: TaskStatus): void {
     this.hub.publish(taskId, "task.status", { status });
   }
 

@@ -3,7 +3,9 @@ import { and, eq, isNull } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { taskObject } from "../../bindings/objects";
 import { runs, taskRuns, tasks } from "../../core/db/schema";
+import { EVENT_STREAMS } from "../../core/events/streams";
 import { volumeObjectKey } from "../../core/tasks/key";
+import { eventMisfits } from "../../test/workerd/sse";
 import { activeRunOf, seedTask, testEnv, untilEnded, withDb } from "../../test/workerd/task-runs";
 import type { TaskObject } from "./task-object";
 
@@ -94,7 +96,7 @@ describe("task object", () => {
     expect(await testEnv.SANDBOX_HOMES.head(key)).not.toBeNull();
   });
 
-  it("TASK-004: the events stream shows the status, the run starting and ending, and the run's rows", async () => {
+  it("TASK-004: the events stream shows the status, the run starting and ending, and the run's rows, each event fitting its schema", async () => {
     const { task } = await seedTask();
     const stub = taskObject(testEnv, task.id);
     const response = await stub.events(task.id, new Request("http://task/events"));
@@ -121,6 +123,7 @@ describe("task object", () => {
     ]);
     expect(rows[1].payload.content).toContain("factory/task/APP-1");
     expect(replay.at(-1)).toEqual({ event: "status", data: { status: "queued", run_id: null } });
+    expect(eventMisfits([...events, ...replay], EVENT_STREAMS.task)).toEqual([]);
   });
 
   it("TASK-011 / TASK-014: authorizeGit refuses a wrong credential and a finished run's credential", async () => {

@@ -14,8 +14,9 @@ import { answerChecker, type OpenApiDocument, operationsOf } from "./openapi-ans
  * The contract test: every operation of the served OpenAPI document, called through the
  * console's typed client against the running stack, answers a documented success status
  * with a body that validates against the documented schema; each family also answers a
- * documented error (404 for an unknown id, 422 for a bad body). An operation the walk
- * leaves out fails the last test, so a new route cannot go unchecked.
+ * documented error (404 for an unknown id, 422 for a bad body), and each event its streams
+ * send matches the stream's documented events. An operation the walk leaves out fails the
+ * last test, so a new route cannot go unchecked.
  */
 
 let document: OpenApiDocument;
@@ -147,6 +148,7 @@ describe("API contract: every documented operation through the typed client", ()
     const events = await expectAnswer(api.GET("/api/runs/{id}/events", { params: { path: { id: run.id } }, parseAs: "stream" }), 200);
     const seen = await readEvents(events, (e) => e.some((x) => x.event === "message" && x.id === String(assistant!.seq)));
     expect(seen.filter((e) => e.event === "message").map((e) => JSON.parse(e.data).seq)).toContain(assistant!.seq);
+    expect(answers.eventProblems("/api/runs/{id}/events", seen)).toEqual([]);
     await expectAnswer(api.POST("/api/runs/{id}/messages", { params: { path: { id: run.id } }, body: { content: "pong" } }), 202);
     await agentGenerating(agent.id, false);
     await expectAnswer(api.GET("/api/runs/{id}", { params: { path: { id: unknownId } } }), 404);
@@ -179,6 +181,7 @@ describe("API contract: every documented operation through the typed client", ()
     );
     const seen = await readEvents(events, (e) => e.some((x) => x.event === "message" && x.id === String(posted.seq)));
     expect(seen.some((e) => e.event === "message" && JSON.parse(e.data).seq === posted.seq)).toBe(true);
+    expect(answers.eventProblems("/api/guilds/{id}/events", seen)).toEqual([]);
     // The post woke the agent into a group run, which completes after its generation.
     const deadline = Date.now() + 20_000;
     let group: Run | undefined;
@@ -475,7 +478,9 @@ describe("API contract: every documented operation through the typed client", ()
     await expectAnswer(api.POST("/api/tasks/{id}/messages", { ...taskPath, body: { content: "" } }), 422);
     await expectAnswer(api.GET("/api/tasks/{id}/messages", taskPath), 200);
     const stream = await expectAnswer(api.GET("/api/tasks/{id}/events", { ...taskPath, parseAs: "stream" }), 200);
-    expect((await readEvents(stream, (events) => events.some((e) => e.event === "status"))).map((e) => e.event)).toContain("status");
+    const taskEvents = await readEvents(stream, (events) => events.some((e) => e.event === "status"));
+    expect(taskEvents.map((e) => e.event)).toContain("status");
+    expect(answers.eventProblems("/api/tasks/{id}/events", taskEvents)).toEqual([]);
     await expectAnswer(api.POST("/api/tasks/{id}/cancel", taskPath), 200);
     // Once no run of the task is active (the cancelled one has written its ending), its volume may go.
     const deadline = Date.now() + 120_000;

@@ -119,6 +119,24 @@ export function answerChecker(document: OpenApiDocument) {
 
   return {
     middleware,
+    /**
+     * What is wrong with events read from a documented stream (`GET path`): each
+     * `{event, id?, data}` must match the stream's text/event-stream schema, so an event
+     * the server sends with no schema, or with data off its schema, is named here.
+     */
+    eventProblems(path: string, events: ReadonlyArray<{ event: string; id?: string; data: string }>): string[] {
+      const validate = validator(pointer("paths", path, "get", "responses", "200", "content", "text/event-stream", "schema"));
+      return events.flatMap((e) => {
+        let data: unknown;
+        try {
+          data = JSON.parse(e.data);
+        } catch {
+          return [`${e.event}: its data is not JSON: ${e.data.slice(0, 200)}`];
+        }
+        const event = { event: e.event, ...(e.id !== undefined ? { id: e.id } : {}), data };
+        return validate(event) ? [] : [`${e.event}: ${ajv.errorsText(validate.errors, { separator: "; " }).slice(0, 600)}: ${e.data.slice(0, 300)}`];
+      });
+    },
     /** The verdict on one response the client received. */
     of: (response: Response): CheckedAnswer | undefined => checked.get(response),
     /** Every answer checked so far, in order. */

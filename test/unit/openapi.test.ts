@@ -1,6 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { beforeAll, describe, expect, it } from "vitest";
+import { EVENT_STREAMS } from "../../core/events/streams";
 import { apiDocumentText, type WorkerApp, workerApp } from "../../scripts/openapi/document";
 
 type Operation = {
@@ -145,6 +146,7 @@ describe("CONTRACT: the API document generated from the routes", () => {
   });
 
   it("CONTRACT: the event streams document text/event-stream, the upload multipart and the attachment its image types", () => {
+    expect(Object.keys(doc.paths["/api/tasks/{id}/events"]!.get!.responses["200"]!.content!)).toEqual(["text/event-stream"]);
     for (const path of ["/api/runs/{id}/events", "/api/guilds/{id}/events"]) {
       const op = doc.paths[path]!.get!;
       expect(Object.keys(op.responses["200"]!.content!)).toEqual(["text/event-stream"]);
@@ -152,6 +154,34 @@ describe("CONTRACT: the API document generated from the routes", () => {
     }
     expect(Object.keys(doc.paths["/api/attachments"]!.post!.requestBody!.content)).toEqual(["multipart/form-data"]);
     expect(Object.keys(doc.paths["/api/attachments/{id}"]!.get!.responses["200"]!.content!)).toEqual(expect.arrayContaining(["image/png", "image/jpeg"]));
+  });
+
+  it("CONTRACT / SSE-006: each event stream's answer is its named oneOf of events, x-events listing the names core/events sends, each event's data a named schema", () => {
+    const streams = {
+      "/api/runs/{id}/events": ["RunEvent", EVENT_STREAMS.run],
+      "/api/guilds/{id}/events": ["GuildEvent", EVENT_STREAMS.guild],
+      "/api/tasks/{id}/events": ["TaskEvent", EVENT_STREAMS.task],
+    } as const;
+    for (const [path, [name, events]] of Object.entries(streams)) {
+      const content = doc.paths[path]!.get!.responses["200"]!.content!;
+      expect(content["text/event-stream"]!.schema, path).toEqual({ $ref: `#/components/schemas/${name}` });
+      const schema = doc.components.schemas[name] as {
+        oneOf: Array<{ properties: { event: { const: string }; data: { $ref?: string } } }>;
+        "x-events": string[];
+      };
+      expect(schema["x-events"], name).toEqual(Object.keys(events));
+      expect(
+        schema.oneOf.map((item) => item.properties.event.const),
+        name,
+      ).toEqual(Object.keys(events));
+      for (const item of schema.oneOf) {
+        const ref = item.properties.data.$ref;
+        expect(ref, `${name} ${item.properties.event.const}`).toMatch(/^#\/components\/schemas\/\w+$/);
+        expect(doc.components.schemas[ref!.replace("#/components/schemas/", "")], ref).toBeDefined();
+      }
+    }
+    const payload = doc.components.schemas.MessagePayload as { oneOf: Array<{ $ref: string }> };
+    expect(payload.oneOf.map((p) => p.$ref.replace("#/components/schemas/", ""))).toEqual(["SystemPayload", "UserPayload", "AssistantPayload", "ToolPayload"]);
   });
 
   it("CONTRACT: route handlers read query and path values only through their validators, so each is documented", async () => {

@@ -1,4 +1,5 @@
 import { exports } from "cloudflare:workers";
+import type { EventSchemas } from "../../core/events/streams";
 import { refusePlatformKey } from "./canary";
 
 export interface SseEvent {
@@ -71,4 +72,17 @@ export async function collectStream(
     await reader.cancel().catch(() => {});
   }
   return events;
+}
+
+/**
+ * The events whose name the stream's schemas (core/events/streams.ts) do not list, or
+ * whose data does not parse against its schema, each with why; empty when all fit.
+ */
+export function eventMisfits(events: Array<{ event: string; data: unknown }>, schemas: EventSchemas): string[] {
+  return events.flatMap((e) => {
+    const schema = schemas[e.event];
+    if (!schema) return [`${e.event}: the stream has no schema for this event`];
+    const parsed = schema.safeParse(e.data);
+    return parsed.success ? [] : [`${e.event}: ${parsed.error.message.slice(0, 400)} in ${JSON.stringify(e.data).slice(0, 300)}`];
+  });
 }

@@ -5,9 +5,10 @@ import { groupMessageWire, listGroupMessages } from "../../core/db/group-chat";
 import { agents } from "../../core/db/schema";
 import { GroupMessage } from "../../core/validation/group-chat";
 import type { AppEnv } from "../http/context";
-import { failure, jsonBody, lastEventId, ok, operation, pathId, query } from "../http/contract";
+import { eventStream, failure, jsonBody, lastEventId, ok, operation, pathId, query } from "../http/contract";
 import { validationFailed } from "../http/errors";
 import { resumePoint, streamQuery } from "../http/query.schema";
+import { GuildEvent } from "./events.schema";
 import { ChatQuery, GroupMessagePage, GroupPostBody } from "./group-chat.schema";
 import { findGuild } from "./guilds";
 import { settle } from "./runs";
@@ -85,8 +86,9 @@ export const groupChatRoutes = new Hono<AppEnv>()
       description:
         "Events: `message` per public row (id: its seq; resume with Last-Event-ID or ?after_seq=), `delivery` when an agent starts or finishes reading, " +
         "`agent.scripts.changed` {agent_id, action: create|delete|clear, name?} when an agent's scripts change, " +
-        "and first a `gap` {after_seq, resumes_at_seq} when more than 1,000 rows behind (read those with ?before_seq= on the chat).",
-      responses: { 200: { description: "An event stream", content: { "text/event-stream": { schema: { type: "string" } } } } },
+        "first a `gap` {after_seq, resumes_at_seq} when more than 1,000 rows behind (read those with ?before_seq= on the chat), " +
+        "and a `status` {guild_id, reading} after the replay. Each event's data has its schema (GuildEvent).",
+      responses: { 200: eventStream("The guild's events (GuildEvent)", GuildEvent) },
       notFound: "guild",
       query: true,
       objects: true,

@@ -7,9 +7,10 @@ import { toWireRow } from "../../core/db/transcript";
 import type { RunSnapshot } from "../../core/runs/snapshot";
 import { toRun } from "../../core/runs/wire";
 import type { AppEnv } from "../http/context";
-import { failure, jsonBody, lastEventId, ok, operation, pathId, query } from "../http/contract";
+import { eventStream, failure, jsonBody, lastEventId, ok, operation, pathId, query } from "../http/contract";
 import { ApiError, notFound, validationFailed } from "../http/errors";
 import { MAX_SEQ, queryInt, resumePoint, streamQuery } from "../http/query.schema";
+import { RunEvent } from "./events.schema";
 import { attachmentRefs, findRun, settle } from "./runs";
 import { MessageAccepted, MessageCreate, MessageList, MessagesQuery, PromptReplay, Run } from "./runs.schema";
 
@@ -161,9 +162,10 @@ export const runRoutes = new Hono<AppEnv>()
       operationId: "streamRunEvents",
       summary: "Server-Sent Events of the run: rows, deltas, status and errors",
       description:
-        "Events: `message` per stored row (id: its seq), `delta` while the model writes, `status`, `error`. " +
+        "Events: `message` per stored row (id: its seq), `delta` while the model writes, `status` (after the replay, and as generations start and end), " +
+        "`error`, and `run.continued` when the run hands off to a continuation. Each event's data has its schema (RunEvent). " +
         "A reconnecting EventSource resumes after Last-Event-ID (or ?after_seq=) with no gap and no duplicate.",
-      responses: { 200: { description: "An event stream", content: { "text/event-stream": { schema: { type: "string" } } } } },
+      responses: { 200: eventStream("The run's events (RunEvent)", RunEvent) },
       query: true,
       objects: true,
       parameters: [lastEventId],

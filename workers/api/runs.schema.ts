@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { Message, MessagePayload } from "../../core/events/message";
 import { idInput } from "../../core/validation/fields";
 import { ListQuery, pageOf } from "../http/page.schema";
 import { MAX_SEQ, queryInt } from "../http/query.schema";
@@ -35,6 +36,29 @@ export const RunKindFilter = z.enum(["direct", "group", "schedule"]).meta({ id: 
 /** A run's status: active (it takes messages) or completed (until resumed). */
 export const RunStatus = z.enum(["active", "completed"]);
 
+/** A continuation's place in its chain (CHAIN-009): the root run, index from 2, the run it continues. */
+const ChainLink = z.object({ root_run_id: z.uuid(), index: z.int().min(2), previous_run_id: z.uuid() });
+
+/**
+ * What the platform records on a run. The fields below are the ones it writes (each on the
+ * runs it names); open for more, as a trigger or a later version may add its own.
+ */
+export const RunMetadata = z
+  .looseObject({
+    instruction_hash: z.string().optional().describe("Schedule runs: the hash of the routine's instruction"),
+    chain: ChainLink.optional(),
+    continued_by_run_id: z.uuid().optional(),
+    resumed_at: z.string().optional().describe("When the run was last resumed"),
+    memory_skipped: z.boolean().optional(),
+    group_chat_through_seq: z.int().optional().describe("Group runs: the delivery reads the chat through this seq"),
+    group_chat_after_seq: z.int().optional().describe("Group runs: the delivery reads the chat after this seq"),
+    group_depth: z.int().optional(),
+    group_chat_history: z.looseObject({ source: z.string(), seqs: z.array(z.int()), reason: z.string().optional() }).optional(),
+    task_id: z.uuid().optional(),
+    task_run_id: z.uuid().optional(),
+  })
+  .meta({ id: "RunMetadata" });
+
 /** A run as the API returns it (RUN-023). */
 export const Run = z
   .object({
@@ -49,13 +73,12 @@ export const Run = z
     cost_usd: z.string(),
     schedule_id: z.uuid().nullable(),
     instruction_hash: z.string().optional(),
-    /** A continuation's place in its chain (CHAIN-009): the root run, index from 2, the run it continues. */
-    chain: z.object({ root_run_id: z.uuid(), index: z.int().min(2), previous_run_id: z.uuid() }).optional(),
+    chain: ChainLink.optional(),
     continued_by_run_id: z.uuid().optional(),
     /** A coding run's checkpoints (REPO-019): metadata.repos. */
     repos: z.array(RepoChange).optional(),
     errors: z.array(z.object({ code: z.string(), message: z.string() }).passthrough()),
-    metadata: z.record(z.string(), z.unknown()),
+    metadata: RunMetadata,
     snapshot: z
       .object({
         model: z.record(z.string(), z.unknown()),
@@ -104,17 +127,7 @@ export const ScheduleRunListQuery = ListQuery.extend({
 /** Query of `GET /api/agents/:id/runs`: also by the routine that fired them. */
 export const RunListQuery = ScheduleRunListQuery.extend({ schedule_id: idInput().optional().describe("Only the runs this routine fired") });
 
-export const Message = z
-  .object({
-    seq: z.int(),
-    generation: z.int().nullable(),
-    role: z.enum(["system", "user", "assistant", "tool"]),
-    payload: z.record(z.string(), z.unknown()),
-    metadata: z.record(z.string(), z.unknown()),
-    cost_usd: z.string().nullable(),
-    created_at: z.iso.datetime(),
-  })
-  .meta({ id: "Message", description: "One stored row of a run's transcript" });
+export { Message };
 
 /** A run's rows in seq order (`GET /api/runs/:id/messages`). */
 export const MessageList = z.object({ data: z.array(Message) }).meta({ id: "MessageList" });
@@ -128,13 +141,21 @@ export const MessagesQuery = z.strictObject({
 /** The answer of `POST /api/runs/:id/messages`: the user row and the generation it opened. */
 export const MessageAccepted = z.object({ run_id: z.uuid(), seq: z.int(), generation: z.int() }).meta({ id: "MessageAccepted" });
 
+/** A tool as the run offered it to the model (its snapshot's Chat Completions `tools[]` entry). */
+export const OfferedTool = z
+  .object({
+    type: z.literal("function"),
+    function: z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()).describe("The tool's JSON Schema") }),
+  })
+  .meta({ id: "OfferedTool" });
+
 /** The exact projection sent for an assistant row, rebuilt from stored rows (`GET /api/runs/:id/messages/:seq/prompt`). */
 export const PromptReplay = z
   .object({
     seq: z.int(),
     model: z.string(),
-    messages: z.array(z.record(z.string(), z.unknown())),
-    tools: z.array(z.unknown()),
+    messages: z.array(MessagePayload).describe("The messages sent, in order: the stored payloads as the projection gave them (images as stored references)"),
+    tools: z.array(OfferedTool),
     hash: z.string(),
     recorded_hash: z.string().nullable().describe("The hash recorded when the row was generated; null for rows from before hashes were kept"),
     matches: z.boolean(),

@@ -6,9 +6,10 @@ import { findTask, moveTask, type TaskRow } from "../../core/db/tasks";
 import type { TaskStatus } from "../../core/tasks/outcome";
 import { CANCELLABLE, DONE_FROM, QUEUED_BY_MESSAGE } from "../../core/tasks/transitions";
 import type { AppEnv } from "../http/context";
-import { failure, jsonBody, ok, operation, pathId, query } from "../http/contract";
+import { eventStream, failure, jsonBody, ok, operation, pathId, query } from "../http/contract";
 import { ListQuery } from "../http/page.schema";
 import { listPage } from "../http/pagination";
+import { TaskEvent } from "./events.schema";
 import { settle } from "./runs";
 import { ownedTask, toTask, toTaskMessage, toTaskRun, wakeQueue } from "./tasks";
 import { Task, TaskDetail, TaskMessage, TaskMessageCreate, TaskMessagePage, TaskRunPage } from "./tasks.schema";
@@ -169,7 +170,10 @@ export const taskRoutes = new Hono<AppEnv>()
       operationId: "streamTaskEvents",
       summary: "Server-Sent Events of the task: status changes, runs starting and ending, the draft pull request opening, and the active run's rows",
       tag: "Tasks",
-      responses: { 200: { description: "An event stream", content: { "text/event-stream": { schema: { type: "string" } } } } },
+      description:
+        "Events: `message` per row of the task's latest run (id: the stream's sequence), `status` {status, run_id} after the replay, " +
+        "`task.status`, `task.run_started`, `task.run_ended` and `task.pull_request`. Each event's data has its schema (TaskEvent).",
+      responses: { 200: eventStream("The task's events (TaskEvent)", TaskEvent) },
       notFound: "task",
       objects: true,
       errors: { 503: failure("The database cannot be reached (database.unavailable)") },

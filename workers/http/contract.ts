@@ -38,13 +38,22 @@ export const TAGS = {
 } as const;
 
 type Tag = keyof typeof TAGS;
-type Responses = Record<number, OpenAPIV3_1.ResponseObject | ReturnType<typeof ok>>;
+type Responses = Record<number, OpenAPIV3_1.ResponseObject | ReturnType<typeof ok> | ReturnType<typeof eventStream>>;
 
 /** JSON content written by the API: the schema's output side (defaults are filled in). */
 const jsonContent = (schema: z.ZodType) => ({ "application/json": { schema: resolver(schema, { options: { io: "output" } }) } });
 
 /** A success response, with its JSON body's schema when it has one. */
 export const ok = (description: string, schema?: z.ZodType) => (schema ? { description, content: jsonContent(schema) } : { description });
+
+/**
+ * A Server-Sent Events answer: the schema (core/events/streams.ts, eventStreamSchema) is
+ * the oneOf of the stream's `{event, id?, data}` items; the body is a sequence of them.
+ */
+export const eventStream = (description: string, schema: z.ZodType) => ({
+  description,
+  content: { "text/event-stream": { schema: resolver(schema, { options: { io: "output" } }) } },
+});
 
 const ERROR_REF = { $ref: "#/components/schemas/Error" };
 

@@ -5,11 +5,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../../bindings/env";
 import { openDatabase } from "../../../core/db/client";
 import { groupCursors, messages, runs } from "../../../core/db/schema";
+import { EVENT_STREAMS } from "../../../core/events/streams";
 import { HANDOFF_TOOL_RESULT, handoffRequest, NO_HANDOFF_NOTE } from "../../../core/runs/chain";
 import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall, untilGenerating } from "../../../test/workerd/agents";
 import { postChat } from "../../../test/workerd/group-chat";
 import { call, seedGuild } from "../../../test/workerd/seed";
-import { collectEvents, type SseEvent } from "../../../test/workerd/sse";
+import { collectEvents, eventMisfits, type SseEvent } from "../../../test/workerd/sse";
 import type { AgentObject } from "../agent-object";
 
 type Run = {
@@ -137,6 +138,7 @@ describe("run chains", () => {
     // CHAIN-011 / SSE-004: the old run's subscribers hear where it went.
     const continued = (await events).find((e) => e.event === "run.continued");
     expect(continued?.data).toMatchObject({ run_id: next!.id, previous_run_id: first.id, root_run_id: first.id, index: 2 });
+    expect(eventMisfits(await events, EVENT_STREAMS.run)).toEqual([]);
   });
 
   it("CHAIN-007: a hand-off reply without text continues with handoff null and a note", async () => {

@@ -1,21 +1,10 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { describe } from "../lib/api";
+import { type AttachmentRef, describe } from "../lib/api";
 import { attachmentUrl } from "../lib/attachment-urls";
 
-/** An image a row references (metadata.attachments): an upload of the operator or a tool's screenshot. */
-export interface ImageRef {
-  id: string;
-  filename: string;
-  mime?: string;
-  kind?: string;
-}
-
-/** The image refs of a row's metadata, whatever else it holds. */
-export function imageRefs(value: unknown): ImageRef[] {
-  if (!Array.isArray(value)) return [];
-  return value.filter(
-    (a): a is ImageRef => typeof a === "object" && a !== null && typeof a.id === "string" && typeof a.filename === "string" && (a.kind ?? "image") === "image",
-  );
+/** The images among a row's attachments (an operator's uploads, a tool's screenshot) (a file of another kind is named, not shown). */
+export function imageRefs(attachments: AttachmentRef[] | undefined): AttachmentRef[] {
+  return (attachments ?? []).filter((a) => (a.kind ?? "image") === "image");
 }
 
 /** Loads an attachment's object URL; null while it comes, or the reason it did not. */
@@ -38,7 +27,7 @@ function useAttachmentUrl(id: string): { url: string | null; error: string | nul
  * A row's images as thumbnails (UI-009; a browser tool's screenshot); a click opens one
  * large in a dialog that Escape, its Close button or a click anywhere on it closes.
  */
-export function AttachmentThumbs(props: { images: ImageRef[]; label: string }) {
+export function AttachmentThumbs(props: { images: AttachmentRef[]; label: string }) {
   if (props.images.length === 0) return null;
   return (
     <ul class="thumbs" aria-label={props.label}>
@@ -51,7 +40,7 @@ export function AttachmentThumbs(props: { images: ImageRef[]; label: string }) {
   );
 }
 
-function Thumb(props: { image: ImageRef }) {
+function Thumb(props: { image: AttachmentRef }) {
   const { url, error } = useAttachmentUrl(props.image.id);
   const [open, setOpen] = useState(false);
   const dialog = useRef<HTMLDialogElement>(null);

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import type { Agent, Guild } from "../lib/api";
+import type { Agent, Guild, SecretGrantCreate } from "../lib/api";
 
 /** Guilds and agents a secret or a connection can be granted to, by id, for naming grants. */
 export interface GrantTargets {
@@ -7,7 +7,8 @@ export interface GrantTargets {
   agents: Agent[];
 }
 
-export type GrantBody = { guild_id: string } | { agent_id: string };
+/** A grant's body (secrets and MCP connections take the same). */
+export type GrantBody = SecretGrantCreate;
 
 /**
  * "Grant to" a guild or an agent not granted yet, as secrets and MCP connections are granted.

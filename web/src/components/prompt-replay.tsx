@@ -34,7 +34,7 @@ export function PromptReplay(props: { runId: string; seq: number; recorded: Reco
             {replay.messages.map((m, i) => (
               <li key={i}>
                 <strong>{String(m.role)}</strong>
-                <pre>{contentText(m.content) || (m.tool_calls ? JSON.stringify(m.tool_calls, null, 2) : "")}</pre>
+                <pre>{contentText(m.content) || (m.role === "assistant" && m.tool_calls ? JSON.stringify(m.tool_calls, null, 2) : "")}</pre>
               </li>
             ))}
           </ol>

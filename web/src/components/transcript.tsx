@@ -1,5 +1,5 @@
 import type { ComponentChildren } from "preact";
-import type { Row } from "../lib/api-types";
+import type { AssistantUsage, Row, ToolCall } from "../lib/api-types";
 import { contentText, prettyArguments, tokens, usd, when } from "../lib/format";
 import { GROUP_WAKE_HEADING } from "../lib/group-wake";
 import type { Draft } from "../lib/live-run";
@@ -10,18 +10,6 @@ import { Link } from "./link";
 import { Markdown } from "./markdown";
 import { PromptReplay } from "./prompt-replay";
 import { SecretRequestCard } from "./secret-request";
-
-interface ToolCall {
-  id: string;
-  function: { name: string; arguments: string };
-}
-
-interface AssistantUsage {
-  prompt_tokens?: number;
-  completion_tokens?: number;
-  cached_tokens?: number;
-  reasoning_tokens?: number;
-}
 
 /**
  * A run's rows in seq order: the system row collapsed, user and assistant messages
@@ -35,8 +23,7 @@ interface AssistantUsage {
 export function Transcript(props: { runId: string; agentId: string; rows: Row[]; draft: Draft | null; generating: boolean; target?: number | null }) {
   const stubbed = new Set<number>();
   for (const row of props.rows) {
-    const projection = row.metadata.projection as { pressure_stubbed?: number[] } | undefined;
-    for (const seq of projection?.pressure_stubbed ?? []) stubbed.add(seq);
+    for (const seq of row.metadata.projection?.pressure_stubbed ?? []) stubbed.add(seq);
   }
   return (
     <ol class="transcript" aria-label="Transcript">
@@ -108,7 +95,7 @@ function RowView(props: { runId: string; agentId: string; row: Row; stubbed: boo
     return <GroupWake head={head(GROUP_WAKE_HEADING)} text={contentText(payload.content)} throughSeq={meta.group_chat_through_seq} />;
   }
   if (row.role === "user") {
-    const attachments = (meta.attachments as Array<{ filename: string }> | undefined) ?? [];
+    const attachments = meta.attachments ?? [];
     return (
       <>
         {head(meta.source === "operator" || !meta.source ? "You" : `User (${String(meta.source)})`)}
@@ -129,8 +116,8 @@ function RowView(props: { runId: string; agentId: string; row: Row; stubbed: boo
     );
   }
   if (row.role === "assistant") {
-    const calls = (payload.tool_calls as ToolCall[] | undefined) ?? [];
-    const usage = (meta.usage as AssistantUsage | undefined) ?? {};
+    const calls = payload.role === "assistant" ? (payload.tool_calls ?? []) : [];
+    const usage: Partial<AssistantUsage> = meta.usage ?? {};
     const reasoning = typeof meta.reasoning === "string" ? meta.reasoning : "";
     const text = contentText(payload.content);
     return (
@@ -184,7 +171,7 @@ function RowView(props: { runId: string; agentId: string; row: Row; stubbed: boo
             </span>
           )}
           {typeof meta.duration_ms === "number" ? ` ${meta.duration_ms} ms` : ""}
-          <span class="muted"> {String(payload.tool_call_id ?? "")}</span>
+          <span class="muted"> {payload.role === "tool" ? payload.tool_call_id : ""}</span>
         </span>,
       )}
       <details class="tool-result" open={content.length < 600}>

@@ -1,11 +1,9 @@
 import { useState } from "preact/hooks";
 import { diffText, diffToolCalls } from "../../../core/variants/diff";
 import { THINKING_LEVELS } from "../lib/agent-settings";
-import { api, describe, unwrap, type Variant } from "../lib/api";
+import { api, describe, type ToolCall, unwrap, type Variant } from "../lib/api";
 import { prettyArguments, tokens, usd } from "../lib/format";
 import { emptyDraft, MAX_VARIANTS_PER_REQUEST, settingsLabel, type VariantDraft, variantBodies } from "../lib/what-if";
-
-type ToolCall = { id: string; function: { name: string; arguments: string } };
 
 /** The recorded answer the variants are compared with. */
 export interface RecordedAnswer {

@@ -1,5 +1,8 @@
 import createClient, { type Client, type Middleware } from "openapi-fetch";
-import type { paths } from "./api-schema";
+import type { components, paths } from "./api-schema";
+
+/** The API's error body (the document's Error schema). */
+type ErrorBody = components["schemas"]["Error"];
 
 /**
  * The typed API client over openapi-fetch, free of the console's session so the contract
@@ -12,14 +15,15 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
-    readonly details: Record<string, unknown> = {},
+    readonly details: ErrorBody["error"]["details"] = {},
   ) {
     super(message);
   }
 
   /** 422 `validation.failed`: the message of each bad field, by field name. */
   fieldErrors(): Record<string, string> {
-    const fields = Array.isArray(this.details.fields) ? (this.details.fields as Array<{ field?: unknown; message?: unknown }>) : [];
+    // An answer that is not the API's (a proxy's page) may carry anything: each value is checked.
+    const fields: Array<Partial<Record<"field" | "message", unknown>>> = Array.isArray(this.details.fields) ? this.details.fields : [];
     const out: Record<string, string> = {};
     for (const f of fields) {
       const name = typeof f.field === "string" ? f.field : "";
@@ -90,7 +94,8 @@ export async function unwrap<T>(pending: Promise<Answer<T>>): Promise<T> {
   }
   const { response } = answer;
   if (response.ok) return answer.data as T;
-  const error = (answer.error as { error?: { code?: string; message?: string; details?: Record<string, unknown> } } | undefined)?.error;
+  // Not every error answer is the API's own (a proxy's page): each part of the body is optional here.
+  const error = (answer.error as { error?: Partial<ErrorBody["error"]> } | undefined)?.error;
   throw new ApiError(response.status, error?.code ?? `http.${response.status}`, error?.message ?? `The API answered ${response.status}`, error?.details ?? {});
 }
 

@@ -136,7 +136,7 @@ export interface paths {
         };
         /**
          * Server-Sent Events of the guild: chat rows, deliveries and its agents' script changes
-         * @description Events: `message` per public row (id: its seq; resume with Last-Event-ID or ?after_seq=), `delivery` when an agent starts or finishes reading, `agent.scripts.changed` {agent_id, action: create|delete|clear, name?} when an agent's scripts change, and first a `gap` {after_seq, resumes_at_seq} when more than 1,000 rows behind (read those with ?before_seq= on the chat).
+         * @description Events: `message` per public row (id: its seq; resume with Last-Event-ID or ?after_seq=), `delivery` when an agent starts or finishes reading, `agent.scripts.changed` {agent_id, action: create|delete|clear, name?} when an agent's scripts change, first a `gap` {after_seq, resumes_at_seq} when more than 1,000 rows behind (read those with ?before_seq= on the chat), and a `status` {guild_id, reading} after the replay. Each event's data has its schema (GuildEvent).
          */
         get: operations["streamGuildEvents"];
         put?: never;
@@ -593,7 +593,7 @@ export interface paths {
         };
         /**
          * Server-Sent Events of the run: rows, deltas, status and errors
-         * @description Events: `message` per stored row (id: its seq), `delta` while the model writes, `status`, `error`. A reconnecting EventSource resumes after Last-Event-ID (or ?after_seq=) with no gap and no duplicate.
+         * @description Events: `message` per stored row (id: its seq), `delta` while the model writes, `status` (after the replay, and as generations start and end), `error`, and `run.continued` when the run hands off to a continuation. Each event's data has its schema (RunEvent). A reconnecting EventSource resumes after Last-Event-ID (or ?after_seq=) with no gap and no duplicate.
          */
         get: operations["streamRunEvents"];
         put?: never;
@@ -1397,7 +1397,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Server-Sent Events of the task: status changes, runs starting and ending, the draft pull request opening, and the active run's rows */
+        /**
+         * Server-Sent Events of the task: status changes, runs starting and ending, the draft pull request opening, and the active run's rows
+         * @description Events: `message` per row of the task's latest run (id: the stream's sequence), `status` {status, run_id} after the replay, `task.status`, `task.run_started`, `task.run_ended` and `task.pull_request`. Each event's data has its schema (TaskEvent).
+         */
         get: operations["streamTaskEvents"];
         put?: never;
         post?: never;
@@ -1617,6 +1620,61 @@ export interface components {
              */
             tagged?: string[];
         };
+        /** @description One event of a guild's stream. Each event is `event: <name>`, `id: <seq>` for rows only, and `data: <JSON of the event's data schema>`; `: ping` comments keep the stream alive. */
+        GuildEvent: {
+            /** @constant */
+            event: "message";
+            /** @description The row's seq: resume after it with Last-Event-ID */
+            id: string;
+            data: components["schemas"]["GroupMessage"];
+        } | {
+            /** @constant */
+            event: "gap";
+            data: components["schemas"]["StreamGapEvent"];
+        } | {
+            /** @constant */
+            event: "delivery";
+            data: components["schemas"]["DeliveryEvent"];
+        } | {
+            /** @constant */
+            event: "status";
+            data: components["schemas"]["GuildStatusEvent"];
+        } | {
+            /** @constant */
+            event: "agent.scripts.changed";
+            data: components["schemas"]["ScriptsChangedEvent"];
+        };
+        /** @description The rows after after_seq and before resumes_at_seq are not replayed: read them through the API */
+        StreamGapEvent: {
+            after_seq: number;
+            resumes_at_seq: number;
+        };
+        /** @description An agent started or finished reading the chat through through_seq */
+        DeliveryEvent: {
+            /** Format: uuid */
+            agent_id: string;
+            agent_name: string;
+            /** Format: uuid */
+            run_id: string;
+            through_seq: number;
+            /** @enum {string} */
+            state: "started" | "completed";
+        };
+        /** @description Sent after the replay on connect: the deliveries in progress */
+        GuildStatusEvent: {
+            /** Format: uuid */
+            guild_id: string;
+            reading: components["schemas"]["DeliveryEvent"][];
+        };
+        /** @description One of the guild's agents created, replaced (create), deleted or cleared its scripts */
+        ScriptsChangedEvent: {
+            /** Format: uuid */
+            agent_id: string;
+            /** @enum {string} */
+            action: "create" | "delete" | "clear";
+            /** @description Absent for clear */
+            name?: string;
+        };
         RepositoryList: {
             data: components["schemas"]["Repository"][];
         };
@@ -1821,9 +1879,7 @@ export interface components {
             } & {
                 [key: string]: unknown;
             })[];
-            metadata: {
-                [key: string]: unknown;
-            };
+            metadata: components["schemas"]["RunMetadata"];
             snapshot?: {
                 model: {
                     [key: string]: unknown;
@@ -1882,6 +1938,40 @@ export interface components {
             files_changed: number;
             insertions: number;
             deletions: number;
+        };
+        RunMetadata: {
+            /** @description Schedule runs: the hash of the routine's instruction */
+            instruction_hash?: string;
+            chain?: {
+                /** Format: uuid */
+                root_run_id: string;
+                index: number;
+                /** Format: uuid */
+                previous_run_id: string;
+            };
+            /** Format: uuid */
+            continued_by_run_id?: string;
+            /** @description When the run was last resumed */
+            resumed_at?: string;
+            memory_skipped?: boolean;
+            /** @description Group runs: the delivery reads the chat through this seq */
+            group_chat_through_seq?: number;
+            /** @description Group runs: the delivery reads the chat after this seq */
+            group_chat_after_seq?: number;
+            group_depth?: number;
+            group_chat_history?: {
+                source: string;
+                seqs: number[];
+                reason?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** Format: uuid */
+            task_id?: string;
+            /** Format: uuid */
+            task_run_id?: string;
+        } & {
+            [key: string]: unknown;
         };
         RunCreate: {
             message?: string;
@@ -2109,15 +2199,117 @@ export interface components {
             generation: number | null;
             /** @enum {string} */
             role: "system" | "user" | "assistant" | "tool";
-            payload: {
-                [key: string]: unknown;
-            };
-            metadata: {
-                [key: string]: unknown;
-            };
+            payload: components["schemas"]["MessagePayload"];
+            metadata: components["schemas"]["MessageMetadata"];
             cost_usd: string | null;
             /** Format: date-time */
             created_at: string;
+        };
+        /** @description The Chat Completions message of a row; its role is the row's role */
+        MessagePayload: components["schemas"]["SystemPayload"] | components["schemas"]["UserPayload"] | components["schemas"]["AssistantPayload"] | components["schemas"]["ToolPayload"];
+        /** @description The run's system prompt */
+        SystemPayload: {
+            /** @constant */
+            role: "system";
+            content: string;
+        };
+        /** @description A user message: the operator's, a trigger's (metadata.source) or the platform's; images are named in metadata.attachments */
+        UserPayload: {
+            /** @constant */
+            role: "user";
+            content: string;
+        };
+        /** @description A model reply: its text (null with tool calls only) and the tools it called */
+        AssistantPayload: {
+            /** @constant */
+            role: "assistant";
+            content: string | null;
+            tool_calls?: components["schemas"]["ToolCall"][];
+        };
+        ToolCall: {
+            id: string;
+            /** @constant */
+            type: "function";
+            function: {
+                name: string;
+                /** @description The arguments as the model wrote them: JSON text, not parsed */
+                arguments: string;
+            };
+        };
+        /** @description A tool's result, for the call tool_call_id names */
+        ToolPayload: {
+            /** @constant */
+            role: "tool";
+            tool_call_id: string;
+            content: string;
+        };
+        MessageMetadata: {
+            /** @description Where the row came from: model, operator, group, schedule, handoff, interruption, task_message, … */
+            source?: string;
+            /** @description Assistant rows: the model that answered */
+            model?: string;
+            usage?: components["schemas"]["AssistantUsage"];
+            /** @description Assistant rows: the call's price in USD (the row's cost_usd, as a number) */
+            cost_usd?: number;
+            priced?: boolean;
+            price_source?: string;
+            latency_ms?: number | null;
+            first_token_ms?: number | null;
+            finish_reason?: string | null;
+            /** @description Assistant rows: the model's reasoning text, when it sent any */
+            reasoning?: string;
+            reasoning_blocks?: unknown[];
+            timings?: {
+                [key: string]: number;
+            };
+            projection?: components["schemas"]["ProjectionFacts"];
+            /** @description Tool rows: the tool that answered */
+            tool_name?: string;
+            tool_call_id?: string;
+            duration_ms?: number;
+            path?: string;
+            range?: string;
+            secret_request?: {
+                name: string;
+                description?: string;
+                reason?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            attachments?: components["schemas"]["AttachmentRef"][];
+            /** @description A group wake: the chat rows it delivered end at this seq */
+            group_chat_through_seq?: number;
+        } & {
+            [key: string]: unknown;
+        };
+        AssistantUsage: {
+            prompt_tokens: number;
+            completion_tokens: number;
+            cached_tokens?: number;
+            reasoning_tokens?: number;
+            /** @description The provider's own price of the call, when it reports one */
+            cost?: number;
+        } & {
+            [key: string]: unknown;
+        };
+        ProjectionFacts: {
+            policy_version?: number;
+            keep?: number;
+            /** @description Tool rows sent as a stub in this prompt under context pressure */
+            pressure_stubbed?: number[];
+            prompt_tokens_counted?: number;
+            hash?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AttachmentRef: {
+            id: string;
+            filename: string;
+            mime?: string;
+            /** @description image: shown and sent to the model */
+            kind?: string;
+        } & {
+            [key: string]: unknown;
         };
         MessageAccepted: {
             /** Format: uuid */
@@ -2130,17 +2322,99 @@ export interface components {
             /** @default [] */
             attachments?: string[];
         };
+        /** @description One event of a run's stream. Each event is `event: <name>`, `id: <seq>` for rows only, and `data: <JSON of the event's data schema>`; `: ping` comments keep the stream alive. */
+        RunEvent: {
+            /** @constant */
+            event: "message";
+            /** @description The row's seq: resume after it with Last-Event-ID */
+            id: string;
+            data: components["schemas"]["Message"];
+        } | {
+            /** @constant */
+            event: "delta";
+            data: components["schemas"]["RunDeltaEvent"];
+        } | {
+            /** @constant */
+            event: "status";
+            data: components["schemas"]["RunStatusEvent"];
+        } | {
+            /** @constant */
+            event: "error";
+            data: components["schemas"]["RunErrorEvent"];
+        } | {
+            /** @constant */
+            event: "run.continued";
+            data: components["schemas"]["RunContinuedEvent"];
+        };
+        /** @description Text the model streams before its assistant row commits; not history (no id) */
+        RunDeltaEvent: {
+            /** Format: uuid */
+            run_id: string;
+            generation: number;
+            /** @enum {string} */
+            kind: "content" | "reasoning";
+            text: string;
+        };
+        /** @description Whether the run generates now; sent after the replay on connect and when a generation starts or ends */
+        RunStatusEvent: {
+            /** Format: uuid */
+            run_id: string;
+            /**
+             * @description Absent on the status a new subscriber gets after its replay
+             * @enum {string}
+             */
+            status?: "active" | "completed";
+            generating: boolean;
+            generation?: number;
+        };
+        /** @description An error of the run's generation, as the run's errors record it */
+        RunErrorEvent: {
+            /** Format: uuid */
+            run_id: string;
+            code: string;
+            message: string;
+            generation?: number | null;
+            operation?: string;
+            /** Format: date-time */
+            at?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The run was continued by a new run of its chain; sent on the continued run's stream and its chain root's */
+        RunContinuedEvent: {
+            /**
+             * Format: uuid
+             * @description The continuation
+             */
+            run_id: string;
+            /** Format: uuid */
+            previous_run_id: string;
+            /** Format: uuid */
+            root_run_id: string;
+            index: number;
+        };
         PromptReplay: {
             seq: number;
             model: string;
-            messages: {
-                [key: string]: unknown;
-            }[];
-            tools: unknown[];
+            /** @description The messages sent, in order: the stored payloads as the projection gave them (images as stored references) */
+            messages: components["schemas"]["MessagePayload"][];
+            tools: components["schemas"]["OfferedTool"][];
             hash: string;
             /** @description The hash recorded when the row was generated; null for rows from before hashes were kept */
             recorded_hash: string | null;
             matches: boolean;
+        };
+        OfferedTool: {
+            /** @constant */
+            type: "function";
+            function: {
+                name: string;
+                description: string;
+                /** @description The tool's JSON Schema */
+                parameters: {
+                    [key: string]: unknown;
+                };
+            };
         };
         RunChanges: {
             data: components["schemas"]["RepoChanges"][];
@@ -2913,6 +3187,81 @@ export interface components {
         TaskMessageCreate: {
             content: string;
         };
+        /** @description One event of a task's stream. Each event is `event: <name>`, `id: <seq>` for rows only, and `data: <JSON of the event's data schema>`; `: ping` comments keep the stream alive. */
+        TaskEvent: {
+            /** @constant */
+            event: "message";
+            /** @description The row's seq: resume after it with Last-Event-ID */
+            id: string;
+            data: components["schemas"]["TaskStreamRow"];
+        } | {
+            /** @constant */
+            event: "status";
+            data: components["schemas"]["TaskStreamStatusEvent"];
+        } | {
+            /** @constant */
+            event: "task.status";
+            data: components["schemas"]["TaskStatusEvent"];
+        } | {
+            /** @constant */
+            event: "task.run_started";
+            data: components["schemas"]["TaskRunStartedEvent"];
+        } | {
+            /** @constant */
+            event: "task.run_ended";
+            data: components["schemas"]["TaskRunEndedEvent"];
+        } | {
+            /** @constant */
+            event: "task.pull_request";
+            data: components["schemas"]["TaskPullRequestEvent"];
+        };
+        /** @description A row of the task's latest run */
+        TaskStreamRow: {
+            /** @description The stream's sequence: the run's ordinal among the task's runs times 1,000,000 plus row_seq */
+            seq: number;
+            generation: number | null;
+            /** @enum {string} */
+            role: "system" | "user" | "assistant" | "tool";
+            payload: components["schemas"]["MessagePayload"];
+            metadata: components["schemas"]["MessageMetadata"];
+            cost_usd: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            run_id: string;
+            /** @description The row's seq in its run */
+            row_seq: number;
+        };
+        /** @description Sent after the replay on connect: the task's status and its latest run */
+        TaskStreamStatusEvent: {
+            /** @enum {string|null} */
+            status: "queued" | "running" | "waiting" | "blocked" | "rate_limited" | "limit_reached" | "in_review" | "completed" | "cancelled" | "failed" | null;
+            /** Format: uuid */
+            run_id: string | null;
+        };
+        /** @description The task's status changed */
+        TaskStatusEvent: {
+            /** @enum {string} */
+            status: "queued" | "running" | "waiting" | "blocked" | "rate_limited" | "limit_reached" | "in_review" | "completed" | "cancelled" | "failed";
+        };
+        /** @description A run of the task started */
+        TaskRunStartedEvent: {
+            /** Format: uuid */
+            run_id: string;
+        };
+        /** @description A run of the task ended, and how */
+        TaskRunEndedEvent: {
+            /** Format: uuid */
+            run_id: string;
+            /** @enum {string} */
+            outcome: "completed" | "end_turn" | "blocked" | "rate_limited" | "limit_reached" | "sandbox_lost" | "connect_timeout" | "provisioning_failed" | "cancelled" | "failed";
+        };
+        /** @description The task's draft pull request was opened (TASK-018) */
+        TaskPullRequestEvent: {
+            number: number;
+            /** Format: uri */
+            url: string;
+        };
     };
     responses: {
         /** @description Missing, invalid, revoked or expired token (auth.missing_token, auth.invalid_token, auth.token_expired) */
@@ -3453,13 +3802,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description An event stream */
+            /** @description The guild's events (GuildEvent) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": components["schemas"]["GuildEvent"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -5095,13 +5444,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description An event stream */
+            /** @description The run's events (RunEvent) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": components["schemas"]["RunEvent"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -7601,13 +7950,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description An event stream */
+            /** @description The task's events (TaskEvent) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": components["schemas"]["TaskEvent"];
                 };
             };
             401: components["responses"]["Unauthorized"];

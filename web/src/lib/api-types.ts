@@ -16,6 +16,17 @@ export type RunKind = Schemas["RunKind"];
 export type RunError = Run["errors"][number];
 /** A committed row of a run (GET messages, SSE `message`). */
 export type Row = Schemas["Message"];
+/** A row's Chat Completions message, a union by role. */
+export type RowPayload = Schemas["MessagePayload"];
+export type AssistantPayload = Schemas["AssistantPayload"];
+/** What the platform records beside a row (never sent to the model). */
+export type RowMetadata = Schemas["MessageMetadata"];
+/** One function call of an assistant row. */
+export type ToolCall = Schemas["ToolCall"];
+/** An assistant row's token counts as the provider reported them. */
+export type AssistantUsage = Schemas["AssistantUsage"];
+/** An image or file a row references (metadata.attachments). */
+export type AttachmentRef = Schemas["AttachmentRef"];
 export type PromptReplay = Schemas["PromptReplay"];
 export type Schedule = Schemas["Schedule"];
 export type ScheduleCreate = Schemas["ScheduleCreate"];
@@ -33,6 +44,8 @@ export type CreatedToken = Schemas["TokenCreated"];
 /** A secret as listed: name, description, scope and grants, never its value. */
 export type Secret = Schemas["Secret"];
 export type SecretGrant = Schemas["SecretGrant"];
+/** A grant to a guild or an agent (secrets and MCP connections alike). */
+export type SecretGrantCreate = Schemas["SecretGrantCreate"];
 /** One of an agent's next deadlines (a routine's wake-up, a group delivery, a sandbox's idle timeout). */
 export type AgentDeadline = Schemas["Deadline"];
 export type UsageDay = Schemas["UsageDay"];
@@ -70,5 +83,17 @@ export type TaskMessage = Schemas["TaskMessage"];
 export type McpConnection = Schemas["McpConnection"];
 export type McpTool = Schemas["McpTool"];
 export type McpPreset = Schemas["McpPreset"];
+/** One event of a run's stream (GET /api/runs/:id/events), its data decoded. */
+export type RunEvent = Schemas["RunEvent"];
+/** One event of a guild's stream (GET /api/guilds/:id/events). */
+export type GuildEvent = Schemas["GuildEvent"];
+/** One event of a task's stream (GET /api/tasks/:id/events). */
+export type TaskEvent = Schemas["TaskEvent"];
+/** The data of one named event of a stream, e.g. `EventData<GuildEvent, "delivery">`. */
+export type EventData<Stream extends { event: string; data: unknown }, Name extends Stream["event"]> = Extract<Stream, { event: Name }>["data"];
+/** SSE `delivery`: an agent started or finished reading the chat in a group run. */
+export type Delivery = Schemas["DeliveryEvent"];
+/** SSE `gap`: the rows after after_seq and before resumes_at_seq were not replayed. */
+export type ChatGap = Schemas["StreamGapEvent"];
 /** A what-if variant of a recorded model call (decision 0022). */
 export type Variant = Schemas["Variant"];

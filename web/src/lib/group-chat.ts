@@ -1,20 +1,13 @@
-import type { ChatPage, GroupMessage } from "./api-types";
-import { mergeRows, type SseEvent } from "./sse";
+import type { ChatGap, ChatPage, Delivery, GroupMessage, GuildEvent } from "./api-types";
+import { decodeEvent, mergeRows, type SseEvent } from "./sse";
+
+export type { ChatGap, Delivery };
 
 /**
  * The guild's group chat as the console holds it, free of I/O so it is unit-tested:
  * messages merged by seq (history pages, posts and the live stream overlap, and each
  * seq shows once) and the latest delivery per agent (who is reading the chat now).
  */
-
-/** SSE `delivery`: an agent started or finished reading the chat in a group run. */
-export interface Delivery {
-  agent_id: string;
-  agent_name: string;
-  run_id: string;
-  through_seq: number;
-  state: "started" | "completed";
-}
 
 export interface ChatState {
   messages: GroupMessage[];
@@ -57,39 +50,31 @@ export const reading = (state: ChatState): Delivery[] => state.deliveries.filter
  * @example state = applyChatEvent(state, { event: "message", id: "7", data: '{"seq":7,...}' })
  */
 export function applyChatEvent(state: ChatState, event: SseEvent): ChatState {
-  let data: Record<string, unknown>;
-  try {
-    data = JSON.parse(event.data) as Record<string, unknown>;
-  } catch {
-    return state;
+  const decoded = decodeEvent<GuildEvent>(event);
+  if (!decoded) return state;
+  switch (decoded.event) {
+    case "message":
+      return typeof decoded.data.seq === "number" ? withMessages(state, [decoded.data]) : state;
+    case "delivery":
+      return withDeliveryData(state, decoded.data);
+    case "status":
+      // A (re)connect's status names the deliveries in progress, so a page opened mid-read shows them.
+      return Array.isArray(decoded.data.reading) ? decoded.data.reading.reduce(withDeliveryData, state) : state;
+    default:
+      return state;
   }
-  if (event.event === "message") return typeof data.seq === "number" ? withMessages(state, [data as unknown as GroupMessage]) : state;
-  if (event.event === "delivery") return withDeliveryData(state, data);
-  // A (re)connect's status names the deliveries in progress, so a page opened mid-read shows them.
-  if (event.event === "status" && Array.isArray(data.reading)) {
-    return (data.reading as Record<string, unknown>[]).reduce(withDeliveryData, state);
-  }
-  return state;
 }
 
 /**
- * A `gap` event of the stream: the subscriber was further behind than the replay goes, so
+ * The gap a `gap` event names: the subscriber was further behind than the replay goes, so
  * the rows after `after_seq` and before `resumes_at_seq` are to be read with GET /chat.
+ * Null for any other event, unreadable data, or a gap that skipped nothing.
  */
-export interface ChatGap {
-  after_seq: number;
-  resumes_at_seq: number;
-}
-
-/** The gap an event names, or null for any other event (or unreadable data). */
 export function gapOf(event: SseEvent): ChatGap | null {
-  if (event.event !== "gap") return null;
-  try {
-    const { after_seq, resumes_at_seq } = JSON.parse(event.data) as Record<string, unknown>;
-    return typeof after_seq === "number" && typeof resumes_at_seq === "number" && resumes_at_seq > after_seq + 1 ? { after_seq, resumes_at_seq } : null;
-  } catch {
-    return null;
-  }
+  const decoded = decodeEvent<GuildEvent>(event);
+  if (decoded?.event !== "gap") return null;
+  const { after_seq, resumes_at_seq } = decoded.data;
+  return typeof after_seq === "number" && typeof resumes_at_seq === "number" && resumes_at_seq > after_seq + 1 ? { after_seq, resumes_at_seq } : null;
 }
 
 /**
@@ -102,8 +87,8 @@ export function nextGapPage(gap: ChatGap, page: ChatPage): number | null {
   return page.has_more && oldest !== undefined && oldest > gap.after_seq + 1 ? oldest : null;
 }
 
-/** A delivery event's data, checked; anything malformed leaves the state as it was. */
-function withDeliveryData(state: ChatState, data: Record<string, unknown>): ChatState {
+/** A delivery event's data, checked (the state keeps it); anything malformed leaves the state as it was. */
+function withDeliveryData(state: ChatState, data: Delivery): ChatState {
   const { agent_id, agent_name, run_id, through_seq, state: phase } = data;
   if (typeof agent_id !== "string" || typeof run_id !== "string" || (phase !== "started" && phase !== "completed")) return state;
   return withDelivery(state, {

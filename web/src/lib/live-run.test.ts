@@ -6,7 +6,7 @@ const row = (seq: number, role: Row["role"], generation: number | null = 1): Row
   seq,
   generation,
   role,
-  payload: { role, content: `r${seq}` },
+  payload: role === "tool" ? { role, tool_call_id: "call_1", content: `r${seq}` } : { role, content: `r${seq}` },
   metadata: {},
   cost_usd: null,
   created_at: "2026-01-01T00:00:00Z",

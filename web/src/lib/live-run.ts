@@ -1,5 +1,5 @@
-import type { Row, RunError } from "./api-types";
-import { mergeRows, type SseEvent } from "./sse";
+import type { Row, RunError, RunEvent } from "./api-types";
+import { decodeEvent, mergeRows, type SseEvent } from "./sse";
 
 /** Text streamed for a generation before its assistant row commits (UI-008). */
 export interface Draft {
@@ -44,16 +44,13 @@ export function withRows(state: LiveRun, rows: Row[]): LiveRun {
  * @example state = applyEvent(state, { event: "delta", data: '{"kind":"content","text":"Hi","generation":1}' })
  */
 export function applyEvent(state: LiveRun, event: SseEvent): LiveRun {
-  let data: Record<string, unknown>;
-  try {
-    data = JSON.parse(event.data) as Record<string, unknown>;
-  } catch {
-    return state;
-  }
-  switch (event.event) {
+  const decoded = decodeEvent<RunEvent>(event);
+  if (!decoded) return state;
+  switch (decoded.event) {
     case "message":
-      return typeof data.seq === "number" ? withRows(state, [data as unknown as Row]) : state;
+      return typeof decoded.data.seq === "number" ? withRows(state, [decoded.data]) : state;
     case "delta": {
+      const { data } = decoded;
       const generation = typeof data.generation === "number" ? data.generation : null;
       const text = typeof data.text === "string" ? data.text : "";
       const draft = state.draft && state.draft.generation === generation ? state.draft : { generation, content: "", reasoning: "" };
@@ -61,21 +58,23 @@ export function applyEvent(state: LiveRun, event: SseEvent): LiveRun {
       return { ...state, draft: next, generating: true };
     }
     case "status": {
-      const generating = data.generating === true;
-      const status = typeof data.status === "string" ? data.status : state.status;
+      const generating = decoded.data.generating === true;
+      const status = typeof decoded.data.status === "string" ? decoded.data.status : state.status;
       return { ...state, generating, status, draft: generating ? state.draft : null };
     }
     case "error": {
-      if (typeof data.code !== "string") return state;
+      const { code, message, generation, at } = decoded.data;
+      if (typeof code !== "string") return state;
       const error: RunError = {
-        code: data.code,
-        message: typeof data.message === "string" ? data.message : "",
-        ...(typeof data.generation === "number" ? { generation: data.generation } : {}),
-        ...(typeof data.at === "string" ? { at: data.at } : {}),
+        code,
+        message: typeof message === "string" ? message : "",
+        ...(typeof generation === "number" ? { generation } : {}),
+        ...(typeof at === "string" ? { at } : {}),
       };
       return { ...state, errors: mergeErrors(state.errors, [error]) };
     }
     default:
+      // run.continued is the view's to follow (run-chain.ts); any other name is not this stream's.
       return state;
   }
 }

@@ -9,7 +9,7 @@ const row = (seq: number): Row => ({
   seq,
   generation: seq === 0 ? null : 1,
   role: seq === 0 ? "system" : "user",
-  payload: {},
+  payload: seq === 0 ? { role: "system", content: "" } : { role: "user", content: "" },
   metadata: {},
   cost_usd: null,
   created_at: "2026-01-01T00:00:00Z",

@@ -1,5 +1,6 @@
 /** The Scripts view's words and addresses: the form's parameters, authors, and links to a card; pure. */
-import type { ScriptAuthor } from "./api-types";
+import type { GuildEvent, ScriptAuthor } from "./api-types";
+import { decodeEvent } from "./sse";
 
 /**
  * The source's lines as text; a final newline ends the last line rather than starting an
@@ -103,11 +104,6 @@ export const SCRIPTS_CHANGED = "agent.scripts.changed";
  * @example scriptsChangedFor({ event: "agent.scripts.changed", data: '{"agent_id":"a1","action":"clear"}' }, "a1") // true
  */
 export function scriptsChangedFor(event: { event: string; data: string }, agentId: string): boolean {
-  if (event.event !== SCRIPTS_CHANGED) return false;
-  try {
-    const data: unknown = JSON.parse(event.data);
-    return Boolean(data && typeof data === "object" && (data as { agent_id?: unknown }).agent_id === agentId);
-  } catch {
-    return false;
-  }
+  const decoded = decodeEvent<GuildEvent>(event);
+  return decoded?.event === SCRIPTS_CHANGED && decoded.data.agent_id === agentId;
 }

@@ -14,6 +14,26 @@ export interface SseEvent {
 }
 
 /**
+ * An event read as its stream's documented event (`RunEvent`, `GuildEvent` or `TaskEvent`
+ * of api-types, generated from the API document), its `data` parsed from JSON; null when
+ * the data is not a JSON object. The event names and data shapes are the contract's, which
+ * the API's tests hold the server to; a handler still ignores a name it does not know and
+ * checks the values it keeps or navigates by.
+ *
+ * @example decodeEvent<RunEvent>({ event: "delta", data: '{"text":"Hi",…}' }) // { event: "delta", data: { text: "Hi", … } }
+ */
+export function decodeEvent<Stream extends { event: string; id?: string; data: unknown }>(event: SseEvent): Stream | null {
+  let data: unknown;
+  try {
+    data = JSON.parse(event.data);
+  } catch {
+    return null;
+  }
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return null;
+  return { event: event.event, data, ...(event.id !== undefined ? { id: event.id } : {}) } as Stream;
+}
+
+/**
  * Incremental parser: feed it decoded text as it arrives, in pieces of any size;
  * it returns the events completed by that piece. Comments (`: ping`) are dropped.
  *

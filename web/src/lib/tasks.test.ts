@@ -3,6 +3,7 @@ import {
   boardColumns,
   columnOf,
   duration,
+  type HeldRun,
   mergeMessages,
   mergeRuns,
   newerTask,
@@ -83,9 +84,9 @@ describe("a late answer never undoes the user's action", () => {
   });
 
   it("UI: an ended run never shows as active again; runs are listed oldest first", () => {
-    const active = { id: "r2", run_id: "x2", outcome: null as string | null, created_at: "2026-05-01T10:05:00Z", ended_at: null as string | null };
-    const ended = { ...active, outcome: "end_turn", ended_at: "2026-05-01T10:15:00Z" };
-    const earlier = { id: "r1", run_id: "x1", outcome: "cancelled", created_at: "2026-05-01T10:00:00Z", ended_at: "2026-05-01T10:01:00Z" };
+    const active: HeldRun = { id: "r2", run_id: "x2", outcome: null, created_at: "2026-05-01T10:05:00Z", ended_at: null };
+    const ended: HeldRun = { ...active, outcome: "end_turn", ended_at: "2026-05-01T10:15:00Z" };
+    const earlier: HeldRun = { id: "r1", run_id: "x1", outcome: "cancelled", created_at: "2026-05-01T10:00:00Z", ended_at: "2026-05-01T10:01:00Z" };
     expect(mergeRuns([ended], [active, earlier])).toEqual([earlier, ended]);
     expect(mergeRuns([active], [ended])).toEqual([ended]);
   });
@@ -93,8 +94,8 @@ describe("a late answer never undoes the user's action", () => {
 
 describe("the task page's wording", () => {
   it("UI: the transcript shown is the active run's, else the latest run's", () => {
-    const r1 = { id: "r1", run_id: "x1", outcome: "end_turn", created_at: "2026-05-01T10:00:00Z", ended_at: "2026-05-01T10:10:00Z" };
-    const r2 = { id: "r2", run_id: "x2", outcome: null as string | null, created_at: "2026-05-01T10:20:00Z", ended_at: null as string | null };
+    const r1: HeldRun = { id: "r1", run_id: "x1", outcome: "end_turn", created_at: "2026-05-01T10:00:00Z", ended_at: "2026-05-01T10:10:00Z" };
+    const r2: HeldRun = { id: "r2", run_id: "x2", outcome: null, created_at: "2026-05-01T10:20:00Z", ended_at: null };
     expect(shownRun([r1, r2])).toBe(r2);
     expect(shownRun([r1])).toBe(r1);
     expect(shownRun([])).toBeNull();

@@ -1,3 +1,5 @@
+import type { Task, TaskMessage, TaskRun } from "./api-types";
+
 /**
  * The task board's and the task page's pure rules: which column a status belongs to, the
  * order of cards, which of two copies of a task is newer, merging lists the API answers
@@ -18,14 +20,8 @@ export type ColumnKey = (typeof TASK_COLUMNS)[number]["key"];
 /** Statuses a person closed or that ended for good. */
 export const CLOSED_TASK_STATUSES: ReadonlySet<string> = new Set(["completed", "cancelled", "failed"]);
 
-/** What the board needs of a task. */
-export interface BoardTask {
-  id: string;
-  key: string;
-  status: string;
-  created_at: string;
-  updated_at: string;
-}
+/** What the board needs of a task; a status this console does not know yet still shows (under Queued). */
+export type BoardTask = Pick<Task, "id" | "key" | "created_at" | "updated_at"> & { status: string };
 
 /**
  * The column of a status; a status the console does not know yet shows under Queued
@@ -78,11 +74,7 @@ export function withNewerTasks<T extends { id: string; updated_at: string }>(hel
 }
 
 /** What the page needs of a task message. */
-export interface HeldMessage {
-  id: string;
-  created_at: string;
-  delivered_at: string | null;
-}
+export type HeldMessage = Pick<TaskMessage, "id" | "created_at" | "delivered_at">;
 
 /**
  * The messages the page holds with those the API answered: each once, oldest first. A
@@ -101,13 +93,7 @@ export function mergeMessages<M extends HeldMessage>(held: readonly M[], incomin
 }
 
 /** What the page needs of a task run. */
-export interface HeldRun {
-  id: string;
-  run_id: string;
-  outcome: string | null;
-  created_at: string;
-  ended_at: string | null;
-}
+export type HeldRun = Pick<TaskRun, "id" | "run_id" | "outcome" | "created_at" | "ended_at">;
 
 /**
  * The task's runs the page holds with those the API answered: each once, oldest first; an

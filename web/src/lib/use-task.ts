@@ -1,8 +1,9 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, describe, everyPage, streamRefused, type Task, type TaskMessage, type TaskRun, unwrap } from "./api";
+import { api, describe, everyPage, streamRefused, type Task, type TaskEvent, type TaskMessage, type TaskRun, unwrap } from "./api";
 import { getToken } from "./auth";
 import { createRefresher, type Refresher } from "./refresher";
 import { type ConnectionState, openEventStream } from "./run-stream";
+import { decodeEvent, type SseEvent } from "./sse";
 import { mergeMessages, mergeRuns, newerTask } from "./tasks";
 
 export interface TaskState {
@@ -66,7 +67,7 @@ export function useTask(taskId: string) {
         // resumes from the last it sent (Last-Event-ID), which openEventStream keeps.
         lastSeq: () => -1,
         onEvent: (event) => {
-          if (event.event.startsWith("task.") || event.event === "status" || (event.event === "message" && isUserRow(event.data))) void page.refresh();
+          if (event.event.startsWith("task.") || event.event === "status" || isUserRow(event)) void page.refresh();
         },
         beforeReconnect: () => page.refresh(),
         onConnection: setConnection,
@@ -96,11 +97,8 @@ export function useTask(taskId: string) {
   };
 }
 
-/** Whether an event's data is a user row: a task message reached the agent. */
-function isUserRow(data: string): boolean {
-  try {
-    return (JSON.parse(data) as { role?: unknown }).role === "user";
-  } catch {
-    return false;
-  }
+/** Whether an event is a user row: a task message reached the agent. */
+function isUserRow(event: SseEvent): boolean {
+  const decoded = decodeEvent<TaskEvent>(event);
+  return decoded?.event === "message" && decoded.data.role === "user";
 }
