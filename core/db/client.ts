@@ -175,62 +175,68 @@ export const RETRY_AFTER_S = 5;
  */
 function withDeadlines(pool: Pool, deadlineMs: number, onUnavailable?: (error: DatabaseUnavailable) => void): void {
   const connect = pool.connect.bind(pool) as () => Promise<PoolClient>;
-  const guarded = new WeakSet<PoolClient>();
+  /** Each guarded connection's statement runner, with the time its call has left. */
+  const runners = new WeakMap<PoolClient, (ms: number, args: unknown[]) => Promise<unknown>>();
   const giveUp = (cause: unknown, what: string): DatabaseUnavailable => {
     const error = cause instanceof DatabaseUnavailable ? cause : new DatabaseUnavailable(what, { cause });
     onUnavailable?.(error);
     return error;
   };
-  const guard = (client: PoolClient): PoolClient => {
-    if (guarded.has(client)) return client;
-    guarded.add(client);
+  const guard = (client: PoolClient) => {
+    let run = runners.get(client);
+    if (run) return run;
     const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
     let ended = false;
-    (client as { query: unknown }).query = async (...args: unknown[]) => {
+    run = async (ms, args) => {
       if (ended) throw new DatabaseUnavailable("the connection was ended after a failed call");
       try {
-        return await within(query(...args), deadlineMs);
+        return await within(query(...args), ms, "no answer");
       } catch (error) {
         if (!(error instanceof DatabaseUnavailable) && !isConnectionFailure(error)) throw error;
         ended = true;
         // A statement without an answer leaves the connection in an unknown state; the pool
         // removes an ended client when it comes back.
         void (client as unknown as { end(): Promise<void> }).end().catch(() => {});
-        throw giveUp(error, error instanceof DatabaseUnavailable ? `no answer within ${deadlineMs} ms` : "the connection failed");
+        throw giveUp(error, "the connection failed");
       }
     };
-    return client;
+    runners.set(client, run);
+    (client as { query: unknown }).query = (...args: unknown[]) => run(deadlineMs, args);
+    return run;
   };
-  const checkout = async (): Promise<PoolClient> => {
+  const checkout = async (ms: number) => {
     const pending = connect();
     try {
-      return guard(await within(pending, deadlineMs));
+      const client = await within(pending, ms, "no connection");
+      return { client, run: guard(client) };
     } catch (error) {
       // A connection that comes after its caller gave up goes back, ended.
       pending.then(
         (late) => late.release(true),
         () => {},
       );
-      if (error instanceof DatabaseUnavailable || isConnectionFailure(error)) throw giveUp(error, `no connection within ${deadlineMs} ms`);
+      if (error instanceof DatabaseUnavailable || isConnectionFailure(error)) throw giveUp(error, "the connection failed");
       throw error;
     }
   };
-  (pool as { connect: unknown }).connect = checkout;
+  (pool as { connect: unknown }).connect = async () => (await checkout(deadlineMs)).client;
+  // One deadline for the whole call: waiting for a connection, then the statement.
   (pool as { query: unknown }).query = async (...args: unknown[]) => {
-    const client = await checkout();
+    const started = Date.now();
+    const { client, run } = await checkout(deadlineMs);
     try {
-      return await (client.query as (...a: unknown[]) => Promise<unknown>)(...args);
+      return await run(Math.max(1, deadlineMs - (Date.now() - started)), args);
     } finally {
       client.release();
     }
   };
 }
 
-/** `work`, or DatabaseUnavailable once `ms` have passed without its answer. */
-function within<T>(work: Promise<T>, ms: number): Promise<T> {
+/** `work`, or DatabaseUnavailable ("no answer within 5000 ms") once `ms` have passed without it. */
+function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DatabaseUnavailable(`no answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new DatabaseUnavailable(`${what} within ${ms} ms`)), ms);
   });
   // The abandoned call still settles later (an error once its connection is ended): nobody awaits it.
   work.catch(() => {});

@@ -17,6 +17,11 @@ describe("a database call's deadline", () => {
   let url: string;
   const sockets = new Set<Socket>();
   let opened = 0;
+  /** A Postgres that completes the startup (trust authentication), then answers nothing more. */
+  let stalling: Server;
+  let stallingUrl: string;
+  const stallingSockets = new Set<Socket>();
+  let stalled = 0;
 
   beforeAll(async () => {
     neonConfig.webSocketConstructor ??= WebSocket as unknown as WebSocketConstructor;
@@ -31,13 +36,27 @@ describe("a database call's deadline", () => {
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     const address = silent.address();
     const target = `127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
-    proxy = await startWsProxy({ allow: [target, "127.0.0.1:1"] });
+    stalling = createServer((socket) => {
+      stalled++;
+      stallingSockets.add(socket);
+      socket.on("close", () => stallingSockets.delete(socket));
+      socket.on("error", () => {});
+      // The startup message first: AuthenticationOk, then ReadyForQuery (idle).
+      socket.once("data", () => socket.write(Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 0, 0x5a, 0, 0, 0, 5, 0x49])));
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => stalling.listen(0, "127.0.0.1", resolve));
+    const stallingAddress = stalling.address();
+    const stallingTarget = `127.0.0.1:${typeof stallingAddress === "object" && stallingAddress ? stallingAddress.port : 0}`;
+    proxy = await startWsProxy({ allow: [target, stallingTarget, "127.0.0.1:1"] });
     url = `postgres://u:p@${target}/db`;
+    stallingUrl = `postgres://u:p@${stallingTarget}/db`;
   });
   afterAll(async () => {
-    for (const socket of sockets) socket.destroy();
+    for (const socket of [...sockets, ...stallingSockets]) socket.destroy();
     await proxy.close();
     await new Promise((resolve) => silent.close(resolve));
+    await new Promise((resolve) => stalling.close(resolve));
   });
 
   const open = (options: Parameters<typeof openDatabase>[1], databaseUrl = url) =>
@@ -57,6 +76,18 @@ describe("a database call's deadline", () => {
     // The connection that did not answer is closed, not left to the pool.
     for (let i = 0; i < 50 && sockets.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(sockets.size).toBe(0);
+    await close();
+  });
+
+  it("HARDEN-2: a connection that answered before and stalls mid-call is ended at the deadline; the next call opens another", async () => {
+    const { db, close } = open({ deadlineMs: 400 }, stallingUrl);
+    const first = await db.execute(sql`select 1`).catch((e: unknown) => e);
+    expect(isDatabaseUnavailable(first), String(first)).toBe(true);
+    const second = await db.execute(sql`select 1`).catch((e: unknown) => e);
+    expect(isDatabaseUnavailable(second), String(second)).toBe(true);
+    expect(stalled, "one connection per call: the stalled one was not reused").toBe(2);
+    for (let i = 0; i < 50 && stallingSockets.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(stallingSockets.size).toBe(0);
     await close();
   });
 

@@ -11,7 +11,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Database reachability and schema version (one check serves a few seconds) */
+        /** Database reachability, schema version and required secrets (one database check serves a few seconds) */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -1430,7 +1430,7 @@ export interface components {
         };
         Health: {
             /**
-             * @description degraded: the database runs an older schema than this build expects
+             * @description degraded (HTTP 200): the database runs an older schema than this build expects, or a required secret is missing or unreadable; down (HTTP 503): the database cannot be reached. problems names each reason
              * @enum {string}
              */
             status: "ok" | "degraded" | "down";
@@ -1453,6 +1453,15 @@ export interface components {
                 expected: string;
                 up_to_date: boolean;
             };
+            /** @description The required secrets (SECRETS_KEK; MODEL_API_KEY when MODEL_BASE_URL is a public address); never their values */
+            secrets: {
+                /** @description Required secrets that are not set, by name */
+                missing: string[];
+                /** @description Secrets that are set but cannot be used (a key that does not parse), by name */
+                unreadable: string[];
+            };
+            /** @description Why the status is not ok, one line each; empty when ok */
+            problems: string[];
         };
         Guild: {
             /** Format: uuid */
@@ -2960,9 +2969,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The database cannot be reached right now (database.unavailable); try again shortly */
+        /** @description The database did not answer within the call's deadline or cannot be reached (database.unavailable; details.retry_after_s); retry after Retry-After seconds */
         DatabaseUnavailable: {
             headers: {
+                /** @description Seconds to wait before trying again */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -2986,7 +2997,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The database answers (status ok, or degraded on an older schema) */
+            /** @description The database answers: status ok, or degraded (an older schema, a required secret missing or unreadable; see problems) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3118,6 +3129,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createGuild: {
@@ -3156,6 +3168,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getGuild: {
@@ -3190,6 +3203,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteGuild: {
@@ -3282,6 +3296,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createAgent: {
@@ -3332,6 +3347,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listGuildChat: {
@@ -3382,6 +3398,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     postGuildChat: {
@@ -3525,6 +3542,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createGuildRepository: {
@@ -3652,6 +3670,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createTask: {
@@ -3702,6 +3721,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listAgents: {
@@ -3740,6 +3760,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getAgent: {
@@ -3774,6 +3795,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteAgent: {
@@ -3866,6 +3888,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getAgentStatus: {
@@ -3900,6 +3923,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getAgentMemory: {
@@ -3934,6 +3958,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     replaceAgentMemory: {
@@ -3984,6 +4009,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listAgentRuns: {
@@ -4041,6 +4067,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createAgentRun: {
@@ -4135,6 +4162,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createAgentSchedule: {
@@ -4229,6 +4257,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     writeAgentScript: {
@@ -4400,6 +4429,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteAgentScript: {
@@ -4471,6 +4501,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getAgentSandbox: {
@@ -4505,6 +4536,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     resetAgentHome: {
@@ -4848,6 +4880,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     postRunMessage: {
@@ -5169,6 +5202,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listRunChanges: {
@@ -5203,6 +5237,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getRunRepositoryDiff: {
@@ -5291,6 +5326,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     answerSecretRequest: {
@@ -5352,6 +5388,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listPromptVariants: {
@@ -5402,6 +5439,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createPromptVariants: {
@@ -5498,6 +5536,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getSchedule: {
@@ -5532,6 +5571,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteSchedule: {
@@ -5741,6 +5781,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     previewSchedule: {
@@ -5787,6 +5828,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     uploadAttachment: {
@@ -5901,6 +5943,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getUsage: {
@@ -5945,6 +5988,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getUsageSummary: {
@@ -5981,6 +6025,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getDailyUsage: {
@@ -6030,6 +6075,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listMcpPresets: {
@@ -6052,6 +6098,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listMcpConnections: {
@@ -6088,6 +6135,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createMcpConnection: {
@@ -6135,6 +6183,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getMcpConnection: {
@@ -6169,6 +6218,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteMcpConnection: {
@@ -6201,6 +6251,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     updateMcpConnection: {
@@ -6251,6 +6302,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     refreshMcpConnection: {
@@ -6312,6 +6364,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     grantMcpConnection: {
@@ -6371,6 +6424,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     revokeMcpGrant: {
@@ -6407,6 +6461,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     authorizeMcpConnection: {
@@ -6573,6 +6628,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     updateOrganisation: {
@@ -6611,6 +6667,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getPlatformUsage: {
@@ -6642,6 +6699,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getTaskSettings: {
@@ -6664,6 +6722,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     updateTaskSettings: {
@@ -6702,6 +6761,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listTokens: {
@@ -6738,6 +6798,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createToken: {
@@ -6776,6 +6837,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     revokeToken: {
@@ -6808,6 +6870,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listSecrets: {
@@ -6844,6 +6907,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createSecret: {
@@ -6891,6 +6955,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getSecret: {
@@ -6925,6 +6990,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteSecret: {
@@ -6957,6 +7023,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     updateSecret: {
@@ -7016,6 +7083,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     grantSecret: {
@@ -7075,6 +7143,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     revokeSecretGrant: {
@@ -7111,6 +7180,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listGitHubConnections: {
@@ -7133,6 +7203,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createGitHubConnection: {
@@ -7263,6 +7334,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteRepository: {
@@ -7295,6 +7367,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getTask: {
@@ -7329,6 +7402,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listTaskRuns: {
@@ -7377,6 +7451,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listTaskMessages: {
@@ -7425,6 +7500,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createTaskMessage: {
@@ -7475,6 +7551,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     cancelTask: {
@@ -7509,6 +7586,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     completeTask: {
@@ -7543,6 +7621,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     resetTaskWorkspace: {
