@@ -46,12 +46,14 @@ afterAll(async () => {
 
 const call = (method: string, path: string, body?: unknown) => api(method, path, { base: target.base, token: target.token, body });
 
-/**
- * This stack's Postgres: the server listening on its own port (`postgres -p <port>`) and
- * every process it started. No other Postgres on the machine is touched.
- */
-function postgresProcesses(port: number): number[] {
-  const processes = readdirSync("/proc")
+interface Proc {
+  pid: number;
+  argv: string[];
+  parent: number;
+}
+
+function processes(): Proc[] {
+  return readdirSync("/proc")
     .filter((name) => /^\d+$/.test(name))
     .map((name) => {
       try {
@@ -65,29 +67,44 @@ function postgresProcesses(port: number): number[] {
       }
     })
     .filter((p) => p !== null);
-  const server = processes.find((p) => /(^|\/)postgres$/.test(p.argv[0] ?? "") && p.argv.some((a, i) => a === "-p" && p.argv[i + 1] === String(port)));
-  if (!server) throw new Error(`no Postgres server on port ${port}`);
-  return [server.pid, ...processes.filter((p) => p.parent === server.pid).map((p) => p.pid)];
 }
 
-/** Runs `during` while every Postgres process of the stack is stopped for FREEZE_MS; always continues them. */
+/** This stack's Postgres server: the one listening on its own port (`postgres -p <port>`); no other is touched. */
+function postgresServer(port: number): number {
+  const server = processes().find((p) => /(^|\/)postgres$/.test(p.argv[0] ?? "") && p.argv.some((a, i) => a === "-p" && p.argv[i + 1] === String(port)));
+  if (!server) throw new Error(`no Postgres server on port ${port}`);
+  return server.pid;
+}
+
+/** Sends `signal`; false when the process has exited meanwhile (a backend that ended). */
+function send(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
+    throw error;
+  }
+}
+
+/**
+ * Runs `during` while every Postgres process of the stack is stopped for FREEZE_MS: the
+ * server first (a stopped server starts no new process), then each process it started.
+ * Always continues them.
+ */
 async function frozen<T>(during: () => Promise<T>): Promise<T> {
-  const pids = postgresProcesses(databasePort);
-  expect(pids.length, "the server and its background processes").toBeGreaterThan(2);
+  const server = postgresServer(databasePort);
+  const stopped: number[] = [];
   const started = Date.now();
   try {
-    for (const pid of pids) process.kill(pid, "SIGSTOP");
+    if (send(server, "SIGSTOP")) stopped.push(server);
+    for (const child of processes().filter((p) => p.parent === server)) if (send(child.pid, "SIGSTOP")) stopped.push(child.pid);
+    expect(stopped.length, "the server and its background processes").toBeGreaterThan(2);
     const result = await during();
     await new Promise((r) => setTimeout(r, Math.max(0, FREEZE_MS - (Date.now() - started))));
     return result;
   } finally {
-    for (const pid of pids) {
-      try {
-        process.kill(pid, "SIGCONT");
-      } catch {
-        // exited meanwhile
-      }
-    }
+    for (const pid of stopped.reverse()) send(pid, "SIGCONT");
   }
 }
 
