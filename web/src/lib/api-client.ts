@@ -91,7 +91,11 @@ export async function unwrap<T>(pending: Promise<Answer<T>>): Promise<T> {
   const { response } = answer;
   if (response.ok) return answer.data as T;
   const error = (answer.error as { error?: { code?: string; message?: string; details?: Record<string, unknown> } } | undefined)?.error;
-  throw new ApiError(response.status, error?.code ?? `http.${response.status}`, error?.message ?? `The API answered ${response.status}`, error?.details ?? {});
+  const details = { ...error?.details };
+  // A 503 or 429 says when to ask again in Retry-After (seconds); the details carry it for the views.
+  const retryAfter = Number(response.headers.get("retry-after"));
+  if (details.retry_after_s === undefined && retryAfter > 0) details.retry_after_s = retryAfter;
+  throw new ApiError(response.status, error?.code ?? `http.${response.status}`, error?.message ?? `The API answered ${response.status}`, details);
 }
 
 /**
