@@ -90,21 +90,27 @@ function send(pid: number, signal: NodeJS.Signals): boolean {
 /**
  * Runs `during` while every Postgres process of the stack is stopped for FREEZE_MS: the
  * server first (a stopped server starts no new process), then each process it started.
- * Always continues them.
+ * They are continued after FREEZE_MS whatever `during` does (a call that hangs until the
+ * database answers must not hold the freeze), and in any case on the way out.
  */
 async function frozen<T>(during: () => Promise<T>): Promise<T> {
   const server = postgresServer(databasePort);
   const stopped: number[] = [];
-  const started = Date.now();
+  const thaw = () => {
+    for (const pid of stopped.splice(0).reverse()) send(pid, "SIGCONT");
+  };
+  const timer = setTimeout(thaw, FREEZE_MS);
   try {
     if (send(server, "SIGSTOP")) stopped.push(server);
     for (const child of processes().filter((p) => p.parent === server)) if (send(child.pid, "SIGSTOP")) stopped.push(child.pid);
     expect(stopped.length, "the server and its background processes").toBeGreaterThan(2);
-    const result = await during();
-    await new Promise((r) => setTimeout(r, Math.max(0, FREEZE_MS - (Date.now() - started))));
-    return result;
+    const pending = during();
+    await new Promise((r) => setTimeout(r, FREEZE_MS));
+    thaw();
+    return await pending;
   } finally {
-    for (const pid of stopped.reverse()) send(pid, "SIGCONT");
+    clearTimeout(timer);
+    thaw();
   }
 }
 
