@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { isDatabaseUnavailable } from "../core/db/client";
 import { describeError, logEvent } from "../core/output/log";
 import { platformRedactor } from "../core/output/redaction";
 import { agentRoutes, guildAgentRoutes } from "./api/agents";
@@ -32,7 +33,7 @@ import { canonicalIds } from "./canonical-ids";
 import { GIT_GATEWAY_ROUTE, gitGatewayRoute } from "./git-gateway";
 import type { AppEnv } from "./http/context";
 import { operation } from "./http/contract";
-import { ApiError, errorResponse } from "./http/errors";
+import { ApiError, databaseUnavailable, errorResponse } from "./http/errors";
 import { authenticate, database } from "./middleware";
 import { openApiDocument } from "./openapi";
 import { callerRateLimit, rateLimit } from "./rate-limit";
@@ -134,6 +135,12 @@ app.onError((error, c) => {
   if (error instanceof ApiError) return errorResponse(c, error);
   if (error instanceof HTTPException) {
     return errorResponse(c, new ApiError(error.status as 400, "request.invalid", error.message));
+  }
+  // Past a call's deadline, or the connection failed: here, or in an object (an RPC or a
+  // fetch that rejected carries the message only).
+  if (isDatabaseUnavailable(error)) {
+    logEvent("warn", { operation: `${c.req.method} ${c.req.routePath}`, ...describeError(error) }, platformRedactor(c.env));
+    return errorResponse(c, databaseUnavailable());
   }
   // Unknown failures: one structured line with no request body, payloads or secrets.
   logEvent("error", { operation: `${c.req.method} ${c.req.routePath}`, ...describeError(error) }, platformRedactor(c.env));

@@ -2,14 +2,14 @@ import { and, eq, isNull, lt, or } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
 import { bearerToken, hashToken } from "../core/auth/tokens";
 import { type VerifiedToken, verifiedTokens } from "../core/auth/verified-tokens";
-import { openDatabase } from "../core/db/client";
+import { openDatabase, REQUEST_DEADLINE_MS } from "../core/db/client";
 import { apiTokens } from "../core/db/schema";
 import type { AppEnv } from "./http/context";
 import { ApiError } from "./http/errors";
 
 /** One pooled database connection per request, closed after the response. */
 export const database = createMiddleware<AppEnv>(async (c, next) => {
-  const { db, close } = openDatabase(c.env);
+  const { db, close } = openDatabase(c.env, { deadlineMs: REQUEST_DEADLINE_MS });
   c.set("db", db);
   try {
     await next();

@@ -1,6 +1,7 @@
-import { neonConfig, Pool, type WebSocketConstructor } from "@neondatabase/serverless";
+import { neonConfig, Pool, type PoolClient, type WebSocketConstructor } from "@neondatabase/serverless";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import { concatBytes } from "../bytes/concat";
+import { isConnectionFailure } from "./outage";
 import * as schema from "./schema";
 
 export type Database = NeonDatabase<typeof schema>;
@@ -16,6 +17,30 @@ export interface Connection {
   close(): Promise<void>;
 }
 
+export interface DatabaseOptions {
+  /**
+   * Longest wait, in ms, for one call (a free connection, then the statement's answer).
+   * Past it the connection is ended (a statement without an answer leaves it in an unknown
+   * state) and the call throws DatabaseUnavailable. Unset: no deadline.
+   */
+  deadlineMs?: number;
+  /** Told when a connection was given up (deadline or connection failure); the pool stays usable. */
+  onUnavailable?: (error: DatabaseUnavailable) => void;
+}
+
+/**
+ * The Worker's deadline: an API request answers 503 within seconds instead of hanging. Above
+ * the slowest healthy call (a Neon compute waking from suspend takes up to a few seconds).
+ */
+export const REQUEST_DEADLINE_MS = 5_000;
+
+/**
+ * The objects' deadline: longer than a short stall (a Postgres restart, a failover, a 10 s
+ * freeze), so a generation's reads and commits wait it out as they did without a deadline;
+ * its commits that do time out are retried (outage.ts `riding`) on a fresh connection.
+ */
+export const OBJECT_DEADLINE_MS = 15_000;
+
 /**
  * Opens a pooled connection with the production driver (Neon serverless over
  * WebSocket). Locally the socket goes through our proxy to a plain Postgres, so
@@ -25,11 +50,13 @@ export interface Connection {
  *   const { db, close } = openDatabase(env);
  *   try { await db.select().from(guilds); } finally { ctx.waitUntil(close()); }
  */
-export function openDatabase(config: DatabaseConfig): Connection {
+export function openDatabase(config: DatabaseConfig, options: DatabaseOptions = {}): Connection {
   if (!config.DATABASE_URL) throw new DatabaseUnavailable("DATABASE_URL is not configured");
   sendWritesPerTurn();
   if (config.NEON_WS_PROXY) useLocalProxy(config.NEON_WS_PROXY);
-  const pool = new Pool({ connectionString: config.DATABASE_URL, max: 4 });
+  const { deadlineMs } = options;
+  const pool = new Pool({ connectionString: config.DATABASE_URL, max: 4, ...(deadlineMs ? { connectionTimeoutMillis: deadlineMs } : {}) });
+  if (deadlineMs) withDeadlines(pool, deadlineMs, options.onUnavailable);
   // The driver may report "Network connection lost" after end(); nothing awaits it then.
   pool.on("error", () => {});
   let ended = false;
@@ -109,7 +136,109 @@ export function coalescingWebSocket(Base: WebSocketConstructor): WebSocketConstr
   };
 }
 
-/** Raised when the database is not configured or cannot be reached. */
+/**
+ * Raised when the database is not configured, cannot be reached, or did not answer within
+ * the deadline. Its message starts with `database.unavailable:` so that the Worker still
+ * recognises it after an RPC or a fetch from an object, which keeps only the message.
+ */
 export class DatabaseUnavailable extends Error {
   override name = "DatabaseUnavailable";
+  constructor(reason: string, options?: ErrorOptions) {
+    super(`${UNAVAILABLE_PREFIX} ${reason}`, options);
+  }
+}
+
+const UNAVAILABLE_PREFIX = "database.unavailable:";
+
+/**
+ * Whether an error means the database is unavailable: a DatabaseUnavailable anywhere in its
+ * cause chain (drizzle wraps it), its message after an RPC, or a connection failure.
+ *
+ * @example isDatabaseUnavailable(new DrizzleQueryError(sql, [], new DatabaseUnavailable("no answer"))) // true
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e = error, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof DatabaseUnavailable) return true;
+    if (e instanceof Error && e.message.startsWith(UNAVAILABLE_PREFIX)) return true;
+  }
+  return isConnectionFailure(error);
+}
+
+/** Seconds a caller should wait before asking again after a 503 database.unavailable. */
+export const RETRY_AFTER_S = 5;
+
+/**
+ * Gives every call of `pool` a deadline. `pool.query` checks a connection out itself (as the
+ * pool does) so that a call past its deadline ends that connection; a connection handed out by
+ * `connect` (drizzle's transactions) gets the same guard on each of its statements, and once
+ * ended answers DatabaseUnavailable at once (the transaction's rollback, then its release).
+ */
+function withDeadlines(pool: Pool, deadlineMs: number, onUnavailable?: (error: DatabaseUnavailable) => void): void {
+  const connect = pool.connect.bind(pool) as () => Promise<PoolClient>;
+  /** Each guarded connection's statement runner, with the time its call has left. */
+  const runners = new WeakMap<PoolClient, (ms: number, args: unknown[]) => Promise<unknown>>();
+  const giveUp = (cause: unknown, what: string): DatabaseUnavailable => {
+    const error = cause instanceof DatabaseUnavailable ? cause : new DatabaseUnavailable(what, { cause });
+    onUnavailable?.(error);
+    return error;
+  };
+  const guard = (client: PoolClient) => {
+    let run = runners.get(client);
+    if (run) return run;
+    const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+    let ended = false;
+    run = async (ms, args) => {
+      if (ended) throw new DatabaseUnavailable("the connection was ended after a failed call");
+      try {
+        return await within(query(...args), ms, "no answer");
+      } catch (error) {
+        if (!(error instanceof DatabaseUnavailable) && !isConnectionFailure(error)) throw error;
+        ended = true;
+        // A statement without an answer leaves the connection in an unknown state; the pool
+        // removes an ended client when it comes back.
+        void (client as unknown as { end(): Promise<void> }).end().catch(() => {});
+        throw giveUp(error, "the connection failed");
+      }
+    };
+    runners.set(client, run);
+    (client as { query: unknown }).query = (...args: unknown[]) => run(deadlineMs, args);
+    return run;
+  };
+  const checkout = async (ms: number) => {
+    const pending = connect();
+    try {
+      const client = await within(pending, ms, "no connection");
+      return { client, run: guard(client) };
+    } catch (error) {
+      // A connection that comes after its caller gave up goes back, ended.
+      pending.then(
+        (late) => late.release(true),
+        () => {},
+      );
+      if (error instanceof DatabaseUnavailable || isConnectionFailure(error)) throw giveUp(error, "the connection failed");
+      throw error;
+    }
+  };
+  (pool as { connect: unknown }).connect = async () => (await checkout(deadlineMs)).client;
+  // One deadline for the whole call: waiting for a connection, then the statement.
+  (pool as { query: unknown }).query = async (...args: unknown[]) => {
+    const started = Date.now();
+    const { client, run } = await checkout(deadlineMs);
+    try {
+      return await run(Math.max(1, deadlineMs - (Date.now() - started)), args);
+    } finally {
+      client.release();
+    }
+  };
+}
+
+/** `work`, or DatabaseUnavailable ("no answer within 5000 ms") once `ms` have passed without it. */
+function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DatabaseUnavailable(`${what} within ${ms} ms`)), ms);
+  });
+  // The abandoned call still settles later (an error once its connection is ended): nobody awaits it.
+  work.catch(() => {});
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }

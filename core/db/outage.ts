@@ -7,8 +7,10 @@
  * type error) fails at once: trying it again would give the same answer.
  */
 
-/** SQLSTATE classes and codes that mean "the server could not take it now", not "no". */
-const TRANSIENT_STATES = [/^08/, /^57P0[123]$/, /^53300$/, /^40001$/, /^40P01$/];
+/** SQLSTATE classes and codes that mean "the server cannot be used now": connection, shutdown, too many clients. */
+const UNAVAILABLE_STATES = [/^08/, /^57P0[123]$/, /^53300$/];
+/** ...and those that mean "not this time" (a serialization failure, a deadlock): worth another try. */
+const TRANSIENT_STATES = [...UNAVAILABLE_STATES, /^40001$/, /^40P01$/];
 
 /** Postgres's code for a unique violation: a retried insert that had in fact committed. */
 export const UNIQUE_VIOLATION = "23505";
@@ -37,9 +39,25 @@ export function isTransient(error: unknown): boolean {
   return messages(error).some((m) => CONNECTION_FAILURE.test(m));
 }
 
-/** What drivers say when the server could not be reached or went away mid-statement. */
+/**
+ * Whether an error is the database being unreachable or not answering (a connection
+ * failure, a shutdown, a call past its deadline), as opposed to a statement it refused.
+ *
+ * @example isConnectionFailure(new Error("connect ECONNREFUSED 127.0.0.1:5432")) // true
+ * @example isConnectionFailure(Object.assign(new Error("could not serialize"), { code: "40001" })) // false
+ */
+export function isConnectionFailure(error: unknown): boolean {
+  const state = sqlState(error);
+  if (state) return UNAVAILABLE_STATES.some((p) => p.test(state));
+  return messages(error).some((m) => CONNECTION_FAILURE.test(m));
+}
+
+/**
+ * What drivers say when the server could not be reached or went away mid-statement, and
+ * what a call past its deadline says (client.ts DatabaseUnavailable; not a missing DATABASE_URL).
+ */
 const CONNECTION_FAILURE =
-  /connection (?:terminated|refused|reset|closed|lost|error|timeout|timed out)|network connection lost|websocket|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|socket hang up|timeout exceeded when trying to connect|terminating connection|server closed the connection|the database system is (?:starting up|shutting down)|too many clients/i;
+  /database\.unavailable: (?:no (?:answer|connection)|the connection)|connection (?:terminated|refused|reset|closed|lost|error|timeout|timed out)|network connection lost|websocket|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|socket hang up|timeout exceeded when trying to connect|terminating connection|server closed the connection|the database system is (?:starting up|shutting down)|too many clients/i;
 
 function messages(error: unknown): string[] {
   const out: string[] = [];

@@ -1,4 +1,4 @@
-import { type Connection, type Database, type DatabaseConfig, openDatabase } from "../../core/db/client";
+import { type Connection, type Database, type DatabaseConfig, OBJECT_DEADLINE_MS, openDatabase } from "../../core/db/client";
 
 /**
  * An object's one database connection, opened on first use and closed after `idleMs`
@@ -6,6 +6,11 @@ import { type Connection, type Database, type DatabaseConfig, openDatabase } fro
  * never closed under work that holds it: a read through `use`, or whatever `keepOpen`
  * says is in progress (a generation that keeps its `Database` across many awaits). Event
  * stream replays read through it too, so a thousand subscribers share one pool.
+ *
+ * Every call has a deadline (`deadlineMs`). When one fails for want of the database (past
+ * its deadline, or the connection failed), the pool is dropped: the next use opens a fresh
+ * one. The dropped pool is closed once no work holds a connection, since a generation may
+ * still hold its `Database` across awaits.
  *
  * @example
  *   const shared = new IdleConnection(env, 5_000, () => generating);
@@ -16,6 +21,8 @@ export type DatabasePort = Pick<IdleConnection, "use">;
 
 export class IdleConnection {
   private conn: Connection | null = null;
+  /** Pools dropped after a failure, closed with the next idle close. */
+  private retired: Connection[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** Reads in flight: the connection is not closed under them. */
   private users = 0;
@@ -24,6 +31,7 @@ export class IdleConnection {
     private readonly config: DatabaseConfig,
     private readonly idleMs = 5_000,
     private readonly keepOpen: () => boolean = () => false,
+    private readonly deadlineMs = OBJECT_DEADLINE_MS,
   ) {}
 
   /** Runs `work` on the shared connection. */
@@ -40,7 +48,10 @@ export class IdleConnection {
 
   /** The connection for work that `keepOpen` covers; each call counts as a use. */
   db(): Database {
-    this.conn ??= openDatabase(this.config);
+    if (!this.conn) {
+      const conn: Connection = openDatabase(this.config, { deadlineMs: this.deadlineMs, onUnavailable: () => this.drop(conn) });
+      this.conn = conn;
+    }
     this.arm();
     return this.conn.db;
   }
@@ -52,9 +63,17 @@ export class IdleConnection {
       return;
     }
     clearTimeout(this.timer);
-    const conn = this.conn;
+    const conns = [...this.retired, ...(this.conn ? [this.conn] : [])];
     this.conn = null;
-    void conn?.close();
+    this.retired = [];
+    for (const conn of conns) void conn.close();
+  }
+
+  /** Stops handing out `conn` after a failure; it closes with the next idle close. */
+  private drop(conn: Connection): void {
+    if (this.conn !== conn) return;
+    this.conn = null;
+    this.retired.push(conn);
   }
 
   private arm(): void {

@@ -1,8 +1,21 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { Env } from "../../bindings/env";
 import journal from "../../migrations/meta/_journal.json";
 import { schemaProblem } from "../../scripts/deploy/schema-check";
 import { call } from "../../test/workerd/seed";
+import { app } from "../app";
 import { errorReason, HEALTH_CHECK_TTL_MS, sharedCheck } from "./health";
+
+/** `/api/health` of the real app with some bindings replaced. */
+async function healthWith(bindings: Partial<Env>) {
+  const ctx = createExecutionContext();
+  const response = await app.fetch(new Request("http://api.test/api/health"), { ...(env as unknown as Env), ...bindings }, ctx);
+  const text = await response.text();
+  await waitOnExecutionContext(ctx);
+  return { status: response.status, text, json: JSON.parse(text) };
+}
 
 describe("HARDEN-5: /api/health", () => {
   it("HARDEN-5: answers a burst of anonymous requests from one database check, and checks again after a few seconds", async () => {
@@ -61,6 +74,28 @@ describe("HARDEN-5: /api/health", () => {
     await third;
     now = 31_100;
     expect((await cached(run)).at).toBe(31_000);
+  });
+
+  it("HARDEN-5: with every required secret set and readable it is ok, with no problem", async () => {
+    const health = await call("GET", "/api/health");
+    expect(health.json).toMatchObject({ status: "ok", secrets: { missing: [], unreadable: [] }, problems: [] });
+  });
+
+  it("HARDEN-5: a missing SECRETS_KEK or MODEL_API_KEY (for a public provider) is degraded, still 200, naming each", async () => {
+    const health = await healthWith({ SECRETS_KEK: undefined, MODEL_API_KEY: undefined, MODEL_BASE_URL: "https://api.openai.com/v1" });
+    expect(health.status).toBe(200);
+    expect(health.json.status).toBe("degraded");
+    expect(health.json.database.reachable).toBe(true);
+    expect(health.json.secrets).toEqual({ missing: ["SECRETS_KEK", "MODEL_API_KEY"], unreadable: [] });
+    expect(health.json.problems).toEqual(["SECRETS_KEK is not set", "MODEL_API_KEY is not set"]);
+  });
+
+  it("HARDEN-5: a SECRETS_KEK that does not parse is degraded as unreadable, without its value", async () => {
+    const health = await healthWith({ SECRETS_KEK: "v1:not-a-key-s3cr3t" });
+    expect(health.status).toBe(200);
+    expect(health.json.status).toBe("degraded");
+    expect(health.json.secrets).toEqual({ missing: [], unreadable: ["SECRETS_KEK"] });
+    expect(health.text).not.toContain("s3cr3t");
   });
 
   it("HARDEN-5: an error reported to anonymous callers carries no connection string or WebSocket address", () => {

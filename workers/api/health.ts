@@ -1,8 +1,9 @@
 import { sql } from "drizzle-orm";
 import { Hono } from "hono";
 import type * as z from "zod";
-import { openDatabase } from "../../core/db/client";
+import { openDatabase, REQUEST_DEADLINE_MS } from "../../core/db/client";
 import { withoutAddresses } from "../../core/output/log";
+import { type SecretsReport, secretProblems, secretsReport } from "../../core/secrets/required";
 import journal from "../../migrations/meta/_journal.json";
 import type { AppEnv } from "../http/context";
 import { ok, operation } from "../http/contract";
@@ -12,6 +13,8 @@ import { Health } from "./health.schema";
 const expected = journal.entries.at(-1)!;
 
 type HealthBody = z.infer<typeof Health>;
+/** The database check's part of the answer; the secrets are judged on every request (no I/O). */
+type DatabaseBody = Omit<HealthBody, "secrets" | "problems">;
 
 /** How long one database check answers every health request of this isolate; a failed one is retried sooner. */
 export const HEALTH_CHECK_TTL_MS = 5_000;
@@ -23,7 +26,7 @@ const CHECK_TIMEOUT_MS = 10_000;
 interface Checked {
   at: number;
   status: 200 | 503;
-  body: HealthBody;
+  body: DatabaseBody;
 }
 
 /**
@@ -58,9 +61,11 @@ export function sharedCheck(clock: () => number = Date.now) {
 const cachedCheck = sharedCheck();
 
 /**
- * `GET /api/health` (no auth): whether Postgres answers and which migration it
- * is at. 200 when the database is reachable, 503 when not; "degraded" means the
- * database runs an older schema than this build expects. Anonymous callers must not
+ * `GET /api/health` (no auth): whether Postgres answers, which migration it is at, and
+ * whether the required secrets are set and readable. 200 when the database is reachable,
+ * 503 when not; "degraded" (still 200) means the database runs an older schema than this
+ * build expects or a required secret is missing or unreadable, each named in `problems`
+ * (names only, never values). Anonymous callers must not
  * cost a database connection each: one check serves this isolate for a few seconds
  * (`checked_at` says when it answered), and while a new one runs the previous answer stands.
  */
@@ -68,26 +73,45 @@ export const healthRoutes = new Hono<AppEnv>().get(
   "/",
   operation({
     operationId: "getHealth",
-    summary: "Database reachability and schema version (one check serves a few seconds)",
+    summary: "Database reachability, schema version and required secrets (one database check serves a few seconds)",
     tag: "Platform",
     public: true,
     responses: {
-      200: ok("The database answers (status ok, or degraded on an older schema)", Health),
+      200: ok("The database answers: status ok, or degraded (an older schema, a required secret missing or unreadable; see problems)", Health),
       503: ok("The database cannot be reached (status down)", Health),
     },
   }),
   async (c) => {
-    const answer = await cachedCheck(() => checkDatabase(c.env, (closing) => c.executionCtx.waitUntil(closing)));
-    return c.json(answer.body, answer.status);
+    const [answer, secrets] = await Promise.all([
+      cachedCheck(() => checkDatabase(c.env, (closing) => c.executionCtx.waitUntil(closing))),
+      secretsReport(c.env),
+    ]);
+    return c.json(healthBody(answer.body, secrets), answer.status);
   },
 );
+
+/**
+ * The answer: the database check's, degraded when a required secret is missing or
+ * unreadable, with every reason it is not ok named in `problems`.
+ *
+ * @example healthBody(okBody, { missing: ["MODEL_API_KEY"], unreadable: [] }).status // "degraded"
+ */
+export function healthBody(checked: DatabaseBody, secrets: SecretsReport): HealthBody {
+  const problems = [...secretProblems(secrets)];
+  if (checked.status === "down") problems.unshift(`the database cannot be reached${checked.database.error ? `: ${checked.database.error}` : ""}`);
+  else if (!checked.schema.up_to_date) {
+    problems.unshift(`the database runs schema ${checked.schema.version ?? "(none)"}, this build expects ${checked.schema.expected}`);
+  }
+  const status = checked.status === "ok" && problems.length > 0 ? "degraded" : checked.status;
+  return { ...checked, status, secrets, problems };
+}
 
 async function checkDatabase(env: AppEnv["Bindings"], waitUntil: (closing: Promise<void>) => void): Promise<Checked> {
   const started = Date.now();
   const expectedTag = expected.tag;
   let conn: ReturnType<typeof openDatabase> | undefined;
   try {
-    conn = openDatabase(env);
+    conn = openDatabase(env, { deadlineMs: REQUEST_DEADLINE_MS });
     const applied = await conn.db.execute<{ n: number; latest: string | null }>(sql`
       select count(*)::int as n, max(created_at)::text as latest from drizzle.__drizzle_migrations`);
     const row = applied.rows[0];

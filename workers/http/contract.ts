@@ -73,7 +73,12 @@ export const SHARED_RESPONSES = {
   InvalidJson: failure("The body is not valid JSON or not UTF-8 (request.invalid_json)"),
   TooLarge: failure("The body is larger than MAX_BODY_BYTES (request.too_large; details.limit_bytes)"),
   UnsupportedMediaType: failure("The body is not application/json (request.unsupported_media_type)"),
-  DatabaseUnavailable: failure("The database cannot be reached right now (database.unavailable); try again shortly"),
+  DatabaseUnavailable: {
+    ...failure(
+      "The database did not answer within the call's deadline or cannot be reached (database.unavailable; details.retry_after_s); retry after Retry-After seconds",
+    ),
+    headers: { "Retry-After": { description: "Seconds to wait before trying again", schema: { type: "integer", minimum: 1 } } },
+  } satisfies OpenAPIV3_1.ResponseObject as OpenAPIV3_1.ResponseObject,
 };
 
 const shared = (name: keyof typeof SHARED_RESPONSES) => ({ $ref: `#/components/responses/${name}` });
@@ -128,7 +133,8 @@ export function operation(op: Operation): MiddlewareHandler {
     responses[401] = shared("Unauthorized");
     responses[429] = shared("RateLimited");
   }
-  if (op.objects) responses[503] = shared("DatabaseUnavailable");
+  // Every authenticated call reads the database (its token at least), so each may meet an outage.
+  if (op.objects || !op.public) responses[503] = shared("DatabaseUnavailable");
   Object.assign(responses, op.errors);
   return describeRoute({
     operationId: op.operationId,

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { RETRY_AFTER_S } from "../../core/db/client";
 import type { FieldIssue } from "../../core/validation/issues";
 
 /**
@@ -26,6 +27,16 @@ export const notFound = (what: string) => new ApiError(404, `${what}.not_found`,
 export const validationFailed = (fields: FieldIssue[]) =>
   new ApiError(422, "validation.failed", `Invalid ${fields.map((f) => f.field || "body").join(", ")}: ${fields.map((f) => f.message).join("; ")}`, { fields });
 
+/**
+ * 503 while the database does not answer (past a call's deadline, refused or reset), here
+ * or in an object; `Retry-After` says when to ask again.
+ */
+export const databaseUnavailable = () =>
+  new ApiError(503, DATABASE_UNAVAILABLE, "The database is not answering right now; try again shortly", { retry_after_s: RETRY_AFTER_S });
+
+export const DATABASE_UNAVAILABLE = "database.unavailable";
+
 export function errorResponse(c: Context, error: ApiError): Response {
+  if (error.code === DATABASE_UNAVAILABLE) c.header("Retry-After", String(RETRY_AFTER_S));
   return c.json({ error: { code: error.code, message: error.message, details: error.details } }, error.status);
 }

@@ -96,7 +96,11 @@ export async function unwrap<T>(pending: Promise<Answer<T>>): Promise<T> {
   if (response.ok) return answer.data as T;
   // Not every error answer is the API's own (a proxy's page): each part of the body is optional here.
   const error = (answer.error as { error?: Partial<ErrorBody["error"]> } | undefined)?.error;
-  throw new ApiError(response.status, error?.code ?? `http.${response.status}`, error?.message ?? `The API answered ${response.status}`, error?.details ?? {});
+  const details: Record<string, unknown> = { ...error?.details };
+  // A 503 or 429 says when to ask again in Retry-After (seconds); the details carry it for the views.
+  const retryAfter = Number(response.headers.get("retry-after"));
+  if (details.retry_after_s === undefined && retryAfter > 0) details.retry_after_s = retryAfter;
+  throw new ApiError(response.status, error?.code ?? `http.${response.status}`, error?.message ?? `The API answered ${response.status}`, details);
 }
 
 /**

@@ -11,7 +11,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Database reachability and schema version (one check serves a few seconds) */
+        /** Database reachability, schema version and required secrets (one database check serves a few seconds) */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -1433,7 +1433,7 @@ export interface components {
         };
         Health: {
             /**
-             * @description degraded: the database runs an older schema than this build expects
+             * @description degraded (HTTP 200): the database runs an older schema than this build expects, or a required secret is missing or unreadable; down (HTTP 503): the database cannot be reached. problems names each reason
              * @enum {string}
              */
             status: "ok" | "degraded" | "down";
@@ -1456,6 +1456,15 @@ export interface components {
                 expected: string;
                 up_to_date: boolean;
             };
+            /** @description The required secrets (SECRETS_KEK; MODEL_API_KEY when MODEL_BASE_URL is a public address); never their values */
+            secrets: {
+                /** @description Required secrets that are not set, by name */
+                missing: string[];
+                /** @description Secrets that are set but cannot be used (a key that does not parse), by name */
+                unreadable: string[];
+            };
+            /** @description Why the status is not ok, one line each; empty when ok */
+            problems: string[];
         };
         Guild: {
             /** Format: uuid */
@@ -3309,9 +3318,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The database cannot be reached right now (database.unavailable); try again shortly */
+        /** @description The database did not answer within the call's deadline or cannot be reached (database.unavailable; details.retry_after_s); retry after Retry-After seconds */
         DatabaseUnavailable: {
             headers: {
+                /** @description Seconds to wait before trying again */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -3335,7 +3346,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The database answers (status ok, or degraded on an older schema) */
+            /** @description The database answers: status ok, or degraded (an older schema, a required secret missing or unreadable; see problems) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3467,6 +3478,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createGuild: {
@@ -3505,6 +3517,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getGuild: {
@@ -3539,6 +3552,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteGuild: {
@@ -3631,6 +3645,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createAgent: {
@@ -3681,6 +3696,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listGuildChat: {
@@ -3731,6 +3747,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     postGuildChat: {
@@ -3874,6 +3891,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createGuildRepository: {
@@ -4001,6 +4019,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createTask: {
@@ -4051,6 +4070,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listAgents: {
@@ -4089,6 +4109,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getAgent: {
@@ -4123,6 +4144,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteAgent: {
@@ -4215,6 +4237,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getAgentStatus: {
@@ -4249,6 +4272,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getAgentMemory: {
@@ -4283,6 +4307,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     replaceAgentMemory: {
@@ -4333,6 +4358,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listAgentRuns: {
@@ -4390,6 +4416,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createAgentRun: {
@@ -4484,6 +4511,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createAgentSchedule: {
@@ -4578,6 +4606,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     writeAgentScript: {
@@ -4749,6 +4778,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteAgentScript: {
@@ -4820,6 +4850,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getAgentSandbox: {
@@ -4854,6 +4885,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     resetAgentHome: {
@@ -5197,6 +5229,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     postRunMessage: {
@@ -5518,6 +5551,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listRunChanges: {
@@ -5552,6 +5586,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getRunRepositoryDiff: {
@@ -5640,6 +5675,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     answerSecretRequest: {
@@ -5701,6 +5737,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listPromptVariants: {
@@ -5751,6 +5788,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createPromptVariants: {
@@ -5847,6 +5885,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getSchedule: {
@@ -5881,6 +5920,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteSchedule: {
@@ -6090,6 +6130,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     previewSchedule: {
@@ -6136,6 +6177,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     uploadAttachment: {
@@ -6250,6 +6292,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getUsage: {
@@ -6294,6 +6337,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getUsageSummary: {
@@ -6330,6 +6374,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getDailyUsage: {
@@ -6379,6 +6424,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listMcpPresets: {
@@ -6401,6 +6447,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listMcpConnections: {
@@ -6437,6 +6484,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createMcpConnection: {
@@ -6484,6 +6532,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getMcpConnection: {
@@ -6518,6 +6567,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteMcpConnection: {
@@ -6550,6 +6600,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     updateMcpConnection: {
@@ -6600,6 +6651,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     refreshMcpConnection: {
@@ -6661,6 +6713,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     grantMcpConnection: {
@@ -6720,6 +6773,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     revokeMcpGrant: {
@@ -6756,6 +6810,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     authorizeMcpConnection: {
@@ -6922,6 +6977,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     updateOrganisation: {
@@ -6960,6 +7016,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getPlatformUsage: {
@@ -6991,6 +7048,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getTaskSettings: {
@@ -7013,6 +7071,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     updateTaskSettings: {
@@ -7051,6 +7110,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listTokens: {
@@ -7087,6 +7147,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createToken: {
@@ -7125,6 +7186,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     revokeToken: {
@@ -7157,6 +7219,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listSecrets: {
@@ -7193,6 +7256,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createSecret: {
@@ -7240,6 +7304,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getSecret: {
@@ -7274,6 +7339,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteSecret: {
@@ -7306,6 +7372,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     updateSecret: {
@@ -7365,6 +7432,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     grantSecret: {
@@ -7424,6 +7492,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     revokeSecretGrant: {
@@ -7460,6 +7529,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listGitHubConnections: {
@@ -7482,6 +7552,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createGitHubConnection: {
@@ -7612,6 +7683,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deleteRepository: {
@@ -7644,6 +7716,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getTask: {
@@ -7678,6 +7751,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listTaskRuns: {
@@ -7726,6 +7800,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listTaskMessages: {
@@ -7774,6 +7849,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createTaskMessage: {
@@ -7824,6 +7900,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     cancelTask: {
@@ -7858,6 +7935,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     completeTask: {
@@ -7892,6 +7970,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     resetTaskWorkspace: {

@@ -1,6 +1,7 @@
 import { ApiError, createApiClient, unwrap } from "./api-client";
 import type { Row } from "./api-types";
 import { clearToken, getToken } from "./auth";
+import { isDatabaseUnavailable, TRY_AGAIN_MESSAGE } from "./unavailable";
 
 export { ApiError, everyPage, unwrap } from "./api-client";
 export type * from "./api-types";
@@ -38,7 +39,13 @@ export function streamRefused(what: string, show: (message: string) => void): (s
 
 /** The message to show for any failure. */
 export const describe = (error: unknown): string =>
-  error instanceof ApiError ? `${error.message} (${error.code})` : error instanceof Error ? error.message : String(error);
+  isDatabaseUnavailable(error)
+    ? TRY_AGAIN_MESSAGE
+    : error instanceof ApiError
+      ? `${error.message} (${error.code})`
+      : error instanceof Error
+        ? error.message
+        : String(error);
 
 /** Every row of a run after `afterSeq`, in order, page by page. */
 export async function loadRows(runId: string, afterSeq = -1): Promise<Row[]> {

@@ -13,6 +13,7 @@ import { continuedTo } from "../lib/run-chain";
 import { type ConnectionState, openRunStream } from "../lib/run-stream";
 import { linkedSeq } from "../lib/scripts";
 import { lastSeq } from "../lib/sse";
+import { untilAvailable } from "../lib/unavailable";
 
 /**
  * One run: its transcript from history, then live over SSE (rows, token deltas,
@@ -46,7 +47,8 @@ export function RunView(props: { id: string }) {
     let stopped = false;
     (async () => {
       try {
-        const first = await refreshRun();
+        // While the database does not answer, the view says so and asks again (Retry-After).
+        const first = await untilAvailable(refreshRun, setFailure, () => stopped);
         update((s) => ({ ...s, generating: first.generating === true }));
         void unwrap(api.GET("/api/agents/{id}", { params: { path: { id: first.agent_id } } }))
           .then(async (a) => {
@@ -54,9 +56,14 @@ export function RunView(props: { id: string }) {
             setGuild(await unwrap(api.GET("/api/guilds/{id}", { params: { path: { id: a.guild_id } } })));
           })
           .catch(() => {});
-        const rows = await loadRows(props.id);
+        const rows = await untilAvailable(
+          () => loadRows(props.id),
+          setFailure,
+          () => stopped,
+        );
         update((s) => withRows(s, rows));
       } catch (e) {
+        if (stopped) return;
         setFailure(describe(e));
         return;
       }
