@@ -2,14 +2,17 @@ import { and, eq, isNull, lt, or } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
 import { bearerToken, hashToken } from "../core/auth/tokens";
 import { type VerifiedToken, verifiedTokens } from "../core/auth/verified-tokens";
-import { openDatabase } from "../core/db/client";
+import { openEdgeDatabase } from "../core/db/http";
 import { apiTokens } from "../core/db/schema";
 import type { AppEnv } from "./http/context";
 import { ApiError } from "./http/errors";
 
-/** One pooled database connection per request, closed after the response. */
+/**
+ * The request's database, over Neon's HTTP query path (decision 0023); a pool opened by an
+ * interactive transaction is closed after the response.
+ */
 export const database = createMiddleware<AppEnv>(async (c, next) => {
-  const { db, close } = openDatabase(c.env);
+  const { db, close } = openEdgeDatabase(c.env);
   c.set("db", db);
   try {
     await next();
