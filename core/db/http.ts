@@ -57,13 +57,10 @@ export function openHttpDatabase(config: DatabaseConfig, options: HttpDatabaseOp
       },
     },
   });
-  const client = Object.assign(
-    (strings: TemplateStringsArray, ...values: unknown[]) => query(strings, ...values),
-    {
-      query: (text: string, params?: unknown[], opts?: Parameters<typeof query.query>[2]) => unavailableOnFailure(query.query(text, params, opts)),
-      transaction: ((queries, opts) => unavailableOnFailure(query.transaction(queries, opts))) as typeof query.transaction,
-    },
-  );
+  const client = Object.assign((strings: TemplateStringsArray, ...values: unknown[]) => query(strings, ...values), {
+    query: (text: string, params?: unknown[], opts?: Parameters<typeof query.query>[2]) => unavailableOnFailure(query.query(text, params, opts)),
+    transaction: ((queries, opts) => unavailableOnFailure(query.transaction(queries, opts))) as typeof query.transaction,
+  });
   const db = drizzle({ client: client as unknown as typeof query, schema });
   let pool: Connection | undefined;
   const interactive: Database["transaction"] = (transaction, config_) => {
