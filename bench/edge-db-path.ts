@@ -9,7 +9,8 @@
  * query round trips, connection messages (startup, password, Terminate), and wall time.
  * Operations: an authenticated read (`GET /api/agents/:id`, token verified in this
  * isolate) and opening a run (`POST /api/agents/:id/runs` with a message, to the model
- * call). Then it opens --streams event streams (`GET /api/runs/:id/events`) over 5 runs,
+ * call), on an agent the isolate has seen and on one it has not (the Worker then checks
+ * the agent's organisation itself). Then it opens --streams event streams (`GET /api/runs/:id/events`) over 5 runs,
  * --batch at a time, and prints how fast they opened (response headers received).
  *
  *   npx tsx bench/edge-db-path.ts [--repeat 5] [--delays 0,40] [--paths pool,http] [--streams 1000] [--batch 200]
@@ -51,7 +52,12 @@ const rows: string[] = [];
 
 for (const delay of DELAYS) {
   for (const path of PATHS) {
-    const bench = await benchStack({ countRoundTrips: true, databaseDelayMs: delay, maxConnections: 1000, vars: { DATABASE_QUERY_PATH: path } });
+    const bench = await benchStack({
+      countRoundTrips: true,
+      databaseDelayMs: delay,
+      maxConnections: 1000,
+      vars: { DATABASE_QUERY_PATH: path, MAX_RUN_SUBSCRIBERS: String(STREAMS) },
+    });
     const { stack, api } = bench;
     const mock = (p: string, body?: unknown) =>
       fetch(`${stack.mockModelUrl}${p}`, {
@@ -113,15 +119,51 @@ for (const delay of DELAYS) {
       }
       report("opening a run (to the model call)", openings);
 
+      // The first opening on an agent in an isolate also has the Worker check the agent's
+      // organisation (one query of its own): a new agent each time.
+      const firsts: Sample[] = [];
+      for (let i = 0; i < REPEAT; i++) {
+        const fresh = await newAgent(`first-${i}`);
+        await mock("/__script", { model: fresh.model, replies: [{ content: "ok", delay_ms: HOLD_MS }] });
+        const from = Date.now();
+        await api("POST", `/api/agents/${fresh.id}/runs`, { message: "hello" });
+        firsts.push(sample(from, await modelCalled(fresh.model, 1)));
+        await sleep(HOLD_MS + 500);
+      }
+      report("opening a run, the agent new to the isolate (to the model call)", firsts);
+
       const runs: string[] = [];
       for (let i = 0; i < RUNS; i++) {
         const a = await newAgent(`streamed-${i}`);
         runs.push((await api("POST", `/api/agents/${a.id}/runs`, { message: "hi" })).id);
       }
       await sleep(2_000);
+      // The same requests' database path without a stream (the run read the stream's route does
+      // first), to tell the Worker's and database's share of a stream's opening from the object's.
+      {
+        const started = Date.now();
+        const before = stack.databaseConnections.length;
+        let ok = 0;
+        for (let at = 0; at < STREAMS; at += BATCH) {
+          await Promise.all(
+            Array.from({ length: Math.min(BATCH, STREAMS - at) }, async (_, k) => {
+              const res = await fetch(`${stack.apiUrl}/api/runs/${runs[(at + k) % RUNS]}`, { headers: { authorization: `Bearer ${stack.token}` } }).catch(
+                () => null,
+              );
+              await res?.arrayBuffer();
+              if (res?.status === 200) ok++;
+            }),
+          );
+        }
+        const elapsed = Date.now() - started;
+        rows.push(
+          `| ${STREAMS} run reads (GET /api/runs/:id) over ${RUNS} runs, ${BATCH} at a time | ${path} | ${delay} | ${stack.databaseConnections.length - before} | - | - | ${elapsed} | ${Math.round((ok / elapsed) * 1000)}/s; failed ${STREAMS - ok} |`,
+        );
+        console.log(rows.at(-1));
+      }
       const controller = new AbortController();
       const opened: number[] = [];
-      let failed = 0;
+      const failed = new Map<string, number>();
       const started = Date.now();
       const connectionsBefore = stack.databaseConnections.length;
       for (let at = 0; at < STREAMS; at += BATCH) {
@@ -131,9 +173,12 @@ for (const delay of DELAYS) {
             const res = await fetch(`${stack.apiUrl}/api/runs/${runs[(at + k) % RUNS]}/events`, {
               headers: { authorization: `Bearer ${stack.token}`, accept: "text/event-stream" },
               signal: controller.signal,
-            }).catch(() => null);
-            if (res?.status === 200) opened.push(Date.now() - t);
-            else failed++;
+            }).catch((error: Error) => error);
+            if (!(res instanceof Error) && res.status === 200) opened.push(Date.now() - t);
+            else {
+              const why = res instanceof Error ? res.message : String(res.status);
+              failed.set(why, (failed.get(why) ?? 0) + 1);
+            }
           }),
         );
       }
@@ -141,7 +186,7 @@ for (const delay of DELAYS) {
       controller.abort();
       const sorted = [...opened].sort((a, b) => a - b);
       rows.push(
-        `| ${STREAMS} event streams over ${RUNS} runs, ${BATCH} at a time | ${path} | ${delay} | ${stack.databaseConnections.length - connectionsBefore} | - | - | ${elapsed} | ${Math.round((opened.length / elapsed) * 1000)}/s; each p50 ${quantile(sorted, 0.5)} ms, p99 ${quantile(sorted, 0.99)} ms; failed ${failed} |`,
+        `| ${STREAMS} event streams over ${RUNS} runs, ${BATCH} at a time | ${path} | ${delay} | ${stack.databaseConnections.length - connectionsBefore} | - | - | ${elapsed} | ${Math.round((opened.length / elapsed) * 1000)}/s; each p50 ${quantile(sorted, 0.5)} ms, p99 ${quantile(sorted, 0.99)} ms; failed ${[...failed].map(([why, n]) => `${n} (${why})`).join(", ") || 0} |`,
       );
       console.log(rows.at(-1));
     } finally {
