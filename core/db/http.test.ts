@@ -84,6 +84,14 @@ describe("the Worker's database over Neon's HTTP query path", () => {
     expect(causes(error).some((e) => e instanceof DatabaseUnavailable)).toBe(true);
   });
 
+  it("STACK: an endpoint that cannot reach Postgres (5xx) throws DatabaseUnavailable", async () => {
+    answer = (_req, _body, res) => json(res, 503, { message: "cannot reach Postgres" });
+    const { db, close } = openHttpDatabase(config());
+    const error = await db.execute(sql`select 1`).catch((e: unknown) => e);
+    await close();
+    expect(causes(error).some((e) => e instanceof DatabaseUnavailable)).toBe(true);
+  });
+
   it("STACK: an endpoint that cannot be reached throws DatabaseUnavailable", async () => {
     const { db, close } = openHttpDatabase({ DATABASE_URL: config().DATABASE_URL, NEON_WS_PROXY: "127.0.0.1:1/secret" });
     const error = await db.execute(sql`select 1`).catch((e: unknown) => e);

@@ -91,13 +91,16 @@ async function unavailableOnFailure<T>(pending: Promise<T>): Promise<T> {
   }
 }
 
-/** The driver wraps a failed fetch (refused, reset, aborted by the deadline) with `sourceError`. */
+/**
+ * The driver wraps a failed fetch (refused, reset, aborted by the deadline) with `sourceError`;
+ * an endpoint that could not reach Postgres answers 5xx, which the driver reports by status.
+ */
 function noAnswer(error: unknown): boolean {
   if (!error || typeof error !== "object") return false;
-  const source = (error as { sourceError?: unknown }).sourceError;
-  if (source !== undefined) return true;
+  if ((error as { sourceError?: unknown }).sourceError !== undefined) return true;
   const name = (error as { name?: unknown }).name;
-  return name === "TimeoutError" || name === "AbortError";
+  if (name === "TimeoutError" || name === "AbortError") return true;
+  return /^Server error \(HTTP status 5\d\d\)/.test(String((error as { message?: unknown }).message));
 }
 
 /**
