@@ -144,20 +144,25 @@ for (const delay of DELAYS) {
         const started = Date.now();
         const before = stack.databaseConnections.length;
         let ok = 0;
+        const why = new Map<string, number>();
         for (let at = 0; at < STREAMS; at += BATCH) {
           await Promise.all(
             Array.from({ length: Math.min(BATCH, STREAMS - at) }, async (_, k) => {
               const res = await fetch(`${stack.apiUrl}/api/runs/${runs[(at + k) % RUNS]}`, { headers: { authorization: `Bearer ${stack.token}` } }).catch(
                 () => null,
               );
-              await res?.arrayBuffer();
+              const body = await res?.text();
               if (res?.status === 200) ok++;
+              else {
+                const reason = res ? `${res.status} ${/"code":"([^"]+)"/.exec(body ?? "")?.[1] ?? ""}`.trim() : "no answer";
+                why.set(reason, (why.get(reason) ?? 0) + 1);
+              }
             }),
           );
         }
         const elapsed = Date.now() - started;
         rows.push(
-          `| ${STREAMS} run reads (GET /api/runs/:id) over ${RUNS} runs, ${BATCH} at a time | ${path} | ${delay} | ${stack.databaseConnections.length - before} | - | - | ${elapsed} | ${Math.round((ok / elapsed) * 1000)}/s; failed ${STREAMS - ok} |`,
+          `| ${STREAMS} run reads (GET /api/runs/:id) over ${RUNS} runs, ${BATCH} at a time | ${path} | ${delay} | ${stack.databaseConnections.length - before} | - | - | ${elapsed} | ${Math.round((ok / elapsed) * 1000)}/s; failed ${[...why].map(([w, n]) => `${n} (${w})`).join(", ") || 0} |`,
         );
         console.log(rows.at(-1));
       }
