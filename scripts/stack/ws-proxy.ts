@@ -89,6 +89,11 @@ export async function startWsProxy(options: WsProxyOptions): Promise<WsProxy> {
     }
     await sql.handle(req, res);
   });
+  // The Worker keeps its connections to `/sql` open between statements, as Cloudflare does to
+  // Neon. Node closes an idle one after 5 s, which races the Worker reusing it (a statement lost
+  // as "connection lost"): the client side closes first.
+  http.keepAliveTimeout = 120_000;
+  http.headersTimeout = 125_000;
   http.on("connection", (socket) => {
     if (options.countRoundTrips) connections.push(Date.now());
     handshaken.set(socket, Date.now() + 4 * delayMs);
