@@ -27,8 +27,10 @@ export interface Settings {
    * location hint (wnam, enam, sam, weur, eeur, apac, oc, afr, me). Unset: near the first caller.
    */
   DATABASE_LOCATION_HINT?: string;
-  /** Local development: host:port/secret-path of the WebSocket-to-TCP proxy in front of Postgres. */
+  /** Local development: host:port/secret-path of the WebSocket-to-TCP proxy in front of Postgres (and of its `/sql`). */
   NEON_WS_PROXY?: string;
+  /** The Worker's own queries: `http` (default, Neon's HTTP query path) or `pool` (a WebSocket pool per request); decision 0023. */
+  DATABASE_QUERY_PATH?: string;
   /** Extra model prices, JSON (see core/usage/pricing.ts). */
   MODEL_PRICES?: string;
   /** Price of a model missing from the table, on the platform's key: JSON {input, output, cachedInput} USD per million tokens. */

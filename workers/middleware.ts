@@ -2,14 +2,18 @@ import { and, eq, isNull, lt, or } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
 import { bearerToken, hashToken } from "../core/auth/tokens";
 import { type VerifiedToken, verifiedTokens } from "../core/auth/verified-tokens";
-import { openDatabase, REQUEST_DEADLINE_MS } from "../core/db/client";
+import { REQUEST_DEADLINE_MS } from "../core/db/client";
+import { openEdgeDatabase } from "../core/db/http";
 import { apiTokens } from "../core/db/schema";
 import type { AppEnv } from "./http/context";
 import { ApiError } from "./http/errors";
 
-/** One pooled database connection per request, closed after the response. */
+/**
+ * The request's database, over Neon's HTTP query path (decision 0023); a pool opened by an
+ * interactive transaction is closed after the response.
+ */
 export const database = createMiddleware<AppEnv>(async (c, next) => {
-  const { db, close } = openDatabase(c.env, { deadlineMs: REQUEST_DEADLINE_MS });
+  const { db, close } = openEdgeDatabase(c.env, { deadlineMs: REQUEST_DEADLINE_MS });
   c.set("db", db);
   try {
     await next();

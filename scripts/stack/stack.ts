@@ -52,6 +52,8 @@ export interface StackOptions {
   maxConnections?: number;
   /** Record the Worker's Postgres round trips (benchmarks). */
   countRoundTrips?: boolean;
+  /** A simulated distance to the database, one way, in ms (see WsProxyOptions.delayMs; benchmarks). */
+  databaseDelayMs?: number;
   /** More Worker variables, e.g. a benchmark's MAX_RUN_SUBSCRIBERS. */
   vars?: Record<string, string>;
   /** Sandboxes in real containers: `auto` (default; GUILDS_CONTAINERS=off turns it off) sets up a Docker engine where it can. */
@@ -83,6 +85,8 @@ export interface Stack {
   roundTrips: number[];
   /** Of those, the messages that only open or close a connection (see WsProxy.connectionMessages). */
   connectionMessages: number[];
+  /** Connections opened to the proxy (WebSocket or `/sql`), when countRoundTrips was set. */
+  databaseConnections: number[];
   /** Whether sandboxes run (a Docker engine answered), and why not. */
   containers: { enabled: boolean; reason?: string };
   /** The local forge standing in for GitHub (null with a real App): its GitHub API, git base, web base (install page) and admin API. */
@@ -120,7 +124,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     log(`Postgres ${db.embedded ? "(embedded) " : ""}${redactUrl(db.url)}`);
     await migrateDatabase(db.url);
     log("migrations applied");
-    const proxy = await startWsProxy({ allow: [`${db.host}:${db.port}`], countRoundTrips: options.countRoundTrips });
+    const proxy = await startWsProxy({ allow: [`${db.host}:${db.port}`], countRoundTrips: options.countRoundTrips, delayMs: options.databaseDelayMs });
     stops.push(proxy.close);
     let mock: MockModel | null = null;
     if (!options.modelBaseUrl) {
@@ -228,6 +232,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       databaseUrl: db.url,
       roundTrips: proxy.clientMessages,
       connectionMessages: proxy.connectionMessages,
+      databaseConnections: proxy.connections,
       database: db.server ?? null,
       containers: { enabled: engine.enabled, reason: engine.reason },
       forge,

@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
 import { Hono } from "hono";
 import type * as z from "zod";
-import { openDatabase, REQUEST_DEADLINE_MS } from "../../core/db/client";
+import { type openDatabase, REQUEST_DEADLINE_MS } from "../../core/db/client";
+import { openEdgeDatabase } from "../../core/db/http";
 import { withoutAddresses } from "../../core/output/log";
 import { type SecretsReport, secretProblems, secretsReport } from "../../core/secrets/required";
 import journal from "../../migrations/meta/_journal.json";
@@ -111,7 +112,8 @@ async function checkDatabase(env: AppEnv["Bindings"], waitUntil: (closing: Promi
   const expectedTag = expected.tag;
   let conn: ReturnType<typeof openDatabase> | undefined;
   try {
-    conn = openDatabase(env, { deadlineMs: REQUEST_DEADLINE_MS });
+    // The path the Worker's requests take (decision 0023).
+    conn = openEdgeDatabase(env, { deadlineMs: REQUEST_DEADLINE_MS });
     const applied = await conn.db.execute<{ n: number; latest: string | null }>(sql`
       select count(*)::int as n, max(created_at)::text as latest from drizzle.__drizzle_migrations`);
     const row = applied.rows[0];

@@ -1,7 +1,8 @@
 import { eq } from "drizzle-orm";
 import type { Env } from "../../bindings/env";
 import { BoundedMap } from "../../core/cache/bounded-map";
-import { openDatabase, REQUEST_DEADLINE_MS } from "../../core/db/client";
+import { REQUEST_DEADLINE_MS } from "../../core/db/client";
+import { openEdgeDatabase } from "../../core/db/http";
 import { agents, apiTokens } from "../../core/db/schema";
 import { type ViewRefusal, viewRefusal } from "../../core/sandbox/view-access";
 import type { SandboxView } from "../../core/sandbox/view-ticket";
@@ -38,7 +39,7 @@ export async function viewAccess(env: Env, grant: ViewGrant, now = Date.now()): 
   const key = keyOf(grant);
   const held = verdicts.get(key);
   if (held && now - held.at < VIEW_ACCESS_TTL_MS) return held.refusal;
-  const { db, close } = openDatabase(env, { deadlineMs: REQUEST_DEADLINE_MS });
+  const { db, close } = openEdgeDatabase(env, { deadlineMs: REQUEST_DEADLINE_MS });
   try {
     const [[agent = null], [token = null]] = await Promise.all([
       db.select({ organisationId: agents.organisationId, cli: agents.cli, browser: agents.browser }).from(agents).where(eq(agents.id, grant.agentId)).limit(1),
