@@ -60,7 +60,7 @@ export async function buildImage(image: { tag: string; dockerfile: string; conte
  * this Worker is starting right now: only sidecars older than `minAgeMs` are removed.
  */
 export async function removeOrphanSidecars(workerName: string, minAgeMs = 120_000): Promise<number> {
-  const listed = await run("docker", ["ps", "-a", "--format", "{{.Names}}", "--filter", `name=^workerd-${workerName}-`]);
+  const listed = await run("docker", ["ps", "-a", "--format", "{{.Names}}", "--filter", `name=^workerd-([0-9a-f]+-)?${workerName}-`]);
   if (listed.code !== 0) return 0;
   const names = new Set(listed.output.split("\n").filter(Boolean));
   const candidates = [...names].filter((name) => name.endsWith("-proxy") && !names.has(name.slice(0, -"-proxy".length)));

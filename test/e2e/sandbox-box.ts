@@ -2,7 +2,8 @@ import { execFileSync } from "node:child_process";
 
 /**
  * The agent's box as the container engine shows it. workerd names a Container object's
- * container `workerd-<worker>-<class>-<object id>`; the tests tell agents apart by a
+ * container `workerd-[<instance hash>-]<worker>-<class>-<object id>` (newer workerd puts the hash
+ * first); the tests tell agents apart by a
  * secret each one alone holds: its NAME is looked for among the container's variables
  * (the value is never read into the test).
  */
@@ -13,7 +14,7 @@ const seen = new Set<string>();
 
 /** Ids of running sandbox containers (not their egress sidecars) holding a variable of this name. */
 export function boxesWithVariable(name: string): string[] {
-  const listed = docker("ps", "--filter", "name=workerd-guilds-platform-", "--format", "{{.ID}} {{.Names}}")
+  const listed = docker("ps", "--filter", "name=^workerd-([0-9a-f]+-)?guilds-platform-", "--format", "{{.ID}} {{.Names}}")
     .split("\n")
     .filter((line) => line && /Sandbox-[0-9a-f]+$/.test(line))
     .map((line) => line.split(" ") as [string, string]);
@@ -50,7 +51,7 @@ export async function until(what: string, check: () => boolean | Promise<boolean
  * runs when it stops, not their egress sidecars. Other stacks' containers are left alone.
  */
 export function removeSeenBoxes(): void {
-  const existing = new Set(docker("ps", "-a", "--filter", "name=workerd-guilds-platform-", "--format", "{{.Names}}").split("\n"));
+  const existing = new Set(docker("ps", "-a", "--filter", "name=^workerd-([0-9a-f]+-)?guilds-platform-", "--format", "{{.Names}}").split("\n"));
   const names = [...seen].flatMap((name) => [name, `${name}-proxy`]).filter((name) => existing.has(name));
   if (names.length) docker("rm", "-f", ...names);
 }
