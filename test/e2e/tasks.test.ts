@@ -262,8 +262,11 @@ describe("tasks on real containers, the gateway and the local forge", () => {
       );
       for (const box of boxesWithVariable(setup.agent.secretName)) docker("kill", box);
       if (attempt === 1) {
-        const requeued = await taskReaches(task.id, ["queued", "running"]);
+        // "running" is also the status before the loss is noticed: wait for the retry itself.
+        let requeued = await readTask(task.id);
+        await until("the task to be retried once", async () => (requeued = await readTask(task.id)).auto_resumes > 0, 240_000);
         expect(requeued.auto_resumes).toBe(1);
+        expect(["queued", "running"]).toContain(requeued.status);
       }
     }
     const failed = await taskReaches(task.id, ["failed"]);
