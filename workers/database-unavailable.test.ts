@@ -15,13 +15,20 @@ async function withDatabase(bindings: Partial<Env>, path: string) {
 }
 
 describe("HARDEN-2: the API when the database cannot be used", () => {
-  it("HARDEN-2: a refused connection answers 503 database.unavailable with Retry-After, not 500", async () => {
-    const answer = await withDatabase({ DATABASE_URL: "postgres://u:p@127.0.0.1:1/db" }, "/api/guilds");
-    expect(answer.status).toBe(503);
-    expect(answer.json.error).toMatchObject({ code: "database.unavailable", details: { retry_after_s: expect.any(Number) } });
-    expect(Number(answer.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    expect(JSON.stringify(answer.json)).not.toContain("127.0.0.1");
-  });
+  // The Worker's statements go over the HTTP query path (decision 0023): the database is out of
+  // reach when that endpoint refuses the connection; the pool path reaches Postgres directly.
+  for (const [path, bindings] of [
+    ["HTTP query path", { NEON_WS_PROXY: "127.0.0.1:1/unreachable" }],
+    ["pool path", { DATABASE_URL: "postgres://u:p@127.0.0.1:1/db", DATABASE_QUERY_PATH: "pool" }],
+  ] as const) {
+    it(`HARDEN-2: a refused connection (${path}) answers 503 database.unavailable with Retry-After, not 500`, async () => {
+      const answer = await withDatabase(bindings, "/api/guilds");
+      expect(answer.status).toBe(503);
+      expect(answer.json.error).toMatchObject({ code: "database.unavailable", details: { retry_after_s: expect.any(Number) } });
+      expect(Number(answer.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(JSON.stringify(answer.json)).not.toContain("127.0.0.1");
+    });
+  }
 
   it("HARDEN-2: a database that is not configured answers the same", async () => {
     const answer = await withDatabase({ DATABASE_URL: undefined }, "/api/guilds");

@@ -53,7 +53,14 @@ export async function until(what: string, check: () => boolean | Promise<boolean
 export function removeSeenBoxes(): void {
   const existing = new Set(docker("ps", "-a", "--filter", "name=^workerd-([0-9a-f]+-)?guilds-platform-", "--format", "{{.Names}}").split("\n"));
   const names = [...seen].flatMap((name) => [name, `${name}-proxy`]).filter((name) => existing.has(name));
-  if (names.length) docker("rm", "-f", ...names);
+  for (const name of names) {
+    try {
+      docker("rm", "-f", name);
+    } catch (error) {
+      // workerd may be removing the same container as it stops: gone, or going, is what we want.
+      if (!/No such container|already in progress/.test(String((error as { stderr?: unknown }).stderr ?? error))) throw error;
+    }
+  }
 }
 
 /** A WebSocket to the stack at `base` + `path`, open, with every message it receives kept. */
