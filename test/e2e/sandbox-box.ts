@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
  * secret each one alone holds: its NAME is looked for among the container's variables
  * (the value is never read into the test).
  */
-const docker = (...args: string[]) => execFileSync("docker", args, { encoding: "utf8" }).trim();
+const docker = (...args: string[]) => execFileSync("docker", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
 
 /** Names of the boxes these tests found, so only they (and their sidecars) are removed at the end. */
 const seen = new Set<string>();
