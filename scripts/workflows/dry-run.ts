@@ -101,16 +101,26 @@ async function runJob(name: string, job: WorkflowJob, extraEnv: Record<string, s
       ? await standInFor(step, (dir) => (path = `${dir}:${path}`))
       : await runStep(step, { ...extraEnv, ...fromGithubEnv(githubEnv), GITHUB_ENV: githubEnv, PATH: path });
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    if (outcome.ok) console.log(`   ✓ ${step.name} (${seconds} s)${outcome.note ? `: ${outcome.note}` : ""}`);
+    if (outcome.ok) console.log(`   ✓ ${step.name} (${seconds} s)${outcome.note ? `: ${outcome.note}` : ""}${tail(outcome.output, 3)}`);
     else {
-      console.log(`   ✘ ${step.name} (${seconds} s)\n${outcome.output.trim().split("\n").slice(-40).join("\n").replace(/^/gm, "     ")}`);
+      console.log(`   ✘ ${step.name} (${seconds} s)${tail(outcome.output, 40)}`);
       return false;
     }
   }
   return true;
 }
 
-type Outcome = { ok: true; note?: string } | { ok: false; output: string };
+type Outcome = { ok: true; note?: string; output?: string } | { ok: false; output: string };
+
+/** The last lines a step printed, indented under it. */
+function tail(output: string | undefined, lines: number): string {
+  const last = (output ?? "")
+    .trim()
+    .split("\n")
+    .filter((line) => line.trim())
+    .slice(-lines);
+  return last.length ? `\n${last.join("\n").replace(/^/gm, "       ")}` : "";
+}
 
 /** What this machine does in place of an action. */
 async function standInFor(step: WorkflowStep, prependPath: (dir: string) => void): Promise<Outcome> {
@@ -146,7 +156,7 @@ async function runStep(step: WorkflowStep, env: Record<string, string>): Promise
     ...step.env,
     ...env,
   });
-  return result.code === 0 ? { ok: true } : { ok: false, output: `${result.output}\n(exit ${result.code})` };
+  return result.code === 0 ? { ok: true, output: result.output } : { ok: false, output: `${result.output}\n(exit ${result.code})` };
 }
 
 /** The KEY=value lines earlier steps wrote to $GITHUB_ENV. */
