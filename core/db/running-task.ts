@@ -8,7 +8,7 @@ import { type RunEnding, statusAfterRun, type TaskOutcome, type TaskStatus } fro
 import { type TaskSettings, taskSettings } from "../tasks/settings";
 import type { Database } from "./client";
 import { agents, githubConnections, guildRepositories, guilds, messages, organisations, runs, taskMessages, taskRuns, tasks } from "./schema";
-import type { NewRow, WireRow } from "./transcript";
+import { appendOpeningRow, type NewRow, type WireRow } from "./transcript";
 
 export interface TaskForRun {
   id: string;
@@ -135,31 +135,13 @@ export async function undeliveredMessages(db: Database, taskId: string): Promise
  * statement: the row, the run's generation number and the messages' delivered_at commit
  * together, so a message is never delivered twice or lost between the two.
  */
-export async function deliverMessages(db: Database, row: NewRow & { generation: number }, messageIds: string[], deliveredAt: Date): Promise<WireRow> {
-  const result = await db.execute<{ created_at: string }>(sql`
-    with m as (
-      insert into messages (run_id, seq, generation, role, payload, metadata, token_count)
-      values (${row.runId}, ${row.seq}, ${row.generation}, ${row.role}, ${JSON.stringify(row.payload)}::jsonb,
-              ${JSON.stringify(row.metadata)}::jsonb, ${row.tokenCount})
-      returning created_at
-    ), r as (
-      update runs set generation = ${row.generation}, updated_at = now() where id = ${row.runId} returning 1
-    ), d as (
+export function deliverMessages(db: Database, row: NewRow & { generation: number }, messageIds: string[], deliveredAt: Date): Promise<WireRow> {
+  return appendOpeningRow(db, row, {
+    writes: sql`d as (
       update task_messages set delivered_at = ${deliveredAt.toISOString()}::timestamptz, delivered_run_id = ${row.runId}::uuid
       where id = any(${`{${messageIds.join(",")}}`}::uuid[]) and delivered_at is null returning 1
-    )
-    select m.created_at::text as created_at from m, r`);
-  const created = result.rows[0];
-  if (!created) throw new Error(`run ${row.runId} does not exist`);
-  return {
-    seq: row.seq,
-    generation: row.generation,
-    role: row.role,
-    payload: row.payload as WireRow["payload"],
-    metadata: row.metadata as WireRow["metadata"],
-    cost_usd: null,
-    created_at: new Date(created.created_at).toISOString(),
-  };
+    )`,
+  });
 }
 
 /** The run's usage from its assistant rows (the run report, TASK-022). */

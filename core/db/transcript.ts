@@ -63,12 +63,16 @@ export function toWireRow(row: typeof messages.$inferSelect): WireRow {
  * A user row that opens a generation, and the run's generation number, in ONE statement:
  * a failure between the two can never leave a row of a generation the run does not know.
  * `alongside` reads more in the same statement (what the generation's start needs): its
- * columns are selected beside the row's, and handed to `take` once it committed.
+ * columns are selected beside the row's, and handed to `take` once it committed. Its
+ * `writes` are further data-modifying steps (`name as (update …)`) that commit with the row.
+ *
+ * @example
+ *   await appendOpeningRow(db, { ...draft, generation: 3 }, { writes: sql`d as (update task_messages set … returning 1)` });
  */
 export async function appendOpeningRow(
   db: Database,
   row: NewRow & { generation: number },
-  alongside?: { columns: SQL; take: (values: Record<string, unknown>) => void },
+  alongside: { columns?: SQL; take?: (values: Record<string, unknown>) => void; writes?: SQL } = {},
 ): Promise<WireRow> {
   const result = await db.execute<{ created_at: string } & Record<string, unknown>>(sql`
     with m as (
@@ -78,11 +82,11 @@ export async function appendOpeningRow(
       returning created_at
     ), r as (
       update runs set generation = ${row.generation}, updated_at = now() where id = ${row.runId} returning 1
-    )
-    select m.created_at::text as created_at${alongside ? sql`, ${alongside.columns}` : sql``} from m, r`);
+    )${alongside.writes ? sql`, ${alongside.writes}` : sql``}
+    select m.created_at::text as created_at${alongside.columns ? sql`, ${alongside.columns}` : sql``} from m, r`);
   const created = result.rows[0];
   if (!created) throw new Error(`run ${row.runId} does not exist`);
-  alongside?.take(created);
+  alongside.take?.(created);
   return {
     seq: row.seq,
     generation: row.generation,
