@@ -34,6 +34,8 @@ export const TASK_HEARTBEAT = "task.heartbeat";
 const TASK_HEARTBEAT_MS = 20_000;
 
 const runActive = () => refuse(409, "task.run_active", "The task has an active run");
+/** How long a call waits for a finished run's driver to let go before it answers 409. */
+const WIND_DOWN_MS = 10_000;
 
 /**
  * The task object's work, loaded by TaskObject on its first event (task-object.ts), so an
@@ -43,6 +45,10 @@ export class TaskControl {
   readonly #rooms: TaskRooms;
   readonly #tokens: RepositoryTokens;
   #driver: TaskRunDriver | null = null;
+  /** Settles when the driver lets go of its run (after the run's ending is written). */
+  #driverDone: Promise<void> = Promise.resolve();
+  /** The driver once its run is ending: finalizing, then letting go. */
+  #ending: TaskRunDriver | null = null;
   #recovering: Promise<void> | null = null;
   readonly #handlers: Record<string, DeadlineHandler>;
 
@@ -95,7 +101,7 @@ export class TaskControl {
   /** Starts a run of the task, which the queue has marked running; refused when one is active (TASK-008). */
   async start(taskId: string): Promise<StartAnswer> {
     await this.#recover();
-    if (this.#driver || this.#rooms.state.get()) return runActive();
+    if (await this.#runActive()) return runActive();
     const { context } = this.#rooms;
     await tokenCounterReady(context.env);
     return context.database.use(async (db) => {
@@ -133,16 +139,18 @@ export class TaskControl {
         session: opened.session,
         credential,
         tokens: this.#tokens,
-        finalize: (ending, box, refusals) => finalizeRun({ rooms: this.#rooms, task, taskRunId, runId, ending, box, refusals, tokens: this.#tokens }),
+        finalize: (ending, box, refusals) => {
+          this.#ending = driver;
+          return finalizeRun({ rooms: this.#rooms, task, taskRunId, runId, ending, box, refusals, tokens: this.#tokens });
+        },
       });
       this.#driver = driver;
       await context.deadlines.set(TASK_HEARTBEAT, this.clock.now() + TASK_HEARTBEAT_MS);
       logEvent("info", { operation: "task.run_started", task_id: task.id, run_id: runId, task_run_id: taskRunId });
-      context.waitUntil(
-        driver.drive().finally(() => {
-          if (this.#driver === driver) this.#driver = null;
-        }),
-      );
+      this.#driverDone = driver.drive().finally(() => {
+        if (this.#driver === driver) this.#driver = null;
+      });
+      context.waitUntil(this.#driverDone);
       return { ok: true, runId };
     });
   }
@@ -162,7 +170,7 @@ export class TaskControl {
   /** Deletes the task's volume now (TASK-038); refused while a run is active. */
   async resetWorkspace(taskId: string): Promise<Outcome<Record<never, never>>> {
     await this.#recover();
-    if (this.#driver || this.#rooms.state.get()) return runActive();
+    if (await this.#runActive()) return runActive();
     return this.#rooms.context.database.use(async (db) => {
       const task = await readTaskForRun(db, taskId);
       if (!task) return refuse(404, "task.not_found", "No such task");
@@ -171,6 +179,24 @@ export class TaskControl {
       logEvent("info", { operation: "task.volume_reset", task_id: taskId });
       return { ok: true };
     });
+  }
+
+  /**
+   * Whether a run holds the task. A run that is ending (finalizing, or letting go of the box
+   * and the lock once its ending is written) is waited for, at most WIND_DOWN_MS: the caller
+   * may already have seen the ending (a cancel answered, the run's outcome read) and would
+   * otherwise get a 409 for a run that is over.
+   */
+  async #runActive(): Promise<boolean> {
+    const held = () => this.#driver !== null || this.#rooms.state.get() !== null;
+    const driver = this.#driver;
+    if (!driver || (this.#ending !== driver && this.#rooms.state.get())) return held();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, WIND_DOWN_MS);
+    });
+    await Promise.race([this.#driverDone, late]).finally(() => clearTimeout(timer));
+    return held();
   }
 
   /** The task's Server-Sent Events: status changes, runs starting and ending, and the latest run's rows. */

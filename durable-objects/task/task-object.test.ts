@@ -96,6 +96,25 @@ describe("task object", () => {
     expect(await testEnv.SANDBOX_HOMES.head(key)).not.toBeNull();
   });
 
+  it("TASK-038: a reset sent the moment the run's ending is announced waits for the object to let go of the run, and succeeds", async () => {
+    const { task, repositoryId } = await seedTask();
+    const key = volumeObjectKey(repositoryId, task.key);
+    await testEnv.SANDBOX_HOMES.put(key, new Uint8Array([1]));
+    const stub = taskObject(testEnv, task.id);
+    const response = await stub.events(task.id, new Request("http://task/events"));
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    expect((await stub.start(task.id)).ok).toBe(true);
+    let text = "";
+    while (!text.includes("event: task.run_ended")) {
+      const read = await reader.read();
+      if (read.done) throw new Error(`the stream ended without task.run_ended: ${text}`);
+      text += read.value;
+    }
+    expect(await stub.resetWorkspace(task.id)).toEqual({ ok: true });
+    expect(await testEnv.SANDBOX_HOMES.head(key)).toBeNull();
+    await reader.cancel();
+  });
+
   it("TASK-004: the events stream shows the status, the run starting and ending, and the run's rows, each event fitting its schema", async () => {
     const { task } = await seedTask();
     const stub = taskObject(testEnv, task.id);
