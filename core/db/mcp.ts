@@ -146,6 +146,20 @@ export async function toolsOf(db: AnyDatabase, connectionId: string): Promise<Mc
   return db.select().from(mcpTools).where(eq(mcpTools.connectionId, connectionId)).orderBy(asc(mcpTools.position), asc(mcpTools.remoteName));
 }
 
+/**
+ * Which of `names` are tool names of the organisation's MCP connections (SCRIPT-009: a script
+ * may not take one). No statement for no names.
+ */
+export async function mcpToolNamesAmong(db: AnyDatabase, organisationId: string, names: string[]): Promise<Set<string>> {
+  const candidates = [...new Set(names)];
+  if (candidates.length === 0) return new Set();
+  const rows = await db
+    .select({ name: mcpTools.name })
+    .from(mcpTools)
+    .where(and(eq(mcpTools.organisationId, organisationId), inArray(mcpTools.name, candidates)));
+  return new Set(rows.map((row) => row.name));
+}
+
 /** A tool as discovery hands it over, already named for the model (core/mcp/names.ts). */
 export interface NamedTool {
   name: string;

@@ -25,6 +25,17 @@ export function slugIssue(slug: string): string | null {
 }
 
 /**
+ * Whether `name` could be an MCP tool's model-facing name: every one holds the separator, so
+ * a name without it needs no look-up.
+ *
+ * @example couldNameMcpTool("coingecko__price") // true
+ * @example couldNameMcpTool("add_numbers") // false
+ */
+export function couldNameMcpTool(name: string): boolean {
+  return name.includes(SEPARATOR);
+}
+
+/**
  * The model-facing name of a remote tool. Characters outside [A-Za-z0-9_-] become `_`; a
  * name longer than 64 keeps its first characters and ends with `_` and a short hash of the
  * whole remote name, so the cut is the same at every discovery and two long names that

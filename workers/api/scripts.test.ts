@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
-import { artifacts, artifactVersions, runs } from "../../core/db/schema";
+import { artifacts, artifactVersions, mcpConnections, mcpTools, runs } from "../../core/db/schema";
 import { scriptCatalog } from "../../core/db/scripts";
 import { newAgent } from "../../test/workerd/agents";
 import { call, seedGuild } from "../../test/workerd/seed";
@@ -38,11 +38,12 @@ const storedNames = (agentId: string) =>
 describe("scripts over HTTP", () => {
   let token: string;
   let guildId: string;
+  let organisationId: string;
   /** A second token of the same organisation, named as a person would name it. */
   let ciToken: string;
   let ciTokenId: string;
   beforeAll(async () => {
-    ({ token, guildId } = await seedGuild("Scripts"));
+    ({ token, guildId, organisationId: organisationId } = await seedGuild("Scripts"));
     const created = await call("POST", "/api/tokens", { token, body: { name: "CI" } });
     ciToken = created.json.token;
     ciTokenId = created.json.id;
@@ -166,6 +167,47 @@ describe("scripts over HTTP", () => {
     // Not JSON, or not a JSON body, answers as every route does.
     expect((await call("POST", `/api/agents/${agent.id}/scripts`, { token, body: "{", headers: { "content-type": "application/json" } })).status).toBe(400);
     expect((await call("POST", `/api/agents/${agent.id}/scripts`, { token, body: "x", headers: { "content-type": "text/plain" } })).status).toBe(415);
+  });
+
+  it("SCRIPT-009: a script may not take the name of one of the organisation's MCP tools, alone or in a recipe; another organisation's tool does not count", async () => {
+    const agent = await newAgent(token, guildId);
+    const stranger = await seedGuild("Stranger tools");
+    await withDb(async (db) => {
+      for (const [owner, slug] of [
+        [organisationId, "prices"],
+        [stranger.organisationId, "weather"],
+      ] as const) {
+        const [connection] = await db
+          .insert(mcpConnections)
+          .values({
+            organisationId: owner,
+            slug,
+            url: `http://127.0.0.1:9/${slug}/mcp`,
+            transport: "streamable_http",
+            authKind: "none",
+            orgWide: false,
+            status: "ready",
+          })
+          .returning();
+        await db.insert(mcpTools).values({
+          connectionId: connection!.id,
+          organisationId: owner,
+          name: `${slug}__latest`,
+          remoteName: "latest",
+          inputSchema: { type: "object" },
+          enabled: true,
+          position: 0,
+        });
+      }
+    });
+    const alone = await post(agent.id, write("prices__latest"));
+    expect(alone.status).toBe(422);
+    expect(alone.json.error.details.fields).toEqual([{ field: "name", message: '"prices__latest" is the name of a tool the agent has' }]);
+    const recipe = await call("POST", `/api/agents/${agent.id}/scripts/recipe`, { token, body: { scripts: [write("fine"), write("prices__latest")] } });
+    expect(recipe.status).toBe(422);
+    expect(recipe.json.error.details.fields.map((f: any) => f.field)).toEqual(["scripts.1.name"]);
+    expect(await storedNames(agent.id)).toEqual([]);
+    expect((await post(agent.id, write("weather__latest"))).status).toBe(201);
   });
 
   it("HARDEN: a body nested thousands of levels deep is a 422, never a 500, here as on any JSON route", async () => {

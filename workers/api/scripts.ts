@@ -4,8 +4,10 @@ import * as z from "zod";
 import type { Env } from "../../bindings/env";
 import { agentObject } from "../../bindings/objects";
 import { publishScriptsChanged } from "../../bindings/script-events";
+import { mcpToolNamesAmong } from "../../core/db/mcp";
 import { apiTokens } from "../../core/db/schema";
 import { ScriptOwnerMissing, scriptCatalog, scriptVersionWire, scriptWire } from "../../core/db/scripts";
+import { couldNameMcpTool } from "../../core/mcp/names";
 import { describeError, logEvent } from "../../core/output/log";
 import { SCRIPT_NAME_PATTERN, validateScriptWrite } from "../../core/scripts/rules";
 import { type ScriptAuthor, type ScriptChange, ScriptLimitReached, type ScriptWrite } from "../../core/scripts/types";
@@ -40,11 +42,23 @@ const REFUSED_WRITE = {
 const scriptOp = (op: Omit<Parameters<typeof operation>[0], "tag">) => operation({ tag: "Scripts", ...op });
 
 /** Names no script may take: every native tool's, whatever the agent's flags (SCRIPT-009, OP-SCRIPT-10). */
-const TAKEN_NAMES = nativeToolNames();
+const NATIVE_NAMES = nativeToolNames();
+
+/**
+ * The names these writes may not take: the native tools' and those of the organisation's MCP
+ * tools among them (SCRIPT-009), whichever agent holds a grant: a grant given later must not
+ * meet a script of the same name.
+ */
+async function takenNames(c: Context<AppEnv>, names: unknown[]): Promise<ReadonlySet<string>> {
+  // Every MCP tool name holds the separator: other names need no look-up.
+  const asked = names.filter((name): name is string => typeof name === "string" && couldNameMcpTool(name));
+  const connected = await mcpToolNamesAmong(c.get("db"), c.get("organisationId"), asked);
+  return connected.size ? new Set([...NATIVE_NAMES, ...connected]) : NATIVE_NAMES;
+}
 
 /** The write, checked by the catalog's rules; 422 naming each bad field, under `prefix` in a recipe. */
-function checked(body: unknown, prefix = ""): { write: ScriptWrite | null; issues: FieldIssue[] } {
-  const result = validateScriptWrite(body, TAKEN_NAMES);
+function checked(body: unknown, taken: ReadonlySet<string>, prefix = ""): { write: ScriptWrite | null; issues: FieldIssue[] } {
+  const result = validateScriptWrite(body, taken);
   if (result.ok) return { write: result.value, issues: [] };
   return { write: null, issues: result.issues.map((i) => ({ field: prefix + i.field, message: i.message })) };
 }
@@ -118,7 +132,8 @@ export const agentScriptRoutes = new Hono<AppEnv>()
     jsonBody(ScriptCreateBody),
     async (c) => {
       const agent = await ownedAgent(c, c.req.valid("param").id);
-      const { write: valid, issues } = checked(c.req.valid("json"));
+      const body = c.req.valid("json");
+      const { write: valid, issues } = checked(body, await takenNames(c, [body.name]));
       if (!valid) throw validationFailed(issues);
       const [written] = await write(c, agent, [valid]);
       await announce(c.env, agent, [{ action: "create", name: valid.name }]);
@@ -144,8 +159,13 @@ export const agentScriptRoutes = new Hono<AppEnv>()
       const writes: ScriptWrite[] = [];
       const issues: FieldIssue[] = [];
       const seen = new Set<string>();
-      c.req.valid("json").scripts.forEach((body, i) => {
-        const result = checked(body, `scripts.${i}.`);
+      const { scripts } = c.req.valid("json");
+      const taken = await takenNames(
+        c,
+        scripts.map((body) => body.name),
+      );
+      scripts.forEach((body, i) => {
+        const result = checked(body, taken, `scripts.${i}.`);
         issues.push(...result.issues);
         if (seen.has(body.name)) issues.push({ field: `scripts.${i}.name`, message: `"${body.name}" appears twice in the recipe` });
         seen.add(body.name);
