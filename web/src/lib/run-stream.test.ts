@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { ApiError } from "./api-client";
 import type { GroupMessage, Row } from "./api-types";
 import { applyChatEvent, type ChatState, emptyChat, reading, withMessages } from "./group-chat";
 import { applyEvent, emptyLiveRun, type LiveRun, withRows } from "./live-run";
 import { openEventStream, openRunStream } from "./run-stream";
 import { lastSeq } from "./sse";
+import { RETRYING_MESSAGE, retryingNotice } from "./unavailable";
 
 const row = (seq: number): Row => ({
   seq,
@@ -167,5 +169,42 @@ describe("openRunStream", () => {
     expect(reading(state).map((d) => d.agent_name)).toEqual(["Scout"]);
     expect(urls).toEqual(["/api/guilds/g1/events?after_seq=3", "/api/guilds/g1/events"]);
     expect(ids).toEqual([undefined, "4"]);
+  });
+
+  it("HARDEN-2: while the database does not answer (the reload or the stream answers 503) it says so, waits each Retry-After, and clears once open", async () => {
+    const shown: Array<string | null> = [];
+    const fetched: number[] = [];
+    let reloads = 0;
+    const unavailable = () =>
+      new Response(JSON.stringify({ error: { code: "database.unavailable", message: "not answering", details: {} } }), {
+        status: 503,
+        headers: { "content-type": "application/json", "retry-after": "1" },
+      });
+    const responses = [() => sse([frame(row(1))]), unavailable, () => sse([frame(row(2))], false)];
+    let state: LiveRun = withRows(emptyLiveRun(), [row(0)]);
+    const stream = openRunStream({
+      runId: "r1",
+      token: "t",
+      lastSeq: () => lastSeq(state.rows),
+      onEvent: (e) => {
+        state = applyEvent(state, e);
+      },
+      beforeReconnect: async () => {
+        if (++reloads === 1) throw new ApiError(503, "database.unavailable", "not answering", { retry_after_s: 1 });
+      },
+      notice: retryingNotice((message) => shown.push(message)),
+      retryDelayMs: () => 1,
+      fetch: async () => {
+        fetched.push(Date.now());
+        return responses[fetched.length - 1]!();
+      },
+    });
+    await waitFor(() => state.rows.length === 3, 5_000);
+    stream.close();
+    expect(shown).toEqual([RETRYING_MESSAGE, RETRYING_MESSAGE, null]);
+    expect(reloads).toBe(3);
+    // Each wait is the answer's Retry-After (1 s), not the back-off of 1 ms.
+    expect(fetched[1]! - fetched[0]!).toBeGreaterThanOrEqual(900);
+    expect(fetched[2]! - fetched[1]!).toBeGreaterThanOrEqual(900);
   });
 });
