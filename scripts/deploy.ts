@@ -13,10 +13,10 @@
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
-import { join } from "node:path";
-import { experimental_readRawConfig, unstable_readConfig } from "wrangler";
+import { unstable_readConfig } from "wrangler";
 import { MIGRATIONS_DIR } from "./db/migrate";
 import { healthProblem } from "./deploy/checks";
+import { readCommandLine, WRANGLER_TOML } from "./deploy/command-line";
 import { migrateEnvironmentDatabase } from "./deploy/database";
 import { locationHint, neonRegion } from "./deploy/location-hint";
 import { parseDeployArgs } from "./deploy/options";
@@ -37,14 +37,12 @@ function fail(message: string, code = 1): never {
   process.exit(code);
 }
 
-const configPath = join(ROOT, "wrangler.toml");
-const { rawConfig } = experimental_readRawConfig({ config: configPath });
-const parsed = parseDeployArgs(process.argv.slice(2), Object.keys(rawConfig.env ?? {}));
+const parsed = readCommandLine(parseDeployArgs);
 if (!parsed.ok) fail(parsed.message, 2);
 const { env, step } = parsed.options;
 const newestTag = newestMigrationTag(readdirSync(MIGRATIONS_DIR));
 if (!newestTag) fail(`no migrations in ${MIGRATIONS_DIR}`);
-const config = unstable_readConfig({ config: configPath, env });
+const config = unstable_readConfig({ config: WRANGLER_TOML, env });
 const routes: Route[] = [...(config.routes ?? []), ...(config.route ? [config.route] : [])];
 const configuredOrigin = parsed.options.url ?? routeOrigin(routes);
 

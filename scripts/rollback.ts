@@ -4,24 +4,21 @@
  * prints what served before and what serves now. It changes code and config only: migrations,
  * R2 objects, Durable Object storage, secrets and the containers' images stay as they are (README, "Rolling back").
  */
-import { join } from "node:path";
-import { experimental_readRawConfig, unstable_readConfig } from "wrangler";
+import { unstable_readConfig } from "wrangler";
+import { readCommandLine, WRANGLER_TOML } from "./deploy/command-line";
 import { parseRollbackArgs } from "./deploy/options";
 import { describeTraffic, rollbackTarget } from "./deploy/rollout";
 import { wranglerPlatform } from "./deploy/wrangler-platform";
-import { ROOT } from "./stack/wrangler";
 
 function fail(message: string, code = 1): never {
   console.error(`rollback: ${message}`);
   process.exit(code);
 }
 
-const configPath = join(ROOT, "wrangler.toml");
-const { rawConfig } = experimental_readRawConfig({ config: configPath });
-const parsed = parseRollbackArgs(process.argv.slice(2), Object.keys(rawConfig.env ?? {}));
+const parsed = readCommandLine(parseRollbackArgs);
 if (!parsed.ok) fail(parsed.message, 2);
 const { env, version, dryRun } = parsed.options;
-const workerName = unstable_readConfig({ config: configPath, env }).name as string;
+const workerName = unstable_readConfig({ config: WRANGLER_TOML, env }).name as string;
 const platform = wranglerPlatform({
   env,
   workerName,

@@ -1,4 +1,4 @@
-import { parseArgs } from "node:util";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { parseSteps } from "./rollout";
 import { targetOrigin } from "./target";
 
@@ -26,11 +26,28 @@ const STEPS: readonly DeployStep[] = ["all", "migrate", "rollout", "check"];
 
 type Parsed<T> = { ok: true; options: T } | { ok: false; message: string };
 
-function checkEnv(env: string | undefined, environments: string[]): string | null {
+/**
+ * Reads a script's flags (strict: no unknown flag, no positional) with its required
+ * `--env`/`-e`, which must name an environment of wrangler.toml; or names what is wrong.
+ *
+ * @example parseEnvArgs<{ env?: string; "dry-run"?: boolean }>(["-e", "staging"], ["staging"], { "dry-run": { type: "boolean" } })
+ * // { ok: true, options: { env: "staging" } }
+ */
+function parseEnvArgs<V extends { env?: string }>(
+  argv: string[],
+  environments: string[],
+  flags: NonNullable<ParseArgsConfig["options"]>,
+): Parsed<V & { env: string }> {
+  let values: V;
+  try {
+    values = parseArgs({ args: argv, options: { env: { type: "string", short: "e" }, ...flags }, strict: true, allowPositionals: false }).values as V;
+  } catch (error) {
+    return { ok: false, message: (error as Error).message };
+  }
   const known = environments.length ? environments.join(", ") : "none: add [env.<name>] to wrangler.toml";
-  if (!env) return `--env is required (environments in wrangler.toml: ${known})`;
-  if (!environments.includes(env)) return `--env ${env} is not an environment of wrangler.toml (it has: ${known})`;
-  return null;
+  if (!values.env) return { ok: false, message: `--env is required (environments in wrangler.toml: ${known})` };
+  if (!environments.includes(values.env)) return { ok: false, message: `--env ${values.env} is not an environment of wrangler.toml (it has: ${known})` };
+  return { ok: true, options: values as V & { env: string } };
 }
 
 /**
@@ -40,29 +57,18 @@ function checkEnv(env: string | undefined, environments: string[]): string | nul
  * // { ok: true, options: { env: "production", step: "all" } }
  */
 export function parseDeployArgs(argv: string[], environments: string[]): Parsed<DeployOptions> {
-  let values: { env?: string; url?: string; only?: string; steps?: string; soak?: string; message?: string };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        env: { type: "string", short: "e" },
-        url: { type: "string" },
-        only: { type: "string" },
-        steps: { type: "string" },
-        soak: { type: "string" },
-        message: { type: "string" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    return { ok: false, message: (error as Error).message };
-  }
-  const envProblem = checkEnv(values.env, environments);
-  if (envProblem) return { ok: false, message: envProblem };
+  const parsed = parseEnvArgs<{ env?: string; url?: string; only?: string; steps?: string; soak?: string; message?: string }>(argv, environments, {
+    url: { type: "string" },
+    only: { type: "string" },
+    steps: { type: "string" },
+    soak: { type: "string" },
+    message: { type: "string" },
+  });
+  if (!parsed.ok) return parsed;
+  const values = parsed.options;
   const step = (values.only ?? "all") as DeployStep;
   if (!STEPS.includes(step)) return { ok: false, message: `--only must be migrate, rollout or check, got ${JSON.stringify(values.only)}` };
-  const options: DeployOptions = { env: values.env as string, step };
+  const options: DeployOptions = { env: values.env, step };
   if (values.url !== undefined) {
     const url = targetOrigin(values.url);
     if (!url) return { ok: false, message: `--url must be an http(s) URL or a host such as agents.example.com, got ${JSON.stringify(values.url)}` };
@@ -96,21 +102,14 @@ export interface RollbackOptions {
  * @example parseRollbackArgs(["--env", "production", "--dry-run"], ["production"]) // { ok: true, options: { env: "production", dryRun: true } }
  */
 export function parseRollbackArgs(argv: string[], environments: string[]): Parsed<RollbackOptions> {
-  let values: { env?: string; version?: string; "dry-run"?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { env: { type: "string", short: "e" }, version: { type: "string" }, "dry-run": { type: "boolean" } },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    return { ok: false, message: (error as Error).message };
-  }
-  const envProblem = checkEnv(values.env, environments);
-  if (envProblem) return { ok: false, message: envProblem };
+  const parsed = parseEnvArgs<{ env?: string; version?: string; "dry-run"?: boolean }>(argv, environments, {
+    version: { type: "string" },
+    "dry-run": { type: "boolean" },
+  });
+  if (!parsed.ok) return parsed;
+  const values = parsed.options;
   if (values.version !== undefined && !/^[0-9a-zA-Z-]{4,64}$/.test(values.version)) {
     return { ok: false, message: `--version takes a version id as \`wrangler versions list\` prints it, got ${JSON.stringify(values.version)}` };
   }
-  return { ok: true, options: { env: values.env as string, dryRun: values["dry-run"] ?? false, ...(values.version ? { version: values.version } : {}) } };
+  return { ok: true, options: { env: values.env, dryRun: values["dry-run"] ?? false, ...(values.version ? { version: values.version } : {}) } };
 }

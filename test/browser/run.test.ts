@@ -20,6 +20,18 @@ async function storedSeqs(runId: string): Promise<number[]> {
   return (await api("GET", `/api/runs/${runId}/messages`)).json.data.map((r: { seq: number }) => r.seq);
 }
 
+/** What the console says while a read is answered 503 database.unavailable (web/src/lib/unavailable.ts). */
+const RETRYING = "The database is not answering; retrying…";
+
+/** The API's answer while the database does not answer, as the Worker sends it (decision 0026). */
+const UNAVAILABLE = {
+  status: 503,
+  headers: { "content-type": "application/json", "retry-after": "1" },
+  body: JSON.stringify({
+    error: { code: "database.unavailable", message: "The database is not answering right now; try again shortly", details: { retry_after_s: 1 } },
+  }),
+};
+
 describe("operator console: the run view, live", () => {
   let chromium: Chromium;
   let page: Page;
@@ -289,4 +301,57 @@ describe("operator console: the run view, live", () => {
     await page.locator("li[data-role=assistant]", { hasText: "echo: Are you there?" }).waitFor();
     await until(async () => (await box.inputValue()) === "", "the sent text leaves the box");
   }, 120_000);
+
+  // Every read of the run (the run, its rows, its event stream) is answered 503 by the page's
+  // own route, as the Worker answers while Postgres does not (decision 0026; the e2e
+  // postgres-freeze test freezes it for real, the shared stack's database stays up here).
+  it("HARDEN-2: while the API answers the run's reads 503 database.unavailable, the run view says the database is not answering, at open and on its stream's reconnect, asks again each Retry-After, and recovers once answers come", async () => {
+    const proxy = await startDropProxy(apiUrl);
+    const second = await chromium.context.newPage();
+    try {
+      await signIn(second, proxy.url, inject("token"));
+      const { agent } = await newAgent("Patient");
+      const run = (await api("POST", `/api/agents/${agent.id}/runs`, { body: { message: "Hello" } })).json;
+      const ofRun = (url: URL) => url.pathname.startsWith(`/api/runs/${run.id}`);
+      const refused: number[] = [];
+      const unavailable = () =>
+        second.route(ofRun, (route) => {
+          refused.push(Date.now());
+          return route.fulfill(UNAVAILABLE);
+        });
+      const notice = second.getByText(RETRYING);
+
+      await unavailable();
+      await second.goto(`${proxy.url}/runs/${run.id}`);
+      await notice.waitFor();
+      await second.unroute(ofRun);
+      await second.locator("li[data-role=assistant]", { hasText: "echo: Hello" }).waitFor();
+      await notice.waitFor({ state: "detached" });
+      await second.locator(".live[data-connection=open]").waitFor();
+
+      // The stream is cut while the API answers 503: its reconnect (and the reload before it) is refused.
+      await unavailable();
+      refused.length = 0;
+      proxy.dropAll();
+      await notice.waitFor();
+      expect(await second.locator("li[data-role=assistant]", { hasText: "echo: Hello" }).count(), "the transcript stays").toBe(1);
+      await screenshot(second, "40-run-database-unavailable");
+      // It keeps asking, once per Retry-After (1 s): neither in a tight loop nor never.
+      await until(async () => refused.length >= 3, "the view asks again", 10_000);
+      const gaps = refused.slice(1).map((t, i) => t - refused[i]!);
+      expect(Math.min(...gaps), `waits between reads: ${gaps}`).toBeGreaterThanOrEqual(800);
+
+      // Meanwhile the run moves on; once the API answers, the view catches up and the notice goes.
+      expect((await api("POST", `/api/runs/${run.id}/messages`, { body: { content: "Still there?" } })).status).toBe(202);
+      await second.unroute(ofRun);
+      await notice.waitFor({ state: "detached" });
+      await second.locator(".live[data-connection=open]").waitFor();
+      await second.locator("li[data-role=assistant]", { hasText: "echo: Still there?" }).waitFor();
+      await second.getByTestId("generating").waitFor({ state: "detached" });
+      expect(await seqs(second)).toEqual(await storedSeqs(run.id));
+    } finally {
+      await second.close();
+      await proxy.close();
+    }
+  });
 });

@@ -1,11 +1,7 @@
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../scripts/stack/ports";
-import { type Stack, startStack } from "../../scripts/stack/stack";
-import { agentIdle, errorCodes, expectNoGap, guildWithAgent, readRun, script, type Target, transcript, type WireRow } from "./agents";
-import { api } from "./http";
+import { readdirSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { WireRow } from "./agents";
+import { expectResolvedCalls, nextMessageAnswered, ownStack, rodeOut, runPastFirstTool } from "./own-stack";
 
 /**
  * A database that accepts connections and answers nothing (every Postgres process of this
@@ -22,29 +18,8 @@ const FREEZE_SCRIPT = [
   { tool_calls: [{ name: "note_write", arguments: { title: "during", body: "answered while Postgres is frozen" } }], delay_ms: 3_000 },
 ];
 
-let stack: Stack;
-let target: Target;
-let databasePort: number;
-const stateDir = mkdtempSync(join(tmpdir(), "guilds-freeze-"));
-
-beforeAll(async () => {
-  // As root, Postgres runs as its own user, who must be able to reach its data folder.
-  chmodSync(stateDir, 0o755);
-  const output: string[] = [];
-  stack = await startStack({ port: await freePort(), stateDir, output: (line) => output.push(line) }).catch((error: unknown) => {
-    console.error(output.slice(-40).join("\n"));
-    throw error;
-  });
-  target = { base: stack.apiUrl, token: stack.token, mockUrl: stack.mockModelUrl! };
-  databasePort = Number(new URL(stack.databaseUrl).port);
-});
-
-afterAll(async () => {
-  await stack?.stop();
-  rmSync(stateDir, { recursive: true, force: true });
-});
-
-const call = (method: string, path: string, body?: unknown) => api(method, path, { base: target.base, token: target.token, body });
+const own = ownStack("freeze");
+const { call } = own;
 
 interface Proc {
   pid: number;
@@ -94,7 +69,7 @@ function send(pid: number, signal: NodeJS.Signals): boolean {
  * database answers must not hold the freeze), and in any case on the way out.
  */
 async function frozen<T>(during: () => Promise<T>): Promise<T> {
-  const server = postgresServer(databasePort);
+  const server = postgresServer(Number(new URL(own.stack.databaseUrl).port));
   const stopped: number[] = [];
   const thaw = () => {
     for (const pid of stopped.splice(0).reverse()) send(pid, "SIGCONT");
@@ -114,39 +89,20 @@ async function frozen<T>(during: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Polls `read` until `done` holds; throws with the last value after `timeoutMs`. */
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 45_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read().catch((error: unknown) => error as T);
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what} after ${timeoutMs} ms: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+/** How long the run may take to come through after the freeze. */
+const SETTLE_MS = 45_000;
 
 /** Every tool call has exactly one result row (CANCEL-005); the reply answered during the freeze is stored once. */
 function expectWholeHistory(rows: WireRow[], before: WireRow[]) {
   expect.soft(rows.slice(0, before.length), "rows committed before the freeze").toEqual(before);
-  const calls = rows.flatMap((r) => (r.role === "assistant" ? (r.payload.tool_calls ?? []).map((c: { id: string }) => c.id) : []));
-  const results = rows.filter((r) => r.role === "tool").map((r) => r.payload.tool_call_id);
-  expect.soft(results.sort(), "a result for every tool call").toEqual([...calls].sort());
+  expectResolvedCalls(rows);
   const during = rows.filter((r) => r.role === "assistant" && JSON.stringify(r.payload.tool_calls ?? []).includes("answered while Postgres is frozen"));
   expect.soft(during, "the reply answered during the freeze, committed once").toHaveLength(1);
 }
 
 describe("Postgres frozen mid-generation", () => {
   it("HARDEN-2 / CANCEL-005 / GEN-002: while every Postgres process is stopped for 10 s, GET /api/runs/:id answers 503 database.unavailable with Retry-After within seconds; afterwards the run's history is whole and the next message works", async () => {
-    const { agentId, model } = await guildWithAgent("Freeze", target);
-    await script(model, FREEZE_SCRIPT, target);
-    const started = await call("POST", `/api/agents/${agentId}/runs`, { message: "write two notes" });
-    expect(started.status, started.text).toBe(201);
-    const runId = started.json.id as string;
-    const before = await until(
-      `run ${runId} has no tool result`,
-      () => transcript(runId, target),
-      (rows) => Array.isArray(rows) && rows.some((r) => r.role === "tool"),
-    );
+    const { agentId, runId, before } = await runPastFirstTool(own, "Freeze", FREEZE_SCRIPT, SETTLE_MS);
 
     const read = await frozen(async () => {
       const asked = Date.now();
@@ -158,23 +114,9 @@ describe("Postgres frozen mid-generation", () => {
     expect(Number(read.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(read.tookMs, "answered, not hung until the database came back").toBeLessThan(ANSWER_WITHIN_MS);
 
-    const after = await until(
-      `run ${runId} still generating or unreadable`,
-      () => readRun(runId, target),
-      (run) => run?.generating === false,
-    );
-    expect.soft(after.status, "a direct run stays active").toBe("active");
-    expect.soft(after.errors, "the generation waited for the database instead of failing").toEqual([]);
-    expect.soft(errorCodes(after), "no false interruption").not.toContain("generation.interrupted");
-    const rows = await transcript(runId, target);
-    expectNoGap(rows, runId);
+    const rows = await rodeOut(own, runId, SETTLE_MS);
     expectWholeHistory(rows, before);
 
-    const next = await call("POST", `/api/runs/${runId}/messages`, { content: "are you back?" });
-    expect(next.status, next.text).toBe(202);
-    await agentIdle(agentId, target);
-    const final = await transcript(runId, target);
-    expectNoGap(final, runId);
-    expect(final.at(-1)!.payload).toEqual({ role: "assistant", content: "echo: are you back?" });
+    await nextMessageAnswered(own, runId, agentId);
   }, 150_000);
 });

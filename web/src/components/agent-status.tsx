@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { STATUS_POLL_MS, upcoming } from "../lib/agent-status";
-import { type AgentStatus, api, describe, unwrap } from "../lib/api";
+import { type AgentStatus, api, describeRead, unwrap } from "../lib/api";
 import { when } from "../lib/format";
 import { utc } from "../lib/routines";
 import { pollWhileVisible } from "../lib/visible-poll";
@@ -31,7 +31,7 @@ export function AgentStatusPanel(props: { agentId: string; onGenerationChange?: 
         setStatus(next);
         setError(null);
       } catch (e) {
-        if (!stopped) setError(describe(e));
+        if (!stopped) setError(describeRead(e));
       }
     }, STATUS_POLL_MS);
     return () => {

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
-import { api, describe, type PromptReplay as Replay, unwrap } from "../lib/api";
+import { api, type PromptReplay as Replay, unwrap } from "../lib/api";
 import { contentText } from "../lib/format";
+import { useRead } from "../lib/use-read";
 import { type RecordedAnswer, WhatIf } from "./what-if";
 
 /**
@@ -10,14 +11,11 @@ import { type RecordedAnswer, WhatIf } from "./what-if";
  */
 export function PromptReplay(props: { runId: string; seq: number; recorded: RecordedAnswer }) {
   const [replay, setReplay] = useState<Replay | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { error, read } = useRead();
   const load = async (event: Event) => {
     if (!(event.currentTarget as HTMLDetailsElement).open || replay) return;
-    try {
-      setReplay(await unwrap(api.GET("/api/runs/{id}/messages/{seq}/prompt", { params: { path: { id: props.runId, seq: props.seq } } })));
-    } catch (e) {
-      setError(describe(e));
-    }
+    const answer = await read(() => unwrap(api.GET("/api/runs/{id}/messages/{seq}/prompt", { params: { path: { id: props.runId, seq: props.seq } } })));
+    if (answer) setReplay(answer);
   };
   return (
     <details class="prompt-replay" onToggle={load}>

@@ -3,6 +3,7 @@ import { api, describe, type Run, type Schedule, unwrap } from "../lib/api";
 import { usd, when } from "../lib/format";
 import { inZone, olderInstruction, shortHash, utc } from "../lib/routines";
 import { useLoad } from "../lib/use-load";
+import { useRead } from "../lib/use-read";
 import { Link } from "./link";
 import { Notice } from "./notice";
 
@@ -37,19 +38,14 @@ export function RoutineDetails(props: { schedule: Schedule }) {
 function Preview(props: { schedule: Schedule }) {
   const s = props.schedule;
   const [wakeUps, setWakeUps] = useState<string[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { error, read } = useRead();
   const [busy, setBusy] = useState(false);
 
   const load = async () => {
     setBusy(true);
-    setError(null);
-    try {
-      setWakeUps((await unwrap(api.GET("/api/schedules/{id}/preview", { params: { path: { id: s.id }, query: { count: 5 } } }))).wake_ups);
-    } catch (e) {
-      setError(describe(e));
-    } finally {
-      setBusy(false);
-    }
+    const answer = await read(() => unwrap(api.GET("/api/schedules/{id}/preview", { params: { path: { id: s.id }, query: { count: 5 } } })));
+    if (answer) setWakeUps(answer.wake_ups);
+    setBusy(false);
   };
 
   return (

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
-import { api, describe, type RepoChange, type RepoDiff, unwrap } from "../lib/api";
+import { api, type RepoChange, type RepoDiff, unwrap } from "../lib/api";
 import { type DiffFile, parseDiff } from "../lib/diff-files";
+import { useRead } from "../lib/use-read";
 import { Notice } from "./notice";
 
 /** Files shown open at first; a diff of more files starts collapsed, each opened on demand. */
@@ -32,21 +33,18 @@ function RepoChanges(props: { runId: string; repo: RepoChange }) {
   const [diff, setDiff] = useState<RepoDiff | null>(null);
   const [shown, setShown] = useState(false);
   const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { error, read } = useRead();
 
   const toggle = async () => {
     if (shown) return setShown(false);
     setShown(true);
     if (diff) return;
     setLoading(true);
-    setError(null);
-    try {
-      setDiff(await unwrap(api.GET("/api/runs/{id}/changes/{repository}/diff", { params: { path: { id: props.runId, repository: repo.name } } })));
-    } catch (e) {
-      setError(describe(e));
-    } finally {
-      setLoading(false);
-    }
+    const answer = await read(() =>
+      unwrap(api.GET("/api/runs/{id}/changes/{repository}/diff", { params: { path: { id: props.runId, repository: repo.name } } })),
+    );
+    if (answer) setDiff(answer);
+    setLoading(false);
   };
 
   return (

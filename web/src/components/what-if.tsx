@@ -3,6 +3,7 @@ import { diffText, diffToolCalls } from "../../../core/variants/diff";
 import { THINKING_LEVELS } from "../lib/agent-settings";
 import { api, describe, type ToolCall, unwrap, type Variant } from "../lib/api";
 import { prettyArguments, tokens, usd } from "../lib/format";
+import { useRead } from "../lib/use-read";
 import { emptyDraft, MAX_VARIANTS_PER_REQUEST, settingsLabel, type VariantDraft, variantBodies } from "../lib/what-if";
 
 /** The recorded answer the variants are compared with. */
@@ -20,20 +21,19 @@ export interface RecordedAnswer {
 export function WhatIf(props: { runId: string; seq: number; systemPrompt: string; recorded: RecordedAnswer }) {
   const [drafts, setDrafts] = useState<VariantDraft[]>([emptyDraft(props.systemPrompt)]);
   const [results, setResults] = useState<Variant[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { error, setError, read } = useRead();
   const [running, setRunning] = useState(false);
   const path = { params: { path: { id: props.runId, seq: props.seq } } };
 
   const load = async (event: Event) => {
     if (!(event.currentTarget as HTMLDetailsElement).open || results) return;
-    try {
-      const page = await unwrap(api.GET("/api/runs/{id}/messages/{seq}/variants", { params: { ...path.params, query: { limit: MAX_VARIANTS_PER_REQUEST } } }));
-      // The newest batch, as it was asked for.
-      const batch = page.data[0]?.batch_id;
-      setResults(page.data.filter((v) => v.batch_id === batch).reverse());
-    } catch (e) {
-      setError(describe(e));
-    }
+    const page = await read(() =>
+      unwrap(api.GET("/api/runs/{id}/messages/{seq}/variants", { params: { ...path.params, query: { limit: MAX_VARIANTS_PER_REQUEST } } })),
+    );
+    if (!page) return;
+    // The newest batch, as it was asked for.
+    const batch = page.data[0]?.batch_id;
+    setResults(page.data.filter((v) => v.batch_id === batch).reverse());
   };
   const change = (i: number, field: keyof VariantDraft, value: string) => setDrafts(drafts.map((d, j) => (j === i ? { ...d, [field]: value } : d)));
   const run = async (event: Event) => {

@@ -92,15 +92,22 @@ export async function unwrap<T>(pending: Promise<Answer<T>>): Promise<T> {
   } catch {
     throw new ApiError(0, "network.failed", "The API could not be reached; check your connection and try again");
   }
-  const { response } = answer;
-  if (response.ok) return answer.data as T;
+  if (answer.response.ok) return answer.data as T;
+  throw answerError(answer.response, answer.error);
+}
+
+/**
+ * The ApiError of an error answer and its parsed body (the event streams read theirs with
+ * fetch): its code and message, and Retry-After's seconds in details.retry_after_s.
+ */
+export function answerError(response: Response, body: unknown): ApiError {
   // Not every error answer is the API's own (a proxy's page): each part of the body is optional here.
-  const error = (answer.error as { error?: Partial<ErrorBody["error"]> } | undefined)?.error;
+  const error = (body as { error?: Partial<ErrorBody["error"]> } | undefined)?.error;
   const details: Record<string, unknown> = { ...error?.details };
   // A 503 or 429 says when to ask again in Retry-After (seconds); the details carry it for the views.
   const retryAfter = Number(response.headers.get("retry-after"));
   if (details.retry_after_s === undefined && retryAfter > 0) details.retry_after_s = retryAfter;
-  throw new ApiError(response.status, error?.code ?? `http.${response.status}`, error?.message ?? `The API answered ${response.status}`, details);
+  return new ApiError(response.status, error?.code ?? `http.${response.status}`, error?.message ?? `The API answered ${response.status}`, details);
 }
 
 /**

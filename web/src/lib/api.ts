@@ -1,7 +1,7 @@
 import { ApiError, createApiClient, unwrap } from "./api-client";
 import type { Row } from "./api-types";
 import { clearToken, getToken } from "./auth";
-import { isDatabaseUnavailable, TRY_AGAIN_MESSAGE } from "./unavailable";
+import { isDatabaseUnavailable, RETRYING_MESSAGE, TRY_AGAIN_MESSAGE } from "./unavailable";
 
 export { ApiError, everyPage, unwrap } from "./api-client";
 export type * from "./api-types";
@@ -46,6 +46,9 @@ export const describe = (error: unknown): string =>
       : error instanceof Error
         ? error.message
         : String(error);
+
+/** The message for a failed read, which the view makes again while the database does not answer (unavailable.ts). */
+export const describeRead = (error: unknown): string => (isDatabaseUnavailable(error) ? RETRYING_MESSAGE : describe(error));
 
 /** Every row of a run after `afterSeq`, in order, page by page. */
 export async function loadRows(runId: string, afterSeq = -1): Promise<Row[]> {

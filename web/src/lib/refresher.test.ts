@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { ApiError } from "./api-client";
 import { createRefresher } from "./refresher";
 
 /** A load the test answers by hand, in any order. */
@@ -72,5 +73,44 @@ describe("reloading a view", () => {
     r.stop();
     await r.refresh();
     expect(applied).toEqual(["ok"]);
+  });
+
+  it("HARDEN-2: a load the database did not answer is made again after its Retry-After; stop() ends that too", async () => {
+    vi.useFakeTimers();
+    try {
+      let calls = 0;
+      const errors: unknown[] = [];
+      const applied: string[] = [];
+      const r = createRefresher(
+        async () => {
+          if (++calls === 1) throw new ApiError(503, "database.unavailable", "not answering", { retry_after_s: 2 });
+          return "tasks";
+        },
+        (v) => applied.push(v),
+        (e) => errors.push(e),
+      );
+      await r.refresh();
+      expect(errors).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(1_999);
+      expect(calls).toBe(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(calls).toBe(2);
+      expect(applied).toEqual(["tasks"]);
+
+      let asked = 0;
+      const stopped = createRefresher(
+        () => {
+          asked++;
+          return Promise.reject(new ApiError(503, "database.unavailable", "not answering"));
+        },
+        () => {},
+      );
+      await stopped.refresh();
+      stopped.stop();
+      await vi.advanceTimersByTimeAsync(30_000);
+      expect(asked).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -1,8 +1,11 @@
+import { retryAfterMs } from "./unavailable";
+
 /**
  * Reloads a view's data from the API, one request at a time, so an answer never lands on
  * top of a newer one, and never over what the user just did: `changed()` marks that the
  * view took an action's own answer (a task cancelled, a message sent), and an answer to a
- * request that left before that is dropped and asked again.
+ * request that left before that is dropped and asked again. A load the database did not
+ * answer is made again after its Retry-After (the view's `onError` says it is retrying).
  *
  * @example
  *   const board = createRefresher(() => loadTasks(), setTasks, (e) => setFailure(describe(e)));
@@ -23,10 +26,12 @@ export function createRefresher<T>(load: () => Promise<T>, apply: (value: T) => 
   let again = false;
   let stopped = false;
   let running: Promise<void> | null = null;
+  let retry: ReturnType<typeof setTimeout> | undefined;
 
   const loop = async () => {
     do {
       again = false;
+      clearTimeout(retry);
       const stamp = epoch;
       try {
         const value = await load();
@@ -34,13 +39,17 @@ export function createRefresher<T>(load: () => Promise<T>, apply: (value: T) => 
         if (stamp === epoch) apply(value);
         else again = true;
       } catch (e) {
-        if (!stopped) onError(e);
+        if (stopped) return;
+        onError(e);
+        const wait = retryAfterMs(e);
+        if (wait !== null) retry = setTimeout(() => void refresher.refresh(), wait);
       }
     } while (again && !stopped);
   };
 
-  return {
+  const refresher: Refresher = {
     refresh() {
+      clearTimeout(retry);
       if (stopped) return Promise.resolve();
       if (running) {
         again = true;
@@ -56,6 +65,8 @@ export function createRefresher<T>(load: () => Promise<T>, apply: (value: T) => 
     },
     stop() {
       stopped = true;
+      clearTimeout(retry);
     },
   };
+  return refresher;
 }

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { ApiError } from "./api-client";
 import type { GroupMessage, Row } from "./api-types";
 import { applyChatEvent, type ChatState, emptyChat, reading, withMessages } from "./group-chat";
 import { applyEvent, emptyLiveRun, type LiveRun, withRows } from "./live-run";
-import { openEventStream, openRunStream } from "./run-stream";
+import { openEventStream, openRunStream, type RunStreamOptions } from "./run-stream";
 import { lastSeq } from "./sse";
+import { RETRYING_MESSAGE, retryingNotice } from "./unavailable";
 
 const row = (seq: number): Row => ({
   seq,
@@ -35,35 +37,48 @@ const waitFor = async (check: () => boolean, ms = 2_000) => {
   }
 };
 
+/**
+ * Run r1's stream answered by `responses` in turn, held in a LiveRun from row 0; `calls`
+ * records each request and when it left. `more` adds options, given the held state.
+ */
+function followRun(responses: Array<() => Response>, more: (held: { state: LiveRun }) => Partial<RunStreamOptions> = () => ({})) {
+  const held = { state: withRows(emptyLiveRun(), [row(0)]) };
+  const calls: Array<{ url: string; headers: Record<string, string>; at: number }> = [];
+  const stream = openRunStream({
+    runId: "r1",
+    token: "gld_x",
+    lastSeq: () => lastSeq(held.state.rows),
+    onEvent: (e) => {
+      held.state = applyEvent(held.state, e);
+    },
+    retryDelayMs: () => 1,
+    fetch: async (url, init) => {
+      calls.push({ url: String(url), headers: init?.headers as Record<string, string>, at: Date.now() });
+      return responses[calls.length - 1]!();
+    },
+    ...more(held),
+  });
+  return { held, calls, stream };
+}
+
 describe("openRunStream", () => {
   it("UI-007: after a dropped connection it reloads history, reconnects with Last-Event-ID, and no row shows twice", async () => {
-    const calls: Array<{ url: string; headers: Record<string, string> }> = [];
-    let state: LiveRun = withRows(emptyLiveRun(), [row(0)]);
     let reloads = 0;
-    const responses = [
-      () => sse([frame(row(1)), frame(row(2)).slice(0, 20)]), // dropped mid-frame
-      () => sse([frame(row(2)), frame(row(3)), 'event: status\ndata: {"generating":false}\n\n'], false),
-    ];
-    const stream = openRunStream({
-      runId: "r1",
-      token: "gld_x",
-      lastSeq: () => lastSeq(state.rows),
-      onEvent: (e) => {
-        state = applyEvent(state, e);
-      },
-      beforeReconnect: async () => {
-        reloads++;
-        state = withRows(state, [row(2)]);
-      },
-      retryDelayMs: () => 1,
-      fetch: async (url, init) => {
-        calls.push({ url: String(url), headers: init?.headers as Record<string, string> });
-        return responses[calls.length - 1]!();
-      },
-    });
-    await waitFor(() => state.rows.length === 4 && state.status === null && calls.length === 2 && !state.generating);
+    const { held, calls, stream } = followRun(
+      [
+        () => sse([frame(row(1)), frame(row(2)).slice(0, 20)]), // dropped mid-frame
+        () => sse([frame(row(2)), frame(row(3)), 'event: status\ndata: {"generating":false}\n\n'], false),
+      ],
+      (held) => ({
+        beforeReconnect: async () => {
+          reloads++;
+          held.state = withRows(held.state, [row(2)]);
+        },
+      }),
+    );
+    await waitFor(() => held.state.rows.length === 4 && held.state.status === null && calls.length === 2 && !held.state.generating);
     stream.close();
-    expect(state.rows.map((r) => r.seq)).toEqual([0, 1, 2, 3]);
+    expect(held.state.rows.map((r) => r.seq)).toEqual([0, 1, 2, 3]);
     expect(reloads).toBe(1);
     expect(calls[0]!.url).toBe("/api/runs/r1/events?after_seq=0");
     expect(calls[0]!.headers.authorization).toBe("Bearer gld_x");
@@ -167,5 +182,28 @@ describe("openRunStream", () => {
     expect(reading(state).map((d) => d.agent_name)).toEqual(["Scout"]);
     expect(urls).toEqual(["/api/guilds/g1/events?after_seq=3", "/api/guilds/g1/events"]);
     expect(ids).toEqual([undefined, "4"]);
+  });
+
+  it("HARDEN-2: while the database does not answer (the reload or the stream answers 503) it says so, waits each Retry-After, and clears once open", async () => {
+    const shown: Array<string | null> = [];
+    let reloads = 0;
+    const unavailable = () =>
+      new Response(JSON.stringify({ error: { code: "database.unavailable", message: "not answering", details: {} } }), {
+        status: 503,
+        headers: { "content-type": "application/json", "retry-after": "1" },
+      });
+    const { held, calls, stream } = followRun([() => sse([frame(row(1))]), unavailable, () => sse([frame(row(2))], false)], () => ({
+      beforeReconnect: async () => {
+        if (++reloads === 1) throw new ApiError(503, "database.unavailable", "not answering", { retry_after_s: 1 });
+      },
+      notice: retryingNotice((message) => shown.push(message)),
+    }));
+    await waitFor(() => held.state.rows.length === 3, 5_000);
+    stream.close();
+    expect(shown).toEqual([RETRYING_MESSAGE, RETRYING_MESSAGE, null]);
+    expect(reloads).toBe(3);
+    // Each wait is the answer's Retry-After (1 s), not the back-off of 1 ms.
+    expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(900);
+    expect(calls[2]!.at - calls[1]!.at).toBeGreaterThanOrEqual(900);
   });
 });

@@ -1,4 +1,6 @@
+import { answerError } from "./api-client";
 import { type SseEvent, SseParser } from "./sse";
+import { type RetryingNotice, retryingNotice } from "./unavailable";
 
 export type ConnectionState = "connecting" | "open" | "reconnecting" | "closed";
 
@@ -15,6 +17,13 @@ export interface EventStreamOptions {
    */
   beforeReconnect?: () => Promise<void>;
   onConnection?: (state: ConnectionState) => void;
+  /**
+   * The view's retrying notice: while the database does not answer (a 503
+   * database.unavailable of the stream or of the reload before it) it says so and the
+   * stream waits the answer's Retry-After; it clears once the stream is open again.
+   * Without one the stream still waits each Retry-After, saying nothing.
+   */
+  notice?: RetryingNotice;
   /** The API refused the stream for good (401, 403, 404): no retry. */
   onFatal?: (status: number, body: string) => void;
   fetch?: typeof fetch;
@@ -55,6 +64,7 @@ export function openEventStream(options: EventStreamOptions): RunStream {
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
   const delay = options.retryDelayMs ?? defaultDelay;
   const idleTimeout = options.idleTimeoutMs ?? 45_000;
+  const notice = options.notice ?? retryingNotice(() => {});
   let closed = false;
   let controller: AbortController | null = null;
   let wake: (() => void) | null = null;
@@ -63,7 +73,9 @@ export function openEventStream(options: EventStreamOptions): RunStream {
 
   const connection = (state: ConnectionState) => options.onConnection?.(state);
 
-  async function connectOnce(first: boolean): Promise<"retry" | "stop"> {
+  /** "retry" after the back-off, or the wait (ms) the database asked for. */
+  async function connectOnce(first: boolean): Promise<"retry" | "stop" | number> {
+    const ticket = notice.begin();
     controller = new AbortController();
     const signal = controller.signal;
     let idle: ReturnType<typeof setTimeout> | undefined;
@@ -85,7 +97,9 @@ export function openEventStream(options: EventStreamOptions): RunStream {
         options.onFatal?.(response.status, await response.text().catch(() => ""));
         return "stop";
       }
-      if (!response.ok || !response.body) throw new Error(`events answered ${response.status}`);
+      if (!response.ok) throw answerError(response, await response.json().catch(() => undefined));
+      if (!response.body) throw new Error(`events answered ${response.status} without a body`);
+      notice.settle(ticket);
       connection("open");
       const parser = new SseParser();
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -99,8 +113,9 @@ export function openEventStream(options: EventStreamOptions): RunStream {
         }
       }
       return closed ? "stop" : "retry";
-    } catch {
-      return closed ? "stop" : "retry";
+    } catch (error) {
+      if (closed) return "stop";
+      return notice.settle(ticket, error) ?? "retry";
     } finally {
       clearTimeout(idle);
       controller = null;
@@ -112,12 +127,13 @@ export function openEventStream(options: EventStreamOptions): RunStream {
     let attempt = 0;
     for (let first = true; !closed; first = false) {
       const opened = Date.now();
-      if ((await connectOnce(first)) === "stop") break;
+      const outcome = await connectOnce(first);
+      if (outcome === "stop") break;
       // A stream that stayed open a while resets the back-off.
       if (Date.now() - opened > 10_000) attempt = 0;
       connection("reconnecting");
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delay(attempt++));
+        const timer = setTimeout(resolve, typeof outcome === "number" ? outcome : delay(attempt++));
         wake = () => {
           clearTimeout(timer);
           resolve();

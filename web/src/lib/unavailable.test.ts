@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { describe as describeFailure } from "./api";
 import { ApiError, createApiClient, unwrap } from "./api-client";
-import { isDatabaseUnavailable, RETRYING_MESSAGE, retryDelayMs, TRY_AGAIN_MESSAGE, untilAvailable } from "./unavailable";
+import { failureNotice, isDatabaseUnavailable, RETRYING_MESSAGE, retryDelayMs, retryingNotice, TRY_AGAIN_MESSAGE, untilAvailable } from "./unavailable";
 
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -51,7 +51,7 @@ describe("HARDEN-2: a view's load while the database does not answer", () => {
         if (++calls < 3) throw new ApiError(503, "database.unavailable", "not answering", { retry_after_s: 2 });
         return "run";
       },
-      (message) => shown.push(message),
+      retryingNotice((message) => shown.push(message)),
       () => false,
       async (ms) => {
         waits.push(ms);
@@ -67,7 +67,7 @@ describe("HARDEN-2: a view's load while the database does not answer", () => {
     await expect(
       untilAvailable(
         () => Promise.reject(new ApiError(404, "run.not_found", "No such run")),
-        () => {},
+        retryingNotice(() => {}),
         () => false,
         noSleep,
       ),
@@ -76,10 +76,50 @@ describe("HARDEN-2: a view's load while the database does not answer", () => {
     await expect(
       untilAvailable(
         () => Promise.reject(unavailable),
-        () => {},
+        retryingNotice(() => {}),
         () => true,
         noSleep,
       ),
     ).rejects.toBe(unavailable);
+  });
+});
+
+describe("HARDEN-2: one notice for every read of a view", () => {
+  const unavailable = () => new ApiError(503, "database.unavailable", "not answering", { retry_after_s: 3 });
+
+  it("HARDEN-2: a late 503 does not cover a newer answer, nor a late answer a newer 503", () => {
+    const shown: Array<string | null> = [];
+    const notice = retryingNotice((message) => shown.push(message));
+    const older = notice.begin();
+    const newer = notice.begin();
+    expect(notice.settle(newer, unavailable())).toBe(3_000);
+    expect(notice.settle(older)).toBeNull();
+    expect(shown).toEqual([RETRYING_MESSAGE]);
+    const next = notice.begin();
+    const last = notice.begin();
+    notice.settle(last);
+    // The wait still stands for the read that failed late; the view shows the newer answer.
+    expect(notice.settle(next, unavailable())).toBe(3_000);
+    expect(shown).toEqual([RETRYING_MESSAGE, null]);
+  });
+
+  it("HARDEN-2: other failures leave the notice; an answer clears only the notice, never a failure shown since", () => {
+    const shown: Array<string | null> = [];
+    const notice = retryingNotice((message) => shown.push(message));
+    expect(notice.settle(notice.begin(), new ApiError(0, "network.failed", "offline"))).toBeNull();
+    notice.settle(notice.begin());
+    expect(shown).toEqual([]);
+
+    let line: string | null = null;
+    const show = failureNotice((update) => {
+      line = update(line);
+    });
+    show(RETRYING_MESSAGE);
+    expect(line).toBe(RETRYING_MESSAGE);
+    show(null);
+    expect(line).toBeNull();
+    line = "This run no longer exists.";
+    show(null);
+    expect(line).toBe("This run no longer exists.");
   });
 });

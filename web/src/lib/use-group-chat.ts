@@ -4,6 +4,7 @@ import { getToken } from "./auth";
 import { applyChatEvent, type ChatGap, type ChatState, emptyChat, gapOf, nextGapPage, reading, settleRuns, withMessages } from "./group-chat";
 import { type ConnectionState, openEventStream } from "./run-stream";
 import { lastSeq } from "./sse";
+import { failureNotice, retryingNotice, untilAvailable } from "./unavailable";
 
 /**
  * A guild chat, held live: the latest 50 messages, then GET /api/guilds/:id/events from
@@ -32,6 +33,8 @@ export function useGroupChat(guildId: string) {
   useEffect(() => {
     let stream: { close(): void } | null = null;
     let stopped = false;
+    // While the database does not answer, the chat says so and reads again (Retry-After).
+    const notice = retryingNotice(failureNotice(setFailure));
     const catchUp = async () => {
       for (;;) {
         const page = await chatPage({ after_seq: heldSeq(), limit: 200 });
@@ -63,12 +66,17 @@ export function useGroupChat(guildId: string) {
     };
     (async () => {
       try {
-        const page = await chatPage({ limit: 50 });
+        const page = await untilAvailable(
+          () => chatPage({ limit: 50 }),
+          notice,
+          () => stopped,
+        );
+        if (stopped) return;
         update((s) => withMessages(s, page.data));
         setHasOlder(page.has_more);
         setLoaded(true);
       } catch (e) {
-        setFailure(describe(e));
+        if (!stopped) setFailure(describe(e));
         return;
       }
       if (stopped) return;
@@ -83,6 +91,7 @@ export function useGroupChat(guildId: string) {
         },
         beforeReconnect: catchUp,
         onConnection: setConnection,
+        notice,
         onFatal: streamRefused("guild", setFailure),
       });
       if (stopped) stream.close();

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { describe } from "./api";
+import { describeRead } from "./api";
 import { Latest } from "./latest";
-import { isDatabaseUnavailable, RETRYING_MESSAGE, retryDelayMs } from "./unavailable";
+import { retryAfterMs } from "./unavailable";
 
 /**
  * Loads data for a view: `{data, error, loading, reload}`. The loader runs again when
@@ -31,10 +31,9 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, keys: unkn
       setError(null);
     } catch (e) {
       if (!ticket.current()) return;
-      if (isDatabaseUnavailable(e)) {
-        setError(RETRYING_MESSAGE);
-        retry.current = setTimeout(() => void reload(), retryDelayMs(e));
-      } else setError(describe(e));
+      setError(describeRead(e));
+      const wait = retryAfterMs(e);
+      if (wait !== null) retry.current = setTimeout(() => void reload(), wait);
     } finally {
       if (ticket.current()) setLoading(false);
     }

@@ -4,11 +4,13 @@ import { getToken } from "./auth";
 import { applyEvent, emptyLiveRun, type LiveRun, withRows } from "./live-run";
 import { type ConnectionState, openRunStream } from "./run-stream";
 import { lastSeq } from "./sse";
+import { failureNotice, retryingNotice, untilAvailable } from "./unavailable";
 
 /**
  * A run's transcript held live, as the run page holds it: the rows from history, then
  * GET /api/runs/:id/events (rows, token deltas, status), each seq once, reloading what it
- * missed after a drop. `onRow` hears each committed row that arrives live (a user row: a
+ * missed after a drop; while the database does not answer it says so and reads again after
+ * the answer's Retry-After. `onRow` hears each committed row that arrives live (a user row: a
  * task message was delivered).
  */
 export function useRunTranscript(runId: string, onRow?: (row: Row) => void) {
@@ -27,11 +29,16 @@ export function useRunTranscript(runId: string, onRow?: (row: Row) => void) {
   useEffect(() => {
     let stream: { close(): void } | null = null;
     let stopped = false;
+    const notice = retryingNotice(failureNotice(setFailure));
     liveRef.current = emptyLiveRun();
     setLive(liveRef.current);
     (async () => {
       try {
-        const rows = await loadRows(runId);
+        const rows = await untilAvailable(
+          () => loadRows(runId),
+          notice,
+          () => stopped,
+        );
         if (stopped) return;
         update((s) => withRows(s, rows));
       } catch (e) {
@@ -56,6 +63,7 @@ export function useRunTranscript(runId: string, onRow?: (row: Row) => void) {
           update((s) => withRows(s, rows));
         },
         onConnection: setConnection,
+        notice,
         onFatal: streamRefused("run", setFailure),
       });
       if (stopped) stream.close();

@@ -3,6 +3,7 @@ import { api, unwrap } from "./api";
 import { getToken } from "./auth";
 import { openEventStream } from "./run-stream";
 import { scriptsChangedFor } from "./scripts";
+import { retryingNotice, untilAvailable } from "./unavailable";
 
 /**
  * Calls `onChange` whenever the agent's scripts change elsewhere (its runs' script tools,
@@ -18,7 +19,12 @@ export function useScriptsChanged(guildId: string | undefined, agentId: string, 
     let stream: { close(): void } | null = null;
     let stopped = false;
     void (async () => {
-      const newest = await unwrap(api.GET("/api/guilds/{id}/chat", { params: { path: { id: guildId }, query: { limit: 1 } } })).catch(() => null);
+      // Nothing on the page says so, but it waits for the database rather than never listening.
+      const newest = await untilAvailable(
+        () => unwrap(api.GET("/api/guilds/{id}/chat", { params: { path: { id: guildId }, query: { limit: 1 } } })),
+        retryingNotice(() => {}),
+        () => stopped,
+      ).catch(() => null);
       if (stopped || !newest) return;
       const from = Math.max(0, ...newest.data.map((m) => m.seq));
       stream = openEventStream({

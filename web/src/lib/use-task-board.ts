@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { STATUS_POLL_MS } from "./agent-status";
-import { api, describe, everyPage, type Task, unwrap } from "./api";
+import { api, describeRead, everyPage, type Task, unwrap } from "./api";
 import { createRefresher, type Refresher } from "./refresher";
 import { TASK_COLUMNS, withNewerTasks } from "./tasks";
 import { pollWhileVisible } from "./visible-poll";
@@ -41,7 +41,7 @@ export function useTaskBoard(guildId: string) {
         setMoreDone(done.next_cursor !== null);
         setFailure(null);
       },
-      (e) => setFailure(describe(e)),
+      (e) => setFailure(describeRead(e)),
     );
     refresher.current = board;
     const stop = pollWhileVisible(() => board.refresh(), STATUS_POLL_MS);

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, describe, everyPage, streamRefused, type Task, type TaskEvent, type TaskMessage, type TaskRun, unwrap } from "./api";
+import { api, describeRead, everyPage, streamRefused, type Task, type TaskEvent, type TaskMessage, type TaskRun, unwrap } from "./api";
 import { getToken } from "./auth";
 import { createRefresher, type Refresher } from "./refresher";
 import { type ConnectionState, openEventStream } from "./run-stream";
@@ -52,7 +52,7 @@ export function useTask(taskId: string) {
         }));
         setFailure(null);
       },
-      (e) => setFailure(describe(e)),
+      (e) => setFailure(describeRead(e)),
     );
     refresher.current = page;
     let stream: { close(): void } | null = null;

@@ -13,7 +13,7 @@ import { continuedTo } from "../lib/run-chain";
 import { type ConnectionState, openRunStream } from "../lib/run-stream";
 import { linkedSeq } from "../lib/scripts";
 import { lastSeq } from "../lib/sse";
-import { untilAvailable } from "../lib/unavailable";
+import { failureNotice, retryingNotice, untilAvailable } from "../lib/unavailable";
 
 /**
  * One run: its transcript from history, then live over SSE (rows, token deltas,
@@ -45,10 +45,12 @@ export function RunView(props: { id: string }) {
   useEffect(() => {
     let stream: { close(): void } | null = null;
     let stopped = false;
+    // While the database does not answer, the view says so and asks again (Retry-After):
+    // its loads, its stream and the reloads after a drop alike.
+    const notice = retryingNotice(failureNotice(setFailure));
     (async () => {
       try {
-        // While the database does not answer, the view says so and asks again (Retry-After).
-        const first = await untilAvailable(refreshRun, setFailure, () => stopped);
+        const first = await untilAvailable(refreshRun, notice, () => stopped);
         update((s) => ({ ...s, generating: first.generating === true }));
         void unwrap(api.GET("/api/agents/{id}", { params: { path: { id: first.agent_id } } }))
           .then(async (a) => {
@@ -58,7 +60,7 @@ export function RunView(props: { id: string }) {
           .catch(() => {});
         const rows = await untilAvailable(
           () => loadRows(props.id),
-          setFailure,
+          notice,
           () => stopped,
         );
         update((s) => withRows(s, rows));
@@ -91,6 +93,7 @@ export function RunView(props: { id: string }) {
           await refreshRun();
         },
         onConnection: setConnection,
+        notice,
         onFatal: streamRefused("run", setFailure),
       });
       if (stopped) stream.close();
