@@ -96,7 +96,9 @@ describe("githubForge (TASK-018, TASK-024)", () => {
     expect(outside.message).not.toContain(token);
     const bad = await failure(githubForge({ apiUrl: forge.apiUrl, token: "ghs_revoked" }).comment({ ...gadgets, fullName: "acme/widgets" }));
     expect([bad.status, bad.message]).toEqual([401, expect.stringContaining("Bad credentials")]);
-    const down = await failure(githubForge({ apiUrl: "http://127.0.0.1:9", token }).markReady({ fullName: "acme/widgets", number: 1, nodeId: "PR_x" }));
+    const down = await failure(
+      githubForge({ apiUrl: "http://127.0.0.1:9", token, sleep: async () => {} }).markReady({ fullName: "acme/widgets", number: 1, nodeId: "PR_x" }),
+    );
     expect(down.status).toBeNull();
     expect(down.message).not.toContain(token);
   });
@@ -107,6 +109,61 @@ describe("githubForge (TASK-018, TASK-024)", () => {
     expect(error.status).toBe(403);
     expect(error.message).not.toContain(token);
     expect(error.message).toContain("[token]");
+  });
+
+  it("TASK-018: a 5xx or a rate limit is tried again after the wait GitHub asks for; the pull request is opened once", async () => {
+    await pushBranch(forge.gitUrl, "acme/widgets", token, "factory/task/WID-5");
+    const waits: number[] = [];
+    const plugin = githubForge({ apiUrl: forge.apiUrl, token, sleep: async (ms) => void waits.push(ms) });
+    await admin(forge.adminUrl, "POST", "/faults", { path: "/repos/acme/widgets/pulls", status: 502, times: 1 });
+    await admin(forge.adminUrl, "POST", "/faults", {
+      path: "/repos/acme/widgets/pulls",
+      status: 403,
+      headers: { "retry-after": "2" },
+      message: "secondary rate limit",
+    });
+    const before = (await pullsOf("acme/widgets")).length;
+    const pr = await plugin.openDraftPR({ fullName: "acme/widgets", head: "factory/task/WID-5", base: "main", title: "WID-5", body: "" });
+    expect(waits).toEqual([500, 2000]);
+    const pulls = await pullsOf("acme/widgets");
+    expect(pulls.length).toBe(before + 1);
+    expect(pulls.at(-1)).toMatchObject({ number: pr.number, head: "factory/task/WID-5", draft: true });
+  });
+
+  it("TASK-024: a comment is tried again after a rate limit, never after a 5xx (it may have been posted); a long rate limit fails at once, saying so", async () => {
+    const waits: number[] = [];
+    const plugin = githubForge({ apiUrl: forge.apiUrl, token, sleep: async (ms) => void waits.push(ms) });
+    const comments = async () => (await pullsOf("acme/widgets"))[0].comments.length as number;
+    const start = await comments();
+    await admin(forge.adminUrl, "POST", "/faults", { path: "/repos/acme/widgets/issues", status: 429, headers: { "retry-after": "1" } });
+    await plugin.comment({ fullName: "acme/widgets", number: 1, body: "after the limit" });
+    expect(waits).toEqual([1000]);
+    expect(await comments()).toBe(start + 1);
+    await admin(forge.adminUrl, "POST", "/faults", { path: "/repos/acme/widgets/issues", status: 502 });
+    const outage = await failure(plugin.comment({ fullName: "acme/widgets", number: 1, body: "lost" }));
+    expect([outage.status, waits.length, await comments()]).toEqual([502, 1, start + 1]);
+    const reset = Math.floor(Date.now() / 1000) + 3600;
+    await admin(forge.adminUrl, "POST", "/faults", {
+      path: "/repos/acme/widgets/issues",
+      status: 403,
+      headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(reset) },
+      message: "API rate limit exceeded",
+    });
+    const limited = await failure(plugin.comment({ fullName: "acme/widgets", number: 1, body: "later" }));
+    expect(limited.status).toBe(403);
+    expect(limited.message).toMatch(/API rate limit exceeded \(rate limited: GitHub asks to wait 3[56]\d\d s\)/);
+    expect(waits.length).toBe(1);
+  });
+
+  it("TASK-018: a repository whose plan has no draft pull requests gets a ready one, which marking ready leaves as it is", async () => {
+    await admin(forge.adminUrl, "POST", "/repos", { full_name: "acme/nodrafts", private: true, draft_pull_requests: false });
+    await admin(forge.adminUrl, "POST", `/installations/${installationId}/repositories`, { repository: "nodrafts" });
+    const own = (await app().mintRepositoryToken(installationId, "acme/nodrafts")).token;
+    await pushBranch(forge.gitUrl, "acme/nodrafts", own, "factory/task/NOD-1");
+    const plugin = githubForge({ apiUrl: forge.apiUrl, token: own });
+    const pr = await plugin.openDraftPR({ fullName: "acme/nodrafts", head: "factory/task/NOD-1", base: "main", title: "NOD-1", body: "" });
+    await plugin.markReady({ fullName: "acme/nodrafts", number: pr.number, nodeId: pr.nodeId });
+    expect(await pullsOf("acme/nodrafts")).toEqual([expect.objectContaining({ number: pr.number, draft: false, state: "open" })]);
   });
 
   it("TASK-024: the GraphQL endpoint derives from GITHUB_API_URL (github.com, GitHub Enterprise, the local forge)", () => {

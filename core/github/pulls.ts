@@ -8,14 +8,18 @@
  *   (REST has no way to leave draft). Idempotent: a pull already ready is done.
  * - `comment`: a conversation comment (REST `POST /issues/:n/comments`), e.g. the summary.
  * The GraphQL endpoint is derived from the REST base (GITHUB_API_URL, github.com's by
- * default), see `graphqlUrl`. Errors carry the forge's HTTP status and its reason, never
- * the token.
+ * default), see `graphqlUrl`. A rate limit, no answer or a 5xx is tried again as retry.ts
+ * says (a comment, whose repeat could post twice, only after a rate limit); a repository
+ * that has no draft pull requests gets a ready one. Errors carry the forge's HTTP status and
+ * its reason, never the token.
  *
  * @example
  *   const forge = githubForge({ apiUrl: env.GITHUB_API_URL || "https://api.github.com", token });
  *   const pr = await forge.openDraftPR({ fullName: "acme/app", head: "factory/task/APP-7", base: "main", title, body });
  *   await forge.markReady({ fullName: "acme/app", number: pr.number, nodeId: pr.nodeId });
  */
+
+import { rateLimitWait, retryWait } from "./retry";
 
 export interface PullRequestRef {
   number: number;
@@ -33,6 +37,8 @@ export interface ForgePlugin {
 }
 
 export interface GitHubForgeOptions {
+  /** Waits between attempts (tests pass a faster one). */
+  sleep?: (ms: number) => Promise<void>;
   /** The REST base: https://api.github.com, `https://<host>/api/v3` (GitHub Enterprise), or the local forge's. */
   apiUrl: string;
   /** An installation token that reaches the repositories with pull requests write. */
@@ -71,25 +77,41 @@ export function githubForge(options: GitHubForgeOptions): ForgePlugin {
   const { token } = options;
   // Bound: the Workers runtime refuses a fetch called on another object.
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   /** Never the token in a message, even if a forge echoed it. */
   const scrub = (text: string) => (token ? text.replaceAll(token, "[token]") : text);
 
-  async function request(method: string, url: string, what: string, body?: unknown): Promise<Response> {
-    try {
-      return await doFetch(url, {
-        method,
-        headers: {
-          accept: "application/vnd.github+json",
-          authorization: `Bearer ${token}`,
-          "user-agent": "guilds-platform",
-          "x-github-api-version": "2022-11-28",
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-      });
-    } catch (error) {
-      throw new ForgePluginError(null, `GitHub did not answer ${what}: ${(error as Error).name}`);
+  /**
+   * One call to GitHub, sent again after a rate limit or, when its repeat is harmless, after
+   * no answer or a 5xx (retry.ts); the last answer (or failure) stands.
+   */
+  async function request(method: string, url: string, what: string, body?: unknown, idempotent = true): Promise<Response> {
+    for (let attempt = 0; ; attempt++) {
+      let response: Response;
+      try {
+        response = await doFetch(url, {
+          method,
+          headers: {
+            accept: "application/vnd.github+json",
+            authorization: `Bearer ${token}`,
+            "user-agent": "guilds-platform",
+            "x-github-api-version": "2022-11-28",
+            ...(body === undefined ? {} : { "content-type": "application/json" }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
+      } catch (error) {
+        const wait = retryWait({ status: null }, attempt, { idempotent, now: Date.now() });
+        if (wait === null) throw new ForgePluginError(null, `GitHub did not answer ${what}: ${(error as Error).name}`);
+        await sleep(wait);
+        continue;
+      }
+      if (response.ok) return response;
+      const wait = retryWait(response, attempt, { idempotent, now: Date.now() });
+      if (wait === null) return response;
+      await response.body?.cancel();
+      await sleep(wait);
     }
   }
 
@@ -97,7 +119,7 @@ export function githubForge(options: GitHubForgeOptions): ForgePlugin {
   async function answerJson<T>(response: Response, status: number, what: string): Promise<T> {
     const text = await response.text().catch(() => "");
     if (response.status !== status)
-      throw new ForgePluginError(response.status, scrub(`GitHub answered HTTP ${response.status} ${what}${reason(response.status, text)}`));
+      throw new ForgePluginError(response.status, scrub(`GitHub answered HTTP ${response.status} ${what}${reason(response, text)}`));
     try {
       return JSON.parse(text) as T;
     } catch {
@@ -123,7 +145,13 @@ export function githubForge(options: GitHubForgeOptions): ForgePlugin {
       if (response.status === 422) {
         // Most likely "a pull request already exists" (a retry): GitHub's message is not a
         // contract, so the open pull of that head is looked for, whatever the reason.
-        const refusal = new ForgePluginError(422, scrub(`GitHub answered HTTP 422 ${what}${reason(422, await response.text().catch(() => ""))}`));
+        const text = await response.text().catch(() => "");
+        // A repository whose plan has no draft pull requests gets a ready one (TASK-018).
+        if (/draft pull requests are not supported/i.test(text)) {
+          const ready = await request("POST", `${repoPath(fullName)}/pulls`, what, { title, head, base, body: clip(body) });
+          return ref(await answerJson<PullJson>(ready, 201, what), what);
+        }
+        const refusal = new ForgePluginError(422, scrub(`GitHub answered HTTP 422 ${what}${reason(response, text)}`));
         const owner = fullName.slice(0, fullName.indexOf("/"));
         const query = new URLSearchParams({ head: `${owner}:${head}`, base, state: "open", per_page: "1" });
         const listing = `looking for the open pull request from ${head} of ${fullName}`;
@@ -148,7 +176,8 @@ export function githubForge(options: GitHubForgeOptions): ForgePlugin {
 
     async comment({ fullName, number, body }) {
       const what = `commenting on pull request #${number} of ${fullName}`;
-      await answerJson<unknown>(await request("POST", `${repoPath(fullName)}/issues/${number}/comments`, what, { body: clip(body) }), 201, what);
+      // Not sent again after a 5xx: the first may have been posted.
+      await answerJson<unknown>(await request("POST", `${repoPath(fullName)}/issues/${number}/comments`, what, { body: clip(body) }, false), 201, what);
     },
   };
 }
@@ -173,7 +202,8 @@ function ref(pull: PullJson, what: string): PullRequestRef {
 }
 
 /** GitHub's reason from its error body (`message` and each of `errors`), with a hint for the usual statuses. */
-function reason(status: number, text: string): string {
+function reason(response: Response, text: string): string {
+  const { status } = response;
   let detail = "";
   try {
     const body = JSON.parse(text) as { message?: unknown; errors?: Array<Record<string, unknown>> };
@@ -184,14 +214,17 @@ function reason(status: number, text: string): string {
   } catch {
     // Not GitHub's JSON: the status says enough.
   }
+  const limited = rateLimitWait(response, Date.now());
   const hint =
-    status === 401
-      ? " (the token is expired or revoked)"
-      : status === 403
-        ? " (the token lacks pull requests write on the repository)"
-        : status === 404
-          ? " (no such repository or pull request within the token's reach)"
-          : "";
+    limited !== null
+      ? ` (rate limited${limited === "unknown" ? "" : `: GitHub asks to wait ${Math.ceil(limited / 1000)} s`})`
+      : status === 401
+        ? " (the token is expired or revoked)"
+        : status === 403
+          ? " (the token lacks pull requests write on the repository)"
+          : status === 404
+            ? " (no such repository or pull request within the token's reach)"
+            : "";
   return `${detail ? `: ${detail.slice(0, 500)}` : ""}${hint}`;
 }
 

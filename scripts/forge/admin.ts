@@ -10,7 +10,7 @@ import { ForgeError, readJson, sendJson } from "./http";
 import { approveInstall, type InstallContext } from "./install";
 import { type PullsContext, pullHtmlUrl } from "./pulls";
 import { createBareRepo, isFullName, listRefs, log, readFileAt } from "./repos";
-import type { ForgeState, Installation } from "./state";
+import type { ApiFault, ForgeState, Installation } from "./state";
 
 export interface AdminContext {
   state: ForgeState;
@@ -22,6 +22,8 @@ export interface AdminContext {
   gitUrl: string;
   /** The pull requests' base URL, for their html_url. */
   pulls: PullsContext;
+  /** Answers queued by `POST /__forge/faults` (not kept across restarts). */
+  faults: ApiFault[];
 }
 
 /** Serves `path` (below `/__forge`); false when no route matches. */
@@ -53,6 +55,11 @@ export async function serveAdmin(ctx: AdminContext, req: IncomingMessage, res: S
       const branches = refs.filter((r) => r.ref.startsWith("refs/heads/")).map((r) => ({ name: r.ref.slice("refs/heads/".length), sha: r.sha }));
       sendJson(res, 200, { ...repository, clone_url: cloneUrl(ctx, fullName), branches, refs });
     }
+    return true;
+  }
+  if (path === "/faults" && method === "POST") {
+    ctx.faults.push(apiFault(await readJson(req)));
+    sendJson(res, 201, { faults: ctx.faults });
     return true;
   }
   if (path === "/install" && method === "POST") {
@@ -107,11 +114,12 @@ export async function serveAdmin(ctx: AdminContext, req: IncomingMessage, res: S
   return false;
 }
 
-/** `{full_name, private?: false, default_branch?: "main", files?: {path: text}}` */
+/** `{full_name, private?: false, default_branch?: "main", files?: {path: text}, draft_pull_requests?: true}` */
 async function createRepository(ctx: AdminContext, body: Record<string, unknown>) {
-  const { full_name: fullName, private: isPrivate = false, default_branch: defaultBranch = "main", files = {} } = body;
+  const { full_name: fullName, private: isPrivate = false, default_branch: defaultBranch = "main", files = {}, draft_pull_requests: drafts = true } = body;
   if (typeof fullName !== "string" || !isFullName(fullName)) throw new ForgeError(422, "full_name must be owner/repo");
   if (typeof isPrivate !== "boolean") throw new ForgeError(422, "private must be a boolean");
+  if (typeof drafts !== "boolean") throw new ForgeError(422, "draft_pull_requests must be a boolean");
   if (typeof defaultBranch !== "string" || !/^[A-Za-z0-9._/-]+$/.test(defaultBranch)) throw new ForgeError(422, "default_branch must be a branch name");
   if (typeof files !== "object" || files === null || Object.values(files).some((text) => typeof text !== "string")) {
     throw new ForgeError(422, "files must map paths to text");
@@ -120,7 +128,7 @@ async function createRepository(ctx: AdminContext, body: Record<string, unknown>
     throw new ForgeError(422, "files paths must stay inside the repository");
   if (ctx.state.repositories.has(fullName)) throw new ForgeError(409, `Repository ${fullName} exists`);
   await createBareRepo(ctx.root, fullName, defaultBranch, files as Record<string, string>);
-  const repository = { full_name: fullName, private: isPrivate, default_branch: defaultBranch };
+  const repository = { full_name: fullName, private: isPrivate, default_branch: defaultBranch, ...(drafts ? {} : { draft_pull_requests: false }) };
   ctx.state.repositories.set(fullName, repository);
   return { ...repository, clone_url: cloneUrl(ctx, fullName) };
 }
@@ -145,4 +153,30 @@ function installationBody(installation: Installation) {
 
 function cloneUrl(ctx: AdminContext, fullName: string): string {
   return `${ctx.gitUrl}/${fullName}.git`;
+}
+
+/**
+ * `{path, status, times?: 1, message?, headers?}`: the next `times` API requests whose path
+ * starts with `path` (below `/api`) are answered `status` instead, as a GitHub outage or rate
+ * limit would be, e.g. `{path: "/repos/acme/app/pulls", status: 403, headers: {"retry-after": "1"}}`.
+ */
+function apiFault(body: Record<string, unknown>): ApiFault {
+  const { path, status, times = 1, message = "Fault injected by the forge", headers = {} } = body;
+  if (typeof path !== "string" || !path.startsWith("/")) throw new ForgeError(422, "path must start with /");
+  if (typeof status !== "number" || !Number.isInteger(status) || status < 400 || status > 599) throw new ForgeError(422, "status must be an HTTP error status");
+  if (typeof times !== "number" || !Number.isInteger(times) || times < 1) throw new ForgeError(422, "times must be a positive integer");
+  if (typeof message !== "string") throw new ForgeError(422, "message must be a string");
+  if (typeof headers !== "object" || headers === null || Object.values(headers).some((v) => typeof v !== "string")) {
+    throw new ForgeError(422, "headers must map names to text");
+  }
+  return { path, status, times, message, headers: headers as Record<string, string> };
+}
+
+/** The fault queued for an API request to `path`, used up by one; null when none applies. */
+export function takeFault(faults: ApiFault[], path: string): ForgeError | null {
+  const index = faults.findIndex((fault) => path.startsWith(fault.path));
+  if (index === -1) return null;
+  const fault = faults[index]!;
+  if (--fault.times === 0) faults.splice(index, 1);
+  return new ForgeError(fault.status, fault.message, fault.headers);
 }

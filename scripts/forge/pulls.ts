@@ -128,6 +128,9 @@ async function openPull(ctx: PullsContext, fullName: string, body: Record<string
   if (ctx.state.pulls.of(fullName).some((pull) => pull.state === "open" && pull.head === head && pull.base === base)) {
     throw validationFailed({ resource: "PullRequest", code: "custom", message: `A pull request already exists for ${owner}:${head}.` });
   }
+  if (draft && ctx.state.repositories.get(fullName)?.draft_pull_requests === false) {
+    throw validationFailed({ resource: "PullRequest", code: "custom", message: "Draft pull requests are not supported in this repository." });
+  }
   if ((await commitsAhead(ctx.root, fullName, base as string, head)) === 0) {
     throw validationFailed({ resource: "PullRequest", code: "custom", message: `No commits between ${base} and ${head}` });
   }

@@ -24,7 +24,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { serveAdmin } from "./admin";
+import { serveAdmin, takeFault } from "./admin";
 import { isPush, serveGit } from "./git-http";
 import { serveGitHubApi } from "./github-api";
 import { serveGraphQL } from "./graphql";
@@ -32,7 +32,7 @@ import { ForgeError, sendError, sendJson } from "./http";
 import { type AppIdentity, serveInstall } from "./install";
 import { loadForgeState, saveForgeState } from "./persist";
 import { type PullsContext, servePulls } from "./pulls";
-import { ForgeState } from "./state";
+import { type ApiFault, ForgeState } from "./state";
 
 export interface ForgeOptions {
   /** The App id: the `iss` every App JWT must carry. */
@@ -116,6 +116,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
   const install = { state, app: identity };
   // The base URL is known once the port is: set below.
   const pulls: PullsContext = { state, root, webUrl: "", appSlug: identity.slug };
+  const faults: ApiFault[] = [];
   async function handle(req: IncomingMessage, res: ServerResponse, gitOnly: boolean): Promise<void> {
     const url = new URL(req.url ?? "/", "http://forge");
     const path = url.pathname;
@@ -125,7 +126,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     const served =
       (path.startsWith("/api/") && (await serveApi(req, res, path.slice("/api".length), url.searchParams))) ||
       (path.startsWith("/__forge/") &&
-        (await serveAdmin({ state, root, gitUrl, install, pulls }, req, res, path.slice("/__forge".length), url.searchParams))) ||
+        (await serveAdmin({ state, root, gitUrl, install, pulls, faults }, req, res, path.slice("/__forge".length), url.searchParams))) ||
       (await serveInstall(install, req, res, url));
     if (!served) throw new ForgeError(404, "Not Found");
     // What a request changed (a repository, an installation, a minted or revoked token) is on
@@ -134,6 +135,8 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
   }
 
   async function serveApi(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<boolean> {
+    const fault = takeFault(faults, path);
+    if (fault) throw fault;
     return (
       (await serveGitHubApi(api, req, res, path, query)) || (await servePulls(pulls, req, res, path, query)) || (await serveGraphQL(pulls, req, res, path))
     );

@@ -13,6 +13,18 @@ export interface Repository {
   full_name: string;
   private: boolean;
   default_branch: string;
+  /** False for a repository whose plan refuses draft pull requests (GitHub answers 422). */
+  draft_pull_requests?: boolean;
+}
+
+/** Answers the API gives instead of serving, for tests: the next `times` requests under `path`. */
+export interface ApiFault {
+  /** A path prefix below `/api`, e.g. `/repos/acme/app/pulls`. */
+  path: string;
+  status: number;
+  message: string;
+  headers: Record<string, string>;
+  times: number;
 }
 
 export interface Installation {
