@@ -53,7 +53,7 @@ function secretsOf(agentId: SQL, guildId: SQL, organisationId: SQL): SQL {
 function mcpOf(agentId: SQL, guildId: SQL, organisationId: SQL): SQL {
   return sql`coalesce((select json_agg(json_build_object('connection_id', c.id, 'slug', c.slug, 'url', c.url,
       'tools', (select coalesce(json_agg(json_build_object('name', t.name, 'remote_name', t.remote_name, 'description', t.description,
-        'input_schema', t.input_schema) order by t.position, t.remote_name), '[]'::json) from mcp_tools t where t.connection_id = c.id and t.enabled)) order by c.slug)
+        'input_schema', t.input_schema, 'output_schema', t.output_schema) order by t.position, t.remote_name), '[]'::json) from mcp_tools t where t.connection_id = c.id and t.enabled)) order by c.slug)
     from mcp_connections c where c.organisation_id = ${organisationId} and c.status = 'ready'
       and (c.org_wide or exists (select 1 from mcp_grants g where g.connection_id = c.id and (g.guild_id = ${guildId} or g.agent_id = ${agentId})))), '[]'::json)`;
 }

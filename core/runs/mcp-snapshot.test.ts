@@ -30,8 +30,12 @@ describe("a run's MCP tools at creation", () => {
     });
   });
 
-  it("EXACT-023: the slim list holds connection_id, server_id, slug and each tool's name and remote name, nothing more", () => {
-    const { mcp } = mcpSnapshot([reach("demo", [tool("demo", "echo"), tool("demo", "add")])], new Set());
+  it("EXACT-023: the slim list holds connection_id, server_id, slug and each tool's name, remote name and output schema (when it declared one), nothing more", () => {
+    const sum = { type: "object", properties: { sum: { type: "number" } } };
+    const { mcp } = mcpSnapshot(
+      [reach("demo", [tool("demo", "echo"), { ...tool("demo", "add"), output_schema: sum }, { ...tool("demo", "odd"), output_schema: [1] }])],
+      new Set(),
+    );
     expect(mcp).toEqual([
       {
         connection_id: "id-demo",
@@ -39,12 +43,14 @@ describe("a run's MCP tools at creation", () => {
         slug: "demo",
         tools: [
           { name: "demo__echo", remote_name: "echo" },
-          { name: "demo__add", remote_name: "add" },
+          { name: "demo__add", remote_name: "add", output_schema: sum },
+          { name: "demo__odd", remote_name: "odd" },
         ],
       },
     ]);
-    expect(mcpToolNames(mcp)).toEqual(new Set(["demo__echo", "demo__add"]));
-    expect(mcpTarget(mcp, "demo__add")).toEqual({ entry: mcp[0], remoteName: "add" });
+    expect(mcpToolNames(mcp)).toEqual(new Set(["demo__echo", "demo__add", "demo__odd"]));
+    expect(mcpTarget(mcp, "demo__add")).toEqual({ entry: mcp[0], remoteName: "add", outputSchema: sum });
+    expect(mcpTarget(mcp, "demo__echo")).toEqual({ entry: mcp[0], remoteName: "echo", outputSchema: null });
     expect(mcpTarget(mcp, "note_read")).toBeNull();
   });
 

@@ -11,7 +11,7 @@ export interface McpReach {
   connection_id: string;
   slug: string;
   url: string;
-  tools: Array<{ name: string; remote_name: string; description: string; input_schema: unknown }>;
+  tools: Array<{ name: string; remote_name: string; description: string; input_schema: unknown; output_schema?: unknown }>;
 }
 
 export type McpSnapshotEntry = RunSnapshot["mcp"][number];
@@ -56,7 +56,10 @@ export function mcpSnapshot(connections: readonly McpReach[], taken: ReadonlySet
       if (names.has(tool.name)) continue;
       names.add(tool.name);
       tools.push({ type: "function", function: { name: tool.name, description: tool.description ?? "", parameters: offeredParameters(tool.input_schema) } });
-      entry.tools.push({ name: tool.name, remote_name: tool.remote_name });
+      const output = tool.output_schema;
+      // Frozen with the run, so a call's structuredContent is checked against what the run was offered.
+      const outputSchema = output && typeof output === "object" && !Array.isArray(output) ? { output_schema: output as Record<string, unknown> } : {};
+      entry.tools.push({ name: tool.name, remote_name: tool.remote_name, ...outputSchema });
     }
     if (entry.tools.length) mcp.push(entry);
   }
@@ -68,11 +71,17 @@ export function mcpToolNames(mcp: RunSnapshot["mcp"] | undefined): Set<string> {
   return new Set((mcp ?? []).flatMap((c) => c.tools.map((t) => t.name)));
 }
 
-/** The connection and remote name behind an offered MCP tool name, or null when the name is none of them. */
-export function mcpTarget(mcp: RunSnapshot["mcp"] | undefined, name: string): { entry: McpSnapshotEntry; remoteName: string } | null {
+/**
+ * The connection, remote name and frozen output schema behind an offered MCP tool name, or
+ * null when the name is none of them.
+ */
+export function mcpTarget(
+  mcp: RunSnapshot["mcp"] | undefined,
+  name: string,
+): { entry: McpSnapshotEntry; remoteName: string; outputSchema: Record<string, unknown> | null } | null {
   for (const entry of mcp ?? []) {
     const tool = entry.tools.find((t) => t.name === name);
-    if (tool) return { entry, remoteName: tool.remote_name };
+    if (tool) return { entry, remoteName: tool.remote_name, outputSchema: tool.output_schema ?? null };
   }
   return null;
 }

@@ -34,7 +34,13 @@ export interface RunSnapshot {
   browser_language: string;
   tools: OfferedTool[];
   secrets: Array<{ id: string; name: string; description: string }>;
-  mcp: Array<{ connection_id: string; server_id: string; slug: string; tools: Array<{ name: string; remote_name: string }> }>;
+  mcp: Array<{
+    connection_id: string;
+    server_id: string;
+    slug: string;
+    /** `output_schema`: the tool's, when it declared one at discovery; its calls' structuredContent must match it. */
+    tools: Array<{ name: string; remote_name: string; output_schema?: Record<string, unknown> }>;
+  }>;
   scripts: ScriptSnapshotEntry[];
 }
 

@@ -16,6 +16,8 @@ export interface ToolDef {
   description: string;
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
+  /** Tests only, never listed: a tool added through /admin/tools answers this structured content (right or wrong for its schema). */
+  structuredContent?: unknown;
 }
 
 /** What tests read at GET /admin/state. */
@@ -62,7 +64,7 @@ export class ToolBox {
   install(server: Server, authorization: () => string | null): void {
     server.setRequestHandler("tools/list", async (request) => {
       const start = Number(request.params?.cursor ?? 0) || 0;
-      const page = this.tools.slice(start, start + PAGE_SIZE);
+      const page = this.tools.slice(start, start + PAGE_SIZE).map(({ structuredContent: _, ...listed }) => listed);
       const next = start + PAGE_SIZE < this.tools.length ? String(start + PAGE_SIZE) : undefined;
       return { tools: page, ...(next ? { nextCursor: next } : {}) } as never;
     });
@@ -86,8 +88,10 @@ export class ToolBox {
           return { ...text("This tool always fails."), isError: true } as never;
         case "echo_header":
           return text(`Authorization: ${ctx.http?.req?.headers.get("authorization") ?? authorization() ?? "(none)"}`) as never;
-        default:
-          return text(`${name} ran`) as never;
+        default: {
+          const answer = this.tools.find((t) => t.name === name)?.structuredContent;
+          return (answer === undefined ? text(`${name} ran`) : { ...text(JSON.stringify(answer)), structuredContent: answer }) as never;
+        }
       }
     });
   }

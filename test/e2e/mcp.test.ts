@@ -23,7 +23,7 @@ async function connect(slug: string, path = "/mcp", auth: Record<string, unknown
   const res = await api("POST", "/api/mcp/connections", { body: { slug, url: `${server.url}${path}`, auth, org_wide: true } });
   expect(res.status, res.text).toBe(201);
   expect(res.json.status, res.text).toBe("ready");
-  return res.json as { id: string; tools: Array<{ name: string; remote_name: string }> };
+  return res.json as { id: string; tools: Array<{ name: string; remote_name: string; from_server: { output_schema: Record<string, unknown> | null } }> };
 }
 
 /** A run started with a message; it settles before this returns. */
@@ -110,9 +110,15 @@ describe("MCP tools in runs (EXACT-021, EXACT-023, ERR-011, SEC-013)", () => {
         connection_id: connection.id,
         server_id: `${server.url}/mcp`,
         slug: "demo",
-        tools: connection.tools.map((t) => ({ name: t.name, remote_name: t.remote_name })),
+        // A tool's output schema is frozen with it: add's sum checks its structured result.
+        tools: connection.tools.map((t) => ({
+          name: t.name,
+          remote_name: t.remote_name,
+          ...(t.from_server.output_schema ? { output_schema: t.from_server.output_schema } : {}),
+        })),
       },
     ]);
+    expect(run.snapshot.mcp[0].tools.find((t: { remote_name: string }) => t.remote_name === "add").output_schema).toMatchObject({ required: ["sum"] });
     expect(run.snapshot.tools.slice(-7)).toEqual(connection.tools.map((t) => t.name));
 
     // The server drops echo and adds a tool; the connection is discovered again.
@@ -168,6 +174,26 @@ describe("MCP tools in runs (EXACT-021, EXACT-023, ERR-011, SEC-013)", () => {
     await agentIdle(agentId);
     expect(errorCodes(await readRun(run.json.id))).toContain("generation.cancelled");
     expect((await toolRows(run.json.id)).map((r) => r.payload.content)).toEqual(["ERROR: execution interrupted"]);
+    await api("DELETE", `/api/mcp/connections/${connection.id}`);
+  });
+
+  it("EXACT-021: a structured result that breaks the tool's output schema (as frozen with the run) is a tool error row naming the mismatch", async () => {
+    const sum = { type: "object", properties: { sum: { type: "number" } }, required: ["sum"] };
+    // A server that declares a sum and answers text in it.
+    await admin("tools", {
+      add: [
+        { name: "shaped", description: "Answers structured content.", inputSchema: { type: "object" }, outputSchema: sum, structuredContent: { sum: "three" } },
+      ],
+    });
+    const connection = await connect("shapes");
+    const { agentId, model } = await guildWithAgent("MCP shapes");
+    await script(model, [{ tool_calls: [{ name: "shapes__shaped", arguments: {} }] }, { content: "noted" }]);
+    const runId = await runWith(agentId, "call it");
+    const [row] = await toolRows(runId);
+    expect(row!.payload.content).toMatch(/^ERROR: .*output schema/i);
+    expect(row!.payload.content).not.toContain("three");
+    expect((await serverState()).calls).toEqual(["shaped"]);
+    expect((await readRun(runId)).snapshot.mcp[0].tools.find((t: { remote_name: string }) => t.remote_name === "shaped").output_schema).toEqual(sum);
     await api("DELETE", `/api/mcp/connections/${connection.id}`);
   });
 

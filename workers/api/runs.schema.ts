@@ -101,7 +101,16 @@ export const Run = z
             connection_id: z.uuid(),
             server_id: z.string(),
             slug: z.string(),
-            tools: z.array(z.object({ name: z.string(), remote_name: z.string() })),
+            tools: z.array(
+              z.object({
+                name: z.string(),
+                remote_name: z.string(),
+                output_schema: z
+                  .record(z.string(), z.unknown())
+                  .optional()
+                  .describe("The tool's output schema at the run's creation; each call's structured result must match it"),
+              }),
+            ),
           }),
         ),
       })

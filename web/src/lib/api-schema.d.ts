@@ -1921,6 +1921,10 @@ export interface components {
                     tools: {
                         name: string;
                         remote_name: string;
+                        /** @description The tool's output schema at the run's creation; each call's structured result must match it */
+                        output_schema?: {
+                            [key: string]: unknown;
+                        };
                     }[];
                 }[];
             };

@@ -6,6 +6,7 @@
  */
 import type { Env } from "../../../../bindings/env";
 import type { AnyDatabase } from "../../../../core/db/organisations";
+import type { CallOptions } from "../../../../core/mcp/client";
 import type { McpCredential } from "../../../../core/mcp/credentials";
 import { describeError, logEvent } from "../../../../core/output/log";
 import { allowanceFrom } from "../../../../core/providers/egress";
@@ -30,7 +31,11 @@ export interface McpConnectionRow {
 
 /** One open client of a connection, for this generation. */
 export interface McpClientHandle {
-  call(remoteName: string, args: Record<string, unknown>, options: { timeoutMs: number; signal?: AbortSignal }): Promise<McpCallResult>;
+  call(
+    remoteName: string,
+    args: Record<string, unknown>,
+    options: { timeoutMs: number; signal?: AbortSignal; tool?: CallOptions["tool"] },
+  ): Promise<McpCallResult>;
   close(): Promise<void>;
 }
 

@@ -8,6 +8,7 @@
 import { sql } from "drizzle-orm";
 import type { Env } from "../../../../bindings/env";
 import type { Database } from "../../../../core/db/client";
+import type { CallOptions } from "../../../../core/mcp/client";
 import { credentialTokens } from "../../../../core/mcp/credentials";
 import { describeError, logEvent } from "../../../../core/output/log";
 import { platformRedactor, type SecretValue } from "../../../../core/output/redaction";
@@ -89,10 +90,10 @@ export async function openMcpCalls(input: { db: Database; env: Env; session: Run
   const timeoutMs = mcpCallTimeoutS(env.MCP_CALL_TIMEOUT_S) * 1000;
   const clients = new Map<string, Promise<McpClientHandle>>();
 
-  const refusal = (name: string): string | { row: Row; credential: McpCredential | null; remoteName: string } => {
+  const refusal = (name: string): string | { row: Row; credential: McpCredential | null; remoteName: string; tool: CallOptions["tool"] } => {
     const target = mcpTarget(session.snapshot.mcp, name);
     if (!target) return `${name} is not an MCP tool of this run`;
-    const { entry, remoteName } = target;
+    const { entry, remoteName, outputSchema } = target;
     const row = byId.get(entry.connection_id);
     if (!row) return `the MCP connection ${entry.slug} was deleted after this run started; its tools cannot be called`;
     if (!row.reaches) return `the MCP connection ${entry.slug} is no longer granted to this agent; its tools cannot be called`;
@@ -100,7 +101,10 @@ export async function openMcpCalls(input: { db: Database; env: Env; session: Run
     if (mcpServerId(row.url) !== entry.server_id) return `the MCP connection ${entry.slug} points at another server since this run started`;
     const credential = credentials.get(row.id) ?? null;
     if (row.auth_kind !== "none" && !credential) return `the MCP connection ${entry.slug} has no credential this platform can open`;
-    return { row, credential, remoteName };
+    // The tool as the run was offered it: the SDK checks structuredContent against its frozen
+    // output schema, and asks the server for no tools/list of its own.
+    const offered = session.snapshot.tools.find((t) => t.function.name === name)?.function.parameters ?? { type: "object" };
+    return { row, credential, remoteName, tool: { name: remoteName, inputSchema: offered, outputSchema } };
   };
 
   return {
@@ -108,7 +112,7 @@ export async function openMcpCalls(input: { db: Database; env: Env; session: Run
     async call(name, args, signal): Promise<{ ok: true; result: McpCallResult } | { ok: false; message: string }> {
       const target = refusal(name);
       if (typeof target === "string") return { ok: false, message: target };
-      const { row, credential, remoteName } = target;
+      const { row, credential, remoteName, tool } = target;
       let client = clients.get(row.id);
       if (!client) {
         // A cancel while it connects stops the connect too, not only the call.
@@ -119,7 +123,7 @@ export async function openMcpCalls(input: { db: Database; env: Env; session: Run
       }
       try {
         const handle = await client;
-        return { ok: true, result: await handle.call(remoteName, args, { timeoutMs, ...(signal ? { signal } : {}) }) };
+        return { ok: true, result: await handle.call(remoteName, args, { timeoutMs, tool, ...(signal ? { signal } : {}) }) };
       } catch (error) {
         if (signal?.aborted) throw error;
         logEvent("warn", { operation: "mcp.call", run_id: session.runId, connection_id: row.id, tool: remoteName, ...describeError(error) }, redactor);
