@@ -138,7 +138,10 @@ export async function registerClient(
   f: OAuthFetch,
 ): Promise<RegisteredClient> {
   if (!metadata.registration_endpoint) {
-    throw new OAuthError("registration", `The authorization server ${metadata.issuer} offers no dynamic client registration (registration_endpoint)`);
+    throw new OAuthError(
+      "registration",
+      `The authorization server ${metadata.issuer} offers no dynamic client registration (registration_endpoint): register a client with it and give it to the connection`,
+    );
   }
   const response = await f(metadata.registration_endpoint, {
     method: "POST",

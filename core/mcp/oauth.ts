@@ -211,6 +211,8 @@ export interface OAuthFacts {
   token_endpoint_auth_method?: string | null;
   /** The redirect URI the client was registered with; another one registers again. */
   redirect_uri?: string | null;
+  /** The operator gave the client (no dynamic registration): it is never registered again. */
+  preregistered?: boolean;
   scope?: string | null;
   /** ISO time the access token expires, if the server said. */
   expires_at?: string | null;
@@ -223,6 +225,16 @@ export interface OAuthCredential {
   access_token: string;
   refresh_token?: string;
   client_secret?: string;
+}
+
+/**
+ * What a connection's OAuth facts start as when the operator gave its client: the client,
+ * marked never to be registered again; discovery adds the rest at the first authorisation.
+ *
+ * @example preregisteredClient({ id: "abc", secret: "s" }) // { client_id: "abc", token_endpoint_auth_method: "client_secret_basic", preregistered: true }
+ */
+export function preregisteredClient(client: { id: string; secret?: string | undefined; auth_method?: string | undefined }): Partial<OAuthFacts> {
+  return { client_id: client.id, token_endpoint_auth_method: client.auth_method ?? (client.secret ? "client_secret_basic" : "none"), preregistered: true };
 }
 
 /** The facts as stored, or null when the column holds no usable endpoints. */

@@ -6,6 +6,11 @@
  * front of the MCP path `/oauth/mcp`, which answers 401 with its resource metadata (RFC 9728)
  * until a valid access token comes, then serves the same tools as `/mcp`.
  *
+ * Mounted a second time under `/oauth-registered` without dynamic registration: there a client
+ * exists only when a test (an operator's stand-in) creates it with `POST
+ * /oauth-registered/__clients {client_id, client_secret?, redirect_uris}`, and the token endpoint
+ * checks its secret (HTTP Basic or in the form).
+ *
  * Test hooks (loopback only, as the whole server is): `POST /oauth/__settings`
  * `{access_token_ttl_s?, auto_approve?}` changes the access tokens' life (short, so refresh
  * can be seen) and the approval; `POST /oauth/__revoke` refuses every refresh token issued so
@@ -29,14 +34,19 @@ export interface OAuthMountOptions {
   accessTokenTtlS?: number;
   /** Redirect at once instead of showing the Approve page (default false). */
   autoApprove?: boolean;
+  /** Where the authorization server lives; its MCP path is `<prefix>/mcp` (default `/oauth`). */
+  prefix?: string;
+  /** Whether clients may register themselves (RFC 7591; default true). */
+  registration?: boolean;
 }
 
 export const PROTECTED_PATH = "/oauth/mcp";
-const ISSUER_PATH = "/oauth";
 
 interface Client {
   redirectUris: string[];
   name: string;
+  /** Only for a client created through `__clients`: the token endpoint then checks it. */
+  secret?: string;
 }
 interface Code {
   clientId: string;
@@ -66,21 +76,24 @@ async function formOrJson(request: Request): Promise<Record<string, unknown>> {
 
 export function oauthMount(options: OAuthMountOptions = {}): Mount & { stats: Record<string, number> } {
   const settings = { ttl: options.accessTokenTtlS ?? 3600, autoApprove: options.autoApprove ?? false };
+  const ISSUER_PATH = options.prefix ?? "/oauth";
+  const protectedPath = `${ISSUER_PATH}/mcp`;
+  const registration = options.registration ?? true;
   const clients = new Map<string, Client>();
   const codes = new Map<string, Code>();
   const accessTokens = new Map<string, { expiresAt: number; clientId: string }>();
   const refreshTokens = new Map<string, string>();
-  const stats = { registered: 0, codes: 0, access_tokens: 0, refreshes: 0, refused_refreshes: 0 };
+  const stats = { registered: 0, codes: 0, access_tokens: 0, refreshes: 0, refused_refreshes: 0, basic_auth: 0, post_auth: 0, refused_clients: 0 };
 
   const metadata = (base: string) => ({
     issuer: `${base}${ISSUER_PATH}`,
     authorization_endpoint: `${base}${ISSUER_PATH}/authorize`,
     token_endpoint: `${base}${ISSUER_PATH}/token`,
-    registration_endpoint: `${base}${ISSUER_PATH}/register`,
+    ...(registration ? { registration_endpoint: `${base}${ISSUER_PATH}/register` } : {}),
     response_types_supported: ["code"],
     grant_types_supported: ["authorization_code", "refresh_token"],
     code_challenge_methods_supported: ["S256"],
-    token_endpoint_auth_methods_supported: ["none"],
+    token_endpoint_auth_methods_supported: registration ? ["none"] : ["client_secret_basic", "client_secret_post"],
     scopes_supported: ["tools"],
   });
 
@@ -118,9 +131,28 @@ export function oauthMount(options: OAuthMountOptions = {}): Mount & { stats: Re
     return null;
   }
 
+  /** The client the request authenticates as: HTTP Basic, else the form's client_id (and secret); null when its secret is wrong. */
+  function clientOf(request: Request, body: Record<string, unknown>): string | null {
+    const basic = /^Basic\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "");
+    const [id, secret] = basic
+      ? Buffer.from(basic[1]!, "base64").toString("utf8").split(":").map(decodeURIComponent)
+      : [String(body.client_id ?? ""), body.client_secret === undefined ? undefined : String(body.client_secret)];
+    const client = clients.get(id ?? "");
+    if (client?.secret !== undefined) {
+      if (secret !== client.secret) return null;
+      if (basic) stats.basic_auth++;
+      else stats.post_auth++;
+    }
+    return id ?? "";
+  }
+
   async function tokenEndpoint(request: Request): Promise<Response> {
     const body = await formOrJson(request);
-    const clientId = String(body.client_id ?? "");
+    const clientId = clientOf(request, body);
+    if (clientId === null) {
+      stats.refused_clients++;
+      return json(401, { error: "invalid_client" });
+    }
     if (body.grant_type === "authorization_code") {
       const code = codes.get(String(body.code ?? ""));
       codes.delete(String(body.code ?? ""));
@@ -158,11 +190,25 @@ export function oauthMount(options: OAuthMountOptions = {}): Mount & { stats: Re
     const path = url.pathname;
     const base = server.url;
     const method = request.method;
-    if (method === "GET" && (path === `/.well-known/oauth-protected-resource${PROTECTED_PATH}` || path === "/.well-known/oauth-protected-resource")) {
-      return json(200, { resource: `${base}${PROTECTED_PATH}`, authorization_servers: [`${base}${ISSUER_PATH}`], scopes_supported: ["tools"] });
+    if (
+      method === "GET" &&
+      (path === `/.well-known/oauth-protected-resource${protectedPath}` || (registration && path === "/.well-known/oauth-protected-resource"))
+    ) {
+      return json(200, { resource: `${base}${protectedPath}`, authorization_servers: [`${base}${ISSUER_PATH}`], scopes_supported: ["tools"] });
     }
     if (method === "GET" && path === `/.well-known/oauth-authorization-server${ISSUER_PATH}`) return json(200, metadata(base));
-    if (method === "POST" && path === `${ISSUER_PATH}/register`) {
+    if (method === "POST" && path === `${ISSUER_PATH}/__clients`) {
+      const body = await formOrJson(request);
+      const uris = Array.isArray(body.redirect_uris) ? body.redirect_uris.filter((u): u is string => typeof u === "string") : [];
+      if (typeof body.client_id !== "string" || !body.client_id || uris.length === 0) return json(400, { error: "client_id and redirect_uris are required" });
+      clients.set(body.client_id, {
+        redirectUris: uris,
+        name: "Pre-registered",
+        ...(typeof body.client_secret === "string" ? { secret: body.client_secret } : {}),
+      });
+      return json(201, { client_id: body.client_id });
+    }
+    if (registration && method === "POST" && path === `${ISSUER_PATH}/register`) {
       const body = await formOrJson(request);
       const uris = Array.isArray(body.redirect_uris) ? body.redirect_uris.filter((u): u is string => typeof u === "string") : [];
       if (uris.length === 0) return json(400, { error: "invalid_redirect_uri" });
@@ -198,9 +244,9 @@ export function oauthMount(options: OAuthMountOptions = {}): Mount & { stats: Re
       return json(200, { revoked: true });
     }
     if (method === "GET" && path === `${ISSUER_PATH}/__stats`) return json(200, stats);
-    if (path === PROTECTED_PATH) {
+    if (path === protectedPath) {
       if (!authorised(request)) {
-        const metadataUrl = `${base}/.well-known/oauth-protected-resource${PROTECTED_PATH}`;
+        const metadataUrl = `${base}/.well-known/oauth-protected-resource${protectedPath}`;
         return json(401, { error: "invalid_token" }, { "www-authenticate": `Bearer resource_metadata="${metadataUrl}", scope="tools"` });
       }
       return server.serveStreamable(request);

@@ -6,6 +6,7 @@
  *   /mcp                 Streamable HTTP (sessions; an unknown session id answers 404)
  *   /bearer/mcp          the same behind `Authorization: Bearer <bearerToken>`
  *   /oauth/mcp           the same behind OAuth 2.1, with its authorization server (./oauth.ts)
+ *   /oauth-registered/mcp  the same, its authorization server without dynamic registration (clients made by tests)
  *   /sse + /messages     the old HTTP+SSE transport (POST /sse answers 405, so a client
  *                        given /sse falls back to it)
  *   /redirect?to=<url>   307 to any URL (egress tests)
@@ -94,7 +95,10 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Lo
     return transport.handleRequest(request);
   }
 
-  const mounts = [...(options.mounts ?? []), ...(options.oauth === false ? [] : [oauthMount(options.oauth)])];
+  const mounts = [
+    ...(options.mounts ?? []),
+    ...(options.oauth === false ? [] : [oauthMount(options.oauth), oauthMount({ ...options.oauth, prefix: "/oauth-registered", registration: false })]),
+  ];
   const self: LocalMcpServer = { url: "", port: 0, bearerToken, box, serveStreamable, close: async () => {} };
 
   async function route(request: Request, res: ServerResponse): Promise<Response | null> {

@@ -21,7 +21,24 @@ export const McpAuthInput = z
   .discriminatedUnion("kind", [
     z.strictObject({ kind: z.literal("none") }),
     z.strictObject({ kind: z.literal("bearer"), token }),
-    z.strictObject({ kind: z.literal("oauth") }).describe("Records the kind; authorise through the connection's OAuth flow"),
+    z
+      .strictObject({
+        kind: z.literal("oauth"),
+        client: z
+          .strictObject({
+            id: z.string().min(1).max(512).describe("The client_id the authorization server issued"),
+            secret: z.string().min(1).max(4096).optional().describe("Its client_secret, if it has one: sealed, never answered"),
+            auth_method: z
+              .enum(["client_secret_basic", "client_secret_post", "none"])
+              .optional()
+              .describe("How it authenticates at the token endpoint (default client_secret_basic with a secret, none without)"),
+          })
+          .optional()
+          .describe(
+            "A client registered with the server's authorization server by the operator, for servers without dynamic registration; its redirect URI must be the one the authorize call answers",
+          ),
+      })
+      .describe("Records the kind; authorise through the connection's OAuth flow"),
   ])
   .meta({ id: "McpAuthInput" });
 
@@ -93,7 +110,14 @@ export const McpConnection = z
     url: z.string(),
     preset: z.string().nullable(),
     transport: z.enum(["streamable_http", "sse"]).nullable().describe("The transport discovery found; null until it has"),
-    auth: z.object({ kind: z.enum(["none", "bearer", "oauth"]), has_credential: z.boolean() }),
+    auth: z.object({
+      kind: z.enum(["none", "bearer", "oauth"]),
+      has_credential: z.boolean(),
+      client: z
+        .object({ id: z.string(), registered_by: z.enum(["platform", "operator"]) })
+        .optional()
+        .describe("An OAuth connection's client: registered by the platform (RFC 7591) or given by the operator"),
+    }),
     org_wide: z.boolean(),
     status: z.enum(["pending", "ready", "needs_auth", "error"]),
     last_error: z.string().nullable().describe("Why the last discovery failed (a code and a message)"),

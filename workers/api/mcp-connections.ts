@@ -19,6 +19,7 @@ import {
 import { mcpConnections, mcpTools } from "../../core/db/schema";
 import { type McpCredential, sealCredential } from "../../core/mcp/credentials";
 import { mcpUrlIssue } from "../../core/mcp/egress-fetch";
+import { preregisteredClient } from "../../core/mcp/oauth";
 import { findPreset, presetCatalog } from "../../core/mcp/presets";
 import { type RefreshOutcome, refreshConnection } from "../../core/mcp/refresh";
 import { allowanceFrom } from "../../core/providers/egress";
@@ -54,7 +55,7 @@ const toConnection = (row: McpConnectionRow, tools: McpToolRow[], grants: McpGra
     url: row.url,
     preset: row.preset,
     transport: row.transport as "streamable_http" | "sse" | null,
-    auth: { kind: row.authKind as "none" | "bearer" | "oauth", has_credential: row.credentialCiphertext !== null },
+    auth: { kind: row.authKind as "none" | "bearer" | "oauth", has_credential: row.credentialCiphertext !== null, ...oauthClientOf(row) },
     org_wide: row.orgWide,
     status: row.status as "pending" | "ready" | "needs_auth" | "error",
     last_error: row.lastError,
@@ -128,6 +129,13 @@ async function discoverNow(c: { env: Env; get(key: "db"): Db }, row: McpConnecti
 }
 
 /** Whether discovery can run without anyone authorising first. */
+/** An OAuth connection's client as the API shows it (never its secret). */
+function oauthClientOf(row: McpConnectionRow): { client?: { id: string; registered_by: "platform" | "operator" } } {
+  const facts = row.authKind === "oauth" ? (row.oauth as { client_id?: unknown; preregistered?: unknown }) : null;
+  if (typeof facts?.client_id !== "string" || !facts.client_id) return {};
+  return { client: { id: facts.client_id, registered_by: facts.preregistered === true ? "operator" : "platform" } };
+}
+
 const discoverable = (row: McpConnectionRow) => row.authKind === "none" || (row.authKind === "bearer" && row.credentialCiphertext !== null);
 
 const REFRESH_FAILURES =
@@ -181,7 +189,13 @@ export const mcpConnectionRoutes = new Hono<AppEnv>()
       if (preset?.auth === "bearer" && auth.kind !== "bearer") throw field("auth", `the ${preset.title} preset needs a bearer token`);
       // The id is chosen here because the sealed credential is bound to it.
       const id = crypto.randomUUID();
-      const credential: McpCredential | null = auth.kind === "bearer" ? { kind: "bearer", token: auth.token } : null;
+      const client = auth.kind === "oauth" && "client" in auth ? auth.client : undefined;
+      const credential: McpCredential | null =
+        auth.kind === "bearer"
+          ? { kind: "bearer", token: auth.token }
+          : client?.secret
+            ? { kind: "oauth", access_token: "", client_secret: client.secret }
+            : null;
       const sealed = credential ? await sealCredential(await keys(c.env), organisationId, id, credential) : null;
       const db = c.get("db");
       let row: McpConnectionRow;
@@ -201,7 +215,11 @@ export const mcpConnectionRoutes = new Hono<AppEnv>()
         throw error;
       }
       if (discoverable(row)) row = (await discoverNow(c, row)).row ?? row;
-      else row = (await updateConnection(db, organisationId, id, { status: "needs_auth" })) ?? row;
+      else {
+        // An operator's client is kept as the connection's OAuth facts until discovery adds the rest.
+        const oauth = client ? preregisteredClient(client) : undefined;
+        row = (await updateConnection(db, organisationId, id, { status: "needs_auth", ...(oauth ? { oauth } : {}) })) ?? row;
+      }
       return c.json(await one(db, row), 201);
     },
   )

@@ -71,7 +71,7 @@ describe("MCP OAuth against the local authorization server", () => {
     expect(done.json).toMatchObject({ connection_id: id, status: "ready", last_error: null });
     const read = await call("GET", `/api/mcp/connections/${id}`, { token: org.token });
     expect(read.json.status).toBe("ready");
-    expect(read.json.auth).toEqual({ kind: "oauth", has_credential: true });
+    expect(read.json.auth).toEqual({ kind: "oauth", has_credential: true, client: { id: expect.any(String), registered_by: "platform" } });
     expect(read.json.tools.map((t: { remote_name: string }) => t.remote_name)).toContain("echo");
     const { row, credential } = await stored(org.organisationId, id);
     expect(credential?.access_token).toBeTruthy();
@@ -84,6 +84,49 @@ describe("MCP OAuth against the local authorization server", () => {
     // The code and state are spent: the same redirect a second time is refused.
     const again = await call("POST", "/api/mcp/oauth/callback", { token: org.token, body: { code, state } });
     expect(again.json.error.code).toBe("mcp_oauth.state_used");
+  });
+
+  it("EXACT-021: a server without dynamic registration takes the operator's client: its secret is sealed, sent to the token endpoint, and never answered", async () => {
+    const closed = `${mcpBase()}/oauth-registered`;
+    const post = (path: string, body: unknown) =>
+      fetch(`${closed}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    await post("/__settings", { auto_approve: true });
+    const client = { id: `operator-${crypto.randomUUID()}`, secret: `secret-${crypto.randomUUID()}` };
+    expect((await post("/__clients", { client_id: client.id, client_secret: client.secret, redirect_uris: ["http://api.test/mcp/callback"] })).status).toBe(
+      201,
+    );
+    // Without the operator's client there is nothing to authorise with, and the refusal says what to do.
+    const bare = await call("POST", "/api/mcp/connections", { token: org.token, body: { slug: "closedbare", url: `${closed}/mcp`, auth: { kind: "oauth" } } });
+    const refused = await call("POST", `/api/mcp/connections/${bare.json.id}/authorize`, { token: org.token });
+    expect([refused.status, refused.json.error.code]).toEqual([422, "mcp_oauth.registration_failed"]);
+    expect(refused.json.error.message).toContain("register a client with it and give it to the connection");
+
+    const created = await call("POST", "/api/mcp/connections", {
+      token: org.token,
+      body: { slug: "closed", url: `${closed}/mcp`, auth: { kind: "oauth", client } },
+    });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    expect(created.json).toMatchObject({ status: "needs_auth", auth: { kind: "oauth", client: { id: client.id, registered_by: "operator" } } });
+    const started = await call("POST", `/api/mcp/connections/${created.json.id}/authorize`, { token: org.token });
+    expect(started.status, JSON.stringify(started.json)).toBe(201);
+    expect(new URL(started.json.authorization_url).searchParams.get("client_id")).toBe(client.id);
+    const done = await call("POST", "/api/mcp/oauth/callback", { token: org.token, body: await approve(started.json.authorization_url) });
+    expect(done.json).toMatchObject({ status: "ready", last_error: null });
+    const stats = await (await fetch(`${closed}/__stats`)).json();
+    expect(stats).toMatchObject({ registered: 0, basic_auth: 1, refused_clients: 0 });
+    const read = await call("GET", `/api/mcp/connections/${created.json.id}`, { token: org.token });
+    expect(read.json.auth.client).toEqual({ id: client.id, registered_by: "operator" });
+    const { row, credential } = await stored(org.organisationId, created.json.id);
+    expect(credential).toMatchObject({ client_secret: client.secret, access_token: expect.any(String) });
+    for (const text of [
+      JSON.stringify(created.json),
+      JSON.stringify(started.json),
+      JSON.stringify(done.json),
+      JSON.stringify(read.json),
+      JSON.stringify(row.oauth),
+    ]) {
+      expect(text).not.toContain(client.secret);
+    }
   });
 
   it("two callbacks with one state at the same moment: exactly one authorises, the other is 409 mcp_oauth.state_used", async () => {

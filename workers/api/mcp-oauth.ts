@@ -70,10 +70,14 @@ function oauthFailure(error: unknown, field: string): never {
 /** Where the authorization server sends the operator back: the console's page on this origin. */
 const redirectUriOf = (requestUrl: string) => new URL(OAUTH_CALLBACK_PATH, requestUrl).href;
 
-/** The connection's facts after discovery, with its registered client kept when it still fits. */
+/**
+ * The connection's facts after discovery, with its registered client kept when it still fits.
+ * An operator's client (preregistered) is always kept: the platform cannot register another.
+ */
 async function prepareClient(row: McpConnectionRow, credential: OAuthCredential, redirectUri: string, f: OAuthFetch) {
   const found = await discover(row.url, f);
-  const known = readFacts(row.oauth);
+  const stored = row.oauth as Partial<OAuthFacts>;
+  const known = stored.preregistered === true ? stored : readFacts(row.oauth);
   const facts: OAuthFacts = {
     issuer: found.metadata.issuer,
     resource: found.resource,
@@ -86,6 +90,7 @@ async function prepareClient(row: McpConnectionRow, credential: OAuthCredential,
     redirect_uri: known?.redirect_uri ?? null,
     expires_at: known?.expires_at ?? null,
   };
+  if (known?.preregistered === true && facts.client_id) return { facts: { ...facts, preregistered: true, redirect_uri: redirectUri }, credential };
   if (facts.client_id && known?.issuer === facts.issuer && facts.redirect_uri === redirectUri) return { facts, credential };
   const client = await registerClient(found.metadata, { redirectUri, clientName: "Guilds", scope: facts.scope ?? null }, f);
   const { client_secret: _old, ...rest } = credential;

@@ -99,6 +99,12 @@ export function McpConnectionCard(props: { connection: McpConnection; targets: T
       <p class="muted">
         <code>{c.url}</code>
         {c.preset && <> · preset {c.preset}</>} · {c.discovered_at ? `discovered ${when(c.discovered_at)}` : "never discovered"}
+        {c.auth.client && (
+          <>
+            {" "}
+            · OAuth client <code>{c.auth.client.id}</code> ({c.auth.client.registered_by === "operator" ? "yours" : "registered by the platform"})
+          </>
+        )}
       </p>
       {c.last_error && <Notice kind={c.status === "needs_auth" ? "warning" : "error"}>{c.last_error}</Notice>}
       {failure && <Notice kind="error">{failure}</Notice>}

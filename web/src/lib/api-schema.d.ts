@@ -2767,6 +2767,12 @@ export interface components {
                 /** @enum {string} */
                 kind: "none" | "bearer" | "oauth";
                 has_credential: boolean;
+                /** @description An OAuth connection's client: registered by the platform (RFC 7591) or given by the operator */
+                client?: {
+                    id: string;
+                    /** @enum {string} */
+                    registered_by: "platform" | "operator";
+                };
             };
             org_wide: boolean;
             /** @enum {string} */
@@ -2848,6 +2854,18 @@ export interface components {
         } | {
             /** @constant */
             kind: "oauth";
+            /** @description A client registered with the server's authorization server by the operator, for servers without dynamic registration; its redirect URI must be the one the authorize call answers */
+            client?: {
+                /** @description The client_id the authorization server issued */
+                id: string;
+                /** @description Its client_secret, if it has one: sealed, never answered */
+                secret?: string;
+                /**
+                 * @description How it authenticates at the token endpoint (default client_secret_basic with a secret, none without)
+                 * @enum {string}
+                 */
+                auth_method?: "client_secret_basic" | "client_secret_post" | "none";
+            };
         };
         McpConnectionPage: {
             data: components["schemas"]["McpConnection"][];

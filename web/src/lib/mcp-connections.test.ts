@@ -13,6 +13,18 @@ describe("the console's MCP connections", () => {
     expect(createBody(form)).toEqual({ url: "http://127.0.0.1:1/mcp", slug: "local", auth: { kind: "none" } });
     expect(createBody({ ...form, auth: "bearer" })).toEqual({ url: "http://127.0.0.1:1/mcp", slug: "local", auth: { kind: "bearer", token: "t0k" } });
     expect(createBody({ ...form, auth: "oauth" })).toEqual({ url: "http://127.0.0.1:1/mcp", slug: "local", auth: { kind: "oauth" } });
+    expect(createBody({ ...form, auth: "oauth", clientId: " app-1 ", clientSecret: "s3cret" })).toEqual({
+      url: "http://127.0.0.1:1/mcp",
+      slug: "local",
+      auth: { kind: "oauth", client: { id: "app-1", secret: "s3cret" } },
+    });
+    expect(createBody({ ...form, auth: "oauth", clientId: "app-1", clientSecret: "" }).auth).toEqual({ kind: "oauth", client: { id: "app-1" } });
+    expect(createBody({ ...form, auth: "oauth", clientId: "  ", clientSecret: "ignored" }).auth).toEqual({ kind: "oauth" });
+    expect(createBody({ ...form, auth: "oauth", preset: "qonto", clientId: "app-2" })).toEqual({
+      preset: "qonto",
+      slug: "local",
+      auth: { kind: "oauth", client: { id: "app-2" } },
+    });
     expect(createBody({ ...form, preset: "coingecko" })).toEqual({ preset: "coingecko", slug: "local" });
     expect(createBody({ ...form, preset: "alchemy", auth: "bearer" })).toEqual({ preset: "alchemy", slug: "local", auth: { kind: "bearer", token: "t0k" } });
   });

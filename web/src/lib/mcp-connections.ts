@@ -17,9 +17,12 @@ export interface NewConnectionForm {
   auth: AuthChoice;
   token: string;
   preset: string;
+  /** OAuth only: a client the operator registered with a server that has no dynamic registration. */
+  clientId?: string;
+  clientSecret?: string;
 }
 
-export type AuthInput = { kind: "none" } | { kind: "bearer"; token: string } | { kind: "oauth" };
+export type AuthInput = { kind: "none" } | { kind: "bearer"; token: string } | { kind: "oauth"; client?: { id: string; secret?: string } };
 
 /**
  * The create body: a preset names its URL (and auth, unless a bearer preset's token is
@@ -27,9 +30,18 @@ export type AuthInput = { kind: "none" } | { kind: "bearer"; token: string } | {
  */
 export function createBody(form: NewConnectionForm): { slug: string; url?: string; preset?: string; auth?: AuthInput } {
   const slug = form.slug.trim();
-  const auth: AuthInput = form.auth === "bearer" ? { kind: "bearer", token: form.token } : { kind: form.auth };
-  if (form.preset) return { preset: form.preset, slug, ...(form.auth === "bearer" ? { auth } : {}) };
+  const auth: AuthInput = form.auth === "bearer" ? { kind: "bearer", token: form.token } : form.auth === "oauth" ? oauthInput(form) : { kind: form.auth };
+  const given = form.auth === "bearer" || (auth.kind === "oauth" && auth.client !== undefined);
+  if (form.preset) return { preset: form.preset, slug, ...(given ? { auth } : {}) };
   return { url: form.url.trim(), slug, auth };
+}
+
+/** OAuth, with the operator's client when a client id is given (its secret only if typed). */
+function oauthInput(form: NewConnectionForm): AuthInput {
+  const id = form.clientId?.trim() ?? "";
+  if (!id) return { kind: "oauth" };
+  const secret = form.clientSecret ?? "";
+  return { kind: "oauth", client: { id, ...(secret ? { secret } : {}) } };
 }
 
 /** The connections that reach an agent: organisation-wide ones, and those granted to it or to its guild. */

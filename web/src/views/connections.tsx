@@ -78,6 +78,7 @@ function AddConnection(props: { presets: McpPreset[]; onCreated: (c: McpConnecti
   const [slug, setSlug] = useState("");
   const [auth, setAuth] = useState<AuthChoice>("none");
   const [token, setToken] = useState("");
+  const [client, setClient] = useState({ id: "", secret: "" });
   const [preset, setPreset] = useState("");
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [failure, setFailure] = useState<string | null>(null);
@@ -97,10 +98,13 @@ function AddConnection(props: { presets: McpPreset[]; onCreated: (c: McpConnecti
     setErrors({});
     setFailure(null);
     try {
-      const created = await unwrap(api.POST("/api/mcp/connections", { body: createBody({ url, slug, auth, token, preset }) }));
+      const created = await unwrap(
+        api.POST("/api/mcp/connections", { body: createBody({ url, slug, auth, token, preset, clientId: client.id, clientSecret: client.secret }) }),
+      );
       setUrl("");
       setSlug("");
       setToken("");
+      setClient({ id: "", secret: "" });
       setPreset("");
       setAuth("none");
       props.onCreated(created);
@@ -155,7 +159,33 @@ function AddConnection(props: { presets: McpPreset[]; onCreated: (c: McpConnecti
           {(a) => <input {...a} type="password" autocomplete="new-password" value={token} onInput={(e) => setToken(textOf(e))} />}
         </Field>
       )}
-      {auth === "oauth" && <p class="muted">Once added, authorise it: the server's sign-in page opens and brings you back here.</p>}
+      {auth === "oauth" && (
+        <>
+          <p class="muted">Once added, authorise it: the server's sign-in page opens and brings you back here.</p>
+          <Field
+            name="auth.client.id"
+            label="Client ID (optional)"
+            error={errors["auth.client.id"]}
+            hint="Only for a server without dynamic registration: the client you registered with it, with the redirect URI the authorisation shows."
+            prefix="mcp-new"
+          >
+            {(a) => <input {...a} type="text" autocomplete="off" value={client.id} onInput={(e) => setClient((now) => ({ ...now, id: textOf(e) }))} />}
+          </Field>
+          {client.id.trim() && (
+            <Field name="auth.client.secret" label="Client secret (optional)" error={errors["auth.client.secret"]} prefix="mcp-new">
+              {(a) => (
+                <input
+                  {...a}
+                  type="password"
+                  autocomplete="new-password"
+                  value={client.secret}
+                  onInput={(e) => setClient((now) => ({ ...now, secret: textOf(e) }))}
+                />
+              )}
+            </Field>
+          )}
+        </>
+      )}
       <button type="submit" class="primary" disabled={busy}>
         {busy ? "Adding…" : "Add connection"}
       </button>
