@@ -5,11 +5,17 @@
  * with the mock model answering at once and one tool call per step, it measures the
  * wall time between consecutive committed assistant rows at about 1k, 20k and 100k
  * tokens of history, and the Postgres round trips per step (counted at the Neon
- * WebSocket proxy). In the same run it measures a floor: a bare loop that sends the
- * same prompt to the mock and commits one row in one round trip, with the same driver.
+ * WebSocket proxy), and workerd's CPU time per step (Linux: its threads' run time
+ * between the second and the last model call, which wall time under load hides). In the
+ * same run it measures a floor: a bare loop that sends the same prompt to the mock and
+ * commits one row in one round trip, with the same driver. Each step's time is also split
+ * at the arrivals of its model call and its Postgres messages (model call → assistant row →
+ * the tool's query → tool row → next call).
  *
  *   npx tsx bench/generation-step.ts [--steps 20] [--reply-chars 0]
+ *   BENCH_SIZES=1000,100000 BENCH_PROFILE=/tmp/step npx tsx bench/generation-step.ts  # /tmp/step-<tokens>.cpuprofile
  */
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { neonConfig, Pool } from "@neondatabase/serverless";
@@ -22,6 +28,7 @@ import { composeSystemPrompt } from "../core/prompt/system-prompt";
 import { buildSnapshot, type OfferedTool } from "../core/runs/snapshot";
 import { offeredTools, toolSchemas } from "../core/tools/registry";
 import { benchStack, quantile } from "./bench-stack";
+import { cpuMs, profileWorker, workerdPids } from "./workerd-cpu";
 
 const { values } = parseArgs({ options: { steps: { type: "string", default: "20" }, "reply-chars": { type: "string", default: "0" } } });
 const STEPS = Number(values.steps);
@@ -118,9 +125,25 @@ async function measurePlatform(guildId: string, tokens: number) {
       { content: "done" },
     ],
   });
+  const pids = workerdPids(stateDir);
+  let profile: Awaited<ReturnType<typeof profileWorker>> | null = null;
+  let cpuProfile: unknown = null;
   await api("POST", `/api/runs/${runId}/messages`, { content: "go" });
-  while ((await mock(`/__requests/count?model=${model}`)).count < STEPS + 1) await new Promise((r) => setTimeout(r, 50));
+  // workerd's CPU from the second model call to the last: the steps between, without the run's opening.
+  const cpu: Array<{ calls: number; ms: number }> = [];
+  for (let calls = 0; calls < STEPS + 1; await new Promise((r) => setTimeout(r, 2))) {
+    calls = (await mock(`/__requests/count?model=${model}`)).count;
+    if (calls >= 2 && cpu.length === 0) {
+      cpu.push({ calls, ms: cpuMs(pids) });
+      // BENCH_PROFILE=<prefix>: a CPU profile of the Worker's isolate over the same steps, <prefix>-<tokens>.cpuprofile.
+      if (process.env.BENCH_PROFILE) profile = await profileWorker(pids, "guilds-platform");
+    } else if (calls === STEPS + 1) {
+      cpu.push({ calls, ms: cpuMs(pids) });
+      cpuProfile = await profile?.stop();
+    }
+  }
   while ((await api("GET", `/api/runs/${runId}`)).generating) await new Promise((r) => setTimeout(r, 50));
+  if (cpuProfile) writeFileSync(`${process.env.BENCH_PROFILE}-${tokens}.cpuprofile`, JSON.stringify(cpuProfile));
   const { rows } = await db.query("select role, created_at from messages where run_id = $1 and role = 'assistant' and generation = 2 order by seq", [runId]);
   const times = rows.map((r: { created_at: Date }) => r.created_at.getTime());
   const steps = times.slice(1).map((t: number, i: number) => t - times[i]!);
@@ -133,8 +156,22 @@ async function measurePlatform(guildId: string, tokens: number) {
   }
   const inWindow = stack.roundTrips.filter((t) => t > times[0]! && t <= times.at(-1)!).length;
   const requests = (await mock(`/__requests?model=${model}`)).requests;
+  // Where a step's time goes: from each model call (its arrival at the mock) to each Postgres
+  // message after it (arrivals at the proxy) and to the next call; medians over the steps with
+  // exactly three messages (the assistant row, the tool's query, the tool row).
+  const calls = requests.map((r: { received_at: string }) => Date.parse(r.received_at));
+  const legs: number[][] = [[], [], [], []];
+  for (let i = 1; i + 1 < calls.length; i++) {
+    const between = stack.roundTrips.filter((t) => t >= calls[i]! && t < calls[i + 1]!);
+    if (between.length !== 3) continue;
+    const marks = [calls[i]!, ...between, calls[i + 1]!];
+    for (let k = 0; k < 4; k++) legs[k]!.push(marks[k + 1]! - marks[k]!);
+  }
+  const stretches = legs.map((xs) => stats(xs).median);
   const lastPrompt = requests.at(-1).body;
-  return { ...stats(steps), roundTrips: inWindow / steps.length, lastPrompt, promptBytes: JSON.stringify(lastPrompt).length };
+  const [from, to] = [cpu[0]!, cpu.at(-1)!];
+  const cpuPerStep = pids.length && to.calls > from.calls ? (to.ms - from.ms) / (to.calls - from.calls) : Number.NaN;
+  return { ...stats(steps), roundTrips: inWindow / steps.length, cpuPerStep, stretches, lastPrompt, promptBytes: JSON.stringify(lastPrompt).length };
 }
 
 /** The floor: the same prompt to the mock, then one INSERT in one round trip, with the same driver. */
@@ -176,7 +213,8 @@ try {
     results.push(
       `${String(tokens).padStart(7)} tokens | step median ${platform.median.toFixed(1)} ms, p90 ${platform.p90.toFixed(1)} ms | ` +
         `floor median ${floor.median.toFixed(1)} ms, p90 ${floor.p90.toFixed(1)} ms | step/floor ${(platform.median / floor.median).toFixed(2)} | ` +
-        `round trips per step ${platform.roundTrips.toFixed(2)} | prompt ${(platform.promptBytes / 1024).toFixed(0)} KiB`,
+        `round trips per step ${platform.roundTrips.toFixed(2)} | workerd CPU per step ${platform.cpuPerStep.toFixed(1)} ms | ` +
+        `call→row→query→row→call ${platform.stretches.join(" / ")} ms | prompt ${(platform.promptBytes / 1024).toFixed(0)} KiB`,
     );
   }
   const text = REPLY_CHARS ? ` and ${REPLY_CHARS} characters of streamed text` : "";

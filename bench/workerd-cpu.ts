@@ -1,0 +1,110 @@
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { WebSocket } from "ws";
+
+/**
+ * What workerd itself spends, for benches whose wall times the machine's load hides: the CPU
+ * time of a local stack's workerd, and a CPU profile of its Worker's isolate (Linux only).
+ *
+ * @example
+ *   const pids = workerdPids(stateDir);
+ *   const before = cpuMs(pids); ...; const perStep = (cpuMs(pids) - before) / steps;
+ */
+
+const read = (path: string) => {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
+};
+
+/** The pids of the workerd processes under the wrangler dev that persists into `stateDir` (none off Linux). */
+export function workerdPids(stateDir: string): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  const procs = entries.map((name) => {
+    const stat = read(`/proc/${name}/stat`);
+    const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    return { pid: Number(name), ppid, comm, cmdline: read(`/proc/${name}/cmdline`) };
+  });
+  const ours = new Set(procs.filter((p) => p.cmdline.includes("wrangler") && p.cmdline.includes(stateDir)).map((p) => p.pid));
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of procs) {
+      if (!ours.has(p.pid) && ours.has(p.ppid)) {
+        ours.add(p.pid);
+        grew = true;
+      }
+    }
+  }
+  return procs.filter((p) => ours.has(p.pid) && p.comm.startsWith("workerd")).map((p) => p.pid);
+}
+
+/** The time every thread of `pids` has spent on a CPU so far, in ms (schedstat counts ns). */
+export function cpuMs(pids: number[]): number {
+  let ns = 0;
+  for (const pid of pids) {
+    let tids: string[] = [];
+    try {
+      tids = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      // gone
+    }
+    for (const tid of tids) ns += Number(read(`/proc/${pid}/task/${tid}/schedstat`).split(" ")[0] || 0);
+  }
+  return ns / 1e6;
+}
+
+/**
+ * Starts the V8 sampling profiler of the isolate of `worker` (wrangler's name for it) in one
+ * of `pids`, through workerd's own inspector. `stop` returns the `.cpuprofile` JSON.
+ */
+export async function profileWorker(pids: number[], worker: string, intervalUs = 100): Promise<{ stop(): Promise<unknown> }> {
+  const url = await inspectorUrl(pids, worker);
+  const ws = new WebSocket(url);
+  await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
+  let id = 0;
+  const waiting = new Map<number, (result: unknown) => void>();
+  ws.on("message", (data) => {
+    const message = JSON.parse(String(data)) as { id?: number; result?: unknown };
+    if (message.id !== undefined) waiting.get(message.id)?.(message.result);
+  });
+  const send = (method: string, params: object = {}) =>
+    new Promise<any>((resolve) => {
+      waiting.set(++id, resolve);
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+  await send("Profiler.enable");
+  await send("Profiler.setSamplingInterval", { interval: intervalUs });
+  await send("Profiler.start");
+  return {
+    async stop() {
+      const { profile } = await send("Profiler.stop");
+      ws.close();
+      return profile;
+    },
+  };
+}
+
+/** The inspector's WebSocket of `worker`: workerd listens on a port of its own choosing, so each of its ports is asked. */
+async function inspectorUrl(pids: number[], worker: string): Promise<string> {
+  const listening = execFileSync("ss", ["-ltnpH"], { encoding: "utf8" }).split("\n");
+  for (const pid of pids) {
+    for (const line of listening.filter((l) => l.includes(`pid=${pid},`))) {
+      const port = /127\.0\.0\.1:(\d+)/.exec(line)?.[1];
+      if (!port) continue;
+      const targets = (await fetch(`http://127.0.0.1:${port}/json/list`, { signal: AbortSignal.timeout(2_000) })
+        .then((r) => r.json())
+        .catch(() => null)) as Array<{ id: string; webSocketDebuggerUrl: string }> | null;
+      const target = Array.isArray(targets) ? targets.find((t) => t.id === `core:user:${worker}`) : undefined;
+      if (target) return target.webSocketDebuggerUrl;
+    }
+  }
+  throw new Error(`no inspector of ${worker} in workerd ${pids.join(", ")}`);
+}
