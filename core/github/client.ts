@@ -1,4 +1,5 @@
 import { appJwt, importAppKey, type SigningKey } from "./app-jwt";
+import { githubInit } from "./request";
 
 /**
  * The platform's GitHub App as its REST API sees it (OP-REPO-6): an installation's account,
@@ -45,8 +46,6 @@ type MintedToken = InstallationToken & { fullNames: string[] | undefined };
 
 /** What an installation token may do (REPO-002). */
 export const TOKEN_PERMISSIONS = { contents: "write", pull_requests: "write" } as const;
-
-const REQUEST_TIMEOUT_MS = 15_000;
 
 export class GitHubApp {
   readonly #apiUrl: string;
@@ -145,18 +144,7 @@ export class GitHubApp {
     this.#key ??= importAppKey(this.#pem);
     const jwt = await appJwt(await this.#key, this.#appId);
     try {
-      return await this.#fetch(`${this.#apiUrl}${path}`, {
-        method,
-        headers: {
-          accept: "application/vnd.github+json",
-          authorization: `Bearer ${jwt}`,
-          "user-agent": "guilds-platform",
-          "x-github-api-version": "2022-11-28",
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-      });
+      return await this.#fetch(`${this.#apiUrl}${path}`, githubInit(method, jwt, body));
     } catch (error) {
       throw new GitHubError("unavailable", `GitHub did not answer ${method} ${path}: ${(error as Error).name}`);
     }

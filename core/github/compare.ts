@@ -4,6 +4,7 @@
  * head or below it. The git gateway asks it where a pushed history leaves the pack (TASK-017).
  * The installation token goes in the Authorization header only, never in an error.
  */
+import { githubInit } from "./request";
 
 export interface CompareOptions {
   /** The REST base, e.g. https://api.github.com. */
@@ -16,7 +17,6 @@ export interface CompareOptions {
 }
 
 const HEX_ID = /^[0-9a-f]{40}$/;
-const REQUEST_TIMEOUT_MS = 15_000;
 
 /**
  * True when `ancestor` is `commit` or one of its ancestors; false when it is not, or when the
@@ -25,15 +25,10 @@ const REQUEST_TIMEOUT_MS = 15_000;
 export async function isAncestorOnForge(options: CompareOptions, ancestor: string, commit: string): Promise<boolean> {
   if (!HEX_ID.test(ancestor) || !HEX_ID.test(commit)) return false;
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
-  const response = await doFetch(`${options.apiUrl.replace(/\/+$/, "")}/repos/${options.fullName}/compare/${ancestor}...${commit}`, {
-    headers: {
-      accept: "application/vnd.github+json",
-      authorization: `Bearer ${options.token}`,
-      "user-agent": "guilds-platform",
-      "x-github-api-version": "2022-11-28",
-    },
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-  });
+  const response = await doFetch(
+    `${options.apiUrl.replace(/\/+$/, "")}/repos/${options.fullName}/compare/${ancestor}...${commit}`,
+    githubInit("GET", options.token, undefined),
+  );
   if (response.status === 404) {
     await response.body?.cancel();
     return false;

@@ -19,6 +19,7 @@
  *   await forge.markReady({ fullName: "acme/app", number: pr.number, nodeId: pr.nodeId });
  */
 
+import { githubInit } from "./request";
 import { rateLimitWait, retryWait } from "./retry";
 
 export interface PullRequestRef {
@@ -59,7 +60,6 @@ export class ForgePluginError extends Error {
 
 /** GitHub refuses a pull request body or comment longer than this many characters. */
 export const MAX_BODY_CHARS = 65_536;
-const REQUEST_TIMEOUT_MS = 15_000;
 const MARK_READY = "mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { isDraft number } } }";
 
 /**
@@ -89,18 +89,7 @@ export function githubForge(options: GitHubForgeOptions): ForgePlugin {
     for (let attempt = 0; ; attempt++) {
       let response: Response;
       try {
-        response = await doFetch(url, {
-          method,
-          headers: {
-            accept: "application/vnd.github+json",
-            authorization: `Bearer ${token}`,
-            "user-agent": "guilds-platform",
-            "x-github-api-version": "2022-11-28",
-            ...(body === undefined ? {} : { "content-type": "application/json" }),
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-        });
+        response = await doFetch(url, githubInit(method, token, body));
       } catch (error) {
         const wait = retryWait({ status: null }, attempt, { idempotent, now: Date.now() });
         if (wait === null) throw new ForgePluginError(null, `GitHub did not answer ${what}: ${(error as Error).name}`);
