@@ -14,10 +14,10 @@ export interface RunResult {
   output: string;
 }
 
-/** Runs a command to its end; never throws (a missing program is code 127). */
-export function run(command: string, args: string[], timeoutMs = 20 * 60_000, cwd?: string): Promise<RunResult> {
+/** Runs a command to its end (in `cwd`, with `env` instead of this process's); never throws (a missing program is code 127). */
+export function run(command: string, args: string[], timeoutMs = 20 * 60_000, cwd?: string, env?: NodeJS.ProcessEnv): Promise<RunResult> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], timeout: timeoutMs, cwd });
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], timeout: timeoutMs, cwd, ...(env ? { env } : {}) });
     let output = "";
     const keep = (chunk: Buffer) => {
       output = (output + chunk.toString("utf8")).slice(-64 * 1024);

@@ -16,11 +16,11 @@
  * Jobs run one after another (`git clean` between them, as each job gets a fresh runner); a
  * job's `if:` is printed, not evaluated. Exits 1 when any step failed.
  */
-import { spawn } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
+import { run } from "../containers/docker";
 import { MIGRATIONS_DIR } from "../db/migrate";
 import { describeTraffic } from "../deploy/rollout";
 import { newestMigrationTag } from "../deploy/schema-check";
@@ -35,6 +35,8 @@ const TOKEN = "gld_dry_run_smoke_token";
 const AGENT_ID = "00000000-0000-4000-8000-00000000d2d2";
 const TAG = "v0.0.0-dry-run";
 const FIRST_VERSION = "00000000-0000-4000-8000-0000000000f0";
+/** As a job's `timeout-minutes` would, a step that hangs ends the dry run's wait for it. */
+const STEP_TIMEOUT_MS = 60 * 60_000;
 
 const { values } = parseArgs({ options: { job: { type: "string", multiple: true }, shard: { type: "string", default: "1" } }, strict: true });
 const chosen = values.job?.length ? values.job : ALL_JOBS;
@@ -134,7 +136,7 @@ async function standInFor(step: WorkflowStep, prependPath: (dir: string) => void
       : { ok: false, output: `the workflow asks for Node ${wanted}; the project's Node is ${process.versions.node}` };
   }
   if (action === "docker/setup-buildx-action") {
-    if ((await run("docker", ["buildx", "version"], ROOT, process.env)).code === 0) return { ok: true, note: "the engine's buildx" };
+    if ((await run("docker", ["buildx", "version"], STEP_TIMEOUT_MS, ROOT)).code === 0) return { ok: true, note: "the engine's buildx" };
     const dir = join(work, "bin");
     mkdirSync(dir, { recursive: true });
     const real = (await capture("bash", ["-c", "command -v docker"], ROOT)).trim();
@@ -149,7 +151,7 @@ async function standInFor(step: WorkflowStep, prependPath: (dir: string) => void
 /** A `run:` step as the runner runs it: bash with -e and pipefail, in the checkout. */
 async function runStep(step: WorkflowStep, env: Record<string, string>): Promise<Outcome> {
   const { CI_SHARD: _, ...inherited } = process.env;
-  const result = await run("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", step.run as string], clone, {
+  const result = await run("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", step.run as string], STEP_TIMEOUT_MS, clone, {
     ...inherited,
     CI: "true",
     GITHUB_ACTIONS: "true",
@@ -188,22 +190,8 @@ async function standIns(env: string) {
   return { url: server.url, stateFile, traffic, close: () => server.close() };
 }
 
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    const keep = (chunk: Buffer) => {
-      output = (output + chunk.toString("utf8")).slice(-256 * 1024);
-    };
-    child.stdout.on("data", keep);
-    child.stderr.on("data", keep);
-    child.once("error", (error) => resolve({ code: 127, output: error.message }));
-    child.once("close", (code) => resolve({ code: code ?? 1, output }));
-  });
-}
-
 async function capture(command: string, args: string[], cwd: string): Promise<string> {
-  const result = await run(command, args, cwd, process.env);
+  const result = await run(command, args, STEP_TIMEOUT_MS, cwd);
   if (result.code !== 0) throw new Error(`${command} ${args.join(" ")} failed: ${result.output.trim()}`);
   return result.output;
 }
