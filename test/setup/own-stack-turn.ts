@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, inject } from "vitest";
-import { isOwnStackFile } from "./own-stacks";
+import { isOwnStackFile } from "./own-stacks.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -34,7 +34,9 @@ function holderAlive(turn: string): boolean {
   }
 }
 
-beforeAll(async (_context, suite) => {
+// vitest hands the suite second; the first argument must be a destructuring pattern.
+// biome-ignore lint/correctness/noEmptyPattern: no fixture is used
+beforeAll(async ({}, suite) => {
   if (!isOwnStackFile(suite.file.filepath)) return;
   const turn = inject("ownStackTurn");
   for (;;) {

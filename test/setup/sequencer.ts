@@ -1,5 +1,5 @@
 import { BaseSequencer, type TestSpecification } from "vitest/node";
-import { OTHER_SECONDS, OWN_STACK_FILES, relativePath } from "./own-stacks";
+import { OTHER_SECONDS, OWN_STACK_FILES, relativePath } from "./own-stacks.js";
 
 /** The projects whose files mostly wait (on a stack, Postgres, Chromium) first, those that compute last. */
 const PROJECTS = ["e2e", "browser", "images", "workers", "unit"];
