@@ -4,7 +4,7 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { noteConsoleLine, PLATFORM_KEY_CANARY } from "./test/setup/canary.js";
 import { TEST_SECRETS_KEK } from "./test/setup/secret-canary.js";
-import { OwnStacksAlongside } from "./test/setup/sequencer.js";
+import { BoxFilesAlongside } from "./test/setup/sequencer.js";
 
 /**
  * Three projects:
@@ -71,18 +71,18 @@ function workerd(name: string, include: string[], exclude: string[], groupOrder:
   };
 }
 
-/** Held by the e2e file whose own stack runs now (test/setup/own-stack-turn.ts); one per run. */
-const OWN_STACK_TURN = join(tmpdir(), `guilds-own-stack-turn-${process.pid}-${Date.now()}`);
+/** Held by the box file that runs now (test/setup/box-turn.ts); one per run. */
+const BOX_TURN = join(tmpdir(), `guilds-box-turn-${process.pid}-${Date.now()}`);
 
 export default defineConfig({
   test: {
     // Files run side by side whatever the machine's core count (vitest's default, one less
     // than the cores, is a single file at a time on 2 cores): much of the e2e and browser
     // time is waiting on a stack, Postgres or containers, which other files' work fills. The
-    // files with a stack of their own run one at a time beside the rest (test/setup/own-stacks.ts;
-    // docs/decisions/0028-suite-wall-time.md).
+    // files that run boxes or a stack of their own run one at a time beside the rest
+    // (test/setup/box-files.ts; docs/decisions/0028-suite-wall-time.md).
     maxWorkers: 4,
-    sequence: { sequencer: OwnStacksAlongside },
+    sequence: { sequencer: BoxFilesAlongside },
     // Console lines of the Worker and objects under test, checked for the platform key;
     // lines outside any test (an object logging after its test ended) count too.
     onConsoleLog(log, _type, entity) {
@@ -118,8 +118,8 @@ export default defineConfig({
           sequence: { groupOrder: 0 },
           include: ["test/e2e/**/*.test.ts"],
           globalSetup: ["./test/setup/stack.ts"],
-          setupFiles: ["./test/setup/own-stack-turn.ts"],
-          provide: { ownStackTurn: OWN_STACK_TURN },
+          setupFiles: ["./test/setup/box-turn.ts"],
+          provide: { boxTurn: BOX_TURN },
           testTimeout: 30_000,
           hookTimeout: 120_000,
         },
@@ -143,6 +143,8 @@ export default defineConfig({
           sequence: { groupOrder: 0 },
           include: ["test/browser/**/*.test.ts"],
           globalSetup: ["./test/setup/stack.ts"],
+          setupFiles: ["./test/setup/box-turn.ts"],
+          provide: { boxTurn: BOX_TURN },
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

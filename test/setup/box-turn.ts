@@ -1,20 +1,20 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, inject } from "vitest";
-import { isOwnStackFile } from "./own-stacks.js";
+import { isBoxFile } from "./box-files.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    /** The folder whose presence says an own-stack file holds its turn (one per vitest run). */
-    ownStackTurn: string;
+    /** The folder whose presence says a box file holds its turn (one per vitest run). */
+    boxTurn: string;
   }
 }
 
 /**
- * A setup file: a test file that starts a stack of its own (./own-stacks.ts) waits for its
- * turn before its own hooks run and gives it back after its stack stopped (a setup file's
- * afterAll runs last), so those files run one at a time while the others run beside them.
- * The turn is a folder: mkdir is atomic across the workers' processes.
+ * A setup file: a test file that runs boxes or a stack of its own (./box-files.ts) waits for
+ * its turn before its own hooks run and gives it back after its boxes and stack are gone (a
+ * setup file's afterAll runs last), so those files run one at a time while the others run
+ * beside them. The turn is a folder: mkdir is atomic across the workers' processes.
  */
 const WAIT_LIMIT_MS = 30 * 60_000;
 let holding = false;
@@ -37,8 +37,8 @@ function holderAlive(turn: string): boolean {
 // vitest hands the suite second; the first argument must be a destructuring pattern.
 // biome-ignore lint/correctness/noEmptyPattern: no fixture is used
 beforeAll(async ({}, suite) => {
-  if (!isOwnStackFile(suite.file.filepath)) return;
-  const turn = inject("ownStackTurn");
+  if (!isBoxFile(suite.file.filepath)) return;
+  const turn = inject("boxTurn");
   for (;;) {
     try {
       mkdirSync(turn);
@@ -55,6 +55,6 @@ beforeAll(async ({}, suite) => {
 }, WAIT_LIMIT_MS);
 
 afterAll(() => {
-  if (holding) rmSync(inject("ownStackTurn"), { recursive: true, force: true });
+  if (holding) rmSync(inject("boxTurn"), { recursive: true, force: true });
   holding = false;
 });
