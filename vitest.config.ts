@@ -64,6 +64,8 @@ function workerd(name: string, include: string[], exclude: string[], groupOrder:
       sequence: { groupOrder },
       ...(maxWorkers ? { maxWorkers } : {}),
       testTimeout: 20_000,
+      // Files run side by side: a seed or a workerd start shares the cores with them.
+      hookTimeout: 60_000,
       // cron-parser is CommonJS requiring luxon; pre-bundled, it resolves inside workerd as
       // it does in wrangler's deploy bundle.
       deps: { optimizer: { ssr: { enabled: true, include: ["cron-parser"] } } },
@@ -81,7 +83,7 @@ export default defineConfig({
     // time is waiting on a stack, Postgres or containers, which other files' work fills. The
     // files that run boxes or a stack of their own run one at a time beside the rest
     // (test/setup/box-files.ts; docs/decisions/0028-suite-wall-time.md).
-    maxWorkers: 4,
+    maxWorkers: 3,
     sequence: { sequencer: BoxFilesAlongside },
     // Console lines of the Worker and objects under test, checked for the platform key;
     // lines outside any test (an object logging after its test ended) count too.
@@ -95,6 +97,9 @@ export default defineConfig({
           name: "unit",
           environment: "node",
           sequence: { groupOrder: 0 },
+          // Files run side by side: a bundle, a guest or a git server shares the cores with them.
+          testTimeout: 20_000,
+          hookTimeout: 60_000,
           // The API's schemas are pure zod: their tests run here, beside the schemas in workers/.
           include: [
             "core/**/*.test.ts",
