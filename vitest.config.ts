@@ -1,7 +1,10 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { noteConsoleLine, PLATFORM_KEY_CANARY } from "./test/setup/canary.js";
 import { TEST_SECRETS_KEK } from "./test/setup/secret-canary.js";
+import { BoxFilesAlongside } from "./test/setup/sequencer.js";
 
 /**
  * Three projects:
@@ -14,7 +17,7 @@ import { TEST_SECRETS_KEK } from "./test/setup/secret-canary.js";
  *   driven by playwright-core) against its own local stack.
  */
 /** A project of tests inside workerd, against a Postgres and mock model its global setup starts. */
-function workerd(name: string, include: string[], exclude: string[], groupOrder: number) {
+function workerd(name: string, include: string[], exclude: string[], groupOrder: number, maxWorkers?: number) {
   return {
     plugins: [
       cloudflareTest(({ inject }) => ({
@@ -59,7 +62,10 @@ function workerd(name: string, include: string[], exclude: string[], groupOrder:
       exclude: ["**/node_modules/**", ...exclude],
       globalSetup: ["./test/setup/database.ts"],
       sequence: { groupOrder },
+      ...(maxWorkers ? { maxWorkers } : {}),
       testTimeout: 20_000,
+      // Files run side by side: a seed or a workerd start shares the cores with them.
+      hookTimeout: 60_000,
       // cron-parser is CommonJS requiring luxon; pre-bundled, it resolves inside workerd as
       // it does in wrangler's deploy bundle.
       deps: { optimizer: { ssr: { enabled: true, include: ["cron-parser"] } } },
@@ -67,8 +73,18 @@ function workerd(name: string, include: string[], exclude: string[], groupOrder:
   };
 }
 
+/** Held by the box file that runs now (test/setup/box-turn.ts); one per run. */
+const BOX_TURN = join(tmpdir(), `guilds-box-turn-${process.pid}-${Date.now()}`);
+
 export default defineConfig({
   test: {
+    // Files run side by side whatever the machine's core count (vitest's default, one less
+    // than the cores, is a single file at a time on 2 cores): much of the e2e and browser
+    // time is waiting on a stack, Postgres or containers, which other files' work fills. The
+    // files that run boxes or a stack of their own run one at a time beside the rest
+    // (test/setup/box-files.ts; docs/decisions/0028-suite-wall-time.md).
+    maxWorkers: 3,
+    sequence: { sequencer: BoxFilesAlongside },
     // Console lines of the Worker and objects under test, checked for the platform key;
     // lines outside any test (an object logging after its test ended) count too.
     onConsoleLog(log, _type, entity) {
@@ -81,6 +97,9 @@ export default defineConfig({
           name: "unit",
           environment: "node",
           sequence: { groupOrder: 0 },
+          // Files run side by side: a bundle, a guest or a git server shares the cores with them.
+          testTimeout: 20_000,
+          hookTimeout: 60_000,
           // The API's schemas are pure zod: their tests run here, beside the schemas in workers/.
           include: [
             "core/**/*.test.ts",
@@ -95,8 +114,8 @@ export default defineConfig({
       },
       workerd("workers", ["workers/**/*.test.ts", "durable-objects/**/*.test.ts"], ["**/*.eviction.test.ts", "workers/**/*.schema.test.ts"], 0),
       // Evicting an object resets the isolate the tests share with it: these files run
-      // alone, after the others.
-      workerd("workers-eviction", ["**/*.eviction.test.ts"], [], 1),
+      // alone, after the others, one at a time.
+      workerd("workers-eviction", ["**/*.eviction.test.ts"], [], 1, 1),
       {
         test: {
           name: "e2e",
@@ -104,6 +123,8 @@ export default defineConfig({
           sequence: { groupOrder: 0 },
           include: ["test/e2e/**/*.test.ts"],
           globalSetup: ["./test/setup/stack.ts"],
+          setupFiles: ["./test/setup/box-turn.ts"],
+          provide: { boxTurn: BOX_TURN },
           testTimeout: 30_000,
           hookTimeout: 120_000,
         },
@@ -127,6 +148,8 @@ export default defineConfig({
           sequence: { groupOrder: 0 },
           include: ["test/browser/**/*.test.ts"],
           globalSetup: ["./test/setup/stack.ts"],
+          setupFiles: ["./test/setup/box-turn.ts"],
+          provide: { boxTurn: BOX_TURN },
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

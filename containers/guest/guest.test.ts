@@ -158,7 +158,8 @@ describe("OP-SBX-9: exec", () => {
   });
   it("OP-SBX-9: a timeout kills the whole process group, the backgrounded grandchild included", async () => {
     const started = performance.now();
-    const { lines } = await exec({ command: "sleep 60 & echo $!; wait", timeout_ms: 500 });
+    // Long enough for bash to start and print the pid on a loaded machine: a kill before it is not this test.
+    const { lines } = await exec({ command: "sleep 60 & echo $!; wait", timeout_ms: 1500 });
     const grandchild = Number(output(lines, "stdout").trim());
     expect(grandchild).toBeGreaterThan(0);
     expect(exitOf(lines)).toMatchObject({ timed_out: true, exit_code: null, signal: "SIGTERM" });

@@ -1,0 +1,71 @@
+import { BaseSequencer, type TestSpecification } from "vitest/node";
+import { BOX_FILES, OTHER_SECONDS, relativePath } from "./box-files.js";
+
+/** The projects whose files mostly wait (on a stack, Postgres, Chromium) first, those that compute last. */
+const PROJECTS = ["e2e", "browser", "images", "workers", "unit"];
+
+const boxRank = (spec: TestSpecification) => BOX_FILES.findIndex(([path]) => path === relativePath(spec.moduleId));
+
+function seconds(spec: TestSpecification): number {
+  const own = BOX_FILES.find(([path]) => path === relativePath(spec.moduleId));
+  return own?.[1] ?? OTHER_SECONDS[relativePath(spec.moduleId)] ?? OTHER_SECONDS[spec.project.name] ?? 1;
+}
+
+/**
+ * The files that run boxes or a stack of their own run one at a time (./box-turn.ts), so the
+ * run lasts at least as long as they do one after another: they are handed out from the start,
+ * each about when the one before should end (from the seconds measured, ./box-files.ts), so
+ * none holds a worker long while it waits for its turn. The other files fill the other
+ * workers, the slowest first and the ones that mostly wait before the ones that compute.
+ * Wrong estimates cost wall time only, never a test.
+ */
+export class BoxFilesAlongside extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const position = new Map(sorted.map((spec, index) => [spec, index]));
+    const byGroup = new Map<number, TestSpecification[]>();
+    for (const spec of sorted) {
+      const group = spec.project.config.sequence.groupOrder;
+      byGroup.set(group, [...(byGroup.get(group) ?? []), spec]);
+    }
+    const workers = Math.max(1, Number(this.ctx.config.maxWorkers) || 1);
+    return [...byGroup.keys()]
+      .sort((a, b) => a - b)
+      .flatMap((group) => {
+        const specs = byGroup.get(group)!;
+        const own = specs.filter((spec) => boxRank(spec) >= 0).sort((a, b) => boxRank(a) - boxRank(b));
+        const projectRank = (spec: TestSpecification) => (PROJECTS.indexOf(spec.project.name) + PROJECTS.length + 1) % (PROJECTS.length + 1);
+        const others = specs
+          .filter((spec) => boxRank(spec) < 0)
+          .sort((a, b) => projectRank(a) - projectRank(b) || seconds(b) - seconds(a) || position.get(a)! - position.get(b)!);
+        return interleave(own, others, workers);
+      });
+  }
+}
+
+/**
+ * A rough simulation of vitest handing files to `workers` workers in queue order: a box
+ * file goes next once the one before it is due to end within a few seconds.
+ */
+function interleave(own: TestSpecification[], others: TestSpecification[], workers: number): TestSpecification[] {
+  const queue: TestSpecification[] = [];
+  const freeAt = Array.from({ length: workers }, () => 0);
+  let turnFreeAt = 0;
+  let o = 0;
+  let r = 0;
+  while (o < own.length || r < others.length) {
+    const slot = freeAt.indexOf(Math.min(...freeAt));
+    const now = freeAt[slot]!;
+    if (o < own.length && (turnFreeAt <= now + 5 || r >= others.length)) {
+      const spec = own[o++]!;
+      turnFreeAt = Math.max(now, turnFreeAt) + seconds(spec);
+      freeAt[slot] = turnFreeAt;
+      queue.push(spec);
+    } else {
+      const spec = others[r++]!;
+      freeAt[slot] = now + seconds(spec);
+      queue.push(spec);
+    }
+  }
+  return queue;
+}
