@@ -112,7 +112,8 @@ export function McpConnectionCard(props: { connection: McpConnection; targets: T
       <p class="inline-form">
         {c.auth.kind === "oauth" && (
           <button type="button" class={c.status === "needs_auth" ? "primary" : ""} disabled={busy !== null} onClick={() => void authorise()}>
-            {c.auth.has_credential ? "Authorise again" : "Authorise"}
+            {/* Authorised once when its tools were ever discovered: an operator's client secret alone is a credential too. */}
+            {c.discovered_at ? "Authorise again" : "Authorise"}
           </button>
         )}
         <button type="button" disabled={busy !== null} onClick={() => void act("refresh", () => unwrap(api.POST("/api/mcp/connections/{id}/refresh", path)))}>
