@@ -12,11 +12,8 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { gatewayHandler } from "../core/git-gateway/handler";
-import { isAncestorOnForge } from "../core/github/compare";
-import { serveFetch } from "../scripts/forge/serve-fetch";
-import { startForge } from "../scripts/forge/server";
-import { admin, appJwt, appKeyPair, git, remote, workDir } from "../scripts/forge/test-support";
+import { gatewayFixture } from "../scripts/forge/gateway-fixture";
+import { git, remote, workDir } from "../scripts/forge/test-support";
 import { quantile } from "./bench-stack";
 
 const { values } = parseArgs({
@@ -25,37 +22,16 @@ const { values } = parseArgs({
 const FILES = Number(values.files);
 const CHANGED = Number(values.changed);
 const REPEAT = Number(values.repeat);
-const TASK_ID = "bench-task";
-const CREDENTIAL = "bench-credential";
 
-const keys = appKeyPair();
-const forge = await startForge({ appId: "7", publicKeyPem: keys.publicKeyPem });
+const line = (i: number, n: number) => `export const value${n} = "${i}-${n}-${"x".repeat(40)}";\n`;
+const files = Object.fromEntries(
+  Array.from({ length: FILES }, (_, i) => [`src/dir${i % 10}/file${i}.ts`, Array.from({ length: 60 }, (_, n) => line(i, n)).join("")]),
+);
+const fx = await gatewayFixture({ account: "acme", repos: { bench: files }, taskKey: "BENCH-1", record: false });
 const work = workDir();
 try {
-  const line = (i: number, n: number) => `export const value${n} = "${i}-${n}-${"x".repeat(40)}";\n`;
-  const files = Object.fromEntries(
-    Array.from({ length: FILES }, (_, i) => [`src/dir${i % 10}/file${i}.ts`, Array.from({ length: 60 }, (_, n) => line(i, n)).join("")]),
-  );
-  await admin(forge.adminUrl, "POST", "/repos", { full_name: "acme/bench", private: true, files });
-  const installation = (await admin(forge.adminUrl, "POST", "/installations", { account: "acme", repositories: ["bench"] })).json.id;
-  const minted = await fetch(`${forge.apiUrl}/app/installations/${installation}/access_tokens`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${appJwt(keys.privateKey, { iss: "7" })}`, "content-type": "application/json" },
-    body: JSON.stringify({ repositories: ["bench"] }),
-  });
-  const token = ((await minted.json()) as { token: string }).token;
-  const grant = { fullName: "acme/bench", baseBranch: "main", taskKey: "BENCH-1", allowForcePush: false, token };
-  const gateway = await serveFetch((request) =>
-    gatewayHandler(request, {
-      authorize: async (taskId, credential) => (taskId === TASK_ID && credential === CREDENTIAL ? grant : null),
-      forgeGitUrl: forge.gitUrl,
-      fetch: (input, init) => fetch(input, init),
-      refused: async () => {},
-      ancestry: (g, ancestor, commit) => isAncestorOnForge({ apiUrl: forge.apiUrl, token: g.token, fullName: g.fullName }, ancestor, commit),
-    }),
-  );
-  const viaGateway = `http://x:${CREDENTIAL}@${new URL(gateway.url).host}/tasks/${TASK_ID}/acme/bench.git`;
-  const direct = remote(forge.gitUrl, "acme/bench", token);
+  const viaGateway = fx.boxRemote();
+  const direct = remote(fx.forge.gitUrl, "acme/bench", fx.grant.token);
   const timed = async (run: () => Promise<unknown>) => {
     const started = performance.now();
     await run();
@@ -96,7 +72,6 @@ try {
       pushes[name].push(await timed(() => git(["push", "--quiet", "origin", `HEAD:${branches[name]}`], dir)));
     }
   }
-  await gateway.close();
 
   const median = (xs: number[]) =>
     quantile(
@@ -114,6 +89,6 @@ try {
     );
   }
 } finally {
-  await forge.close();
+  await fx.close();
   rmSync(work, { recursive: true, force: true });
 }

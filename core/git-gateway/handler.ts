@@ -10,7 +10,7 @@ import type { Ancestry, PushPolicy, Refusal } from "./check-push";
 import { checkPush, needsAncestry, refsRefusals } from "./check-push";
 import { PackError, PackReader } from "./pack";
 import { type Command, PktError, readCommandSection } from "./pkt-line";
-import { refusalResponse } from "./report";
+import { refusalBody, refusalResponse } from "./report";
 
 /** What the task's object answers for a valid run credential. */
 export interface GatewayGrant {
@@ -172,11 +172,22 @@ async function receivePack(request: Request, deps: GatewayDeps, push: Push): Pro
     baseBranch: push.grant.baseBranch,
     allowForcePush: push.grant.allowForcePush,
   };
-  const refuse = async (refusals: Refusal[]) => {
+  const refuse = async (refusals: Refusal[], drained?: Promise<void>) => {
     const reasons = new Map(refusals.map((r) => [r.ref, r.reason]));
     const refs = commands.map((c) => ({ ref: c.ref, old: c.old, new: c.new, reason: reasons.get(c.ref) ?? "atomic push failure" }));
     await deps.refused({ taskId: push.taskId, fullName: push.grant.fullName, refs }).catch(() => {});
-    return refusalResponse(commands, refusals, capabilities);
+    if (!drained) return refusalResponse(commands, refusals, capabilities);
+    // Refused before the box sent all of its body: the report goes out at once, and the answer
+    // ends once the rest is drained, so git reads the refusal instead of a broken pipe.
+    const report = refusalBody(commands, refusals, capabilities);
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => controller.enqueue(report),
+      pull: async (controller) => {
+        await drained;
+        controller.close();
+      },
+    });
+    return refusalResponse(commands, refusals, capabilities, body);
   };
   if (commands.length && !capabilities.includes("report-status") && !capabilities.includes("report-status-v2")) {
     await drain(reader);
@@ -204,25 +215,27 @@ async function receivePack(request: Request, deps: GatewayDeps, push: Push): Pro
       signal: abort.signal,
     } as RequestInit);
   } catch (error) {
-    if (verifier?.refusals?.length) return refuse(verifier.refusals);
+    if (verifier?.refusals?.length) return refuse(verifier.refusals, drain(reader));
     throw error;
   }
   if (verifier?.refusals?.length) {
     void response.body?.cancel();
-    return refuse(verifier.refusals);
+    return refuse(verifier.refusals, drain(reader));
   }
   return answer(response);
 }
 
 /**
  * Decides the fast-forward checks from the pack as it streams: accepted as soon as the commits
- * read so far prove every update (git sends a pack's commits first), refused only once the
- * whole pack is read and the forge asked about where the walk left it.
+ * read so far prove every update (git sends a pack's commits first; the first time the pack
+ * moves past them the forge is asked about where the walk leaves it), refused at once when
+ * the pack cannot be read or passes a cap, otherwise refused only once the whole pack is read
+ * and the forge asked again.
  */
 class PackVerifier {
   readonly #pack = new PackReader();
-  #packError: string | null = null;
   #checkedCommits = 0;
+  #askedForge = false;
   accepted = false;
   refusals: Refusal[] | null = null;
 
@@ -232,39 +245,49 @@ class PackVerifier {
     private readonly ancestry: Ancestry,
   ) {}
 
+  /** Whether the push is decided: accepted, or refused. */
+  get decided(): boolean {
+    return this.accepted || this.refusals !== null;
+  }
+
   async take(chunk: Uint8Array): Promise<void> {
-    if (this.accepted || this.#packError) return;
+    if (this.decided) return;
     try {
       this.#pack.push(chunk);
     } catch (error) {
       if (!(error instanceof PackError)) throw error;
-      this.#packError = error.message;
+      this.#refuseUnread(error.message);
       return;
     }
-    if ((this.#pack.pastCommits || this.#pack.done) && this.#pack.bodies.length > this.#checkedCommits) {
-      this.#checkedCommits = this.#pack.bodies.length;
-      const early = await checkPush(this.commands, this.policy, async () => false, await this.#pack.commits());
+    // Checked again only once the commits have doubled, so a pack that interleaves commits
+    // with other objects costs a linear walk, not one per commit.
+    const commits = this.#pack.bodies.length;
+    if ((this.#pack.pastCommits || this.#pack.done) && commits > 2 * this.#checkedCommits) {
+      this.#checkedCommits = commits;
+      const ancestry: Ancestry = this.#askedForge ? async () => false : this.ancestry;
+      this.#askedForge = true;
+      const early = await checkPush(this.commands, this.policy, ancestry, await this.#pack.commits());
       if (!early.length) this.accepted = true;
     }
   }
 
   /** The pack has all arrived: → whether the push may complete. */
   async finish(): Promise<boolean> {
-    if (this.accepted) return true;
-    if (!this.#packError) {
-      try {
-        this.#pack.finish();
-      } catch (error) {
-        if (!(error instanceof PackError)) throw error;
-        this.#packError = error.message;
-      }
+    if (this.decided) return this.accepted;
+    try {
+      this.#pack.finish();
+    } catch (error) {
+      if (!(error instanceof PackError)) throw error;
+      this.#refuseUnread(error.message);
+      return false;
     }
-    const checked = needsAncestry(this.commands, this.policy);
-    this.refusals = this.#packError
-      ? checked.map((c) => ({ ref: c.ref, reason: `the pushed pack could not be read (${this.#packError})` }))
-      : await checkPush(this.commands, this.policy, this.ancestry, await this.#pack.commits());
+    this.refusals = await checkPush(this.commands, this.policy, this.ancestry, await this.#pack.commits());
     this.accepted = this.refusals.length === 0;
     return this.accepted;
+  }
+
+  #refuseUnread(reason: string): void {
+    this.refusals = needsAncestry(this.commands, this.policy).map((c) => ({ ref: c.ref, reason: `the pushed pack could not be read (${reason})` }));
   }
 }
 
@@ -303,6 +326,12 @@ function forwardedBody(
       }
       if (chunk) {
         await verifier.take(chunk);
+        if (verifier.refusals?.length) {
+          // Refused mid-stream (an unreadable pack, data past its end, a cap): the held
+          // chunk, perhaps the pack's whole rest with its checksum, never leaves.
+          refused();
+          return;
+        }
         if (held) controller.enqueue(held);
         held = null;
         if (verifier.accepted) controller.enqueue(chunk);
@@ -318,6 +347,8 @@ function forwardedBody(
       controller.close();
     },
     cancel(reason) {
+      // A refused push's rest is drained by the answer, not cut off.
+      if (verifier?.refusals?.length) return;
       return reader.cancel(reason);
     },
   });

@@ -25,7 +25,7 @@ const GIT_ENV = {
 const git = (cwd: string, args: string[], input?: string) => execFileSync("git", args, { cwd, env: GIT_ENV, input, maxBuffer: 64 << 20 });
 
 /** Feeds `pack` in chunks of the given sizes (cycled); → the commits read. */
-async function read(pack: Uint8Array, sizes: number[]): Promise<Map<string, string[]>> {
+async function read(pack: Uint8Array, sizes: number[]): Promise<ReadonlyMap<string, readonly string[]>> {
   const reader = new PackReader();
   for (let at = 0, i = 0; at < pack.length; i++) {
     const size = sizes[i % sizes.length]!;

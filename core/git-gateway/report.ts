@@ -52,9 +52,12 @@ export function refusalBody(commands: Command[], refusals: Refusal[], capabiliti
   return concat([...(capabilities.includes("quiet") ? [] : banded(BAND_PROGRESS, message, chunk)), ...banded(BAND_DATA, status, chunk), FLUSH]);
 }
 
-/** The whole answer: receive-pack's result content type, HTTP 200 as git expects of a refused push. */
-export function refusalResponse(commands: Command[], refusals: Refusal[], capabilities: string[]): Response {
-  return new Response(refusalBody(commands, refusals, capabilities), {
+/**
+ * The whole answer: receive-pack's result content type, HTTP 200 as git expects of a refused
+ * push; `body` streams the refusal body when the answer must outlast the request's rest.
+ */
+export function refusalResponse(commands: Command[], refusals: Refusal[], capabilities: string[], body?: ReadableStream<Uint8Array>): Response {
+  return new Response(body ?? refusalBody(commands, refusals, capabilities), {
     status: 200,
     headers: { "content-type": "application/x-git-receive-pack-result", "cache-control": "no-cache" },
   });
