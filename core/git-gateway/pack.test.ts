@@ -1,10 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { deflateSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
+import { packOf as craftedPack, objectHeader, varint } from "../../scripts/forge/crafted-pack";
 import { commitId, PackError, PackReader } from "./pack";
 
 const dirs: string[] = [];
@@ -36,26 +37,8 @@ async function read(pack: Uint8Array, sizes: number[]): Promise<ReadonlyMap<stri
   return reader.commits();
 }
 
-function header(type: number, size: number): number[] {
-  const bytes = [(type << 4) | (size & 15) | (size > 15 ? 0x80 : 0)];
-  for (let rest = size >> 4; rest; rest >>= 7) bytes.push((rest & 0x7f) | (rest >> 7 ? 0x80 : 0));
-  return bytes;
-}
-
-function packOf(objects: number[][]): Uint8Array {
-  const head = [0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, objects.length];
-  return new Uint8Array([...head, ...objects.flat(), ...new Array(20).fill(0)]);
-}
-
-function varint(n: number): number[] {
-  const bytes: number[] = [];
-  do {
-    bytes.push((n & 0x7f) | (n >= 0x80 ? 0x80 : 0));
-    n >>= 7;
-  } while (n);
-  return bytes;
-}
-
+const header = (type: number, size: number) => [...objectHeader(type, size)];
+const packOf = (objects: number[][]) => new Uint8Array(craftedPack(objects.map((o) => Buffer.from(o))));
 const commitBody = (parent: string, message: string) =>
   Buffer.from(`tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\nparent ${parent}\nauthor T <t@x> 1 +0000\ncommitter T <t@x> 1 +0000\n\n${message}\n`);
 
@@ -135,5 +118,69 @@ describe("the pushed pack's commits", () => {
         expect(error, name).toBeInstanceOf(PackError);
       }
     }
+  });
+});
+
+describe("what reading a pack costs", () => {
+  it("TASK-017: a large object before the commits streams through once: nothing of it waits, nothing is inflated twice", async () => {
+    const blob = randomBytes(24 * 1024 * 1024);
+    const commit = commitBody("a".repeat(40), "after the blob");
+    const pack = craftedPack([
+      Buffer.concat([objectHeader(3, blob.length), deflateSync(blob, { level: 0 })]),
+      Buffer.concat([objectHeader(1, commit.length), deflateSync(commit)]),
+    ]);
+    const reader = new PackReader();
+    let waiting = 0;
+    for (let at = 0; at < pack.length; at += 65_536) {
+      reader.push(pack.subarray(at, at + 65_536));
+      waiting = Math.max(waiting, reader.cost.waitingBytes);
+    }
+    reader.finish();
+    expect(waiting).toBeLessThanOrEqual(32);
+    expect(reader.cost.inflatedBytes).toBe(blob.length + commit.length);
+    expect(reader.cost.keptBytes).toBe(commit.length);
+    expect([...(await reader.commits()).values()]).toEqual([["a".repeat(40)]]);
+  });
+
+  it("TASK-017: zlib's own streams, every level and strategy, read to their exact end; cut or corrupted, only a PackError", async () => {
+    const { constants } = await import("node:zlib");
+    const sources = [randomBytes(3000), Buffer.from("tree abc\n".repeat(5000)), Buffer.alloc(70_000, 7), Buffer.alloc(0), randomBytes(1)];
+    const objects: number[][] = [];
+    let inflated = 0;
+    for (const [i, data] of sources.entries()) {
+      for (const level of [0, 1, 6, 9]) {
+        const strategy = [constants.Z_DEFAULT_STRATEGY, constants.Z_FILTERED, constants.Z_HUFFMAN_ONLY, constants.Z_RLE, constants.Z_FIXED][(i + level) % 5];
+        objects.push([...header(3, data.length), ...deflateSync(data, { level, strategy })]);
+        inflated += data.length;
+      }
+    }
+    const pack = packOf(objects);
+    for (const sizes of [[pack.length], [1], [13, 4096, 2]]) {
+      const reader = new PackReader();
+      for (let at = 0, i = 0; at < pack.length; i++) {
+        reader.push(pack.subarray(at, at + sizes[i % sizes.length]!));
+        at += sizes[i % sizes.length]!;
+      }
+      reader.finish();
+      expect(reader.cost.inflatedBytes).toBe(inflated);
+    }
+    // Flipped bytes, then a cut anywhere before the trailer: a PackError every time, never a crash or a hang.
+    let refused = 0;
+    for (let round = 0; round < 400; round++) {
+      const hostile = new Uint8Array(pack.subarray(0, 12 + Math.floor(Math.random() * (pack.length - 12))));
+      for (let flips = 1 + (round % 4); flips; flips--) {
+        const at = 12 + Math.floor(Math.random() * (hostile.length - 12));
+        hostile[at] = hostile[at]! ^ (1 << (round % 8));
+      }
+      const reader = new PackReader();
+      try {
+        for (let at = 0; at < hostile.length; at += 1 + (round % 700)) reader.push(hostile.subarray(at, at + 1 + (round % 700)));
+        reader.finish();
+      } catch (error) {
+        expect(error).toBeInstanceOf(PackError);
+        refused++;
+      }
+    }
+    expect(refused).toBe(400);
   });
 });

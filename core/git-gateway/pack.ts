@@ -91,6 +91,15 @@ export class PackReader {
     return this.#stage === "done";
   }
 
+  /**
+   * What reading has cost so far: objects begun, bytes inflated and kept, and the pack's own
+   * bytes waiting for the next chunk (a header's few; an object's stream never waits).
+   */
+  get cost(): { objects: number; inflatedBytes: number; keptBytes: number; waitingBytes: number } {
+    const waitingBytes = this.#fixed.length + (this.#stage === "object-header" ? (this.#object?.baseBytes.length ?? 0) : 0);
+    return { objects: this.#objectsRead, inflatedBytes: this.#inflated, keptBytes: this.#kept, waitingBytes };
+  }
+
   /** Takes the next bytes of the pack; throws PackError when they are not a valid pack, or past a cap. */
   push(chunk: Uint8Array): void {
     let at = 0;
