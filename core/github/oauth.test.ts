@@ -45,7 +45,7 @@ describe("GitHubOAuth against the forge (OP-REPO-6)", () => {
   });
 
   it("OP-REPO-6: a wrong client secret is unavailable naming the settings, never the secret", async () => {
-    const { code } = (await admin(forge.adminUrl, "POST", "/install", { account: "acme", user: "bob" })).json;
+    const { code } = (await admin(forge.adminUrl, "POST", "/install", { account: "bob" })).json;
     const error = await failure(oauth("wrong-secret-value").exchangeCode(code));
     expect(error.kind).toBe("unavailable");
     expect(error.message).toContain("GITHUB_APP_CLIENT_SECRET");
