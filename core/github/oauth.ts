@@ -2,15 +2,16 @@ import { GitHubError } from "./client";
 
 /**
  * The platform's GitHub App as a user sees it during an installation claim (OP-REPO-6): its
- * install page, the OAuth code GitHub's redirect carries exchanged for a user token, and the
- * installations that user may see. The user token proves who approved; it is used for that
- * one listing and never stored, logged or put in an error.
+ * install page, the OAuth code GitHub's redirect carries exchanged for a user token, the
+ * installations that user may see, and whether they administer one's account. The user token
+ * proves who approved; it is used for those reads only and never stored, logged or put in an
+ * error.
  *
  * @example
  *   const oauth = new GitHubOAuth({ webUrl: "https://github.com", apiUrl: "https://api.github.com", slug, clientId, clientSecret });
  *   oauth.installUrl(state) // https://github.com/apps/<slug>/installations/new?state=…
  *   const token = await oauth.exchangeCode(code);
- *   await oauth.userInstallation(token, 678) // { id: 678, account_login: "acme" } or null
+ *   await oauth.administeredInstallation(token, 678) // { id: 678, account_login: "acme" } or null
  */
 
 export interface GitHubOAuthOptions {
@@ -23,6 +24,14 @@ export interface GitHubOAuthOptions {
   clientId: string;
   clientSecret: string;
   fetch?: typeof fetch;
+}
+
+/** An installation's account as GitHub names it; id and type are null when GitHub's answer lacks them. */
+export interface GitHubAccount {
+  login: string;
+  id: number | null;
+  /** `User` or `Organization`. */
+  type: string | null;
 }
 
 /** GitHub refused the code, or the user token it gave: a wrong, used or expired code. */
@@ -72,32 +81,91 @@ export class GitHubOAuth {
     );
   }
 
-  /** The installation `id` when GitHub lists it for the token's user, with its account; null when it does not. */
-  async userInstallation(userToken: string, id: number): Promise<{ id: number; account_login: string } | null> {
+  /**
+   * The installation `id` when the token's user may give it away: GitHub lists it for them and
+   * they administer its account (`administers`); null otherwise, whether or not it exists.
+   */
+  async administeredInstallation(userToken: string, id: number): Promise<{ id: number; account_login: string } | null> {
+    const installation = await this.userInstallation(userToken, id);
+    if (!installation || !(await this.administers(userToken, installation.account))) return null;
+    return { id, account_login: installation.account.login };
+  }
+
+  /**
+   * The installation `id` when GitHub lists it for the token's user, with its account; null when
+   * it does not. Listed is not owned: GitHub lists an installation for anyone with access to
+   * one of its repositories, a read-only outside collaborator too.
+   */
+  async userInstallation(userToken: string, id: number): Promise<{ id: number; account: GitHubAccount } | null> {
     for (let page = 1; page <= PAGES; page++) {
-      const response = await this.#send(`${this.#options.apiUrl}/user/installations?per_page=${PER_PAGE}&page=${page}`, {
-        headers: {
-          accept: "application/vnd.github+json",
-          authorization: `Bearer ${userToken}`,
-          "user-agent": "guilds-platform",
-          "x-github-api-version": "2022-11-28",
-        },
-      });
+      const response = await this.#asUser(userToken, `/user/installations?per_page=${PER_PAGE}&page=${page}`);
       if (response.status === 401) {
         await response.body?.cancel();
         throw new GitHubCodeError("GitHub did not accept the user token the code gave");
       }
-      const body = (await json(response, "listing the user's installations")) as { installations?: Array<{ id?: unknown; account?: { login?: unknown } }> };
+      const body = (await json(response, "listing the user's installations")) as {
+        installations?: Array<{ id?: unknown; account?: { login?: unknown; id?: unknown; type?: unknown } }>;
+      };
       const installations = Array.isArray(body.installations) ? body.installations : [];
       const found = installations.find((i) => i.id === id);
       if (found) {
-        const login = found.account?.login;
+        const { login, id: accountId, type } = found.account ?? {};
         if (typeof login !== "string") throw new GitHubError("unavailable", `GitHub's answer for installation ${id} names no account`);
-        return { id, account_login: login };
+        return { id, account: { login, id: typeof accountId === "number" ? accountId : null, type: typeof type === "string" ? type : null } };
       }
       if (installations.length < PER_PAGE) return null;
     }
     return null;
+  }
+
+  /**
+   * Whether the token's user may give away what is installed on `account`: a user's account
+   * only by that user (by id when GitHub names both, else by login), an organisation's only by
+   * an active owner (`GET /user/memberships/orgs/{org}`: role admin, state active). Any other
+   * answer, a failure or an unknown account type is no.
+   */
+  async administers(userToken: string, account: GitHubAccount): Promise<boolean> {
+    try {
+      if (account.type === "User") {
+        const user = (await this.#readAsUser(userToken, "/user")) as { login?: unknown; id?: unknown } | null;
+        if (account.id !== null && typeof user?.id === "number") return user.id === account.id;
+        return typeof user?.login === "string" && user.login.toLowerCase() === account.login.toLowerCase();
+      }
+      if (account.type === "Organization") {
+        const membership = (await this.#readAsUser(userToken, `/user/memberships/orgs/${encodeURIComponent(account.login)}`)) as {
+          role?: unknown;
+          state?: unknown;
+          organization?: { id?: unknown };
+        } | null;
+        const organisationId = membership?.organization?.id;
+        const same = account.id === null || typeof organisationId !== "number" || organisationId === account.id;
+        return membership?.role === "admin" && membership.state === "active" && same;
+      }
+      return false;
+    } catch {
+      return false;
+    }
+  }
+
+  /** A 200's JSON read with the user token; null for any other answer or a body that is not JSON. */
+  async #readAsUser(userToken: string, path: string): Promise<unknown> {
+    const response = await this.#asUser(userToken, path);
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      return null;
+    }
+    return response.json().catch(() => null);
+  }
+
+  #asUser(userToken: string, path: string): Promise<Response> {
+    return this.#send(`${this.#options.apiUrl}${path}`, {
+      headers: {
+        accept: "application/vnd.github+json",
+        authorization: `Bearer ${userToken}`,
+        "user-agent": "guilds-platform",
+        "x-github-api-version": "2022-11-28",
+      },
+    });
   }
 
   async #send(url: string, init: RequestInit): Promise<Response> {

@@ -1,13 +1,15 @@
 /**
  * The forge's admin API under `/__forge`, for tests only (served on loopback, never on the
  * address the boxes reach): repositories, installations, a user's approval on the install
- * page (`/install`, install.ts), the token lifetime, the tokens minted so far (so a test
- * can look for them where they must never appear), and a repository's pull requests with
- * their draft state and comments.
+ * page (`/install`, install.ts) or a user's authorisation of the App (`/authorize`),
+ * organisation memberships and collaborators (people.ts), the token lifetime, the tokens
+ * minted so far (so a test can look for them where they must never appear), and a
+ * repository's pull requests with their draft state and comments.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ForgeError, readJson, sendJson } from "./http";
-import { approveInstall, type InstallContext } from "./install";
+import { approveInstall, authorize, type InstallContext } from "./install";
+import { servePeopleAdmin } from "./people";
 import { type PullsContext, pullHtmlUrl } from "./pulls";
 import { createBareRepo, isFullName, listRefs, log, readFileAt } from "./repos";
 import type { ApiFault, ForgeState, Installation } from "./state";
@@ -66,6 +68,11 @@ export async function serveAdmin(ctx: AdminContext, req: IncomingMessage, res: S
     sendJson(res, 201, approveInstall(ctx.install, await readJson(req)));
     return true;
   }
+  if (path === "/authorize" && method === "POST") {
+    sendJson(res, 201, authorize(ctx.install, await readJson(req)));
+    return true;
+  }
+  if (await servePeopleAdmin(state, req, res, path)) return true;
   if (path === "/installations" && method === "POST") {
     const body = await readJson(req);
     const account = body.account;

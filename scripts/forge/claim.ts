@@ -30,6 +30,13 @@ export async function approveInstall(adminUrl: string, input: { account: string;
   return (await res.json()) as Approval;
 }
 
+/** A code of `user` for the App without installing anything, as GitHub's web flow gives any user who authorises it. */
+export async function authorizeApp(adminUrl: string, user: string): Promise<string> {
+  const res = await fetch(`${adminUrl}/authorize`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ user }) });
+  if (res.status !== 201) throw new Error(`the forge refused the authorisation (HTTP ${res.status}): ${await res.text()}`);
+  return ((await res.json()) as { code: string }).code;
+}
+
 /** A claim state from the platform, failing loudly when it does not give one. */
 export async function claimState(call: ApiCall): Promise<{ install_url: string; state: string; expires_at: string }> {
   const claim = await call("POST", "/api/github/claims");

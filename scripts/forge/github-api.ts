@@ -1,12 +1,15 @@
 /**
  * The part of GitHub's REST API the platform uses, under `/api`: the App's installations
- * and their access tokens (both authenticated with the App JWT), and the two endpoints an
- * installation token itself may call. Answers in GitHub's shapes and status codes.
+ * and their access tokens (both authenticated with the App JWT), the two endpoints an
+ * installation token itself may call, and a user's installations (people.ts has the rest of
+ * what a user token may ask). Answers in GitHub's shapes and status codes.
  */
 import type { KeyObject } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { verifyAppJwt } from "./app-jwt";
 import { bearer, ForgeError, readJson, sendJson } from "./http";
+import { tokenUser } from "./people";
+import { People } from "./people-state";
 import { compareCommits } from "./repos";
 import type { ForgeState, Installation, MintedToken, Permissions } from "./state";
 
@@ -56,9 +59,7 @@ export async function serveGitHubApi(
   }
   if (path === "/user/installations" && method === "GET") {
     // A user token (from the OAuth code exchange) sees the live installations its user may.
-    const token = bearer(req);
-    const user = token ? ctx.state.tokenUser(token) : undefined;
-    if (!user) throw new ForgeError(401, "Bad credentials");
+    const user = tokenUser(ctx.state, req);
     const { perPage, page } = paging(query);
     const all = ctx.state.userInstallations(user);
     const installations = all.slice((page - 1) * perPage, page * perPage).map((i) => installationBody(ctx, i));
@@ -160,11 +161,14 @@ function grantedPermissions(asked: unknown): Permissions {
 }
 
 function installationBody(ctx: GitHubApiContext, installation: Installation) {
+  const type = ctx.state.people.isOrganisation(installation.account) ? "Organization" : "User";
+  const id = People.id(installation.account);
   return {
     id: installation.id,
     app_id: Number(ctx.appId),
-    account: { login: installation.account, type: "Organization" },
-    target_type: "Organization",
+    account: { login: installation.account, id, type },
+    target_id: id,
+    target_type: type,
     repository_selection: "selected",
     permissions: INSTALLATION_PERMISSIONS,
   };

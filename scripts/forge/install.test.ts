@@ -54,7 +54,8 @@ describe("installing the App and claiming it (OP-REPO-6)", () => {
     expect(listed.status).toBe(200);
     expect(listed.json).toMatchObject({ total_count: 1, installations: [{ id: installation_id, account: { login: "acme" } }] });
 
-    // A second approval on the same account updates that installation, as GitHub keeps one per account.
+    // A second approval on the same account, by another of its owners, updates that installation, as GitHub keeps one per account.
+    await admin(forge.adminUrl, "PUT", "/orgs/acme/memberships/bob", { role: "admin" });
     const again = await admin(forge.adminUrl, "POST", "/install", { account: "acme", user: "bob", repositories: ["docs"] });
     expect(again.json).toMatchObject({ installation_id, setup_action: "update", redirect_url: expect.stringContaining("setup_action=update") });
     expect(again.json.redirect_url).not.toContain("state=");
@@ -75,7 +76,7 @@ describe("installing the App and claiming it (OP-REPO-6)", () => {
   });
 
   it("OP-REPO-6: a code with the wrong client secret, an unknown code and a bad user token are refused", async () => {
-    const { code } = (await admin(forge.adminUrl, "POST", "/install", { account: "acme", user: "carol" })).json;
+    const { code } = (await admin(forge.adminUrl, "POST", "/install", { account: "carol" })).json;
     expect(await exchange(code, { id: forge.identity.clientId, secret: "not-the-secret" })).toMatchObject({ error: "incorrect_client_credentials" });
     expect(await exchange("0123456789abcdef0123")).toMatchObject({ error: "bad_verification_code" });
     expect((await userInstallations("ghu_forged")).status).toBe(401);

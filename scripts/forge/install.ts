@@ -7,6 +7,8 @@
  * - the approval answers the redirect GitHub makes to the App's setup URL, with
  *   `installation_id`, `setup_action` and (user authorization during installation being on)
  *   a `code`, the `state` passed through untouched.
+ * - `POST /__forge/authorize` (admin) stands in for GitHub's web flow, which gives any user a
+ *   code for the App without installing it.
  * - `POST /login/oauth/access_token` exchanges the code (once, within ten minutes) for a
  *   user token with the App's client id and secret; `GET /api/user/installations`
  *   (github-api.ts) lists the installations that user may see.
@@ -59,6 +61,7 @@ export function approveInstall(ctx: InstallContext, body: Record<string, unknown
     throw new ForgeError(422, "repositories must be repository names");
   }
   const fullNames = (repositories as string[]).map((name) => (name.includes("/") ? name : `${account}/${name}`));
+  mayInstall(ctx.state, account, user);
   const { installation, action } = ctx.state.install(account, fullNames, user);
   const code = ctx.state.issueCode(user);
   const query = new URLSearchParams({ installation_id: String(installation.id), setup_action: action, code });
@@ -70,6 +73,32 @@ export function approveInstall(ctx: InstallContext, body: Record<string, unknown
     ...(state === undefined ? {} : { state }),
     redirect_url: ctx.app.setupUrl ? `${ctx.app.setupUrl}?${query}` : null,
   };
+}
+
+/**
+ * Who installs the App on an account, as on GitHub: a user on their own account, an owner on
+ * an organisation's. Another user approving on an account that is not an organisation yet
+ * makes it one, with that user its owner; a member who is not an owner, or not yet active,
+ * is refused.
+ */
+function mayInstall(state: ForgeState, account: string, user: string): void {
+  const { people } = state;
+  if (user === account) {
+    if (people.isOrganisation(account)) throw new ForgeError(422, "An organisation does not sign in: user must be one of its owners");
+    return;
+  }
+  if (!people.isOrganisation(account)) people.setMembership(account, user, { role: "admin", state: "active" });
+  else if (!people.owns(account, user)) throw new ForgeError(403, `${user} is not an owner of ${account}: only an organisation's owners install Apps on it`);
+}
+
+/**
+ * `POST /__forge/authorize` `{user}`: a code of `user` without installing anything, as
+ * GitHub's web flow (`/login/oauth/authorize`) gives any user who authorises the App.
+ */
+export function authorize(ctx: InstallContext, body: Record<string, unknown>) {
+  const { user } = body;
+  if (typeof user !== "string" || !LOGIN.test(user)) throw new ForgeError(422, "user must be a GitHub login");
+  return { code: ctx.state.issueCode(user) };
 }
 
 /** GitHub answers 200 with an `error` for a bad code or client, as its OAuth endpoint does. */

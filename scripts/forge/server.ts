@@ -4,7 +4,8 @@
  *   checked as HTTP Basic `x-access-token:<token>`; public repositories clone anonymously.
  * - `/api/...`: the GitHub REST endpoints of an App (github-api.ts), App JWT checked with
  *   the App's public key; pull requests and their comments (pulls.ts) and the GraphQL
- *   mutation that marks one ready (graphql.ts), with installation tokens.
+ *   mutation that marks one ready (graphql.ts), with installation tokens; who a user token's
+ *   user is, their organisation memberships and repository permissions (people.ts).
  * - `/apps/<slug>/installations/new` and `/login/oauth/access_token`: the install page and
  *   the OAuth code exchange of an installation claim (install.ts).
  * - `/__forge/...`: the admin API for tests (admin.ts).
@@ -30,6 +31,7 @@ import { serveGitHubApi } from "./github-api";
 import { serveGraphQL } from "./graphql";
 import { ForgeError, sendError, sendJson } from "./http";
 import { type AppIdentity, serveInstall } from "./install";
+import { servePeople } from "./people";
 import { loadForgeState, saveForgeState } from "./persist";
 import { type PullsContext, servePulls } from "./pulls";
 import { type ApiFault, ForgeState } from "./state";
@@ -138,7 +140,10 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     const fault = takeFault(faults, path);
     if (fault) throw fault;
     return (
-      (await serveGitHubApi(api, req, res, path, query)) || (await servePulls(pulls, req, res, path, query)) || (await serveGraphQL(pulls, req, res, path))
+      (await serveGitHubApi(api, req, res, path, query)) ||
+      servePeople(state, req, res, path) ||
+      (await servePulls(pulls, req, res, path, query)) ||
+      (await serveGraphQL(pulls, req, res, path))
     );
   }
 

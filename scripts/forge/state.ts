@@ -1,12 +1,14 @@
 /**
  * What the forge remembers: repositories' visibility, App installations (with the users who
- * may see them) and the installation tokens it minted. A token is good for git when the forge
+ * approved them), organisations and collaborators (people-state.ts) and the installation
+ * tokens it minted. A token is good for git when the forge
  * minted it, it has not expired or been revoked, its installation is not revoked, and the
  * repository is one the token was limited to (and still reachable by the installation).
  * OAuth codes and user tokens (installation claims) live in memory only: they last minutes.
  * `toJSON`/`fromJSON` carry the rest across a restart (persist.ts).
  */
 import { randomBytes } from "node:crypto";
+import { People, type SavedPeople } from "./people-state";
 import { Pulls, type SavedPulls } from "./pull-state";
 
 export interface Repository {
@@ -33,7 +35,7 @@ export interface Installation {
   /** Full names (`owner/repo`) the installation reaches. */
   repositories: Set<string>;
   revoked: boolean;
-  /** Users (logins) GitHub lists the installation for in `GET /user/installations`. */
+  /** Users (logins) who approved it; GitHub lists it for them, and for anyone with access to its account or a repository of it. */
   users: Set<string>;
 }
 
@@ -73,6 +75,8 @@ export interface SavedForgeState {
   next_installation_id: number;
   /** Absent from states saved before the forge had pull requests. */
   pulls?: SavedPulls;
+  /** Absent from states saved before the forge had organisations and collaborators. */
+  people?: SavedPeople;
 }
 
 export class ForgeState {
@@ -80,6 +84,7 @@ export class ForgeState {
   readonly installations = new Map<number, Installation>();
   readonly tokens = new Map<string, MintedToken>();
   pulls = new Pulls();
+  people = new People();
   tokenTtlS = DEFAULT_TOKEN_TTL_S;
   private nextInstallationId = 1001;
   private readonly codes = new Map<string, UserGrant>();
@@ -134,9 +139,19 @@ export class ForgeState {
     return grant && grant.expires_at > now ? grant.user : undefined;
   }
 
-  /** The live installations `user` may see, oldest first. */
+  /**
+   * The live installations `user` may see, oldest first, as GitHub lists them: those the user
+   * approved, those on an organisation they are an active member of, and those reaching a
+   * repository they collaborate on, a read-only outside collaborator too.
+   */
   userInstallations(user: string): Installation[] {
-    return [...this.installations.values()].filter((i) => !i.revoked && i.users.has(user));
+    return [...this.installations.values()].filter(
+      (i) =>
+        !i.revoked &&
+        (i.users.has(user) ||
+          this.people.membership(i.account, user)?.state === "active" ||
+          [...i.repositories].some((name) => this.people.collaborator(name, user) !== undefined)),
+    );
   }
 
   /** A live installation, or undefined for an unknown or revoked one (GitHub answers 404 to both). */
@@ -192,6 +207,7 @@ export class ForgeState {
       token_ttl_s: this.tokenTtlS,
       next_installation_id: this.nextInstallationId,
       pulls: this.pulls.toJSON(),
+      people: this.people.toJSON(),
     };
   }
 
@@ -203,6 +219,7 @@ export class ForgeState {
     state.tokenTtlS = saved.token_ttl_s;
     state.nextInstallationId = saved.next_installation_id;
     state.pulls = Pulls.fromJSON(saved.pulls);
+    state.people = People.fromJSON(saved.people);
     return state;
   }
 }

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import type { Env } from "../../bindings/env";
-import { approveInstall, claimInstallation } from "../../scripts/forge/claim";
+import { approveInstall, authorizeApp, claimInstallation } from "../../scripts/forge/claim";
 import { call } from "./seed";
 
 /** The forge's admin API (its REST base is the Worker's GITHUB_API_URL, test/setup/database.ts). */
@@ -16,4 +16,15 @@ export const caller = (token: string) => (method: string, path: string, body?: u
 export const claim = (token: string, account: string, repositories: string[] = [], user?: string) =>
   claimInstallation(caller(token), FORGE_ADMIN, { account, repositories, user });
 
-export { approveInstall };
+/** A call to the forge's admin API: its answer's status and JSON. */
+export async function forgeAdmin(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${FORGE_ADMIN}${path}`, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : null };
+}
+
+export { approveInstall, authorizeApp };

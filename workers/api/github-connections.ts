@@ -20,8 +20,9 @@ import { GitHubClaim, GitHubConnection, GitHubConnectionCreate, GitHubConnection
  * state signed for the organisation; GitHub sends the user back to the setup URL (a console
  * page) with the installation id, a code and that state, which the page posts to
  * `POST /connections`. The state is spent once; the code becomes a user token; the
- * installation is accepted only when GitHub lists it for that user, and only while no other
- * organisation holds it. Nothing about the installation (its account) is answered before the
+ * installation is accepted only when GitHub lists it for that user and that user administers
+ * its account (the account itself, or an active owner of the organisation: GitHub lists an
+ * installation for mere collaborators too), and only while no other organisation holds it. Nothing about the installation (its account) is answered before the
  * claim succeeds. Disconnecting keeps the row, so the repositories using it stay listed and
  * their generations fail with repository.token; another organisation may then claim it.
  */
@@ -72,6 +73,8 @@ export function githubFailure(error: unknown, field: string): never {
   throw new ApiError(502, "github.unavailable", error.message);
 }
 
+const INSTALLATION_REFUSED =
+  "The user who approved does not administer this installation on GitHub: only the account it is installed on, or an owner of that organisation, may claim it";
 const UNAVAILABLE = failure("GitHub could not be reached or did not accept the App's credentials (github.unavailable)");
 
 export const githubRoutes = new Hono<AppEnv>()
@@ -115,12 +118,12 @@ export const githubRoutes = new Hono<AppEnv>()
     operation({
       operationId: "createGitHubConnection",
       summary:
-        "Claim an installation with what GitHub's redirect to the setup URL carried: accepted when the state is this organisation's and unspent, and GitHub lists the installation for the user whose code it is; connecting a disconnected one again reconnects it",
+        "Claim an installation with what GitHub's redirect to the setup URL carried: accepted when the state is this organisation's and unspent, and the user whose code it is administers the installation's account on GitHub (the account itself, or an owner of the organisation); connecting a disconnected one again reconnects it",
       tag: "Repositories",
       responses: { 201: ok("The connection, with the installation's account", GitHubConnection) },
       body: true,
       invalid:
-        "github.state_invalid: the state is not one this organisation was given, or it expired; github.code_refused: GitHub refused the code; github.installation_refused: GitHub does not list the installation for the user who approved it",
+        "github.state_invalid: the state is not one this organisation was given, or it expired; github.code_refused: GitHub refused the code; github.installation_refused: the user who approved does not administer the installation (the account itself, or an active owner of the organisation), or it does not exist; both read the same",
       conflict:
         "github.state_used: the state was spent already; github_connection.exists: the installation is already connected; github.installation_held: another organisation holds the installation until it disconnects it",
       errors: { 502: UNAVAILABLE, 503: failure(CLAIM_NOT_CONFIGURED) },
@@ -141,12 +144,9 @@ export const githubRoutes = new Hono<AppEnv>()
         throw new ApiError(409, "github.state_used", "The state has been used already: connect again", { field: "state" });
       }
       const userToken = await oauth.exchangeCode(code).catch((error: unknown) => githubFailure(error, "code"));
-      const installation = await oauth.userInstallation(userToken, installationId).catch((error: unknown) => githubFailure(error, "code"));
-      if (!installation) {
-        throw new ApiError(422, "github.installation_refused", `GitHub does not list installation ${installationId} for the user who approved it`, {
-          field: "installation_id",
-        });
-      }
+      const installation = await oauth.administeredInstallation(userToken, installationId).catch((error: unknown) => githubFailure(error, "code"));
+      // One answer whether the installation is missing, unseen or not the user's to give: no id, no account.
+      if (!installation) throw new ApiError(422, "github.installation_refused", INSTALLATION_REFUSED, { field: "installation_id" });
       const hold = await holdInstallation(db, organisationId, installationId, installation.account_login);
       if ("exists" in hold) {
         throw new ApiError(409, "github_connection.exists", `Installation ${installationId} is already connected`, { connection_id: hold.exists.id });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { approveInstall, claimState } from "../../../scripts/forge/claim";
+import { approveInstall, authorizeApp, claimState } from "../../../scripts/forge/claim";
 import { agentWithSecret, generate } from "../container-stack";
 import { type Boxes, forgeAdmin, organisation } from "./tenant";
 
@@ -7,8 +7,9 @@ import { type Boxes, forgeAdmin, organisation } from "./tenant";
  * A GitHub installation belongs to one organisation (OP-REPO-6). The stack's operator
  * organisation (A) owns an account on the forge whose App installation reaches a private
  * repository; organisation B tries to take that installation: by its id alone, by replaying
- * A's redirect, with a code of its own user, and once A holds it with a code of a user GitHub
- * does list it for. Each is refused without naming A's account; A's own claim goes through
+ * A's redirect, with a code of its own user, with a code of a read-only outside collaborator
+ * of A's repository (GitHub lists the installation for them, but they do not own it), and once
+ * A holds it with a code of A's owner. Each is refused without naming A's account; A's own claim goes through
  * and its coding agent clones and pushes through it.
  */
 export function githubClaims(boxes: Boxes): void {
@@ -52,7 +53,8 @@ export function githubClaims(boxes: Boxes): void {
       mallory = await organisation(boxes, `Mallory ${suffix}`);
       const repo = await forge("POST", "/repos", { full_name: `${victim}/private`, private: true, files: { "README.md": "victim\n" } });
       expect(repo.status).toBe(201);
-      // A's account installed the App on GitHub; only its owner may see the installation.
+      // A's account is an organisation that installed the App on GitHub; its owner administers it.
+      expect((await forge("PUT", `/orgs/${victim}/memberships/${owner}`, { role: "admin" })).status).toBe(200);
       const installation = await forge("POST", "/installations", { account: victim, repositories: ["private"], users: [owner] });
       expect(installation.status).toBe(201);
       installationId = installation.json.id;
@@ -86,6 +88,21 @@ export function githubClaims(boxes: Boxes): void {
       // Mallory installs the App on her own account: a genuine code, of a user A's installation does not know.
       const own = await approveInstall(adminUrl(), { account: `mallory-${suffix}`, state });
       const res = await mallory.call("POST", "/api/github/connections", { installation_id: installationId, code: own.code, state });
+      expect(res.status).toBe(422);
+      expect(res.json.error).toMatchObject({ code: "github.installation_refused", details: { field: "installation_id" } });
+      revealsNothing(res);
+      expect(await malloryHolds()).not.toContain(installationId);
+    });
+
+    it("OP-REPO-6: B with a code of a read-only outside collaborator of A's repository, whom GitHub lists it for, is 422 github.installation_refused", async () => {
+      const reader = `reader-${suffix}`;
+      expect((await forge("PUT", `/repos/${victim}/private/collaborators/${reader}`, { permission: "read" })).status).toBe(200);
+      const { state } = await claimState(mallory.call);
+      const res = await mallory.call("POST", "/api/github/connections", {
+        installation_id: installationId,
+        code: await authorizeApp(adminUrl(), reader),
+        state,
+      });
       expect(res.status).toBe(422);
       expect(res.json.error).toMatchObject({ code: "github.installation_refused", details: { field: "installation_id" } });
       revealsNothing(res);

@@ -1228,7 +1228,7 @@ export interface paths {
         /** The organisation's GitHub connections, disconnected ones included, and whether the platform has a GitHub App to claim installations of */
         get: operations["listGitHubConnections"];
         put?: never;
-        /** Claim an installation with what GitHub's redirect to the setup URL carried: accepted when the state is this organisation's and unspent, and GitHub lists the installation for the user whose code it is; connecting a disconnected one again reconnects it */
+        /** Claim an installation with what GitHub's redirect to the setup URL carried: accepted when the state is this organisation's and unspent, and the user whose code it is administers the installation's account on GitHub (the account itself, or an owner of the organisation); connecting a disconnected one again reconnects it */
         post: operations["createGitHubConnection"];
         delete?: never;
         options?: never;
@@ -7612,7 +7612,7 @@ export interface operations {
             };
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Invalid body fields; github.state_invalid: the state is not one this organisation was given, or it expired; github.code_refused: GitHub refused the code; github.installation_refused: GitHub does not list the installation for the user who approved it (validation.failed; each named in details.fields) */
+            /** @description Invalid body fields; github.state_invalid: the state is not one this organisation was given, or it expired; github.code_refused: GitHub refused the code; github.installation_refused: the user who approved does not administer the installation (the account itself, or an active owner of the organisation), or it does not exist; both read the same (validation.failed; each named in details.fields) */
             422: {
                 headers: {
                     [name: string]: unknown;
