@@ -12,6 +12,7 @@
  * - secrets: DATABASE_URL is a Postgres started here (the migrations really run); the
  *   Cloudflare token and account are placeholders; wrangler is the rehearsal's stand-in
  *   (WRANGLER_BIN) and DEPLOY_URL its HTTP stand-in, where one good version serves at first.
+ *   Each step gets the `env:` of its workflow, job and step, and no secret from elsewhere.
  *
  * Jobs run one after another (`git clean` between them, as each job gets a fresh runner); a
  * job's `if:` is printed, not evaluated. Exits 1 when any step failed.
@@ -53,6 +54,13 @@ await capture("git", ["clone", "--quiet", "--no-local", ROOT, clone], work);
 await capture("git", ["checkout", "--quiet", "--detach", sha], clone);
 await capture("git", ["tag", TAG, sha], clone);
 const database = await startDatabase({ stateDir: join(work, "postgres") });
+const secrets: Record<string, string> = {
+  CLOUDFLARE_API_TOKEN: "dry-run-placeholder-token",
+  CLOUDFLARE_ACCOUNT_ID: "dry-run-placeholder-account",
+  DATABASE_URL: database.url,
+  SMOKE_TOKEN: TOKEN,
+  SMOKE_AGENT_ID: AGENT_ID,
+};
 const failures: string[] = [];
 console.log(`Dry run of ${chosen.join(", ")} on ${sha.slice(0, 12)} in ${clone}`);
 
@@ -64,11 +72,7 @@ try {
     try {
       const context: ExpressionContext = {
         "matrix.shard": values.shard as string,
-        "secrets.CLOUDFLARE_API_TOKEN": "dry-run-placeholder-token",
-        "secrets.CLOUDFLARE_ACCOUNT_ID": "dry-run-placeholder-account",
-        "secrets.DATABASE_URL": database.url,
-        "secrets.SMOKE_TOKEN": TOKEN,
-        "secrets.SMOKE_AGENT_ID": AGENT_ID,
+        ...Object.fromEntries(Object.entries(secrets).map(([name, value]) => [`secrets.${name}`, value])),
         "vars.DEPLOY_URL": stand.url,
         "github.event.workflow_run.head_sha": sha,
         "github.event.workflow_run.head_branch": jobId === "production" ? TAG : "main",
@@ -148,9 +152,14 @@ async function standInFor(step: WorkflowStep, prependPath: (dir: string) => void
   return { ok: false, output: `no stand-in for ${action}` };
 }
 
-/** A `run:` step as the runner runs it: bash with -e and pipefail, in the checkout. */
+/**
+ * A `run:` step as the runner runs it: bash with -e and pipefail, in the checkout. A secret's
+ * variable reaches it only through the step's (or job's) `env:`, never from this shell, so a
+ * step that needs one and lacks it fails here as it would on GitHub.
+ */
 async function runStep(step: WorkflowStep, env: Record<string, string>): Promise<Outcome> {
   const { CI_SHARD: _, ...inherited } = process.env;
+  for (const name of Object.keys(secrets)) delete inherited[name];
   const result = await run("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", step.run as string], STEP_TIMEOUT_MS, clone, {
     ...inherited,
     CI: "true",

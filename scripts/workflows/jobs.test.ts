@@ -40,10 +40,28 @@ describe("the workflows' jobs as a dry run carries them out", () => {
     expect(staging?.condition).toContain("head_branch == 'main'");
     expect(staging?.steps[0]).toMatchObject({ uses: expect.stringMatching(/^actions\/checkout@[0-9a-f]{40}$/), with: { ref: "abc123" } });
     expect(staging?.steps.at(-1)).toMatchObject({
-      run: expect.stringContaining("npm run deploy -- --env staging"),
-      env: { DATABASE_URL: "postgres://db", TESTED_SHA: "abc123" },
+      run: expect.stringContaining("npm run deploy -- --env staging --only rollout"),
+      env: { CLOUDFLARE_API_TOKEN: "t", DATABASE_URL: "postgres://db", SMOKE_TOKEN: "s", TESTED_SHA: "abc123" },
     });
     expect(production?.steps.find((step) => step.name.startsWith("Check the tag"))?.env).toMatchObject({ TAG: "v1.2.3", TESTED_SHA: "abc123" });
-    expect(production?.steps.at(-1)?.run).toContain("npm run deploy -- --env production");
+    expect(production?.steps.at(-1)?.run).toContain("npm run deploy -- --env production --only rollout");
+  });
+
+  it("reads deploy.yml: the install and the build see no secret, the migration only DATABASE_URL", () => {
+    const secrets = new Set(Object.entries(context).flatMap(([path, value]) => (path.startsWith("secrets.") ? [value] : [])));
+    for (const job of workflowJobs(workflow("deploy.yml"), context)) {
+      const seen = (prefix: string) => {
+        const step = job.steps.find((s) => s.run?.startsWith(prefix));
+        expect(step, `${job.id}: a step running ${prefix}`).toBeDefined();
+        return Object.entries(step?.env ?? {})
+          .filter(([, value]) => secrets.has(value))
+          .map(([name]) => name);
+      };
+      expect(seen("npm ci --ignore-scripts")).toEqual([]);
+      expect(seen("npm rebuild node")).toEqual([]);
+      expect(seen("npm run --silent build")).toEqual([]);
+      expect(seen(`npm run deploy -- --env ${job.id} --only migrate`)).toEqual(["DATABASE_URL"]);
+      expect(job.steps.filter((step) => step.run?.includes("npm ci")).map((step) => step.run)).toEqual(["npm ci --ignore-scripts"]);
+    }
   });
 });
