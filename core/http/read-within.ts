@@ -51,7 +51,8 @@ export class AnswerTooLarge extends Error {
     readonly maxBytes: number,
     what: "answer" | "event" = "answer",
   ) {
-    const said = what === "event" ? `An event of ${peer}'s stream is larger than ${sizeLabel(maxBytes)}` : `${peer}'s answer is larger than ${sizeLabel(maxBytes)}`;
+    const said =
+      what === "event" ? `An event of ${peer}'s stream is larger than ${sizeLabel(maxBytes)}` : `${peer}'s answer is larger than ${sizeLabel(maxBytes)}`;
     super(`${said.charAt(0).toUpperCase()}${said.slice(1)}; it was not read further`);
   }
 }

@@ -1,6 +1,5 @@
 import { generateKeyPairSync } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { callModel } from "../../durable-objects/agent/generation/model-call";
 import { GitHubApp } from "../../core/github/client";
 import { isAncestorOnForge } from "../../core/github/compare";
 import { githubForge } from "../../core/github/pulls";
@@ -11,6 +10,7 @@ import { discover, egressFetch, exchangeCode } from "../../core/mcp/oauth-flow";
 import { rankAssetLoader } from "../../core/projection/rank-asset";
 import { allowanceFrom } from "../../core/providers/egress";
 import { tavilySearch } from "../../core/search/tavily";
+import { callModel } from "../../durable-objects/agent/generation/model-call";
 import { FLOOD_BYTES, type FloodServer, json, startFloodServer } from "./flood-server";
 
 /**
@@ -100,7 +100,8 @@ describe("HARDEN-3: answers from outside are read within bounds", () => {
   it("EXACT-021 / HARDEN-3: OAuth metadata that floods fails discovery with the authorization server and the cap named", async () => {
     route = (path) => {
       if (path === "/mcp") return { status: 401, body: {} };
-      if (path.startsWith("/.well-known/oauth-protected-resource")) return { status: 200, body: { resource: `${server.url}/mcp`, authorization_servers: [server.url] } };
+      if (path.startsWith("/.well-known/oauth-protected-resource"))
+        return { status: 200, body: { resource: `${server.url}/mcp`, authorization_servers: [server.url] } };
       if (path.startsWith("/.well-known/oauth-authorization-server")) return "flood-json";
       return undefined;
     };
@@ -121,9 +122,12 @@ describe("HARDEN-3: answers from outside are read within bounds", () => {
       token_endpoint_auth_method: "client_secret_post",
     };
     const before = server.written();
-    const error = await exchangeCode(facts, { client_secret: SECRET }, { code: "code", verifier: "v", redirectUri: "https://console/cb" }, egressFetch(allow)).catch(
-      (e: unknown) => e,
-    );
+    const error = await exchangeCode(
+      facts,
+      { client_secret: SECRET },
+      { code: "code", verifier: "v", redirectUri: "https://console/cb" },
+      egressFetch(allow),
+    ).catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: "unreachable", message: expect.stringContaining("larger than 256 KiB") });
     expect(String((error as Error).message)).not.toContain(SECRET);
     await cutNear(OAUTH_ANSWER_CAP.maxBytes, before);
@@ -133,7 +137,9 @@ describe("HARDEN-3: answers from outside are read within bounds", () => {
     route = () => "flood-json";
     const id = "a".repeat(40);
     let before = server.written();
-    await expect(isAncestorOnForge({ apiUrl: server.url, token: SECRET, fullName: "acme/app" }, id, id)).rejects.toThrow("GitHub's answer is larger than 16 MiB");
+    await expect(isAncestorOnForge({ apiUrl: server.url, token: SECRET, fullName: "acme/app" }, id, id)).rejects.toThrow(
+      "GitHub's answer is larger than 16 MiB",
+    );
     await cutNear(FORGE_ANSWER_CAP.maxBytes, before);
 
     before = server.written();

@@ -30,7 +30,7 @@ function sources(dir: string): string[] {
 }
 
 /** Every whole read in the source, as `path: receiver.read()`. */
-export function wholeReads(): string[] {
+function wholeReads(): string[] {
   const found: string[] = [];
   for (const folder of FOLDERS) {
     for (const file of sources(join(ROOT, folder))) {

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 
 export const FLOOD_BYTES = 100 * 1024 * 1024;
 
-export type Handler = (request: IncomingMessage, body: string, response: ServerResponse) => "flood-json" | "flood-events" | undefined | void;
+export type Handler = (request: IncomingMessage, body: string, response: ServerResponse) => "flood-json" | "flood-events" | undefined;
 
 export interface FloodServer {
   url: string;

@@ -41,7 +41,10 @@ describe("EXACT-021: MCP OAuth issuers", () => {
   it("EXACT-021: discovery refuses metadata whose issuer is not the authorization server the resource named (RFC 8414 §3.3), naming both", async () => {
     issuerSaid = "https://accounts.example";
     const error = await discover(`${server.url}/mcp`, f).catch((e: unknown) => e);
-    expect(error).toMatchObject({ kind: "discovery", message: `The authorization server metadata names issuer https://accounts.example, not ${server.url}/tenant` });
+    expect(error).toMatchObject({
+      kind: "discovery",
+      message: `The authorization server metadata names issuer https://accounts.example, not ${server.url}/tenant`,
+    });
   });
 
   it("EXACT-021: a matching flow goes through: the issuer, its iss announcement, and the code exchange", async () => {

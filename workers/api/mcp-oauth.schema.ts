@@ -19,7 +19,9 @@ export const McpAuthorization = z
         "Where the authorization server sends the operator back: the console's callback page, which posts code and state to POST /api/mcp/oauth/callback",
       ),
     expires_at: z.iso.datetime().describe("After this the state is refused (ten minutes)"),
-    authorization_server: McpAuthorizationServer.describe("Where the authorization URL signs in and where tokens come from: show it before sending the operator"),
+    authorization_server: McpAuthorizationServer.describe(
+      "Where the authorization URL signs in and where tokens come from: show it before sending the operator",
+    ),
   })
   .meta({ id: "McpAuthorization" });
 

@@ -3,6 +3,7 @@ import type { Env } from "../../bindings/env";
 import { getConnection } from "../../core/db/mcp";
 import {
   authorizationUrl,
+  issuerRefusal,
   mintOauthState,
   OAUTH_CALLBACK_PATH,
   OAUTH_STATE_TTL_MS,
@@ -12,7 +13,6 @@ import {
   pkceChallenge,
   pkceVerifier,
   randomNonce,
-  issuerRefusal,
   readFacts,
   readOauthState,
   signInOrigins,
