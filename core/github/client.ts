@@ -1,3 +1,5 @@
+import { FORGE_ANSWER_CAP } from "../http/answer-caps";
+import { AnswerTooLarge, readJsonWithin } from "../http/read-within";
 import { appJwt, importAppKey, type SigningKey } from "./app-jwt";
 import { githubInit } from "./request";
 
@@ -158,8 +160,9 @@ export class GitHubApp {
       throw new GitHubError("unavailable", `GitHub answered HTTP ${response.status} ${what}${hint}`);
     }
     try {
-      return await response.json();
-    } catch {
+      return await readJsonWithin(response, FORGE_ANSWER_CAP);
+    } catch (error) {
+      if (error instanceof AnswerTooLarge) throw new GitHubError("unavailable", `${error.message} (${what})`);
       throw new GitHubError("unavailable", `GitHub's answer ${what} is not JSON`);
     }
   }
@@ -171,8 +174,7 @@ export class GitHubApp {
  * message carries no token, so it is read; any other 422 is left to the repository probe.
  */
 async function refusal(installationId: number, response: Response): Promise<void> {
-  const message = await response
-    .json()
+  const message = await readJsonWithin(response, FORGE_ANSWER_CAP)
     .then((body) => String((body as { message?: unknown }).message ?? ""))
     .catch(() => "");
   if (/permission/i.test(message)) {

@@ -4,6 +4,8 @@
  * head or below it. The git gateway asks it where a pushed history leaves the pack (TASK-017).
  * The installation token goes in the Authorization header only, never in an error.
  */
+import { FORGE_ANSWER_CAP } from "../http/answer-caps";
+import { readJsonWithin } from "../http/read-within";
 import { githubInit } from "./request";
 
 export interface CompareOptions {
@@ -37,6 +39,6 @@ export async function isAncestorOnForge(options: CompareOptions, ancestor: strin
     await response.body?.cancel();
     throw new Error(`the forge answered HTTP ${response.status} to a compare`);
   }
-  const status = ((await response.json()) as { status?: unknown }).status;
+  const status = ((await readJsonWithin(response, FORGE_ANSWER_CAP)) as { status?: unknown } | null)?.status;
   return status === "ahead" || status === "identical";
 }

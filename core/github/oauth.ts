@@ -1,3 +1,5 @@
+import { FORGE_ANSWER_CAP } from "../http/answer-caps";
+import { AnswerTooLarge, readJsonWithin } from "../http/read-within";
 import { GitHubError } from "./client";
 
 /**
@@ -184,8 +186,9 @@ async function json(response: Response, what: string): Promise<unknown> {
     throw new GitHubError("unavailable", `GitHub answered HTTP ${response.status} ${what}`);
   }
   try {
-    return await response.json();
-  } catch {
+    return await readJsonWithin(response, FORGE_ANSWER_CAP);
+  } catch (error) {
+    if (error instanceof AnswerTooLarge) throw new GitHubError("unavailable", `${error.message} (${what})`);
     throw new GitHubError("unavailable", `GitHub's answer ${what} is not JSON`);
   }
 }

@@ -19,6 +19,8 @@
  *   await forge.markReady({ fullName: "acme/app", number: pr.number, nodeId: pr.nodeId });
  */
 
+import { FORGE_ANSWER_CAP } from "../http/answer-caps";
+import { AnswerTooLarge, readTextWithin } from "../http/read-within";
 import { githubInit } from "./request";
 import { rateLimitWait, retryWait } from "./retry";
 
@@ -104,9 +106,16 @@ export function githubForge(options: GitHubForgeOptions): ForgePlugin {
     }
   }
 
+  /** The answer's text within the forge's cap; past it an error naming the cap, unreadable as "". */
+  const answerText = (response: Response, what: string) =>
+    readTextWithin(response, FORGE_ANSWER_CAP).catch((error: unknown) => {
+      if (error instanceof AnswerTooLarge) throw new ForgePluginError(response.status, `${error.message} (${what})`);
+      return "";
+    });
+
   /** The JSON of an expected status, or an error naming the status and GitHub's reason. */
   async function answerJson<T>(response: Response, status: number, what: string): Promise<T> {
-    const text = await response.text().catch(() => "");
+    const text = await answerText(response, what);
     if (response.status !== status)
       throw new ForgePluginError(response.status, scrub(`GitHub answered HTTP ${response.status} ${what}${reason(response, text)}`));
     try {
@@ -134,7 +143,7 @@ export function githubForge(options: GitHubForgeOptions): ForgePlugin {
       if (response.status === 422) {
         // Most likely "a pull request already exists" (a retry): GitHub's message is not a
         // contract, so the open pull of that head is looked for, whatever the reason.
-        const text = await response.text().catch(() => "");
+        const text = await answerText(response, what);
         // A repository whose plan has no draft pull requests gets a ready one (TASK-018).
         if (/draft pull requests are not supported/i.test(text)) {
           const ready = await request("POST", `${repoPath(fullName)}/pulls`, what, { title, head, base, body: clip(body) });

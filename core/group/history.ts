@@ -1,3 +1,5 @@
+import { MODEL_ANSWER_CAP } from "../http/answer-caps";
+import { readJsonWithin } from "../http/read-within";
 import type { PublicRow } from "./wake";
 
 /**
@@ -79,8 +81,11 @@ export function modelSelector(config: { baseURL: string; apiKey: string; model: 
         ],
       }),
     });
-    if (!response.ok) throw new Error(`the selector answered HTTP ${response.status}`);
-    const body = (await response.json()) as { choices?: Array<{ message?: { content?: string } }> };
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => {});
+      throw new Error(`the selector answered HTTP ${response.status}`);
+    }
+    const body = (await readJsonWithin(response, MODEL_ANSWER_CAP)) as { choices?: Array<{ message?: { content?: string } }> };
     const text = body.choices?.[0]?.message?.content ?? "";
     try {
       return JSON.parse(text);

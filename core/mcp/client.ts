@@ -5,9 +5,12 @@
  * Transport: Streamable HTTP first; when the server answers the first POST with 400, 404
  * or 405 it is an older server, and the HTTP+SSE transport is tried on the same URL. The
  * caller stores which one worked (`mcp_connections.transport`) and passes it back, so later
- * opens go straight to it. Every request goes through egressCheckedFetch.
+ * opens go straight to it. Every request goes through egressCheckedFetch, and every answer
+ * is read within MCP_ANSWER_CAP (core/http/answer-caps.ts), the SDK's own parsing included.
  */
 import type { Client, Transport } from "@modelcontextprotocol/client";
+import { MCP_ANSWER_CAP } from "../http/answer-caps";
+import { AnswerTooLarge, answerTooLargeIn, cappedFetch } from "../http/read-within";
 import type { EgressAllowance } from "../providers/egress";
 import { EgressRefused, egressCheckedFetch, redactedUrl } from "./egress-fetch";
 
@@ -81,6 +84,26 @@ const CLIENT_INFO = { name: "guilds-platform", version: "1.0.0" };
 
 const sdk = () => import("@modelcontextprotocol/client");
 
+/**
+ * Hears of an answer of the server cut at MCP_ANSWER_CAP. A streamed answer's error reaches
+ * the SDK's background reader only, and the request waiting on it would wait out its timeout:
+ * each request's signal is aborted instead, and its error names the cap.
+ */
+export class Overflow {
+  #controller = new AbortController();
+
+  readonly report = (error: AnswerTooLarge): void => this.#controller.abort(error);
+
+  /** The signal of one request: the caller's, and aborted when an answer overflows from now on. */
+  signal(outer?: AbortSignal): AbortSignal {
+    if (this.#controller.signal.aborted) this.#controller = new AbortController();
+    return outer ? AbortSignal.any([outer, this.#controller.signal]) : this.#controller.signal;
+  }
+}
+
+/** The overflow that ended a request (its signal's reason), else the error as it came. */
+const overflowed = (signal: AbortSignal, error: unknown): unknown => (signal.aborted && signal.reason instanceof AnswerTooLarge ? signal.reason : error);
+
 /** An open client; `call` replaces its inner client when a session expired. */
 export class McpSession {
   constructor(
@@ -88,6 +111,7 @@ export class McpSession {
     public transport: McpTransportKind,
     readonly endpoint: McpEndpoint,
     readonly options: McpClientOptions,
+    public overflow: Overflow = new Overflow(),
   ) {}
 
   /** The server's session id on Streamable HTTP, if it gave one. */
@@ -121,15 +145,21 @@ export async function connect(endpoint: McpEndpoint, options: McpClientOptions):
 async function open(endpoint: McpEndpoint, options: McpClientOptions, kind: McpTransportKind): Promise<McpSession> {
   const { Client, StreamableHTTPClientTransport, SSEClientTransport } = await sdk();
   const url = new URL(endpoint.url);
-  const fetch = egressCheckedFetch(options.allow, options.fetch);
+  const overflow = new Overflow();
+  const fetch = cappedFetch(egressCheckedFetch(options.allow, options.fetch), MCP_ANSWER_CAP, overflow.report);
   const authProvider = authProviderOf(endpoint.auth);
   // Redirects are ours to follow (each hop egress-checked), not the SDK's.
   const common = { fetch, redirectPolicy: "follow" as const, ...(authProvider ? { authProvider } : {}) };
   const transport: Transport =
     kind === "sse" ? new SSEClientTransport(url, common) : new StreamableHTTPClientTransport(url, { ...common, reconnectionOptions: noReconnect });
   const client = new Client(CLIENT_INFO, { capabilities: {} });
-  await client.connect(transport, { timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, ...(options.signal ? { signal: options.signal } : {}) });
-  return new McpSession(client, kind, endpoint, options);
+  const signal = overflow.signal(options.signal);
+  try {
+    await client.connect(transport, { timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, signal });
+  } catch (error) {
+    throw overflowed(signal, error);
+  }
+  return new McpSession(client, kind, endpoint, options, overflow);
 }
 
 // A run's call has its own timeout; the SDK's background stream reconnects would outlive it.
@@ -152,13 +182,11 @@ export async function discover(endpoint: McpEndpoint, options: McpClientOptions)
     let cursor: string | undefined;
     const seen = new Set<string>();
     do {
+      const signal = session.overflow.signal(options.signal);
       const page = await session.client
-        .listTools(cursor === undefined ? undefined : { cursor }, {
-          timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-          ...(options.signal ? { signal: options.signal } : {}),
-        })
+        .listTools(cursor === undefined ? undefined : { cursor }, { timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, signal })
         .catch(async (error) => {
-          throw await asMcpError(error, endpoint.url);
+          throw await asMcpError(overflowed(signal, error), endpoint.url);
         });
       for (const t of page.tools) tools.push(discoveredTool(t));
       cursor = page.nextCursor;
@@ -216,13 +244,15 @@ export interface CallOptions {
  * is opened again once and the call repeated.
  */
 export async function call(session: McpSession, remoteName: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<McpCallResult> {
+  let signal = session.overflow.signal(options.signal);
   const attempt = async () => {
     const tool = options.tool;
+    signal = session.overflow.signal(options.signal);
     const result = await session.client.callTool(
       { name: remoteName, arguments: args },
       {
         timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        ...(options.signal ? { signal: options.signal } : {}),
+        signal,
         ...(tool
           ? {
               toolDefinition: {
@@ -239,15 +269,17 @@ export async function call(session: McpSession, remoteName: string, args: Record
   try {
     return await attempt();
   } catch (error) {
-    if (!(session.transport === "streamable_http" && (await isExpiredSession(error)))) throw await asMcpError(error, session.endpoint.url, options.signal);
+    if (!(session.transport === "streamable_http" && (await isExpiredSession(error))))
+      throw await asMcpError(overflowed(signal, error), session.endpoint.url, options.signal);
   }
   await session.close();
   const fresh = await connect({ ...session.endpoint, transport: session.transport }, session.options);
   session.client = fresh.client;
+  session.overflow = fresh.overflow;
   try {
     return await attempt();
   } catch (error) {
-    throw await asMcpError(error, session.endpoint.url, options.signal);
+    throw await asMcpError(overflowed(signal, error), session.endpoint.url, options.signal);
   }
 }
 
@@ -307,6 +339,8 @@ export async function asMcpError(error: unknown, url: string, signal?: AbortSign
     return new McpError("mcp.url_refused", refused.message);
   }
   if (signal?.aborted) return new McpError("mcp.cancelled", `The call to ${where} was cancelled`);
+  const tooLarge = answerTooLargeIn(error);
+  if (tooLarge) return new McpError("mcp.protocol", `${where}: ${tooLarge.message}`);
   const { SdkError, SdkErrorCode, UnauthorizedError, ProtocolError } = await sdk();
   if (UnauthorizedError.isInstance(error) || httpStatus(error) === 401 || httpStatus(error) === 403)
     return new McpError("mcp.unauthorized", `${where} refused the connection's credentials`);

@@ -11,6 +11,8 @@
  *   const client = await registerClient(found.metadata, { redirectUri, clientName: "Guilds" }, f);
  */
 
+import { OAUTH_ANSWER_CAP, RESOURCE_METADATA_CAP } from "../http/answer-caps";
+import { type AnswerCap, AnswerTooLarge, readJsonWithin } from "../http/read-within";
 import { checkModelUrl, type EgressAllowance } from "../providers/egress";
 import {
   type AuthorizationServerMetadata,
@@ -68,19 +70,21 @@ export function egressFetch(allow: EgressAllowance, fetchImpl: OAuthFetch = (url
   };
 }
 
-async function jsonOf(response: Response): Promise<unknown> {
+/** The answer's JSON within the cap, or null when it is not JSON; past the cap an `unreachable` error naming it. */
+async function jsonOf(response: Response, cap: AnswerCap = OAUTH_ANSWER_CAP): Promise<unknown> {
   try {
-    return await response.json();
-  } catch {
+    return await readJsonWithin(response, cap);
+  } catch (error) {
+    if (error instanceof AnswerTooLarge) throw new OAuthError("unreachable", error.message);
     return null;
   }
 }
 
 /** The first of `urls` that answers 200 with JSON, or null when each answers 4xx. */
-async function firstDocument(urls: string[], f: OAuthFetch): Promise<{ url: string; body: unknown } | null> {
+async function firstDocument(urls: string[], f: OAuthFetch, cap: AnswerCap): Promise<{ url: string; body: unknown } | null> {
   for (const url of urls) {
     const response = await f(url, { headers: { accept: "application/json", "mcp-protocol-version": "2025-06-18" } });
-    if (response.ok) return { url, body: await jsonOf(response) };
+    if (response.ok) return { url, body: await jsonOf(response, cap) };
     await response.body?.cancel();
     if (response.status >= 500) throw new OAuthError("unreachable", `${url} answered ${response.status}`);
   }
@@ -108,7 +112,7 @@ export async function discover(serverUrl: string, f: OAuthFetch): Promise<Discov
   await probe.body?.cancel();
   const challenge = probe.status === 401 ? bearerChallenge(probe.headers.get("www-authenticate")) : {};
   const candidates = challenge.resource_metadata ? [challenge.resource_metadata] : protectedResourceUrls(serverUrl);
-  const found = await firstDocument(candidates, f);
+  const found = await firstDocument(candidates, f, RESOURCE_METADATA_CAP);
   let issuer: string;
   let resource = serverUrl;
   let scope: string | null = challenge.scope ?? null;
@@ -122,7 +126,7 @@ export async function discover(serverUrl: string, f: OAuthFetch): Promise<Discov
       // Servers of the 2025-03-26 spec: the server's origin is its own authorization server.
       issuer = new URL(serverUrl).origin;
     }
-    const document = await firstDocument(authorizationServerUrls(issuer), f);
+    const document = await firstDocument(authorizationServerUrls(issuer), f, OAUTH_ANSWER_CAP);
     if (!document) throw new OAuthMetadataError(`No authorization server metadata found for ${issuer}`);
     return { resource, metadata: parseAuthorizationServerMetadata(document.body, issuer), scope };
   } catch (error) {

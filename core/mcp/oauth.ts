@@ -140,6 +140,7 @@ export const AuthorizationServerMetadata = z.looseObject({
   scopes_supported: z.array(z.string()).optional(),
   code_challenge_methods_supported: z.array(z.string()).optional(),
   token_endpoint_auth_methods_supported: z.array(z.string()).optional(),
+  authorization_response_iss_parameter_supported: z.boolean().optional(),
 });
 export type AuthorizationServerMetadata = z.infer<typeof AuthorizationServerMetadata>;
 
@@ -216,6 +217,8 @@ export interface OAuthFacts {
   scope?: string | null;
   /** ISO time the access token expires, if the server said. */
   expires_at?: string | null;
+  /** The server said its authorization responses carry `iss` (RFC 9207): one without it is refused. */
+  iss_parameter_supported?: boolean;
 }
 
 /** The sealed credential of an OAuth connection (as `{kind:"bearer", token}` is for bearer ones). */
@@ -261,6 +264,43 @@ export function authorizationUrl(
   url.searchParams.set("resource", facts.resource);
   if (facts.scope) url.searchParams.set("scope", facts.scope);
   return url.href;
+}
+
+/**
+ * Why an authorization response's `iss` is refused (RFC 9207 §2.4), or null: present, it must be
+ * the issuer the operator was sent to; absent, the server must not have announced it. This
+ * keeps a code another authorization server issued from being taken to this one's token endpoint.
+ *
+ * @example issuerRefusal({ issuer: "https://auth.example", iss_parameter_supported: true }, undefined) // "…did not name its issuer (iss)…"
+ */
+export function issuerRefusal(facts: Pick<OAuthFacts, "issuer" | "iss_parameter_supported">, iss: string | undefined): string | null {
+  if (iss === undefined || iss === "") {
+    return facts.iss_parameter_supported === true
+      ? `The authorization response did not name its issuer (iss), which ${facts.issuer} announces it always does`
+      : null;
+  }
+  if (iss === facts.issuer) return null;
+  const shown = iss.length > 200 ? `${iss.slice(0, 200)}…` : iss;
+  return `The authorization response names issuer ${JSON.stringify(shown)}, not ${facts.issuer}, where the authorisation was started`;
+}
+
+/**
+ * Where an OAuth connection signs in and where its tokens come from, as origins the operator
+ * can read before authorising: a server could pair a known provider's sign-in page with a
+ * token endpoint of its own.
+ *
+ * @example signInOrigins({ issuer: "https://auth.example", authorization_endpoint: "https://auth.example/authorize", token_endpoint: "https://tokens.example/token" })
+ * // { issuer: "https://auth.example", authorization_origin: "https://auth.example", token_origin: "https://tokens.example" }
+ */
+export function signInOrigins(facts: Pick<OAuthFacts, "issuer" | "authorization_endpoint" | "token_endpoint">) {
+  const origin = (url: string) => {
+    try {
+      return new URL(url).origin;
+    } catch {
+      return url;
+    }
+  };
+  return { issuer: facts.issuer, authorization_origin: origin(facts.authorization_endpoint), token_origin: origin(facts.token_endpoint) };
 }
 
 /** When a token answer's access token expires, or null when the server did not say. */

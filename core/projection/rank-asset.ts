@@ -1,4 +1,6 @@
 import type { TiktokenBPE } from "js-tiktoken/lite";
+import { RANK_ASSET_CAP } from "../http/answer-caps";
+import { AnswerTooLarge, readJsonWithin } from "../http/read-within";
 import type { RankLoader } from "./token-count";
 
 /**
@@ -20,8 +22,9 @@ export function rankAssetLoader(fetchAsset: (path: string) => Promise<Response>)
     if (!response.ok) throw new Error(`rank table asset ${O200K_ASSET_PATH}: HTTP ${response.status}`);
     let ranks: Partial<TiktokenBPE>;
     try {
-      ranks = (await response.json()) as Partial<TiktokenBPE>;
-    } catch {
+      ranks = (await readJsonWithin(response, RANK_ASSET_CAP)) as Partial<TiktokenBPE>;
+    } catch (error) {
+      if (error instanceof AnswerTooLarge) throw error;
       throw new Error(`rank table asset ${O200K_ASSET_PATH} is not JSON (is web/dist built?)`);
     }
     if (typeof ranks.pat_str !== "string" || typeof ranks.bpe_ranks !== "string" || typeof ranks.special_tokens !== "object") {

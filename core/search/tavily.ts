@@ -3,6 +3,8 @@
  * answer cut to what a tool result may hold. The key travels in the Authorization header
  * from the platform to TAVILY_API_URL only; no box ever sees it. Pure: fetch is passed in.
  */
+import { SEARCH_ANSWER_CAP } from "../http/answer-caps";
+import { AnswerTooLarge, readTextWithin } from "../http/read-within";
 
 /** Tavily's own address; TAVILY_API_URL replaces it (the local stack's stand-in). */
 export const TAVILY_DEFAULT_URL = "https://api.tavily.com";
@@ -14,8 +16,6 @@ export const SEARCH_DEFAULT_RESULTS = 5;
 /** Characters kept of one result's content, and of the whole result text. */
 export const SEARCH_SNIPPET_CHARS = 1_500;
 export const SEARCH_RESULT_CHARS = 12_000;
-/** Bytes of an answer read at most: a provider answering more is cut off, not buffered. */
-const ANSWER_MAX_BYTES = 2 * 1024 * 1024;
 
 export interface SearchRequest {
   query: string;
@@ -128,27 +128,14 @@ export function formatResults(query: string, found: SearchAnswer): string {
   return `${head}${summary}\n\n${blocks.join("\n\n")}${more}\n\nSources:\n${sources.join("\n")}`;
 }
 
+/** The answer's text within SEARCH_ANSWER_CAP: a provider answering more is refused, not buffered. */
 async function readCapped(response: Response): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  while (size < ANSWER_MAX_BYTES) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
+  try {
+    return await readTextWithin(response, SEARCH_ANSWER_CAP);
+  } catch (error) {
+    if (error instanceof AnswerTooLarge) throw new SearchError(error.message.replace(/^T/, "t"));
+    throw error;
   }
-  if (size >= ANSWER_MAX_BYTES) await reader.cancel().catch(() => {});
-  const all = new Uint8Array(Math.min(size, ANSWER_MAX_BYTES));
-  let at = 0;
-  for (const chunk of chunks) {
-    const part = chunk.subarray(0, all.length - at);
-    all.set(part, at);
-    at += part.length;
-    if (at >= all.length) break;
-  }
-  return new TextDecoder().decode(all);
 }
 
 /** The provider's own words about a refusal, short; the caller's redactor hides any key it echoes. */

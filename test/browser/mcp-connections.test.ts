@@ -55,7 +55,11 @@ describe("MCP connections in the console", () => {
       "the card asks for authorisation",
     );
 
+    // MCP-OAUTH: where it signs in is shown before the operator leaves for it.
     await card.getByRole("button", { name: "Authorise" }).click();
+    await card.getByRole("button", { name: "Continue to sign in" }).waitFor();
+    expect(await card.getByTestId("signs-in-at").textContent()).toContain(`Signs in at ${new URL(mcpServerUrl).origin}`);
+    await card.getByRole("button", { name: "Continue to sign in" }).click();
     await page.getByRole("heading", { name: "Local MCP authorization" }).waitFor();
     expect(page.url().startsWith(`${mcpServerUrl}/oauth/authorize?`)).toBe(true);
     await screenshot(page, "mcp-oauth-approve");

@@ -2,6 +2,7 @@ import * as z from "zod";
 import { SLUG_PATTERN } from "../../core/mcp/names";
 import { idInput } from "../../core/validation/fields";
 import { pageOf } from "../http/page.schema";
+import { McpAuthorizationServer } from "./mcp-oauth.schema";
 
 /** A bearer token or API key: sealed whole, never returned. */
 const token = z.string().min(1).max(8192).meta({ writeOnly: true });
@@ -117,6 +118,9 @@ export const McpConnection = z
         .object({ id: z.string(), registered_by: z.enum(["platform", "operator"]) })
         .optional()
         .describe("An OAuth connection's client: registered by the platform (RFC 7591) or given by the operator"),
+      authorization_server: McpAuthorizationServer.optional().describe(
+        "An OAuth connection's authorization server, once an authorisation discovered it: where the operator signs in and where tokens come from",
+      ),
     }),
     org_wide: z.boolean(),
     status: z.enum(["pending", "ready", "needs_auth", "error"]),

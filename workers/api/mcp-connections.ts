@@ -19,7 +19,7 @@ import {
 import { mcpConnections, mcpTools } from "../../core/db/schema";
 import { type McpCredential, sealCredential } from "../../core/mcp/credentials";
 import { mcpUrlIssue } from "../../core/mcp/egress-fetch";
-import { preregisteredClient } from "../../core/mcp/oauth";
+import { preregisteredClient, readFacts, signInOrigins } from "../../core/mcp/oauth";
 import { findPreset, presetCatalog } from "../../core/mcp/presets";
 import { type RefreshOutcome, refreshConnection } from "../../core/mcp/refresh";
 import { allowanceFrom } from "../../core/providers/egress";
@@ -129,11 +129,20 @@ async function discoverNow(c: { env: Env; get(key: "db"): Db }, row: McpConnecti
 }
 
 /** Whether discovery can run without anyone authorising first. */
-/** An OAuth connection's client as the API shows it (never its secret). */
-function oauthClientOf(row: McpConnectionRow): { client?: { id: string; registered_by: "platform" | "operator" } } {
-  const facts = row.authKind === "oauth" ? (row.oauth as { client_id?: unknown; preregistered?: unknown }) : null;
-  if (typeof facts?.client_id !== "string" || !facts.client_id) return {};
-  return { client: { id: facts.client_id, registered_by: facts.preregistered === true ? "operator" : "platform" } };
+/** An OAuth connection's client as the API shows it (never its secret), and where it signs in once discovery found it. */
+function oauthClientOf(row: McpConnectionRow): {
+  client?: { id: string; registered_by: "platform" | "operator" };
+  authorization_server?: ReturnType<typeof signInOrigins>;
+} {
+  if (row.authKind !== "oauth") return {};
+  const facts = row.oauth as { client_id?: unknown; preregistered?: unknown } | null;
+  const endpoints = readFacts(row.oauth);
+  return {
+    ...(typeof facts?.client_id === "string" && facts.client_id
+      ? { client: { id: facts.client_id, registered_by: facts.preregistered === true ? ("operator" as const) : ("platform" as const) } }
+      : {}),
+    ...(endpoints ? { authorization_server: signInOrigins(endpoints) } : {}),
+  };
 }
 
 const discoverable = (row: McpConnectionRow) => row.authKind === "none" || (row.authKind === "bearer" && row.credentialCiphertext !== null);

@@ -71,7 +71,14 @@ describe("MCP OAuth against the local authorization server", () => {
     expect(done.json).toMatchObject({ connection_id: id, status: "ready", last_error: null });
     const read = await call("GET", `/api/mcp/connections/${id}`, { token: org.token });
     expect(read.json.status).toBe("ready");
-    expect(read.json.auth).toEqual({ kind: "oauth", has_credential: true, client: { id: expect.any(String), registered_by: "platform" } });
+    const origin = new URL(mcpBase()).origin;
+    expect(read.json.auth).toEqual({
+      kind: "oauth",
+      has_credential: true,
+      client: { id: expect.any(String), registered_by: "platform" },
+      // Where it signs in, shown before the next authorisation.
+      authorization_server: { issuer: expect.stringContaining(origin), authorization_origin: origin, token_origin: origin },
+    });
     expect(read.json.tools.map((t: { remote_name: string }) => t.remote_name)).toContain("echo");
     const { row, credential } = await stored(org.organisationId, id);
     expect(credential?.access_token).toBeTruthy();

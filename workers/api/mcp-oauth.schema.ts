@@ -1,5 +1,14 @@
 import * as z from "zod";
 
+/** Where an OAuth connection signs in and where its tokens come from, shown to the operator before authorising. */
+export const McpAuthorizationServer = z
+  .object({
+    issuer: z.string().describe("The authorization server's issuer, as its metadata names it (RFC 8414)"),
+    authorization_origin: z.string().describe("The origin of the page the operator signs in at (authorization_endpoint)"),
+    token_origin: z.string().describe("The origin the platform takes tokens from (token_endpoint); shown apart when it differs from the sign-in page's"),
+  })
+  .meta({ id: "McpAuthorizationServer" });
+
 /** Answer of `POST /api/mcp/connections/:id/authorize`: where to send the operator, with a state good once. */
 export const McpAuthorization = z
   .object({
@@ -10,6 +19,9 @@ export const McpAuthorization = z
         "Where the authorization server sends the operator back: the console's callback page, which posts code and state to POST /api/mcp/oauth/callback",
       ),
     expires_at: z.iso.datetime().describe("After this the state is refused (ten minutes)"),
+    authorization_server: McpAuthorizationServer.describe(
+      "Where the authorization URL signs in and where tokens come from: show it before sending the operator",
+    ),
   })
   .meta({ id: "McpAuthorization" });
 
@@ -22,6 +34,14 @@ export const McpOAuthCallback = z
       .min(1)
       .max(512)
       .describe("The state of the authorization URL, passed back by the redirect; good once, for ten minutes, for this organisation only"),
+    iss: z
+      .string()
+      .min(1)
+      .max(2048)
+      .optional()
+      .describe(
+        "The issuer the redirect names (RFC 9207), when it names one: it must be the authorization server's; required when the server announces authorization_response_iss_parameter_supported",
+      ),
   })
   .meta({ id: "McpOAuthCallback" });
 

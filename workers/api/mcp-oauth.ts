@@ -3,6 +3,7 @@ import type { Env } from "../../bindings/env";
 import { getConnection } from "../../core/db/mcp";
 import {
   authorizationUrl,
+  issuerRefusal,
   mintOauthState,
   OAUTH_CALLBACK_PATH,
   OAUTH_STATE_TTL_MS,
@@ -14,6 +15,7 @@ import {
   randomNonce,
   readFacts,
   readOauthState,
+  signInOrigins,
 } from "../../core/mcp/oauth";
 import { discover, egressFetch, exchangeCode, OAuthError, type OAuthFetch, registerClient } from "../../core/mcp/oauth-flow";
 import { type McpConnectionRow, openOauthCredential, saveOauthState, spendOauthState, storeOauthTokens } from "../../core/mcp/oauth-store";
@@ -89,6 +91,7 @@ async function prepareClient(row: McpConnectionRow, credential: OAuthCredential,
     token_endpoint_auth_method: known?.token_endpoint_auth_method ?? null,
     redirect_uri: known?.redirect_uri ?? null,
     expires_at: known?.expires_at ?? null,
+    iss_parameter_supported: found.metadata.authorization_response_iss_parameter_supported === true,
   };
   if (known?.preregistered === true && facts.client_id) return { facts: { ...facts, preregistered: true, redirect_uri: redirectUri }, credential };
   if (facts.client_id && known?.issuer === facts.issuer && facts.redirect_uri === redirectUri) return { facts, credential };
@@ -141,7 +144,10 @@ export const mcpOauthRoutes = new Hono<AppEnv>()
       await saveOauthState(db, keySet, { organisationId, connectionId: row.id, nonce, verifier, redirectUri, expiresAt: new Date(expiresAt) });
       const url = authorizationUrl(facts, { clientId: facts.client_id!, redirectUri, state, challenge: await pkceChallenge(verifier) });
       c.header("cache-control", "no-store");
-      return c.json({ authorization_url: url, redirect_uri: redirectUri, expires_at: new Date(expiresAt).toISOString() }, 201);
+      return c.json(
+        { authorization_url: url, redirect_uri: redirectUri, expires_at: new Date(expiresAt).toISOString(), authorization_server: signInOrigins(facts) },
+        201,
+      );
     },
   )
   .post(
@@ -155,14 +161,14 @@ export const mcpOauthRoutes = new Hono<AppEnv>()
       body: true,
       notFound: "mcp_connection",
       invalid:
-        "mcp_oauth.state_invalid: the state is not one this organisation was given, or it expired; mcp_oauth.code_refused: the token endpoint refused the code; mcp_oauth.url_refused: the token endpoint is one the platform does not call",
+        "mcp_oauth.state_invalid: the state is not one this organisation was given, or it expired; mcp_oauth.issuer_mismatch: the response's iss is not the authorization server's issuer, or is missing where the server announces it (RFC 9207); mcp_oauth.code_refused: the token endpoint refused the code; mcp_oauth.url_refused: the token endpoint is one the platform does not call",
       conflict:
         "mcp_oauth.state_used: the state was spent already (authorise again); mcp_oauth.no_client: the connection has no registered client; mcp_connection.not_oauth: the connection's auth is no longer OAuth",
       errors: { 502: UNREACHABLE, 503: UNCONFIGURED },
     }),
     jsonBody(McpOAuthCallback),
     async (c) => {
-      const { code, state } = c.req.valid("json");
+      const { code, state, iss } = c.req.valid("json");
       const db = c.get("db");
       const organisationId = c.get("organisationId");
       const { keys: keySet, stateKey } = await keys(c.env);
@@ -180,6 +186,9 @@ export const mcpOauthRoutes = new Hono<AppEnv>()
       const facts = readFacts(row.oauth);
       const credential = (await openOauthCredential(keySet, row).catch(() => null)) ?? { kind: "oauth" as const, access_token: "" };
       if (!facts?.client_id) throw new ApiError(409, "mcp_oauth.no_client", "The connection has no registered client: authorise again");
+      // RFC 9207: a response from another authorization server than the one the operator was sent to is refused, its code unused.
+      const mixUp = issuerRefusal(facts, iss);
+      if (mixUp) throw new ApiError(422, "mcp_oauth.issuer_mismatch", `${mixUp}: authorise again`, { field: "iss" });
       const tokens = await exchangeCode(facts, credential, { code, verifier: spent.verifier, redirectUri: spent.redirectUri }, oauthFetch(c.env)).catch(
         (error: unknown) => oauthFailure(error, "code"),
       );

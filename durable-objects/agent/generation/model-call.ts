@@ -1,5 +1,7 @@
 import OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
+import { MODEL_ANSWER_CAP } from "../../../core/http/answer-caps";
+import { answerTooLargeIn, cappedFetch } from "../../../core/http/read-within";
 import type { Redactor } from "../../../core/output/redaction";
 import { utf8ByteLength } from "../../../core/projection/projection";
 import { providerErrorMessage, rateLimitResetAt } from "../../../core/providers/provider-error";
@@ -88,7 +90,8 @@ export async function callModel(request: ModelRequest): Promise<ModelReply> {
     apiKey: request.apiKey || "none",
     maxRetries: 0,
     timeout: 10 * 60_000,
-    fetch: fetchWithoutRedirects,
+    // The provider's answer, streamed or not, is read within MODEL_ANSWER_CAP.
+    fetch: cappedFetch(fetchWithoutRedirects, MODEL_ANSWER_CAP),
   });
   const params: ChatCompletionCreateParamsStreaming = {
     model: request.model,
@@ -177,6 +180,8 @@ export async function callModel(request: ModelRequest): Promise<ModelReply> {
     }
   } catch (error) {
     if (request.signal.aborted || error instanceof ProviderError) throw error;
+    const tooLarge = answerTooLargeIn(error);
+    if (tooLarge) throw new ProviderError(tooLarge.message, null, null, "provider.reply_too_large");
     // The SDK wraps what its fetch throws as a connection error.
     if (error instanceof Error && error.cause instanceof ProviderError) throw error.cause;
     throw toProviderError(error, request.redactor);

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api, describe, type McpConnection, type McpTool, unwrap } from "../lib/api";
 import { when } from "../lib/format";
-import { rememberReturn, shownDescription } from "../lib/mcp-connections";
+import { rememberReturn, type SignInPlace, samePlace, shownDescription, signInText } from "../lib/mcp-connections";
 import { ConfirmDelete } from "./confirm";
 import { GrantForm, type GrantTargets } from "./grant-form";
 import { Notice } from "./notice";
@@ -29,6 +29,23 @@ export function FromServer(props: { text: string; label?: string }) {
   );
 }
 
+/** "Signs in at <origin>", with the token endpoint's or issuer's origin apart when they differ. */
+export function SignsInAt(props: { place: SignInPlace | undefined | null }) {
+  const text = signInText(props.place);
+  if (!text) return null;
+  return (
+    <span class="muted" data-testid="signs-in-at">
+      Signs in at <code>{text.signsInAt}</code>
+      {text.apart.map((part) => (
+        <strong key={part} class="sign-in-apart">
+          {" "}
+          · {part}
+        </strong>
+      ))}
+    </span>
+  );
+}
+
 /**
  * One connection: its status, authorisation (OAuth leaves for the authorization server and
  * comes back through /mcp/callback), refresh, tools to enable or disable, grants, delete.
@@ -41,6 +58,8 @@ export function McpConnectionCard(props: { connection: McpConnection; targets: T
   const [busy, setBusy] = useState<string | null>(null);
   // The operator's clicks not yet answered, by remote name: they win over any older answer.
   const [clicked, setClicked] = useState<Record<string, boolean>>({});
+  // An authorisation whose sign-in place the operator has not seen yet: shown before leaving.
+  const [unseen, setUnseen] = useState<{ url: string; place: SignInPlace } | null>(null);
   const path = { params: { path: { id: c.id } } };
 
   const act = async (what: string, action: () => Promise<McpConnection | null>) => {
@@ -55,11 +74,17 @@ export function McpConnectionCard(props: { connection: McpConnection; targets: T
     }
   };
 
+  const leave = (url: string) => {
+    rememberReturn(location.pathname);
+    location.assign(url);
+  };
+
+  // The operator goes straight on only to the place shown beside the button; a new or changed one is shown first.
   const authorise = () =>
     act("start the authorisation", async () => {
       const started = await unwrap(api.POST("/api/mcp/connections/{id}/authorize", path));
-      rememberReturn(location.pathname);
-      location.assign(started.authorization_url);
+      if (samePlace(started.authorization_server, c.auth.authorization_server)) leave(started.authorization_url);
+      else setUnseen({ url: started.authorization_url, place: started.authorization_server });
       return c;
     });
 
@@ -108,6 +133,17 @@ export function McpConnectionCard(props: { connection: McpConnection; targets: T
       </p>
       {c.last_error && <Notice kind={c.status === "needs_auth" ? "warning" : "error"}>{c.last_error}</Notice>}
       {failure && <Notice kind="error">{failure}</Notice>}
+      {unseen && (
+        <Notice kind="warning">
+          <SignsInAt place={unseen.place} />. Continue only if that is where this server's accounts are.{" "}
+          <button type="button" class="primary" onClick={() => leave(unseen.url)}>
+            Continue to sign in
+          </button>{" "}
+          <button type="button" onClick={() => setUnseen(null)}>
+            Cancel
+          </button>
+        </Notice>
+      )}
       <FromServer text={c.from_server.instructions ?? ""} label="Instructions from the server (untrusted)" />
       <p class="inline-form">
         {c.auth.kind === "oauth" && (
@@ -116,6 +152,7 @@ export function McpConnectionCard(props: { connection: McpConnection; targets: T
             {c.discovered_at ? "Authorise again" : "Authorise"}
           </button>
         )}
+        {c.auth.kind === "oauth" && !unseen && <SignsInAt place={c.auth.authorization_server} />}
         <button type="button" disabled={busy !== null} onClick={() => void act("refresh", () => unwrap(api.POST("/api/mcp/connections/{id}/refresh", path)))}>
           {busy === "refresh" ? "Refreshing…" : "Refresh tools"}
         </button>

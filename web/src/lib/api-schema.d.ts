@@ -2773,6 +2773,7 @@ export interface components {
                     /** @enum {string} */
                     registered_by: "platform" | "operator";
                 };
+                authorization_server?: components["schemas"]["McpAuthorizationServer"];
             };
             org_wide: boolean;
             /** @enum {string} */
@@ -2794,6 +2795,14 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        McpAuthorizationServer: {
+            /** @description The authorization server's issuer, as its metadata names it (RFC 8414) */
+            issuer: string;
+            /** @description The origin of the page the operator signs in at (authorization_endpoint) */
+            authorization_origin: string;
+            /** @description The origin the platform takes tokens from (token_endpoint); shown apart when it differs from the sign-in page's */
+            token_origin: string;
         };
         McpTool: {
             /** @description The name the model sees: <slug>__<tool> */
@@ -2909,6 +2918,7 @@ export interface components {
              * @description After this the state is refused (ten minutes)
              */
             expires_at: string;
+            authorization_server: components["schemas"]["McpAuthorizationServer"];
         };
         McpOAuthResult: {
             /** Format: uuid */
@@ -2930,6 +2940,8 @@ export interface components {
             code: string;
             /** @description The state of the authorization URL, passed back by the redirect; good once, for ten minutes, for this organisation only */
             state: string;
+            /** @description The issuer the redirect names (RFC 9207), when it names one: it must be the authorization server's; required when the server announces authorization_response_iss_parameter_supported */
+            iss?: string;
         };
         Organisation: {
             /** Format: uuid */
@@ -6949,7 +6961,7 @@ export interface operations {
             };
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Invalid body fields; mcp_oauth.state_invalid: the state is not one this organisation was given, or it expired; mcp_oauth.code_refused: the token endpoint refused the code; mcp_oauth.url_refused: the token endpoint is one the platform does not call (validation.failed; each named in details.fields) */
+            /** @description Invalid body fields; mcp_oauth.state_invalid: the state is not one this organisation was given, or it expired; mcp_oauth.issuer_mismatch: the response's iss is not the authorization server's issuer, or is missing where the server announces it (RFC 9207); mcp_oauth.code_refused: the token endpoint refused the code; mcp_oauth.url_refused: the token endpoint is one the platform does not call (validation.failed; each named in details.fields) */
             422: {
                 headers: {
                     [name: string]: unknown;

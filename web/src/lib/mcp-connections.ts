@@ -53,7 +53,7 @@ export function reachingAgent<C extends { org_wide: boolean; grants: Array<{ gui
 }
 
 export type Callback =
-  | { kind: "complete"; body: { code: string; state: string } }
+  | { kind: "complete"; body: { code: string; state: string; iss?: string } }
   /** The operator or the server declined: its error code, and its description as untrusted text. */
   | { kind: "denied"; error: string; description: string }
   | { kind: "incomplete"; missing: string[] };
@@ -65,9 +65,44 @@ export function readCallback(search: string): Callback {
   if (error) return { kind: "denied", error: error.slice(0, 64), description: (query.get("error_description") ?? "").slice(0, 500) };
   const code = query.get("code") ?? "";
   const state = query.get("state") ?? "";
+  // RFC 9207: the issuer the redirect names goes to the API, which checks it is the one the operator was sent to.
+  const iss = query.get("iss") ?? "";
   const missing = [...(code ? [] : ["code"]), ...(state ? [] : ["state"])];
-  return missing.length ? { kind: "incomplete", missing } : { kind: "complete", body: { code, state } };
+  return missing.length ? { kind: "incomplete", missing } : { kind: "complete", body: { code, state, ...(iss ? { iss } : {}) } };
 }
+
+/** Where an OAuth connection signs in and takes its tokens from (the API's authorization_server). */
+export interface SignInPlace {
+  issuer: string;
+  authorization_origin: string;
+  token_origin: string;
+}
+
+/**
+ * What the operator reads beside "Authorise": the sign-in page's origin and, apart, the token
+ * endpoint's or the issuer's when they differ from it, so a server pairing a known provider's
+ * sign-in page with its own token endpoint is seen. Null when discovery has not run yet.
+ *
+ * @example signInText({ issuer: "https://a.example", authorization_origin: "https://a.example", token_origin: "https://t.example" })
+ * // { signsInAt: "https://a.example", apart: ["tokens from https://t.example"] }
+ */
+export function signInText(place: SignInPlace | undefined | null): { signsInAt: string; apart: string[] } | null {
+  if (!place) return null;
+  const apart: string[] = [];
+  if (place.token_origin !== place.authorization_origin) apart.push(`tokens from ${place.token_origin}`);
+  let issuerOrigin = place.issuer;
+  try {
+    issuerOrigin = new URL(place.issuer).origin;
+  } catch {
+    // shown as given
+  }
+  if (issuerOrigin !== place.authorization_origin) apart.push(`issuer ${place.issuer}`);
+  return { signsInAt: place.authorization_origin, apart };
+}
+
+/** Whether two places are the same for the operator's eyes: the authorisation may go on without asking again. */
+export const samePlace = (a: SignInPlace | undefined | null, b: SignInPlace | undefined | null): boolean =>
+  !!a && !!b && a.issuer === b.issuer && a.authorization_origin === b.authorization_origin && a.token_origin === b.token_origin;
 
 const RETURN_KEY = "guilds.mcp-callback.return";
 
