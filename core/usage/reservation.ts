@@ -30,7 +30,7 @@ const BYTES_PER_TOKEN = 3;
  * one token per 3 bytes, and IMAGE_TOKENS per image it hydrates. Never below what a
  * tokenizer counts for English, code or CJK text.
  *
- * @example promptTokensBound([{ role: "user", content: "hi" }], [], 0) // 13
+ * @example promptTokensBound([{ role: "user", content: "hi" }], [], 0) // 14
  */
 export function promptTokensBound(messages: readonly unknown[], tools: readonly unknown[], images: number): number {
   const bytes = new TextEncoder().encode(JSON.stringify(messages)).byteLength + (tools.length ? new TextEncoder().encode(JSON.stringify(tools)).byteLength : 0);
