@@ -13,7 +13,7 @@ async function recordedRun(token: string, guildId: string) {
   const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "What is two and two?" } })).json;
   await settled(token, run.id);
   const assistant = (await rows(token, run.id)).find((r) => r.role === "assistant")!;
-  return { runId: run.id as string, seq: assistant.seq as number };
+  return { agent, runId: run.id as string, seq: assistant.seq as number };
 }
 
 const variantsPath = (runId: string, seq: number) => `/api/runs/${runId}/messages/${seq}/variants`;
@@ -38,6 +38,20 @@ async function holds(organisationId: string) {
   } finally {
     await close();
   }
+}
+
+/** A pending variant's row holding `usd`, inserted `minutesAgo`: what a batch in flight (or one whose process died) leaves. */
+function pendingHold(of: { organisationId: string; runId: string; seq: number }, usd: string, minutesAgo: number) {
+  return {
+    organisationId: of.organisationId,
+    runId: of.runId,
+    messageSeq: of.seq,
+    batchId: crypto.randomUUID(),
+    settings: {},
+    status: "pending",
+    reservedUsd: usd,
+    createdAt: new Date(Date.now() - minutesAgo * 60_000),
+  };
 }
 
 async function setLimit(token: string, usd: number) {
@@ -114,16 +128,7 @@ describe("what-if replay under the spend limit (decision 0022)", () => {
     const { db, close } = openDatabase(env);
     try {
       // Two holds left pending as a process that died mid-call leaves them: one past its time, one within it.
-      const hold = (minutesAgo: number) => ({
-        organisationId,
-        runId,
-        messageSeq: seq,
-        batchId: crypto.randomUUID(),
-        settings: {},
-        status: "pending",
-        reservedUsd: "0.200000",
-        createdAt: new Date(Date.now() - minutesAgo * 60_000),
-      });
+      const hold = (minutesAgo: number) => pendingHold({ organisationId, runId, seq }, "0.200000", minutesAgo);
       const [lost, live] = await db.insert(promptVariants).values([hold(11), hold(1)]).returning({ id: promptVariants.id });
       const quick = model();
       await script(quick, [{ content: "ok", usage: { prompt_tokens: 10, completion_tokens: 10 } }]);
@@ -144,5 +149,30 @@ describe("what-if replay under the spend limit (decision 0022)", () => {
       await close();
     }
     expect(await holds(organisationId)).toEqual({ reserved: 0, pending: 0 });
+  });
+
+  it("USAGE-005 / OP-USAGE-1: a generation counts the holds of variants in flight: with the budget held, its step is refused before any call", async () => {
+    const { token, guildId, organisationId } = await seedGuild("What if, a generation beside");
+    const { runId, seq, agent } = await recordedRun(token, guildId);
+    await setLimit(token, Number(((await month(token)).spent + 0.1).toFixed(6)));
+    await script(agent.model, [{ content: "after the hold", usage: { prompt_tokens: 10, completion_tokens: 10 } }]);
+    const { db, close } = openDatabase(env);
+    try {
+      const [held] = await db
+        .insert(promptVariants)
+        .values(pendingHold({ organisationId, runId, seq }, "0.100000", 0))
+        .returning({ id: promptVariants.id });
+      await call("POST", `/api/runs/${runId}/messages`, { token, body: { content: "more" } });
+      const refused = await settled(token, runId);
+      expect(refused.errors.at(-1)).toMatchObject({ code: "usage.spend_limit" });
+      expect(await modelRequests(agent.model)).toHaveLength(1);
+      // The hold let go, the next message generates.
+      await db.delete(promptVariants).where(eq(promptVariants.id, held!.id));
+      await call("POST", `/api/runs/${runId}/messages`, { token, body: { content: "again" } });
+      await settled(token, runId);
+      expect((await rows(token, runId)).at(-1)!.payload.content).toBe("after the hold");
+    } finally {
+      await close();
+    }
   });
 });
