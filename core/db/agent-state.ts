@@ -5,8 +5,8 @@ import { usageMonth } from "../usage/pricing";
 import { effectiveSpendLimit } from "../usage/spend-limit";
 import type { Database } from "./client";
 import { agents } from "./schema";
-import { heldSpend } from "./spend-holds";
 import type { SecretRef } from "./secrets";
+import { heldSpend } from "./spend-holds";
 
 type AgentRow = typeof agents.$inferSelect;
 

@@ -31,7 +31,10 @@ async function holds(organisationId: string) {
   const { db, close } = openDatabase(env);
   try {
     const [row] = await db
-      .select({ reserved: sql<string>`coalesce(sum(${promptVariants.reservedUsd}), 0)::text`, pending: sql<number>`count(*) filter (where ${promptVariants.status} = 'pending')::int` })
+      .select({
+        reserved: sql<string>`coalesce(sum(${promptVariants.reservedUsd}), 0)::text`,
+        pending: sql<number>`count(*) filter (where ${promptVariants.status} = 'pending')::int`,
+      })
       .from(promptVariants)
       .where(eq(promptVariants.organisationId, organisationId));
     return { reserved: Number(row!.reserved), pending: row!.pending };
@@ -129,7 +132,10 @@ describe("what-if replay under the spend limit (decision 0022)", () => {
     try {
       // Two holds left pending as a process that died mid-call leaves them: one past its time, one within it.
       const hold = (minutesAgo: number) => pendingHold({ organisationId, runId, seq }, "0.200000", minutesAgo);
-      const [lost, live] = await db.insert(promptVariants).values([hold(11), hold(1)]).returning({ id: promptVariants.id });
+      const [lost, live] = await db
+        .insert(promptVariants)
+        .values([hold(11), hold(1)])
+        .returning({ id: promptVariants.id });
       const quick = model();
       await script(quick, [{ content: "ok", usage: { prompt_tokens: 10, completion_tokens: 10 } }]);
       // The live hold leaves 0.05 USD: a batch of 0.2 does not fit, one of 0.02 does; the lost hold counts for nothing.

@@ -12,7 +12,16 @@ import { readGenerationState } from "../../../core/db/agent-state";
 import { replayPrompt } from "../../../core/db/prompt-replay";
 import { agents, promptVariants, runs } from "../../../core/db/schema";
 import { readSealedSecrets } from "../../../core/db/secret-rows";
-import { completeVariant, failPendingVariants, failVariant, reserveVariants, toWireVariant, type VariantError, type VariantRow, type WireVariant } from "../../../core/db/variants";
+import {
+  completeVariant,
+  failPendingVariants,
+  failVariant,
+  reserveVariants,
+  toWireVariant,
+  type VariantError,
+  type VariantRow,
+  type WireVariant,
+} from "../../../core/db/variants";
 import { platformRedactor, type Redactor, type SecretValue } from "../../../core/output/redaction";
 import { imageRefs } from "../../../core/projection/projection";
 import { promptHash } from "../../../core/projection/prompt-hash";
@@ -24,8 +33,8 @@ import { keySetFrom } from "../../../core/secrets/crypto";
 import { openResolvedSecrets } from "../../../core/secrets/open";
 import { storedToolCalls } from "../../../core/tools/secrets";
 import { replyCost, usageMonth } from "../../../core/usage/pricing";
-import { limitReachedMessage, promptTokensBound, worstCaseCost } from "../../../core/usage/reservation";
 import { readReportedUsage } from "../../../core/usage/reported-usage";
+import { limitReachedMessage, promptTokensBound, worstCaseCost } from "../../../core/usage/reservation";
 import { storableText, storableValue } from "../../../core/validation/storable";
 import { batchIds, VARIANT_TIMEOUT_MS, type VariantCall, type VariantSettings, variantCall } from "../../../core/variants/request";
 import type { AgentContext } from "../state/context";
