@@ -17,18 +17,18 @@ export const RESERVATION_TTL_MS = 10 * 60_000;
 
 /**
  * The reply tokens held for a call that sets no max_tokens: the provider's own default bounds
- * such a reply, and no figure of ours does. 32,768 is the largest default output of the
- * models in the price table; a longer reply is recorded at its real cost all the same.
+ * such a reply, and no figure of ours does. 32,768 is gpt-4.1's longest reply; a model that
+ * writes more (a reasoning model may) is recorded at its real cost, which may pass the hold.
  */
 export const UNSET_MAX_TOKENS_HOLD = 32_768;
 
-/** UTF-8 bytes per token we assume for a prompt not yet sent: fewer than any tokenizer's average, so the count errs high. */
+/** UTF-8 bytes per token we assume for a prompt not yet sent: fewer than the common tokenizers average, so the count errs high. */
 const BYTES_PER_TOKEN = 3;
 
 /**
  * The input tokens of a prompt at most: its messages and tool schemas as JSON (keys and all),
- * one token per 3 bytes, and IMAGE_TOKENS per image it hydrates. Never below what a
- * tokenizer counts for English, code or CJK text.
+ * one token per 3 bytes, and IMAGE_TOKENS per image it hydrates. Above what o200k_base counts
+ * for English, code or CJK text; a bound, not a count.
  *
  * @example promptTokensBound([{ role: "user", content: "hi" }], [], 0) // 14
  */
