@@ -6,13 +6,16 @@ import { effectiveSpendLimit } from "../usage/spend-limit";
 import type { Database } from "./client";
 import { agents } from "./schema";
 import type { SecretRef } from "./secrets";
+import { heldSpend } from "./spend-holds";
 
 type AgentRow = typeof agents.$inferSelect;
 
-/** The organisation's effective monthly spend limit and this month's spend (USAGE-005). */
+/** The organisation's effective monthly spend limit, this month's spend and the holds of calls in flight (USAGE-005). */
 export interface MonthSpend {
   limitUsd: number | null;
   monthCostUsd: number;
+  /** Worst-case costs of what-if variants still running (core/usage/reservation.ts). */
+  reservedUsd: number;
 }
 
 /** What a run opens with beside the agent's row: the State its system row shows, and the spend. */
@@ -58,15 +61,20 @@ function mcpOf(agentId: SQL, guildId: SQL, organisationId: SQL): SQL {
       and (c.org_wide or exists (select 1 from mcp_grants g where g.connection_id = c.id and (g.guild_id = ${guildId} or g.agent_id = ${agentId})))), '[]'::json)`;
 }
 
-/** The organisation's limits and this month's spend, as text so numerics keep their digits. */
+/** The organisation's limits, this month's spend and the holds in flight, as text so numerics keep their digits. */
 function spendOf(organisationId: SQL, now: Date): SQL {
-  return sql`(select json_build_object('limit', o.monthly_spend_limit_usd::text, 'ceiling', o.spend_ceiling_usd::text, 'spent', u.cost_usd::text)
+  return sql`(select json_build_object('limit', o.monthly_spend_limit_usd::text, 'ceiling', o.spend_ceiling_usd::text, 'spent', u.cost_usd::text,
+      'reserved', ${heldSpend(sql`o.id`)}::text)
     from organisations o left join org_monthly_usage u on u.organisation_id = o.id and u.month = ${usageMonth(now)}
     where o.id = ${organisationId})`;
 }
 
-type SpendRow = { limit: string | null; ceiling: string | null; spent: string | null } | null;
-const toSpend = (row: SpendRow): MonthSpend => ({ limitUsd: effectiveSpendLimit(row?.limit, row?.ceiling), monthCostUsd: Number(row?.spent ?? 0) });
+type SpendRow = { limit: string | null; ceiling: string | null; spent: string | null; reserved?: string | null } | null;
+const toSpend = (row: SpendRow): MonthSpend => ({
+  limitUsd: effectiveSpendLimit(row?.limit, row?.ceiling),
+  monthCostUsd: Number(row?.spent ?? 0),
+  reservedUsd: Number(row?.reserved ?? 0),
+});
 
 /**
  * Everything a run's opening reads, in one statement: the agent's row, its secrets, note

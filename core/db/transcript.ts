@@ -3,6 +3,7 @@ import type { MessageWire } from "../events/message";
 import type { ChatPayload, StoredRow } from "../projection/types";
 import type { Database } from "./client";
 import { messages, runs } from "./schema";
+import { heldSpend } from "./spend-holds";
 
 /** The roles of transcript rows. */
 export type Role = "system" | "user" | "assistant" | "tool";
@@ -148,19 +149,25 @@ export async function appendRow(db: Database, row: NewRow): Promise<WireRow> {
  * Commits an assistant row with its cost and increments the five usage counters
  * (agent, guild, organisation, global, org month) in ONE statement: data-modifying
  * CTEs run atomically, so the row and the counters commit together in one round trip.
- * Returns the committed row and the organisation's spend this month, which the loop
- * keeps for the spend-limit check before its next call.
+ * Returns the committed row, the organisation's spend this month and the holds of calls in
+ * flight (read in the same statement), which the loop keeps for the spend-limit check before
+ * its next call.
  */
-export async function commitAssistantRow(db: Database, row: NewRow, scope: UsageScope, usage: UsageFigures): Promise<{ row: WireRow; monthCostUsd: number }> {
+export async function commitAssistantRow(
+  db: Database,
+  row: NewRow,
+  scope: UsageScope,
+  usage: UsageFigures,
+): Promise<{ row: WireRow; monthCostUsd: number; reservedUsd: number }> {
   const cost = usage.costUsd.toFixed(6);
-  const result = await db.execute<{ seq: number; created_at: string; month_cost: string }>(sql`
+  const result = await db.execute<{ seq: number; created_at: string; month_cost: string; reserved: string }>(sql`
     with m as (
       insert into messages (run_id, seq, generation, role, payload, metadata, cost_usd, token_count)
       values (${row.runId}, ${row.seq}, ${row.generation}, ${row.role}, ${JSON.stringify(row.payload)}::jsonb,
               ${JSON.stringify(row.metadata)}::jsonb, ${cost}::numeric, ${row.tokenCount})
       returning seq, created_at
     ), ${usageCounterUpdates(scope, usage)}
-    select m.seq, m.created_at::text as created_at, mo.cost_usd::text as month_cost
+    select m.seq, m.created_at::text as created_at, mo.cost_usd::text as month_cost, ${heldSpend(sql`${scope.organisationId}::uuid`)}::text as reserved
     from m, mo, a, g, o, w`);
   const out = result.rows[0]!;
   return {
@@ -174,6 +181,7 @@ export async function commitAssistantRow(db: Database, row: NewRow, scope: Usage
       created_at: new Date(out.created_at).toISOString(),
     },
     monthCostUsd: Number(out.month_cost),
+    reservedUsd: Number(out.reserved),
   };
 }
 

@@ -6,6 +6,7 @@ import type { Database } from "../../core/db/client";
 import { messages, promptVariants } from "../../core/db/schema";
 import { toWireVariant, type WireVariant } from "../../core/db/variants";
 import { isPlatformProvider, modelBaseUrlIssue } from "../../core/providers/provider";
+import { UNSET_MAX_TOKENS_HOLD } from "../../core/usage/reservation";
 import type { FieldIssue } from "../../core/validation/issues";
 import { MAX_VARIANTS_PER_REQUEST, type VariantSettings } from "../../core/variants/request";
 import type { AppEnv } from "../http/context";
@@ -58,13 +59,16 @@ export const runVariantRoutes = new Hono<AppEnv>()
       description:
         "Each variant changes the recorded call's model, provider, temperature, thinking level, max tokens, system prompt or tool schemas. " +
         "The calls run side by side and the answer comes when all are done (each stopped after 120 s). Variants never run tools and never " +
-        "touch the run's transcript; their cost counts in the usage counters and against the organisation's spend limit.",
+        "touch the run's transcript; their cost counts in the usage counters and against the organisation's spend limit. Before the calls the " +
+        `batch holds its worst-case cost (each variant's max_tokens, ${UNSET_MAX_TOKENS_HOLD} when unset, and the prompt's input tokens, at the model's price) ` +
+        "against the limit, beside the holds of requests still running; the real cost replaces the hold when each call ends.",
       tag: "Runs",
       responses: { 201: ok("The variants, each completed or failed", VariantBatch) },
       body: true,
       objects: true,
       conflict:
-        "usage.spend_limit: the organisation reached its monthly spend limit, no call was made; secret.missing, secret.undecryptable: the run's secrets cannot be opened",
+        "usage.spend_limit: the organisation reached its monthly spend limit, or the batch's worst-case cost does not fit in what is left of it, no call was made; " +
+        "secret.missing, secret.undecryptable: the run's secrets cannot be opened",
       errors: { 404: notAssistant },
     }),
     pathId("run", seqParam),

@@ -38,6 +38,9 @@ export const promptVariants = pgTable(
     cachedInputTokens: integer("cached_input_tokens").notNull().default(0),
     reasoningTokens: integer("reasoning_tokens").notNull().default(0),
     costUsd: numeric("cost_usd", { precision: 14, scale: 6 }).notNull().default("0"),
+    // The worst-case cost held against the spend limit while pending (core/usage/reservation.ts);
+    // 0 once settled. A pending row past RESERVATION_TTL_MS holds nothing: its process died.
+    reservedUsd: numeric("reserved_usd", { precision: 14, scale: 6 }).notNull().default("0"),
     latencyMs: integer("latency_ms"),
     // sha256 of the exact request sent, as the recorded call's prompt hash is.
     promptHash: text("prompt_hash"),
@@ -47,6 +50,8 @@ export const promptVariants = pgTable(
   (t) => [
     index("prompt_variants_run_seq_idx").on(t.runId, t.messageSeq, t.createdAt),
     index("prompt_variants_batch_idx").on(t.batchId),
+    // The holds of calls in flight, summed under the organisation's row lock and by each generation's spend check.
+    index("prompt_variants_pending_idx").on(t.organisationId, t.createdAt).where(sql`${t.status} = 'pending'`),
     check("prompt_variants_status_check", sql`${t.status} in ('pending', 'completed', 'failed')`),
   ],
 );

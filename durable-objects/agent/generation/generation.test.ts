@@ -294,7 +294,7 @@ function deps(db: ReturnType<typeof openDatabase>["db"], session: RunSession, si
     store: {} as never,
     redactor: platformRedactor(bindings),
     pricing: { prices: {}, fallback: { input: 0, output: 0 }, platformKey: true },
-    spend: { limitUsd: null, monthCostUsd: 0 },
+    spend: { limitUsd: null, monthCostUsd: 0, reservedUsd: 0 },
     hydrate: async (messages: unknown[]) => messages,
   };
 }

@@ -20,6 +20,7 @@ import { storedToolCalls } from "../../../core/tools/secrets";
 import type { NotesRecordsStore, SandboxAccess, ScheduleTools, ToolContext, ToolDefinition, ToolImage } from "../../../core/tools/types";
 import { type Pricing, replyCost, usageMonth } from "../../../core/usage/pricing";
 import { readReportedUsage } from "../../../core/usage/reported-usage";
+import { limitReachedMessage, spendReached } from "../../../core/usage/reservation";
 import { storableText, storableValue } from "../../../core/validation/storable";
 import type { AgentContext } from "../state/context";
 import type { RowDraft, RunSession } from "../state/run-session";
@@ -58,7 +59,7 @@ export interface GenerationInputs {
   repositories?: { checkpointEnd(): Promise<void> };
   redactor: Redactor;
   pricing: Pricing;
-  spend: { limitUsd: number | null; monthCostUsd: number };
+  spend: { limitUsd: number | null; monthCostUsd: number; reservedUsd: number };
   /** Where a tool's image (a browser screenshot) is kept for the model; none: the result says it was not kept. */
   toolImages?: ToolImageStore;
   /** Attachment hydration for the provider request (ATT-004); identity when none. */
@@ -101,8 +102,8 @@ export async function runGeneration(context: AgentContext, inputs: GenerationInp
 
   try {
     for (let step = 1; step <= stepsAllowed; step++) {
-      if (inputs.spend.limitUsd !== null && inputs.spend.monthCostUsd >= inputs.spend.limitUsd) {
-        fail("usage.spend_limit", `The organisation reached its monthly spend limit of ${inputs.spend.limitUsd} USD; no model call was made`);
+      if (spendReached(inputs.spend)) {
+        fail("usage.spend_limit", limitReachedMessage(inputs.spend.limitUsd!));
         break;
       }
       const stepStarted = context.now();
@@ -358,6 +359,7 @@ async function commitAssistant(
   await session.commit(inputs.db, draft, async (db, row) => {
     const committed = await commitAssistantRow(db, row, scope, figures);
     inputs.spend.monthCostUsd = committed.monthCostUsd;
+    inputs.spend.reservedUsd = committed.reservedUsd;
     return committed.row;
   });
 }

@@ -12,11 +12,21 @@ import { readGenerationState } from "../../../core/db/agent-state";
 import { replayPrompt } from "../../../core/db/prompt-replay";
 import { agents, promptVariants, runs } from "../../../core/db/schema";
 import { readSealedSecrets } from "../../../core/db/secret-rows";
-import { completeVariant, failVariant, insertVariants, toWireVariant, type VariantError, type VariantRow, type WireVariant } from "../../../core/db/variants";
+import {
+  completeVariant,
+  failPendingVariants,
+  failVariant,
+  reserveVariants,
+  toWireVariant,
+  type VariantError,
+  type VariantRow,
+  type WireVariant,
+} from "../../../core/db/variants";
 import { platformRedactor, type Redactor, type SecretValue } from "../../../core/output/redaction";
+import { imageRefs } from "../../../core/projection/projection";
 import { promptHash } from "../../../core/projection/prompt-hash";
 import { redactedReply } from "../../../core/projection/stored-reply";
-import { providerForGeneration } from "../../../core/providers/provider";
+import { type GenerationProvider, providerForGeneration } from "../../../core/providers/provider";
 import { providerErrorMessage } from "../../../core/providers/provider-error";
 import type { RunSnapshot } from "../../../core/runs/snapshot";
 import { keySetFrom } from "../../../core/secrets/crypto";
@@ -24,6 +34,7 @@ import { openResolvedSecrets } from "../../../core/secrets/open";
 import { storedToolCalls } from "../../../core/tools/secrets";
 import { replyCost, usageMonth } from "../../../core/usage/pricing";
 import { readReportedUsage } from "../../../core/usage/reported-usage";
+import { limitReachedMessage, promptTokensBound, worstCaseCost } from "../../../core/usage/reservation";
 import { storableText, storableValue } from "../../../core/validation/storable";
 import { batchIds, VARIANT_TIMEOUT_MS, type VariantCall, type VariantSettings, variantCall } from "../../../core/variants/request";
 import type { AgentContext } from "../state/context";
@@ -42,8 +53,11 @@ export interface VariantBatch {
 /**
  * Runs a batch of variants to the end and answers them, in the order asked. Refused before
  * any model call when the organisation reached its spend limit (the error a generation
- * gets), or when the run's secrets cannot be opened; a variant whose provider is refused
+ * gets), when the batch's worst case does not fit under it beside the holds of calls in
+ * flight, or when the run's secrets cannot be opened; a variant whose provider is refused
  * (a URL the egress rules refuse, a key not granted) is stored failed with the reason.
+ * Each variant holds its worst-case cost from before its call until its real cost is
+ * recorded or it fails (decision 0022).
  */
 export async function runVariants(context: AgentContext, batch: VariantBatch): Promise<Outcome<{ batch_id: string; variants: WireVariant[] }>> {
   const { env } = context;
@@ -75,8 +89,9 @@ export async function runVariants(context: AgentContext, batch: VariantBatch): P
   if (!prepared) return refuse(404, "run.not_found", "No such run");
   const { snapshot, replay, scope, state } = prepared;
   if (!replay) return refuse(404, "message.not_found", `No assistant row at seq ${batch.seq}`);
+  // Before opening secrets, as a generation's check; the hold below decides under the lock.
   if (state.spend.limitUsd !== null && state.spend.monthCostUsd >= state.spend.limitUsd) {
-    return refuse(409, "usage.spend_limit", `The organisation reached its monthly spend limit of ${state.spend.limitUsd} USD; no model call was made`);
+    return refuse(409, "usage.spend_limit", limitReachedMessage(state.spend.limitUsd));
   }
   const opened = await openResolvedSecrets(() => keySetFrom(env.SECRETS_KEK, env.SECRETS_KEK_PREVIOUS), scope.organisationId, prepared.resolved);
   if (!opened.ok) return refuse(409, opened.code, opened.message);
@@ -86,30 +101,41 @@ export async function runVariants(context: AgentContext, batch: VariantBatch): P
 
   const calls = batch.variants.map((settings) => variantCall({ model: snapshot.model, messages: replay.messages, tools: snapshot.tools }, settings));
   const hashes = await Promise.all(calls.map((call) => promptHash(call.messages, call.tools, call.model)));
+  const providers = calls.map((call) => providerForGeneration(call, env, opened.values));
+  const images = replay.rows.reduce((n, row) => n + imageRefs(row).length, 0);
   const batchId = crypto.randomUUID();
   const ids = batchIds(batch.variants.length, context.now());
-  const stored = await context.database.use((db) =>
-    insertVariants(
+  const month = usageMonth(now);
+  const reserved = await context.database.use((db) =>
+    reserveVariants(
       db,
-      batch.variants.map((settings, i) => ({
-        id: ids[i]!,
-        organisationId: scope.organisationId,
-        runId: batch.runId,
-        messageSeq: batch.seq,
-        batchId,
-        requestedBy: batch.requestedBy,
-        settings,
-        promptHash: hashes[i]!,
-      })),
+      scope.organisationId,
+      month,
+      batch.variants.map((settings, i) => {
+        const call = calls[i]!;
+        const provider = providers[i]!;
+        const inputTokens = promptTokensBound(call.messages, call.tools, images);
+        return {
+          id: ids[i]!,
+          organisationId: scope.organisationId,
+          runId: batch.runId,
+          messageSeq: batch.seq,
+          batchId,
+          requestedBy: batch.requestedBy,
+          settings,
+          promptHash: hashes[i]!,
+          // A variant whose provider is refused makes no call and holds nothing.
+          reservedUsd: provider.ok ? worstCaseCost(call.model, { inputTokens, maxTokens: call.max_tokens }, provider.pricing) : 0,
+        };
+      }),
     ),
   );
+  if (!("ok" in reserved)) return refuse(409, "usage.spend_limit", reserved.message);
+  const stored = reserved.rows;
   const bounds = generationBounds(env);
-  const month = usageMonth(now);
-  await Promise.all(
+  const settled = await Promise.allSettled(
     stored.map(async (row, i) => {
-      const call = calls[i]!;
-      const outcome = await oneVariant(call, {
-        env,
+      const outcome = await oneVariant(calls[i]!, providers[i]!, {
         values: opened.values,
         redactor,
         hydrate: (m) => bounds.hydrate(m, replay.rows),
@@ -121,13 +147,20 @@ export async function runVariants(context: AgentContext, batch: VariantBatch): P
       });
     }),
   );
+  const thrown = settled.find((s) => s.status === "rejected");
+  if (thrown) {
+    // A variant whose settling threw (a write that failed) lets its hold go now, once every
+    // call of the batch is over, not when its time runs out; a settled variant is not touched.
+    const interrupted = { code: "variant.interrupted", message: "The variant was stopped before its answer was stored" };
+    await context.database.use((db) => failPendingVariants(db, batchId, interrupted)).catch(() => {});
+    throw thrown.reason;
+  }
   const rows = await context.database.use((db) => db.select().from(promptVariants).where(eq(promptVariants.batchId, batchId)));
   const byId = new Map<string, VariantRow>(rows.map((r) => [r.id, r]));
   return { ok: true, batch_id: batchId, variants: stored.map((r) => toWireVariant(byId.get(r.id) ?? r)) };
 }
 
 interface CallTools {
-  env: AgentContext["env"];
   values: SecretValue[];
   redactor: Redactor;
   hydrate: (messages: VariantCall["messages"]) => Promise<unknown[]>;
@@ -137,8 +170,7 @@ interface CallTools {
 type VariantOutcome = { error: VariantError; latencyMs: number | null } | Parameters<typeof completeVariant>[2];
 
 /** One variant's model call, its answer redacted as an assistant row's is, its cost priced as a generation's. */
-async function oneVariant(call: VariantCall, tools: CallTools): Promise<VariantOutcome> {
-  const provider = providerForGeneration(call, tools.env, tools.values);
+async function oneVariant(call: VariantCall, provider: GenerationProvider, tools: CallTools): Promise<VariantOutcome> {
   if (!provider.ok) return { error: { code: provider.code, message: provider.message }, latencyMs: null };
   const started = Date.now();
   const signal = AbortSignal.timeout(VARIANT_TIMEOUT_MS);

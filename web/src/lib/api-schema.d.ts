@@ -710,7 +710,7 @@ export interface paths {
         put?: never;
         /**
          * Send an assistant row's exact prompt again with changed settings, up to 8 variants side by side
-         * @description Each variant changes the recorded call's model, provider, temperature, thinking level, max tokens, system prompt or tool schemas. The calls run side by side and the answer comes when all are done (each stopped after 120 s). Variants never run tools and never touch the run's transcript; their cost counts in the usage counters and against the organisation's spend limit.
+         * @description Each variant changes the recorded call's model, provider, temperature, thinking level, max tokens, system prompt or tool schemas. The calls run side by side and the answer comes when all are done (each stopped after 120 s). Variants never run tools and never touch the run's transcript; their cost counts in the usage counters and against the organisation's spend limit. Before the calls the batch holds its worst-case cost (each variant's max_tokens, 32768 when unset, and the prompt's input tokens, at the model's price) against the limit, beside the holds of requests still running; the real cost replaces the hold when each call ends.
          */
         post: operations["createPromptVariants"];
         delete?: never;
@@ -5863,7 +5863,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description usage.spend_limit: the organisation reached its monthly spend limit, no call was made; secret.missing, secret.undecryptable: the run's secrets cannot be opened */
+            /** @description usage.spend_limit: the organisation reached its monthly spend limit, or the batch's worst-case cost does not fit in what is left of it, no call was made; secret.missing, secret.undecryptable: the run's secrets cannot be opened */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -1,0 +1,2 @@
+ALTER TABLE "prompt_variants" ADD COLUMN "reserved_usd" numeric(14, 6) DEFAULT '0' NOT NULL;--> statement-breakpoint
+CREATE INDEX "prompt_variants_pending_idx" ON "prompt_variants" USING btree ("organisation_id","created_at") WHERE "prompt_variants"."status" = 'pending';
