@@ -5,7 +5,12 @@
  */
 
 export class PackError extends Error {
-  override readonly name = "PackError";
+  override readonly name: string = "PackError";
+}
+
+/** A pack past what the gateway reads of one push (pack.ts PACK_LIMITS): its message is the whole refusal. */
+export class PackLimitError extends PackError {
+  override readonly name = "PackLimitError";
 }
 
 /** A commit larger than this is refused: git's own are kilobytes. */

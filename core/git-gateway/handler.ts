@@ -8,7 +8,7 @@
  */
 import type { Ancestry, PushPolicy, Refusal } from "./check-push";
 import { checkPush, needsAncestry, refsRefusals } from "./check-push";
-import { PackError, PackReader } from "./pack";
+import { PackError, PackLimitError, PackReader } from "./pack";
 import { type Command, PktError, readCommandSection } from "./pkt-line";
 import { refusalBody, refusalResponse } from "./report";
 
@@ -232,6 +232,10 @@ async function receivePack(request: Request, deps: GatewayDeps, push: Push): Pro
  * the pack cannot be read or passes a cap, otherwise refused only once the whole pack is read
  * and the forge asked again.
  */
+/** The slice of a chunk read at once: deflate's limit of about 1,032 to 1 keeps its work to a few MiB. */
+const TAKE_SLICE = 4096;
+const YIELD_AFTER_BYTES = 1024 * 1024;
+
 class PackVerifier {
   readonly #pack = new PackReader();
   #checkedCommits = 0;
@@ -252,12 +256,18 @@ class PackVerifier {
 
   async take(chunk: Uint8Array): Promise<void> {
     if (this.decided) return;
-    try {
-      this.#pack.push(chunk);
-    } catch (error) {
-      if (!(error instanceof PackError)) throw error;
-      this.#refuseUnread(error.message);
-      return;
+    // A few KiB of deflate can inflate to megabytes: the chunk is read in slices, and the
+    // isolate's other requests get their turn whenever a slice cost much.
+    for (let at = 0; at < chunk.length; at += TAKE_SLICE) {
+      const before = this.#pack.cost.inflatedBytes;
+      try {
+        this.#pack.push(chunk.subarray(at, at + TAKE_SLICE));
+      } catch (error) {
+        if (!(error instanceof PackError)) throw error;
+        this.#refuseUnread(error);
+        return;
+      }
+      if (this.#pack.cost.inflatedBytes - before > YIELD_AFTER_BYTES) await new Promise((resolve) => setTimeout(resolve, 0));
     }
     // Checked again only once the commits have doubled, so a pack that interleaves commits
     // with other objects costs a linear walk, not one per commit.
@@ -278,7 +288,7 @@ class PackVerifier {
       this.#pack.finish();
     } catch (error) {
       if (!(error instanceof PackError)) throw error;
-      this.#refuseUnread(error.message);
+      this.#refuseUnread(error);
       return false;
     }
     this.refusals = await checkPush(this.commands, this.policy, this.ancestry, await this.#pack.commits());
@@ -286,8 +296,9 @@ class PackVerifier {
     return this.accepted;
   }
 
-  #refuseUnread(reason: string): void {
-    this.refusals = needsAncestry(this.commands, this.policy).map((c) => ({ ref: c.ref, reason: `the pushed pack could not be read (${reason})` }));
+  #refuseUnread(error: PackError): void {
+    const reason = error instanceof PackLimitError ? error.message : `the pushed pack could not be read (${error.message})`;
+    this.refusals = needsAncestry(this.commands, this.policy).map((c) => ({ ref: c.ref, reason }));
   }
 }
 

@@ -11,9 +11,9 @@
  * cost is capped (PACK_LIMITS): past a cap the reader throws a PackError that git prints.
  */
 import { Z_BUF_ERROR, Z_NO_FLUSH, Z_OK, Z_STREAM_END, ZStream, zlibInflate, zlibInflateInit2, zlibInflateReset } from "pako";
-import { applyDelta, commitId, commitParents, MAX_COMMIT_BYTES, PackError } from "./commit";
+import { applyDelta, commitId, commitParents, MAX_COMMIT_BYTES, PackError, PackLimitError } from "./commit";
 
-export { commitId, commitParents, MAX_COMMIT_BYTES, PackError } from "./commit";
+export { commitId, commitParents, MAX_COMMIT_BYTES, PackError, PackLimitError } from "./commit";
 
 /**
  * What one push's pack may cost to read before the check is decided. A task's push sends its
@@ -153,7 +153,7 @@ export class PackReader {
       const c = chunk[at++]!;
       this.#offset++;
       if (!object) {
-        if (++this.#objectsRead > this.#limits.objects) throw new PackError(`the pack holds more than ${this.#limits.objects} objects to check`);
+        if (++this.#objectsRead > this.#limits.objects) throw new PackLimitError(`the pack holds more than ${this.#limits.objects} objects to check`);
         const type = (c >> 4) & 7;
         if (type < 1 || type === 5) throw new PackError(`unknown object type ${type}`);
         object = this.#object = {
@@ -273,9 +273,9 @@ export class PackReader {
     if (this.#kept > this.#limits.keptBytes) throw this.#past("keptBytes");
   }
 
-  #past(limit: "inflatedBytes" | "keptBytes"): PackError {
+  #past(limit: "inflatedBytes" | "keptBytes"): PackLimitError {
     const cap = `${Math.round(this.#limits[limit] / MiB)} MiB`;
-    return new PackError(
+    return new PackLimitError(
       limit === "keptBytes"
         ? `the pack's commits are larger than the ${cap} the gateway checks`
         : `the pack inflates to more than the ${cap} the gateway checks`,
