@@ -61,13 +61,9 @@ export function cpuMs(pids: number[]): number {
   return ns / 1e6;
 }
 
-/**
- * Starts the V8 sampling profiler of the isolate of `worker` (wrangler's name for it) in one
- * of `pids`, through workerd's own inspector. `stop` returns the `.cpuprofile` JSON.
- */
-export async function profileWorker(pids: number[], worker: string, intervalUs = 100): Promise<{ stop(): Promise<unknown> }> {
-  const url = await inspectorUrl(pids, worker);
-  const ws = new WebSocket(url);
+/** A session on the inspector of `worker`'s isolate (wrangler's name for it) in one of `pids`. */
+async function inspect(pids: number[], worker: string): Promise<{ send(method: string, params?: object): Promise<any>; close(): void }> {
+  const ws = new WebSocket(await inspectorUrl(pids, worker));
   await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
   let id = 0;
   const waiting = new Map<number, (result: unknown) => void>();
@@ -75,23 +71,56 @@ export async function profileWorker(pids: number[], worker: string, intervalUs =
     const message = JSON.parse(String(data)) as { id?: number; result?: unknown };
     if (message.id !== undefined) waiting.get(message.id)?.(message.result);
   });
-  const send = (method: string, params: object = {}) =>
-    new Promise<any>((resolve) => {
-      waiting.set(++id, resolve);
-      ws.send(JSON.stringify({ id, method, params }));
-    });
-  await send("Profiler.enable");
-  await send("Profiler.setSamplingInterval", { interval: intervalUs });
-  await send("Profiler.start");
+  return {
+    send: (method, params = {}) =>
+      new Promise<any>((resolve) => {
+        waiting.set(++id, resolve);
+        ws.send(JSON.stringify({ id, method, params }));
+      }),
+    close: () => ws.close(),
+  };
+}
+
+/**
+ * Starts the V8 sampling profiler of the isolate of `worker` in one of `pids`, through
+ * workerd's own inspector. `stop` returns the `.cpuprofile` JSON.
+ */
+export async function profileWorker(pids: number[], worker: string, intervalUs = 100): Promise<{ stop(): Promise<unknown> }> {
+  const session = await inspect(pids, worker);
+  await session.send("Profiler.enable");
+  await session.send("Profiler.setSamplingInterval", { interval: intervalUs });
+  await session.send("Profiler.start");
   return {
     async stop() {
-      const { profile } = await send("Profiler.stop");
-      ws.close();
+      const { profile } = await session.send("Profiler.stop");
+      session.close();
       return profile;
     },
   };
 }
 
+/**
+ * The memory of `worker`'s isolate that its 128 MB limit counts, read through the inspector:
+ * `usedMiB` the JS heap not yet collected plus the ArrayBuffers' backing stores (where a
+ * Uint8Array's bytes live, outside the JS heap), `totalMiB` what V8 has reserved for the heap.
+ */
+export async function isolateHeap(
+  pids: number[],
+  worker: string,
+): Promise<{ read(): Promise<{ usedMiB: number; buffersMiB: number; totalMiB: number }>; collectGarbage(): Promise<void>; close(): void }> {
+  const session = await inspect(pids, worker);
+  return {
+    async collectGarbage() {
+      await session.send("HeapProfiler.collectGarbage");
+    },
+    async read() {
+      const usage = (await session.send("Runtime.getHeapUsage")) as { usedSize: number; totalSize: number; backingStorageSize?: number };
+      const buffers = usage.backingStorageSize ?? 0;
+      return { usedMiB: (usage.usedSize + buffers) / 2 ** 20, buffersMiB: buffers / 2 ** 20, totalMiB: usage.totalSize / 2 ** 20 };
+    },
+    close: () => session.close(),
+  };
+}
 /** The inspector's WebSocket of `worker`: workerd listens on a port of its own choosing, so each of its ports is asked. */
 async function inspectorUrl(pids: number[], worker: string): Promise<string> {
   const listening = execFileSync("ss", ["-ltnpH"], { encoding: "utf8" }).split("\n");

@@ -259,7 +259,7 @@ class PackVerifier {
     // A few KiB of deflate can inflate to megabytes: the chunk is read in slices, and the
     // isolate's other requests get their turn whenever a slice cost much.
     for (let at = 0; at < chunk.length; at += TAKE_SLICE) {
-      const before = this.#pack.cost.inflatedBytes;
+      const before = this.#pack.inflatedBytes;
       try {
         this.#pack.push(chunk.subarray(at, at + TAKE_SLICE));
       } catch (error) {
@@ -267,7 +267,7 @@ class PackVerifier {
         this.#refuseUnread(error);
         return;
       }
-      if (this.#pack.cost.inflatedBytes - before > YIELD_AFTER_BYTES) await new Promise((resolve) => setTimeout(resolve, 0));
+      if (this.#pack.inflatedBytes - before > YIELD_AFTER_BYTES) await new Promise((resolve) => setTimeout(resolve, 0));
     }
     // Checked again only once the commits have doubled, so a pack that interleaves commits
     // with other objects costs a linear walk, not one per commit.

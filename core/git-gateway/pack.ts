@@ -68,7 +68,9 @@ export class PackReader {
   #objectsRead = 0;
   #inflated = 0;
   #kept = 0;
-  #object: PackObject | null = null;
+  /** The object being read, one record reused for every object (a pack may hold many thousands). */
+  readonly #object: PackObject = { offset: 0, type: 0, size: 0, sizeShift: 0, baseBytes: [], distanceDone: true, base: -1, data: null, written: 0 };
+  #inObject = false;
   #zlib = new ZStream();
   /** Pack offset → index into `bodies`, for the pack's commits only. */
   #commitAt = new Map<number, number>();
@@ -91,12 +93,17 @@ export class PackReader {
     return this.#stage === "done";
   }
 
+  /** Bytes inflated so far, kept or only counted. */
+  get inflatedBytes(): number {
+    return this.#inflated;
+  }
+
   /**
    * What reading has cost so far: objects begun, bytes inflated and kept, and the pack's own
    * bytes waiting for the next chunk (a header's few; an object's stream never waits).
    */
   get cost(): { objects: number; inflatedBytes: number; keptBytes: number; waitingBytes: number } {
-    const waitingBytes = this.#fixed.length + (this.#stage === "object-header" ? (this.#object?.baseBytes.length ?? 0) : 0);
+    const waitingBytes = this.#fixed.length + (this.#stage === "object-header" && this.#inObject ? this.#object.baseBytes.length : 0);
     return { objects: this.#objectsRead, inflatedBytes: this.#inflated, keptBytes: this.#kept, waitingBytes };
   }
 
@@ -148,25 +155,24 @@ export class PackReader {
 
   /** An object's header, a byte at a time: type and size, then its base's offset or id. */
   #objectHeader(chunk: Uint8Array, at: number): number {
-    let object = this.#object;
+    const object = this.#object;
     while (at < chunk.length) {
       const c = chunk[at++]!;
       this.#offset++;
-      if (!object) {
+      if (!this.#inObject) {
         if (++this.#objectsRead > this.#limits.objects) throw new PackLimitError(`the pack holds more than ${this.#limits.objects} objects to check`);
         const type = (c >> 4) & 7;
         if (type < 1 || type === 5) throw new PackError(`unknown object type ${type}`);
-        object = this.#object = {
-          offset: this.#offset - 1,
-          type,
-          size: c & 15,
-          sizeShift: c & 0x80 ? 4 : 0,
-          distanceDone: type !== OFS_DELTA,
-          baseBytes: [],
-          base: -1,
-          data: null,
-          written: 0,
-        };
+        this.#inObject = true;
+        object.offset = this.#offset - 1;
+        object.type = type;
+        object.size = c & 15;
+        object.sizeShift = c & 0x80 ? 4 : 0;
+        object.distanceDone = type !== OFS_DELTA;
+        object.baseBytes.length = 0;
+        object.base = -1;
+        object.data = null;
+        object.written = 0;
       } else if (object.sizeShift) {
         if (object.sizeShift > 49) throw new PackError("an object's size is too large");
         object.size += (c & 0x7f) * 2 ** object.sizeShift;
@@ -209,7 +215,7 @@ export class PackReader {
 
   /** Inflates what the chunk holds of the object's zlib stream; → where its bytes stop. */
   #objectData(chunk: Uint8Array, at: number): number {
-    const object = this.#object!;
+    const object = this.#object;
     const zlib = this.#zlib;
     zlib.input = chunk;
     zlib.next_in = at;
@@ -247,7 +253,7 @@ export class PackReader {
   }
 
   #endObject(object: PackObject): void {
-    this.#object = null;
+    this.#inObject = false;
     let commit = -1;
     if (object.type === COMMIT) commit = this.#commit(object.data!);
     else if (object.type === OFS_DELTA && object.base >= 0) commit = this.#commit(this.#rebuilt(this.bodies[object.base]!, object.data!));
