@@ -47,7 +47,8 @@ describe("guest client: exec", () => {
   });
 
   it("OP-SBX-9: a timeout ends the command and says so", async () => {
-    const result = await client.exec({ command: "echo started; sleep 30", timeoutMs: 1500 });
+    // Long enough for bash to print on a loaded machine (three test files, a stack and its boxes share two cores).
+    const result = await client.exec({ command: "echo started; sleep 30", timeoutMs: 5000 });
     expect(result.timedOut).toBe(true);
     expect(result.exitCode).toBeNull();
     expect(result.output).toBe("started\n");
