@@ -149,14 +149,14 @@ export class GitHubOAuth {
     }
   }
 
-  /** A 200's JSON read with the user token; null for any other answer or a body that is not JSON. */
+  /** A 200's JSON read with the user token, within the forge's cap; null for any other answer, a body that is not JSON or one past the cap. */
   async #readAsUser(userToken: string, path: string): Promise<unknown> {
     const response = await this.#asUser(userToken, path);
     if (response.status !== 200) {
       await response.body?.cancel();
       return null;
     }
-    return response.json().catch(() => null);
+    return readJsonWithin(response, FORGE_ANSWER_CAP).catch(() => null);
   }
 
   #asUser(userToken: string, path: string): Promise<Response> {
