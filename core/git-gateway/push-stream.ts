@@ -7,6 +7,10 @@ import { type Ancestry, checkPush, needsAncestry, type PushPolicy, type Refusal 
 import { PackError, PackLimitError, PackReader } from "./pack";
 import type { Command } from "./pkt-line";
 
+/** The slice of a chunk read at once: deflate's limit of about 1,032 to 1 keeps its work to a few MiB. */
+const TAKE_SLICE = 4096;
+const YIELD_AFTER_BYTES = 1024 * 1024;
+
 /**
  * Decides the fast-forward checks from the pack as it streams: accepted as soon as the commits
  * read so far prove every update (git sends a pack's commits first; the first time the pack
@@ -14,10 +18,6 @@ import type { Command } from "./pkt-line";
  * the pack cannot be read or passes a cap, otherwise refused only once the whole pack is read
  * and the forge asked again.
  */
-/** The slice of a chunk read at once: deflate's limit of about 1,032 to 1 keeps its work to a few MiB. */
-const TAKE_SLICE = 4096;
-const YIELD_AFTER_BYTES = 1024 * 1024;
-
 export class PackVerifier {
   readonly #pack = new PackReader();
   #checkedCommits = 0;
