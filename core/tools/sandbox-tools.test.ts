@@ -145,8 +145,9 @@ describe("shell", () => {
   });
 
   it("REPO-030: timeout_s ends a long command and says so", async () => {
-    const result = await call("shell", { command: "echo begun; sleep 30", timeout_s: 1 });
-    expect(result.content).toBe("begun\n[timed out after 1 s: the command and everything it started were killed]");
+    // Long enough for bash to start and print on two loaded cores: a kill before it printed is not this test.
+    const result = await call("shell", { command: "echo begun; sleep 30", timeout_s: 5 });
+    expect(result.content).toBe("begun\n[timed out after 5 s: the command and everything it started were killed]");
   });
 
   it("REPO-030: bad arguments are refused before anything runs", async () => {
