@@ -124,10 +124,20 @@ export function replyCost(model: string, usage: Usage, pricing: Pricing): { cost
   if (typeof usage.cost === "number" && Number.isFinite(usage.cost) && usage.cost >= 0) {
     return { cost: round6(usage.cost), priced: true, source: "provider" };
   }
+  const { price, source } = modelPrice(model, pricing);
+  if (!price) return { cost: 0, priced: false, source };
+  return { cost: tokensCost(usage, price), priced: true, source };
+}
+
+/**
+ * The price a call of `model` is charged at: the table's, else the platform's default on the
+ * platform's key, else none (an agent's own key pays an unknown model's provider itself).
+ */
+export function modelPrice(model: string, pricing: Pricing): { price: ModelPrice | null; source: "table" | "default" | "none" } {
   const table = priceFor(model, pricing.prices);
-  const price = table ?? (pricing.platformKey ? pricing.fallback : null);
-  if (!price) return { cost: 0, priced: false, source: "none" };
-  return { cost: tokensCost(usage, price), priced: true, source: table ? "table" : "default" };
+  if (table) return { price: table, source: "table" };
+  if (pricing.platformKey && pricing.fallback) return { price: pricing.fallback, source: "default" };
+  return { price: null, source: "none" };
 }
 
 /** A price with finite, non-negative figures: a negative one would credit the organisation for every call. */

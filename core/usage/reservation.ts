@@ -6,7 +6,7 @@
  * Pure: the figures in, the decision out; core/db/variants.ts takes the row lock.
  */
 import { IMAGE_TOKENS, PROMPT_OVERHEAD } from "../projection/token-count";
-import { type Pricing, priceFor } from "./pricing";
+import { modelPrice, type Pricing } from "./pricing";
 
 /**
  * How long a hold counts. Every call that holds one is stopped long before (VARIANT_TIMEOUT_MS,
@@ -45,7 +45,7 @@ export function promptTokensBound(messages: readonly unknown[], tools: readonly 
  * @example worstCaseCost("gpt-4.1-mini", { inputTokens: 1000, maxTokens: 100 }, pricing) // 0.00056
  */
 export function worstCaseCost(model: string, call: { inputTokens: number; maxTokens: number | null }, pricing: Pricing): number {
-  const price = priceFor(model, pricing.prices) ?? (pricing.platformKey ? pricing.fallback : null);
+  const { price } = modelPrice(model, pricing);
   if (!price) return 0;
   // Tokens at USD per million tokens are micro-dollars; the epsilon keeps float noise from rounding up a whole one.
   const micros = call.inputTokens * price.input + (call.maxTokens ?? UNSET_MAX_TOKENS_HOLD) * price.output;
