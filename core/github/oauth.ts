@@ -1,6 +1,7 @@
 import { FORGE_ANSWER_CAP } from "../http/answer-caps";
 import { AnswerTooLarge, readJsonWithin } from "../http/read-within";
 import { GitHubError } from "./client";
+import { githubInit } from "./request";
 
 /**
  * The platform's GitHub App as a user sees it during an installation claim (OP-REPO-6): its
@@ -160,14 +161,7 @@ export class GitHubOAuth {
   }
 
   #asUser(userToken: string, path: string): Promise<Response> {
-    return this.#send(`${this.#options.apiUrl}${path}`, {
-      headers: {
-        accept: "application/vnd.github+json",
-        authorization: `Bearer ${userToken}`,
-        "user-agent": "guilds-platform",
-        "x-github-api-version": "2022-11-28",
-      },
-    });
+    return this.#send(`${this.#options.apiUrl}${path}`, githubInit("GET", userToken, undefined));
   }
 
   async #send(url: string, init: RequestInit): Promise<Response> {
