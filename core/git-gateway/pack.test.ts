@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { deflateSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { packOf as craftedPack, objectHeader, varint } from "../../scripts/forge/crafted-pack";
-import { commitId, PackError, PackReader } from "./pack";
+import { commitId, PackError } from "./commit";
+import { PackReader } from "./pack";
 
 const dirs: string[] = [];
 afterAll(() => {

@@ -13,8 +13,6 @@
 import { Z_BUF_ERROR, Z_NO_FLUSH, Z_OK, Z_STREAM_END, ZStream, zlibInflate, zlibInflateInit2, zlibInflateReset } from "pako";
 import { applyDelta, commitId, commitParents, MAX_COMMIT_BYTES, PackError, PackLimitError } from "./commit";
 
-export { commitId, commitParents, MAX_COMMIT_BYTES, PackError, PackLimitError } from "./commit";
-
 /**
  * What one push's pack may cost to read before the check is decided. A task's push sends its
  * commits first and is accepted once they prove the update, so honest pushes stay far below.

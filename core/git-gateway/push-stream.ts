@@ -4,7 +4,8 @@
  * a truncated request that changes nothing there.
  */
 import { type Ancestry, checkPush, needsAncestry, type PushPolicy, type Refusal } from "./check-push";
-import { PackError, PackLimitError, PackReader } from "./pack";
+import { PackError, PackLimitError } from "./commit";
+import { PackReader } from "./pack";
 import type { Command } from "./pkt-line";
 
 /** The slice of a chunk read at once: deflate's limit of about 1,032 to 1 keeps its work to a few MiB. */
