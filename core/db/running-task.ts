@@ -8,6 +8,7 @@ import { type RunEnding, statusAfterRun, type TaskOutcome, type TaskStatus } fro
 import { type TaskSettings, taskSettings } from "../tasks/settings";
 import type { Database } from "./client";
 import { agents, githubConnections, guildRepositories, guilds, messages, organisations, runs, taskMessages, taskRuns, tasks } from "./schema";
+import { markDelivered } from "./task-run-start";
 import { appendOpeningRow, type NewRow, type WireRow } from "./transcript";
 
 export interface TaskForRun {
@@ -136,12 +137,7 @@ export async function undeliveredMessages(db: Database, taskId: string): Promise
  * together, so a message is never delivered twice or lost between the two.
  */
 export function deliverMessages(db: Database, row: NewRow & { generation: number }, messageIds: string[], deliveredAt: Date): Promise<WireRow> {
-  return appendOpeningRow(db, row, {
-    writes: sql`d as (
-      update task_messages set delivered_at = ${deliveredAt.toISOString()}::timestamptz, delivered_run_id = ${row.runId}::uuid
-      where id = any(${`{${messageIds.join(",")}}`}::uuid[]) and delivered_at is null returning 1
-    )`,
-  });
+  return appendOpeningRow(db, row, { writes: markDelivered(row.runId, messageIds, deliveredAt) });
 }
 
 /** The run's usage from its assistant rows (the run report, TASK-022). */
@@ -224,7 +220,8 @@ export async function settleTask(
         autoResumes: after.autoResumes,
         lastRunEndedAt: now,
         updatedAt: now,
-        ...(after.status === "queued" ? { queuedAt: now } : {}),
+        // A run that handed off keeps the task's place in the queue: its next run goes on with the work at once.
+        ...(after.status === "queued" && ending.outcome !== "handed_off" ? { queuedAt: now } : {}),
         ...(closing ? { closedAt: now } : {}),
       })
       .where(eq(tasks.id, taskId));

@@ -12,6 +12,9 @@ describe("task outcomes", () => {
   it("TASK-025: end_turn makes the task waiting", () => {
     expect(endedWith("end_turn").status).toBe("waiting");
   });
+  it("TASK-033: a run that handed off queues the task at once for the run that goes on from its notes", () => {
+    expect(endedWith("handed_off")).toEqual({ status: "queued", resumeAt: null, autoResumes: 0 });
+  });
   it("TASK-026: blocked makes the task blocked", () => {
     expect(endedWith("blocked").status).toBe("blocked");
   });

@@ -24,6 +24,7 @@ export type TaskStatus = (typeof TASK_STATUSES)[number];
 export const TASK_OUTCOMES = [
   "completed",
   "end_turn",
+  "handed_off",
   "blocked",
   "rate_limited",
   "limit_reached",
@@ -101,6 +102,9 @@ function mappedStatus(ending: RunEnding, maxAutoResumes: number, now: number, re
     case "end_turn":
     case "cancelled":
       return { status: "waiting", resumeAt: null, autoResumes: 0 };
+    case "handed_off":
+      // The context filled: the next run starts from the hand-off text as soon as the queue plans.
+      return { status: "queued", resumeAt: null, autoResumes: 0 };
     case "blocked":
       return { status: "blocked", resumeAt: null, autoResumes: 0 };
     case "limit_reached":

@@ -1,6 +1,7 @@
 /**
- * The first user row of a task run (TASK-009): the task, where its code goes, and for a
- * later run the continuation summary of the earlier ones (TASK-033).
+ * The first user row of a task run (TASK-009): the task, where its code goes, for a later
+ * run the continuation summary of the earlier ones (TASK-033) or the hand-off of the run
+ * before, and the messages the run starts because of (TASK-032).
  *
  * @example taskPrompt({ key: "WEB-1", title: "Fix login", description: "", baseBranch: "main", summary: null })
  */
@@ -13,6 +14,10 @@ export interface TaskPromptInput {
   baseBranch: string;
   /** The earlier runs' summary; null for the first run. */
   summary: string | null;
+  /** The previous run's hand-off text, when it handed off as its context filled (the summary is then not given). */
+  handoff?: string | null;
+  /** Messages that came for the task since its last run, which this run starts because of (TASK-032). */
+  messages?: readonly string[];
   /** The repository's folder in the box. */
   workspace?: string;
 }
@@ -30,6 +35,8 @@ export function taskPrompt(input: TaskPromptInput): string {
       "Call complete_task with a summary when the task is done. Call ask_question when you need an answer from a person (blocking: true when you cannot go on without it).",
     ].join("\n"),
   ];
-  if (input.summary) parts.push(`This task ran before. What happened so far:\n${input.summary}`);
+  if (input.handoff) parts.push(`This task's previous run handed off when its context filled. Its notes for you:\n${input.handoff}`);
+  else if (input.summary) parts.push(`This task ran before. What happened so far:\n${input.summary}`);
+  if (input.messages?.length) parts.push(`Messages for you since then:\n\n${input.messages.join("\n\n")}`);
   return parts.join("\n\n");
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { rateLimitResetAt } from "../providers/provider-error";
+import { type TurnError, turnOutcome } from "../runs/turn";
 import { gatewayRemote, gatewayTokensFile, newCredential, sameCredential } from "./credential";
 import { taskPrompt } from "./prompt";
 import { continuationSummary, SUMMARY_CAP_BYTES } from "./summary";
@@ -61,6 +62,22 @@ describe("continuation summary", () => {
     expect(first).not.toContain("ran before");
     expect(taskPrompt({ key: "WEB-1", title: "Fix", description: "", baseBranch: "main", summary: "Task: Fix" })).toContain("ran before");
   });
+
+  it("TASK-032 / TASK-033: a run after a hand-off starts from its notes, and the messages it starts because of come after", () => {
+    const prompt = taskPrompt({
+      key: "WEB-1",
+      title: "Fix",
+      description: "",
+      baseBranch: "main",
+      summary: "Task: Fix",
+      handoff: "Tests pass; the login form is left",
+      messages: ["one more check please", "and the logout"],
+    });
+    expect(prompt).toContain("handed off when its context filled. Its notes for you:\nTests pass; the login form is left");
+    expect(prompt).not.toContain("ran before");
+    expect(prompt.indexOf("Tests pass")).toBeLessThan(prompt.indexOf("one more check please"));
+    expect(prompt).toMatch(/Messages for you since then:\n\none more check please\n\nand the logout$/);
+  });
 });
 
 describe("gateway credential", () => {
@@ -90,27 +107,35 @@ describe("gateway credential", () => {
 
 describe("turn endings", () => {
   const none = { completed: null, question: null };
+  /** The turn a generation with these errors (and hand-off) ends with. */
+  const turn = (errors: TurnError[], handoff?: { text: string | null }) => turnOutcome({ status: "active", errors, ...(handoff ? { handoff } : {}) }, false);
   it("TASK-016 / TASK-020: a clean turn goes on; a blocking question waits to end blocked", () => {
-    expect(turnEnding({ errors: [], ...none })).toEqual({ outcome: null, blocking: false });
-    expect(turnEnding({ errors: [], completed: null, question: { question: "?", blocking: true } })).toEqual({ outcome: null, blocking: true });
+    expect(turnEnding({ turn: turn([]), ...none })).toEqual({ outcome: null, blocking: false });
+    expect(turnEnding({ turn: turn([]), completed: null, question: { question: "?", blocking: true } })).toEqual({ outcome: null, blocking: true });
+  });
+  it("CHAIN-003 / TASK-033: a hand-off ends the run handed_off with its text, unless complete_task was called", () => {
+    expect(turnEnding({ turn: turn([], { text: "notes" }), ...none })).toEqual({ outcome: "handed_off", handoff: "notes" });
+    expect(turnEnding({ turn: turn([], { text: null }), ...none })).toEqual({ outcome: "handed_off", handoff: null });
+    expect(turnEnding({ turn: turn([], { text: "notes" }), completed: "done", question: null })).toEqual({ outcome: "completed", detail: "done" });
+    expect(turnEnding({ turn: turn([{ code: "generation.max_chain" }]), ...none })).toMatchObject({ outcome: "limit_reached", detail: "generation.max_chain" });
   });
   it("TASK-015 / TASK-024: complete_task ends the run completed", () => {
-    expect(turnEnding({ errors: [], completed: "done", question: null })).toEqual({ outcome: "completed", detail: "done" });
+    expect(turnEnding({ turn: turn([]), completed: "done", question: null })).toEqual({ outcome: "completed", detail: "done" });
   });
   it("TASK-027: a provider 429 ends rate_limited with its reset time", () => {
     const at = "2100-01-01T00:01:00.000Z";
-    expect(turnEnding({ errors: [{ code: "provider.error", http_status: 429, reset_at: at }], ...none })).toEqual({
+    expect(turnEnding({ turn: turn([{ code: "provider.error", http_status: 429, reset_at: at }]), ...none })).toEqual({
       outcome: "rate_limited",
       resetAt: Date.parse(at),
     });
-    expect(turnEnding({ errors: [{ code: "provider.error", http_status: 429 }], ...none })).toEqual({ outcome: "rate_limited", resetAt: null });
+    expect(turnEnding({ turn: turn([{ code: "provider.error", http_status: 429 }]), ...none })).toEqual({ outcome: "rate_limited", resetAt: null });
   });
   it("TASK-028 / TASK-030 / TASK-031: limits, cancel, a lost box and other failures", () => {
-    expect(turnEnding({ errors: [{ code: "generation.max_steps" }], ...none }).outcome).toBe("limit_reached");
-    expect(turnEnding({ errors: [{ code: "usage.spend_limit" }], ...none }).outcome).toBe("limit_reached");
-    expect(turnEnding({ errors: [{ code: "generation.cancelled" }], completed: "x", question: null }).outcome).toBe("cancelled");
-    expect(turnEnding({ errors: [{ code: "sandbox.unavailable" }], ...none }).outcome).toBe("sandbox_lost");
-    expect(turnEnding({ errors: [{ code: "provider.error", http_status: 500 }], ...none }).outcome).toBe("failed");
+    expect(turnEnding({ turn: turn([{ code: "generation.max_steps" }]), ...none }).outcome).toBe("limit_reached");
+    expect(turnEnding({ turn: turn([{ code: "usage.spend_limit" }]), ...none }).outcome).toBe("limit_reached");
+    expect(turnEnding({ turn: turn([{ code: "generation.cancelled" }]), completed: "x", question: null }).outcome).toBe("cancelled");
+    expect(turnEnding({ turn: turn([{ code: "sandbox.unavailable" }]), ...none }).outcome).toBe("sandbox_lost");
+    expect(turnEnding({ turn: turn([{ code: "provider.error", http_status: 500 }]), ...none }).outcome).toBe("failed");
   });
   it("TASK-027: the reset time from retry-after or x-ratelimit-reset headers", () => {
     const h = (values: Record<string, string>) => ({ get: (name: string) => values[name] ?? null });

@@ -1,15 +1,16 @@
 /**
- * What a task run does after one turn (one generation, TASK-013..021): the outcome it ends
- * with, or that it goes on. Pure: the task object's driver feeds it the generation's errors
+ * What a task run does after one turn (TASK-013..021): the outcome it ends with, or that it
+ * goes on. Pure: the task object's driver feeds it the turn's outcome (core/runs/turn.ts)
  * and what the task tools recorded.
  *
- * @example turnEnding({ errors: [{ code: "generation.max_steps" }], completed: null, question: null }) // { outcome: "limit_reached" }
+ * @example turnEnding({ turn: { next: "limit", code: "generation.max_steps", ... }, completed: null, question: null }) // { outcome: "limit_reached", ... }
  */
+import type { TurnError, TurnOutcome } from "../runs/turn";
 import type { TaskOutcome } from "./outcome";
 
 export interface TurnFacts {
-  /** The generation's run errors (code, and for a provider failure its HTTP status and reset time). */
-  errors: ReadonlyArray<{ code: string; http_status?: number | null; reset_at?: string | null }>;
+  /** What the turn ended with. */
+  turn: TurnOutcome<TurnError>;
   /** complete_task's summary, when the agent called it this turn. */
   completed: string | null;
   /** ask_question's last question this turn, when it called it. */
@@ -18,25 +19,25 @@ export interface TurnFacts {
 
 export type TurnEnding =
   | { outcome: TaskOutcome; resetAt?: number | null; detail?: string }
+  /** The context filled: this run ends and the task's next run starts from the hand-off text at once. */
+  | { outcome: "handed_off"; handoff: string | null }
   /** No ending: deliver messages, or wait for one (blocking: the wait ends blocked, else end_turn). */
   | { outcome: null; blocking: boolean };
 
-/** Errors after which the run has used what it may: its tool calls, steps, input tokens, spend. */
-const LIMIT_ERRORS = new Set(["generation.max_tool_calls", "generation.max_steps", "generation.max_input_tokens", "generation.max_chain", "usage.spend_limit"]);
-
 export function turnEnding(facts: TurnFacts): TurnEnding {
-  const codes = facts.errors.map((e) => e.code);
+  const { turn } = facts;
+  const codes = turn.errors.map((e) => e.code);
   if (codes.includes("generation.cancelled")) return { outcome: "cancelled" };
-  const limited = facts.errors.find((e) => e.http_status === 429);
+  const limited = turn.errors.find((e) => e.http_status === 429);
   if (limited) {
     const reset = limited.reset_at ? Date.parse(limited.reset_at) : Number.NaN;
     return { outcome: "rate_limited", resetAt: Number.isFinite(reset) ? reset : null };
   }
   if (facts.completed !== null) return { outcome: "completed", detail: facts.completed };
-  const limit = codes.find((c) => LIMIT_ERRORS.has(c));
-  if (limit) return { outcome: "limit_reached", detail: limit };
+  if (turn.next === "handoff") return { outcome: "handed_off", handoff: turn.text };
+  if (turn.next === "limit") return { outcome: "limit_reached", detail: turn.code };
   if (codes.includes("sandbox.lost") || codes.includes("sandbox.unavailable")) return { outcome: "sandbox_lost" };
-  const failed = facts.errors[0];
+  const failed = turn.errors[0];
   if (failed) return { outcome: "failed", detail: failed.code };
   return { outcome: null, blocking: facts.question?.blocking === true };
 }

@@ -10,6 +10,7 @@ import { serveRunEvents } from "../common/sse-hub";
 import type { SandboxState, SandboxView, ViewTarget } from "../sandbox/manager";
 import type { VariantBatch } from "./generation/variants";
 import type { Rooms } from "./rooms";
+import { servedAgent } from "./state/context";
 import type { CreatedRun, NewMessage } from "./triggers/direct";
 
 /** `generationState()`: the agent's lock as the Worker reports it (UTC ISO times). */
@@ -166,7 +167,8 @@ export class AgentObject extends DurableObject<Env> {
     if (held && context.lock.active) return { forgotten: false, busyRunId: held.runId };
     context.sessions.clear();
     context.redaction.forgetAll();
-    if (context.agentId) await context.box.forget(context.agentId);
+    const agentId = servedAgent(context);
+    if (agentId) await context.box.forget(agentId);
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     const { migrateStorage } = await import("./rooms");
@@ -180,7 +182,8 @@ export class AgentObject extends DurableObject<Env> {
    */
   async sandboxForView(view: SandboxView): Promise<ViewTarget> {
     if (view !== "browser" && view !== "cli") return { ok: false, code: "sandbox.view_unknown", message: `No sandbox view ${String(view)}` };
-    const { agentId, box } = this.#rooms.context;
+    const { box } = this.#rooms.context;
+    const agentId = servedAgent(this.#rooms.context);
     if (!agentId) return { ok: false, code: "sandbox.unavailable", message: "The agent object does not know its agent id" };
     return box.forView(agentId, view);
   }
@@ -191,9 +194,10 @@ export class AgentObject extends DurableObject<Env> {
    */
   async runDiff(runId: string, repository: string): Promise<Outcome<RepoDiff>> {
     const { context } = this.#rooms;
-    if (!context.agentId) return refuse(503, "sandbox.unavailable", "The agent object does not know its agent id");
+    const agentId = servedAgent(context);
+    if (!agentId) return refuse(503, "sandbox.unavailable", "The agent object does not know its agent id");
     const { runDiff } = await import("../sandbox/run-diff");
-    return runDiff(context, context.agentId, runId, repository);
+    return runDiff(context, agentId, runId, repository);
   }
 
   /**
@@ -212,12 +216,13 @@ export class AgentObject extends DurableObject<Env> {
 
   /** The box as the console shows it. */
   sandboxState(): Promise<SandboxState> {
-    return this.#rooms.context.box.state(this.#rooms.context.agentId);
+    return this.#rooms.context.box.state(servedAgent(this.#rooms.context));
   }
 
   /** "Reset home": the box destroyed without a save, the saved home deleted; refused while generating. */
   async sandboxResetHome(): Promise<{ ok: true; destroyed: boolean } | { ok: false; code: string; message: string }> {
-    const { agentId, box } = this.#rooms.context;
+    const { box } = this.#rooms.context;
+    const agentId = servedAgent(this.#rooms.context);
     if (!agentId) return { ok: false, code: "sandbox.unavailable", message: "The agent object does not know its agent id" };
     return box.resetHome(agentId);
   }
@@ -243,12 +248,13 @@ export class AgentObject extends DurableObject<Env> {
     const { context } = this.#rooms;
     context.sessions.forgetScripts(change);
     const files = context.box.runningFiles();
-    if (!context.agentId || !files) return;
+    const agentId = servedAgent(context);
+    if (!agentId || !files) return;
     const active = context.lock.active;
     const session = active ? await context.sessions.get(active.runId) : null;
     const { syncScriptsToBox } = await import("../sandbox/script-sync");
     await syncScriptsToBox({
-      agentId: context.agentId,
+      agentId,
       change,
       files,
       generating: session ? new Set(session.snapshot.scripts.map((s) => s.name)) : null,

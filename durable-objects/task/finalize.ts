@@ -55,6 +55,7 @@ export async function finalizeRun(input: FinalizeInput): Promise<void> {
     usage,
     refusals: input.refusals,
     summary: ending.summary ?? null,
+    ...(ending.outcome === "handed_off" ? { handoff: ending.handoff ?? null } : {}),
     volume_saved_bytes: released.savedBytes,
   };
   await finishTaskRun(db, { taskRunId: input.taskRunId, runId: input.runId, outcome: ending.outcome, endedAt, workspace, report });

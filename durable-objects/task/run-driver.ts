@@ -8,7 +8,6 @@
  */
 import type { TaskForRun } from "../../core/db/running-task";
 import { markConnected, setPullRequest, undeliveredMessages } from "../../core/db/running-task";
-import { type RunError, updateRun } from "../../core/db/transcript";
 import { describeError, logEvent } from "../../core/output/log";
 import { countRowTokens } from "../../core/projection/token-count";
 import type { ChatPayload } from "../../core/projection/types";
@@ -17,9 +16,9 @@ import type { TaskOutcome } from "../../core/tasks/outcome";
 import { TASK_WORKSPACE } from "../../core/tasks/prompt";
 import { type TurnEnding, turnEnding } from "../../core/tasks/turn";
 import type { SandboxAccess } from "../../core/tools/types";
-import { runGeneration } from "../agent/generation/generation";
-import { ensureRequestOf, generationInputs, openSecrets } from "../agent/generation/inputs";
+import { ensureRequestOf, openSecrets } from "../agent/generation/inputs";
 import { tokenCounterReady } from "../agent/generation/token-ranks";
+import { runTurn } from "../agent/run/turn";
 import type { RunSession } from "../agent/state/run-session";
 import { TaskBoxCommands } from "./box-commands";
 import type { RepositoryTokens } from "./forge";
@@ -36,6 +35,8 @@ export interface RunEnding {
   resetAt?: number | null;
   /** complete_task's summary (TASK-015). */
   summary?: string | null;
+  /** The hand-off text the task's next run starts from (handed_off). */
+  handoff?: string | null;
 }
 
 export interface DriverDeps {
@@ -184,43 +185,34 @@ export class TaskRunDriver {
     return null;
   }
 
-  /** One turn: a generation under the task's lock, with the task tools (TASK-012..016). */
+  /** One turn: a generation under the task's lock, with the task tools (TASK-012..016), through the one turn of every run. */
   private async turn(): Promise<{ ending: TurnEnding; question: { question: string; blocking: boolean } | null }> {
     const { rooms, session } = this.deps;
     const { context } = rooms;
-    const generation = session.facts.generation;
-    const claimed = await context.lock.claim(session.runId, generation);
+    const claimed = await context.lock.claim(session.runId, session.facts.generation);
     if (!claimed.ok) throw new Error("the task's generation lock is held by another generation");
     let completed: string | null = null;
     let question: { question: string; blocking: boolean } | null = null;
     try {
       if (this.stopping) claimed.controller.abort();
-      const inputs = await generationInputs(context, session, generation, claimed.controller.signal);
-      let errors: RunError[];
-      if (!inputs.ok) {
-        errors = [inputs.error];
-        await updateRun(context.database.db(), session.runId, { errors });
-        session.facts = { ...session.facts, errors: [...session.facts.errors, ...errors] };
-      } else {
-        // Set on the generation's own inputs (not a copy): its redacted effects read them there.
-        const given = inputs.generation;
-        // The run's gateway credential is in the box's tokens file: it never reaches a row (SEC-018).
-        given.redactor = given.redactor.withSecrets([{ name: "GATEWAY_CREDENTIAL", value: this.deps.credential }]);
-        // The agent's commands start in the task's workspace.
-        if (given.sandbox) given.sandbox = inWorkspace(given.sandbox);
-        given.task = {
-          complete: (summary) => {
-            completed = summary;
-          },
-          ask: (text, blocking) => {
-            question = { question: text, blocking };
-          },
-        };
-        const outcome = await runGeneration(context, given);
-        errors = outcome.errors;
-      }
-      for (const e of errors) context.hub.publish(session.runId, "error", { run_id: session.runId, ...e });
-      return { ending: turnEnding({ errors, completed, question }), question };
+      const turn = await runTurn(context, session, claimed, {
+        prepare: (given) => {
+          // Set on the generation's own inputs (not a copy): its redacted effects read them there.
+          // The run's gateway credential is in the box's tokens file: it never reaches a row (SEC-018).
+          given.redactor = given.redactor.withSecrets([{ name: "GATEWAY_CREDENTIAL", value: this.deps.credential }]);
+          // The agent's commands start in the task's workspace.
+          if (given.sandbox) given.sandbox = inWorkspace(given.sandbox);
+          given.task = {
+            complete: (summary) => {
+              completed = summary;
+            },
+            ask: (text, blocking) => {
+              question = { question: text, blocking };
+            },
+          };
+        },
+      });
+      return { ending: turnEnding({ turn, completed, question }), question };
     } finally {
       await context.lock.release(session.runId);
     }

@@ -5,12 +5,15 @@
  * streams the task's events. A run it lost (evicted, crashed) is finalized as sandbox_lost
  * at its next alarm or call (TASK-029).
  */
+import { sql } from "drizzle-orm";
 import type { Env } from "../../bindings/env";
 import { type Outcome, refuse } from "../../bindings/outcome";
 import type { GitAuthorization, GitRefusalEvent } from "../../bindings/task-gateway";
 import { readOpeningState } from "../../core/db/agent-state";
 import { activeTaskRun, earlierTaskRows, readTaskForRun, type TaskForRun, taskRunClaim, taskStatus } from "../../core/db/running-task";
+import { markDelivered, readTaskRunStart } from "../../core/db/task-run-start";
 import { describeError, logEvent } from "../../core/output/log";
+import { nextLink } from "../../core/runs/chain";
 import { newCredential } from "../../core/tasks/credential";
 import { taskPrompt } from "../../core/tasks/prompt";
 import { continuationSummary } from "../../core/tasks/summary";
@@ -112,16 +115,34 @@ export class TaskControl {
       if (!agent || agent.agent.archivedAt) return refuse(409, "task.agent_unavailable", "The task's agent is archived or gone");
       const runId = crypto.randomUUID();
       const taskRunId = crypto.randomUUID();
-      const earlier = await earlierTaskRows(db, taskId, runId);
-      // TASK-033: a later run starts from a summary of the earlier ones.
+      const { last, queued } = await readTaskRunStart(db, taskId);
+      // TASK-033: a run after a hand-off goes on from its notes, as a continuation in the chain
+      // (CHAIN-009, so the chain's length stays bounded); any other later run from a summary.
+      const handoff = last?.outcome === "handed_off" && typeof last.report.handoff === "string" ? last.report.handoff : null;
+      const earlier = handoff || !last ? [] : await earlierTaskRows(db, taskId, runId);
       const summary = earlier.length ? continuationSummary({ title: task.title, description: task.description, rows: earlier }) : null;
-      const prompt = taskPrompt({ key: task.key, title: task.title, description: task.description, baseBranch: task.baseBranch, summary });
+      // TASK-032: the messages this run starts because of are in its first prompt, delivered with it.
+      const messages = queued.map((m) => m.content);
+      const prompt = taskPrompt({ key: task.key, title: task.title, description: task.description, baseBranch: task.baseBranch, summary, handoff, messages });
       const opened = await writeOpening(db, agent, runId, now, {
         kind: "task",
-        run: { title: `${task.key}: ${task.title}`, metadata: { task_id: task.id, task_run_id: taskRunId } },
+        run: {
+          title: `${task.key}: ${task.title}`,
+          metadata: { task_id: task.id, task_run_id: taskRunId, ...(handoff && last ? { chain: nextLink(last.runId, last.metadata) } : {}) },
+        },
         wake: { role: "user", content: prompt },
-        wakeMetadata: { source: "task_prompt" },
+        wakeMetadata: { source: "task_prompt", ...(queued.length ? { message_ids: queued.map((m) => m.id) } : {}) },
         claim: taskRunClaim(task.id, taskRunId, runId),
+        ...(queued.length
+          ? {
+              writes: markDelivered(
+                runId,
+                queued.map((m) => m.id),
+                now,
+                sql`exists (select 1 from r)`,
+              ),
+            }
+          : {}),
       });
       // The one-active index refused the task run: nothing of the run was written.
       if (!opened) return runActive();

@@ -107,7 +107,7 @@ export const taskRuns = pgTable(
     index("task_runs_task_created_idx").on(t.taskId, t.createdAt),
     check(
       "task_runs_outcome_check",
-      sql`${t.outcome} in ('completed', 'end_turn', 'blocked', 'rate_limited', 'limit_reached', 'sandbox_lost', 'connect_timeout', 'provisioning_failed', 'cancelled', 'failed')`,
+      sql`${t.outcome} in ('completed', 'end_turn', 'handed_off', 'blocked', 'rate_limited', 'limit_reached', 'sandbox_lost', 'connect_timeout', 'provisioning_failed', 'cancelled', 'failed')`,
     ),
   ],
 );

@@ -11,7 +11,7 @@ import type { ToolDefinition } from "../../../core/tools/types";
 import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall } from "../../../test/workerd/agents";
 import { call, seedGuild } from "../../../test/workerd/seed";
 import type { AgentObject } from "../agent-object";
-import type { AgentContext } from "../state/context";
+import type { RunContext } from "../state/context";
 import { RunSession } from "../state/run-session";
 import { runGeneration } from "./generation";
 import { imageHydrator, r2Images } from "./hydrate";
@@ -42,7 +42,7 @@ describe("a generation's failure paths", () => {
     try {
       let attempts = 0;
       const published: number[] = [];
-      session.publishRow = (row) => published.push(row.seq);
+      session.live = { publishRow: (_runId: string, row: { seq: number }) => published.push(row.seq) };
       // Two connection failures, then the write goes through.
       await session.commit(
         conn.db,
@@ -300,4 +300,4 @@ function deps(db: ReturnType<typeof openDatabase>["db"], session: RunSession, si
 }
 
 /** The agent's context as a generation outside an agent object reads it: the clock and a stream nobody hears. */
-const context = { now: () => Date.now(), hub: { publish: () => {} } } as unknown as AgentContext;
+const context = { now: () => Date.now(), hub: { publish: () => {} } } as unknown as RunContext;

@@ -22,7 +22,7 @@ import { type Pricing, replyCost, usageMonth } from "../../../core/usage/pricing
 import { readReportedUsage } from "../../../core/usage/reported-usage";
 import { limitReachedMessage, spendReached } from "../../../core/usage/reservation";
 import { storableText, storableValue } from "../../../core/validation/storable";
-import type { AgentContext } from "../state/context";
+import type { RunContext } from "../state/context";
 import type { RowDraft, RunSession } from "../state/run-session";
 import { callModel, type ModelReply, type ModelRequest, ProviderError } from "./model-call";
 import type { ToolImageStore } from "./tools/images";
@@ -81,7 +81,7 @@ export interface GenerationOutcome {
  * whichever it is, tool calls left open get interruption results and the run's status
  * follows its kind's rules, so the run stays valid and usable.
  */
-export async function runGeneration(context: AgentContext, inputs: GenerationInputs): Promise<GenerationOutcome> {
+export async function runGeneration(context: RunContext, inputs: GenerationInputs): Promise<GenerationOutcome> {
   const { session, generation } = inputs;
   const settings = session.snapshot.model;
   const errors: RunError[] = [];
@@ -303,7 +303,7 @@ function planNow(inputs: GenerationInputs) {
 }
 
 async function commitAssistant(
-  context: AgentContext,
+  context: RunContext,
   inputs: GenerationInputs,
   reply: ModelReply,
   plan: { pressureStubbed: number[]; tokens: number },

@@ -22,7 +22,7 @@ import { scriptTool } from "../../../core/tools/scripts";
 import { TAVILY_SEARCH } from "../../../core/tools/search";
 import type { SandboxAccess } from "../../../core/tools/types";
 import type { EnsureRequest } from "../../sandbox/inputs";
-import { type AgentContext, schedulesChanged } from "../state/context";
+import { type RunContext, schedulesChanged } from "../state/context";
 import type { RunSession } from "../state/run-session";
 import type { GenerationInputs } from "./generation";
 import { redactedMemory, redactedPosts, redactedSchedules } from "./redacted-effects";
@@ -44,7 +44,7 @@ import { PostgresToolStore } from "./tools/store";
  * generation-start error: no model call is made (ERR-008).
  */
 export async function generationInputs(
-  context: AgentContext,
+  context: RunContext,
   session: RunSession,
   generation: number,
   signal: AbortSignal,
@@ -194,7 +194,7 @@ function boxTools(session: RunSession) {
  * The box of this generation, for a run whose tools reach it (shell, the browser tools, or
  * a script tool that executes), or null. Its secrets go into the box's environment (SEC-005).
  */
-function generationBox(context: AgentContext, db: Database, session: RunSession, values: SecretValue[]): GenerationBox | null {
+function generationBox(context: RunContext, db: Database, session: RunSession, values: SecretValue[]): GenerationBox | null {
   const { snapshot } = session;
   const tools = boxTools(session);
   const scripts = snapshot.flags.scripting && executesScripts(tools, nativeToolNames());

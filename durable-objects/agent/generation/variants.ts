@@ -37,7 +37,7 @@ import { readReportedUsage } from "../../../core/usage/reported-usage";
 import { limitReachedMessage, promptTokensBound, worstCaseCost } from "../../../core/usage/reservation";
 import { storableText, storableValue } from "../../../core/validation/storable";
 import { batchIds, VARIANT_TIMEOUT_MS, type VariantCall, type VariantSettings, variantCall } from "../../../core/variants/request";
-import type { AgentContext } from "../state/context";
+import { type RunContext, servedAgent } from "../state/context";
 import { callModel, ProviderError, type ReplyLimits } from "./model-call";
 import { generationBounds } from "./request-bounds";
 
@@ -59,7 +59,7 @@ export interface VariantBatch {
  * Each variant holds its worst-case cost from before its call until its real cost is
  * recorded or it fails (decision 0022).
  */
-export async function runVariants(context: AgentContext, batch: VariantBatch): Promise<Outcome<{ batch_id: string; variants: WireVariant[] }>> {
+export async function runVariants(context: RunContext, batch: VariantBatch): Promise<Outcome<{ batch_id: string; variants: WireVariant[] }>> {
   const { env } = context;
   const now = new Date(context.now());
   const prepared = await context.database.use(async (db) => {
@@ -70,7 +70,8 @@ export async function runVariants(context: AgentContext, batch: VariantBatch): P
       .where(eq(runs.id, batch.runId))
       .limit(1);
     // Only this agent's runs: the Worker addresses the run's agent, and no other object answers for it.
-    if (!found || (context.agentId && found.run.agentId !== context.agentId)) return null;
+    const agentId = servedAgent(context);
+    if (!found || (agentId && found.run.agentId !== agentId)) return null;
     const snapshot = found.run.snapshot as RunSnapshot;
     const replay = await replayPrompt(db, batch.runId, batch.seq, snapshot);
     const scope = { agentId: found.run.agentId, guildId: found.guildId, organisationId: found.organisationId };

@@ -1,7 +1,7 @@
 import { riding } from "../../../core/db/outage";
 import { type RunError, updateRun } from "../../../core/db/transcript";
 import { statusAfterGeneration } from "../../../core/runs/rules";
-import type { AgentContext } from "../state/context";
+import type { RunContext } from "../state/context";
 import type { RunSession } from "../state/run-session";
 
 /**
@@ -9,7 +9,7 @@ import type { RunSession } from "../state/run-session";
  * start, a platform failure, recovery) with the status the run's kind gives, and
  * publishes them.
  */
-export async function recordEnding(context: AgentContext, session: RunSession, errors: RunError[]): Promise<"active" | "completed"> {
+export async function recordEnding(context: RunContext, session: RunSession, errors: RunError[]): Promise<"active" | "completed"> {
   const status = statusAfterGeneration(
     session.facts,
     errors.map((e) => e.code),

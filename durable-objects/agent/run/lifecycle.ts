@@ -5,16 +5,15 @@ import { isTransient, type OutagePolicy, riding } from "../../../core/db/outage"
 import { type RunError, updateRun } from "../../../core/db/transcript";
 import { describeError, logEvent } from "../../../core/output/log";
 import { type Refusal, resumeRefusal, statusAfterGeneration } from "../../../core/runs/rules";
-import { runGeneration } from "../generation/generation";
-import { generationInputs } from "../generation/inputs";
 import { tokenCounterReady } from "../generation/token-ranks";
-import { type AgentContext, agentIdle, runEnded } from "../state/context";
+import { agentIdle, type RunContext, runEnded } from "../state/context";
 import type { ActiveGeneration } from "../state/generation-lock";
 import type { RunSession } from "../state/run-session";
 import { announceContinuation, continueAfterHandoff, withLatestRun } from "./chain";
 import { recordEnding } from "./ending";
 import { AgentUnavailable, type Opening, searchOffered, writeOpening } from "./opening";
 import { RunRecovery } from "./recovery";
+import { runTurn } from "./turn";
 
 /** How long a request waits out a database outage before it answers 503. */
 export const REQUEST_OUTAGE_POLICY = { budgetMs: 3_000, firstPauseMs: 200, maxPauseMs: 1_000 };
@@ -31,7 +30,7 @@ export const REQUEST_OUTAGE_POLICY = { budgetMs: 3_000, firstPauseMs: 200, maxPa
 export class RunLifecycle {
   readonly recovery: RunRecovery;
 
-  constructor(private readonly context: AgentContext) {
+  constructor(private readonly context: RunContext) {
     this.recovery = new RunRecovery(context, (session, claimed) => this.generate(session, claimed));
   }
 
@@ -156,21 +155,9 @@ export class RunLifecycle {
     // The continuation this run handed off to, holding the lock it passed (CHAIN-010).
     let next: { session: RunSession; active: ActiveGeneration } | null = null;
     try {
-      const inputs = await generationInputs(context, session, generation, signal);
-      if (!inputs.ok) {
-        status = await recordEnding(context, session, [inputs.error]);
-        return;
-      }
-      const outcome = await runGeneration(context, inputs.generation);
-      status = outcome.status;
-      // REPO-015: every generation ends with a checkpoint, a cancelled one too.
-      await inputs.generation.repositories
-        ?.checkpointEnd()
-        .catch((error: unknown) =>
-          logEvent("warn", { operation: "repository.checkpoint_end", run_id: runId, ...describeError(error) }, inputs.generation.redactor),
-        );
-      for (const e of outcome.errors) context.hub.publish(runId, "error", { run_id: runId, ...e });
-      if (outcome.handoff && !signal.aborted) next = await this.continueChain(session, outcome.handoff.text);
+      const turn = await runTurn(context, session, active);
+      status = turn.status;
+      if (turn.next === "handoff") next = await this.continueChain(session, turn.text);
       // A cancel that came while the continuation was written stops it before its first call (CHAIN-019).
       if (next && signal.aborted) next.active.controller.abort();
     } catch (error) {

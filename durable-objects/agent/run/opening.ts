@@ -80,6 +80,11 @@ export interface Opening {
    * in the opening's own statement: when it returns no row, nothing of the run is written.
    */
   claim?: SQL;
+  /**
+   * More data-modifying CTEs of the same statement (`name as (...)`), written only with the
+   * run: they may read `r`, the run's insert (a task's messages delivered by its first row).
+   */
+  writes?: SQL;
   /** Runs once the run is written, before it generates. */
   opened?: (runId: string) => Promise<void>;
   /**
@@ -138,7 +143,7 @@ export async function writeOpening(
       select ${runId}::uuid, v.seq, v.generation, v.role, v.payload, v.metadata, v.token_count
       from r, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(seq int, generation int, role text, payload jsonb, metadata jsonb, token_count int)
       returning seq, generation, role, payload, metadata, token_count, created_at
-    )
+    )${opening.writes ? sql`, ${opening.writes}` : sql``}
     select (select to_jsonb(r) from r) as run,
            coalesce((select jsonb_agg(jsonb_build_object('seq', m.seq, 'generation', m.generation, 'role', m.role, 'payload', m.payload,
              'metadata', m.metadata, 'token_count', m.token_count, 'created_at', m.created_at::text) order by m.seq) from m), '[]'::jsonb) as rows`);

@@ -1,7 +1,7 @@
 import { isTransient } from "../../../core/db/outage";
 import { describeError, logEvent } from "../../../core/output/log";
 import { interruptUnresolved } from "../generation/generation";
-import { type AgentContext, agentIdle, runEnded } from "../state/context";
+import { agentIdle, type RunContext, runEnded } from "../state/context";
 import { type ActiveGeneration, HEARTBEAT, HEARTBEAT_MS } from "../state/generation-lock";
 import type { RunSession } from "../state/run-session";
 import { chainToPickUp } from "./chain";
@@ -29,7 +29,7 @@ export class RunRecovery {
   private outages = 0;
 
   constructor(
-    private readonly context: AgentContext,
+    private readonly context: RunContext,
     private readonly generate: Generate,
   ) {}
 

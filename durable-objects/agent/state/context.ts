@@ -10,17 +10,25 @@ import type { RunSession } from "./run-session";
 import type { SessionCache } from "./session-cache";
 
 /**
- * What every room of the agent object receives: built once by the object (agent/rooms.ts),
- * so no layer restates an ability as a callback of its own.
+ * Whom a run context serves: an agent's object (its chats, schedule wake-ups and group
+ * deliveries) or a task's object (the task's runs). agentId is null only for an agent
+ * object addressed by a bare id.
+ */
+export type Serves = { readonly kind: "agent"; readonly agentId: string | null } | { readonly kind: "task"; readonly taskId: string };
+
+/**
+ * What every room that runs generations receives: built once per object by openRunContext
+ * (open-context.ts), for the agent's object and the task's object alike, so no layer
+ * restates an ability as a callback of its own.
  *
  * @example
  *   const held = context.lock.active; // the generation this instance runs
  *   const rows = await context.database.use((db) => loadRows(db, runId, 0, 100));
  */
-export interface AgentContext {
+export interface RunContext {
   readonly env: Env;
-  /** The agent's id: the object's name (null only for an object addressed by a bare id). */
-  readonly agentId: string | null;
+  /** The agent or the task this object is. */
+  readonly serves: Serves;
   /** The clock every room reads (deadlines, leases, rows); tests drive it. */
   now(): number;
   /** Randomness of the wake-window planner; tests may pin it. */
@@ -39,11 +47,11 @@ export interface AgentContext {
   readonly sessions: SessionCache;
   /** Values of redaction sets kept past their generation: a run's secrets, valid tokens. */
   readonly redaction: RedactionMemory;
-  /** The agent's box (SBX-*): ensured at a generation's start, told when it ends. */
+  /** The box (SBX-*): the agent's, or the task's (TASK-010); ensured at a generation's start, told when it ends. */
   readonly box: SandboxManager;
   /** The platform's redactor for log lines (its own keys). */
   readonly log: Redactor;
-  /** The triggers, in the order they hear of runs ending and of the agent going idle. */
+  /** The triggers, in the order they hear of runs ending and of the agent going idle (none for a task). */
   readonly listeners: readonly RunListener[];
 }
 
@@ -62,17 +70,22 @@ export interface RunListener {
 }
 
 /** The end of a run's generation, before its lock goes: the triggers, then the box (SBX-041, SBX-028, SEC-009). */
-export async function runEnded(context: AgentContext, session: RunSession): Promise<void> {
+export async function runEnded(context: RunContext, session: RunSession): Promise<void> {
   for (const listener of context.listeners) await listener.runEnded?.(session);
   await context.box.generationEnded();
 }
 
 /** The agent is free: a waiting group delivery and due schedules go now. */
-export async function agentIdle(context: AgentContext, agentId: string): Promise<void> {
+export async function agentIdle(context: RunContext, agentId: string): Promise<void> {
   for (const listener of context.listeners) await listener.idle?.(agentId);
 }
 
 /** A schedule tool changed the agent's routines: the schedule deadline re-arms. */
-export async function schedulesChanged(context: AgentContext, agentId: string): Promise<void> {
+export async function schedulesChanged(context: RunContext, agentId: string): Promise<void> {
   for (const listener of context.listeners) await listener.schedulesChanged?.(agentId);
+}
+
+/** The agent this context serves; null for a task's object (or an agent object without a name). */
+export function servedAgent(context: Pick<RunContext, "serves">): string | null {
+  return context.serves.kind === "agent" ? context.serves.agentId : null;
 }

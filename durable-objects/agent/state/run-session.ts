@@ -22,6 +22,11 @@ export type RowDraft = Omit<NewRow, "runId" | "seq">;
  * their stored token counts (loaded once per wake, never recounted), the per-run stub
  * memo, and the tool schemas' count, so a step's planning cost does not grow with history.
  */
+/** Where a session's committed rows go live: the object's SSE hub (sse-hub.ts), by run id. */
+export interface RowSink {
+  publishRow(runId: string, row: WireRow): void;
+}
+
 export class RunSession {
   readonly rows: StoredRow[] = [];
   readonly stubCounts = new StubCounts();
@@ -41,8 +46,8 @@ export class RunSession {
    * generation's start uses it instead of reading again. Taken once.
    */
   openedWith: { spend: MonthSpend; secrets?: SecretRef[] } | null = null;
-  /** Where committed rows go live (the run's event stream); set by the object. */
-  publishRow: (row: WireRow) => void = () => {};
+  /** Where committed rows go live (the object's run streams); the session cache sets it when it keeps the session. */
+  live: RowSink | null = null;
 
   constructor(
     readonly runId: string,
@@ -96,7 +101,7 @@ export class RunSession {
       throw error;
     }
     this.push(storedRow({ ...committed, tokenCount: row.tokenCount }));
-    this.publishRow(committed);
+    this.live?.publishRow(this.runId, committed);
     return committed;
   }
 

@@ -1,6 +1,6 @@
 import type { Database } from "../../../core/db/client";
 import type { ScriptChange } from "../../../core/scripts/types";
-import { RunSession } from "./run-session";
+import { type RowSink, RunSession } from "./run-session";
 
 /** Memory the cached sessions may hold together (the object has 128 MB in all). */
 export const SESSION_BUDGET_BYTES = 24 * 1024 * 1024;
@@ -22,12 +22,12 @@ export class SessionCache {
 
   /**
    * @param db the object's connection
-   * @param adopt wires a freshly loaded session to the object (its event stream)
+   * @param rows where the sessions' committed rows go live (the object's hub)
    * @param pinned the run whose session must stay cached (the one generating)
    */
   constructor(
     private readonly db: () => Database,
-    private readonly adopt: (session: RunSession) => void,
+    private readonly rows: RowSink,
     private readonly pinned: () => string | undefined,
   ) {}
 
@@ -90,7 +90,7 @@ export class SessionCache {
   }
 
   private remember(session: RunSession): void {
-    this.adopt(session);
+    session.live = this.rows;
     this.sessions.set(session.runId, session);
     let total = 0;
     for (const s of this.sessions.values()) total += s.bytes;

@@ -10,7 +10,7 @@ import { tokenCounterReady } from "../generation/token-ranks";
 import { withLatestRun } from "../run/chain";
 import { REQUEST_OUTAGE_POLICY, type RunLifecycle, refused, unavailable } from "../run/lifecycle";
 import { searchOffered, writeOpening } from "../run/opening";
-import type { AgentContext } from "../state/context";
+import type { RunContext } from "../state/context";
 import type { RunSession } from "../state/run-session";
 
 /** A created run: its id, and the run as the API shows it (JSON: RPC types cannot carry its free-form metadata). */
@@ -31,7 +31,7 @@ export interface NewMessage {
  */
 export class DirectRuns {
   constructor(
-    private readonly context: AgentContext,
+    private readonly context: RunContext,
     private readonly runs: RunLifecycle,
   ) {}
 

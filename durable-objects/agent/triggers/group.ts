@@ -2,7 +2,7 @@ import { riding } from "../../../core/db/outage";
 import type { Deadline } from "../../common/deadlines";
 import type { RunLifecycle } from "../run/lifecycle";
 import { AgentUnavailable } from "../run/opening";
-import type { AgentContext, RunListener } from "../state/context";
+import type { RunContext, RunListener } from "../state/context";
 import type { RunSession } from "../state/run-session";
 import { completeDelivery, planGroupDelivery, reportDelivery } from "./group-opening";
 import { BUSY_RETRY_MS } from "./schedule";
@@ -21,7 +21,7 @@ type Payload = { agent_id: string; guild_id: string };
  */
 export class GroupDelivery implements RunListener {
   constructor(
-    private readonly context: AgentContext,
+    private readonly context: RunContext,
     private readonly runs: RunLifecycle,
   ) {}
 

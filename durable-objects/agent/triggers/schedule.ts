@@ -3,7 +3,7 @@ import { describeError, logEvent } from "../../../core/output/log";
 import { instructionHash, scheduleWakeUpMessage } from "../../../core/schedules/instruction";
 import type { Deadline } from "../../common/deadlines";
 import type { RunLifecycle } from "../run/lifecycle";
-import type { AgentContext, RunListener } from "../state/context";
+import type { RunContext, RunListener } from "../state/context";
 
 /** The agent's one schedule deadline, armed at its earliest wake-up. */
 export const SCHEDULE = "schedule";
@@ -17,7 +17,7 @@ export const BUSY_RETRY_MS = 30_000;
  */
 export class ScheduleFiring implements RunListener {
   constructor(
-    private readonly context: AgentContext,
+    private readonly context: RunContext,
     private readonly runs: RunLifecycle,
   ) {}
 

@@ -145,6 +145,7 @@ export function runDuration(run: { created_at: string; ended_at: string | null }
 const OUTCOMES: Record<string, string> = {
   completed: "Completed: the agent finished the task",
   end_turn: "Released: no message came in time",
+  handed_off: "Handed off: its context filled, the next run goes on from its notes",
   blocked: "Blocked: a blocking question went unanswered",
   rate_limited: "Rate limited: resumes by itself",
   limit_reached: "Limit reached: a budget or the turn limit",

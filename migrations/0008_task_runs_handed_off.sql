@@ -1,0 +1,2 @@
+ALTER TABLE "task_runs" DROP CONSTRAINT "task_runs_outcome_check";--> statement-breakpoint
+ALTER TABLE "task_runs" ADD CONSTRAINT "task_runs_outcome_check" CHECK ("task_runs"."outcome" in ('completed', 'end_turn', 'handed_off', 'blocked', 'rate_limited', 'limit_reached', 'sandbox_lost', 'connect_timeout', 'provisioning_failed', 'cancelled', 'failed'));
