@@ -14,6 +14,19 @@ export type Agent = Awaited<ReturnType<typeof agentWithSecret>>;
 export type Task = { id: string; key: string; status: string; auto_resumes: number; pull_request: { number: number; url: string } | null };
 export type TaskRun = { id: string; run_id: string; outcome: string | null; created_at: string; ended_at: string | null; report: Record<string, unknown> };
 
+/** One model call as the mock model received it. */
+export type ModelRequest = { body: { messages: Array<{ role: string; content: unknown }> } };
+
+/** The text of a message's content: a string, or its text parts. */
+const contentText = (content: unknown): string =>
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+      ? content.map((part: { type?: string; text?: string }) => (part?.type === "text" ? (part.text ?? "") : "")).join("\n")
+      : "";
+/** The whole prompt of a model call as text, message after message. */
+export const promptText = (request: ModelRequest) => request.body.messages.map((m) => `${m.role}: ${contentText(m.content)}`).join("\n");
+
 export const toolOutputs = (rows: WireRow[]) => rows.filter((r) => r.role === "tool").map((r) => String(r.payload.content));
 export const shell = (command: string) => ({ name: "shell", arguments: { command } });
 export const docker = (...args: string[]) => execFileSync("docker", args, { encoding: "utf8" }).trim();
@@ -75,5 +88,20 @@ export function taskSetting(boxes: ReturnType<typeof containerStack>) {
     await until(`run ${runId} to show the awaited rows`, async () => check((rows = await transcript(runId, boxes.target))), timeoutMs);
     return rows;
   }
-  return { forge, settings, codingSetup, fileTask, readTask, taskRuns, taskReaches, runHasRows };
+
+  /** The model calls the mock model received for `model`, oldest first. */
+  async function modelRequests(model: string): Promise<ModelRequest[]> {
+    const res = await fetch(`${boxes.target.mockUrl}/__requests?model=${encodeURIComponent(model)}`);
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { requests: ModelRequest[] }).requests;
+  }
+  const requestCount = async (model: string) =>
+    ((await (await fetch(`${boxes.target.mockUrl}/__requests/count?model=${encodeURIComponent(model)}`)).json()) as { count: number }).count;
+
+  /** Waits until the mock model has received call number `index` (from 0) for `model`, and answers it. */
+  async function modelRequest(model: string, index: number, timeoutMs = 240_000): Promise<ModelRequest> {
+    await until(`model call ${index} of ${model}`, async () => (await requestCount(model)) > index, timeoutMs);
+    return (await modelRequests(model))[index]!;
+  }
+  return { forge, settings, codingSetup, fileTask, readTask, taskRuns, taskReaches, runHasRows, modelRequests, requestCount, modelRequest };
 }
