@@ -44,7 +44,7 @@ export function mermaid(path: Path): string {
   const lines = ["```mermaid", "flowchart TD"];
   const folders = [...new Set(files.map(folderOf))];
   folders.forEach((folder, i) => {
-    lines.push(`  subgraph f${i}["${folder}/"]`);
+    lines.push(`  subgraph f${i} ["${folder}/"]`);
     for (const file of files.filter((f) => folderOf(f) === folder)) lines.push(`    ${id(file)}["${file.slice(folder.length + 1)}"]`);
     lines.push("  end");
   });
