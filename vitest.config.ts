@@ -7,12 +7,13 @@ import { TEST_SECRETS_KEK } from "./test/setup/secret-canary.js";
 import { BoxFilesAlongside } from "./test/setup/sequencer.js";
 
 /**
- * Three projects:
+ * Six projects:
  * - unit: pure modules and Node-side tools (mock model, planners, validation), in Node.
- * - workers: the Worker and the agent object inside workerd, against a real Postgres
- *   that the project's global setup starts on free ports (workers-eviction: the tests
- *   that evict an object, run on their own).
+ * - workers: the Worker and the objects inside workerd, against a real Postgres that the
+ *   project's global setup starts on free ports.
+ * - workers-eviction: the workerd tests that evict an object, run alone after the others.
  * - e2e: black-box HTTP tests against the whole local stack (`wrangler dev`).
+ * - images: the sandbox images built and run with Docker (skipped when no engine answers).
  * - browser: the operator console in headless Chromium (Debian's /usr/bin/chromium,
  *   driven by playwright-core) against its own local stack.
  */

@@ -47,5 +47,5 @@ export const GATEWAY_BASE = `http://${GATEWAY_HOST}`;
  */
 export const gatewayRemote = (taskId: string, fullName: string, base = GATEWAY_BASE) => `${base.replace(/\/$/, "")}/tasks/${taskId}/${fullName}.git`;
 
-/** The box of a task: the standard Container class's object of this name (one per task run lifetime). */
+/** The box of a task: the standard Container class's object of this name, one per task; its runs use it one at a time (decision 0017). */
 export const taskBoxName = (taskId: string) => `task:${taskId}`;
