@@ -76,8 +76,13 @@ export const messagePath: Path = {
     },
     {
       file: "durable-objects/agent/rooms.ts",
-      what: "The rooms, built once when the object starts: the context, `DirectRuns`, the lifecycle, and each session's `publishRow` wired to the hub.",
+      what: "The rooms, built once when the object starts: the run context (`openRunContext`), `DirectRuns`, the lifecycle.",
       reached: { kind: "import" },
+    },
+    {
+      file: "durable-objects/agent/state/open-context.ts",
+      what: "`openRunContext`: the one builder of the context for the agent's and the task's objects: lock, deadlines, connection, hub, and the session cache given the hub.",
+      reached: { kind: "import", from: "durable-objects/agent/rooms.ts" },
     },
     {
       file: "durable-objects/agent/triggers/direct.ts",
@@ -87,27 +92,32 @@ export const messagePath: Path = {
     {
       file: "durable-objects/agent/state/session-cache.ts",
       what: "`sessions.get(runId)`: the run's session from memory, or loaded once from Postgres.",
-      reached: { kind: "import", from: "durable-objects/agent/rooms.ts" },
+      reached: { kind: "import", from: "durable-objects/agent/state/open-context.ts" },
     },
     {
       file: "durable-objects/agent/state/generation-lock.ts",
       what: "`lock.claim(runId, generation)`: the agent's one generation, its lease renewed by the heartbeat deadline.",
-      reached: { kind: "import", from: "durable-objects/agent/rooms.ts" },
+      reached: { kind: "import", from: "durable-objects/agent/state/open-context.ts" },
     },
     {
       file: "durable-objects/agent/run/lifecycle.ts",
-      what: "`generate`: the loop in the object's background (`waitUntil`): the inputs, the generation, a hand-off's continuation, the end.",
+      what: "`generate`: the loop in the object's background (`waitUntil`): one turn, then what its outcome says: the continuation after a hand-off, or the end.",
       reached: { kind: "import", from: "durable-objects/agent/triggers/direct.ts" },
+    },
+    {
+      file: "durable-objects/agent/run/turn.ts",
+      what: "`runTurn`, the one turn of every run (chat, group, schedule, task): the inputs, the generation through its harness, the errors published, one outcome (step, hand-off, end, error, limit).",
+      reached: { kind: "import", from: "durable-objects/agent/run/lifecycle.ts" },
     },
     {
       file: "durable-objects/agent/generation/inputs.ts",
       what: "`generationInputs`: provider and key, offered tools, opened secrets, spend, Memory, the box's access.",
-      reached: { kind: "import", from: "durable-objects/agent/run/lifecycle.ts" },
+      reached: { kind: "import", from: "durable-objects/agent/run/turn.ts" },
     },
     {
       file: "durable-objects/agent/generation/generation.ts",
-      what: "`runGeneration`: up to `max_steps` model calls; each reply committed with its usage and cost, its tool calls run one at a time, each result committed.",
-      reached: { kind: "import", from: "durable-objects/agent/run/lifecycle.ts" },
+      what: "`runGeneration` (the platform's harness): up to `max_steps` model calls; each reply committed with its usage and cost, its tool calls run one at a time, each result committed.",
+      reached: { kind: "import", from: "durable-objects/agent/run/turn.ts" },
     },
     {
       file: "core/projection/projection.ts",
@@ -131,8 +141,8 @@ export const messagePath: Path = {
     },
     {
       file: "durable-objects/common/sse-hub.ts",
-      what: "`publishRow` (wired in rooms.ts): the committed row to each of the run's subscribers; a new subscriber is replayed from Postgres first.",
-      reached: { kind: "import", from: "durable-objects/agent/rooms.ts" },
+      what: "`publishRow` (the session cache's hub): the committed row to each of the run's subscribers; a new subscriber is replayed from Postgres first.",
+      reached: { kind: "import", from: "durable-objects/agent/state/open-context.ts" },
     },
     {
       file: "durable-objects/common/sse-subscriber.ts",

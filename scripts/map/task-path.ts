@@ -110,8 +110,13 @@ export const taskPath: Path = {
     },
     {
       file: "durable-objects/task/task-rooms.ts",
-      what: "The task's own AgentContext, built once: its lock, sessions, hub and stream, and a box named `task:<taskId>` keeping /data in the task's volume.",
+      what: "The task's own RunContext, built once by the same builder as the agent's (serving the task): its lock, sessions, hub and stream, and a box named `task:<taskId>` keeping /data in the task's volume.",
       reached: { kind: "import" },
+    },
+    {
+      file: "durable-objects/agent/state/open-context.ts",
+      what: "`openRunContext`: lock, deadlines, connection, hub, the session cache given the hub (each row also to the task's stream), the box.",
+      reached: { kind: "import", from: "durable-objects/task/task-rooms.ts" },
     },
     {
       file: "core/db/running-task.ts",
@@ -146,7 +151,7 @@ export const taskPath: Path = {
     {
       file: "durable-objects/sandbox/manager.ts",
       what: "`generationStarting`: the box ensured, its workspace checked, its access handed back.",
-      reached: { kind: "import", from: "durable-objects/task/task-rooms.ts" },
+      reached: { kind: "import", from: "durable-objects/agent/state/open-context.ts" },
     },
     {
       file: "durable-objects/sandbox/lifecycle.ts",
@@ -241,17 +246,22 @@ export const taskPath: Path = {
     {
       file: "durable-objects/agent/state/generation-lock.ts",
       what: "`claim`: the task's lock (the agent's direct chats and its other tasks hold their own).",
-      reached: { kind: "import", from: "durable-objects/task/task-rooms.ts" },
+      reached: { kind: "import", from: "durable-objects/agent/state/open-context.ts" },
+    },
+    {
+      file: "durable-objects/agent/run/turn.ts",
+      what: "`runTurn`, the one turn of every run: the driver's `prepare` adds the credential to the redactor, starts commands in the workspace and gives the task tools; the outcome says what comes next (a hand-off ends the run `handed_off` and the next run starts from its notes).",
+      reached: { kind: "import", from: "durable-objects/task/run-driver.ts" },
     },
     {
       file: "durable-objects/agent/generation/inputs.ts",
-      what: "`generationInputs`: the coding tools on the box, the task's tools; the driver adds the credential to the redactor and starts commands in the workspace.",
-      reached: { kind: "import", from: "durable-objects/task/run-driver.ts" },
+      what: "`generationInputs`: the coding tools on the box, the task's tools.",
+      reached: { kind: "import", from: "durable-objects/agent/run/turn.ts" },
     },
     {
       file: "durable-objects/agent/generation/generation.ts",
-      what: "`runGeneration`: the model called, each reply and tool result committed, until the agent replies without tool calls.",
-      reached: { kind: "import", from: "durable-objects/task/run-driver.ts" },
+      what: "`runGeneration` (the platform's harness): the model called, each reply and tool result committed, until the agent replies without tool calls.",
+      reached: { kind: "import", from: "durable-objects/agent/run/turn.ts" },
     },
     {
       file: "durable-objects/agent/generation/model-call.ts",
@@ -276,8 +286,8 @@ export const taskPath: Path = {
     { file: "core/db/transcript.ts", what: "The INSERT into `messages`.", reached: { kind: "import" } },
     {
       file: "durable-objects/common/sse-hub.ts",
-      what: "`publishRow` (wired in task-rooms.ts): the row to the run's subscribers.",
-      reached: { kind: "import", from: "durable-objects/task/task-rooms.ts" },
+      what: "`publishRow` (the session cache's hub): the row to the run's subscribers.",
+      reached: { kind: "import", from: "durable-objects/agent/state/open-context.ts" },
     },
     {
       file: "durable-objects/task/stream.ts",
