@@ -8,7 +8,8 @@ import type { AgentObject } from "../agent-object";
 import { writeOpening } from "./opening";
 import { runTurn, type Turn } from "./turn";
 
-const words = (n: number) => "word ".repeat(n).trim();
+/** Text of exactly `n` tokens, counted exactly (o200k: three digits a token) or by the bytes/3 estimate alike. */
+const tokens = (n: number) => "777".repeat(n);
 
 /**
  * Opens a run of `kind` on the agent's own object with `message` as its first row, and runs
@@ -60,11 +61,13 @@ describe("one turn of a run", () => {
   });
 
   it("CHAIN-002 / CHAIN-003: a coding run past 70% of its input budget hands off with the reply's text, and opens no continuation itself", async () => {
-    const agent = await newAgent(token, guildId, { coding: true, max_input_tokens: 8_000 });
+    // The opening prompt with its tools is a few thousand tokens; the reply's 27,000 tokens take the next call past 70% and keep it under the cap.
+    const agent = await newAgent(token, guildId, { coding: true, max_input_tokens: 40_000 });
     const notes = "## Goal\nship the parser\n## Remaining\ntests";
-    await script(agent.model, [{ content: "reading", tool_calls: [toolCall("note_write", { title: "n", body: words(6_000) })] }, { content: notes }]);
+    await script(agent.model, [{ content: tokens(27_000), tool_calls: [toolCall("note_list", {})] }, { content: notes }]);
     const { turn, runId } = await oneTurn(agent.id, "direct", "build it");
-    expect(turn).toMatchObject({ next: "handoff", text: notes });
+    expect(turn.next, JSON.stringify(turn.errors)).toBe("handoff");
+    expect(turn).toMatchObject({ text: notes });
     // The chat loop (or the task run) opens what comes next; the turn itself does not.
     expect((await call("GET", `/api/runs/${runId}`, { token })).json.continued_by_run_id).toBeUndefined();
   });

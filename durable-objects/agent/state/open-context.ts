@@ -53,7 +53,7 @@ export function openRunContext(ctx: DurableObjectState, env: Env, clock: { now()
   // replace (the box's room holds the same one).
   const database: IdleConnection = new IdleConnection(env, IDLE_CLOSE_MS, () => Boolean(lock.active || sessions.busy || options.keepConnection?.()));
   const hub = new SseHub(
-    (runId, after, limit) => database.use(async (db) => (await loadRows(db, runId, after, limit)).map(toWireRow)),
+    (runId, after, limit) => context.database.use(async (db) => (await loadRows(db, runId, after, limit)).map(toWireRow)),
     hubLimits(env.MAX_RUN_SUBSCRIBERS, env.SSE_QUEUE_BYTES, 200),
   );
   const onRow = options.onRow;
@@ -65,8 +65,9 @@ export function openRunContext(ctx: DurableObjectState, env: Env, clock: { now()
         },
       }
     : hub;
+  // Through the context, not the connection itself: a test takes the database away by replacing it there.
   const sessions: SessionCache = new SessionCache(
-    () => database.db(),
+    () => context.database.db(),
     rows,
     () => lock.active?.runId,
   );
@@ -85,7 +86,7 @@ export function openRunContext(ctx: DurableObjectState, env: Env, clock: { now()
     () => ctx.id.name,
     () => keySetFrom(env.SECRETS_KEK, env.SECRETS_KEK_PREVIOUS),
   );
-  return {
+  const context: RunContext = {
     env,
     serves: options.serves,
     now,
@@ -101,6 +102,7 @@ export function openRunContext(ctx: DurableObjectState, env: Env, clock: { now()
     log: platformRedactor(env),
     listeners: options.listeners ?? [],
   };
+  return context;
 }
 
 /** Creates or upgrades the SQLite tables every run context uses; run before any event reaches the object. */
