@@ -2,7 +2,7 @@
  * `npm run rollback -- --env production [--version <id>] [--dry-run]`: puts the previous version
  * of the Worker (or the one named) back at 100% with `wrangler versions deploy <id>@100%`, and
  * prints what served before and what serves now. It changes code and config only: migrations,
- * R2 objects, Durable Object storage, secrets and the containers' images stay as they are (README, "Rolling back").
+ * R2 objects, Durable Object storage, secrets and the containers' images stay as they are (docs/deploying.md, "Rolling back").
  */
 import { unstable_readConfig } from "wrangler";
 import { readCommandLine, WRANGLER_TOML } from "./deploy/command-line";

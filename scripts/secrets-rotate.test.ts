@@ -57,7 +57,7 @@ describe("npm run secrets:rotate (OP-SEC-4)", () => {
     await withDatabase(db.url, async (pg) => {
       const { organisation_id: a } = await createOrganisation(pg, "Rotation A");
       const { organisation_id: b } = await createOrganisation(pg, "Rotation B");
-      // The README's first deployment: one unversioned key, its values stored as version "1".
+      // The first deployment (docs/deploying.md): one unversioned key, its values stored as version "1".
       const unversioned = await parseKeySet(keyOf(1));
       const versioned = await parseKeySet(`v1:${keyOf(1)}`);
       for (const [name, organisationId, keys] of [

@@ -2,7 +2,7 @@
  * `npm run secrets:rotate -- --env <env>`: seals every stored secret value again under the
  * current key of SECRETS_KEK (its last entry), with MCP connections' credentials and the
  * PKCE verifiers of OAuth authorisations in flight, so an older key can then be dropped
- * (README, "Rotating the secrets key").
+ * (docs/deploying.md, "Rotating the secrets key").
  *
  * For a wrangler environment, export the same values its Worker has: DATABASE_URL (the
  * direct connection string) and SECRETS_KEK, with SECRETS_KEK_PREVIOUS when it is set

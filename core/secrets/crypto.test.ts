@@ -48,7 +48,7 @@ describe("secret encryption (OP-SEC-4)", () => {
     expect(await openSecret(split, row, sealedOld)).toBe("old value");
   });
 
-  it("OP-SEC-4: the README's rotation opens every value sealed under the unversioned key: v1 and 1 are one version", async () => {
+  it("OP-SEC-4: the documented rotation (docs/deploying.md) opens every value sealed under the unversioned key: v1 and 1 are one version", async () => {
     const unversioned = await parseKeySet(keyOf(1));
     const sealedOld = await sealSecret(unversioned, row, "old value");
     expect(sealedOld.keyVersion).toBe("1");
