@@ -143,6 +143,10 @@ describe("a task's next run and its first prompt", () => {
 
     const done = await taskReaches(task.id, ["in_review"], 300_000);
     expect(done.status).toBe("in_review");
-    expect((await taskRuns(task.id)).at(-1)!.outcome).toBe("completed");
+    // Two runs of the task: the first handed off with its notes, the second went on as its continuation.
+    const runs = await taskRuns(task.id);
+    expect(runs.map((r) => r.outcome)).toEqual(["handed_off", "completed"]);
+    const continuation = (await call("GET", `/api/runs/${runs[1]!.run_id}`)).json;
+    expect(continuation.chain).toMatchObject({ previous_run_id: runs[0]!.run_id, index: 2 });
   }, 900_000);
 });
