@@ -3200,7 +3200,7 @@ export interface components {
             created_at: string;
         };
         /** @enum {string} */
-        TaskOutcome: "completed" | "end_turn" | "blocked" | "rate_limited" | "limit_reached" | "sandbox_lost" | "connect_timeout" | "provisioning_failed" | "cancelled" | "failed";
+        TaskOutcome: "completed" | "end_turn" | "handed_off" | "blocked" | "rate_limited" | "limit_reached" | "sandbox_lost" | "connect_timeout" | "provisioning_failed" | "cancelled" | "failed";
         TaskRunPage: {
             data: components["schemas"]["TaskRun"][];
             /** @description Pass as ?cursor= for the next page; null on the last page */
@@ -3297,7 +3297,7 @@ export interface components {
             /** Format: uuid */
             run_id: string;
             /** @enum {string} */
-            outcome: "completed" | "end_turn" | "blocked" | "rate_limited" | "limit_reached" | "sandbox_lost" | "connect_timeout" | "provisioning_failed" | "cancelled" | "failed";
+            outcome: "completed" | "end_turn" | "handed_off" | "blocked" | "rate_limited" | "limit_reached" | "sandbox_lost" | "connect_timeout" | "provisioning_failed" | "cancelled" | "failed";
         };
         /** @description The task's draft pull request was opened (TASK-018) */
         TaskPullRequestEvent: {
