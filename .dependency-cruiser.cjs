@@ -19,6 +19,11 @@ function layer(name, comment, from, to, toNot) {
   return { name, comment, severity: "error", from: { path: from, pathNot: TESTS }, to: toNot ? { path: to, pathNot: toNot } : { path: to } };
 }
 
+/** An allow-list rule: files under `from` (tests aside) import nothing outside `allowed` (npm packages are not cruised). */
+function only(name, comment, from, allowed) {
+  return { name, comment, severity: "error", from: { path: from, pathNot: TESTS }, to: { pathNot: allowed } };
+}
+
 module.exports = {
   forbidden: [
     {
@@ -40,17 +45,64 @@ module.exports = {
       to: { couldNotResolve: true, pathNot: "^cloudflare:" },
     },
     layer(
-      "core-is-pure",
-      "core/ is the pure layer: it runs in Node (unit tests, scripts) as well as in workerd, so it may not reach " +
-        "Workers bindings, the API, the objects, the console, the scripts or the runtime's cloudflare:* modules.",
+      "core-runs-anywhere",
+      "core/ runs in Node (unit tests, scripts, the sandbox's code) as well as in workerd. It does I/O (core/db queries " +
+        "Postgres over the connection it is handed; core/github and core/mcp call out with fetch), but only with what both " +
+        "runtimes have: no Workers binding, no runtime module (cloudflare:*). It knows none of the folders built on it: " +
+        "bindings, the API, the objects, the console, the sandbox's code, the scripts, the benchmarks (and test/, which " +
+        "test-support-in-test bars for every folder).",
       "^core/",
-      "^(bindings|workers|durable-objects|web|scripts)/|^cloudflare:",
+      "^(bindings|workers|durable-objects|web|containers|scripts|bench)/|^cloudflare:",
+    ),
+    only(
+      "shared-is-leaf",
+      "core/shared/ is what the console reads exactly as the server does (a post's @tags, UTC date ranges, the variant " +
+        "limit). The console's browser bundle takes it, so it imports nothing outside itself, not even the rest of core/.",
+      "^core/shared/",
+      "^core/shared/",
     ),
     layer(
       "bindings-below-objects",
-      "bindings/ wraps Workers bindings for the API and the objects alike; importing either would make them one knot.",
+      "bindings/ wraps Workers bindings for the API and the objects alike; importing either would make them one knot. " +
+        "It ships in the Worker, which takes no console, sandbox, script or benchmark code.",
       "^bindings/",
-      "^(workers|durable-objects)/",
+      "^(workers|durable-objects|web|containers|scripts|bench)/",
+    ),
+    layer(
+      "objects-below-api",
+      "The API reaches the objects through their bindings; the objects never import the API. They ship in the Worker, " +
+        "which takes no console, sandbox, script or benchmark code.",
+      "^durable-objects/",
+      "^(workers|web|containers|scripts|bench)/",
+    ),
+    layer(
+      "worker-ships-alone",
+      "The Worker serves the console as built assets and reaches the boxes over HTTP: the API imports no console source, " +
+        "no sandbox code, no scripts and no benchmarks.",
+      "^workers/",
+      "^(web|containers|scripts|bench)/",
+    ),
+    only(
+      "console-through-api",
+      "The console is a browser program that reaches the server only through the API, whose types are generated into " +
+        "web/src/lib/api-schema.d.ts. Besides its own code and npm packages it imports only core/shared/.",
+      "^web/src/",
+      "^(web/src|core/shared)/",
+    ),
+    layer(
+      "sandbox-code-stands-alone",
+      "containers/ is bundled into the sandbox images and runs in the box's Node. It may share core/ (a repository's " +
+        "types, the git token's key) but none of the Worker's own code, the console, the scripts, the benchmarks or the " +
+        "runtime's cloudflare:* modules.",
+      "^containers/",
+      "^(bindings|workers|durable-objects|web|scripts|bench)/|^cloudflare:",
+    ),
+    layer(
+      "test-support-in-test",
+      "Test support lives under test/ and serves tests alone: no other file outside test/ imports it, so no shipped " +
+        "code, script or benchmark carries a test's helpers. Any *.test.ts file may.",
+      "^(?!test/)",
+      "^test/",
     ),
     layer(
       "common-is-shared",

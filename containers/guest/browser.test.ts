@@ -5,7 +5,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROJECT_PLAYWRIGHT, type RunningChromium, type RunningGuest, startChromium, startGuest, TEST_GUEST_TOKEN } from "./test-processes";
+import { PROJECT_PLAYWRIGHT, type RunningChromium, type RunningGuest, startChromium, startGuest, TEST_GUEST_TOKEN } from "../../test/unit/guest-processes";
 
 const PAGE = `<!doctype html><html><head><title>Test page</title></head><body>
 <h1 id="status">Start</h1>

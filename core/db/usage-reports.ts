@@ -10,8 +10,8 @@
  * their cost, so these figures can be below the organisation's counters.
  */
 import { type SQL, sql } from "drizzle-orm";
+import { type DateRange, monthStart } from "../shared/date-range";
 import type { UsageCounters } from "../usage/counters";
-import { type DateRange, monthStart } from "../usage/date-range";
 import type { Database } from "./client";
 
 /** Whose rows a report reads: the organisation's, or one of its guilds or agents. */

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { processAlive, type RunningGuest, startGuest, TEST_GUEST_TOKEN } from "../../containers/guest/test-processes";
+import { processAlive, type RunningGuest, startGuest, TEST_GUEST_TOKEN } from "../../test/unit/guest-processes";
 import { SandboxError } from "../tools/sandbox-error";
 import { GuestClient } from "./guest-client";
 

@@ -14,7 +14,7 @@ import {
   startChromium,
   startGuest,
   TEST_GUEST_TOKEN,
-} from "../../containers/guest/test-processes";
+} from "../../test/unit/guest-processes";
 import { Redactor } from "../output/redaction";
 import { toolOutput } from "../output/tool-output";
 import { GuestClient } from "../sandbox/guest-client";

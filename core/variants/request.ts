@@ -7,9 +7,6 @@
 import type { ChatPayload } from "../projection/types";
 import type { OfferedTool, RunSnapshot } from "../runs/snapshot";
 
-/** Variants one request may ask for: each is a full model call, made side by side. */
-export const MAX_VARIANTS_PER_REQUEST = 8;
-
 /** How long one variant's model call may take before it is stopped and recorded as failed. */
 export const VARIANT_TIMEOUT_MS = 120_000;
 

@@ -4,9 +4,9 @@ import { type Outcome, refuse } from "../../bindings/outcome";
 import type { Database } from "../../core/db/client";
 import { appendGroupMessage, type GroupMessageWire, groupMessageWire, groupParticipants, latestGroupSeq, listGroupMessages } from "../../core/db/group-chat";
 import type { GuildEventData } from "../../core/events/streams";
-import { taggedAgents } from "../../core/group/mentions";
 import { wakes } from "../../core/group/wake";
 import { describeError, logEvent } from "../../core/output/log";
+import { taggedAgents } from "../../core/shared/mentions";
 import { IdleConnection } from "../common/idle-connection";
 import { hubLimits, SseHub } from "../common/sse-hub";
 

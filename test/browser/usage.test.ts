@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createOrganisation } from "../../core/db/organisations";
-import { addDays, utcDay } from "../../core/usage/date-range";
+import { addDays, utcDay } from "../../core/shared/date-range";
 import { withDatabase } from "../../scripts/stack/operator";
 import { api } from "../e2e/http";
 import { type Chromium, type Page, screenshot, scriptModel, signedInPage, until } from "./browser";

@@ -1,6 +1,6 @@
 /** Queries and answers of the usage reports: `GET /api/usage/summary` and `GET /api/usage/daily`. */
 import * as z from "zod";
-import { MAX_RANGE_DAYS } from "../../core/usage/date-range";
+import { MAX_RANGE_DAYS } from "../../core/shared/date-range";
 import { idInput } from "../../core/validation/fields";
 import { UsageCounters } from "./usage.schema";
 

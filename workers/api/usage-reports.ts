@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { dailyUsage, type ReportScope, usageByAgent } from "../../core/db/usage-reports";
+import { type DateRange, MAX_RANGE_DAYS, parseDateRange } from "../../core/shared/date-range";
 import { addCounters } from "../../core/usage/counters";
-import { type DateRange, MAX_RANGE_DAYS, parseDateRange } from "../../core/usage/date-range";
 import type { AppEnv } from "../http/context";
 import { failure, ok, operation, query } from "../http/contract";
 import { notFound, validationFailed } from "../http/errors";

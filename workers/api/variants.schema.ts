@@ -1,6 +1,6 @@
 import * as z from "zod";
+import { MAX_VARIANTS_PER_REQUEST } from "../../core/shared/variant-limit";
 import { envName } from "../../core/validation/fields";
-import { MAX_VARIANTS_PER_REQUEST } from "../../core/variants/request";
 import { pageOf } from "../http/page.schema";
 import { THINKING_LEVELS } from "./agents.schema";
 

@@ -1,9 +1,9 @@
 import { useState } from "preact/hooks";
-import { diffText, diffToolCalls } from "../../../core/variants/diff";
 import { THINKING_LEVELS } from "../lib/agent-settings";
 import { api, describe, type ToolCall, unwrap, type Variant } from "../lib/api";
 import { prettyArguments, tokens, usd } from "../lib/format";
 import { useRead } from "../lib/use-read";
+import { diffText, diffToolCalls } from "../lib/variant-diff";
 import { emptyDraft, MAX_VARIANTS_PER_REQUEST, settingsLabel, type VariantDraft, variantBodies } from "../lib/what-if";
 
 /** The recorded answer the variants are compared with. */

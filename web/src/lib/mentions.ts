@@ -1,5 +1,5 @@
 /** @mentions of agent names in chat text: highlighting them, and inserting one; pure. */
-import { findMentions } from "../../../core/group/mentions";
+import { findMentions } from "../../../core/shared/mentions";
 
 export interface TextPart {
   text: string;

@@ -1,5 +1,5 @@
 /** The Usage page's date ranges and chart scales; pure. Days are UTC, as the API's. */
-import { addDays, monthStart, utcDay } from "../../../core/usage/date-range";
+import { addDays, monthStart, utcDay } from "../../../core/shared/date-range";
 
 export interface DayRange {
   from: string;

@@ -1,4 +1,4 @@
-import { MAX_VARIANTS_PER_REQUEST } from "../../../core/variants/request";
+import { MAX_VARIANTS_PER_REQUEST } from "../../../core/shared/variant-limit";
 
 /** One variant as the "What if…" form holds it: text fields, blank for "as recorded". */
 export interface VariantDraft {

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { parseDateRange } from "../../../core/usage/date-range";
+import { parseDateRange } from "../../../core/shared/date-range";
 import { BarChart, SpendMeter } from "../components/bar-chart";
 import { CounterCells, CounterHeads } from "../components/counter-cells";
 import { DailyChart } from "../components/daily-chart";

@@ -3,7 +3,6 @@
  * kept with the word before it, so joining the parts gives the text back) and tool calls by
  * position. Pure, for the console's side-by-side view.
  */
-import { canonicalJson } from "../projection/prompt-hash";
 
 /** One run of the text diff: kept in both, only in the recorded answer, or only in the variant. */
 export interface TextPart {
@@ -103,8 +102,25 @@ export function diffToolCalls(before: readonly ComparedCall[], after: readonly C
 function sameArguments(a: string, b: string): boolean {
   if (a === b) return true;
   try {
-    return canonicalJson(JSON.parse(a)) === canonicalJson(JSON.parse(b));
+    return sortedJson(JSON.parse(a)) === sortedJson(JSON.parse(b));
   } catch {
     return false;
   }
+}
+
+/**
+ * A parsed JSON value written back with its keys sorted, so key order does not count. It
+ * reads what JSON.parse returns (no undefined, functions or symbols to drop), which is all
+ * the comparison needs of the server's canonicalJson.
+ *
+ * @example sortedJson({ b: 1, a: [true, null] }) // '{"a":[true,null],"b":1}'
+ */
+function sortedJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(",")}]`;
+  const obj = value as Record<string, unknown>;
+  return `{${Object.keys(obj)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${sortedJson(obj[key])}`)
+    .join(",")}}`;
 }

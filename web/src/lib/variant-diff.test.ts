@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { diffText, diffToolCalls, tokens } from "./diff";
+import { diffText, diffToolCalls, tokens } from "./variant-diff";
 
 const call = (name: string, args: string) => ({ function: { name, arguments: args } });
 

@@ -8,11 +8,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CHROMIUM, CHROMIUM_FLAGS } from "../../test/browser/browser";
-import { bundleGuest, type RunningGuest, startGuest as startGuestProcess, tempDir } from "./test-support/guest-process";
+import { bundleGuest, type RunningGuest, startGuest as startGuestProcess, tempDir } from "../../containers/guest/test-support/guest-process";
+import { CHROMIUM, CHROMIUM_FLAGS } from "../browser/browser";
 
-export { CHROMIUM } from "../../test/browser/browser";
-export { type RunningGuest, TOKEN as TEST_GUEST_TOKEN } from "./test-support/guest-process";
+export { type RunningGuest, TOKEN as TEST_GUEST_TOKEN } from "../../containers/guest/test-support/guest-process";
+export { CHROMIUM } from "../browser/browser";
 /** The project's playwright-core, standing in for the image's /opt/playwright. */
 export const PROJECT_PLAYWRIGHT = fileURLToPath(new URL("../../node_modules/playwright-core", import.meta.url));
 

@@ -1,9 +1,15 @@
 /**
  * The date range of the usage reports (summary and daily series). Days are UTC calendar
  * days, as the monthly spend limit's months are (usageMonth): a row belongs to the UTC
- * date of its created_at. Both ends are inclusive.
+ * date of its created_at. Both ends are inclusive. The API reads a usage query with it and
+ * the console its range form and presets, so both read a date alike.
  */
-import type { FieldIssue } from "../validation/issues";
+
+/** A bad `from` or `to`, in the shape of the API's FieldIssue (core/validation/issues.ts), which this leaf does not import. */
+export interface RangeIssue {
+  field: "from" | "to";
+  message: string;
+}
 
 /** The longest range one request may ask for: a year, leap day included. */
 export const MAX_RANGE_DAYS = 366;
@@ -49,8 +55,8 @@ export const monthStart = (day: string) => `${day.slice(0, 7)}-01`;
  * @example parseDateRange({ from: "2026-12-01", to: "2026-11-01" }, now)
  * // { issues: [{ field: "from", message: "2026-12-01 is after to (2026-11-01)" }] }
  */
-export function parseDateRange(query: { from?: string | undefined; to?: string | undefined }, now: Date): { range: DateRange } | { issues: FieldIssue[] } {
-  const issues: FieldIssue[] = [];
+export function parseDateRange(query: { from?: string | undefined; to?: string | undefined }, now: Date): { range: DateRange } | { issues: RangeIssue[] } {
+  const issues: RangeIssue[] = [];
   const read = (field: "from" | "to", text: string | undefined, fallback: () => string) => {
     if (text === undefined) return fallback();
     if (dayMs(text) === null) issues.push({ field, message: `expected a date YYYY-MM-DD from 1970 on, got ${JSON.stringify(text.slice(0, 40))}` });
