@@ -14,7 +14,7 @@ import type { AppEnv } from "../http/context";
 import { jsonBody, ok, operation, pathId, query } from "../http/contract";
 import { ApiError, notFound } from "../http/errors";
 import { findAgent } from "./agents";
-import { listRuns } from "./runs";
+import { listRuns } from "./run-queries";
 import { RunPage, ScheduleRunListQuery } from "./runs.schema";
 import { PreviewQuery, Schedule, ScheduleCreateBody, ScheduleList, SchedulePatchBody, SchedulePreview } from "./schedules.schema";
 

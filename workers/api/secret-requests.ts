@@ -11,7 +11,7 @@ import type { AppEnv } from "../http/context";
 import { failure, jsonBody, ok, operation, pathId } from "../http/contract";
 import { ApiError, notFound } from "../http/errors";
 import { MAX_SEQ, queryInt } from "../http/query.schema";
-import { findRun } from "./runs";
+import { findRun } from "./run-queries";
 import { SecretRequest, SecretRequestAnswer, SecretRequestList } from "./secret-requests.schema";
 
 /**

@@ -7,10 +7,10 @@ import type { TaskStatus } from "../../core/tasks/outcome";
 import { CANCELLABLE, DONE_FROM, QUEUED_BY_MESSAGE } from "../../core/tasks/transitions";
 import type { AppEnv } from "../http/context";
 import { eventStream, failure, jsonBody, ok, operation, pathId, query } from "../http/contract";
+import { settle } from "../http/errors";
 import { ListQuery } from "../http/page.schema";
 import { listPage } from "../http/pagination";
 import { TaskEvent } from "./events.schema";
-import { settle } from "./runs";
 import { ownedTask, toTask, toTaskMessage, toTaskRun, wakeQueue } from "./tasks";
 import { Task, TaskDetail, TaskMessage, TaskMessageCreate, TaskMessagePage, TaskRunPage } from "./tasks.schema";
 

@@ -11,11 +11,11 @@ import type { FieldIssue } from "../../core/validation/issues";
 import { MAX_VARIANTS_PER_REQUEST, type VariantSettings } from "../../core/variants/request";
 import type { AppEnv } from "../http/context";
 import { failure, jsonBody, ok, operation, pathId, query } from "../http/contract";
-import { notFound, validationFailed } from "../http/errors";
+import { notFound, settle, validationFailed } from "../http/errors";
 import { ListQuery } from "../http/page.schema";
 import { listPage } from "../http/pagination";
 import { MAX_SEQ, queryInt } from "../http/query.schema";
-import { findRun, settle } from "./runs";
+import { findRun } from "./run-queries";
 import { Variant, VariantBatch, VariantCreate, VariantPage } from "./variants.schema";
 
 const seqParam = { seq: { schema: queryInt(0, MAX_SEQ).describe("The assistant row's seq"), resource: "message" } };
