@@ -7,7 +7,7 @@ import { cloneUrl, repositoryFolder } from "../../core/repos/repository";
 import type { AppEnv } from "../http/context";
 import { failure, jsonBody, ok, operation, pathId } from "../http/contract";
 import { ApiError, notFound, validationFailed } from "../http/errors";
-import { githubFailure, NOT_CONFIGURED, requireGitHub } from "./github-connections";
+import { githubFailure, NOT_CONFIGURED, requireGitHub } from "./github";
 import { findGuild } from "./guilds";
 import { Repository, RepositoryCreate, RepositoryList } from "./repositories.schema";
 

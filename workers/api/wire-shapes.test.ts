@@ -6,7 +6,7 @@ import { newAgent, script, settled } from "../../test/workerd/agents";
 import { call, seedGuild } from "../../test/workerd/seed";
 import { fileTask, recordStarts, seedTaskGuild, withDb } from "../../test/workerd/tasks";
 import { Agent, AgentPage, AgentStatus, Memory } from "./agents.schema";
-import { GroupMessagePage } from "./group-chat.schema";
+import { GroupMessagePage } from "./guild-chat.schema";
 import { Guild, GuildPage } from "./guilds.schema";
 import { Health } from "./health.schema";
 import { MessageAccepted, MessageList, PromptReplay, Run, RunPage } from "./runs.schema";

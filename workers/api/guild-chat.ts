@@ -9,7 +9,7 @@ import { eventStream, failure, jsonBody, lastEventId, ok, operation, pathId, que
 import { settle, validationFailed } from "../http/errors";
 import { resumePoint, streamQuery } from "../http/query.schema";
 import { GuildEvent } from "./events.schema";
-import { ChatQuery, GroupMessagePage, GroupPostBody } from "./group-chat.schema";
+import { ChatQuery, GroupMessagePage, GroupPostBody } from "./guild-chat.schema";
 import { findGuild } from "./guilds";
 
 /** `/api/guilds/:id/chat` and `/api/guilds/:id/events`: the guild's public group chat. */
