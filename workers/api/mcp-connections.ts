@@ -20,7 +20,7 @@ import { mcpConnections, mcpTools } from "../../core/db/schema";
 import { type McpCredential, sealCredential } from "../../core/mcp/credentials";
 import { mcpUrlIssue } from "../../core/mcp/egress-fetch";
 import { preregisteredClient, readFacts, signInOrigins } from "../../core/mcp/oauth";
-import { findPreset, presetCatalog } from "../../core/mcp/presets";
+import { findPreset } from "../../core/mcp/presets";
 import { type RefreshOutcome, refreshConnection } from "../../core/mcp/refresh";
 import { allowanceFrom } from "../../core/providers/egress";
 import { keySetFrom } from "../../core/secrets/crypto";
@@ -31,7 +31,7 @@ import { ApiError, notFound, validationFailed } from "../http/errors";
 import { ListQuery } from "../http/page.schema";
 import { listPage } from "../http/pagination";
 import { grantTarget } from "./grant-target";
-import { McpConnection, McpConnectionCreate, McpConnectionPage, McpConnectionPatch, McpGrantCreate, McpPresetList } from "./mcp-connections.schema";
+import { McpConnection, McpConnectionCreate, McpConnectionPage, McpConnectionPatch, McpGrantCreate } from "./mcp-connections.schema";
 import { oauthAuthFor } from "./mcp-oauth-tools";
 
 /**
@@ -149,27 +149,6 @@ const discoverable = (row: McpConnectionRow) => row.authKind === "none" || (row.
 
 const REFRESH_FAILURES =
   "mcp.unreachable, mcp.timeout, mcp.protocol: the server could not be reached or answered wrongly; mcp.unauthorized: it refused the credentials";
-
-export const mcpPresetRoutes = new Hono<AppEnv>().get(
-  "/presets",
-  operation({
-    operationId: "listMcpPresets",
-    summary: "The catalog of curated MCP servers; adding one enables only its curated tools",
-    tag: "MCP",
-    responses: { 200: ok("The presets this platform offers", McpPresetList) },
-  }),
-  (c) =>
-    c.json({
-      data: presetCatalog(c.env.MCP_PRESETS_URL_OVERRIDES).map((p) => ({
-        key: p.key,
-        title: p.title,
-        url: p.url,
-        auth: p.auth,
-        tools: [...p.tools],
-        docs_url: p.docsUrl,
-      })),
-    }),
-);
 
 export const mcpConnectionRoutes = new Hono<AppEnv>()
   .post(
