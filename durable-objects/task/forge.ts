@@ -4,7 +4,7 @@
  */
 import type { Env } from "../../bindings/env";
 import { forgePlugin, githubApp } from "../../bindings/github";
-import type { TaskForRun } from "../../core/db/running-task";
+import type { TaskForRun } from "../../core/db/task-run";
 import type { ForgePlugin } from "../../core/github/pulls";
 /** A short-lived installation token for the task's repository, minted again when near its expiry. */
 export class RepositoryTokens {

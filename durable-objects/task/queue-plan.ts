@@ -7,8 +7,8 @@
  */
 import type { Env } from "../../bindings/env";
 import { refuse } from "../../bindings/outcome";
-import { staleVolumes } from "../../core/db/task-runs";
-import { activeTaskIds, claimForRun, dueCandidates, organisationTaskSettings, unclaim } from "../../core/db/tasks";
+import { activeTaskIds, claimForRun, dueCandidates, staleVolumes, unclaim } from "../../core/db/task-queue";
+import { organisationTaskSettings } from "../../core/db/task-settings";
 import { logEvent } from "../../core/output/log";
 import { platformRedactor } from "../../core/output/redaction";
 import { volumeObjectKey } from "../../core/tasks/key";

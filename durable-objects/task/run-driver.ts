@@ -6,8 +6,8 @@
  * the end the finalizing (finalize.ts). The rules of what a turn ends with are pure
  * (core/tasks/turn.ts); this class only sequences them.
  */
-import type { TaskForRun } from "../../core/db/running-task";
-import { markConnected, setPullRequest, undeliveredMessages } from "../../core/db/running-task";
+import type { TaskForRun } from "../../core/db/task-run";
+import { markConnected, setPullRequest, undeliveredMessages } from "../../core/db/task-run";
 import { type RunError, updateRun } from "../../core/db/transcript";
 import { describeError, logEvent } from "../../core/output/log";
 import { countRowTokens } from "../../core/projection/token-count";

@@ -9,7 +9,7 @@ import type { Env } from "../../bindings/env";
 import { type Outcome, refuse } from "../../bindings/outcome";
 import type { GitAuthorization, GitRefusalEvent } from "../../bindings/task-gateway";
 import { readOpeningState } from "../../core/db/agent-state";
-import { activeTaskRun, earlierTaskRows, readTaskForRun, type TaskForRun, taskRunClaim, taskStatus } from "../../core/db/running-task";
+import { activeTaskRun, earlierTaskRows, readTaskForRun, type TaskForRun, taskRunClaim, taskStatus } from "../../core/db/task-run";
 import { describeError, logEvent } from "../../core/output/log";
 import { newCredential } from "../../core/tasks/credential";
 import { taskPrompt } from "../../core/tasks/prompt";

@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import type { Database } from "../../core/db/client";
 import { agents, guildRepositories } from "../../core/db/schema";
-import { createTask, listTasks } from "../../core/db/tasks";
+import { createTask, listTasks } from "../../core/db/task-rows";
 import type { AppEnv } from "../http/context";
 import { jsonBody, ok, operation, pathId, query } from "../http/contract";
 import { validationFailed } from "../http/errors";

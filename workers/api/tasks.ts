@@ -1,8 +1,17 @@
 import { Hono } from "hono";
 import { taskObject, taskQueue } from "../../bindings/objects";
 import type { Database } from "../../core/db/client";
-import { insertTaskMessage, listTaskMessages, listTaskRuns, taskRunsSummary } from "../../core/db/task-runs";
-import { findTask, moveTask, type TaskMessageRow, type TaskRow, type TaskRunRow } from "../../core/db/tasks";
+import {
+  findTask,
+  insertTaskMessage,
+  listTaskMessages,
+  listTaskRuns,
+  moveTask,
+  type TaskMessageRow,
+  type TaskRow,
+  type TaskRunRow,
+  taskRunsSummary,
+} from "../../core/db/task-rows";
 import { logEvent } from "../../core/output/log";
 import { platformRedactor } from "../../core/output/redaction";
 import { taskBranch } from "../../core/tasks/key";
@@ -20,7 +29,7 @@ import { Task, TaskDetail, TaskMessage, TaskMessageCreate, TaskMessagePage, Task
 /**
  * `/api/tasks/:id`: a task, its runs and messages, and what a person does to it: send a
  * message (TASK-019), cancel, mark done (TASK-030), reset its workspace (TASK-038), follow
- * its events. Status moves are conditional (core/db/tasks.ts moveTask), so a person's action
+ * its events. Status moves are conditional (core/db/task-rows.ts moveTask), so a person's action
  * and a run's end never both win.
  */
 
