@@ -22,7 +22,7 @@ import { ensureRequestOf, generationInputs, openSecrets } from "../agent/generat
 import { tokenCounterReady } from "../agent/generation/token-ranks";
 import type { RunSession } from "../agent/state/run-session";
 import { TaskBoxCommands } from "./box-commands";
-import type { RepositoryTokens } from "./forge";
+import type { RepositoryTokens } from "./repository-tokens";
 import type { TaskRooms } from "./task-rooms";
 import { deliverAsRow, TaskWait } from "./turn-boundary";
 

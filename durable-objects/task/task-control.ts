@@ -20,7 +20,7 @@ import { HEARTBEAT } from "../agent/state/generation-lock";
 import type { DeadlineHandler } from "../common/deadlines";
 import { serveRunEvents } from "../common/sse-hub";
 import { finalizeRun } from "./finalize";
-import { RepositoryTokens } from "./forge";
+import { RepositoryTokens } from "./repository-tokens";
 import { TaskRunDriver } from "./run-driver";
 import { runOrdinal } from "./stream";
 /** What the queue hears when it asks a task to start a run. */
