@@ -37,7 +37,7 @@ export interface QueueHost {
 }
 
 /** The queue object's work, loaded by TaskQueueObject on its first event (queue-object.ts). */
-export class TaskQueuePlan {
+export class TaskQueue {
   readonly #connection: IdleConnection;
   #turn: Promise<unknown> = Promise.resolve();
 
