@@ -10,7 +10,7 @@ import { isAncestorOnForge } from "../core/github/compare";
 import type { Env } from "./env";
 import { taskObject } from "./objects";
 
-export type { GatewayGrant as GitAuthorization, GitRefusalEvent } from "../core/git-gateway/handler";
+export type { GitAuthorization, GitRefusalEvent } from "../core/git-gateway/handler";
 
 /**
  * The gateway's dependencies for one task (core/git-gateway/handler.ts), shared by the
