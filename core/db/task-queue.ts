@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { DueTask, TaskStatus } from "../tasks/outcome";
 import type { TaskSettings } from "../tasks/settings";
-import type { AnyDatabase } from "./organisations";
+import type { AnyDatabase } from "./client";
 import { taskRuns, tasks } from "./schema";
 import type { TaskRow } from "./task-rows";
 

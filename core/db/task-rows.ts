@@ -2,8 +2,7 @@ import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import { keyPrefix } from "../tasks/key";
 import type { TaskStatus } from "../tasks/outcome";
-import type { Database } from "./client";
-import type { AnyDatabase } from "./organisations";
+import type { AnyDatabase, Database } from "./client";
 import { guildRepositories, taskMessages, taskRuns, tasks } from "./schema";
 
 /**

@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { type TaskSettings, taskSettings } from "../tasks/settings";
-import type { AnyDatabase } from "./organisations";
+import type { AnyDatabase } from "./client";
 import { organisations } from "./schema";
 
 /** The organisation's task settings (core/tasks/settings.ts) as stored on its row: read by the queue and the API, set by the API. */

@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import type { AnyDatabase } from "../../core/db/organisations";
+import type { AnyDatabase } from "../../core/db/client";
 import { agents, guilds } from "../../core/db/schema";
 import { notFound } from "../http/errors";
 
