@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import { Hono } from "hono";
 import type { Env } from "../../bindings/env";
 import {
@@ -27,7 +27,7 @@ import type { AppEnv } from "../http/context";
 import { failure, jsonBody, ok, operation, pathId, query } from "../http/contract";
 import { ApiError, notFound, validationFailed } from "../http/errors";
 import { ListQuery } from "../http/page.schema";
-import { listPage } from "../http/pagination";
+import { listPage, organisationRows } from "../http/pagination";
 import { grantRoutes } from "./grant-routes";
 import { McpConnection, McpConnectionCreate, McpConnectionPage, McpConnectionPatch, McpGrantCreate } from "./mcp-connections.schema";
 import { oauthAuthFor } from "./mcp-oauth-tools";
@@ -222,12 +222,7 @@ export const mcpConnectionRoutes = new Hono<AppEnv>()
     async (c) => {
       const db = c.get("db");
       const page = listPage(c.req.valid("query"));
-      const rows = await db
-        .select()
-        .from(mcpConnections)
-        .where(and(eq(mcpConnections.organisationId, c.get("organisationId")), page.where(mcpConnections.createdAt, mcpConnections.id)))
-        .orderBy(...page.order(mcpConnections.createdAt, mcpConnections.id))
-        .limit(page.limit + 1);
+      const rows = await organisationRows(db, mcpConnections, c.get("organisationId"), page);
       const wired = new Map((await wire(db, rows.slice(0, page.limit))).map((w) => [w.id, w]));
       return c.json(page.result(rows, (r) => wired.get(r.id)));
     },

@@ -13,7 +13,7 @@ import type { AppEnv } from "../http/context";
 import { jsonBody, ok, operation, pathId, query } from "../http/contract";
 import { ApiError, notFound } from "../http/errors";
 import { ListQuery } from "../http/page.schema";
-import { listPage } from "../http/pagination";
+import { listPage, organisationRows } from "../http/pagination";
 import { grantRoutes } from "./grant-routes";
 import { Secret, SecretCreate, SecretGrantCreate, SecretPage, SecretPatch } from "./secrets.schema";
 
@@ -118,12 +118,7 @@ export const secretRoutes = new Hono<AppEnv>()
     async (c) => {
       const db = c.get("db");
       const page = listPage(c.req.valid("query"));
-      const rows = await db
-        .select()
-        .from(secrets)
-        .where(and(eq(secrets.organisationId, c.get("organisationId")), page.where(secrets.createdAt, secrets.id)))
-        .orderBy(...page.order(secrets.createdAt, secrets.id))
-        .limit(page.limit + 1);
+      const rows = await organisationRows(db, secrets, c.get("organisationId"), page);
       const grants = await grantsOf(
         db,
         rows.map((r) => r.id),
