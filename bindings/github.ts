@@ -1,6 +1,6 @@
 import { GitHubApp } from "../core/github/client";
+import { type ForgePlugin, githubForge } from "../core/github/forge-plugin";
 import { GitHubOAuth } from "../core/github/oauth";
-import { type ForgePlugin, githubForge } from "../core/github/pulls";
 import type { Env } from "./env";
 
 /** GitHub's REST base: GITHUB_API_URL (GitHub Enterprise's `https://<host>/api/v3`, the local forge's), github.com's by default. */

@@ -1,4 +1,5 @@
-import type { ScriptChange, ScriptsChangedEvent } from "../core/scripts/types";
+import type { ScriptsChangedEvent } from "../core/events/streams";
+import type { ScriptChange } from "../core/scripts/types";
 import type { Env } from "./env";
 import { guildObject } from "./objects";
 

@@ -5,12 +5,12 @@
  * the grant for the active run's credential (the installation token the gateway forwards
  * with, which never enters the box) or null; `gitRefused(taskId, event)` reports a refused push.
  */
-import type { GatewayDeps } from "../core/git-gateway/handler";
+import { type GatewayDeps, gatewayHandler } from "../core/git-gateway/handler";
 import { isAncestorOnForge } from "../core/github/compare";
 import type { Env } from "./env";
 import { taskObject } from "./objects";
 
-export type { GatewayGrant as GitAuthorization, GitRefusalEvent } from "../core/git-gateway/handler";
+export type { GitAuthorization, GitRefusalEvent } from "../core/git-gateway/handler";
 
 /**
  * The gateway's dependencies for one task (core/git-gateway/handler.ts), shared by the
@@ -32,4 +32,18 @@ export function gatewayDeps(env: Env, taskId: string): GatewayDeps {
     },
     ancestry: (grant, ancestor, commit) => isAncestorOnForge({ apiUrl, token: grant.token, fullName: grant.fullName }, ancestor, commit),
   };
+}
+
+/** A gateway path names its task first: `/tasks/<taskId>/<owner>/<repo>.git/…`. */
+const TASK_PATH = /^\/tasks\/([A-Za-z0-9_-]{1,64})\//;
+
+/**
+ * A box's git request, answered for the task its path names with that task's dependencies
+ * (both doors: the Container's outbound handler and the Worker's route); 404 when the path
+ * names no task. `refuse` may turn the caller away first, with its answer.
+ */
+export async function serveTaskGit(request: Request, env: Env, refuse?: (taskId: string) => Response | null): Promise<Response> {
+  const taskId = TASK_PATH.exec(new URL(request.url).pathname)?.[1];
+  if (!taskId) return new Response("not found\n", { status: 404 });
+  return refuse?.(taskId) ?? gatewayHandler(request, gatewayDeps(env, taskId));
 }

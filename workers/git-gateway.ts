@@ -8,19 +8,14 @@
  * (production) the route does not exist.
  */
 import type { Context } from "hono";
-import { gatewayDeps } from "../bindings/task-gateway";
-import { gatewayHandler } from "../core/git-gateway/handler";
+import { serveTaskGit } from "../bindings/task-gateway";
 import type { AppEnv } from "./http/context";
 
 export const GIT_GATEWAY_ROUTE = "/api/git-gateway";
-
-const TASK_PATH = /^\/tasks\/([A-Za-z0-9_-]{1,64})\//;
 
 export async function gitGatewayRoute(c: Context<AppEnv>): Promise<Response> {
   if (!c.env.GIT_GATEWAY_URL) return c.json({ error: { code: "not_found", message: "No such route" } }, 404);
   const url = new URL(c.req.url);
   url.pathname = url.pathname.slice(GIT_GATEWAY_ROUTE.length);
-  const taskId = TASK_PATH.exec(url.pathname)?.[1];
-  if (!taskId) return new Response("not found\n", { status: 404 });
-  return gatewayHandler(new Request(url, c.req.raw), gatewayDeps(c.env, taskId));
+  return serveTaskGit(new Request(url, c.req.raw), c.env);
 }

@@ -1,10 +1,14 @@
 import { neonConfig, Pool, type PoolClient, type WebSocketConstructor } from "@neondatabase/serverless";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { concatBytes } from "../bytes/concat";
 import { isConnectionFailure } from "./outage";
 import * as schema from "./schema";
 
 export type Database = NeonDatabase<typeof schema>;
+
+/** Any drizzle Postgres database: Neon in the Worker, node-postgres in scripts. */
+export type AnyDatabase = PgDatabase<PgQueryResultHKT, Record<string, unknown>>;
 
 export interface DatabaseConfig {
   DATABASE_URL?: string;

@@ -1,7 +1,7 @@
 import { asc, eq, sql } from "drizzle-orm";
 import type { FileChangeRow, FileChangeView } from "../repos/file-changes";
 import type { FileChangeKind } from "../repos/types";
-import type { AnyDatabase } from "./organisations";
+import type { AnyDatabase } from "./client";
 import { fileChanges } from "./schema";
 
 /**

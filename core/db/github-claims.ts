@@ -1,5 +1,5 @@
 import { and, eq, lt } from "drizzle-orm";
-import type { AnyDatabase } from "./organisations";
+import type { AnyDatabase } from "./client";
 import { sqlState, UNIQUE_VIOLATION } from "./outage";
 import { githubClaimStates, githubConnections } from "./schema";
 

@@ -4,7 +4,7 @@
  * nothing here sees a token.
  */
 import { and, asc, eq, inArray, notInArray, or, sql } from "drizzle-orm";
-import type { AnyDatabase } from "./organisations";
+import type { AnyDatabase } from "./client";
 import { sqlState, UNIQUE_VIOLATION } from "./outage";
 import { agents, mcpConnections, mcpGrants, mcpTools } from "./schema";
 

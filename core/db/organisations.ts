@@ -1,10 +1,7 @@
 import { eq, sql } from "drizzle-orm";
-import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { newToken } from "../auth/tokens";
+import type { AnyDatabase } from "./client";
 import { apiTokens, organisations } from "./schema";
-
-/** Any drizzle Postgres database: Neon in the Worker, node-postgres in scripts. */
-export type AnyDatabase = PgDatabase<PgQueryResultHKT, Record<string, unknown>>;
 
 /**
  * Creates an organisation with one operator token; the token is returned once and

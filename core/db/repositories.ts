@@ -1,7 +1,7 @@
 import { asc, eq } from "drizzle-orm";
 import { cloneUrl, repositoryFolder } from "../repos/repository";
 import type { RepositoryForGeneration } from "../repos/types";
-import type { AnyDatabase } from "./organisations";
+import type { AnyDatabase } from "./client";
 import { githubConnections, guildRepositories } from "./schema";
 
 /**

@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import type { AnyDatabase } from "./organisations";
+import type { AnyDatabase } from "./client";
 import { agents } from "./schema";
 
 /** What a sandbox needs of its agent's row when no run snapshot says it (the Browser and CLI tabs). */

@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
-import type { AnyDatabase } from "./organisations";
+import type { AnyDatabase } from "./client";
 import { secretGrants, secrets } from "./schema";
 
 export type SecretRow = typeof secrets.$inferSelect;

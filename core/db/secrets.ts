@@ -1,5 +1,5 @@
 import { and, eq, or, sql } from "drizzle-orm";
-import type { AnyDatabase } from "./organisations";
+import type { AnyDatabase } from "./client";
 import { agents, secretGrants, secrets } from "./schema";
 
 export interface SecretRef {

@@ -65,6 +65,7 @@ export const GuildStatusEvent = z
 export const ScriptsChangedEvent = z
   .object({ agent_id: z.uuid(), action: z.enum(["create", "delete", "clear"]), name: z.string().optional().describe("Absent for clear") })
   .meta({ id: "ScriptsChangedEvent", description: "One of the guild's agents created, replaced (create), deleted or cleared its scripts" });
+export type ScriptsChangedEvent = z.output<typeof ScriptsChangedEvent>;
 
 /** A row of a task's stream: its run's row, renumbered so Last-Event-ID resumes across the task's runs. */
 export const TaskStreamRow = Message.extend({

@@ -13,7 +13,7 @@ import { forwardedBody, PackVerifier } from "./push-stream";
 import { refusalBody, refusalResponse } from "./report";
 
 /** What the task's object answers for a valid run credential. */
-export interface GatewayGrant {
+export interface GitAuthorization {
   /** `owner/repo` on the forge. */
   fullName: string;
   baseBranch: string;
@@ -31,13 +31,13 @@ export interface GitRefusalEvent {
 }
 
 export interface GatewayDeps {
-  authorize(taskId: string, credential: string): Promise<GatewayGrant | null>;
+  authorize(taskId: string, credential: string): Promise<GitAuthorization | null>;
   /** The forge's git base: `${forgeGitUrl}/<owner>/<repo>.git/...`. */
   forgeGitUrl: string;
   fetch: (input: string, init: RequestInit) => Promise<Response>;
   refused(event: GitRefusalEvent): Promise<void>;
   /** Whether `ancestor` is an ancestor of `commit` on the forge (its compare API), for the grant's repository. */
-  ancestry(grant: GatewayGrant, ancestor: string, commit: string): Promise<boolean>;
+  ancestry(grant: GitAuthorization, ancestor: string, commit: string): Promise<boolean>;
 }
 
 const PATH = /^\/tasks\/([A-Za-z0-9_-]{1,64})\/([A-Za-z0-9][A-Za-z0-9-]*)\/([A-Za-z0-9._-]+?)\.git\/(info\/refs|git-upload-pack|git-receive-pack)$/;
@@ -145,7 +145,7 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<v
 
 interface Push {
   taskId: string;
-  grant: GatewayGrant;
+  grant: GitAuthorization;
   target: string;
   headers: Headers;
 }

@@ -1,6 +1,6 @@
 /**
  * When a GitHub request that failed is worth sending again, and after how long. Pure: the
- * forge plugin (pulls.ts) asks it after each attempt.
+ * forge plugin (forge-plugin.ts) asks it after each attempt.
  *
  * - A rate limit (429, or 403 with `retry-after` or `x-ratelimit-remaining: 0`) refused the
  *   request without doing anything: any request may go again, after what GitHub asks

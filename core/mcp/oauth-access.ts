@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import type { AnyDatabase } from "../db/organisations";
+import type { AnyDatabase } from "../db/client";
 import { mcpConnections } from "../db/schema";
 import type { KeySet } from "../secrets/crypto";
 import type { McpAuth } from "./client";

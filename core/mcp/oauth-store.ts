@@ -1,6 +1,6 @@
 import { and, eq, lt } from "drizzle-orm";
+import type { AnyDatabase } from "../db/client";
 import type { McpConnectionRow } from "../db/mcp";
-import type { AnyDatabase } from "../db/organisations";
 import { mcpConnections, mcpOauthStates } from "../db/schema";
 import { type KeySet, openSecret, type SealedValue, sealSecret } from "../secrets/crypto";
 import { credentialBinding, verifierBinding } from "./credentials";

@@ -3,8 +3,9 @@
  * name them, and store the list (or why it failed) on the connection. Used by the API
  * on create, on a change of URL or token, and on refresh.
  */
+
+import type { AnyDatabase } from "../db/client";
 import { getConnection, type McpConnectionRow, McpToolNameTaken, recordDiscovery, recordDiscoveryFailure } from "../db/mcp";
-import type { AnyDatabase } from "../db/organisations";
 import type { EgressAllowance } from "../providers/egress";
 import type { McpEndpoint } from "./client";
 import { type EndpointContext, endpointOf, MissingCredential, storedOf } from "./endpoint";

@@ -4,7 +4,7 @@
  * resealSecrets: row by row, guarded by the ciphertext read, failures reported by id.
  */
 import { and, asc, eq, gt, isNotNull } from "drizzle-orm";
-import type { AnyDatabase } from "../db/organisations";
+import type { AnyDatabase } from "../db/client";
 import { mcpConnections, mcpOauthStates } from "../db/schema";
 import { type KeySet, openSecret, type SealedValue, type SecretBinding, SecretDecryptError, sealedUnderCurrent, sealSecret } from "../secrets/crypto";
 import type { ResealReport } from "../secrets/reseal";

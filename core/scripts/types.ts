@@ -47,15 +47,6 @@ export interface ScriptSnapshotEntry {
 /** What changed in an agent's catalog: the guild event's action and name (SCRIPT-040, OP-SCRIPT-8: a replace is `create`). */
 export type ScriptChange = { action: "create"; name: string } | { action: "delete"; name: string } | { action: "clear" };
 
-/** `agent.scripts.changed` of the guild stream: an agent's script catalog changed (SCRIPT-040, SSE-005). */
-export interface ScriptsChangedEvent {
-  agent_id: string;
-  /** A replace is `create` too (OP-SCRIPT-8). */
-  action: "create" | "delete" | "clear";
-  /** Absent for `clear`. */
-  name?: string;
-}
-
 /** The cap refused a new name (SCRIPT-013). */
 export class ScriptLimitReached extends Error {
   constructor(readonly limit: number) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AnyDatabase } from "../db/organisations";
+import type { AnyDatabase } from "../db/client";
 import { writeAgentSecret } from "./agent-secret";
 import { parseKeySet } from "./crypto";
 

@@ -5,7 +5,7 @@
  * secrets (generation start re-resolving them, SEC-002) sees the change like any other.
  */
 import { and, eq, sql } from "drizzle-orm";
-import type { AnyDatabase } from "../db/organisations";
+import type { AnyDatabase } from "../db/client";
 import { sqlState, UNIQUE_VIOLATION } from "../db/outage";
 import { secretGrants, secrets } from "../db/schema";
 import { reservedSecretName } from "../validation/secret-name";

@@ -4,7 +4,7 @@
  * secret_store) could grow those without bound.
  */
 import { count, eq, sql } from "drizzle-orm";
-import type { AnyDatabase } from "../db/organisations";
+import type { AnyDatabase } from "../db/client";
 import { organisations, secrets } from "../db/schema";
 
 export const MAX_SECRETS_PER_ORGANISATION = 200;

@@ -3,7 +3,7 @@
  * dropped from SECRETS_KEK: `npm run secrets:rotate` (scripts/secrets-rotate.ts) runs it.
  */
 import { and, asc, eq, gt } from "drizzle-orm";
-import type { AnyDatabase } from "../db/organisations";
+import type { AnyDatabase } from "../db/client";
 import { secrets } from "../db/schema";
 import { type KeySet, openSecret, SecretDecryptError, sealedUnderCurrent, sealSecret } from "./crypto";
 

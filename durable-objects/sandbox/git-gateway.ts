@@ -8,19 +8,15 @@
  */
 import type { OutboundHandlerContext } from "@cloudflare/containers";
 import type { Env } from "../../bindings/env";
-import { gatewayDeps } from "../../bindings/task-gateway";
-import { gatewayHandler } from "../../core/git-gateway/handler";
+import { serveTaskGit } from "../../bindings/task-gateway";
 import { GATEWAY_HOST, gatewayRemote, taskBoxName } from "../../core/tasks/credential";
 
 export { GATEWAY_HOST, gatewayRemote, taskBoxName };
 
-const TASK_PATH = /^\/tasks\/([A-Za-z0-9_-]{1,64})\//;
-
-export async function gitGateway(request: Request, env: Env, ctx: OutboundHandlerContext): Promise<Response> {
-  const taskId = TASK_PATH.exec(new URL(request.url).pathname)?.[1];
-  if (!taskId) return new Response("not found\n", { status: 404 });
-  if (ctx.className !== "StandardSandbox" || env.SANDBOX_STANDARD.idFromName(taskBoxName(taskId)).toString() !== ctx.containerId) {
-    return new Response("not this task's box\n", { status: 403 });
-  }
-  return gatewayHandler(request, gatewayDeps(env, taskId));
+export function gitGateway(request: Request, env: Env, ctx: OutboundHandlerContext): Promise<Response> {
+  return serveTaskGit(request, env, (taskId) =>
+    ctx.className !== "StandardSandbox" || env.SANDBOX_STANDARD.idFromName(taskBoxName(taskId)).toString() !== ctx.containerId
+      ? new Response("not this task's box\n", { status: 403 })
+      : null,
+  );
 }

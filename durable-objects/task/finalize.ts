@@ -6,10 +6,10 @@
  * Each step that can fail is logged and passed: an ending is always written.
  */
 import { taskQueue } from "../../bindings/objects";
-import { finishTaskRun, runUsage, settleTask, type TaskForRun } from "../../core/db/running-task";
+import { finishTaskRun, runUsage, settleTask, type TaskForRun } from "../../core/db/task-run";
 import { describeError, logEvent } from "../../core/output/log";
 import type { TaskBoxCommands } from "./box-commands";
-import type { RepositoryTokens } from "./forge";
+import type { RepositoryTokens } from "./repository-tokens";
 import type { Refusal, RunEnding } from "./run-driver";
 import type { TaskRooms } from "./task-rooms";
 

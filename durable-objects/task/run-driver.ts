@@ -6,8 +6,8 @@
  * the end the finalizing (finalize.ts). The rules of what a turn ends with are pure
  * (core/tasks/turn.ts); this class only sequences them.
  */
-import type { TaskForRun } from "../../core/db/running-task";
-import { markConnected, setPullRequest, undeliveredMessages } from "../../core/db/running-task";
+import type { TaskForRun } from "../../core/db/task-run";
+import { markConnected, setPullRequest, undeliveredMessages } from "../../core/db/task-run";
 import { describeError, logEvent } from "../../core/output/log";
 import { countRowTokens } from "../../core/projection/token-count";
 import type { ChatPayload } from "../../core/projection/types";
@@ -21,7 +21,7 @@ import { tokenCounterReady } from "../agent/generation/token-ranks";
 import { runTurn } from "../agent/run/turn";
 import type { RunSession } from "../agent/state/run-session";
 import { TaskBoxCommands } from "./box-commands";
-import type { RepositoryTokens } from "./forge";
+import type { RepositoryTokens } from "./repository-tokens";
 import type { TaskRooms } from "./task-rooms";
 import { deliverAsRow, TaskWait } from "./turn-boundary";
 

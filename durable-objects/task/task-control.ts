@@ -10,7 +10,7 @@ import type { Env } from "../../bindings/env";
 import { type Outcome, refuse } from "../../bindings/outcome";
 import type { GitAuthorization, GitRefusalEvent } from "../../bindings/task-gateway";
 import { readOpeningState } from "../../core/db/agent-state";
-import { activeTaskRun, earlierTaskRows, readTaskForRun, type TaskForRun, taskRunClaim, taskStatus } from "../../core/db/running-task";
+import { activeTaskRun, earlierTaskRows, readTaskForRun, type TaskForRun, taskRunClaim, taskStatus } from "../../core/db/task-run";
 import { markDelivered, readTaskRunStart } from "../../core/db/task-run-start";
 import { describeError, logEvent } from "../../core/output/log";
 import { nextLink } from "../../core/runs/chain";
@@ -23,7 +23,7 @@ import { HEARTBEAT } from "../agent/state/generation-lock";
 import type { DeadlineHandler } from "../common/deadlines";
 import { serveRunEvents } from "../common/sse-hub";
 import { finalizeRun } from "./finalize";
-import { RepositoryTokens } from "./forge";
+import { RepositoryTokens } from "./repository-tokens";
 import { TaskRunDriver } from "./run-driver";
 import { runOrdinal } from "./stream";
 /** What the queue hears when it asks a task to start a run. */

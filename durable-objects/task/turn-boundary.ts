@@ -3,7 +3,7 @@
  * the next turn's user row, or a wait for one on the object's alarm for keepAliveSeconds.
  */
 import type { Database } from "../../core/db/client";
-import { deliverMessages } from "../../core/db/running-task";
+import { deliverMessages } from "../../core/db/task-run";
 import { countRowTokens } from "../../core/projection/token-count";
 import type { ChatPayload } from "../../core/projection/types";
 import type { RunSession } from "../agent/state/run-session";

@@ -7,7 +7,7 @@
  * @example const fx = await gatewayFixture({ account: "acme", repos: { app: { "README.md": "hi\n" } } });
  *          await git(["clone", fx.boxRemote(), dir]); await fx.close();
  */
-import { type GatewayDeps, type GatewayGrant, type GitRefusalEvent, gatewayHandler } from "../../core/git-gateway/handler";
+import { type GatewayDeps, type GitAuthorization, type GitRefusalEvent, gatewayHandler } from "../../core/git-gateway/handler";
 import { isAncestorOnForge } from "../../core/github/compare";
 import { type FetchServer, serveFetch } from "./serve-fetch";
 import { type Forge, startForge } from "./server";
@@ -17,7 +17,7 @@ export interface GatewayFixture {
   forge: Forge;
   gateway: FetchServer;
   /** What the task's object answers for the credential; tests may flip `allowForcePush`. */
-  grant: GatewayGrant;
+  grant: GitAuthorization;
   taskId: string;
   credential: string;
   /** Refused pushes, as the task would hear of them. */
@@ -63,7 +63,7 @@ export async function gatewayFixture(options: {
   const taskId = "5b7e0c1e-0000-4000-8000-000000000001";
   const credential = "run-credential-4f1d";
   const fullName = `${options.account}/${names[0]}`;
-  const grant: GatewayGrant = { fullName, baseBranch: "main", taskKey: options.taskKey ?? "APP-1", allowForcePush: false, token };
+  const grant: GitAuthorization = { fullName, baseBranch: "main", taskKey: options.taskKey ?? "APP-1", allowForcePush: false, token };
   const refusals: GitRefusalEvent[] = [];
   const asked: string[][] = [];
   let received = "";

@@ -50,29 +50,39 @@ export const messagePath: Path = {
       middleware: true,
     },
     {
-      file: "workers/api/run.ts",
+      file: "workers/api/runs.ts",
       what: "The route: the run in the caller's organisation, a task run refused (409 `run.task_run`), the attachments resolved, then the agent's object asked.",
       reached: { kind: "import", from: "workers/app.ts" },
     },
     {
       file: "workers/http/contract.ts",
       what: "`pathId` and `jsonBody(MessageCreate)`: the id and the body read within bounds and validated before the handler runs (422 `validation.failed`).",
-      reached: { kind: "import", from: "workers/api/run.ts" },
+      reached: { kind: "import", from: "workers/api/runs.ts" },
     },
     {
-      file: "workers/api/runs.ts",
-      what: "`findRun` (404 outside the organisation), `attachmentRefs` (the organisation's own attachments), `settle` (the object's Outcome as 2xx or an API error).",
-      reached: { kind: "import", from: "workers/api/run.ts" },
+      file: "workers/api/run-queries.ts",
+      what: "`findRun`: the run in the caller's organisation, or 404.",
+      reached: { kind: "import", from: "workers/api/runs.ts" },
+    },
+    {
+      file: "workers/api/attachment-refs.ts",
+      what: "`attachmentRefs`: the attachments named are the organisation's own.",
+      reached: { kind: "import", from: "workers/api/runs.ts" },
+    },
+    {
+      file: "workers/http/errors.ts",
+      what: "`settle`: the object's Outcome answered as 2xx or as an API error.",
+      reached: { kind: "import", from: "workers/api/runs.ts" },
     },
     {
       file: "bindings/objects.ts",
       what: "`agentObject(env, agentId)`: the stub of the agent's object, `idFromName(agentId)`, with the database's location hint.",
-      reached: { kind: "import", from: "workers/api/run.ts" },
+      reached: { kind: "import", from: "workers/api/runs.ts" },
     },
     {
       file: "durable-objects/agent/agent-object.ts",
       what: "`postMessage` on the object's RPC surface, handed to the operator's trigger in its rooms.",
-      reached: { kind: "rpc", from: "workers/api/run.ts", method: "postMessage", stub: "agentObject" },
+      reached: { kind: "rpc", from: "workers/api/runs.ts", method: "postMessage", stub: "agentObject" },
     },
     {
       file: "durable-objects/agent/rooms.ts",

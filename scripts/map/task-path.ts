@@ -63,20 +63,25 @@ export const taskPath: Path = {
       middleware: true,
     },
     {
-      file: "workers/api/tasks.ts",
-      what: "The route: the guild, a coding agent of it, a repository of it; the task filed, the queue woken; 201.",
+      file: "workers/api/guild-tasks.ts",
+      what: "The route `POST /api/guilds/:id/tasks`: the guild, a coding agent of it, a repository of it; the task filed, the queue woken; 201.",
       reached: { kind: "import", from: "workers/app.ts" },
     },
     {
       file: "workers/http/contract.ts",
       what: "`pathId` and `jsonBody(TaskCreate)`: the id and the body validated.",
-      reached: { kind: "import", from: "workers/api/tasks.ts" },
+      reached: { kind: "import", from: "workers/api/guild-tasks.ts" },
     },
-    { file: "workers/api/guilds.ts", what: "`findGuild`: the caller's guild, or 404.", reached: { kind: "import", from: "workers/api/tasks.ts" } },
+    { file: "workers/api/guilds.ts", what: "`findGuild`: the caller's guild, or 404.", reached: { kind: "import", from: "workers/api/guild-tasks.ts" } },
     {
-      file: "core/db/tasks.ts",
+      file: "core/db/task-rows.ts",
       what: "`createTask`: the row, queued, its key `<PREFIX>-<n>` taken from the repository's counter in the same statement.",
-      reached: { kind: "import", from: "workers/api/tasks.ts" },
+      reached: { kind: "import", from: "workers/api/guild-tasks.ts" },
+    },
+    {
+      file: "workers/api/tasks.ts",
+      what: "`wakeQueue` (the routes of `/api/tasks/:id` wake it too): the organisation's queue told.",
+      reached: { kind: "import", from: "workers/api/guild-tasks.ts" },
     },
     {
       file: "bindings/objects.ts",
@@ -89,7 +94,7 @@ export const taskPath: Path = {
       reached: { kind: "rpc", from: "workers/api/tasks.ts", method: "wake", stub: "taskQueue" },
     },
     {
-      file: "durable-objects/task/queue-plan.ts",
+      file: "durable-objects/task/queue.ts",
       what: "The plan: the due tasks and the active ones read, each start claimed (`claimForRun`, status running), then `starter.start(taskId)`.",
       reached: { kind: "import" },
     },
@@ -119,7 +124,7 @@ export const taskPath: Path = {
       reached: { kind: "import", from: "durable-objects/task/task-rooms.ts" },
     },
     {
-      file: "core/db/running-task.ts",
+      file: "core/db/task-run.ts",
       what: "`readTaskForRun` (task, repository, installation, settings, the agent's git identity) and `taskRunClaim`: one active run per task.",
       reached: { kind: "import", from: "durable-objects/task/task-control.ts" },
     },
@@ -207,14 +212,14 @@ export const taskPath: Path = {
       or: gatewayRoute,
     },
     {
-      file: "core/git-gateway/handler.ts",
-      what: "`gatewayHandler`: smart HTTP only; the credential vouched for by the task's object; the task's repository only; a fetch forwarded to the forge with the installation token.",
+      file: "bindings/task-gateway.ts",
+      what: "`serveTaskGit`, the one door both ways in share: the task read from the path; `authorize` is the task object's `authorizeGit`, `refused` its `gitRefused`, `ancestry` the forge's compare.",
       reached: { kind: "import", from: "durable-objects/sandbox/git-gateway.ts" },
     },
     {
-      file: "bindings/task-gateway.ts",
-      what: "`gatewayDeps`: `authorize` is the task object's `authorizeGit`, `refused` its `gitRefused`, `ancestry` the forge's compare.",
-      reached: { kind: "import", from: "durable-objects/sandbox/git-gateway.ts" },
+      file: "core/git-gateway/handler.ts",
+      what: "`gatewayHandler`: smart HTTP only; the credential vouched for by the task's object; the task's repository only; a fetch forwarded to the forge with the installation token.",
+      reached: { kind: "import", from: "bindings/task-gateway.ts" },
     },
     {
       file: "durable-objects/task/task-object.ts",
@@ -228,7 +233,7 @@ export const taskPath: Path = {
       reached: { kind: "import", from: "durable-objects/task/task-rooms.ts" },
     },
     {
-      file: "durable-objects/task/forge.ts",
+      file: "durable-objects/task/repository-tokens.ts",
       what: "`RepositoryTokens.token`: an installation token for the task's repository alone, kept until near its expiry; the gateway's grant carries it.",
       reached: { kind: "import", from: "durable-objects/task/task-control.ts" },
     },
@@ -314,7 +319,7 @@ export const taskPath: Path = {
     {
       file: "core/git-gateway/handler.ts",
       what: "`receivePack`: the command list read (pkt-line), refused refs answered in git's report form, the pack streamed on to the forge.",
-      reached: { kind: "import", from: "durable-objects/sandbox/git-gateway.ts" },
+      reached: { kind: "import", from: "bindings/task-gateway.ts" },
     },
     {
       file: "core/git-gateway/check-push.ts",
@@ -331,15 +336,15 @@ export const taskPath: Path = {
       what: "Pushed and ahead with no pull request yet: `openPullRequest`.",
       reached: { kind: "import", from: "durable-objects/task/task-control.ts" },
     },
-    { file: "durable-objects/task/forge.ts", what: "`forge`: the forge plugin with the repository's token.", reached: { kind: "import" } },
+    { file: "durable-objects/task/repository-tokens.ts", what: "`forge`: the forge plugin with the repository's token.", reached: { kind: "import" } },
     { file: "bindings/github.ts", what: "`forgePlugin(env, token)`: GitHub's REST base from the settings.", reached: { kind: "import" } },
     {
-      file: "core/github/pulls.ts",
+      file: "core/github/forge-plugin.ts",
       what: "`openDraftPR`: REST `POST /repos/<owner>/<repo>/pulls` with `draft: true`, head the task branch, base the task's base.",
       reached: { kind: "import" },
     },
     {
-      file: "core/db/running-task.ts",
+      file: "core/db/task-run.ts",
       what: "`setPullRequest`: the pull request's number and URL on the task.",
       reached: { kind: "import", from: "durable-objects/task/run-driver.ts" },
     },

@@ -2,7 +2,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { GitHubApp } from "../../core/github/client";
 import { isAncestorOnForge } from "../../core/github/compare";
-import { githubForge } from "../../core/github/pulls";
+import { githubForge } from "../../core/github/forge-plugin";
 import { modelSelector } from "../../core/group/history";
 import { FORGE_ANSWER_CAP, MCP_ANSWER_CAP, MODEL_ANSWER_CAP, OAUTH_ANSWER_CAP, RANK_ASSET_CAP, SEARCH_ANSWER_CAP } from "../../core/http/answer-caps";
 import { call, connect, discover as discoverTools } from "../../core/mcp/client";

@@ -2,7 +2,6 @@ import { and, eq, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { agentObject } from "../../bindings/objects";
 import { BoundedMap } from "../../core/cache/bounded-map";
-import { startCursor } from "../../core/db/group-chat";
 import { readMemory, writeMemory } from "../../core/db/memory";
 import { fromWire, toWire } from "../../core/db/rows";
 import { agents } from "../../core/db/schema";
@@ -14,12 +13,8 @@ import { jsonBody, ok, operation, pathId, query } from "../http/contract";
 import { notFound, validationFailed } from "../http/errors";
 import { listPage } from "../http/pagination";
 import { forgetViewAccess } from "../views/view-access";
-import { Agent, AgentCreate, AgentListQuery, AgentPage, AgentPatch, AgentStatus, Memory, MemoryReplace } from "./agents.schema";
+import { Agent, AgentListQuery, AgentPage, AgentPatch, AgentStatus, Memory, MemoryReplace } from "./agents.schema";
 import { forgetAgents } from "./forget-agents";
-import { findGuild } from "./guilds";
-
-/** The model a new agent gets when its body names none. */
-export const FALLBACK_MODEL = "gpt-4.1-mini";
 
 export const toAgent = (row: typeof agents.$inferSelect) => toWire(row);
 
@@ -56,46 +51,10 @@ export async function findAgent(db: AppEnv["Variables"]["db"], organisationId: s
  * URL without model_api_key_secret is accepted: the key may be named in a later change,
  * and until then each generation stops with `provider.key_required`.
  */
-function refuseModelBaseUrl(baseUrl: string | null | undefined, env: AppEnv["Bindings"]) {
+export function refuseModelBaseUrl(baseUrl: string | null | undefined, env: AppEnv["Bindings"]) {
   const issue = modelBaseUrlIssue(baseUrl, env);
   if (issue) throw validationFailed([issue]);
 }
-
-/** `POST /api/guilds/:id/agents`, mounted beside the guild routes. */
-export const guildAgentRoutes = new Hono<AppEnv>().post(
-  "/:id/agents",
-  operation({
-    operationId: "createAgent",
-    summary: "Create an agent in a guild",
-    tag: "Agents",
-    responses: { 201: ok("The new agent", Agent) },
-    notFound: "guild",
-    body: true,
-    invalid: "a model_base_url the platform will not call",
-  }),
-  pathId("guild"),
-  jsonBody(AgentCreate),
-  async (c) => {
-    const guild = await findGuild(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
-    const body = c.req.valid("json");
-    refuseModelBaseUrl(body.model_base_url, c.env);
-    const row = await c.get("db").transaction(async (tx) => {
-      const [created] = await tx
-        .insert(agents)
-        .values({
-          ...(fromWire(body) as typeof agents.$inferInsert),
-          model: body.model ?? c.env.DEFAULT_MODEL ?? FALLBACK_MODEL,
-          guildId: guild.id,
-          organisationId: guild.organisationId,
-        })
-        .returning();
-      // A new agent joins the chat from here on: older posts never wake it.
-      await startCursor(tx as never, created!.id, guild.id);
-      return created!;
-    });
-    return c.json(toAgent(row), 201);
-  },
-);
 
 const memoryOf = async (db: AppEnv["Variables"]["db"], agent: typeof agents.$inferSelect) => {
   const memory = await readMemory(db, agent.id);

@@ -11,7 +11,7 @@ import type { AppEnv } from "../http/context";
 import { jsonBody, ok, operation, pathId, query } from "../http/contract";
 import { notFound } from "../http/errors";
 import { ListQuery } from "../http/page.schema";
-import { listPage } from "../http/pagination";
+import { listPage, organisationRows } from "../http/pagination";
 import { forgetAgents } from "./forget-agents";
 import { Guild, GuildCreate, GuildPage, GuildPatch } from "./guilds.schema";
 
@@ -77,13 +77,7 @@ export const guildRoutes = new Hono<AppEnv>()
     query(ListQuery),
     async (c) => {
       const page = listPage(c.req.valid("query"));
-      const rows = await c
-        .get("db")
-        .select()
-        .from(guilds)
-        .where(and(eq(guilds.organisationId, c.get("organisationId")), page.where(guilds.createdAt, guilds.id)))
-        .orderBy(...page.order(guilds.createdAt, guilds.id))
-        .limit(page.limit + 1);
+      const rows = await organisationRows(c.get("db"), guilds, c.get("organisationId"), page);
       return c.json(page.result(rows, toGuild));
     },
   )

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { SLUG_PATTERN } from "../../core/mcp/names";
-import { idInput } from "../../core/validation/fields";
 import { pageOf } from "../http/page.schema";
+import { grant, grantCreate } from "./grants.schema";
 import { McpAuthorizationServer } from "./mcp-oauth.schema";
 
 /** A bearer token or API key: sealed whole, never returned. */
@@ -74,14 +74,9 @@ export const McpConnectionPatch = z
   .meta({ id: "McpConnectionPatch" });
 
 /** Body of `POST /api/mcp/connections/:id/grants`: exactly one guild or one agent. */
-export const McpGrantCreate = z
-  .strictObject({ guild_id: idInput().optional(), agent_id: idInput().optional() })
-  .refine((body) => (body.guild_id === undefined) !== (body.agent_id === undefined), { message: "name exactly one of guild_id and agent_id" })
-  .meta({ id: "McpGrantCreate" });
+export const McpGrantCreate = grantCreate("McpGrantCreate");
 
-export const McpGrant = z
-  .object({ id: z.uuid(), guild_id: z.uuid().nullable(), agent_id: z.uuid().nullable(), created_at: z.iso.datetime() })
-  .meta({ id: "McpGrant" });
+export const McpGrant = grant("McpGrant");
 
 const json = z.record(z.string(), z.unknown());
 
@@ -137,19 +132,6 @@ export const McpConnection = z
   .meta({ id: "McpConnection" });
 
 export const McpConnectionPage = pageOf(McpConnection, "McpConnectionPage");
-
-export const McpPreset = z
-  .object({
-    key: z.string(),
-    title: z.string(),
-    url: z.string(),
-    auth: z.enum(["none", "bearer", "oauth"]),
-    tools: z.array(z.string()).describe("Remote tool names enabled when the preset is added; the others start disabled"),
-    docs_url: z.string(),
-  })
-  .meta({ id: "McpPreset" });
-
-export const McpPresetList = z.object({ data: z.array(McpPreset) }).meta({ id: "McpPresetList" });
 
 export type McpConnectionCreate = z.infer<typeof McpConnectionCreate>;
 export type McpConnectionPatch = z.infer<typeof McpConnectionPatch>;

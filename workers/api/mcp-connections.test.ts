@@ -7,7 +7,8 @@ import { connectionsForAgent } from "../../core/db/mcp";
 import { mcpConnections } from "../../core/db/schema";
 import { newAgent } from "../../test/workerd/agents";
 import { call, seedGuild } from "../../test/workerd/seed";
-import { McpConnection, McpConnectionPage, McpPresetList } from "./mcp-connections.schema";
+import { McpConnection, McpConnectionPage } from "./mcp-connections.schema";
+import { McpPresetList } from "./mcp-presets.schema";
 
 /** The local MCP server of the test run (test/setup/database.ts), as the "local" preset names it. */
 const mcpBase = () => (env as unknown as Env).MCP_PRESETS_URL_OVERRIDES!.replace(/^local=/, "").replace(/\/mcp$/, "");

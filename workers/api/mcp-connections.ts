@@ -1,6 +1,5 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import { Hono } from "hono";
-import * as z from "zod";
 import type { Env } from "../../bindings/env";
 import {
   addGrant,
@@ -20,18 +19,17 @@ import { mcpConnections, mcpTools } from "../../core/db/schema";
 import { type McpCredential, sealCredential } from "../../core/mcp/credentials";
 import { mcpUrlIssue } from "../../core/mcp/egress-fetch";
 import { preregisteredClient, readFacts, signInOrigins } from "../../core/mcp/oauth";
-import { findPreset, presetCatalog } from "../../core/mcp/presets";
+import { findPreset } from "../../core/mcp/presets";
 import { type RefreshOutcome, refreshConnection } from "../../core/mcp/refresh";
 import { allowanceFrom } from "../../core/providers/egress";
 import { keySetFrom } from "../../core/secrets/crypto";
-import { UUID_PATTERN } from "../../core/validation/fields";
 import type { AppEnv } from "../http/context";
 import { failure, jsonBody, ok, operation, pathId, query } from "../http/contract";
 import { ApiError, notFound, validationFailed } from "../http/errors";
 import { ListQuery } from "../http/page.schema";
-import { listPage } from "../http/pagination";
-import { grantTarget } from "./grant-target";
-import { McpConnection, McpConnectionCreate, McpConnectionPage, McpConnectionPatch, McpGrantCreate, McpPresetList } from "./mcp-connections.schema";
+import { listPage, organisationRows } from "../http/pagination";
+import { grantRoutes } from "./grant-routes";
+import { McpConnection, McpConnectionCreate, McpConnectionPage, McpConnectionPatch, McpGrantCreate } from "./mcp-connections.schema";
 import { oauthAuthFor } from "./mcp-oauth-tools";
 
 /**
@@ -150,27 +148,6 @@ const discoverable = (row: McpConnectionRow) => row.authKind === "none" || (row.
 const REFRESH_FAILURES =
   "mcp.unreachable, mcp.timeout, mcp.protocol: the server could not be reached or answered wrongly; mcp.unauthorized: it refused the credentials";
 
-export const mcpPresetRoutes = new Hono<AppEnv>().get(
-  "/presets",
-  operation({
-    operationId: "listMcpPresets",
-    summary: "The catalog of curated MCP servers; adding one enables only its curated tools",
-    tag: "MCP",
-    responses: { 200: ok("The presets this platform offers", McpPresetList) },
-  }),
-  (c) =>
-    c.json({
-      data: presetCatalog(c.env.MCP_PRESETS_URL_OVERRIDES).map((p) => ({
-        key: p.key,
-        title: p.title,
-        url: p.url,
-        auth: p.auth,
-        tools: [...p.tools],
-        docs_url: p.docsUrl,
-      })),
-    }),
-);
-
 export const mcpConnectionRoutes = new Hono<AppEnv>()
   .post(
     "/",
@@ -245,12 +222,7 @@ export const mcpConnectionRoutes = new Hono<AppEnv>()
     async (c) => {
       const db = c.get("db");
       const page = listPage(c.req.valid("query"));
-      const rows = await db
-        .select()
-        .from(mcpConnections)
-        .where(and(eq(mcpConnections.organisationId, c.get("organisationId")), page.where(mcpConnections.createdAt, mcpConnections.id)))
-        .orderBy(...page.order(mcpConnections.createdAt, mcpConnections.id))
-        .limit(page.limit + 1);
+      const rows = await organisationRows(db, mcpConnections, c.get("organisationId"), page);
       const wired = new Map((await wire(db, rows.slice(0, page.limit))).map((w) => [w.id, w]));
       return c.json(page.result(rows, (r) => wired.get(r.id)));
     },
@@ -342,45 +314,19 @@ export const mcpConnectionRoutes = new Hono<AppEnv>()
       throw new ApiError(status, outcome.code, outcome.message, { status: outcome.status });
     },
   )
-  .post(
-    "/:id/grants",
-    operation({
-      operationId: "grantMcpConnection",
-      summary: "Grant a connection to a guild or an agent of the organisation",
+  .route(
+    "/",
+    grantRoutes<McpConnectionRow>({
+      resource: "mcp_connection",
+      grant: "mcp_grant",
+      noun: "connection",
       tag: "MCP",
-      responses: { 201: ok("The connection with its grants", McpConnection) },
-      errors: { 404: failure("No such connection, guild or agent in the caller's organisation (mcp_connection.not_found, guild.not_found, agent.not_found)") },
-      body: true,
-      conflict: "mcp_grant.exists: the connection is already granted to that guild or agent",
+      operationIds: { grant: "grantMcpConnection", revoke: "revokeMcpGrant" },
+      schema: McpConnection,
+      body: McpGrantCreate,
+      find: findConnection,
+      add: async (_env, db, row, target) => (await addGrant(db, row.id, target)) !== null,
+      remove: (_env, db, row, grantId) => removeGrant(db, row.id, grantId),
+      wire: one,
     }),
-    pathId("mcp_connection"),
-    jsonBody(McpGrantCreate),
-    async (c) => {
-      const db = c.get("db");
-      const organisationId = c.get("organisationId");
-      const row = await findConnection(db, organisationId, c.req.valid("param").id);
-      const target = await grantTarget(db, organisationId, c.req.valid("json"));
-      const { guildId } = target;
-      const added = await addGrant(db, row.id, target);
-      if (!added) throw new ApiError(409, "mcp_grant.exists", `The connection is already granted to that ${guildId ? "guild" : "agent"}`);
-      return c.json(await one(db, row), 201);
-    },
-  )
-  .delete(
-    "/:id/grants/:grant_id",
-    operation({
-      operationId: "revokeMcpGrant",
-      summary: "Revoke one grant of a connection",
-      tag: "MCP",
-      responses: { 200: ok("The connection with its remaining grants", McpConnection) },
-      errors: { 404: failure("No such connection in the caller's organisation, or no such grant of it (mcp_connection.not_found, mcp_grant.not_found)") },
-    }),
-    pathId("mcp_connection", { grant_id: { schema: z.string().regex(UUID_PATTERN).describe("The grant's id"), resource: "mcp_grant" } }),
-    async (c) => {
-      const db = c.get("db");
-      const { id, grant_id: grantId } = c.req.valid("param");
-      const row = await findConnection(db, c.get("organisationId"), id);
-      if (!(await removeGrant(db, row.id, grantId))) throw notFound("mcp_grant");
-      return c.json(await one(db, row));
-    },
   );

@@ -1,6 +1,6 @@
 import type { Env } from "../../bindings/env";
+import type { AnyDatabase } from "../../core/db/client";
 import type { McpConnectionRow } from "../../core/db/mcp";
-import type { AnyDatabase } from "../../core/db/organisations";
 import { oauthAuth } from "../../core/mcp/oauth-access";
 import { egressFetch } from "../../core/mcp/oauth-flow";
 import { refreshConnection } from "../../core/mcp/refresh";

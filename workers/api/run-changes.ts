@@ -5,9 +5,9 @@ import { readFileChanges } from "../../core/db/file-changes";
 import { notRecordedMessage, recordedRepos } from "../../core/repos/changes";
 import type { AppEnv } from "../http/context";
 import { failure, ok, operation, pathId } from "../http/contract";
-import { ApiError } from "../http/errors";
+import { ApiError, settle } from "../http/errors";
 import { RepoDiff, RunChanges } from "./run-changes.schema";
-import { findRun, settle } from "./runs";
+import { findRun } from "./run-queries";
 
 /**
  * What a coding run changed (REPO-021..025): the diffstat per repository from

@@ -7,16 +7,14 @@ import { toWire } from "../../core/db/rows";
 import { type ScheduleRow, scheduleStore } from "../../core/db/schedules";
 import { agents, schedules } from "../../core/db/schema";
 import { instructionHash } from "../../core/schedules/instruction";
-import { maxSchedulesPerAgent, ScheduleLimitReached } from "../../core/schedules/limits";
 import { previewPlan } from "../../core/schedules/plan";
 import { isUuid } from "../../core/validation/fields";
 import type { AppEnv } from "../http/context";
 import { jsonBody, ok, operation, pathId, query } from "../http/contract";
-import { ApiError, notFound } from "../http/errors";
-import { findAgent } from "./agents";
-import { listRuns } from "./runs";
+import { notFound } from "../http/errors";
+import { listRuns } from "./run-queries";
 import { RunPage, ScheduleRunListQuery } from "./runs.schema";
-import { PreviewQuery, Schedule, ScheduleCreateBody, ScheduleList, SchedulePatchBody, SchedulePreview } from "./schedules.schema";
+import { PreviewQuery, Schedule, SchedulePatchBody, SchedulePreview } from "./schedules.schema";
 
 /** A schedule as the API returns it, with the hash its next run will carry (SCHED-018). */
 export async function toSchedule(row: ScheduleRow) {
@@ -36,54 +34,9 @@ async function findSchedule(db: Database, organisationId: string, id: string): P
 }
 
 /** The agent's object re-arms its schedule deadline after every change. */
-const rearm = (env: Env, agentId: string) => agentObject(env, agentId).refreshSchedules(agentId);
+export const rearm = (env: Env, agentId: string) => agentObject(env, agentId).refreshSchedules(agentId);
 
 const scheduleOp = (op: Omit<Parameters<typeof operation>[0], "tag" | "notFound">) => operation({ tag: "Schedules", notFound: "schedule", ...op });
-
-/** `/api/agents/:id/schedules`, mounted beside the agent routes. */
-export const agentScheduleRoutes = new Hono<AppEnv>()
-  .get(
-    "/:id/schedules",
-    operation({
-      operationId: "listAgentSchedules",
-      summary: "The agent's routines",
-      tag: "Schedules",
-      responses: { 200: ok("The routines", ScheduleList) },
-      notFound: "agent",
-    }),
-    pathId("agent"),
-    async (c) => {
-      const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
-      const rows = await scheduleStore.list(c.get("db"), agent.id);
-      return c.json({ data: await Promise.all(rows.map(toSchedule)) });
-    },
-  )
-  .post(
-    "/:id/schedules",
-    operation({
-      operationId: "createAgentSchedule",
-      summary: "Create a routine: a 5-field UTC cron or a random wake window",
-      tag: "Schedules",
-      responses: { 201: ok("The new routine", Schedule) },
-      notFound: "agent",
-      body: true,
-      objects: true,
-      conflict: "schedule.limit_reached: the agent has MAX_SCHEDULES_PER_AGENT routines (details.limit)",
-    }),
-    pathId("agent"),
-    jsonBody(ScheduleCreateBody),
-    async (c) => {
-      const agent = await findAgent(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
-      const body = c.req.valid("json");
-      const limit = maxSchedulesPerAgent(c.env.MAX_SCHEDULES_PER_AGENT);
-      const row = await scheduleStore.create(c.get("db"), agent.id, body, new Date(), Math.random, limit).catch((error: unknown) => {
-        if (error instanceof ScheduleLimitReached) throw new ApiError(409, "schedule.limit_reached", error.message, { limit: error.limit });
-        throw error;
-      });
-      await rearm(c.env, agent.id);
-      return c.json(await toSchedule(row), 201);
-    },
-  );
 
 /** `/api/schedules/:id/...`: one routine, its pause switch, its runs and its planned wake-ups. */
 export const scheduleRoutes = new Hono<AppEnv>()

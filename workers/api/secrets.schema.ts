@@ -1,7 +1,7 @@
 import * as z from "zod";
-import { idInput } from "../../core/validation/fields";
 import { secretName, secretValue } from "../../core/validation/secret";
 import { pageOf } from "../http/page.schema";
+import { grant, grantCreate } from "./grants.schema";
 
 const secretFields = {
   name: secretName,
@@ -32,14 +32,9 @@ export const SecretPatch = z
   .meta({ id: "SecretPatch" });
 
 /** Body of `POST /api/secrets/:id/grants`: exactly one guild or one agent of the organisation. */
-export const SecretGrantCreate = z
-  .strictObject({ guild_id: idInput().optional(), agent_id: idInput().optional() })
-  .refine((body) => (body.guild_id === undefined) !== (body.agent_id === undefined), { message: "name exactly one of guild_id and agent_id" })
-  .meta({ id: "SecretGrantCreate" });
+export const SecretGrantCreate = grantCreate("SecretGrantCreate");
 
-export const SecretGrant = z
-  .object({ id: z.uuid(), guild_id: z.uuid().nullable(), agent_id: z.uuid().nullable(), created_at: z.iso.datetime() })
-  .meta({ id: "SecretGrant" });
+export const SecretGrant = grant("SecretGrant");
 
 /** A secret as the API returns it: never its value (SEC-006). */
 export const Secret = z

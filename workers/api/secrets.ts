@@ -1,6 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
 import { Hono } from "hono";
-import * as z from "zod";
 import type { Env } from "../../bindings/env";
 import { notifySecretsChanged } from "../../bindings/secret-change";
 import { sqlState, UNIQUE_VIOLATION } from "../../core/db/outage";
@@ -9,13 +8,13 @@ import { findSecretRow, grantsOf, type SecretGrantRow, type SecretRow } from "..
 import { agentsReachedBy } from "../../core/db/secrets";
 import { keySetFrom, sealSecret } from "../../core/secrets/crypto";
 import { MAX_SECRETS_PER_ORGANISATION, reserveSecretSlot, SecretLimitReached } from "../../core/secrets/limit";
-import { isUuid, UUID_PATTERN } from "../../core/validation/fields";
+import { isUuid } from "../../core/validation/fields";
 import type { AppEnv } from "../http/context";
-import { failure, jsonBody, ok, operation, pathId, query } from "../http/contract";
+import { jsonBody, ok, operation, pathId, query } from "../http/contract";
 import { ApiError, notFound } from "../http/errors";
 import { ListQuery } from "../http/page.schema";
-import { listPage } from "../http/pagination";
-import { grantTarget } from "./grant-target";
+import { listPage, organisationRows } from "../http/pagination";
+import { grantRoutes } from "./grant-routes";
 import { Secret, SecretCreate, SecretGrantCreate, SecretPage, SecretPatch } from "./secrets.schema";
 
 /**
@@ -119,12 +118,7 @@ export const secretRoutes = new Hono<AppEnv>()
     async (c) => {
       const db = c.get("db");
       const page = listPage(c.req.valid("query"));
-      const rows = await db
-        .select()
-        .from(secrets)
-        .where(and(eq(secrets.organisationId, c.get("organisationId")), page.where(secrets.createdAt, secrets.id)))
-        .orderBy(...page.order(secrets.createdAt, secrets.id))
-        .limit(page.limit + 1);
+      const rows = await organisationRows(db, secrets, c.get("organisationId"), page);
       const grants = await grantsOf(
         db,
         rows.map((r) => r.id),
@@ -205,55 +199,34 @@ export const secretRoutes = new Hono<AppEnv>()
       return c.body(null, 204);
     },
   )
-  .post(
-    "/:id/grants",
-    operation({
-      operationId: "grantSecret",
-      summary: "Grant a secret to a guild or an agent of the organisation",
+  .route(
+    "/",
+    grantRoutes<SecretRow>({
+      resource: "secret",
+      grant: "secret_grant",
+      noun: "secret",
       tag: "Secrets",
-      responses: { 201: ok("The secret with its grants", Secret) },
-      errors: { 404: failure("No such secret, guild or agent in the caller's organisation (secret.not_found, guild.not_found, agent.not_found)") },
-      body: true,
-      conflict: "secret_grant.exists: the secret is already granted to that guild or agent",
+      operationIds: { grant: "grantSecret", revoke: "revokeSecretGrant" },
+      schema: Secret,
+      body: SecretGrantCreate,
+      find: findSecret,
+      add: async (env, db, row, { guildId, agentId }) => {
+        const existing = (await grantsOf(db, [row.id])).get(row.id)!;
+        if (existing.some((g) => (guildId ? g.guildId === guildId : g.agentId === agentId))) return false;
+        await db.insert(secretGrants).values({ secretId: row.id, guildId: guildId ?? null, agentId: agentId ?? null });
+        await notifySecretsChanged(env, await agentsReachedBy(db, row.organisationId, row.id));
+        return true;
+      },
+      remove: async (env, db, row, grantId) => {
+        const reached = await agentsReachedBy(db, row.organisationId, row.id);
+        const deleted = await db
+          .delete(secretGrants)
+          .where(and(eq(secretGrants.id, grantId), eq(secretGrants.secretId, row.id)))
+          .returning({ id: secretGrants.id });
+        if (deleted.length === 0) return false;
+        await notifySecretsChanged(env, reached);
+        return true;
+      },
+      wire: withGrants,
     }),
-    pathId("secret"),
-    jsonBody(SecretGrantCreate),
-    async (c) => {
-      const db = c.get("db");
-      const organisationId = c.get("organisationId");
-      const row = await findSecret(db, organisationId, c.req.valid("param").id);
-      const target = await grantTarget(db, organisationId, c.req.valid("json"));
-      const { guildId, agentId } = target;
-      const existing = (await grantsOf(db, [row.id])).get(row.id)!;
-      if (existing.some((g) => (guildId ? g.guildId === guildId : g.agentId === agentId))) {
-        throw new ApiError(409, "secret_grant.exists", `The secret is already granted to that ${guildId ? "guild" : "agent"}`);
-      }
-      await db.insert(secretGrants).values({ secretId: row.id, guildId: guildId ?? null, agentId: agentId ?? null });
-      await notifySecretsChanged(c.env, await agentsReachedBy(db, organisationId, row.id));
-      return c.json(await withGrants(db, row), 201);
-    },
-  )
-  .delete(
-    "/:id/grants/:grant_id",
-    operation({
-      operationId: "revokeSecretGrant",
-      summary: "Revoke one grant of a secret",
-      tag: "Secrets",
-      responses: { 200: ok("The secret with its remaining grants", Secret) },
-      errors: { 404: failure("No such secret in the caller's organisation, or no such grant of it (secret.not_found, secret_grant.not_found)") },
-    }),
-    pathId("secret", { grant_id: { schema: z.string().regex(UUID_PATTERN).describe("The grant's id"), resource: "secret_grant" } }),
-    async (c) => {
-      const db = c.get("db");
-      const { id, grant_id: grantId } = c.req.valid("param");
-      const row = await findSecret(db, c.get("organisationId"), id);
-      const reached = await agentsReachedBy(db, row.organisationId, row.id);
-      const deleted = await db
-        .delete(secretGrants)
-        .where(and(eq(secretGrants.id, grantId), eq(secretGrants.secretId, row.id)))
-        .returning({ id: secretGrants.id });
-      if (deleted.length === 0) throw notFound("secret_grant");
-      await notifySecretsChanged(c.env, reached);
-      return c.json(await withGrants(db, row));
-    },
   );

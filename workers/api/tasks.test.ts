@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { messages, runs, tasks } from "../../core/db/schema";
-import { moveTask } from "../../core/db/tasks";
+import { moveTask } from "../../core/db/task-rows";
 import { volumeObjectKey } from "../../core/tasks/key";
 import { newAgent } from "../../test/workerd/agents";
 import { call, seedGuild } from "../../test/workerd/seed";

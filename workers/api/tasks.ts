@@ -1,25 +1,36 @@
-import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
-import { taskQueue } from "../../bindings/objects";
+import { taskObject, taskQueue } from "../../bindings/objects";
 import type { Database } from "../../core/db/client";
-import { agents, guildRepositories } from "../../core/db/schema";
-import type { TaskMessageRow, TaskRow, TaskRunRow } from "../../core/db/tasks";
-import { createTask, findTask, listTasks } from "../../core/db/tasks";
+import {
+  findTask,
+  insertTaskMessage,
+  listTaskMessages,
+  listTaskRuns,
+  moveTask,
+  type TaskMessageRow,
+  type TaskRow,
+  type TaskRunRow,
+  taskRunsSummary,
+} from "../../core/db/task-rows";
 import { logEvent } from "../../core/output/log";
 import { platformRedactor } from "../../core/output/redaction";
 import { taskBranch } from "../../core/tasks/key";
+import type { TaskStatus } from "../../core/tasks/outcome";
+import { CANCELLABLE, DONE_FROM, QUEUED_BY_MESSAGE } from "../../core/tasks/transitions";
 import { isUuid } from "../../core/validation/fields";
 import type { AppEnv } from "../http/context";
-import { jsonBody, ok, operation, pathId, query } from "../http/contract";
-import { notFound, validationFailed } from "../http/errors";
+import { eventStream, failure, jsonBody, ok, operation, pathId, query } from "../http/contract";
+import { notFound, settle } from "../http/errors";
+import { ListQuery } from "../http/page.schema";
 import { listPage } from "../http/pagination";
-import { findGuild } from "./guilds";
-import { Task, TaskCreate, TaskListQuery, TaskPage } from "./tasks.schema";
+import { TaskEvent } from "./events.schema";
+import { Task, TaskDetail, TaskMessage, TaskMessageCreate, TaskMessagePage, TaskRunPage } from "./tasks.schema";
 
 /**
- * Tasks (TASK-001..008): filed for a coding agent of the guild in one of its repositories,
- * started by the organisation's queue (durable-objects/task/queue-object.ts) oldest first
- * as run slots free up. The API files and lists them; runs are the task object's.
+ * `/api/tasks/:id`: a task, its runs and messages, and what a person does to it: send a
+ * message (TASK-019), cancel, mark done (TASK-030), reset its workspace (TASK-038), follow
+ * its events. Status moves are conditional (core/db/task-rows.ts moveTask), so a person's action
+ * and a run's end never both win.
  */
 
 const iso = (at: Date | null) => (at ? at.toISOString() : null);
@@ -77,31 +88,6 @@ export async function ownedTask(db: Database, organisationId: string, id: string
   return task;
 }
 
-const fieldError = (field: string, message: string) => validationFailed([{ field, message }]);
-
-/** The guild's agent named in the body: it must code (its `coding` flag), or no run could use the repository. */
-async function codingAgent(db: Database, guildId: string, agentId: string) {
-  const [agent] = await db
-    .select({ id: agents.id, coding: agents.coding, archivedAt: agents.archivedAt })
-    .from(agents)
-    .where(and(eq(agents.id, agentId), eq(agents.guildId, guildId)))
-    .limit(1);
-  if (!agent) throw fieldError("agent_id", "no such agent in the guild");
-  if (agent.archivedAt) throw fieldError("agent_id", "the agent is archived");
-  if (!agent.coding) throw fieldError("agent_id", "the agent does not have coding enabled");
-  return agent;
-}
-
-async function guildRepository(db: Database, guildId: string, repositoryId: string) {
-  const [repository] = await db
-    .select()
-    .from(guildRepositories)
-    .where(and(eq(guildRepositories.id, repositoryId), eq(guildRepositories.guildId, guildId)))
-    .limit(1);
-  if (!repository) throw fieldError("repository_id", "no such repository in the guild");
-  return repository;
-}
-
 /**
  * Tells the organisation's queue to plan now (a task became due). The task is stored by
  * then: a queue that cannot be reached is logged, not the request's failure; its next wake
@@ -115,63 +101,166 @@ export async function wakeQueue(env: AppEnv["Bindings"], organisationId: string)
   }
 }
 
-/** `/api/guilds/:id/tasks`, mounted beside the guild routes. */
-export const guildTaskRoutes = new Hono<AppEnv>()
-  .post(
-    "/:id/tasks",
+/** The task as it is now, after a move someone else may have made first. */
+const current = async (db: Database, task: TaskRow) => (await findTask(db, task.organisationId, task.id)) ?? task;
+
+/**
+ * Cancel and done (TASK-030): the task closes as `status` when its status is one of `from`,
+ * and its active run stops; otherwise it is answered as it is.
+ */
+async function close(env: AppEnv["Bindings"], db: Database, task: TaskRow, from: readonly TaskStatus[], status: "cancelled" | "completed"): Promise<TaskRow> {
+  const moved = await moveTask(db, task.id, from, status, { closedAt: "now", resumeAt: null });
+  if (moved) await taskObject(env, task.id).stop(task.id);
+  return moved ?? (await current(db, task));
+}
+
+export const taskRoutes = new Hono<AppEnv>()
+  .get(
+    "/:id",
     operation({
-      operationId: "createTask",
-      summary: "File a task for a coding agent of the guild in one of its repositories; the queue starts it when a run slot is free",
+      operationId: "getTask",
+      summary: "A task with its runs' summary and its pull request",
       tag: "Tasks",
-      responses: { 201: ok("The task, queued", Task) },
-      notFound: "guild",
-      body: true,
-      invalid: "agent_id not a coding agent of the guild, repository_id not a repository of the guild",
+      responses: { 200: ok("The task", TaskDetail) },
+      notFound: "task",
     }),
-    pathId("guild"),
-    jsonBody(TaskCreate),
+    pathId("task"),
     async (c) => {
       const db = c.get("db");
-      const organisationId = c.get("organisationId");
-      const guild = await findGuild(db, organisationId, c.req.valid("param").id);
-      const body = c.req.valid("json");
-      await codingAgent(db, guild.id, body.agent_id);
-      const repository = await guildRepository(db, guild.id, body.repository_id);
-      const task = await createTask(db, {
-        organisationId,
-        guildId: guild.id,
-        agentId: body.agent_id,
-        repositoryId: repository.id,
-        fullName: repository.fullName,
-        title: body.title,
-        description: body.description,
-        baseBranch: body.base_branch ?? repository.defaultBranch,
-        allowForcePush: body.allow_force_push,
+      const task = await ownedTask(db, c.get("organisationId"), c.req.valid("param").id);
+      const runs = await taskRunsSummary(db, task.id);
+      return c.json({
+        ...toTask(task),
+        runs: { total: runs.total, active: runs.active && toTaskRun(runs.active), latest: runs.latest && toTaskRun(runs.latest) },
       });
-      // The repository was removed between the read and the insert.
-      if (!task) throw fieldError("repository_id", "no such repository in the guild");
-      await wakeQueue(c.env, organisationId);
-      return c.json(toTask(task), 201);
     },
   )
   .get(
-    "/:id/tasks",
+    "/:id/runs",
     operation({
-      operationId: "listGuildTasks",
-      summary: "The guild's tasks, newest first, by status",
+      operationId: "listTaskRuns",
+      summary: "The task's runs, newest first; each run's transcript is GET /api/runs/:run_id",
       tag: "Tasks",
-      responses: { 200: ok("A page of tasks", TaskPage) },
-      notFound: "guild",
+      responses: { 200: ok("A page of task runs", TaskRunPage) },
+      notFound: "task",
       query: true,
     }),
-    pathId("guild"),
-    query(TaskListQuery),
+    pathId("task"),
+    query(ListQuery),
     async (c) => {
       const db = c.get("db");
-      const guild = await findGuild(db, c.get("organisationId"), c.req.valid("param").id);
-      const params = c.req.valid("query");
-      const page = listPage(params);
-      const rows = await listTasks(db, guild.id, params.status ?? [], page);
-      return c.json(page.result(rows, toTask));
+      const task = await ownedTask(db, c.get("organisationId"), c.req.valid("param").id);
+      const page = listPage(c.req.valid("query"));
+      return c.json(page.result(await listTaskRuns(db, task.id, page), toTaskRun));
+    },
+  )
+  .get(
+    "/:id/messages",
+    operation({
+      operationId: "listTaskMessages",
+      summary: "The messages sent to the task's agent, newest first, with when a run delivered each",
+      tag: "Tasks",
+      responses: { 200: ok("A page of task messages", TaskMessagePage) },
+      notFound: "task",
+      query: true,
+    }),
+    pathId("task"),
+    query(ListQuery),
+    async (c) => {
+      const db = c.get("db");
+      const task = await ownedTask(db, c.get("organisationId"), c.req.valid("param").id);
+      const page = listPage(c.req.valid("query"));
+      return c.json(page.result(await listTaskMessages(db, task.id, page), toTaskMessage));
+    },
+  )
+  .post(
+    "/:id/messages",
+    operation({
+      operationId: "createTaskMessage",
+      summary: "Send the task's agent a message: a running task takes it at its next turn boundary; a waiting, blocked or closed one is queued again",
+      tag: "Tasks",
+      responses: { 202: ok("The message, queued for delivery", TaskMessage) },
+      notFound: "task",
+      body: true,
+    }),
+    pathId("task"),
+    jsonBody(TaskMessageCreate),
+    async (c) => {
+      const db = c.get("db");
+      const task = await ownedTask(db, c.get("organisationId"), c.req.valid("param").id);
+      const message = await insertTaskMessage(db, task.id, c.req.valid("json").content);
+      const queued = await moveTask(db, task.id, QUEUED_BY_MESSAGE, "queued", { resumeAt: null, queuedAt: "now", closedAt: null });
+      if (queued) {
+        await wakeQueue(c.env, task.organisationId);
+      } else if ((await current(db, task)).status === "running") {
+        await taskObject(c.env, task.id).messageQueued(task.id);
+      }
+      // Otherwise it is due already (queued, rate_limited): its next run delivers the message.
+      return c.json(toTaskMessage(message), 202);
+    },
+  )
+  .post(
+    "/:id/cancel",
+    operation({
+      operationId: "cancelTask",
+      summary: "Cancel the task: its active run stops; a closed task is answered as it is",
+      tag: "Tasks",
+      responses: { 200: ok("The task", Task) },
+      notFound: "task",
+    }),
+    pathId("task"),
+    async (c) =>
+      c.json(toTask(await close(c.env, c.get("db"), await ownedTask(c.get("db"), c.get("organisationId"), c.req.valid("param").id), CANCELLABLE, "cancelled"))),
+  )
+  .post(
+    "/:id/done",
+    operation({
+      operationId: "completeTask",
+      summary: "Mark the task done: its active run stops; a completed task is answered as it is",
+      tag: "Tasks",
+      responses: { 200: ok("The task", Task) },
+      notFound: "task",
+    }),
+    pathId("task"),
+    async (c) =>
+      c.json(toTask(await close(c.env, c.get("db"), await ownedTask(c.get("db"), c.get("organisationId"), c.req.valid("param").id), DONE_FROM, "completed"))),
+  )
+  .post(
+    "/:id/reset-workspace",
+    operation({
+      operationId: "resetTaskWorkspace",
+      summary: "Delete the task's volume now; its next run clones the task branch afresh",
+      tag: "Tasks",
+      responses: { 200: ok("The task", Task) },
+      notFound: "task",
+      objects: true,
+      conflict: "task.run_active: a run of the task is active; cancel it first",
+    }),
+    pathId("task"),
+    async (c) => {
+      const db = c.get("db");
+      const task = await ownedTask(db, c.get("organisationId"), c.req.valid("param").id);
+      settle(await taskObject(c.env, task.id).resetWorkspace(task.id));
+      return c.json(toTask(await current(db, task)));
+    },
+  )
+  .get(
+    "/:id/events",
+    operation({
+      operationId: "streamTaskEvents",
+      summary: "Server-Sent Events of the task: status changes, runs starting and ending, the draft pull request opening, and the active run's rows",
+      tag: "Tasks",
+      description:
+        "Events: `message` per row of the task's latest run (id: the stream's sequence), `status` {status, run_id} after the replay, " +
+        "`task.status`, `task.run_started`, `task.run_ended` and `task.pull_request`. Each event's data has its schema (TaskEvent).",
+      responses: { 200: eventStream("The task's events (TaskEvent)", TaskEvent) },
+      notFound: "task",
+      objects: true,
+      errors: { 503: failure("The database cannot be reached (database.unavailable)") },
+    }),
+    pathId("task"),
+    async (c) => {
+      const task = await ownedTask(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
+      return taskObject(c.env, task.id).events(task.id, c.req.raw);
     },
   );

@@ -7,7 +7,7 @@ import type { AppEnv } from "../http/context";
 import { jsonBody, ok, operation, pathId, query } from "../http/contract";
 import { notFound, validationFailed } from "../http/errors";
 import { ListQuery } from "../http/page.schema";
-import { listPage } from "../http/pagination";
+import { listPage, organisationRows } from "../http/pagination";
 import { forgetViewAccess } from "../views/view-access";
 import { TokenCreate, TokenCreated, TokenPage, tokenExpiry } from "./tokens.schema";
 
@@ -75,13 +75,7 @@ export const tokenRoutes = new Hono<AppEnv>()
     query(ListQuery),
     async (c) => {
       const page = listPage(c.req.valid("query"));
-      const rows = await c
-        .get("db")
-        .select()
-        .from(apiTokens)
-        .where(and(eq(apiTokens.organisationId, c.get("organisationId")), page.where(apiTokens.createdAt, apiTokens.id)))
-        .orderBy(...page.order(apiTokens.createdAt, apiTokens.id))
-        .limit(page.limit + 1);
+      const rows = await organisationRows(c.get("db"), apiTokens, c.get("organisationId"), page);
       return c.json(page.result(rows, toToken));
     },
   )

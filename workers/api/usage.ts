@@ -1,15 +1,14 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { agentUsage, guildUsage, organisations, organisationUsage, orgMonthlyUsage } from "../../core/db/schema";
-import { isPlatformOperator } from "../../core/usage/platform-operator";
 import { usageMonth } from "../../core/usage/pricing";
 import { effectiveSpendLimit } from "../../core/usage/spend-limit";
 import type { AppEnv } from "../http/context";
-import { failure, jsonBody, ok, operation, query } from "../http/contract";
+import { failure, ok, operation, query } from "../http/contract";
 import { validationFailed } from "../http/errors";
 import { findAgent } from "./agents";
 import { findGuild } from "./guilds";
-import { Organisation, OrganisationPatch, Usage, UsageQuery } from "./usage.schema";
+import { Usage, UsageQuery } from "./usage.schema";
 
 export const ZERO = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0, cost_usd: "0.000000", calls: 0 };
 
@@ -70,63 +69,7 @@ export const usageRoutes = new Hono<AppEnv>().get(
 );
 
 /** The organisation's own limit, the operator's ceiling and the lower of the two, as the API shows them. */
-function spendPolicy(row: typeof organisations.$inferSelect) {
+export function spendPolicy(row: typeof organisations.$inferSelect) {
   const limit = effectiveSpendLimit(row.monthlySpendLimitUsd, row.spendCeilingUsd);
   return { limit_usd: limit === null ? null : limit.toFixed(6), monthly_spend_limit_usd: row.monthlySpendLimitUsd, spend_ceiling_usd: row.spendCeilingUsd };
 }
-
-/** The organisation as the API shows it; `platform_operator` tells the console whether platform-wide figures are the caller's to read (decision 0021). */
-const toOrganisation = (row: typeof organisations.$inferSelect, operators: string | undefined) => ({
-  id: row.id,
-  name: row.name,
-  ...spendPolicy(row),
-  platform_operator: isPlatformOperator(operators, row.id),
-});
-
-/** `GET/PATCH /api/organisation`: the caller's organisation and its monthly spend limit (USAGE-005). */
-export const organisationRoutes = new Hono<AppEnv>()
-  .get(
-    "/",
-    operation({
-      operationId: "getOrganisation",
-      summary: "The caller's organisation and its spend limits",
-      tag: "Usage",
-      responses: { 200: ok("The organisation", Organisation) },
-    }),
-    async (c) => {
-      const [row] = await c
-        .get("db")
-        .select()
-        .from(organisations)
-        .where(eq(organisations.id, c.get("organisationId")));
-      return c.json(toOrganisation(row!, c.env.PLATFORM_OPERATOR_ORGANISATIONS));
-    },
-  )
-  .patch(
-    "/",
-    operation({
-      operationId: "updateOrganisation",
-      summary: "Rename the organisation or set its monthly spend limit (null: none); the operator's ceiling still applies",
-      tag: "Usage",
-      responses: { 200: ok("The changed organisation", Organisation) },
-      body: true,
-    }),
-    jsonBody(OrganisationPatch),
-    async (c) => {
-      // The operator's ceiling is not among the fields: a token can lower its limit, never lift the ceiling.
-      const body = c.req.valid("json");
-      const [row] = await c
-        .get("db")
-        .update(organisations)
-        .set({
-          ...(body.name !== undefined ? { name: body.name } : {}),
-          ...(body.monthly_spend_limit_usd !== undefined
-            ? { monthlySpendLimitUsd: body.monthly_spend_limit_usd === null ? null : body.monthly_spend_limit_usd.toFixed(6) }
-            : {}),
-          updatedAt: sql`now()`,
-        })
-        .where(eq(organisations.id, c.get("organisationId")))
-        .returning();
-      return c.json(toOrganisation(row!, c.env.PLATFORM_OPERATOR_ORGANISATIONS));
-    },
-  );

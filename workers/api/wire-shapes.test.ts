@@ -6,15 +6,16 @@ import { newAgent, script, settled } from "../../test/workerd/agents";
 import { call, seedGuild } from "../../test/workerd/seed";
 import { fileTask, recordStarts, seedTaskGuild, withDb } from "../../test/workerd/tasks";
 import { Agent, AgentPage, AgentStatus, Memory } from "./agents.schema";
-import { GroupMessagePage } from "./group-chat.schema";
+import { GroupMessagePage } from "./guild-chat.schema";
 import { Guild, GuildPage } from "./guilds.schema";
 import { Health } from "./health.schema";
+import { Organisation } from "./organisation.schema";
 import { MessageAccepted, MessageList, PromptReplay, Run, RunPage } from "./runs.schema";
 import { Schedule, ScheduleList, SchedulePreview } from "./schedules.schema";
 import { Secret, SecretPage } from "./secrets.schema";
 import { Task, TaskDetail, TaskMessage, TaskMessagePage, TaskPage, TaskRunPage, TaskSettingsSchema } from "./tasks.schema";
 import { TokenCreated, TokenPage } from "./tokens.schema";
-import { Organisation, Usage } from "./usage.schema";
+import { Usage } from "./usage.schema";
 
 type Def = {
   type: string;

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { Refused } from "../../bindings/outcome";
 import { RETRY_AFTER_S } from "../../core/db/client";
 import type { FieldIssue } from "../../core/validation/issues";
 
@@ -18,6 +19,15 @@ export class ApiError extends Error {
   ) {
     super(message);
   }
+}
+
+/** The agent object's answer, or its refusal thrown as the API's error. */
+export function settle<T extends { ok: boolean }>(result: T): Extract<T, { ok: true }> {
+  if (!result.ok) {
+    const refusal = result as unknown as Refused;
+    throw new ApiError(refusal.status, refusal.code, refusal.message, refusal.details);
+  }
+  return result as Extract<T, { ok: true }>;
 }
 
 /** 404 for anything missing or outside the caller's organisation (never 403). */

@@ -1,5 +1,6 @@
 import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
-import type { PgColumn } from "drizzle-orm/pg-core";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import type { Database } from "../../core/db/client";
 import { isUuid } from "../../core/validation/fields";
 import { validationFailed } from "./errors";
 
@@ -34,6 +35,28 @@ export function listPage({ limit, cursor }: { limit: number; cursor?: string | u
       return { data: page.map(wire), next_cursor: more && last ? encodeCursor(last) : null };
     },
   };
+}
+
+/** A page as listPage gives it. */
+export type ListPage = ReturnType<typeof listPage>;
+
+/** A table whose rows an organisation lists: its organisation_id, created_at and id. */
+type OrganisationTable = PgTable & { organisationId: PgColumn; createdAt: PgColumn; id: PgColumn };
+
+/**
+ * The organisation's rows of `table` on the page, newest first, and one more when there is
+ * one (page.result tells the next cursor from it).
+ *
+ * @example return c.json(page.result(await organisationRows(db, guilds, organisationId, page), toGuild));
+ */
+export function organisationRows<T extends OrganisationTable>(db: Database, table: T, organisationId: string, page: ListPage): Promise<T["$inferSelect"][]> {
+  const scoped: OrganisationTable = table;
+  return db
+    .select()
+    .from(scoped)
+    .where(and(eq(scoped.organisationId, organisationId), page.where(scoped.createdAt, scoped.id)))
+    .orderBy(...page.order(scoped.createdAt, scoped.id))
+    .limit(page.limit + 1) as Promise<T["$inferSelect"][]>;
 }
 
 function encodeCursor(position: Position): string {

@@ -4,16 +4,13 @@ import { Link } from "../components/link";
 import { Notice } from "../components/notice";
 import { RunChanges } from "../components/run-changes";
 import { Transcript } from "../components/transcript";
-import { type Agent, ApiError, api, describe, type Guild, loadRows, type Run, streamRefused, unwrap } from "../lib/api";
-import { getToken } from "../lib/auth";
+import { type Agent, ApiError, api, describe, type Guild, type Run, unwrap } from "../lib/api";
 import { kindLabel, usd } from "../lib/format";
-import { applyEvent, emptyLiveRun, type LiveRun, mergeErrors, withRows } from "../lib/live-run";
+import { mergeErrors } from "../lib/live-run";
 import { navigate } from "../lib/router";
 import { continuedTo } from "../lib/run-chain";
-import { type ConnectionState, openRunStream } from "../lib/run-stream";
 import { linkedSeq } from "../lib/scripts";
-import { lastSeq } from "../lib/sse";
-import { failureNotice, retryingNotice, untilAvailable } from "../lib/unavailable";
+import { useRunTranscript } from "../lib/use-run-transcript";
 
 /**
  * One run: its transcript from history, then live over SSE (rows, token deltas,
@@ -24,16 +21,36 @@ export function RunView(props: { id: string }) {
   const [run, setRun] = useState<Run | null>(null);
   const [agent, setAgent] = useState<Agent | null>(null);
   const [guild, setGuild] = useState<Guild | null>(null);
-  const [failure, setFailure] = useState<string | null>(null);
   const [action, setAction] = useState<{ kind: "error" | "success"; text: string } | null>(null);
-  const [connection, setConnection] = useState<ConnectionState>("connecting");
-  const [live, setLive] = useState<LiveRun>(emptyLiveRun);
-  // The state as of the last event, read synchronously by the stream (lastSeq).
-  const liveRef = useRef<LiveRun>(live);
-  const update = (change: (s: LiveRun) => LiveRun) => {
-    liveRef.current = change(liveRef.current);
-    setLive(liveRef.current);
-  };
+  const { live, failure, connection, update } = useRunTranscript(props.id, {
+    // The run before its rows; its agent and guild for the crumbs, when they come.
+    opening: async () => {
+      const first = await refreshRun();
+      update((s) => ({ ...s, generating: first.generating === true }));
+      void unwrap(api.GET("/api/agents/{id}", { params: { path: { id: first.agent_id } } }))
+        .then(async (a) => {
+          setAgent(a);
+          setGuild(await unwrap(api.GET("/api/guilds/{id}", { params: { path: { id: a.guild_id } } })));
+        })
+        .catch(() => {});
+    },
+    // The run handed off (CHAIN-011): the view follows the chain to the new run.
+    takes: (event) => {
+      if (event.event !== "run.continued") return false;
+      const next = continuedTo(event.data);
+      if (next) navigate(`/runs/${next}`);
+      return true;
+    },
+    // A finished generation: refresh the run's status, errors and cost.
+    applied: (event, before, after) => {
+      if (event.event === "status" && before.generating && !after.generating) void refreshRun().catch(() => {});
+    },
+    // UI-007: after a drop, the ordered history is reloaded, then the run.
+    reloaded: async () => {
+      await refreshRun();
+    },
+    describe,
+  });
 
   const refreshRun = async () => {
     const next = await unwrap(api.GET("/api/runs/{id}", { params: { path: { id: props.id } } }));
@@ -41,68 +58,6 @@ export function RunView(props: { id: string }) {
     update((s) => ({ ...s, status: next.status, errors: mergeErrors(s.errors, next.errors) }));
     return next;
   };
-
-  useEffect(() => {
-    let stream: { close(): void } | null = null;
-    let stopped = false;
-    // While the database does not answer, the view says so and asks again (Retry-After):
-    // its loads, its stream and the reloads after a drop alike.
-    const notice = retryingNotice(failureNotice(setFailure));
-    (async () => {
-      try {
-        const first = await untilAvailable(refreshRun, notice, () => stopped);
-        update((s) => ({ ...s, generating: first.generating === true }));
-        void unwrap(api.GET("/api/agents/{id}", { params: { path: { id: first.agent_id } } }))
-          .then(async (a) => {
-            setAgent(a);
-            setGuild(await unwrap(api.GET("/api/guilds/{id}", { params: { path: { id: a.guild_id } } })));
-          })
-          .catch(() => {});
-        const rows = await untilAvailable(
-          () => loadRows(props.id),
-          notice,
-          () => stopped,
-        );
-        update((s) => withRows(s, rows));
-      } catch (e) {
-        if (stopped) return;
-        setFailure(describe(e));
-        return;
-      }
-      if (stopped) return;
-      stream = openRunStream({
-        runId: props.id,
-        token: getToken() ?? "",
-        lastSeq: () => lastSeq(liveRef.current.rows),
-        onEvent: (event) => {
-          // The run handed off (CHAIN-011): the view follows the chain to the new run.
-          if (event.event === "run.continued") {
-            const next = continuedTo(event.data);
-            if (next) navigate(`/runs/${next}`);
-            return;
-          }
-          const wasGenerating = liveRef.current.generating;
-          update((s) => applyEvent(s, event));
-          // A finished generation: refresh the run's status, errors and cost.
-          if (event.event === "status" && wasGenerating && !liveRef.current.generating) void refreshRun().catch(() => {});
-        },
-        // UI-007: after a drop, reload the ordered history, then resume the stream.
-        beforeReconnect: async () => {
-          const rows = await loadRows(props.id, lastSeq(liveRef.current.rows));
-          update((s) => withRows(s, rows));
-          await refreshRun();
-        },
-        onConnection: setConnection,
-        notice,
-        onFatal: streamRefused("run", setFailure),
-      });
-      if (stopped) stream.close();
-    })();
-    return () => {
-      stopped = true;
-      stream?.close();
-    };
-  }, [props.id]);
 
   // Follow the transcript's end while the reader is near it.
   const scroller = useRef<HTMLDivElement>(null);

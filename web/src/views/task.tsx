@@ -97,7 +97,7 @@ export function TaskView(props: { id: string }) {
 
 /** The transcript of one of the task's runs, live while it runs. */
 function TaskTranscript(props: { runId: string; agentId: string; active: boolean; onRow: (row: Row) => void }) {
-  const { live, failure } = useRunTranscript(props.runId, props.onRow);
+  const { live, failure } = useRunTranscript(props.runId, { onRow: props.onRow });
   // Follow the transcript's end while the reader is near it.
   const scroller = useRef<HTMLDivElement>(null);
   useEffect(() => {

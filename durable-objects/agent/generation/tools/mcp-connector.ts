@@ -5,7 +5,7 @@
  * as model base URLs are (ALLOW_PRIVATE_MODEL_URLS).
  */
 import type { Env } from "../../../../bindings/env";
-import type { AnyDatabase } from "../../../../core/db/organisations";
+import type { AnyDatabase } from "../../../../core/db/client";
 import type { CallOptions } from "../../../../core/mcp/client";
 import type { McpCredential } from "../../../../core/mcp/credentials";
 import { describeError, logEvent } from "../../../../core/output/log";

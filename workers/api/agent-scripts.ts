@@ -16,8 +16,8 @@ import type { FieldIssue } from "../../core/validation/issues";
 import type { AppEnv } from "../http/context";
 import { failure, jsonBody, ok, operation, pathId } from "../http/contract";
 import { ApiError, notFound, validationFailed } from "../http/errors";
+import { Script, ScriptCreateBody, ScriptHistory, ScriptList, ScriptRecipeBody } from "./agent-scripts.schema";
 import { findAgent } from "./agents";
-import { Script, ScriptCreateBody, ScriptHistory, ScriptList, ScriptRecipeBody } from "./scripts.schema";
 
 /**
  * `/api/agents/:id/scripts`: the agent's script catalog (SCRIPT-041..045). Every committed

@@ -11,8 +11,8 @@ import type { AppEnv } from "../http/context";
 import { failure, jsonBody, ok, operation, pathId } from "../http/contract";
 import { ApiError, notFound } from "../http/errors";
 import { MAX_SEQ, queryInt } from "../http/query.schema";
-import { findRun } from "./runs";
-import { SecretRequest, SecretRequestAnswer, SecretRequestList } from "./secret-requests.schema";
+import { findRun } from "./run-queries";
+import { SecretRequest, SecretRequestAnswer, SecretRequestList } from "./run-secret-requests.schema";
 
 /**
  * The operator's side of secret_request (OP-SEC-5, OP-UI-8): a request is the tool row its

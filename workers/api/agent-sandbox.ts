@@ -6,8 +6,8 @@ import type { AppEnv } from "../http/context";
 import { failure, ok, operation, pathId } from "../http/contract";
 import { ApiError } from "../http/errors";
 import { viewRefused, viewTarget } from "../views/sandbox-view-proxy";
+import { BrowserTicket, BrowserView, boxFor, CliTicket, CliView, HomeReset, SandboxState } from "./agent-sandbox.schema";
 import { findAgent } from "./agents";
-import { BrowserTicket, BrowserView, boxFor, CliTicket, CliView, HomeReset, SandboxState } from "./sandbox-views.schema";
 
 /**
  * The operator's views of an agent's box (SBX-018, SBX-023, UI-011..014): its state, and

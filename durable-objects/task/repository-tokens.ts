@@ -4,8 +4,8 @@
  */
 import type { Env } from "../../bindings/env";
 import { forgePlugin, githubApp } from "../../bindings/github";
-import type { TaskForRun } from "../../core/db/running-task";
-import type { ForgePlugin } from "../../core/github/pulls";
+import type { TaskForRun } from "../../core/db/task-run";
+import type { ForgePlugin } from "../../core/github/forge-plugin";
 /** A short-lived installation token for the task's repository, minted again when near its expiry. */
 export class RepositoryTokens {
   #cached: { token: string; expiresAt: number; installationId: number; fullName: string } | null = null;

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { organisationTaskSettings, patchTaskSettings } from "../../core/db/tasks";
+import { organisationTaskSettings, patchTaskSettings } from "../../core/db/task-settings";
 import type { AppEnv } from "../http/context";
 import { jsonBody, ok, operation } from "../http/contract";
 import { wakeQueue } from "./tasks";

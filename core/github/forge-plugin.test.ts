@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Forge, startForge } from "../../scripts/forge/server";
 import { admin, pushBranch } from "../../scripts/forge/test-support";
 import { GitHubApp } from "./client";
-import { ForgePluginError, githubForge, graphqlUrl, MAX_BODY_CHARS } from "./pulls";
+import { ForgePluginError, githubForge, graphqlUrl, MAX_BODY_CHARS } from "./forge-plugin";
 
 /** The forge plugin against the local forge, with a token the App mints for the task's repository. */
 

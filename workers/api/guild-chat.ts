@@ -6,12 +6,11 @@ import { agents } from "../../core/db/schema";
 import { GroupMessage } from "../../core/validation/group-chat";
 import type { AppEnv } from "../http/context";
 import { eventStream, failure, jsonBody, lastEventId, ok, operation, pathId, query } from "../http/contract";
-import { validationFailed } from "../http/errors";
+import { settle, validationFailed } from "../http/errors";
 import { resumePoint, streamQuery } from "../http/query.schema";
 import { GuildEvent } from "./events.schema";
-import { ChatQuery, GroupMessagePage, GroupPostBody } from "./group-chat.schema";
+import { ChatQuery, GroupMessagePage, GroupPostBody } from "./guild-chat.schema";
 import { findGuild } from "./guilds";
-import { settle } from "./runs";
 
 /** `/api/guilds/:id/chat` and `/api/guilds/:id/events`: the guild's public group chat. */
 export const groupChatRoutes = new Hono<AppEnv>()

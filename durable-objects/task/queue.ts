@@ -7,8 +7,8 @@
  */
 import type { Env } from "../../bindings/env";
 import { refuse } from "../../bindings/outcome";
-import { staleVolumes } from "../../core/db/task-runs";
-import { activeTaskIds, claimForRun, dueCandidates, organisationTaskSettings, unclaim } from "../../core/db/tasks";
+import { activeTaskIds, claimForRun, dueCandidates, staleVolumes, unclaim } from "../../core/db/task-queue";
+import { organisationTaskSettings } from "../../core/db/task-settings";
 import { logEvent } from "../../core/output/log";
 import { platformRedactor } from "../../core/output/redaction";
 import { volumeObjectKey } from "../../core/tasks/key";
@@ -37,7 +37,7 @@ export interface QueueHost {
 }
 
 /** The queue object's work, loaded by TaskQueueObject on its first event (queue-object.ts). */
-export class TaskQueuePlan {
+export class TaskQueue {
   readonly #connection: IdleConnection;
   #turn: Promise<unknown> = Promise.resolve();
 
