@@ -242,13 +242,3 @@ export async function taskStatus(db: Database, taskId: string): Promise<TaskStat
   const [row] = await db.select({ status: tasks.status }).from(tasks).where(eq(tasks.id, taskId));
   return (row?.status as TaskStatus) ?? null;
 }
-
-/** The task's runs, newest first, for the events stream's replay of run starts and ends. */
-export async function taskRunList(db: Database, taskId: string, limit = 20) {
-  return db
-    .select({ runId: taskRuns.runId, outcome: taskRuns.outcome })
-    .from(taskRuns)
-    .where(eq(taskRuns.taskId, taskId))
-    .orderBy(sql`${taskRuns.createdAt} desc`)
-    .limit(limit);
-}
