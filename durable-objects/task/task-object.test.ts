@@ -156,7 +156,9 @@ describe("task object", () => {
       // The run's credential is the one that authorizes; another task's id does not share it.
       expect(object.rooms.state.authorizes(task.id, inFlight.credential)).toBe(true);
       expect(object.rooms.state.authorizes(crypto.randomUUID(), inFlight.credential)).toBe(false);
-      return { credential: inFlight.credential, wrong: await object.authorizeGit(task.id, `${inFlight.credential.slice(0, -1)}A`) };
+      // The last character changed to one it is not (an "A" would be the credential itself once in 64 runs).
+      const last = inFlight.credential.at(-1) === "A" ? "B" : "A";
+      return { credential: inFlight.credential, wrong: await object.authorizeGit(task.id, `${inFlight.credential.slice(0, -1)}${last}`) };
     });
     expect(wrong).toBeNull();
     await untilEnded(task.id);
