@@ -77,6 +77,7 @@ export async function finalizeRun(input: FinalizeInput): Promise<void> {
 async function readyForReview(input: FinalizeInput, number: number, summary: string): Promise<void> {
   const forge = await input.tokens.forge(input.task);
   if (!forge) return;
-  await forge.markReady({ fullName: input.task.fullName, number, nodeId: "" });
+  // The summary first: a reviewer who sees the pull request ready finds it there already.
   if (summary.trim()) await forge.comment({ fullName: input.task.fullName, number, body: summary });
+  await forge.markReady({ fullName: input.task.fullName, number, nodeId: "" });
 }

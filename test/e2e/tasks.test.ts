@@ -88,8 +88,16 @@ describe("tasks on real containers, the gateway and the local forge", () => {
     expect(done.pull_request).toEqual(waiting.pull_request);
     const runs = await taskRuns(task.id);
     expect(runs.map((r) => r.outcome)).toEqual(["completed"]);
-    pulls = (await forge("GET", `/repos/${fullName}/pulls`)).json.pulls;
-    expect(pulls[0]).toMatchObject({ draft: false });
+    // The task is in review once its status settles; the pull request turns ready right after,
+    // its summary already posted (a reviewer never sees it ready without the summary).
+    await until(
+      "the pull request to be ready for review",
+      async () => {
+        pulls = (await forge("GET", `/repos/${fullName}/pulls`)).json.pulls;
+        return pulls[0]?.draft === false;
+      },
+      60_000,
+    );
     expect(pulls[0]!.comments.map((c) => c.body)).toEqual([expect.stringContaining("Added hello.txt at the root.")]);
     // TASK-023: the box is gone once the run ended.
     await until("the task's box to be removed", () => boxesWithVariable(agent.secretName).length === 0, 60_000);
