@@ -122,6 +122,7 @@ export class TaskControl {
       const earlier = handoff || !last ? [] : await earlierTaskRows(db, taskId, runId);
       const summary = earlier.length ? continuationSummary({ title: task.title, description: task.description, rows: earlier }) : null;
       // TASK-032: the messages this run starts because of are in its first prompt, delivered with it.
+      const messageIds = queued.map((m) => m.id);
       const messages = queued.map((m) => m.content);
       const prompt = taskPrompt({ key: task.key, title: task.title, description: task.description, baseBranch: task.baseBranch, summary, handoff, messages });
       const opened = await writeOpening(db, agent, runId, now, {
@@ -131,16 +132,11 @@ export class TaskControl {
           metadata: { task_id: task.id, task_run_id: taskRunId, ...(handoff && last ? { chain: nextLink(last.runId, last.metadata) } : {}) },
         },
         wake: { role: "user", content: prompt },
-        wakeMetadata: { source: "task_prompt", ...(queued.length ? { message_ids: queued.map((m) => m.id) } : {}) },
+        wakeMetadata: { source: "task_prompt", ...(messageIds.length ? { message_ids: messageIds } : {}) },
         claim: taskRunClaim(task.id, taskRunId, runId),
-        ...(queued.length
+        ...(messageIds.length
           ? {
-              writes: markDelivered(
-                runId,
-                queued.map((m) => m.id),
-                now,
-                sql`exists (select 1 from r)`,
-              ),
+              writes: markDelivered(runId, messageIds, now, sql`exists (select 1 from r)`),
             }
           : {}),
       });

@@ -27,13 +27,11 @@ import { recordEnding } from "./ending";
 
 /** What generates a turn's rows on its inputs. */
 export interface Harness {
-  /** Recorded with what the turn did: "platform" for the platform's own loop. */
-  readonly name: string;
   generate(context: RunContext, inputs: GenerationInputs): Promise<GenerationOutcome>;
 }
 
 /** The platform's own loop (generation.ts): the model through the provider, the tools one at a time. */
-export const PLATFORM_HARNESS: Harness = { name: "platform", generate: runGeneration };
+export const PLATFORM_HARNESS: Harness = { generate: runGeneration };
 
 export interface TurnOptions {
   /** Fits the generation's inputs to the run before it starts (a task's workspace and tools, values kept out of rows). */
