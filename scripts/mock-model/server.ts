@@ -1,12 +1,26 @@
 /**
  * The scripted mock model: a real HTTP server speaking the OpenAI Chat Completions
- * protocol, so the platform's model client is exercised over the wire exactly as in
- * production, while tests decide each reply by queueing it over HTTP.
+ * protocol and Anthropic's Messages API, so the platform's model clients (and a harness
+ * in a sandbox) are exercised over the wire exactly as in production, while tests decide
+ * each reply by queueing it over HTTP, whichever protocol takes it.
  */
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import {
+  contentBlocks,
+  countTokens,
+  echoInput,
+  estimatedInput,
+  isMessagesPath,
+  MessagesRequestError,
+  messageBody,
+  messageEvents,
+  messagesErrorBody,
+  messagesUsage,
+  validateMessagesRequest,
+} from "./messages";
 import { completionBody, echoReply, errorBody, isObject, type Json, parseScript, ScriptError, type ScriptedReply, streamChunks, usageFor } from "./replies";
 
 export interface MockModel {
@@ -26,8 +40,9 @@ export interface RecordedRequest {
   path: string;
   headers: Record<string, string>;
   /**
-   * SHA-256 (hex) of the Authorization header, or null without one: the key itself is
-   * never recorded, yet a test can tell which key a request carried.
+   * SHA-256 (hex) of the Authorization header's value, else of the x-api-key header's (the
+   * Messages API's key), or null without either: the key itself is never recorded, yet a
+   * test can tell which key a request carried.
    */
   authorization_sha256: string | null;
   body: Json;
@@ -58,16 +73,27 @@ class MockState {
   modelQueues = new Map<string, ScriptedReply[]>();
   requests: RecordedRequest[] = [];
   private callIds = 0;
+  private toolUseIds = 0;
   private completions = 0;
+  private messages = 0;
 
   nextCallId = (): string => `call_${++this.callIds}`;
+  nextToolUseId = (): string => `toolu_mock_${++this.toolUseIds}`;
   nextCompletionId = (): string => `chatcmpl-mock-${++this.completions}`;
+  nextMessageId = (): string => `msg_mock_${++this.messages}`;
+
+  /** The next reply for a request naming `model`: its own queue first, then the shared one. */
+  takeReply(model: Json | undefined): ScriptedReply | undefined {
+    const forModel = typeof model === "string" ? this.modelQueues.get(model) : undefined;
+    return forModel?.shift() ?? this.queue.shift();
+  }
 
   reset(): void {
     this.queue = [];
     this.modelQueues.clear();
     this.requests = [];
     this.callIds = 0;
+    this.toolUseIds = 0;
   }
 }
 
@@ -152,8 +178,17 @@ async function handle(state: MockState, req: IncomingMessage, res: ServerRespons
     if (path.endsWith("/chat/completions") && method === "POST") {
       return await chatCompletion(state, req, res, path);
     }
+    if (path.endsWith("/messages/count_tokens") && method === "POST") {
+      const body = await readJson(req);
+      recordRequest(state, req, path, body);
+      return sendJson(res, 200, { input_tokens: countTokens(validateMessagesRequest(body, true)) });
+    }
+    if (path.endsWith("/messages") && method === "POST") return await messages(state, req, res, path);
     throw new HttpError(404, `No route for ${method} ${path}`, "not_found");
   } catch (err) {
+    if (err instanceof MessagesRequestError) return sendJson(res, err.status, messagesErrorBody(err.status, err.message));
+    // A Messages client reads errors in Anthropic's shape, unreadable JSON and unknown methods included.
+    if (err instanceof HttpError && isMessagesPath(path)) return sendJson(res, err.status, messagesErrorBody(err.status, err.message));
     if (err instanceof ScriptError) return sendJson(res, 400, errorBody(400, err.message));
     if (err instanceof HttpError) return sendJson(res, err.status, errorBody(err.status, err.message, err.code));
     throw err;
@@ -166,36 +201,9 @@ async function chatCompletion(state: MockState, req: IncomingMessage, res: Serve
   const messages = body.messages;
   if (!Array.isArray(messages)) throw new HttpError(400, "messages must be an array");
 
-  const record: RecordedRequest = {
-    received_at: new Date().toISOString(),
-    path,
-    headers: redactedHeaders(req),
-    authorization_sha256: req.headers.authorization ? createHash("sha256").update(req.headers.authorization).digest("hex") : null,
-    body,
-    aborted: false,
-  };
-  state.requests.push(record);
-
-  // `close` before the response finished means the client went away (or the server is closing).
-  const gone = new AbortController();
-  res.on("close", () => {
-    if (!res.writableFinished) {
-      record.aborted = true;
-      gone.abort();
-    }
-  });
-
-  const forModel = typeof body.model === "string" ? state.modelQueues.get(body.model) : undefined;
-  const reply = forModel?.shift() ?? state.queue.shift() ?? echoReply(messages);
-  if (reply.delay_ms) {
-    if (!(await pause(reply.delay_ms, gone.signal))) return;
-  }
-  if (reply.status !== undefined) return sendJson(res, reply.status, errorBody(reply.status, reply.content), reply.headers);
-  if (reply.redirect_to !== undefined) {
-    res.writeHead(307, { location: reply.redirect_to, "content-length": 0 });
-    res.end();
-    return;
-  }
+  const gone = watchClient(res, recordRequest(state, req, path, body));
+  const reply = state.takeReply(body.model) ?? echoReply(messages);
+  if (!(await goesOnToContent(reply, res, gone, errorBody))) return;
 
   const meta = {
     id: state.nextCompletionId(),
@@ -216,12 +224,100 @@ async function chatCompletion(state: MockState, req: IncomingMessage, res: Serve
   events.push("[DONE]");
   for (const [i, event] of events.entries()) {
     if (i > 0 && reply.stream_chunk_ms) {
-      if (!(await pause(reply.stream_chunk_ms, gone.signal))) return;
+      if (!(await pause(reply.stream_chunk_ms, gone))) return;
     }
-    if (gone.signal.aborted) return;
+    if (gone.aborted) return;
     res.write(`data: ${event}\n\n`);
   }
   res.end();
+}
+
+/**
+ * Anthropic's Messages API from the same queues: refused requests are recorded too (a test
+ * reads what a translation sent) but take no reply, as the real API refuses before generating.
+ */
+async function messages(state: MockState, req: IncomingMessage, res: ServerResponse, path: string) {
+  const body = await readJson(req);
+  const gone = watchClient(res, recordRequest(state, req, path, body));
+  const request = validateMessagesRequest(body);
+  const reply = state.takeReply(request.model) ?? echoReply(echoInput(request.messages));
+  if (!(await goesOnToContent(reply, res, gone, messagesErrorBody))) return;
+
+  const meta = { id: state.nextMessageId(), model: request.model };
+  const blocks = contentBlocks(reply, state.nextToolUseId);
+  const usage = messagesUsage(reply, estimatedInput(request));
+  if (!request.stream) return sendJson(res, 200, messageBody(reply, meta, blocks, usage));
+
+  res.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+  });
+  for (const [i, { event, data }] of messageEvents(reply, meta, blocks, usage).entries()) {
+    if (i > 0 && reply.stream_chunk_ms) {
+      if (!(await pause(reply.stream_chunk_ms, gone))) return;
+    }
+    if (gone.aborted) return;
+    res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+  res.end();
+}
+
+function recordRequest(state: MockState, req: IncomingMessage, path: string, body: Json): RecordedRequest {
+  const headers = redactedHeaders(req);
+  // The real values: `headers` holds them redacted.
+  const key = req.headers.authorization || [req.headers["x-api-key"] ?? []].flat().join(", ");
+  const record: RecordedRequest = {
+    received_at: new Date().toISOString(),
+    path,
+    headers,
+    authorization_sha256: key ? createHash("sha256").update(key).digest("hex") : null,
+    body,
+    aborted: false,
+  };
+  state.requests.push(record);
+  return record;
+}
+
+/**
+ * Aborts when the client goes away: `close` before the response finished means the client
+ * left (or the server is closing), which the record keeps.
+ */
+function watchClient(res: ServerResponse, record: RecordedRequest): AbortSignal {
+  const gone = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) {
+      record.aborted = true;
+      gone.abort();
+    }
+  });
+  return gone.signal;
+}
+
+/**
+ * What a reply does before any content, on either protocol: waits `delay_ms`, then answers
+ * a scripted error status (in the protocol's error shape) or redirect. True when the reply's
+ * content is still to be sent; false when that answered, or the client left while waiting.
+ */
+async function goesOnToContent(
+  reply: ScriptedReply,
+  res: ServerResponse,
+  gone: AbortSignal,
+  errorShape: (status: number, message?: string) => unknown,
+): Promise<boolean> {
+  if (reply.delay_ms) {
+    if (!(await pause(reply.delay_ms, gone))) return false;
+  }
+  if (reply.status !== undefined) {
+    sendJson(res, reply.status, errorShape(reply.status, reply.content), reply.headers);
+    return false;
+  }
+  if (reply.redirect_to !== undefined) {
+    res.writeHead(307, { location: reply.redirect_to, "content-length": 0 });
+    res.end();
+    return false;
+  }
+  return true;
 }
 
 /** Resolves false instead of throwing when the client leaves, so callers just stop. */
