@@ -61,7 +61,8 @@ export function refuseModelBaseUrl(baseUrl: string | null | undefined, env: AppE
 /**
  * The harness to store for a write, or 422 naming the bad field: the body's harness merged
  * over the stored one (null: the defaults), which must suit the agent's coding flag after the
- * write. Undefined when the write changes neither the harness nor the coding flag.
+ * write. Undefined when the write names no harness (the stored one stays); checked only when
+ * it names a harness or the coding flag.
  */
 export function harnessForWrite(
   stored: unknown,
