@@ -10,6 +10,16 @@ export interface OfferedTool {
 }
 
 /**
+ * What generated a coding agent's run (core/tasks/harness.ts, runHarness): the platform's own
+ * loop or Claude Code, the version, and the harness's settings (none for the platform).
+ */
+export interface SnapshotHarness {
+  kind: string;
+  version: string;
+  settings: Record<string, unknown>;
+}
+
+/**
  * The immutable snapshot a run takes at creation (EXACT-008..024): model settings,
  * flags, limits, the complete tool schemas offered, secrets by id, name and
  * description only, and the MCP tools by connection (EXACT-023, core/runs/mcp-snapshot.ts).
@@ -42,10 +52,13 @@ export interface RunSnapshot {
     tools: Array<{ name: string; remote_name: string; output_schema?: Record<string, unknown> }>;
   }>;
   scripts: ScriptSnapshotEntry[];
+  /** Coding agents' runs only; runs stored before it was recorded have none. */
+  harness?: SnapshotHarness;
 }
 
 /**
  * @example buildSnapshot(agentRow, toolSchemas(offeredTools(agentRow))).model.max_tool_calls // 50
+ * @example buildSnapshot(agentRow, tools, secrets, scripts, mcp, runHarness(agentRow, "task")).harness?.kind // "claude-code"
  */
 export function buildSnapshot(
   agent: AgentRow,
@@ -53,6 +66,7 @@ export function buildSnapshot(
   secrets: RunSnapshot["secrets"] = [],
   scripts: ScriptSnapshotEntry[] = [],
   mcp: RunSnapshot["mcp"] = [],
+  harness?: SnapshotHarness,
 ): RunSnapshot {
   return {
     version: 1,
@@ -73,5 +87,6 @@ export function buildSnapshot(
     secrets,
     mcp,
     scripts,
+    ...(harness ? { harness } : {}),
   };
 }

@@ -36,6 +36,7 @@ export function toRun(run: RunRow, cost: string, extra: { generating?: boolean; 
             secrets: snapshot.secrets,
             scripts: (snapshot.scripts ?? []).map(({ source: _source, ...script }) => script),
             mcp: snapshot.mcp ?? [],
+            ...(snapshot.harness ? { harness: snapshot.harness } : {}),
           },
         }
       : {}),

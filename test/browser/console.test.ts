@@ -140,6 +140,49 @@ describe("operator console: sign-in, guilds, agents, usage", () => {
     expect((await api("GET", `/api/agents/${agent.id}`)).json).toMatchObject({ browser: true, coding: false, browser_language: "de-DE" });
   });
 
+  it("TASK-012: a coding agent's settings show its Task harness; Claude Code's settings save, and a 422 shows at its field", async () => {
+    const guild = (await api("POST", "/api/guilds", { body: { name: `Harnesses ${suffix}` } })).json;
+    const chatter = (await api("POST", `/api/guilds/${guild.id}/agents`, { body: { name: `Chatter ${suffix}` } })).json;
+    await page.goto(`${apiUrl}/agents/${chatter.id}/settings`);
+    await page.getByRole("heading", { name: `Settings of Chatter ${suffix}` }).waitFor();
+    expect(await page.getByTestId("task-harness").count()).toBe(0);
+
+    const coder = (await api("POST", `/api/guilds/${guild.id}/agents`, { body: { name: `Harnessed ${suffix}`, coding: true } })).json;
+    await page.goto(`${apiUrl}/agents/${coder.id}/settings`);
+    await page.getByRole("heading", { name: `Settings of Harnessed ${suffix}` }).waitFor();
+    const section = page.getByTestId("task-harness");
+    expect(await section.getByLabel("Harness", { exact: true }).inputValue()).toBe("platform");
+    expect(await section.getByLabel("Max turns per prompt").count()).toBe(0);
+    await section.getByLabel("Harness", { exact: true }).selectOption("claude-code");
+    await section.getByLabel("Max turns per prompt").fill("0");
+    await section.getByLabel("Extra flags").fill("--strict-mcp-config\n--output-format json");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    const turns = section.locator('[data-field="task_harness.max_turns"] .field-error');
+    await turns.waitFor();
+    expect(await turns.textContent()).toMatch(/>=\s*1|too small/i);
+    expect(await section.locator('[data-field="task_harness.extra_flags"] .field-error').textContent()).toMatch(/^line 2: --output-format is not allowed/);
+    await screenshot(page, "05c-agent-task-harness-errors", { fullPage: true });
+
+    await section.getByLabel("Max turns per prompt").fill("25");
+    await section.getByLabel("Extra flags").fill("--add-dir /data/workspace/lib\n--strict-mcp-config");
+    await section.getByLabel("Allowed tools", { exact: true }).fill("Edit\nBash(git:*)");
+    await section.getByLabel("Permission mode").selectOption("acceptEdits");
+    await section.getByLabel("Provider API").selectOption("anthropic");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Saved.").waitFor();
+    expect((await api("GET", `/api/agents/${coder.id}`)).json.task_harness).toEqual({
+      kind: "claude-code",
+      model: null,
+      max_turns: 25,
+      permission_mode: "acceptEdits",
+      allowed_tools: ["Edit", "Bash(git:*)"],
+      disallowed_tools: [],
+      extra_flags: ["--add-dir", "/data/workspace/lib", "--strict-mcp-config"],
+      model_api: "anthropic",
+    });
+    await screenshot(page, "05d-agent-task-harness", { fullPage: true });
+  });
+
   it("UI-032 / SBX-022: saving browser access in the settings destroys the agent's idle box (needs the engine)", async (ctx) => {
     const guild = (await api("POST", "/api/guilds", { body: { name: `Idle boxes ${suffix}` } })).json;
     const agent = (await api("POST", `/api/guilds/${guild.id}/agents`, { body: { name: `Idler ${suffix}`, coding: true } })).json;

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { TaskHarnessPatch, TaskHarnessSchema } from "../../core/tasks/harness";
 import { MEMORY_MAX } from "../../core/tools/memory";
 import { boundedInt, envName, idInput, oneLine } from "../../core/validation/fields";
 import { ListQuery, pageOf } from "../http/page.schema";
@@ -40,6 +41,17 @@ const agentFields = {
   max_workspace_mib: boundedInt(1, 1_048_576),
   max_scripts: boundedInt(1, 1_000),
 };
+
+/** A coding agent's task harness on the wire: every field, defaults filled in (core/tasks/harness.ts). */
+export const TaskHarness = TaskHarnessSchema.meta({ id: "TaskHarness" });
+
+/**
+ * The harness in a create or a PATCH: the fields given (a PATCH merges them over the stored
+ * ones), or null for the defaults. claude-code needs a coding agent (422 naming task_harness.kind).
+ */
+const taskHarnessInput = TaskHarnessPatch.meta({ id: "TaskHarnessPatch" })
+  .nullable()
+  .describe("What generates the agent's task turns: the fields given merge over the stored ones; null: the defaults");
 
 /** The defaults of a new agent; `model` falls back to the platform's default model. */
 export const AGENT_DEFAULTS = {
@@ -92,12 +104,13 @@ export const AgentCreate = z
     browser_language: agentFields.browser_language.default(AGENT_DEFAULTS.browser_language),
     max_workspace_mib: agentFields.max_workspace_mib.default(AGENT_DEFAULTS.max_workspace_mib),
     max_scripts: agentFields.max_scripts.default(AGENT_DEFAULTS.max_scripts),
+    task_harness: taskHarnessInput.optional(),
   })
   .meta({ id: "AgentCreate" });
 
 /** Body of `PATCH /api/agents/:id`: any subset of the fields, at least one. */
 export const AgentPatch = z
-  .strictObject(agentFields)
+  .strictObject({ ...agentFields, task_harness: taskHarnessInput })
   .partial()
   .refine((body) => Object.keys(body).length > 0, { message: "no field to change" })
   .meta({ id: "AgentPatch" });
@@ -112,6 +125,7 @@ export const Agent = z
     name: z.string(),
     model: z.string(),
     workspace_mib: z.int().nullable(),
+    task_harness: TaskHarness,
     archived_at: z.iso.datetime().nullable(),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),

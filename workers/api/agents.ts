@@ -7,6 +7,7 @@ import { fromWire, toWire } from "../../core/db/rows";
 import { agents } from "../../core/db/schema";
 import { modelBaseUrlIssue } from "../../core/providers/provider";
 import { settingsDestroyBox } from "../../core/sandbox/metadata";
+import { harnessIssues, harnessToStore, type TaskHarnessPatch, taskHarness } from "../../core/tasks/harness";
 import { isUuid } from "../../core/validation/fields";
 import type { AppEnv } from "../http/context";
 import { jsonBody, ok, operation, pathId, query } from "../http/contract";
@@ -16,7 +17,8 @@ import { forgetViewAccess } from "../views/view-access";
 import { Agent, AgentListQuery, AgentPage, AgentPatch, AgentStatus, Memory, MemoryReplace } from "./agents.schema";
 import { forgetAgents } from "./forget-agents";
 
-export const toAgent = (row: typeof agents.$inferSelect) => toWire(row);
+/** An agent on the wire: its stored harness answered as the effective one, defaults filled in. */
+export const toAgent = (row: typeof agents.$inferSelect) => ({ ...toWire(row), task_harness: taskHarness(row.taskHarness) });
 
 /** The caller's agent with this id, or 404 (also for another organisation's agent). */
 /** Agents this isolate has seen belong to an organisation; an agent never changes organisation. */
@@ -54,6 +56,24 @@ export async function findAgent(db: AppEnv["Variables"]["db"], organisationId: s
 export function refuseModelBaseUrl(baseUrl: string | null | undefined, env: AppEnv["Bindings"]) {
   const issue = modelBaseUrlIssue(baseUrl, env);
   if (issue) throw validationFailed([issue]);
+}
+
+/**
+ * The harness to store for a write, or 422 naming the bad field: the body's harness merged
+ * over the stored one (null: the defaults), which must suit the agent's coding flag after the
+ * write. Undefined when the write names no harness (the stored one stays); checked only when
+ * it names a harness or the coding flag.
+ */
+export function harnessForWrite(
+  stored: unknown,
+  patch: TaskHarnessPatch | null | undefined,
+  coding: { before: boolean; after: boolean | undefined },
+): TaskHarnessPatch | undefined {
+  if (patch === undefined && coding.after === undefined) return undefined;
+  const merged = harnessToStore(stored, patch);
+  const issues = harnessIssues(merged, { coding: coding.after ?? coding.before });
+  if (issues.length > 0) throw validationFailed(issues);
+  return patch === undefined ? undefined : merged;
 }
 
 const memoryOf = async (db: AppEnv["Variables"]["db"], agent: typeof agents.$inferSelect) => {
@@ -110,19 +130,20 @@ export const agentRoutes = new Hono<AppEnv>()
       responses: { 200: ok("The changed agent", Agent) },
       notFound: "agent",
       body: true,
-      invalid: "a model_base_url the platform will not call",
+      invalid: "a model_base_url the platform will not call; a claude-code task_harness on an agent without coding",
     }),
     pathId("agent"),
     jsonBody(AgentPatch),
     async (c) => {
       const { id } = c.req.valid("param");
       const before = await findAgent(c.get("db"), c.get("organisationId"), id);
-      const body = c.req.valid("json");
+      const { task_harness: harnessPatch, ...body } = c.req.valid("json");
       refuseModelBaseUrl(body.model_base_url, c.env);
+      const harness = harnessForWrite(before.taskHarness, harnessPatch, { before: before.coding, after: body.coding });
       const [row] = await c
         .get("db")
         .update(agents)
-        .set({ ...fromWire(body), updatedAt: sql`now()` })
+        .set({ ...fromWire(body), ...(harness ? { taskHarness: harness } : {}), updatedAt: sql`now()` })
         .where(and(eq(agents.id, id), eq(agents.organisationId, c.get("organisationId"))))
         .returning();
       if (!row) throw notFound("agent");

@@ -4,7 +4,7 @@ import { fromWire } from "../../core/db/rows";
 import { agents } from "../../core/db/schema";
 import type { AppEnv } from "../http/context";
 import { jsonBody, ok, operation, pathId } from "../http/contract";
-import { refuseModelBaseUrl, toAgent } from "./agents";
+import { harnessForWrite, refuseModelBaseUrl, toAgent } from "./agents";
 import { Agent, AgentCreate } from "./agents.schema";
 import { findGuild } from "./guilds";
 
@@ -21,19 +21,21 @@ export const guildAgentRoutes = new Hono<AppEnv>().post(
     responses: { 201: ok("The new agent", Agent) },
     notFound: "guild",
     body: true,
-    invalid: "a model_base_url the platform will not call",
+    invalid: "a model_base_url the platform will not call; a claude-code task_harness on an agent without coding",
   }),
   pathId("guild"),
   jsonBody(AgentCreate),
   async (c) => {
     const guild = await findGuild(c.get("db"), c.get("organisationId"), c.req.valid("param").id);
-    const body = c.req.valid("json");
+    const { task_harness: harnessInput, ...body } = c.req.valid("json");
     refuseModelBaseUrl(body.model_base_url, c.env);
+    const harness = harnessForWrite({}, harnessInput, { before: body.coding, after: undefined });
     const row = await c.get("db").transaction(async (tx) => {
       const [created] = await tx
         .insert(agents)
         .values({
           ...(fromWire(body) as typeof agents.$inferInsert),
+          ...(harness ? { taskHarness: harness } : {}),
           model: body.model ?? c.env.DEFAULT_MODEL ?? FALLBACK_MODEL,
           guildId: guild.id,
           organisationId: guild.organisationId,

@@ -113,6 +113,14 @@ export const Run = z
             ),
           }),
         ),
+        harness: z
+          .object({
+            kind: z.string().describe("platform: the platform's own loop; claude-code: Claude Code in the task's box"),
+            version: z.string().describe('The Claude Code version, or "platform"'),
+            settings: z.record(z.string(), z.unknown()).describe("The harness's settings as the run took them (none for the platform)"),
+          })
+          .optional()
+          .describe("What generated the run: coding agents' runs only, and none stored before it was recorded"),
       })
       .optional(),
     archived: z.boolean(),

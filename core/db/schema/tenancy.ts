@@ -91,6 +91,8 @@ export const agents = pgTable(
     browserLanguage: text("browser_language").notNull().default("en-US"),
     maxWorkspaceMib: integer("max_workspace_mib").notNull().default(2048),
     maxScripts: integer("max_scripts").notNull().default(10),
+    // What generates a coding agent's task turns (core/tasks/harness.ts): the fields it sets, {} for the defaults.
+    taskHarness: jsonb("task_harness").notNull().default({}),
     // Last measured size of the agent's home, in MiB.
     workspaceMib: integer("workspace_mib"),
     archivedAt: at("archived_at"),

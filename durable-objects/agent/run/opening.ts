@@ -12,6 +12,7 @@ import type { RunFacts, RunKind } from "../../../core/runs/rules";
 import { scriptToolSchemas } from "../../../core/runs/script-snapshot";
 import { buildSnapshot, type OfferedTool, type RunSnapshot } from "../../../core/runs/snapshot";
 import type { RunRow } from "../../../core/runs/wire";
+import { runHarness } from "../../../core/tasks/harness";
 import { offeredTools, toolSchemas } from "../../../core/tools/registry";
 import { RunSession } from "../state/run-session";
 
@@ -53,7 +54,8 @@ export function prepareOpening(state: OpeningState, kind: RunKind, now: Date, gr
       ...(groupChat ? { groupChat } : {}),
     }),
   };
-  return { snapshot: buildSnapshot(agent, tools, state.secrets, scripts, mcp.mcp), system };
+  // A coding agent's run records what generates it: a task run its harness, any other the platform's loop.
+  return { snapshot: buildSnapshot(agent, tools, state.secrets, scripts, mcp.mcp, runHarness(agent, kind)), system };
 }
 
 /** Whether the platform offers web search (EXACT-015): it has Tavily's key. */

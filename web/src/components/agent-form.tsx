@@ -13,17 +13,20 @@ import {
   valuesOf,
 } from "../lib/agent-settings";
 import type { Agent, AgentCreate } from "../lib/api";
+import { type HarnessField, harnessBody, harnessErrors, harnessShown, harnessValuesOf } from "../lib/task-harness";
 import { useSubmit } from "../lib/use-submit";
 import { Field, FormActions, Toggle } from "./field";
 import { Notice } from "./notice";
+import { TaskHarnessFields } from "./task-harness-fields";
 
 /**
  * Agent settings, for the create dialog and the Settings page: identity, the model
- * section with its run limits, and the capability flags. A 422 shows each message
- * beside the field it names.
+ * section with its run limits, the capability flags and a coding agent's task harness.
+ * A 422 shows each message beside the field it names.
  */
 export function AgentForm(props: { agent: Agent | null; submitLabel: string; onSubmit: (body: AgentCreate) => Promise<void> }) {
   const [values, setValues] = useState<Values>(() => valuesOf(props.agent));
+  const [harness, setHarness] = useState(() => harnessValuesOf(props.agent?.task_harness));
   const { errors, failure, setFailure, busy, run } = useSubmit();
   const [saved, setSaved] = useState(false);
   const prefix = props.agent ? "agent-edit" : "agent-new";
@@ -32,11 +35,16 @@ export function AgentForm(props: { agent: Agent | null; submitLabel: string; onS
     setValues((v) => ({ ...v, [key]: value }));
     setSaved(false);
   };
+  const setHarnessField = (field: HarnessField, value: string) => {
+    setHarness((h) => ({ ...h, [field]: value }));
+    setSaved(false);
+  };
 
   const submit = (event: Event) => {
     event.preventDefault();
     return run(async () => {
-      const body = agentBody(values, props.agent);
+      const harnessPatch = harnessBody(harness, props.agent?.task_harness);
+      const body: AgentCreate = { ...agentBody(values, props.agent), ...(harnessPatch ? { task_harness: harnessPatch } : {}) };
       if (props.agent && Object.keys(body).length === 0) {
         setFailure("Nothing changed.");
         return;
@@ -47,7 +55,8 @@ export function AgentForm(props: { agent: Agent | null; submitLabel: string; onS
   };
 
   const shown = new Set<string>([...TEXT, ...NUMBERS, ...FLAGS, "thinking_level"]);
-  const elsewhere = Object.entries(errors).filter(([field]) => !shown.has(field));
+  const showHarness = harnessShown(values.coding, harness);
+  const elsewhere = Object.entries(errors).filter(([field]) => !shown.has(field) && !(showHarness && field.startsWith("task_harness")));
   const text = (key: TextField, hint?: string, multiline = false) => (
     <Field name={key} label={LABELS[key]!} error={errors[key]} prefix={prefix} {...(hint ? { hint } : {})}>
       {(a) =>
@@ -123,6 +132,9 @@ export function AgentForm(props: { agent: Agent | null; submitLabel: string; onS
             </p>
           )}
         </fieldset>
+        {showHarness && (
+          <TaskHarnessFields values={harness} coding={values.coding} errors={harnessErrors(errors, harness)} prefix={prefix} onChange={setHarnessField} />
+        )}
       </div>
       <FormActions busy={busy} label={props.submitLabel}>
         {saved && (

@@ -1540,12 +1540,37 @@ export interface components {
             max_workspace_mib: number;
             max_scripts: number;
             workspace_mib: number | null;
+            task_harness: components["schemas"]["TaskHarness"];
             /** Format: date-time */
             archived_at: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        TaskHarness: {
+            /**
+             * @description platform: the platform's own loop; claude-code: Claude Code in the task's box (coding agents only)
+             * @enum {string}
+             */
+            kind: "platform" | "claude-code";
+            /** @description The model Claude Code is told to use and the gateway forwards with; null: the agent's model */
+            model: string | null;
+            /** @description Claude Code's turns per prompt */
+            max_turns: number;
+            /** @enum {string} */
+            permission_mode: "bypassPermissions" | "acceptEdits" | "default" | "plan";
+            /** @description Claude Code tool rules it may use without asking, e.g. "Bash(git:*)", "Edit" */
+            allowed_tools: string[];
+            /** @description Claude Code tool rules it may not use */
+            disallowed_tools: string[];
+            /** @description Extra Claude Code flags, each flag and its value as separate items; allowed: --add-dir <path under /data/workspace>, --fallback-model <model>, --betas <name>, --effort <level>, --strict-mcp-config, --disable-slash-commands, --exclude-dynamic-system-prompt-sections */
+            extra_flags: string[];
+            /**
+             * @description How the agent's provider is spoken to: openai (Chat Completions, translated) or anthropic (Messages as is)
+             * @enum {string}
+             */
+            model_api: "openai" | "anthropic";
         };
         AgentCreate: {
             name: string;
@@ -1601,6 +1626,32 @@ export interface components {
             max_workspace_mib?: number;
             /** @default 10 */
             max_scripts?: number;
+            /** @description What generates the agent's task turns: the fields given merge over the stored ones; null: the defaults */
+            task_harness?: components["schemas"]["TaskHarnessPatch"] | null;
+        };
+        TaskHarnessPatch: {
+            /**
+             * @description platform: the platform's own loop; claude-code: Claude Code in the task's box (coding agents only)
+             * @enum {string}
+             */
+            kind?: "platform" | "claude-code";
+            /** @description The model Claude Code is told to use and the gateway forwards with; null: the agent's model */
+            model?: string | null;
+            /** @description Claude Code's turns per prompt */
+            max_turns?: number;
+            /** @enum {string} */
+            permission_mode?: "bypassPermissions" | "acceptEdits" | "default" | "plan";
+            /** @description Claude Code tool rules it may use without asking, e.g. "Bash(git:*)", "Edit" */
+            allowed_tools?: string[];
+            /** @description Claude Code tool rules it may not use */
+            disallowed_tools?: string[];
+            /** @description Extra Claude Code flags, each flag and its value as separate items; allowed: --add-dir <path under /data/workspace>, --fallback-model <model>, --betas <name>, --effort <level>, --strict-mcp-config, --disable-slash-commands, --exclude-dynamic-system-prompt-sections */
+            extra_flags?: string[];
+            /**
+             * @description How the agent's provider is spoken to: openai (Chat Completions, translated) or anthropic (Messages as is)
+             * @enum {string}
+             */
+            model_api?: "openai" | "anthropic";
         };
         GroupMessagePage: {
             data: components["schemas"]["GroupMessage"][];
@@ -1820,6 +1871,8 @@ export interface components {
             browser_language?: string;
             max_workspace_mib?: number;
             max_scripts?: number;
+            /** @description What generates the agent's task turns: the fields given merge over the stored ones; null: the defaults */
+            task_harness?: components["schemas"]["TaskHarnessPatch"] | null;
         };
         AgentStatus: {
             /** Format: uuid */
@@ -1927,6 +1980,17 @@ export interface components {
                         };
                     }[];
                 }[];
+                /** @description What generated the run: coding agents' runs only, and none stored before it was recorded */
+                harness?: {
+                    /** @description platform: the platform's own loop; claude-code: Claude Code in the task's box */
+                    kind: string;
+                    /** @description The Claude Code version, or "platform" */
+                    version: string;
+                    /** @description The harness's settings as the run took them (none for the platform) */
+                    settings: {
+                        [key: string]: unknown;
+                    };
+                };
             };
             archived: boolean;
             /** Format: date-time */
@@ -3720,7 +3784,7 @@ export interface operations {
             };
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Invalid body fields; a model_base_url the platform will not call (validation.failed; each named in details.fields) */
+            /** @description Invalid body fields; a model_base_url the platform will not call; a claude-code task_harness on an agent without coding (validation.failed; each named in details.fields) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4261,7 +4325,7 @@ export interface operations {
             };
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Invalid body fields; a model_base_url the platform will not call (validation.failed; each named in details.fields) */
+            /** @description Invalid body fields; a model_base_url the platform will not call; a claude-code task_harness on an agent without coding (validation.failed; each named in details.fields) */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -9,6 +9,9 @@ type Schemas = components["schemas"];
 export type Guild = Schemas["Guild"];
 export type Agent = Schemas["Agent"];
 export type AgentCreate = Schemas["AgentCreate"];
+/** A coding agent's task harness: what generates its task turns. */
+export type TaskHarness = Schemas["TaskHarness"];
+export type TaskHarnessPatch = Schemas["TaskHarnessPatch"];
 export type AgentStatus = Schemas["AgentStatus"];
 export type Memory = Schemas["Memory"];
 export type Run = Schemas["Run"];

@@ -1,0 +1,1 @@
+ALTER TABLE "agents" ADD COLUMN "task_harness" jsonb DEFAULT '{}'::jsonb NOT NULL;
