@@ -163,6 +163,13 @@ export interface Settings {
    */
   GIT_GATEWAY_URL?: string;
   /**
+   * Where task boxes' harnesses reach the model gateway when outbound interception cannot (a
+   * local engine): the Worker's `/api/model-gateway` route as the boxes reach it, e.g.
+   * `http://172.17.0.1:8788/api/model-gateway`. Unset (production), boxes use the intercepted
+   * host and the route answers 404.
+   */
+  MODEL_GATEWAY_URL?: string;
+  /**
    * The platform's GitHub App id (OP-REPO-6). Without the id and key, connecting answers 503.
    */
   GITHUB_APP_ID?: string;

@@ -41,6 +41,7 @@ import type { AppEnv } from "./http/context";
 import { operation } from "./http/contract";
 import { ApiError, databaseUnavailable, errorResponse } from "./http/errors";
 import { authenticate, database } from "./middleware";
+import { MODEL_GATEWAY_ROUTE, modelGatewayRoute } from "./model-gateway";
 import { openApiDocument } from "./openapi";
 import { callerRateLimit, rateLimit } from "./rate-limit";
 import { securityHeaders } from "./security-headers";
@@ -84,6 +85,9 @@ app.get(
 // A task box's git, where the platform routes it here (GIT_GATEWAY_URL): the run's credential, not a bearer token.
 app.use(`${GIT_GATEWAY_ROUTE}/*`, callerRateLimit);
 app.all(`${GIT_GATEWAY_ROUTE}/*`, gitGatewayRoute);
+// A task box's harness's model calls, likewise (MODEL_GATEWAY_URL, decision 0032).
+app.use(`${MODEL_GATEWAY_ROUTE}/*`, callerRateLimit);
+app.all(`${MODEL_GATEWAY_ROUTE}/*`, modelGatewayRoute);
 
 // The Browser and CLI views authenticate by the ticket in their path, not a bearer token.
 app.use("/api/agents/:id/browser/vnc/*", callerRateLimit);

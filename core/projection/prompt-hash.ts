@@ -1,3 +1,4 @@
+import { sha256Hex } from "../bytes/sha256";
 import type { ChatPayload } from "./types";
 
 /**
@@ -45,13 +46,6 @@ function digestOf(value: object): Promise<string> {
     digestCache.set(value, digest);
   }
   return digest;
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  let hex = "";
-  for (const b of new Uint8Array(digest)) hex += b.toString(16).padStart(2, "0");
-  return hex;
 }
 
 /** Names the hash construction, so a later change of it cannot collide with this one. */

@@ -49,3 +49,14 @@ export const gatewayRemote = (taskId: string, fullName: string, base = GATEWAY_B
 
 /** The box of a task: the standard Container class's object of this name, one per task; its runs use it one at a time (decision 0017). */
 export const taskBoxName = (taskId: string) => `task:${taskId}`;
+
+/** The outbound host a task box's harness reaches the model gateway at; the Container class intercepts it. */
+export const MODEL_GATEWAY_HOST = "model.gateway.internal";
+
+/**
+ * The base URL the box's harness is given (ANTHROPIC_BASE_URL): the intercepted host, unless
+ * the platform names a route (MODEL_GATEWAY_URL, the local stack's).
+ *
+ * @example modelGatewayBase("5b7e…") // "http://model.gateway.internal/tasks/5b7e…"
+ */
+export const modelGatewayBase = (taskId: string, base = `http://${MODEL_GATEWAY_HOST}`) => `${base.replace(/\/$/, "")}/tasks/${taskId}`;

@@ -40,3 +40,14 @@ export function taskPrompt(input: TaskPromptInput): string {
   if (input.messages?.length) parts.push(`Messages for you since then:\n\n${input.messages.join("\n\n")}`);
   return parts.join("\n\n");
 }
+
+/**
+ * The first prompt of a run that resumes the harness session of the task's earlier run
+ * (TASK-034): the session already holds the task and the work so far, so only what is new.
+ *
+ * @example resumePrompt(["Also update the README."]) // "A new run of this task starts …"
+ */
+export function resumePrompt(messages: readonly string[]): string {
+  const opening = "A new run of this task starts, continuing your session. The workspace holds your work so far.";
+  return messages.length ? `${opening}\n\nMessages for you since then:\n\n${messages.join("\n\n")}` : `${opening}\n\nGo on with the task.`;
+}

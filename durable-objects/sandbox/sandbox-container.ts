@@ -1,7 +1,7 @@
 import type { OutboundHandlerContext } from "@cloudflare/containers";
 import { Container } from "@cloudflare/containers";
 import type { Env } from "../../bindings/env";
-import { GATEWAY_HOST } from "../../core/tasks/credential";
+import { GATEWAY_HOST, MODEL_GATEWAY_HOST } from "../../core/tasks/credential";
 import { HOME_SAVE_HOST, saveHomeOnExit } from "./home-on-exit";
 
 /** The guest's port in both images (containers/README.md). */
@@ -89,7 +89,7 @@ export class LiteSandbox extends SandboxContainer {
 /** The standard box (SBX-004): browser or coding; a task's box, whose git goes through the gateway. */
 export class StandardSandbox extends SandboxContainer {
   static {
-    StandardSandbox.outboundByHost = { [HOME_SAVE_HOST]: saveHomeOnExit, [GATEWAY_HOST]: gitGatewayOnDemand };
+    StandardSandbox.outboundByHost = { [HOME_SAVE_HOST]: saveHomeOnExit, [GATEWAY_HOST]: gitGatewayOnDemand, [MODEL_GATEWAY_HOST]: modelGatewayOnDemand };
   }
 }
 
@@ -97,4 +97,10 @@ export class StandardSandbox extends SandboxContainer {
 async function gitGatewayOnDemand(request: Request, env: Env, ctx: OutboundHandlerContext): Promise<Response> {
   const { gitGateway } = await import("./git-gateway");
   return gitGateway(request, env, ctx);
+}
+
+/** The model gateway, likewise imported by the first call for it. */
+async function modelGatewayOnDemand(request: Request, env: Env, ctx: OutboundHandlerContext): Promise<Response> {
+  const { modelGateway } = await import("./model-gateway");
+  return modelGateway(request, env, ctx);
 }

@@ -56,6 +56,7 @@ export async function finalizeRun(input: FinalizeInput): Promise<void> {
     refusals: input.refusals,
     summary: ending.summary ?? null,
     ...(ending.outcome === "handed_off" ? { handoff: ending.handoff ?? null } : {}),
+    ...(ending.harness ? { harness: ending.harness } : {}),
     volume_saved_bytes: released.savedBytes,
   };
   await finishTaskRun(db, { taskRunId: input.taskRunId, runId: input.runId, outcome: ending.outcome, endedAt, workspace, report });

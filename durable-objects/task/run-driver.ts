@@ -11,6 +11,7 @@ import { markConnected, setPullRequest, undeliveredMessages } from "../../core/d
 import { describeError, logEvent } from "../../core/output/log";
 import { countRowTokens } from "../../core/projection/token-count";
 import type { ChatPayload } from "../../core/projection/types";
+import { CLAUDE_CODE_VERSION } from "../../core/tasks/harness";
 import { taskBranch } from "../../core/tasks/key";
 import type { TaskOutcome } from "../../core/tasks/outcome";
 import { TASK_WORKSPACE } from "../../core/tasks/prompt";
@@ -21,6 +22,8 @@ import { tokenCounterReady } from "../agent/generation/token-ranks";
 import { runTurn } from "../agent/run/turn";
 import type { RunSession } from "../agent/state/run-session";
 import { TaskBoxCommands } from "./box-commands";
+import { anthropicError, type GatewayTurn } from "./claude-code/gateway-turn";
+import { type ClaudeCodeRun, claudeCodeHarness, type HarnessSession } from "./claude-code/harness";
 import type { RepositoryTokens } from "./repository-tokens";
 import type { TaskRooms } from "./task-rooms";
 import { deliverAsRow, TaskWait } from "./turn-boundary";
@@ -37,6 +40,8 @@ export interface RunEnding {
   summary?: string | null;
   /** The hand-off text the task's next run starts from (handed_off). */
   handoff?: string | null;
+  /** The harness in the box and its session, for the run report (TASK-022, TASK-033). */
+  harness?: HarnessSession & { kind: string; version: string };
 }
 
 export interface DriverDeps {
@@ -46,6 +51,8 @@ export interface DriverDeps {
   session: RunSession;
   credential: string;
   tokens: RepositoryTokens;
+  /** Set when the agent's task harness is Claude Code (decision 0032); the platform's own loop otherwise. */
+  claudeCode?: Pick<ClaudeCodeRun, "settings" | "sessionId" | "resumePrompt" | "gatewayBase" | "timeoutMs"> | null;
   /** Writes the ending (finalize.ts); the driver calls it exactly once. */
   finalize(ending: RunEnding, box: TaskBoxCommands | null, refusals: Refusal[]): Promise<void>;
 }
@@ -69,9 +76,31 @@ export class TaskRunDriver {
   /** Settles when the run's ending is written. */
   readonly done: Promise<void>;
   private resolveDone!: () => void;
+  private readonly harness: ReturnType<typeof claudeCodeHarness> | null = null;
+  /** The model gateway's side of the harness turn in flight. */
+  private serving: GatewayTurn | null = null;
 
   constructor(private readonly deps: DriverDeps) {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    if (deps.claudeCode) {
+      const attachments = deps.rooms.context.env.ATTACHMENTS;
+      this.harness = claudeCodeHarness({
+        ...deps.claudeCode,
+        credential: deps.credential,
+        serving: (turn) => {
+          this.serving = turn;
+        },
+        keepRequest: async (key, body) => {
+          await attachments.put(key, body, { httpMetadata: { contentType: "application/json" } });
+        },
+      });
+    }
+  }
+
+  /** A model call of the harness in the box, the credential already checked: the turn in flight answers it. */
+  gateway(request: Request): Promise<Response> {
+    if (!this.serving) return Promise.resolve(anthropicError(409, "invalid_request_error", "No turn of this task's run is in progress"));
+    return this.serving.relay(request);
   }
 
   get runId(): string {
@@ -114,8 +143,9 @@ export class TaskRunDriver {
       logEvent("error", { operation: "task.run", task_id: this.taskId, run_id: this.runId, ...describeError(error) }, this.deps.rooms.context.log);
       ending = this.stopping ?? { outcome: "failed", detail: "task.platform_error" };
     }
+    const harness = this.harness && this.deps.claudeCode ? { kind: "claude-code", version: CLAUDE_CODE_VERSION, ...this.harness.session() } : null;
     try {
-      await this.deps.finalize(this.stopping ?? ending, this.commands, this.refusals);
+      await this.deps.finalize({ ...(this.stopping ?? ending), ...(harness ? { harness } : {}) }, this.commands, this.refusals);
     } finally {
       this.resolveDone();
     }
@@ -196,6 +226,7 @@ export class TaskRunDriver {
     try {
       if (this.stopping) claimed.controller.abort();
       const turn = await runTurn(context, session, claimed, {
+        ...(this.harness ? { harness: this.harness } : {}),
         prepare: (given) => {
           // Set on the generation's own inputs (not a copy): its redacted effects read them there.
           // The run's gateway credential is in the box's tokens file: it never reaches a row (SEC-018).

@@ -7,6 +7,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Env } from "../../bindings/env";
+import { GATEWAY_TASK_HEADER, harnessCredential, MODEL_GATEWAY_PATH } from "../../bindings/model-gateway";
 import { type Outcome, refuse } from "../../bindings/outcome";
 import type { GitAuthorization, GitRefusalEvent } from "../../bindings/task-gateway";
 import { readOpeningState } from "../../core/db/agent-state";
@@ -14,14 +15,16 @@ import { activeTaskRun, earlierTaskRows, readTaskForRun, type TaskForRun, taskRu
 import { markDelivered, readTaskRunStart } from "../../core/db/task-run-start";
 import { describeError, logEvent } from "../../core/output/log";
 import { nextLink } from "../../core/runs/chain";
-import { newCredential } from "../../core/tasks/credential";
-import { taskPrompt } from "../../core/tasks/prompt";
+import { modelGatewayBase, newCredential } from "../../core/tasks/credential";
+import { taskHarness } from "../../core/tasks/harness";
+import { resumePrompt, taskPrompt } from "../../core/tasks/prompt";
 import { continuationSummary } from "../../core/tasks/summary";
 import { tokenCounterReady } from "../agent/generation/token-ranks";
 import { writeOpening } from "../agent/run/opening";
 import { HEARTBEAT } from "../agent/state/generation-lock";
 import type { DeadlineHandler } from "../common/deadlines";
 import { serveRunEvents } from "../common/sse-hub";
+import { anthropicError } from "./claude-code/gateway-turn";
 import { finalizeRun } from "./finalize";
 import { RepositoryTokens } from "./repository-tokens";
 import { TaskRunDriver } from "./run-driver";
@@ -97,6 +100,7 @@ export class TaskControl {
    * agent's object forwards its runs': the rows this object commits are published here.
    */
   async fetch(request: Request): Promise<Response> {
+    if (new URL(request.url).pathname.startsWith(MODEL_GATEWAY_PATH)) return this.#modelCall(request);
     const { hub, lock } = this.#rooms.context;
     return serveRunEvents(request, hub, (runId) => lock.held()?.runId === runId);
   }
@@ -115,7 +119,7 @@ export class TaskControl {
       if (!agent || agent.agent.archivedAt) return refuse(409, "task.agent_unavailable", "The task's agent is archived or gone");
       const runId = crypto.randomUUID();
       const taskRunId = crypto.randomUUID();
-      const { last, queued } = await readTaskRunStart(db, taskId);
+      const { last, queued, harnessSession } = await readTaskRunStart(db, taskId);
       // TASK-033: a run after a hand-off goes on from its notes, as a continuation in the chain
       // (CHAIN-009, so the chain's length stays bounded); any other later run from a summary.
       const handoff = last?.outcome === "handed_off" && typeof last.report.handoff === "string" ? last.report.handoff : null;
@@ -149,6 +153,7 @@ export class TaskControl {
       const ordinal = await runOrdinal(db, task.id, runId).catch(() => 1);
       this.#rooms.stream.runStarted(task.id, runId, ordinal);
       this.#rooms.stream.status(task.id, "running");
+      const harness = opened.session.snapshot.harness;
       const driver: TaskRunDriver = new TaskRunDriver({
         rooms: this.#rooms,
         task,
@@ -156,6 +161,17 @@ export class TaskControl {
         session: opened.session,
         credential,
         tokens: this.#tokens,
+        // TASK-034: Claude Code resumes the session the task's runs last reported.
+        claudeCode:
+          harness?.kind === "claude-code"
+            ? {
+                settings: taskHarness({ ...harness.settings, kind: "claude-code" }),
+                sessionId: harnessSession ?? crypto.randomUUID(),
+                resumePrompt: harnessSession ? resumePrompt(messages) : null,
+                gatewayBase: modelGatewayBase(task.id, this.env.MODEL_GATEWAY_URL || undefined),
+                timeoutMs: task.settings["runs.wallClockSeconds"] * 1000,
+              }
+            : null,
         finalize: (ending, box, refusals) => {
           this.#ending = driver;
           return finalizeRun({ rooms: this.#rooms, task, taskRunId, runId, ending, box, refusals, tokens: this.#tokens });
@@ -242,6 +258,21 @@ export class TaskControl {
       return null;
     });
     return { fullName: task.fullName, baseBranch: task.baseBranch, taskKey: task.key, allowForcePush: task.allowForcePush, token: token ?? "" };
+  }
+
+  /**
+   * A model call of the task's harness (decision 0032), forwarded by the model gateway's doors
+   * (bindings/model-gateway.ts): only the run in flight's credential gets through, and only
+   * while one of its turns runs; the answer is the provider's, through the driver.
+   */
+  async #modelCall(request: Request): Promise<Response> {
+    await this.#recover();
+    const taskId = request.headers.get(GATEWAY_TASK_HEADER) ?? "";
+    const presented = harnessCredential(request.headers);
+    if (!this.#driver || this.#driver.taskId !== taskId || !presented || !this.#rooms.state.authorizes(taskId, presented)) {
+      return anthropicError(401, "authentication_error", "The credential is not the task's run in flight");
+    }
+    return this.#driver.gateway(request);
   }
 
   /** The gateway refused a push of the task's run (TASK-014): the transcript shows it after the turn. */

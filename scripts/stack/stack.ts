@@ -207,7 +207,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         const door = await forwardGitGateway(bridge, port);
         stops.push(door.close);
         vars.GIT_GATEWAY_URL = door.url;
-        log(`git gateway for the boxes ${door.url}`);
+        vars.MODEL_GATEWAY_URL = door.modelUrl;
+        log(`git gateway for the boxes ${door.url}, model gateway ${door.modelUrl}`);
       }
     }
     const wrangler = await startWranglerDev({

@@ -302,7 +302,7 @@ function planNow(inputs: GenerationInputs) {
   });
 }
 
-async function commitAssistant(
+function commitAssistant(
   context: RunContext,
   inputs: GenerationInputs,
   reply: ModelReply,
@@ -310,8 +310,30 @@ async function commitAssistant(
   hash: string,
   timings: Record<string, number>,
 ) {
+  const settings = inputs.session.snapshot.model;
+  return commitReply(context, inputs, reply, {
+    timings,
+    projection: {
+      policy_version: settings.projection_policy_version,
+      keep: settings.keep_tool_result_generations,
+      pressure_stubbed: plan.pressureStubbed,
+      prompt_tokens_counted: plan.tokens,
+      hash,
+    },
+  });
+}
+
+/**
+ * Commits a model reply as the run's assistant row, with its usage metered into the five
+ * counters in the same statement (USAGE-001) and the spend figures the next call checks
+ * brought up to date. `extra` is laid over the row's metadata: how the prompt was made (the
+ * platform's projection, or the harness call the model gateway relayed).
+ */
+export async function commitReply(context: RunContext, inputs: GenerationInputs, reply: ModelReply, extra: Record<string, unknown>): Promise<void> {
   const { session, generation } = inputs;
-  const settings = session.snapshot.model;
+  // A harness's calls are made (and priced) with the harness's model, which the snapshot names.
+  const harnessModel = session.snapshot.harness?.settings.model;
+  const model = typeof harnessModel === "string" ? harnessModel : session.snapshot.model.model;
   const payload: Extract<ChatPayload, { role: "assistant" }> = {
     role: "assistant",
     // A provider may stream what Postgres cannot store (NUL); it must not lose the reply.
@@ -325,10 +347,10 @@ async function commitAssistant(
       { operation: "model.usage_rejected", run_id: session.runId, agent_id: session.scope.agentId, guild_id: session.scope.guildId, rejected },
       inputs.redactor,
     );
-  const priced = replyCost(settings.model, usage, inputs.pricing);
+  const priced = replyCost(model, usage, inputs.pricing);
   const metadata = {
     source: "model",
-    model: storableText(reply.providerModel ?? settings.model),
+    model: storableText(reply.providerModel ?? model),
     usage,
     cost_usd: priced.cost,
     priced: priced.priced,
@@ -336,16 +358,9 @@ async function commitAssistant(
     latency_ms: reply.latencyMs,
     first_token_ms: reply.firstTokenMs,
     finish_reason: reply.finishReason === null ? null : storableText(reply.finishReason),
-    timings,
     ...(reply.reasoning ? { reasoning: storableText(reply.reasoning) } : {}),
     ...(reply.reasoningBlocks.length ? { reasoning_blocks: storableValue(reply.reasoningBlocks) } : {}),
-    projection: {
-      policy_version: settings.projection_policy_version,
-      keep: settings.keep_tool_result_generations,
-      pressure_stubbed: plan.pressureStubbed,
-      prompt_tokens_counted: plan.tokens,
-      hash,
-    },
+    ...extra,
   };
   const draft: RowDraft = { generation, role: "assistant", payload, metadata, tokenCount: countRowTokens(payload, {}) };
   const scope = { ...session.scope, month: usageMonth(new Date(context.now())) };
@@ -379,7 +394,7 @@ async function keepToolImage(inputs: GenerationInputs, image: ToolImage, toolNam
   }
 }
 
-function commitRow(inputs: GenerationInputs, role: "tool" | "user", payload: ChatPayload, metadata: Record<string, unknown>) {
+export function commitRow(inputs: GenerationInputs, role: "tool" | "user", payload: ChatPayload, metadata: Record<string, unknown>) {
   return inputs.session.commit(inputs.db, {
     generation: inputs.generation,
     role,

@@ -1,0 +1,18 @@
+/**
+ * The model gateway as a task box's harness reaches it in production (decision 0032):
+ * `http://model.gateway.internal/tasks/<taskId>/v1/messages`, a host only this Worker answers,
+ * through the Container's outbound handler. Only the task's own box gets through (the
+ * runtime names the calling container); the task's object checks the run's credential.
+ */
+import type { OutboundHandlerContext } from "@cloudflare/containers";
+import type { Env } from "../../bindings/env";
+import { serveTaskModel } from "../../bindings/model-gateway";
+import { taskBoxName } from "../../core/tasks/credential";
+
+export function modelGateway(request: Request, env: Env, ctx: OutboundHandlerContext): Promise<Response> {
+  return serveTaskModel(request, env, (taskId) =>
+    ctx.className !== "StandardSandbox" || env.SANDBOX_STANDARD.idFromName(taskBoxName(taskId)).toString() !== ctx.containerId
+      ? Response.json({ type: "error", error: { type: "permission_error", message: "not this task's box" } }, { status: 403 })
+      : null,
+  );
+}
