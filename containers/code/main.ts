@@ -1,6 +1,7 @@
 /**
  * guilds-code: the git side of a coding agent's generation, run in the box by the platform
- * (REPO-005..018, REPO-022). Every answer is one JSON document on stdout.
+ * (REPO-005..018, REPO-022), and a task's harness turn (TASK-015, TASK-016, TASK-022). Every
+ * answer is one JSON document on stdout, except where a command says otherwise.
  *
  *   guilds-code identity --name <name> --email <email>
  *   guilds-code clone --url <url> --dir <name> [--timeout-s 600]     exit 3 on failure
@@ -11,6 +12,16 @@
  *   guilds-code task-push --dir <abs> --branch <b> --base <b>
  *   guilds-code task-finalize --dir <abs> --branch <b> --base <b> --wip <b>
  *     (exit 3 with {"error":"task.git","step","reason"} when git fails; a refused push is an answer)
+ *   guilds-code harness-turn --session <uuid> --resume true|false --prompt-file <abs> --base-url <url>
+ *       [--fresh-prompt-file <abs>] [--report-file <abs>] [--system-file <abs>] [--model <m>]
+ *       [--max-turns <n>] [--permission-mode bypassPermissions|acceptEdits|default|plan]
+ *       [--allowed-tools <csv>] [--disallowed-tools <csv>] [--extra-args <JSON array of strings>]
+ *     Claude Code on the prompt in /data/workspace (harness-turn.ts): its stream-json lines as
+ *     they come, then {"harness_turn":{"session_id","resumed","fresh_reason","exit_code",
+ *     "signal","result"}} (also written to the report file); exit 0 when claude finished well,
+ *     else 3, also with {"error":"harness.setup","message"} when the workspace, the credential
+ *     or a file is missing. SIGTERM stops claude and all it started within 5 s.
+ *   guilds-code mcp     a stdio MCP server with complete_task and ask_question (until stdin closes)
  *
  * Bad arguments exit 2 with {"error":"usage","message"}; anything unexpected exits 1 with
  * {"error":"internal","message"}.
@@ -21,53 +32,24 @@ import { clone, DIR_NAME } from "./clone";
 import { credentialHelper } from "./credential";
 import { runDiff } from "./diff";
 import { gitText } from "./git";
+import { harnessTurnCommand } from "./harness-turn";
+import { serveMcp } from "./mcp";
 import { ABSOLUTE_DIR, BRANCH_NAME, REMOTE_URL } from "./task-args";
 import { TaskGitError } from "./task-git";
 import { taskPrepare } from "./task-prepare";
 import { taskFinalize, taskPush } from "./task-push";
-
-class UsageError extends Error {}
-
-/** `--key value` pairs; every key must be one the subcommand knows. */
-export function parseFlags(args: string[], known: string[]): Record<string, string> {
-  const flags: Record<string, string> = {};
-  for (let i = 0; i < args.length; i += 2) {
-    const key = args[i]!;
-    const value = args[i + 1];
-    if (!key.startsWith("--") || !known.includes(key.slice(2))) throw new UsageError(`unknown argument ${key}`);
-    if (value === undefined) throw new UsageError(`${key} needs a value`);
-    flags[key.slice(2)] = value;
-  }
-  return flags;
-}
-
-function required(flags: Record<string, string>, key: string, pattern?: RegExp): string {
-  const value = flags[key];
-  if (value === undefined || value === "") throw new UsageError(`--${key} is required`);
-  if (pattern && !pattern.test(value)) throw new UsageError(`--${key} must match ${pattern}`);
-  return value;
-}
-
-function positiveInt(flags: Record<string, string>, key: string, fallback: number): number {
-  if (flags[key] === undefined) return fallback;
-  const value = Number(flags[key]);
-  if (!Number.isInteger(value) || value <= 0) throw new UsageError(`--${key} must be a positive integer`);
-  return value;
-}
-
-const ONE_LINE = /^[^\n\r\0]+$/;
+import { ONE_LINE, optional, parseFlags, positiveInt, required, UsageError } from "./usage";
 
 function taskFlags(rest: string[], known: string[]) {
   const flags = parseFlags(rest, known);
-  const optional = (key: string) => (flags[key] === undefined ? undefined : required(flags, key, ONE_LINE));
   return {
     dir: required(flags, "dir", ABSOLUTE_DIR),
     branch: required(flags, "branch", BRANCH_NAME),
     base: required(flags, "base", BRANCH_NAME),
     wip: known.includes("wip") ? required(flags, "wip", BRANCH_NAME) : "",
     remote: known.includes("remote") ? required(flags, "remote", REMOTE_URL) : "",
-    name: optional("name"),
-    email: optional("email"),
+    name: optional(flags, "name", ONE_LINE),
+    email: optional(flags, "email", ONE_LINE),
   };
 }
 
@@ -90,9 +72,8 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case "identity": {
       const flags = parseFlags(rest, ["name", "email"]);
-      const oneLine = /^[^\n\r\0]+$/;
-      const name = required(flags, "name", oneLine);
-      const email = required(flags, "email", oneLine);
+      const name = required(flags, "name", ONE_LINE);
+      const email = required(flags, "email", ONE_LINE);
       await gitText(["config", "--global", "user.name", name]);
       await gitText(["config", "--global", "user.email", email]);
       print({ name, email });
@@ -131,9 +112,14 @@ async function main(argv: string[]): Promise<number> {
       const flags = taskFlags(rest, ["dir", "branch", "base", "wip"]);
       return taskAnswer(() => taskFinalize(flags));
     }
+    case "harness-turn":
+      return harnessTurnCommand(rest);
+    case "mcp":
+      parseFlags(rest, []);
+      return serveMcp();
     default:
       throw new UsageError(
-        `unknown command ${command ?? "(none)"}; expected identity, clone, checkpoint, diff, credential, task-prepare, task-push or task-finalize`,
+        `unknown command ${command ?? "(none)"}; expected identity, clone, checkpoint, diff, credential, task-prepare, task-push, task-finalize, harness-turn or mcp`,
       );
   }
 }

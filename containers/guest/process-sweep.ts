@@ -15,13 +15,14 @@ export const EXEC_MARKER = "GUILDS_EXEC_ID";
 const NUL = Buffer.from([0]);
 
 /**
- * The pids whose initial environment holds `GUILDS_EXEC_ID=<id>`. Processes that vanish or
- * cannot be read during the scan are skipped.
+ * The pids whose initial environment holds `GUILDS_EXEC_ID=<id>` (or `<variable>=<id>`: a
+ * command marks what it starts itself the same way). Processes that vanish or cannot be read
+ * during the scan are skipped.
  *
  * @example await markedProcesses("0b6c…") // [4121, 4130]
  */
-export async function markedProcesses(id: string, procDir = "/proc"): Promise<number[]> {
-  const needle = Buffer.from(`\0${EXEC_MARKER}=${id}\0`);
+export async function markedProcesses(id: string, procDir = "/proc", variable = EXEC_MARKER): Promise<number[]> {
+  const needle = Buffer.from(`\0${variable}=${id}\0`);
   const pids = (await readdir(procDir).catch(() => [] as string[])).filter((name) => /^\d+$/.test(name)).map(Number);
   const found = await Promise.all(
     pids.map(async (pid) => {
@@ -39,9 +40,9 @@ export async function markedProcesses(id: string, procDir = "/proc"): Promise<nu
 }
 
 /** Sends `signal` to every marked process; returns how many it reached. */
-export async function signalMarked(id: string, signal: NodeJS.Signals): Promise<number> {
+export async function signalMarked(id: string, signal: NodeJS.Signals, variable = EXEC_MARKER): Promise<number> {
   let reached = 0;
-  for (const pid of await markedProcesses(id)) {
+  for (const pid of await markedProcesses(id, "/proc", variable)) {
     try {
       process.kill(pid, signal);
       reached++;
@@ -56,6 +57,6 @@ export async function signalMarked(id: string, signal: NodeJS.Signals): Promise<
  * SIGKILL to every marked process, again until a scan finds none: a process forking
  * between the scan and the signal leaves a child the next scan finds.
  */
-export async function killMarked(id: string, rounds = 10): Promise<void> {
-  for (let i = 0; i < rounds; i++) if ((await signalMarked(id, "SIGKILL")) === 0) return;
+export async function killMarked(id: string, rounds = 10, variable = EXEC_MARKER): Promise<void> {
+  for (let i = 0; i < rounds; i++) if ((await signalMarked(id, "SIGKILL", variable)) === 0) return;
 }
