@@ -19,13 +19,20 @@
  *   started in against the filing order, and the most runs active at once (task runs'
  *   created_at..ended_at).
  *
- *   npx tsx bench/tasks.ts [--repeat 3] [--tasks 20]
+ * With `--harness claude-code` the agent's turns are Claude Code's in the box (decision 0032),
+ * its model calls through the model gateway: the same figures, for that harness. `--tasks 0`
+ * leaves the queue's part out.
+ *
+ *   npx tsx bench/tasks.ts [--repeat 3] [--tasks 20] [--harness platform|claude-code]
  */
 import { parseArgs } from "node:util";
 import { claimInstallation } from "../scripts/forge/claim";
 import { benchStack, quantile } from "./bench-stack";
 
-const { values } = parseArgs({ options: { repeat: { type: "string", default: "3" }, tasks: { type: "string", default: "20" } } });
+const { values } = parseArgs({
+  options: { repeat: { type: "string", default: "3" }, tasks: { type: "string", default: "20" }, harness: { type: "string", default: "platform" } },
+});
+const CLAUDE_CODE = values.harness === "claude-code";
 const REPEAT = Number(values.repeat);
 const TASKS = Number(values.tasks);
 const KEEP_ALIVE_S = 1;
@@ -68,7 +75,12 @@ try {
     const guild = await api("POST", "/api/guilds", { name: `bench tasks ${owner}` });
     const repository = await api("POST", `/api/guilds/${guild.id}/repositories`, { full_name: `${owner}/app`, connection_id: claimed.connection.json.id });
     const model = `bench-task-${crypto.randomUUID().slice(0, 8)}`;
-    const agent = await api("POST", `/api/guilds/${guild.id}/agents`, { name: "Tasker", model, coding: true });
+    const agent = await api("POST", `/api/guilds/${guild.id}/agents`, {
+      name: "Tasker",
+      model,
+      coding: true,
+      ...(CLAUDE_CODE ? { task_harness: { kind: "claude-code" } } : {}),
+    });
     return { guildId: guild.id as string, agentId: agent.id as string, repositoryId: repository.id as string, model };
   }
   type Setup = Awaited<ReturnType<typeof setup>>;
@@ -135,7 +147,8 @@ try {
   const failures = new Set<string>();
   for (let i = 0; i < REPEAT; i++) {
     const s = await setup(200);
-    const shell = (command: string) => ({ name: "shell", arguments: { command } });
+    const shell = (command: string) => (CLAUDE_CODE ? { name: "Bash", arguments: { command } } : { name: "shell", arguments: { command } });
+    const complete = { name: CLAUDE_CODE ? "mcp__guilds__complete_task" : "complete_task", arguments: { summary: "Wrote one.txt." } };
     await mock("/__script", {
       model: s.model,
       replies: [
@@ -143,7 +156,7 @@ try {
         { tool_calls: [shell("echo one > one.txt && git add one.txt && git commit -qm one && echo draft > notes.txt")] },
         { content: "First turn done." },
         // Run 2: the volume and the WIP are back; the task is completed.
-        { tool_calls: [shell("cat notes.txt one.txt"), { name: "complete_task", arguments: { summary: "Wrote one.txt." } }] },
+        { tool_calls: [shell("cat notes.txt one.txt"), complete] },
         { content: "Done." },
       ],
     });
@@ -206,43 +219,45 @@ try {
     if (endedLog) add("ended_at → task.run_ended logged (status, stream)", Date.parse(endedLog.at) - ended);
   }
 
-  // ---- TASKS tasks at once, four at a time.
-  const crowd = await setup(20);
-  await mock("/__script", { model: crowd.model, replies: Array.from({ length: TASKS }, () => ({ content: "done", delay_ms: 2_000 })) });
-  const filed: Task[] = [];
-  const filingStarted = Date.now();
-  for (let i = 0; i < TASKS; i++) filed.push(await file(crowd, `Crowd ${i}`));
-  const filingMs = Date.now() - filingStarted;
-  const crowdRuns = await Promise.all(filed.map(async (t) => ({ task: t, run: (await runsEnded(t.id, 1, 900_000))[0]! })));
-  const spans = crowdRuns.map(({ task, run }, filedAs) => ({
-    filedAs,
-    queued: Date.parse(task.queued_at),
-    start: Date.parse(run.created_at),
-    end: Date.parse(run.ended_at!),
-  }));
-  const startOrder = [...spans].sort((a, b) => a.start - b.start).map((s) => s.filedAs);
-  // Pairs started in the other order than they were filed (0: oldest first throughout).
-  let inversions = 0;
-  for (let a = 0; a < startOrder.length; a++) for (let b = a + 1; b < startOrder.length; b++) if (startOrder[a]! > startOrder[b]!) inversions++;
-  let mostActive = 0;
-  for (const { start } of spans) mostActive = Math.max(mostActive, spans.filter((s) => s.start <= start && s.end > start).length);
-  const waits = spans.map((s) => s.start - s.queued).sort((a, b) => a - b);
-  const whole = Math.max(...spans.map((s) => s.end)) - Math.min(...spans.map((s) => s.queued));
-
   const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
   const ms = (x: number) => `${Math.round(x).toLocaleString("en")} ms`;
-  console.log(`\ntask runs on real containers (local Docker engine, local forge, mock model), ${REPEAT} tasks of two runs each`);
+  console.log(`\ntask runs on real containers (local Docker engine, local forge, mock model), harness ${values.harness}, ${REPEAT} tasks of two runs each`);
   for (const [name, xs] of Object.entries(figures)) {
     const values = name.endsWith("(KiB)") ? sorted(xs).map((x) => `${x}`) : sorted(xs).map((x) => `${Math.round(x)}`);
     console.log(`${name.padEnd(66)} median ${values[Math.floor(values.length / 2)]}   all ${values.join(", ")}`);
   }
   console.log(`outcomes: ${outcomes.join(", ")}`);
   for (const failure of failures) console.log(`a workspace not prepared: ${failure}`);
-  console.log(`\n${TASKS} tasks filed back to back (${ms(filingMs)}), runs.maxConcurrent 4, each run one 2 s model reply, keep-alive ${KEEP_ALIVE_S} s`);
-  console.log(`start order by filing index: ${startOrder.join(" ")}`);
-  console.log(`pairs started out of filing order: ${inversions}; most runs active at once: ${mostActive}`);
-  console.log(`queued → run created: median ${ms(quantile(waits, 0.5))}, max ${ms(waits.at(-1)!)}; first filed → last ended ${ms(whole)}`);
-  console.log(`the crowd's outcomes: ${[...new Set(crowdRuns.map((r) => r.run.outcome))].join(", ")}`);
+  // ---- TASKS tasks at once, four at a time.
+  if (TASKS > 0) {
+    const crowd = await setup(20);
+    await mock("/__script", { model: crowd.model, replies: Array.from({ length: TASKS }, () => ({ content: "done", delay_ms: 2_000 })) });
+    const filed: Task[] = [];
+    const filingStarted = Date.now();
+    for (let i = 0; i < TASKS; i++) filed.push(await file(crowd, `Crowd ${i}`));
+    const filingMs = Date.now() - filingStarted;
+    const crowdRuns = await Promise.all(filed.map(async (t) => ({ task: t, run: (await runsEnded(t.id, 1, 900_000))[0]! })));
+    const spans = crowdRuns.map(({ task, run }, filedAs) => ({
+      filedAs,
+      queued: Date.parse(task.queued_at),
+      start: Date.parse(run.created_at),
+      end: Date.parse(run.ended_at!),
+    }));
+    const startOrder = [...spans].sort((a, b) => a.start - b.start).map((s) => s.filedAs);
+    // Pairs started in the other order than they were filed (0: oldest first throughout).
+    let inversions = 0;
+    for (let a = 0; a < startOrder.length; a++) for (let b = a + 1; b < startOrder.length; b++) if (startOrder[a]! > startOrder[b]!) inversions++;
+    let mostActive = 0;
+    for (const { start } of spans) mostActive = Math.max(mostActive, spans.filter((s) => s.start <= start && s.end > start).length);
+    const waits = spans.map((s) => s.start - s.queued).sort((a, b) => a - b);
+    const whole = Math.max(...spans.map((s) => s.end)) - Math.min(...spans.map((s) => s.queued));
+
+    console.log(`\n${TASKS} tasks filed back to back (${ms(filingMs)}), runs.maxConcurrent 4, each run one 2 s model reply, keep-alive ${KEEP_ALIVE_S} s`);
+    console.log(`start order by filing index: ${startOrder.join(" ")}`);
+    console.log(`pairs started out of filing order: ${inversions}; most runs active at once: ${mostActive}`);
+    console.log(`queued → run created: median ${ms(quantile(waits, 0.5))}, max ${ms(waits.at(-1)!)}; first filed → last ended ${ms(whole)}`);
+    console.log(`the crowd's outcomes: ${[...new Set(crowdRuns.map((r) => r.run.outcome))].join(", ")}`);
+  }
 } finally {
   await bench.stop();
 }

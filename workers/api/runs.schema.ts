@@ -176,5 +176,12 @@ export const PromptReplay = z
     hash: z.string(),
     recorded_hash: z.string().nullable().describe("The hash recorded when the row was generated; null for rows from before hashes were kept"),
     matches: z.boolean(),
+    request: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .optional()
+      .describe(
+        "A harness's call (Claude Code's, through the model gateway): the exact request sent to the provider, redacted; messages and tools are then empty. Null when it was not kept",
+      ),
   })
   .meta({ id: "PromptReplay" });

@@ -11,6 +11,7 @@ import { eventStream, failure, jsonBody, lastEventId, ok, operation, pathId, que
 import { ApiError, notFound, settle, validationFailed } from "../http/errors";
 import { MAX_SEQ, queryInt, resumePoint, streamQuery } from "../http/query.schema";
 import { attachmentRefs } from "./attachment-refs";
+import { harnessPrompt } from "./harness-prompt";
 import { RunEvent } from "./events.schema";
 import { findRun } from "./run-queries";
 import { MessageAccepted, MessageCreate, MessageList, MessagesQuery, PromptReplay, Run } from "./runs.schema";
@@ -189,7 +190,7 @@ export const runRoutes = new Hono<AppEnv>()
     "/:id/messages/:seq/prompt",
     runOp({
       operationId: "getRunPrompt",
-      summary: "The exact projection sent for an assistant row, rebuilt from stored rows, with its hash",
+      summary: "The exact prompt sent for an assistant row, with its hash: rebuilt from stored rows, or for a harness's call the request the model gateway kept",
       responses: { 200: ok("The replayed prompt", PromptReplay) },
       errors: { 404: failure("No such run in the caller's organisation (run.not_found), or no assistant row at seq (message.not_found)") },
     }),
@@ -199,6 +200,9 @@ export const runRoutes = new Hono<AppEnv>()
       const { id, seq } = c.req.valid("param");
       const { run } = await findRun(db, c.get("organisationId"), id);
       const snapshot = run.snapshot as RunSnapshot;
+      // A harness's call: the exact request the model gateway kept, not a projection of rows.
+      const harness = await harnessPrompt(c.env.ATTACHMENTS, db, run.id, seq);
+      if (harness) return c.json(harness);
       const replay = await replayPrompt(db, run.id, seq, snapshot);
       if (!replay) throw notFound("message");
       return c.json({

@@ -50,8 +50,9 @@ async function gatewayTurn(agentId: string, api: ModelApi, calls: (turn: Gateway
       inputs: inputs.generation,
       model: opened!.session.snapshot.model.model,
       api,
-      keepRequest: async (key) => {
+      keepRequest: async (key, body) => {
         kept.push(key);
+        await context.env.ATTACHMENTS.put(key, body);
       },
     });
     await calls(turn);
@@ -114,6 +115,10 @@ describe("the model gateway's turn", () => {
       // The provider was called with the agent's model, whatever model the harness named.
       const sent = await modelRequests(agent.model);
       expect(sent.length).toBe(3);
+      // Prompt replay of a harness call: the exact request the gateway sent, its hash the row's.
+      const replay = (await call("GET", `/api/runs/${runId}/messages/${priced[1]!.seq}/prompt`, { token })).json;
+      expect(replay).toMatchObject({ model: agent.model, matches: true, recorded_hash: priced[1]!.metadata.request.sha256 });
+      expect(JSON.stringify(replay.request)).toContain("hi\\n");
     });
   }
 

@@ -611,7 +611,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The exact projection sent for an assistant row, rebuilt from stored rows, with its hash */
+        /** The exact prompt sent for an assistant row, with its hash: rebuilt from stored rows, or for a harness's call the request the model gateway kept */
         get: operations["getRunPrompt"];
         put?: never;
         post?: never;
@@ -2480,6 +2480,10 @@ export interface components {
             /** @description The hash recorded when the row was generated; null for rows from before hashes were kept */
             recorded_hash: string | null;
             matches: boolean;
+            /** @description A harness's call (Claude Code's, through the model gateway): the exact request sent to the provider, redacted; messages and tools are then empty. Null when it was not kept */
+            request?: {
+                [key: string]: unknown;
+            } | null;
         };
         OfferedTool: {
             /** @constant */
