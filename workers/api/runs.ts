@@ -11,8 +11,8 @@ import { eventStream, failure, jsonBody, lastEventId, ok, operation, pathId, que
 import { ApiError, notFound, settle, validationFailed } from "../http/errors";
 import { MAX_SEQ, queryInt, resumePoint, streamQuery } from "../http/query.schema";
 import { attachmentRefs } from "./attachment-refs";
-import { harnessPrompt } from "./harness-prompt";
 import { RunEvent } from "./events.schema";
+import { harnessPrompt } from "./harness-prompt";
 import { findRun } from "./run-queries";
 import { MessageAccepted, MessageCreate, MessageList, MessagesQuery, PromptReplay, Run } from "./runs.schema";
 
@@ -190,7 +190,8 @@ export const runRoutes = new Hono<AppEnv>()
     "/:id/messages/:seq/prompt",
     runOp({
       operationId: "getRunPrompt",
-      summary: "The exact prompt sent for an assistant row, with its hash: rebuilt from stored rows, or for a harness's call the request the model gateway kept",
+      summary:
+        "The exact prompt sent for an assistant row, with its hash: rebuilt from stored rows, or for a harness's call the request the model gateway kept",
       responses: { 200: ok("The replayed prompt", PromptReplay) },
       errors: { 404: failure("No such run in the caller's organisation (run.not_found), or no assistant row at seq (message.not_found)") },
     }),
