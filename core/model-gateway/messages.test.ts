@@ -74,7 +74,9 @@ describe("reading a Messages request", () => {
     expect(refusal({ ...base, messages: [{ role: "user", content: [{ type: "search_result" }] }] })).toMatch(
       /^messages\[0\]\.content\[0\]\.type "search_result" is not supported/,
     );
-    expect(refusal({ ...base, messages: [{ role: "system", content: "x" }] })).toBe('messages[0].role must be "user" or "assistant"');
+    expect(refusal({ ...base, messages: [{ role: "developer", content: "x" }] })).toBe('messages[0].role must be "user", "assistant" or "system"');
+    // Claude Code's system turns among the messages are taken, with text only.
+    expect(refusal({ ...base, messages: [{ role: "system", content: [{ type: "tool_use", id: "t", name: "n", input: {} }] }] })).toMatch(/is not allowed here/);
     expect(refusal({ ...base, messages: [{ role: "assistant", content: [{ type: "tool_use", id: "t", name: "n", input: [] }] }] })).toBe(
       "messages[0].content[0].input must be an object",
     );

@@ -59,7 +59,8 @@ export interface RedactedThinkingBlock {
 export type ContentBlock = TextBlock | ImageBlock | DocumentBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | RedactedThinkingBlock;
 
 export interface MessageParam {
-  role: "user" | "assistant";
+  /** `system`: a turn Claude Code puts among the messages (its environment, a change of tools mid-conversation). */
+  role: "user" | "assistant" | "system";
   content: string | ContentBlock[];
 }
 export interface Tool {
@@ -264,14 +265,15 @@ function blocks(value: unknown, at: string, allowed: readonly ContentBlock["type
 
 const USER_BLOCKS = ["text", "image", "document", "tool_result"] as const;
 const ASSISTANT_BLOCKS = ["text", "tool_use", "thinking", "redacted_thinking"] as const;
+const SYSTEM_BLOCKS = ["text"] as const;
 
 function message(value: unknown, at: string): MessageParam {
   const source = object(value, at);
   const role = source.role;
-  if (role !== "user" && role !== "assistant") throw new Refusal(`${at}.role must be "user" or "assistant"`);
+  if (role !== "user" && role !== "assistant" && role !== "system") throw new Refusal(`${at}.role must be "user", "assistant" or "system"`);
   const content = source.content;
   if (typeof content === "string") return { role, content };
-  return { role, content: blocks(content, `${at}.content`, role === "user" ? USER_BLOCKS : ASSISTANT_BLOCKS) };
+  return { role, content: blocks(content, `${at}.content`, role === "user" ? USER_BLOCKS : role === "system" ? SYSTEM_BLOCKS : ASSISTANT_BLOCKS) };
 }
 
 function tool(value: unknown, at: string): Tool {

@@ -113,6 +113,27 @@ describe("a Messages request as a Chat Completions request", () => {
     });
   });
 
+  it("TASK-016: carries Claude Code's system turns as system messages, one between a call and its result after the result", () => {
+    const request = read({
+      model: "m",
+      max_tokens: 10,
+      messages: [
+        { role: "system", content: "The environment: Linux." },
+        { role: "user", content: "go" },
+        { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "ls" } }] },
+        { role: "system", content: [{ type: "text", text: "Tools changed." }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "a.txt" }] },
+      ],
+    });
+    expect(chatRequestOf(request, "gpt").messages.map((m) => [m.role, m.content])).toEqual([
+      ["system", "The environment: Linux."],
+      ["user", "go"],
+      ["assistant", null],
+      ["tool", "a.txt"],
+      ["system", "Tools changed."],
+    ]);
+  });
+
   it("maps tool_choice, parallel calls, stop sequences and sampling; drops top_k, metadata and thinking", () => {
     const tools = [{ name: "Read", input_schema: READ_SCHEMA }];
     const chat = (extra: object) => chatRequestOf(read({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "x" }], tools, ...extra }), "p");

@@ -66,15 +66,27 @@ export function chatRequestOf(request: MessagesRequest, model: string): ChatComp
   if (system) messages.push({ role: "system", content: system });
   // The calls of the last assistant message, until the next message answers them.
   let pending: string[] = [];
+  // A system turn between a call and its result waits until the results are given: Chat
+  // Completions wants the tool messages right after the assistant message that called.
+  let held: ChatMessage[] = [];
   for (const message of request.messages) {
-    if (message.role === "assistant") {
+    if (message.role === "system") {
+      const turn: ChatMessage = { role: "system", content: textOf(message.content) };
+      if (pending.length) held.push(turn);
+      else messages.push(turn);
+    } else if (message.role === "assistant") {
       answerMissing(pending, messages);
+      messages.push(...held);
+      held = [];
       pending = addAssistant(message, messages);
     } else {
       addUser(message, pending, messages);
+      messages.push(...held);
+      held = [];
       pending = [];
     }
   }
+  messages.push(...held);
   const tools = request.tools?.length ? request.tools : null;
   return {
     model,
@@ -95,6 +107,11 @@ export function chatRequestOf(request: MessagesRequest, model: string): ChatComp
       : {}),
     ...(request.stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
+}
+
+/** A system turn's text: its string, or its text blocks joined. */
+function textOf(content: MessageParam["content"]): string {
+  return typeof content === "string" ? content : content.map((b) => (b.type === "text" ? b.text : "")).join("\n\n");
 }
 
 function chatToolChoice(choice: ToolChoice): ChatToolChoice {

@@ -75,7 +75,7 @@ export function validateMessagesRequest(body: Json, countTokens = false): Messag
     if (!isObject(message)) refuse(`messages.${i}: Input should be a valid dictionary`);
     if (message.role !== "user" && message.role !== "assistant") {
       refuse(
-        `messages.${i}.role: Unexpected role ${JSON.stringify(message.role ?? null)}: messages take "user" or "assistant" (a system prompt goes in the top-level system parameter)`,
+        `messages.${i}.role: Input should be 'user' or 'assistant'`,
       );
     }
     if (typeof message.content !== "string" && !Array.isArray(message.content)) {

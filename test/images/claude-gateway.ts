@@ -5,9 +5,10 @@
  * carried a key), so a test can say exactly what a gateway must answer.
  *
  * Claude Code 2.1.328 also sends `{"role":"system"}` turns inside `messages` (its
- * environment section, mid-conversation tool changes), which the mock refuses, and with
- * words Claude Code does not take for that refusal, so it never falls back. Those turns are
- * dropped here on the way; the rest of each call reaches the mock as sent.
+ * environment section, mid-conversation tool changes), which the mock refuses as Anthropic's
+ * API does (Claude Code then retries without them). Those turns are dropped here on the way,
+ * so each call reaches the mock once; the rest of each call reaches it as sent. The
+ * platform's gateway takes them (core/model-gateway/messages.ts).
  */
 import { createServer, type Server } from "node:http";
 

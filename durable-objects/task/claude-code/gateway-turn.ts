@@ -132,8 +132,9 @@ export class GatewayTurn {
   /** The results of the previous reply's tool calls, as the harness sends them back: tool rows. */
   async #commitToolResults(request: MessagesRequest): Promise<void> {
     const { inputs } = this.deps;
-    const last = request.messages.at(-1);
-    if (last?.role !== "user" || typeof last.content === "string") return;
+    // The latest user message carries them (a system turn Claude Code adds may follow it).
+    const last = request.messages.findLast((m) => m.role === "user");
+    if (!last || typeof last.content === "string") return;
     const open = new Map(inputs.session.unresolvedCalls().map((c) => [c.id, c.name]));
     for (const block of last.content) {
       if (block.type !== "tool_result" || !open.has(block.tool_use_id)) continue;

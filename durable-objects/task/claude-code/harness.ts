@@ -31,6 +31,8 @@ import { GatewayTurn } from "./gateway-turn";
 /** Where a turn's files live in the box: root's own folder, which the agent's commands do not need. */
 export const HARNESS_DIR = "/run/guilds/harness";
 export const MODEL_CREDENTIAL_PATH = "/run/guilds/model-credential";
+/** The longest command the guest runs (its exec's maxTimeoutMs): a turn longer than that is cut there. */
+const GUEST_MAX_EXEC_MS = 3_600_000;
 
 /** How the run's harness session stands, for the run report (TASK-022, TASK-033). */
 export interface HarnessSession {
@@ -182,7 +184,8 @@ async function runInBox(
     ...(s.disallowed_tools.length ? { "disallowed-tools": s.disallowed_tools.join(",") } : {}),
     ...(s.extra_flags.length ? { "extra-args": JSON.stringify(extraFlagArgv(s.extra_flags)) } : {}),
   };
-  const ran = await box.exec({ command: guildsCodeCommand("harness-turn", flags), cwd: TASK_WORKSPACE, timeoutMs: run.timeoutMs }, turn.signal);
+  const timeoutMs = Math.min(run.timeoutMs, GUEST_MAX_EXEC_MS);
+  const ran = await box.exec({ command: guildsCodeCommand("harness-turn", flags), cwd: TASK_WORKSPACE, timeoutMs }, turn.signal);
   let answer = reportOf(lastJson(ran.output));
   if (!answer && !turn.signal.aborted) {
     // The stream passed the output budget: the report is also in its file.
