@@ -42,6 +42,9 @@ export const LIMIT_ERRORS: ReadonlySet<string> = new Set([
   "generation.max_input_tokens",
   "generation.max_chain",
   "usage.spend_limit",
+  // A harness's own limits (Claude Code's turns per prompt, its context): TASK-028.
+  "harness.max_turns",
+  "harness.context_limit",
 ]);
 
 /**

@@ -9,14 +9,13 @@
  */
 import * as z from "zod";
 import type { SnapshotHarness } from "../runs/snapshot";
+import { DEFAULT_TASK_HARNESS, HARNESS_KINDS, MODEL_APIS, PERMISSION_MODES, type TaskHarness } from "../shared/task-harness";
 import { boundedInt } from "../validation/fields";
 import { type FieldIssue, fieldIssues } from "../validation/issues";
 import { EXTRA_FLAG_CHARS, extraFlagIssues, MAX_EXTRA_FLAG_ITEMS, MODEL_NAME } from "./harness-flags";
 
-export const HARNESS_KINDS = ["platform", "claude-code"] as const;
-export const PERMISSION_MODES = ["bypassPermissions", "acceptEdits", "default", "plan"] as const;
-/** How the agent's provider is spoken to: Chat Completions (translated by the gateway) or Anthropic's Messages as is. */
-export const MODEL_APIS = ["openai", "anthropic"] as const;
+export type { HarnessKind } from "../shared/task-harness";
+export { DEFAULT_TASK_HARNESS, HARNESS_KINDS, MODEL_APIS, PERMISSION_MODES, type TaskHarness };
 
 /** The Claude Code version the standard image pins: what a claude-code run records. */
 export const CLAUDE_CODE_VERSION = "2.1.328";
@@ -32,35 +31,6 @@ const TOOL_RULE_CHARS = 200;
  * Claude Code splits its tool lists on commas, and no space outside the argument for the same reason.
  */
 export const TOOL_RULE = /^[A-Za-z][A-Za-z0-9_*:./-]*(\([A-Za-z0-9_*:./ -]+\))?$/;
-
-export type HarnessKind = (typeof HARNESS_KINDS)[number];
-
-export interface TaskHarness {
-  kind: HarnessKind;
-  /** The model Claude Code is told to use and the gateway forwards with; null: the agent's model. */
-  model: string | null;
-  /** Claude Code's turns per prompt. */
-  max_turns: number;
-  permission_mode: (typeof PERMISSION_MODES)[number];
-  /** Claude Code tool rules, e.g. "Bash(git:*)", "Edit". */
-  allowed_tools: string[];
-  disallowed_tools: string[];
-  /** Extra command-line flags from the allowlist, each flag and its value as separate items. */
-  extra_flags: string[];
-  model_api: (typeof MODEL_APIS)[number];
-}
-
-/** The harness of an agent that never set one. */
-export const DEFAULT_TASK_HARNESS: TaskHarness = {
-  kind: "platform",
-  model: null,
-  max_turns: 100,
-  permission_mode: "bypassPermissions",
-  allowed_tools: [],
-  disallowed_tools: [],
-  extra_flags: [],
-  model_api: "openai",
-};
 
 const toolRules = z
   .array(

@@ -133,6 +133,9 @@ describe("turn endings", () => {
   it("TASK-028 / TASK-030 / TASK-031: limits, cancel, a lost box and other failures", () => {
     expect(turnEnding({ turn: turn([{ code: "generation.max_steps" }]), ...none }).outcome).toBe("limit_reached");
     expect(turnEnding({ turn: turn([{ code: "usage.spend_limit" }]), ...none }).outcome).toBe("limit_reached");
+    // A harness's own limits: Claude Code's turns per prompt, its context.
+    expect(turnEnding({ turn: turn([{ code: "harness.max_turns" }]), ...none })).toMatchObject({ outcome: "limit_reached", detail: "harness.max_turns" });
+    expect(turnEnding({ turn: turn([{ code: "harness.context_limit" }]), ...none }).outcome).toBe("limit_reached");
     expect(turnEnding({ turn: turn([{ code: "generation.cancelled" }]), completed: "x", question: null }).outcome).toBe("cancelled");
     expect(turnEnding({ turn: turn([{ code: "sandbox.unavailable" }]), ...none }).outcome).toBe("sandbox_lost");
     expect(turnEnding({ turn: turn([{ code: "provider.error", http_status: 500 }]), ...none }).outcome).toBe("failed");

@@ -164,10 +164,13 @@ async function runInBox(
   run: ClaudeCodeRun,
   turn: { prompt: string; freshPrompt: string; resume: boolean; system: string; signal: AbortSignal },
 ): Promise<TurnEnded> {
-  await box.files.put(MODEL_CREDENTIAL_PATH, run.credential);
-  await box.files.put(`${HARNESS_DIR}/prompt.txt`, turn.prompt);
-  await box.files.put(`${HARNESS_DIR}/fresh-prompt.txt`, turn.freshPrompt);
-  await box.files.put(`${HARNESS_DIR}/system.txt`, turn.system);
+  // Side by side: each is a round trip to the box, before Claude Code can start.
+  await Promise.all([
+    box.files.put(MODEL_CREDENTIAL_PATH, run.credential),
+    box.files.put(`${HARNESS_DIR}/prompt.txt`, turn.prompt),
+    box.files.put(`${HARNESS_DIR}/fresh-prompt.txt`, turn.freshPrompt),
+    box.files.put(`${HARNESS_DIR}/system.txt`, turn.system),
+  ]);
   const s = run.settings;
   const flags: Record<string, string | number> = {
     session: run.sessionId,
@@ -185,10 +188,14 @@ async function runInBox(
     ...(s.extra_flags.length ? { "extra-args": JSON.stringify(extraFlagArgv(s.extra_flags)) } : {}),
   };
   const timeoutMs = Math.min(run.timeoutMs, GUEST_MAX_EXEC_MS);
-  const ran = await box.exec({ command: guildsCodeCommand("harness-turn", flags), cwd: TASK_WORKSPACE, timeoutMs }, turn.signal);
+  // Claude Code's stream goes to a file in the box, not through the exec's answer, whose
+  // budget a long turn would pass (the transcript comes from the gateway); the answer is the
+  // stream's last line, the turn's report.
+  const stream = `${HARNESS_DIR}/stream.jsonl`;
+  const command = `${guildsCodeCommand("harness-turn", flags)} > ${stream}; code=$?; tail -n 1 ${stream}; exit $code`;
+  const ran = await box.exec({ command, cwd: TASK_WORKSPACE, timeoutMs }, turn.signal);
   let answer = reportOf(lastJson(ran.output));
   if (!answer && !turn.signal.aborted) {
-    // The stream passed the output budget: the report is also in its file.
     const read = await box.exec({ command: `cat ${HARNESS_DIR}/turn.json`, cwd: "/", timeoutMs: 30_000 });
     answer = reportOf(lastJson(read.output));
   }

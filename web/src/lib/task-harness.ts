@@ -1,3 +1,4 @@
+import { DEFAULT_TASK_HARNESS } from "../../../core/shared/task-harness";
 import type { TaskHarness, TaskHarnessPatch } from "./api";
 
 /**
@@ -32,18 +33,6 @@ export const HARNESS_LABELS: Record<HarnessField, string> = {
   model_api: "Provider API",
 };
 
-/** The API's defaults (core/tasks/harness.ts), for a new agent. */
-const DEFAULT_HARNESS: TaskHarness = {
-  kind: "platform",
-  model: null,
-  max_turns: 100,
-  permission_mode: "bypassPermissions",
-  allowed_tools: [],
-  disallowed_tools: [],
-  extra_flags: [],
-  model_api: "openai",
-};
-
 /** Extra flags one per line: a flag, then its value on the same line when the next item is not a flag. */
 function flagLines(items: readonly string[]): string {
   const lines: string[] = [];
@@ -57,7 +46,7 @@ function flagLines(items: readonly string[]): string {
 
 /** The section's values for a harness (the defaults for a new agent). */
 export function harnessValuesOf(harness: TaskHarness | undefined | null): HarnessValues {
-  const h = harness ?? DEFAULT_HARNESS;
+  const h = harness ?? DEFAULT_TASK_HARNESS;
   return {
     kind: h.kind,
     model: h.model ?? "",
@@ -114,7 +103,7 @@ function wire(field: HarnessField, value: string): unknown {
  * flag moved onto its own line count as no change.
  */
 export function harnessBody(values: HarnessValues, initial: TaskHarness | undefined | null): TaskHarnessPatch | undefined {
-  const before = initial ?? DEFAULT_HARNESS;
+  const before = initial ?? DEFAULT_TASK_HARNESS;
   const body: Record<string, unknown> = {};
   for (const field of HARNESS_FIELDS) {
     const value = wire(field, values[field]);
