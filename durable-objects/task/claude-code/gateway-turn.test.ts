@@ -122,6 +122,19 @@ describe("the model gateway's turn", () => {
     });
   }
 
+  it("TASK-016: calls sent at the same instant are taken in turn: each answered whole, each reply its own row, in order", async () => {
+    const agent = await newAgent(token, guildId, { coding: true });
+    await script(agent.model, [{ content: "first answer", delay_ms: 300 }, { content: "second answer" }, { content: "third answer" }]);
+    const { runId, errors } = await gatewayTurn(agent.id, "openai", async (turn) => {
+      const answers = await Promise.all(["one", "two", "three"].map((text) => turn.relay(harnessCall([{ role: "user", content: text }])).then(read)));
+      expect(answers.map((a) => a.content.map((b) => (b.type === "text" ? b.text : "")).join(""))).toEqual(["first answer", "second answer", "third answer"]);
+      await turn.relay(harnessCall([{ role: "user", content: "last" }], false)).then((r) => r.text());
+    });
+    expect(errors).toEqual([]);
+    const replies = (await rows(token, runId)).filter((r) => r.role === "assistant").map((r) => r.payload.content);
+    expect(replies.slice(0, 3)).toEqual(["first answer", "second answer", "third answer"]);
+  });
+
   it("TASK-027: a provider's 429 ends the turn with its reset; the harness is answered an error it stops on, and later calls are refused without a provider call", async () => {
     const agent = await newAgent(token, guildId, { coding: true });
     await script(agent.model, [{ status: 429, headers: { "retry-after": "120" } }]);

@@ -50,14 +50,23 @@ export class GatewayTurn {
 
   constructor(private readonly deps: GatewayTurnDeps) {}
 
-  /** Answers one call of the harness; never throws. */
+  /**
+   * Answers one call of the harness; never throws. Each call waits for the one before to be
+   * done, its reply's row written: calls sent at once (a box is free to) are taken in turn.
+   */
   relay(request: Request): Promise<Response> {
-    const answer = this.#queue.then(() => this.#relay(request));
-    this.#queue = answer.catch(() => {});
-    return answer.catch((error: unknown) => {
-      this.#fail("generation.failed", "The model gateway failed on the platform side", { detail: String(error) });
-      return anthropicError(500, "api_error", "The platform's model gateway failed");
+    let done!: () => void;
+    const previous = this.#queue;
+    this.#queue = new Promise<void>((resolve) => {
+      done = resolve;
     });
+    return previous
+      .then(() => this.#relay(request, done))
+      .catch((error: unknown) => {
+        done();
+        this.#fail("generation.failed", "The model gateway failed on the platform side", { detail: String(error) });
+        return anthropicError(500, "api_error", "The platform's model gateway failed");
+      });
   }
 
   /** Ends the turn for every later call (the harness was stopped, or the run is over). */
@@ -65,27 +74,40 @@ export class GatewayTurn {
     this.#ended ??= reason;
   }
 
-  async #relay(request: Request): Promise<Response> {
+  /** One call; `done` is called once the call is over: answered with an error, or its reply's row written. */
+  async #relay(request: Request, done: () => void): Promise<Response> {
+    let replying = false;
+    try {
+      const answer = await this.#forward(request, done);
+      replying = answer.replying;
+      return answer.response;
+    } finally {
+      if (!replying) done();
+    }
+  }
+
+  async #forward(request: Request, done: () => void): Promise<{ response: Response; replying: boolean }> {
+    const refused = (response: Response) => ({ response, replying: false });
     const { inputs, context } = this.deps;
-    if (this.#ended) return anthropicError(400, "invalid_request_error", `The platform ended this turn: ${this.#ended}`);
+    if (this.#ended) return refused(anthropicError(400, "invalid_request_error", `The platform ended this turn: ${this.#ended}`));
     const bytes = await readWithin(request.body, MAX_CALL_BYTES);
-    if (bytes === null) return anthropicError(413, "request_too_large", `A model call may carry at most ${MAX_CALL_BYTES} bytes`);
+    if (bytes === null) return refused(anthropicError(413, "request_too_large", `A model call may carry at most ${MAX_CALL_BYTES} bytes`));
     const text = new TextDecoder().decode(bytes);
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {
-      return anthropicError(400, "invalid_request_error", "The request body is not JSON");
+      return refused(anthropicError(400, "invalid_request_error", "The request body is not JSON"));
     }
     // Claude Code may size a prompt first: an estimate, no provider call, nothing stored.
-    if (new URL(request.url).pathname.endsWith("/count_tokens")) return Response.json({ input_tokens: Math.ceil(bytes.byteLength / 4) });
+    if (new URL(request.url).pathname.endsWith("/count_tokens")) return refused(Response.json({ input_tokens: Math.ceil(bytes.byteLength / 4) }));
     const read = readMessagesRequest(json);
-    if (!read.ok) return anthropicError(400, "invalid_request_error", read.message);
+    if (!read.ok) return refused(anthropicError(400, "invalid_request_error", read.message));
     await this.#commitToolResults(read.request);
     if (spendReached(inputs.spend)) {
       const message = limitReachedMessage(inputs.spend.limitUsd!);
       this.#fail("usage.spend_limit", message);
-      return anthropicError(400, "invalid_request_error", `The platform ended this turn: ${message}`);
+      return refused(anthropicError(400, "invalid_request_error", `The platform ended this turn: ${message}`));
     }
     const started = context.now();
     const forwarded = await forwardCall({
@@ -106,7 +128,7 @@ export class GatewayTurn {
         http_status: forwarded.status,
         ...(forwarded.resetAt !== null ? { reset_at: new Date(forwarded.resetAt).toISOString() } : {}),
       });
-      return anthropicError(400, "invalid_request_error", `The platform ended this turn: ${message}`);
+      return refused(anthropicError(400, "invalid_request_error", `The platform ended this turn: ${message}`));
     }
     this.calls += 1;
     // The exact request, redacted, kept by its hash: the row names it (prompt replay of harness calls).
@@ -118,15 +140,19 @@ export class GatewayTurn {
       () => false,
     );
     // The row is written once the box has read the whole reply; the next call waits for it.
-    this.#queue = this.#queue.then(() =>
-      forwarded.reply.then(
+    forwarded.reply
+      .then(
         async (reply) => this.#commitReply(reply, { started, hash, key, bytes: stored.length, kept: await kept }),
         (error: unknown) => {
           if (!inputs.signal.aborted) this.#fail("provider.error", providerErrorMessage(String(error), inputs.redactor), { operation: "model.call" });
         },
-      ),
-    );
-    return new Response(forwarded.stream, { status: 200, headers: { "content-type": forwarded.contentType, "cache-control": "no-store" } });
+      )
+      .catch((error: unknown) => this.#fail("generation.failed", "The reply's row could not be written", { detail: String(error) }))
+      .finally(done);
+    return {
+      response: new Response(forwarded.stream, { status: 200, headers: { "content-type": forwarded.contentType, "cache-control": "no-store" } }),
+      replying: true,
+    };
   }
 
   /** The results of the previous reply's tool calls, as the harness sends them back: tool rows. */
