@@ -74,9 +74,7 @@ export function validateMessagesRequest(body: Json, countTokens = false): Messag
   for (const [i, message] of messages.entries()) {
     if (!isObject(message)) refuse(`messages.${i}: Input should be a valid dictionary`);
     if (message.role !== "user" && message.role !== "assistant") {
-      refuse(
-        `messages.${i}.role: Input should be 'user' or 'assistant'`,
-      );
+      refuse(`messages.${i}.role: Input should be 'user' or 'assistant'`);
     }
     if (typeof message.content !== "string" && !Array.isArray(message.content)) {
       refuse(`messages.${i}.content: Input should be a string or a list of content blocks`);
