@@ -65,7 +65,8 @@ describe("the generation lock under truly concurrent requests", () => {
     const agent = await newAgent(token, guildId);
     const runId = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json.id as string;
     for (let round = 0; round < ROUNDS; round++) {
-      await script(agent.model, [{ content: `round ${round}`, delay_ms: 200 }]);
+      // The model answers slowly enough that all 20 arrive while the winner generates, on a loaded machine too.
+      await script(agent.model, [{ content: `round ${round}`, delay_ms: 3_000 }]);
       const replies = await Promise.all(
         Array.from({ length: 20 }, (_, i) => call("POST", `/api/runs/${runId}/messages`, { token, body: { content: `m${i}` } })),
       );
