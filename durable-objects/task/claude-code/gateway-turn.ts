@@ -69,6 +69,16 @@ export class GatewayTurn {
       });
   }
 
+  /**
+   * Settles once every call so far is done, its reply's row written, or after `boundMs` (a
+   * reply the box never read to its end).
+   */
+  async idle(boundMs = 10_000): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.#queue, new Promise<void>((resolve) => (timer = setTimeout(resolve, boundMs)))]);
+    clearTimeout(timer);
+  }
+
   /** Ends the turn for every later call (the harness was stopped, or the run is over). */
   end(reason: string): void {
     this.#ended ??= reason;

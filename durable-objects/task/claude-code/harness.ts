@@ -112,6 +112,8 @@ export function claudeCodeHarness(run: ClaudeCodeRun): Harness & { session(): Ha
         }
       } finally {
         turn.end("the turn is over");
+        // The last reply's row is written before the turn's outcome is read.
+        await turn.idle();
         run.serving(null);
       }
       if (inputs.signal.aborted) fail("generation.cancelled", "The operator cancelled the generation");
