@@ -15,6 +15,11 @@ export const MODEL_GATEWAY_PATH = "/model-gateway/";
 /** The task the door's path named, set by the door over whatever the box sent. */
 export const GATEWAY_TASK_HEADER = "x-guilds-gateway-task";
 
+/** An error as Anthropic's API answers one, which a harness reports and stops on. */
+export function anthropicError(status: number, type: string, message: string): Response {
+  return Response.json({ type: "error", error: { type, message } }, { status });
+}
+
 /** `/tasks/<taskId>/v1/messages` and its `count_tokens`. */
 const CALL_PATH = /^\/tasks\/([A-Za-z0-9_-]{1,64})\/v1\/(messages(?:\/count_tokens)?)$/;
 
@@ -34,9 +39,9 @@ export function harnessCredential(headers: Headers): string | null {
 /** A box's model call, passed to the task its path names; `refuse` may turn the caller away first. */
 export async function serveTaskModel(request: Request, env: Env, refuse?: (taskId: string) => Response | null): Promise<Response> {
   const match = CALL_PATH.exec(new URL(request.url).pathname);
-  if (!match) return Response.json({ type: "error", error: { type: "not_found_error", message: "Not a model gateway path" } }, { status: 404 });
+  if (!match) return anthropicError(404, "not_found_error", "Not a model gateway path");
   if (request.method !== "POST") {
-    return Response.json({ type: "error", error: { type: "invalid_request_error", message: "Model calls are POSTs" } }, { status: 405 });
+    return anthropicError(405, "invalid_request_error", "Model calls are POSTs");
   }
   const taskId = match[1]!;
   const refused = refuse?.(taskId);

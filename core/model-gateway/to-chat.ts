@@ -186,7 +186,20 @@ function resultParts(result: ToolResultBlock): ChatContentPart[] {
 
 /** A tool message's text: the result's text parts by lines, each image as IMAGE_MARK. */
 function resultText(result: ToolResultBlock, parts: ChatContentPart[]): string {
-  return (result.is_error ? ERROR_MARK : "") + parts.map((p) => (p.type === "text" ? p.text : IMAGE_MARK)).join("\n");
+  return (result.is_error ? ERROR_MARK : "") + partsText(parts);
+}
+
+function partsText(parts: ChatContentPart[]): string {
+  return parts.map((p) => (p.type === "text" ? p.text : IMAGE_MARK)).join("\n");
+}
+
+/**
+ * A tool result as text, as the transcript keeps it (the error is the row's own mark, not a prefix).
+ *
+ * @example toolResultText({ type: "tool_result", tool_use_id: "t", content: [{ type: "text", text: "ok" }] }) // "ok"
+ */
+export function toolResultText(result: ToolResultBlock): string {
+  return partsText(resultParts(result));
 }
 
 /** Text, image and document blocks as content parts. */

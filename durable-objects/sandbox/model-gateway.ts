@@ -6,13 +6,13 @@
  */
 import type { OutboundHandlerContext } from "@cloudflare/containers";
 import type { Env } from "../../bindings/env";
-import { serveTaskModel } from "../../bindings/model-gateway";
+import { anthropicError, serveTaskModel } from "../../bindings/model-gateway";
 import { taskBoxName } from "../../core/tasks/credential";
 
 export function modelGateway(request: Request, env: Env, ctx: OutboundHandlerContext): Promise<Response> {
   return serveTaskModel(request, env, (taskId) =>
     ctx.className !== "StandardSandbox" || env.SANDBOX_STANDARD.idFromName(taskBoxName(taskId)).toString() !== ctx.containerId
-      ? Response.json({ type: "error", error: { type: "permission_error", message: "not this task's box" } }, { status: 403 })
+      ? anthropicError(403, "permission_error", "not this task's box")
       : null,
   );
 }

@@ -6,6 +6,7 @@
  * the end the finalizing (finalize.ts). The rules of what a turn ends with are pure
  * (core/tasks/turn.ts); this class only sequences them.
  */
+import { anthropicError } from "../../bindings/model-gateway";
 import type { TaskForRun } from "../../core/db/task-run";
 import { markConnected, setPullRequest, undeliveredMessages } from "../../core/db/task-run";
 import { describeError, logEvent } from "../../core/output/log";
@@ -22,7 +23,7 @@ import { tokenCounterReady } from "../agent/generation/token-ranks";
 import { runTurn } from "../agent/run/turn";
 import type { RunSession } from "../agent/state/run-session";
 import { TaskBoxCommands } from "./box-commands";
-import { anthropicError, type GatewayTurn } from "./claude-code/gateway-turn";
+import type { GatewayTurn } from "./claude-code/gateway-turn";
 import { type ClaudeCodeRun, claudeCodeHarness, type HarnessSession } from "./claude-code/harness";
 import type { RepositoryTokens } from "./repository-tokens";
 import type { TaskRooms } from "./task-rooms";

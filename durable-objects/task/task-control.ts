@@ -7,7 +7,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Env } from "../../bindings/env";
-import { GATEWAY_TASK_HEADER, harnessCredential, MODEL_GATEWAY_PATH } from "../../bindings/model-gateway";
+import { anthropicError, GATEWAY_TASK_HEADER, harnessCredential, MODEL_GATEWAY_PATH } from "../../bindings/model-gateway";
 import { type Outcome, refuse } from "../../bindings/outcome";
 import type { GitAuthorization, GitRefusalEvent } from "../../bindings/task-gateway";
 import { readOpeningState } from "../../core/db/agent-state";
@@ -24,7 +24,6 @@ import { writeOpening } from "../agent/run/opening";
 import { HEARTBEAT } from "../agent/state/generation-lock";
 import type { DeadlineHandler } from "../common/deadlines";
 import { serveRunEvents } from "../common/sse-hub";
-import { anthropicError } from "./claude-code/gateway-turn";
 import { finalizeRun } from "./finalize";
 import { RepositoryTokens } from "./repository-tokens";
 import { TaskRunDriver } from "./run-driver";

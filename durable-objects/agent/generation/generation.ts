@@ -276,15 +276,25 @@ export async function runGeneration(context: RunContext, inputs: GenerationInput
     await inputs.mcp?.close().catch(() => {});
   }
 
+  const memorySkipped = memoryRequired && !wroteMemory && returned;
+  const status = await recordGenerationEnd(inputs, errors, memorySkipped ? { memory_skipped: true } : undefined);
+  return { errors, status, ...(handoff ? { handoff } : {}) };
+}
+
+/**
+ * Writes how a generation ended, whichever harness ran it: the run's status after it as its
+ * kind's rules say, its errors, and `metadata` laid over the run's; the session follows.
+ */
+export async function recordGenerationEnd(inputs: GenerationInputs, errors: RunError[], metadata?: Record<string, unknown>): Promise<"active" | "completed"> {
+  const { session } = inputs;
   const status = statusAfterGeneration(
     session.facts,
     errors.map((e) => e.code),
   );
-  const memorySkipped = memoryRequired && !wroteMemory && returned;
-  await riding(() => updateRun(inputs.db, session.runId, { status, errors, ...(memorySkipped ? { metadata: { memory_skipped: true } } : {}) }));
-  if (memorySkipped) session.facts = { ...session.facts, metadata: { ...session.facts.metadata, memory_skipped: true } };
+  await riding(() => updateRun(inputs.db, session.runId, { status, errors, ...(metadata ? { metadata } : {}) }));
+  if (metadata) session.facts = { ...session.facts, metadata: { ...session.facts.metadata, ...metadata } };
   session.facts = { ...session.facts, status, errors: [...session.facts.errors, ...errors] };
-  return { errors, status, ...(handoff ? { handoff } : {}) };
+  return status;
 }
 
 /** The request view of the run's rows before the next model call (PROJ-*). */

@@ -11,11 +11,13 @@
  * the turn's errors say why, as a platform generation's would.
  */
 
+import { anthropicError } from "../../../bindings/model-gateway";
 import { sha256Hex } from "../../../core/bytes/sha256";
 import type { RunError } from "../../../core/db/transcript";
 import { readWithin } from "../../../core/http/read-within";
 import type { AssembledMessage } from "../../../core/model-gateway/message-stream";
 import { type MessagesRequest, readMessagesRequest } from "../../../core/model-gateway/messages";
+import { toolResultText } from "../../../core/model-gateway/to-chat";
 import { platformUsage } from "../../../core/model-gateway/usage";
 import { capUtf8, TOOL_OUTPUT_MAX_BYTES } from "../../../core/output/tool-output";
 import type { ChatPayload } from "../../../core/projection/types";
@@ -174,7 +176,7 @@ export class GatewayTurn {
     const open = new Map(inputs.session.unresolvedCalls().map((c) => [c.id, c.name]));
     for (const block of last.content) {
       if (block.type !== "tool_result" || !open.has(block.tool_use_id)) continue;
-      const content = capUtf8(inputs.redactor.redact(storableText(resultText(block.content))), TOOL_OUTPUT_MAX_BYTES).text;
+      const content = capUtf8(inputs.redactor.redact(storableText(toolResultText(block))), TOOL_OUTPUT_MAX_BYTES).text;
       const payload: ChatPayload = { role: "tool", tool_call_id: block.tool_use_id, content };
       await commitRow(inputs, "tool", payload, {
         tool_name: open.get(block.tool_use_id),
@@ -248,13 +250,6 @@ export class GatewayTurn {
   }
 }
 
-/** A tool result's text: its string, or its text blocks joined (an image is named, not kept). */
-function resultText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((b: { type?: string; text?: string }) => (b.type === "text" ? (b.text ?? "") : `[${b.type ?? "block"}]`)).join("\n");
-}
-
 function pick(headers: Headers, names: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of names) {
@@ -262,9 +257,4 @@ function pick(headers: Headers, names: string[]): Record<string, string> {
     if (value) out[name] = value;
   }
   return out;
-}
-
-/** An error as Anthropic's API answers one, which the harness reports and stops on. */
-export function anthropicError(status: number, type: string, message: string): Response {
-  return Response.json({ type: "error", error: { type, message } }, { status });
 }

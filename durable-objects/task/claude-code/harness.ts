@@ -12,18 +12,15 @@
  *   await runTurn(context, session, claimed, { harness });
  */
 
-import { riding } from "../../../core/db/outage";
 import type { RunError } from "../../../core/db/transcript";
-import { updateRun } from "../../../core/db/transcript";
 import { guildsCodeCommand, lastJson } from "../../../core/repos/guilds-code";
-import { statusAfterGeneration } from "../../../core/runs/rules";
 import type { TaskHarness } from "../../../core/tasks/harness";
 import { extraFlagArgv } from "../../../core/tasks/harness-flags";
 import { TASK_WORKSPACE } from "../../../core/tasks/prompt";
 import { SandboxError } from "../../../core/tools/sandbox-error";
 import type { SandboxAccess } from "../../../core/tools/types";
 import type { GenerationInputs, GenerationOutcome } from "../../agent/generation/generation";
-import { interruptUnresolved } from "../../agent/generation/generation";
+import { interruptUnresolved, recordGenerationEnd } from "../../agent/generation/generation";
 import type { Harness } from "../../agent/run/turn";
 import type { RunContext } from "../../agent/state/context";
 import { GatewayTurn } from "./gateway-turn";
@@ -120,14 +117,7 @@ export function claudeCodeHarness(run: ClaudeCodeRun): Harness & { session(): Ha
       // The gateway's failure comes first: it is why the harness stopped.
       const all = [...turn.errors, ...errors];
       await interruptUnresolved(inputs.db, inputs.session, inputs.generation).catch(() => {});
-      const session = inputs.session;
-      const status = statusAfterGeneration(
-        session.facts,
-        all.map((e) => e.code),
-      );
-      await riding(() => updateRun(inputs.db, session.runId, { status, errors: all }));
-      session.facts = { ...session.facts, status, errors: [...session.facts.errors, ...all] };
-      return { errors: all, status };
+      return { errors: all, status: await recordGenerationEnd(inputs, all) };
     },
   };
 }
