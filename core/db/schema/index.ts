@@ -1,5 +1,6 @@
 export * from "./agent-data";
 export * from "./artifacts";
+export * from "./forge";
 export * from "./group-chat";
 export * from "./mcp";
 export * from "./repositories";

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { bigint, index, integer, pgTable, text, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { at, createdAt, id } from "./columns";
-import { guilds, organisations } from "./tenancy";
+import { agents, guilds, organisations } from "./tenancy";
 
 /**
  * An installation of the platform's GitHub App that an organisation claimed (OP-REPO-6).
@@ -65,6 +65,14 @@ export const guildRepositories = pgTable(
     defaultBranch: text("default_branch").notNull().default("main"),
     // The number of the repository's latest task (OP-TASK-11): a task's key is <PREFIX>-<n>.
     taskCounter: integer("task_counter").notNull().default(0),
+    // The coding agent an issue of this repository files its task for (labelled, or an
+    // @-mention of this agent); null: issues start no task.
+    taskAgentId: uuid("task_agent_id").references(() => agents.id, { onDelete: "set null" }),
+    // The issue label that files a task for the task agent.
+    triggerLabel: text("trigger_label").notNull().default("agent"),
+    // When a check run was first reported for the repository: from then on, a task's pull
+    // request is marked ready only once its checks pass (runs.readyRequiresChecks).
+    checksSeenAt: at("checks_seen_at"),
     createdAt: createdAt(),
   },
   (t) => [unique("guild_repositories_guild_full_name_unique").on(t.guildId, t.fullName), index("guild_repositories_connection_idx").on(t.connectionId)],

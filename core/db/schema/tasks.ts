@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, index, integer, jsonb, pgTable, text, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { type AnyPgColumn, boolean, check, index, integer, jsonb, numeric, pgTable, text, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { at, createdAt, id, updatedAt } from "./columns";
 import { guildRepositories } from "./repositories";
 import { runs } from "./runs";
@@ -45,11 +45,30 @@ export const tasks = pgTable(
     lastRunEndedAt: at("last_run_ended_at"),
     // Set when the task becomes completed, cancelled or failed; cleared when it opens again.
     closedAt: at("closed_at"),
+    // The issue that filed it (a label or an @-mention): its pull request says `Closes #<n>`.
+    issueNumber: integer("issue_number"),
+    issueUrl: text("issue_url"),
+    // What the repository's checks said of the branch's head: {head_sha, state, runs, ...}.
+    checks: jsonb("checks").notNull().default({}),
+    // complete_task came while checks were pending or failing: the pull request is marked
+    // ready when they pass (runs.readyRequiresChecks).
+    awaitingChecks: boolean("awaiting_checks").notNull().default(false),
+    // The task's spend budget over all its runs; null: none but the agent's own limits.
+    maxCostUsd: numeric("max_cost_usd", { precision: 14, scale: 6 }),
+    // Best of N: the attempts a task runs side by side (1: an ordinary task). Each attempt is
+    // a task of its own with parent_task_id and attempt set, on `factory/task/<KEY>/a<i>`.
+    attempts: integer("attempts").notNull().default(1),
+    parentTaskId: uuid("parent_task_id").references((): AnyPgColumn => tasks.id, { onDelete: "cascade" }),
+    attempt: integer("attempt"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     unique("tasks_repository_number_unique").on(t.repositoryId, t.number),
+    // One task per issue (two labels or mentions arriving at once file one).
+    uniqueIndex("tasks_repository_issue_unique").on(t.repositoryId, t.issueNumber).where(sql`${t.issueNumber} IS NOT NULL AND ${t.parentTaskId} IS NULL`),
+    uniqueIndex("tasks_parent_attempt_unique").on(t.parentTaskId, t.attempt).where(sql`${t.parentTaskId} IS NOT NULL`),
+    check("tasks_attempts_check", sql`${t.attempts} between 1 and 4`),
     index("tasks_organisation_status_idx").on(t.organisationId, t.status),
     index("tasks_guild_created_idx").on(t.guildId, t.createdAt),
     check(
