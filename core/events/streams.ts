@@ -90,6 +90,30 @@ export const TaskPullRequestEvent = z
   .object({ number: z.int(), url: z.url() })
   .meta({ id: "TaskPullRequestEvent", description: "The task's draft pull request was opened (TASK-018)" });
 
+/** A check run of the task's branch head as its page shows it. */
+export const TaskCheckRun = z
+  .object({
+    name: z.string(),
+    status: z.string().describe("queued, in_progress or completed"),
+    conclusion: z.string().nullable().describe("success, failure, timed_out, cancelled, … once completed"),
+    url: z.string().nullable().describe("The check run's page on the forge"),
+  })
+  .meta({ id: "TaskCheckRun" });
+
+/** The checks of the task's branch head when they were last read (ISSUE-33). */
+export const TaskChecks = z
+  .object({
+    head_sha: z.string().describe("The commit the checks ran on: the head of the task's branch"),
+    state: z.enum(["none", "pending", "passing", "failing"]),
+    runs: z.array(TaskCheckRun),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: "TaskChecks" });
+
+export const TaskChecksEvent = TaskChecks.extend({
+  awaiting_checks: z.boolean().describe("The pull request is marked ready when the checks pass"),
+}).meta({ id: "TaskChecksEvent", description: "The checks of the task's branch head were read again" });
+
 /** A stream's events by name; `message` is the stored row (with `id: <seq>`), `status` the one sent on connect. */
 export type EventSchemas = { message: z.ZodType<{ seq: number }>; status: z.ZodType } & Record<string, z.ZodType>;
 
@@ -119,6 +143,7 @@ export const TASK_EVENTS = {
   "task.run_started": TaskRunStartedEvent,
   "task.run_ended": TaskRunEndedEvent,
   "task.pull_request": TaskPullRequestEvent,
+  "task.checks": TaskChecksEvent,
 } as const satisfies EventSchemas;
 
 /** Each stream's events, by the stream's name in the contract. */

@@ -84,7 +84,12 @@ export function githubChecks(options: GitHubChecksOptions): ChecksReader {
     if (response.status !== 200) {
       // GitHub's error body is not read: the status says what went wrong, and no body can carry a token into the message.
       await response.body?.cancel();
-      const hint = response.status === 403 ? " (the token lacks checks read on the repository)" : response.status === 404 ? " (no such repository within the token's reach)" : "";
+      const hint =
+        response.status === 403
+          ? " (the token lacks checks read on the repository)"
+          : response.status === 404
+            ? " (no such repository within the token's reach)"
+            : "";
       throw new ChecksApiError(response.status, `GitHub answered HTTP ${response.status} ${what}${hint}`);
     }
     try {

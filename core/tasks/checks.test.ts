@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CheckRun } from "../github/checks-api";
-import { checksState, checksSummary, FAILING_CONCLUSIONS, failureMessage, OUTPUT_TAIL_BYTES, storedChecks, tailWithin } from "./checks";
+import { checksDecision, checksState, checksSummary, FAILING_CONCLUSIONS, failureMessage, OUTPUT_TAIL_BYTES, storedChecks, tailWithin } from "./checks";
 
 const SHA = "3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39";
 let nextId = 1;
@@ -18,7 +18,8 @@ describe("checks of a task's branch (ISSUE-33)", () => {
     expect(checksState([])).toBe("none");
     expect(checksState([run("test", "completed", "failure"), run("lint", "in_progress", null)])).toBe("pending");
     expect(checksState([run("test", "queued", null)])).toBe("pending");
-    for (const conclusion of FAILING_CONCLUSIONS) expect(checksState([run("test", "completed", "success"), run("lint", "completed", conclusion)])).toBe("failing");
+    for (const conclusion of FAILING_CONCLUSIONS)
+      expect(checksState([run("test", "completed", "success"), run("lint", "completed", conclusion)])).toBe("failing");
     expect(checksState([run("a", "completed", "success"), run("b", "completed", "neutral"), run("c", "completed", "skipped")])).toBe("passing");
   });
 
@@ -84,5 +85,17 @@ describe("checks of a task's branch (ISSUE-33)", () => {
     expect(storedChecks(summary)).toEqual(summary);
     expect(storedChecks({})).toBeNull();
     expect("notified_sha" in checksSummary(SHA, [], at, null)).toBe(false);
+  });
+
+  it("ISSUE-33: failing tells the agent once per commit and never a closed task; passing while awaiting marks ready; pending changes nothing", () => {
+    const base = { sha: SHA, notifiedSha: null, awaiting: false, closed: false };
+    expect(checksDecision({ ...base, state: "failing" })).toEqual({ notify: true, ready: false, stopAwaiting: false });
+    expect(checksDecision({ ...base, state: "failing", notifiedSha: SHA })).toEqual({ notify: false, ready: false, stopAwaiting: false });
+    expect(checksDecision({ ...base, state: "failing", notifiedSha: "0".repeat(40) }).notify).toBe(true);
+    expect(checksDecision({ ...base, state: "failing", closed: true }).notify).toBe(false);
+    expect(checksDecision({ ...base, state: "failing", awaiting: true })).toEqual({ notify: true, ready: false, stopAwaiting: true });
+    expect(checksDecision({ ...base, state: "passing" })).toEqual({ notify: false, ready: false, stopAwaiting: false });
+    expect(checksDecision({ ...base, state: "passing", awaiting: true })).toEqual({ notify: false, ready: true, stopAwaiting: true });
+    expect(checksDecision({ ...base, state: "pending", awaiting: true })).toEqual({ notify: false, ready: false, stopAwaiting: false });
   });
 });

@@ -119,10 +119,12 @@ export function failureMessage(sha: string, runs: readonly CheckRun[]): string {
     parts.push(lines.join("\n"));
   }
   if (failed.length > MESSAGE_CHECKS) {
-    parts.push(`Also failed: ${failed
-      .slice(MESSAGE_CHECKS)
-      .map((run) => `${run.name} (${run.conclusion})`)
-      .join(", ")}.`);
+    parts.push(
+      `Also failed: ${failed
+        .slice(MESSAGE_CHECKS)
+        .map((run) => `${run.name} (${run.conclusion})`)
+        .join(", ")}.`,
+    );
   }
   return parts.join("\n\n");
 }
@@ -164,4 +166,27 @@ export function storedChecks(value: unknown): ChecksSummary | null {
   const stored = value as Partial<ChecksSummary>;
   if (typeof stored.head_sha !== "string" || typeof stored.state !== "string" || !Array.isArray(stored.runs)) return null;
   return stored as ChecksSummary;
+}
+
+/** What a task does with a commit's checks just read. */
+export interface ChecksDecision {
+  /** Send the agent the failure message (and remember the commit as notified). */
+  notify: boolean;
+  /** The task awaited its checks and they passed: its pull request is marked ready, the task in review. */
+  ready: boolean;
+  /** The task stops awaiting its checks (they passed, or failed and the agent is told). */
+  stopAwaiting: boolean;
+}
+
+/**
+ * The task's move on its branch head's checks: failing tells the agent once per commit (never
+ * a closed task, which a message would reopen); passing while awaiting marks ready; pending
+ * or none changes nothing.
+ *
+ * @example checksDecision({ state: "failing", sha, notifiedSha: null, awaiting: true, closed: false }) // { notify: true, ready: false, stopAwaiting: true }
+ */
+export function checksDecision(input: { state: ChecksState; sha: string; notifiedSha: string | null; awaiting: boolean; closed: boolean }): ChecksDecision {
+  const notify = input.state === "failing" && input.notifiedSha !== input.sha && !input.closed;
+  const ready = input.state === "passing" && input.awaiting && !input.closed;
+  return { notify, ready, stopAwaiting: input.awaiting && (ready || input.state === "failing") };
 }

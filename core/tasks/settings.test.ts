@@ -11,6 +11,12 @@ describe("task settings and keys", () => {
     expect(TaskSettingsPatch.safeParse({ "runs.maxConcurrent": 0 }).success).toBe(false);
     expect(TaskSettingsPatch.safeParse({ "runs.other": 1 }).success).toBe(false);
   });
+  it("ISSUE-33: runs.readyRequiresChecks is on by default, a boolean, and a stored value of another type takes the default", () => {
+    expect(taskSettings({})["runs.readyRequiresChecks"]).toBe(true);
+    expect(taskSettings({ "runs.readyRequiresChecks": false })["runs.readyRequiresChecks"]).toBe(false);
+    expect(taskSettings({ "runs.readyRequiresChecks": "no" })["runs.readyRequiresChecks"]).toBe(true);
+    expect(TaskSettingsPatch.safeParse({ "runs.readyRequiresChecks": 0 }).success).toBe(false);
+  });
   it("TASK-005 / TASK-036: keys name the branch, the WIP ref and the volume", () => {
     expect(taskKey("acme/web-app", 12)).toBe("WEBAPP-12");
     expect(taskKey("acme/---", 1)).toBe("TASK-1");

@@ -1,6 +1,7 @@
 /**
  * An organisation's task settings (the spec's runs.* and volumes.*), stored as JSON on the
- * organisation; a key it does not set takes its default.
+ * organisation; a key it does not set takes its default. Numbers, but for
+ * `runs.readyRequiresChecks`: whether a completed task's pull request waits for its checks.
  *
  * @example taskSettings({ "runs.maxConcurrent": 2 })["runs.keepAliveSeconds"] // 600
  */
@@ -16,13 +17,17 @@ export const TASK_SETTING_DEFAULTS = {
   "runs.wallClockSeconds": 7_200,
   "volumes.retainAfterCloseSeconds": 604_800,
   "volumes.idleTtlSeconds": 2_592_000,
+  // complete_task marks the pull request ready only once the branch's checks pass (ISSUE-33).
+  "runs.readyRequiresChecks": true,
 } as const;
 
-export type TaskSettings = { -readonly [K in keyof typeof TASK_SETTING_DEFAULTS]: number };
+export type TaskSettings = {
+  -readonly [K in keyof typeof TASK_SETTING_DEFAULTS]: (typeof TASK_SETTING_DEFAULTS)[K] extends boolean ? boolean : number;
+};
 
 const seconds = (max: number) => z.number().int().min(1).max(max);
 
-/** What a PATCH may set: each key optional, whole numbers within sane bounds. */
+/** What a PATCH may set: each key optional, whole numbers within sane bounds (a boolean for readyRequiresChecks). */
 export const TaskSettingsPatch = z
   .object({
     "runs.maxConcurrent": z.number().int().min(1).max(64),
@@ -32,6 +37,7 @@ export const TaskSettingsPatch = z
     "runs.wallClockSeconds": seconds(86_400),
     "volumes.retainAfterCloseSeconds": seconds(31_536_000),
     "volumes.idleTtlSeconds": seconds(31_536_000),
+    "runs.readyRequiresChecks": z.boolean(),
   })
   .partial()
   .strict();
@@ -43,7 +49,7 @@ export function taskSettings(stored: unknown): TaskSettings {
   const shape = TaskSettingsPatch.shape;
   for (const key of Object.keys(TASK_SETTING_DEFAULTS) as (keyof TaskSettings)[]) {
     const parsed = shape[key].safeParse((stored as Record<string, unknown>)[key]);
-    if (parsed.success && parsed.data !== undefined) settings[key] = parsed.data;
+    if (parsed.success && parsed.data !== undefined) (settings as Record<string, number | boolean>)[key] = parsed.data;
   }
   return settings;
 }

@@ -2,13 +2,17 @@
  * A task run's finalizing (TASK-022..024): the last push and the WIP snapshot in the box, the
  * volume saved and the box destroyed, the task run's outcome, workspace and report written,
  * the task's status from the outcome (core/tasks/outcome.ts), for a completed task its pull
- * request marked ready with the summary as a comment, and the organisation's queue woken.
+ * request marked ready with the summary as a comment (once its checks pass: ready-when-green.ts),
+ * and the organisation's queue woken.
  * Each step that can fail is logged and passed: an ending is always written.
  */
+import { checksReader } from "../../bindings/checks";
 import { taskQueue } from "../../bindings/objects";
 import { finishTaskRun, runUsage, settleTask, type TaskForRun } from "../../core/db/task-run";
 import { describeError, logEvent } from "../../core/output/log";
 import type { TaskBoxCommands } from "./box-commands";
+import { markPullRequestReady } from "./pull-ready";
+import { readyWhenGreen } from "./ready-when-green";
 import type { RepositoryTokens } from "./repository-tokens";
 import type { Refusal, RunEnding } from "./run-driver";
 import type { TaskRooms } from "./task-rooms";
@@ -67,7 +71,12 @@ export async function finalizeRun(input: FinalizeInput): Promise<void> {
   if (after) rooms.stream.status(task.id, after.status);
   logEvent("info", { operation: "task.run_ended", task_id: task.id, run_id: input.runId, outcome: ending.outcome, status: after?.status ?? null });
   if (ending.outcome === "completed" && after?.status === "in_review" && task.pullRequestNumber !== null) {
-    await readyForReview(input, task.pullRequestNumber, ending.summary ?? "").catch((error: unknown) => log("task.pull_request_ready", error));
+    // Ready only when green (ISSUE-33): the branch's checks may hold the pull request back.
+    const ready = await checksGate(input, log).catch((error: unknown) => {
+      log("task.checks_gate", error);
+      return true;
+    });
+    if (ready) await readyForReview(input, task.pullRequestNumber, ending.summary ?? "").catch((error: unknown) => log("task.pull_request_ready", error));
   }
   await taskQueue(context.env, task.organisationId)
     .wake(task.organisationId)
@@ -78,7 +87,24 @@ export async function finalizeRun(input: FinalizeInput): Promise<void> {
 async function readyForReview(input: FinalizeInput, number: number, summary: string): Promise<void> {
   const forge = await input.tokens.forge(input.task);
   if (!forge) return;
-  // The summary first: a reviewer who sees the pull request ready finds it there already.
-  if (summary.trim()) await forge.comment({ fullName: input.task.fullName, number, body: summary });
-  await forge.markReady({ fullName: input.task.fullName, number, nodeId: "" });
+  await markPullRequestReady(forge, { fullName: input.task.fullName, number }, summary);
+}
+
+/** Whether the pull request is marked ready now, or waits for (or was sent) the branch's checks (ready-when-green.ts). */
+function checksGate(input: FinalizeInput, log: (operation: string, error: unknown) => void): Promise<boolean> {
+  const { context, stream } = input.rooms;
+  return readyWhenGreen({
+    env: context.env,
+    db: context.database.db(),
+    now: () => context.now(),
+    taskId: input.task.id,
+    requiresChecks: input.task.settings["runs.readyRequiresChecks"],
+    reader: (target) => checksReader(context.env, target),
+    forge: () => input.tokens.forge(input.task),
+    publish: async (checks, status) => {
+      stream.checks(input.task.id, checks);
+      if (status) stream.status(input.task.id, status);
+    },
+    log,
+  });
 }

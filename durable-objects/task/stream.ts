@@ -1,6 +1,7 @@
 /**
  * The task's Server-Sent Events (TASK-004): `task.status` {status}, `task.run_started`
- * {run_id}, `task.run_ended` {run_id, outcome}, `task.pull_request` {number, url}, and the rows of the task's latest run as
+ * {run_id}, `task.run_ended` {run_id, outcome}, `task.pull_request` {number, url},
+ * `task.checks` (the branch head's checks), and the rows of the task's latest run as
  * `message` events. Rows are replayed from Postgres on connect, as a run's events are: the
  * stream's sequence is the run's ordinal times RUN_SPAN plus the row's seq, so a client's
  * Last-Event-ID resumes across the task's runs and a new run's rows never look replayed.
@@ -61,6 +62,11 @@ export class TaskStream {
   /** The task's draft pull request was opened (TASK-018). */
   pullRequest(taskId: string, pullRequest: { number: number; url: string }): void {
     this.hub.publish(taskId, "task.pull_request", pullRequest);
+  }
+
+  /** The checks of the task's branch head were read again (ISSUE-33). */
+  checks(taskId: string, checks: TaskEventData["task.checks"]): void {
+    this.hub.publish(taskId, "task.checks", checks);
   }
 
   subscribers(taskId?: string): number {

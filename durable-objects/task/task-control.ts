@@ -13,10 +13,12 @@ import type { GitAuthorization, GitRefusalEvent } from "../../bindings/task-gate
 import { readOpeningState } from "../../core/db/agent-state";
 import { activeTaskRun, earlierTaskRows, readTaskForRun, type TaskForRun, taskRunClaim, taskStatus } from "../../core/db/task-run";
 import { markDelivered, readTaskRunStart } from "../../core/db/task-run-start";
+import type { TaskEventData } from "../../core/events/streams";
 import { describeError, logEvent } from "../../core/output/log";
 import { nextLink } from "../../core/runs/chain";
 import { modelGatewayBase, newCredential } from "../../core/tasks/credential";
 import { taskHarness } from "../../core/tasks/harness";
+import type { TaskStatus } from "../../core/tasks/outcome";
 import { resumePrompt, taskPrompt } from "../../core/tasks/prompt";
 import { continuationSummary } from "../../core/tasks/summary";
 import { tokenCounterReady } from "../agent/generation/token-ranks";
@@ -191,6 +193,12 @@ export class TaskControl {
   async messageQueued(taskId: string): Promise<void> {
     await this.#recover();
     if (this.#driver?.taskId === taskId) this.#driver.messageQueued();
+  }
+
+  /** The task's checks were read again (ISSUE-33): its page hears them, and its status when that moved. */
+  checksRead(taskId: string, checks: TaskEventData["task.checks"], status: TaskStatus | null): void {
+    this.#rooms.stream.checks(taskId, checks);
+    if (status) this.#rooms.stream.status(taskId, status);
   }
 
   /** A person cancelled the task or marked it done: the active run ends with outcome cancelled (TASK-030). */

@@ -9,6 +9,8 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../bindings/env";
 import type { Outcome } from "../../bindings/outcome";
 import type { GitAuthorization, GitRefusalEvent } from "../../bindings/task-gateway";
+import type { TaskEventData } from "../../core/events/streams";
+import type { TaskStatus } from "../../core/tasks/outcome";
 import type { TaskRunDriver } from "./run-driver";
 import type { StartAnswer, TaskControl } from "./task-control";
 import type { TaskRooms } from "./task-rooms";
@@ -57,6 +59,11 @@ export class TaskObject extends DurableObject<Env> {
   /** A message was queued for the task: a waiting run takes it at its next turn boundary (TASK-019). */
   messageQueued(taskId: string): Promise<void> {
     return this.#control.messageQueued(taskId);
+  }
+
+  /** The task's checks were read again (ISSUE-33): its stream sends `task.checks`, and `task.status` when that moved. */
+  checksRead(taskId: string, checks: TaskEventData["task.checks"], status: TaskStatus | null): void {
+    this.#control.checksRead(taskId, checks, status);
   }
 
   /** A person cancelled the task or marked it done: the active run ends with outcome cancelled (TASK-030). */

@@ -115,9 +115,13 @@ export const TaskMessageCreate = z
   })
   .meta({ id: "TaskMessageCreate" });
 
-/** The organisation's effective task settings: every key, defaults filled in. */
+/** The organisation's effective task settings: every key, defaults filled in (whole numbers, and booleans where the default is one). */
 export const TaskSettingsSchema = z
-  .object(Object.fromEntries(Object.keys(TASK_SETTING_DEFAULTS).map((key) => [key, z.int()])) as Record<keyof typeof TASK_SETTING_DEFAULTS, z.ZodInt>)
+  .object(
+    Object.fromEntries(Object.entries(TASK_SETTING_DEFAULTS).map(([key, value]) => [key, typeof value === "boolean" ? z.boolean() : z.int()])) as {
+      [K in keyof typeof TASK_SETTING_DEFAULTS]: (typeof TASK_SETTING_DEFAULTS)[K] extends boolean ? z.ZodBoolean : z.ZodInt;
+    },
+  )
   .meta({ id: "TaskSettings" });
 
 /** A PATCH of the organisation's task settings: the keys it names, each checked (core/tasks/settings.ts). */
