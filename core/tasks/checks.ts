@@ -190,3 +190,10 @@ export function checksDecision(input: { state: ChecksState; sha: string; notifie
   const ready = input.state === "passing" && input.awaiting && !input.closed;
   return { notify, ready, stopAwaiting: input.awaiting && (ready || input.state === "failing") };
 }
+
+/** The task's checks as the API shows them (without whom it notified), or null before any. */
+export function shownChecks(value: unknown): Omit<ChecksSummary, "notified_sha"> | null {
+  const stored = storedChecks(value);
+  if (!stored) return null;
+  return { head_sha: stored.head_sha, state: stored.state, runs: stored.runs, updated_at: stored.updated_at };
+}

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { TaskChecks } from "../../core/events/streams";
 import { TASK_OUTCOMES, TASK_STATUSES, type TaskStatus } from "../../core/tasks/outcome";
 import { TASK_SETTING_DEFAULTS, TaskSettingsPatch } from "../../core/tasks/settings";
 import { idInput, oneLine } from "../../core/validation/fields";
@@ -58,6 +59,8 @@ export const Task = z
     queued_at: z.iso.datetime(),
     auto_resumes: z.int(),
     pull_request: z.object({ number: z.int(), url: z.string() }).nullable(),
+    checks: TaskChecks.nullable().describe("The checks of the branch's head when they were last read; null before any"),
+    awaiting_checks: z.boolean().describe("The task completed and waits for its checks: its pull request is marked ready when they pass"),
     last_run_ended_at: z.iso.datetime().nullable(),
     closed_at: z.iso.datetime().nullable(),
     created_at: z.iso.datetime(),

@@ -14,6 +14,7 @@ import {
 } from "../../core/db/task-rows";
 import { logEvent } from "../../core/output/log";
 import { platformRedactor } from "../../core/output/redaction";
+import { shownChecks } from "../../core/tasks/checks";
 import { taskBranch } from "../../core/tasks/key";
 import type { TaskStatus } from "../../core/tasks/outcome";
 import { CANCELLABLE, DONE_FROM, QUEUED_BY_MESSAGE } from "../../core/tasks/transitions";
@@ -53,6 +54,8 @@ export const toTask = (row: TaskRow) => ({
   queued_at: row.queuedAt.toISOString(),
   auto_resumes: row.autoResumes,
   pull_request: row.pullRequestNumber !== null && row.pullRequestUrl !== null ? { number: row.pullRequestNumber, url: row.pullRequestUrl } : null,
+  checks: shownChecks(row.checks),
+  awaiting_checks: row.awaitingChecks,
   last_run_ended_at: iso(row.lastRunEndedAt),
   closed_at: iso(row.closedAt),
   created_at: row.createdAt.toISOString(),
@@ -248,11 +251,11 @@ export const taskRoutes = new Hono<AppEnv>()
     "/:id/events",
     operation({
       operationId: "streamTaskEvents",
-      summary: "Server-Sent Events of the task: status changes, runs starting and ending, the draft pull request opening, and the active run's rows",
+      summary: "Server-Sent Events of the task: status changes, runs starting and ending, the draft pull request opening, its checks, and the active run's rows",
       tag: "Tasks",
       description:
         "Events: `message` per row of the task's latest run (id: the stream's sequence), `status` {status, run_id} after the replay, " +
-        "`task.status`, `task.run_started`, `task.run_ended` and `task.pull_request`. Each event's data has its schema (TaskEvent).",
+        "`task.status`, `task.run_started`, `task.run_ended`, `task.pull_request` and `task.checks`. Each event's data has its schema (TaskEvent).",
       responses: { 200: eventStream("The task's events (TaskEvent)", TaskEvent) },
       notFound: "task",
       objects: true,

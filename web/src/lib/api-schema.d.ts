@@ -1398,8 +1398,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Server-Sent Events of the task: status changes, runs starting and ending, the draft pull request opening, and the active run's rows
-         * @description Events: `message` per row of the task's latest run (id: the stream's sequence), `status` {status, run_id} after the replay, `task.status`, `task.run_started`, `task.run_ended` and `task.pull_request`. Each event's data has its schema (TaskEvent).
+         * Server-Sent Events of the task: status changes, runs starting and ending, the draft pull request opening, its checks, and the active run's rows
+         * @description Events: `message` per row of the task's latest run (id: the stream's sequence), `status` {status, run_id} after the replay, `task.status`, `task.run_started`, `task.run_ended`, `task.pull_request` and `task.checks`. Each event's data has its schema (TaskEvent).
          */
         get: operations["streamTaskEvents"];
         put?: never;
@@ -1799,6 +1799,10 @@ export interface components {
                 number: number;
                 url: string;
             } | null;
+            /** @description The checks of the branch's head when they were last read; null before any */
+            checks: components["schemas"]["TaskChecks"] | null;
+            /** @description The task completed and waits for its checks: its pull request is marked ready when they pass */
+            awaiting_checks: boolean;
             /** Format: date-time */
             last_run_ended_at: string | null;
             /** Format: date-time */
@@ -1810,6 +1814,24 @@ export interface components {
         };
         /** @enum {string} */
         TaskStatus: "queued" | "running" | "waiting" | "blocked" | "rate_limited" | "limit_reached" | "in_review" | "completed" | "cancelled" | "failed";
+        TaskChecks: {
+            /** @description The commit the checks ran on: the head of the task's branch */
+            head_sha: string;
+            /** @enum {string} */
+            state: "none" | "pending" | "passing" | "failing";
+            runs: components["schemas"]["TaskCheckRun"][];
+            /** Format: date-time */
+            updated_at: string;
+        };
+        TaskCheckRun: {
+            name: string;
+            /** @description queued, in_progress or completed */
+            status: string;
+            /** @description success, failure, timed_out, cancelled, … once completed */
+            conclusion: string | null;
+            /** @description The check run's page on the forge */
+            url: string | null;
+        };
         TaskCreate: {
             title: string;
             /** @default  */
@@ -3052,6 +3074,7 @@ export interface components {
             "runs.wallClockSeconds": number;
             "volumes.retainAfterCloseSeconds": number;
             "volumes.idleTtlSeconds": number;
+            "runs.readyRequiresChecks": boolean;
         };
         TaskSettingsPatch: {
             "runs.maxConcurrent"?: number;
@@ -3061,6 +3084,7 @@ export interface components {
             "runs.wallClockSeconds"?: number;
             "volumes.retainAfterCloseSeconds"?: number;
             "volumes.idleTtlSeconds"?: number;
+            "runs.readyRequiresChecks"?: boolean;
         };
         TokenCreated: {
             /** Format: uuid */
@@ -3228,6 +3252,10 @@ export interface components {
                 number: number;
                 url: string;
             } | null;
+            /** @description The checks of the branch's head when they were last read; null before any */
+            checks: components["schemas"]["TaskChecks"] | null;
+            /** @description The task completed and waits for its checks: its pull request is marked ready when they pass */
+            awaiting_checks: boolean;
             /** Format: date-time */
             last_run_ended_at: string | null;
             /** Format: date-time */
@@ -3325,6 +3353,10 @@ export interface components {
             /** @constant */
             event: "task.pull_request";
             data: components["schemas"]["TaskPullRequestEvent"];
+        } | {
+            /** @constant */
+            event: "task.checks";
+            data: components["schemas"]["TaskChecksEvent"];
         };
         /** @description A row of the task's latest run */
         TaskStreamRow: {
@@ -3372,6 +3404,18 @@ export interface components {
             number: number;
             /** Format: uri */
             url: string;
+        };
+        /** @description The checks of the task's branch head were read again */
+        TaskChecksEvent: {
+            /** @description The commit the checks ran on: the head of the task's branch */
+            head_sha: string;
+            /** @enum {string} */
+            state: "none" | "pending" | "passing" | "failing";
+            runs: components["schemas"]["TaskCheckRun"][];
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The pull request is marked ready when the checks pass */
+            awaiting_checks: boolean;
         };
     };
     responses: {
