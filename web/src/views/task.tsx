@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { Link } from "../components/link";
 import { Markdown } from "../components/markdown";
 import { Notice } from "../components/notice";
+import { TaskChecks } from "../components/task-checks";
 import { PullRequestLink, TaskMessages, TaskRuns, TaskStatusMenu } from "../components/task-parts";
 import { Transcript } from "../components/transcript";
 import { api, type Row, unwrap } from "../lib/api";
@@ -11,7 +12,7 @@ import { useRunTranscript } from "../lib/use-run-transcript";
 import { useTask } from "../lib/use-task";
 
 /**
- * One task: its key, title and status with the status menu, its pull request, its runs
+ * One task: its key, title and status with the status menu, its pull request, its checks, its runs
  * (each linking to its transcript), the live transcript of the active or latest run, and
  * the messages to its agent with the box that sends one.
  */
@@ -71,6 +72,7 @@ export function TaskView(props: { id: string }) {
       </p>
       {notice && <Notice kind={notice.kind}>{notice.text}</Notice>}
       {t.failure && <Notice kind="error">{t.failure}</Notice>}
+      <TaskChecks task={task} />
       {task.description && (
         <section class="card task-description" aria-label="Description">
           <Markdown text={task.description} />
