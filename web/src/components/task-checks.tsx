@@ -12,7 +12,9 @@ export function TaskChecks(props: { task: Task }) {
   if (!headline) return null;
   return (
     <section class="card task-checks" aria-labelledby="task-checks" data-testid="task-checks" data-state={checks?.state ?? "pending"}>
-      <h2 id="task-checks">Checks</h2>
+      <h2 id="task-checks" class="task-checks-title">
+        Checks
+      </h2>
       <p class={awaiting ? "checks-awaiting" : "muted"} data-testid="checks-headline">
         {headline}
       </p>
