@@ -67,13 +67,13 @@ async function actOnTask(deps: ChecksDeps, target: TaskWithRepository, event: Ch
   const head = await reader.branchHead(target.fullName, branch);
   if (head !== event.headSha) return { outcome: "ignored", detail: `${task.key}: ${event.headSha.slice(0, 7)} is not the branch's head` };
   const runs = await reader.listCheckRuns(target.fullName, head);
-  const applied = await applyChecks(effects(deps, target), target, { sha: head, runs });
+  const applied = await applyChecks(checksEffects(deps, target), target, { sha: head, runs });
   if (!applied) return { outcome: "ignored", detail: `${task.key}: the task is gone` };
   return { outcome: "accepted", detail: applied.detail };
 }
 
 /** What acting on checks does outside the row: the task object's stream, the pull request. */
-function effects(deps: ChecksDeps, target: TaskWithRepository): ChecksEffects {
+export function checksEffects(deps: ActDeps, target: TaskWithRepository): ChecksEffects {
   return {
     env: deps.env,
     db: deps.db,

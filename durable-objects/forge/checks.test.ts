@@ -1,0 +1,311 @@
+/**
+ * CI reaches the task and a pull request is ready only when green (ISSUE-33), against real
+ * Postgres and the local forge: the task's branch and draft pull request are on the forge,
+ * and what the platform does to them is read back from it. The check runs a commit has come
+ * from the test's reader (the forge's check runs come from its CI, which needs a container
+ * engine); the branch's head is the forge's.
+ */
+import { exports } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { githubApp } from "../../bindings/github";
+import type { Database } from "../../core/db/client";
+import { guildRepositories, runs, taskRuns, tasks } from "../../core/db/schema";
+import { organisationTaskSettings } from "../../core/db/task-settings";
+import type { CheckRun, ChecksReader } from "../../core/github/checks-api";
+import { githubForge } from "../../core/github/forge-plugin";
+import type { ChecksEvent, ForgeDelivery } from "../../core/github/webhook-event";
+import { newAgent } from "../../test/workerd/agents";
+import { forgePush } from "../../test/workerd/forge-branch";
+import { claim, forgeAdmin } from "../../test/workerd/github";
+import { call, seedGuild } from "../../test/workerd/seed";
+import { recordStarts, testEnv, withDb } from "../../test/workerd/tasks";
+import { readyWhenGreen } from "../task/ready-when-green";
+import { actOnChecks, checksEffects } from "./checks";
+
+const ZERO = "0".repeat(40);
+let nextRunId = 1;
+
+/** A completed check run as GitHub lists it. */
+const checkRun = (name: string, conclusion: string | null, output: Partial<CheckRun["output"]> = {}): CheckRun => ({
+  id: nextRunId++,
+  name,
+  status: conclusion === null ? "in_progress" : "completed",
+  conclusion,
+  html_url: `https://forge.test/runs/${name}`,
+  output: { title: null, summary: null, text: null, ...output },
+});
+
+/** An organisation whose guild has a connected forge repository, a coding agent and a task with its branch pushed and a draft pull request. */
+async function seedForgeTask(name: string) {
+  const seeded = await seedGuild(name);
+  const account = `ck${crypto.randomUUID().slice(0, 8)}`;
+  const fullName = `${account}/app`;
+  await forgeAdmin("POST", "/repos", { full_name: fullName, private: true });
+  const { connection, installationId } = await claim(seeded.token, account, ["app"]);
+  const agent = await newAgent(seeded.token, seeded.guildId, { coding: true });
+  const repository = await call("POST", `/api/guilds/${seeded.guildId}/repositories`, {
+    token: seeded.token,
+    body: { full_name: fullName, connection_id: connection.json.id },
+  });
+  expect(repository.status, JSON.stringify(repository.json)).toBe(201);
+  // The queue's starts are recorded, not made: no box runs here.
+  const started = await recordStarts(seeded.organisationId);
+  const filed = await call("POST", `/api/guilds/${seeded.guildId}/tasks`, {
+    token: seeded.token,
+    body: { title: "Fix the build", agent_id: agent.id, repository_id: repository.json.id },
+  });
+  expect(filed.status, JSON.stringify(filed.json)).toBe(201);
+  const task = filed.json as { id: string; key: string; branch: string };
+  const forgeToken = (await githubApp(testEnv)!.mintRepositoryToken(installationId, fullName)).token;
+  const main = (await forgeAdmin("GET", `/repos/${fullName}`)).json.branches.find((b: { name: string }) => b.name === "main").sha as string;
+  const head = await forgePush(fullName, forgeToken, task.branch, ZERO, main, "the agent's work");
+  const pull = await githubForge({ apiUrl: testEnv.GITHUB_API_URL!, token: forgeToken }).openDraftPR({
+    fullName,
+    head: task.branch,
+    base: "main",
+    title: task.key,
+    body: "",
+  });
+  await withDb((db) => db.update(tasks).set({ status: "in_review", pullRequestNumber: pull.number, pullRequestUrl: pull.url }).where(eq(tasks.id, task.id)));
+  return { ...seeded, started, fullName, installationId, forgeToken, task, head, main, pull, repositoryId: repository.json.id as string, agentId: agent.id };
+}
+
+type Seeded = Awaited<ReturnType<typeof seedForgeTask>>;
+
+/** The forge's branch head, and the check runs the test says the commit has. */
+function reader(seeded: Seeded, runsOf: (sha: string) => CheckRun[]): ChecksReader {
+  return {
+    branchHead: async (fullName, branch) =>
+      ((await forgeAdmin("GET", `/repos/${fullName}`)).json.branches.find((b: { name: string }) => b.name === branch)?.sha as string | undefined) ?? null,
+    listCheckRuns: async (fullName, sha) => (fullName.toLowerCase() === seeded.fullName.toLowerCase() ? runsOf(sha) : []),
+  };
+}
+
+/** A check suite (or run) completing on `sha` of the task's branch, as the inbox hands it over. */
+function delivery(seeded: Seeded, sha: string, source: ChecksEvent["source"] = "check_suite"): ForgeDelivery {
+  return {
+    id: crypto.randomUUID(),
+    deliveryId: crypto.randomUUID(),
+    organisationId: seeded.organisationId,
+    origin: "http://api.test",
+    event: {
+      kind: "checks",
+      source,
+      repository: seeded.fullName,
+      installationId: seeded.installationId,
+      sender: { login: "forge[bot]", id: 1 },
+      headSha: sha,
+      headBranch: seeded.task.branch,
+      pullNumbers: [seeded.pull.number],
+      conclusion: null,
+    },
+  };
+}
+
+const act = (seeded: Seeded, db: Database, runsOf: (sha: string) => CheckRun[], sha = seeded.head, source?: ChecksEvent["source"]) =>
+  actOnChecks({ env: testEnv, db, now: () => Date.now(), checks: async () => reader(seeded, runsOf) }, delivery(seeded, sha, source));
+
+/** What a run's finalizing asks when it completed with a pull request. */
+async function complete(seeded: Seeded, db: Database, runsOf: (sha: string) => CheckRun[]) {
+  const target = {
+    task: (await db.select().from(tasks).where(eq(tasks.id, seeded.task.id)))[0]!,
+    fullName: seeded.fullName,
+    installationId: seeded.installationId,
+    checksSeenAt: null,
+  };
+  return readyWhenGreen({
+    ...checksEffects({ env: testEnv, db, now: () => Date.now() }, target),
+    taskId: seeded.task.id,
+    requiresChecks: (await organisationTaskSettings(db, seeded.organisationId))["runs.readyRequiresChecks"],
+    reader: async () => reader(seeded, runsOf),
+    log: () => {},
+  });
+}
+
+/** The queue started the task again (its starts are recorded): a message queued it. */
+async function startedAgain(seeded: Seeded): Promise<number> {
+  const deadline = Date.now() + 5_000;
+  while (seeded.started.filter((id) => id === seeded.task.id).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  return seeded.started.filter((id) => id === seeded.task.id).length;
+}
+
+const getTask = async (seeded: Seeded) => (await call("GET", `/api/tasks/${seeded.task.id}`, { token: seeded.token })).json;
+const messagesOf = async (seeded: Seeded) =>
+  (await call("GET", `/api/tasks/${seeded.task.id}/messages`, { token: seeded.token })).json.data as Array<{ content: string }>;
+const pullOf = async (seeded: Seeded) =>
+  (await forgeAdmin("GET", `/repos/${seeded.fullName}/pulls`)).json.pulls.find((p: { number: number }) => p.number === seeded.pull.number);
+
+/** A completed run of the task whose report carries the agent's summary. */
+async function completedRun(seeded: Seeded, summary: string) {
+  await withDb(async (db) => {
+    const [run] = await db.insert(runs).values({ agentId: seeded.agentId, kind: "task" }).returning();
+    await db.insert(taskRuns).values({ taskId: seeded.task.id, runId: run!.id, outcome: "completed", endedAt: new Date(), report: { summary } });
+  });
+}
+
+/**
+ * The task's event stream, open once its first event (the status after the replay) came:
+ * `next(name)` is the data of the next event of that name (within 10 s).
+ */
+async function openTaskEvents(seeded: Seeded) {
+  const response = await (exports as unknown as { default: Fetcher }).default.fetch(`http://api.test/api/tasks/${seeded.task.id}/events`, {
+    headers: { authorization: `Bearer ${seeded.token}`, accept: "text/event-stream" },
+  });
+  expect(response.status).toBe(200);
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  const next = async (name: string): Promise<unknown> => {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const match = new RegExp(`event: ${name.replace(".", "\\.")}\ndata: (.*)\n\n`).exec(buffer);
+      if (match) {
+        buffer = buffer.slice(match.index + match[0].length);
+        return JSON.parse(match[1]!);
+      }
+      if (Date.now() > deadline) throw new Error(`no ${name} event: ${buffer.slice(-500)}`);
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`the stream ended before ${name}`);
+      buffer += value;
+    }
+  };
+  await next("status");
+  return { next, close: () => reader.cancel() };
+}
+
+describe("CI reaches the task (ISSUE-33)", { timeout: 60_000 }, () => {
+  it("ISSUE-33: a failing check becomes one message with the failing output's tail; the same commit reported again sends no second", async () => {
+    const seeded = await seedForgeTask("Checks failing");
+    const output = `${"compiling…\n".repeat(800)}FAIL test/math.test.ts > adds\nAssertionError: expected 5 to be 4\n`;
+    const failing = () => [checkRun("unit tests", "failure", { title: "1 test failed", summary: "math.test.ts", text: output }), checkRun("lint", "success")];
+    const first = await withDb((db) => act(seeded, db, failing, seeded.head, "check_run"));
+    expect(first).toEqual({ outcome: "accepted", detail: expect.stringContaining("the failure sent to the agent") });
+    const again = await withDb((db) => act(seeded, db, failing, seeded.head, "check_suite"));
+    expect(again.outcome).toBe("accepted");
+    expect(again.detail).not.toContain("failure sent");
+    const sent = await messagesOf(seeded);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.content).toMatch(new RegExp(`^CI failed on ${seeded.head.slice(0, 7)}: fix it and push`));
+    expect(sent[0]!.content).toContain("## unit tests: failure");
+    expect(sent[0]!.content).toContain("AssertionError: expected 5 to be 4");
+    expect(sent[0]!.content).not.toContain("## lint");
+    expect(sent[0]!.content.length).toBeLessThan(output.length);
+    // The message queued the task again (the queue started it at once), and its page shows the checks.
+    expect(await startedAgain(seeded)).toBe(2);
+    const task = await getTask(seeded);
+    expect(task.checks).toEqual({
+      head_sha: seeded.head,
+      state: "failing",
+      runs: [
+        { name: "lint", status: "completed", conclusion: "success", url: "https://forge.test/runs/lint" },
+        { name: "unit tests", status: "completed", conclusion: "failure", url: "https://forge.test/runs/unit tests" },
+      ],
+      updated_at: expect.any(String),
+    });
+  });
+
+  it("ISSUE-33: passing checks are recorded and shown live on the task's stream, no message; the repository is known to have checks", async () => {
+    const seeded = await seedForgeTask("Checks passing");
+    const stream = await openTaskEvents(seeded);
+    const result = await withDb((db) => act(seeded, db, () => [checkRun("build", "success"), checkRun("docs", "skipped")]));
+    expect(result.outcome).toBe("accepted");
+    expect(await stream.next("task.checks")).toMatchObject({ head_sha: seeded.head, state: "passing", awaiting_checks: false });
+    const task = await getTask(seeded);
+    expect([task.status, task.checks.state, task.awaiting_checks]).toEqual(["in_review", "passing", false]);
+    expect(await messagesOf(seeded)).toEqual([]);
+    // Not awaiting its checks: the pull request stays as it was.
+    expect((await pullOf(seeded)).draft).toBe(true);
+    const [repository] = await withDb((db) => db.select().from(guildRepositories).where(eq(guildRepositories.id, seeded.repositoryId)));
+    expect(repository!.checksSeenAt).toBeInstanceOf(Date);
+  });
+
+  it("ISSUE-33: a result for a commit that is no longer the branch's head is ignored", async () => {
+    const seeded = await seedForgeTask("Checks old head");
+    const newer = await forgePush(seeded.fullName, seeded.forgeToken, seeded.task.branch, seeded.head, seeded.head, "a fix");
+    const result = await withDb((db) => act(seeded, db, () => [checkRun("test", "failure")], seeded.head));
+    expect(result).toEqual({ outcome: "ignored", detail: `${seeded.task.key}: ${seeded.head.slice(0, 7)} is not the branch's head` });
+    expect(newer).not.toBe(seeded.head);
+    expect((await getTask(seeded)).checks).toBeNull();
+    expect(await messagesOf(seeded)).toEqual([]);
+  });
+
+  it("ISSUE-33: a branch of no task of the organisation is ignored", async () => {
+    const seeded = await seedForgeTask("Checks no task");
+    const other = delivery(seeded, seeded.head);
+    (other.event as ChecksEvent).headBranch = "feature/elsewhere";
+    const result = await withDb((db) => actOnChecks({ env: testEnv, db, now: () => Date.now(), checks: async () => reader(seeded, () => []) }, other));
+    expect(result).toEqual({ outcome: "ignored", detail: "no task's branch: feature/elsewhere" });
+  });
+});
+
+describe("ready only when green (ISSUE-33)", { timeout: 60_000 }, () => {
+  it("ISSUE-33: completing with checks pending waits for them; their passing marks the pull request ready with the summary and the task in review", async () => {
+    const seeded = await seedForgeTask("Green pending");
+    await completedRun(seeded, "Fixed the build: the adder adds.");
+    const pending = () => [checkRun("unit tests", null), checkRun("lint", "success")];
+    expect(await withDb((db) => complete(seeded, db, pending))).toBe(false);
+    const waiting = await getTask(seeded);
+    expect([waiting.status, waiting.awaiting_checks, waiting.checks.state]).toEqual(["waiting", true, "pending"]);
+    expect((await pullOf(seeded)).draft).toBe(true);
+
+    const result = await withDb((db) => act(seeded, db, () => [checkRun("unit tests", "success"), checkRun("lint", "success")]));
+    expect(result.detail).toContain(`pull request #${seeded.pull.number} marked ready`);
+    const ready = await getTask(seeded);
+    expect([ready.status, ready.awaiting_checks, ready.checks.state]).toEqual(["in_review", false, "passing"]);
+    const pull = await pullOf(seeded);
+    expect(pull.draft).toBe(false);
+    expect(JSON.stringify(pull.comments)).toContain("Fixed the build: the adder adds.");
+    expect(await messagesOf(seeded)).toEqual([]);
+  });
+
+  it("ISSUE-33: checks failing while the task waits for them queue it again with the failure, and the pull request stays a draft", async () => {
+    const seeded = await seedForgeTask("Green failing");
+    expect(await withDb((db) => complete(seeded, db, () => [checkRun("unit tests", null)]))).toBe(false);
+    await withDb((db) => act(seeded, db, () => [checkRun("unit tests", "failure", { text: "Error: boom" })]));
+    expect(await startedAgain(seeded)).toBe(2);
+    const task = await getTask(seeded);
+    expect([task.awaiting_checks, task.checks.state]).toEqual([false, "failing"]);
+    const sent = await messagesOf(seeded);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.content).toContain("Error: boom");
+    expect((await pullOf(seeded)).draft).toBe(true);
+  });
+
+  it("ISSUE-33: completing with checks failing sends the failure at once and is not ready", async () => {
+    const seeded = await seedForgeTask("Green red at once");
+    expect(await withDb((db) => complete(seeded, db, () => [checkRun("unit tests", "timed_out", { title: "Timed out" })]))).toBe(false);
+    expect(await startedAgain(seeded)).toBe(2);
+    expect((await getTask(seeded)).awaiting_checks).toBe(false);
+    expect((await messagesOf(seeded))[0]!.content).toContain("## unit tests: timed_out");
+  });
+
+  it("ISSUE-33: completing with checks passing is ready at once", async () => {
+    const seeded = await seedForgeTask("Green at once");
+    expect(await withDb((db) => complete(seeded, db, () => [checkRun("unit tests", "success")]))).toBe(true);
+    const task = await getTask(seeded);
+    expect([task.status, task.awaiting_checks, task.checks.state]).toEqual(["in_review", false, "passing"]);
+  });
+
+  it("ISSUE-33: with runs.readyRequiresChecks off, or a repository without checks, the pull request is ready at once", async () => {
+    const off = await seedForgeTask("Green off");
+    const patched = await call("PATCH", "/api/organisation/task-settings", { token: off.token, body: { "runs.readyRequiresChecks": false } });
+    expect([patched.status, patched.json["runs.readyRequiresChecks"]]).toEqual([200, false]);
+    expect(await withDb((db) => complete(off, db, () => [checkRun("unit tests", null)]))).toBe(true);
+    expect((await getTask(off)).status).toBe("in_review");
+
+    const none = await seedForgeTask("Green none");
+    expect(await withDb((db) => complete(none, db, () => []))).toBe(true);
+    const task = await getTask(none);
+    expect([task.status, task.awaiting_checks, task.checks]).toEqual(["in_review", false, null]);
+    const [repository] = await withDb((db) => db.select().from(guildRepositories).where(eq(guildRepositories.id, none.repositoryId)));
+    expect(repository!.checksSeenAt).toBeNull();
+  });
+
+  it("ISSUE-33: runs.readyRequiresChecks is on by default and takes only a boolean", async () => {
+    const { token } = await seedGuild("Green setting");
+    expect((await call("GET", "/api/organisation/task-settings", { token })).json["runs.readyRequiresChecks"]).toBe(true);
+    const bad = await call("PATCH", "/api/organisation/task-settings", { token, body: { "runs.readyRequiresChecks": "no" } });
+    expect(bad.status).toBe(422);
+    expect(bad.json.error.details.fields.map((f: { field: string }) => f.field)).toContain("runs.readyRequiresChecks");
+  });
+});
