@@ -8,22 +8,16 @@
 import { exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { githubApp } from "../../bindings/github";
-import type { Database } from "../../core/db/client";
-import { guildRepositories, runs, taskRuns, tasks } from "../../core/db/schema";
-import { organisationTaskSettings } from "../../core/db/task-settings";
+import { guildRepositories } from "../../core/db/schema";
 import type { CheckRun, ChecksReader } from "../../core/github/checks-api";
-import { githubForge } from "../../core/github/forge-plugin";
-import type { ChecksEvent, ForgeDelivery } from "../../core/github/webhook-event";
-import { newAgent } from "../../test/workerd/agents";
+import type { ChecksEvent } from "../../core/github/webhook-event";
 import { forgePush } from "../../test/workerd/forge-branch";
-import { claim, forgeAdmin } from "../../test/workerd/github";
+import { act, complete, completedRun, delivery, getTask, messagesOf, pullOf, type Seeded, seedForgeTask, startedAgain } from "../../test/workerd/forge-task";
+import { forgeAdmin } from "../../test/workerd/github";
 import { call, seedGuild } from "../../test/workerd/seed";
-import { recordStarts, testEnv, withDb } from "../../test/workerd/tasks";
-import { readyWhenGreen } from "../task/ready-when-green";
-import { actOnChecks, checksEffects } from "./checks";
+import { testEnv, withDb } from "../../test/workerd/tasks";
+import { actOnChecks } from "./checks";
 
-const ZERO = "0".repeat(40);
 let nextRunId = 1;
 
 /** A completed check run as GitHub lists it. */
@@ -36,43 +30,6 @@ const checkRun = (name: string, conclusion: string | null, output: Partial<Check
   output: { title: null, summary: null, text: null, ...output },
 });
 
-/** An organisation whose guild has a connected forge repository, a coding agent and a task with its branch pushed and a draft pull request. */
-async function seedForgeTask(name: string) {
-  const seeded = await seedGuild(name);
-  const account = `ck${crypto.randomUUID().slice(0, 8)}`;
-  const fullName = `${account}/app`;
-  await forgeAdmin("POST", "/repos", { full_name: fullName, private: true });
-  const { connection, installationId } = await claim(seeded.token, account, ["app"]);
-  const agent = await newAgent(seeded.token, seeded.guildId, { coding: true });
-  const repository = await call("POST", `/api/guilds/${seeded.guildId}/repositories`, {
-    token: seeded.token,
-    body: { full_name: fullName, connection_id: connection.json.id },
-  });
-  expect(repository.status, JSON.stringify(repository.json)).toBe(201);
-  // The queue's starts are recorded, not made: no box runs here.
-  const started = await recordStarts(seeded.organisationId);
-  const filed = await call("POST", `/api/guilds/${seeded.guildId}/tasks`, {
-    token: seeded.token,
-    body: { title: "Fix the build", agent_id: agent.id, repository_id: repository.json.id },
-  });
-  expect(filed.status, JSON.stringify(filed.json)).toBe(201);
-  const task = filed.json as { id: string; key: string; branch: string };
-  const forgeToken = (await githubApp(testEnv)!.mintRepositoryToken(installationId, fullName)).token;
-  const main = (await forgeAdmin("GET", `/repos/${fullName}`)).json.branches.find((b: { name: string }) => b.name === "main").sha as string;
-  const head = await forgePush(fullName, forgeToken, task.branch, ZERO, main, "the agent's work");
-  const pull = await githubForge({ apiUrl: testEnv.GITHUB_API_URL!, token: forgeToken }).openDraftPR({
-    fullName,
-    head: task.branch,
-    base: "main",
-    title: task.key,
-    body: "",
-  });
-  await withDb((db) => db.update(tasks).set({ status: "in_review", pullRequestNumber: pull.number, pullRequestUrl: pull.url }).where(eq(tasks.id, task.id)));
-  return { ...seeded, started, fullName, installationId, forgeToken, task, head, main, pull, repositoryId: repository.json.id as string, agentId: agent.id };
-}
-
-type Seeded = Awaited<ReturnType<typeof seedForgeTask>>;
-
 /** The forge's branch head, and the check runs the test says the commit has. */
 function reader(seeded: Seeded, runsOf: (sha: string) => CheckRun[]): ChecksReader {
   return {
@@ -80,68 +37,6 @@ function reader(seeded: Seeded, runsOf: (sha: string) => CheckRun[]): ChecksRead
       ((await forgeAdmin("GET", `/repos/${fullName}`)).json.branches.find((b: { name: string }) => b.name === branch)?.sha as string | undefined) ?? null,
     listCheckRuns: async (fullName, sha) => (fullName.toLowerCase() === seeded.fullName.toLowerCase() ? runsOf(sha) : []),
   };
-}
-
-/** A check suite (or run) completing on `sha` of the task's branch, as the inbox hands it over. */
-function delivery(seeded: Seeded, sha: string, source: ChecksEvent["source"] = "check_suite"): ForgeDelivery {
-  return {
-    id: crypto.randomUUID(),
-    deliveryId: crypto.randomUUID(),
-    organisationId: seeded.organisationId,
-    origin: "http://api.test",
-    event: {
-      kind: "checks",
-      source,
-      repository: seeded.fullName,
-      installationId: seeded.installationId,
-      sender: { login: "forge[bot]", id: 1 },
-      headSha: sha,
-      headBranch: seeded.task.branch,
-      pullNumbers: [seeded.pull.number],
-      conclusion: null,
-    },
-  };
-}
-
-const act = (seeded: Seeded, db: Database, runsOf: (sha: string) => CheckRun[], sha = seeded.head, source?: ChecksEvent["source"]) =>
-  actOnChecks({ env: testEnv, db, now: () => Date.now(), checks: async () => reader(seeded, runsOf) }, delivery(seeded, sha, source));
-
-/** What a run's finalizing asks when it completed with a pull request. */
-async function complete(seeded: Seeded, db: Database, runsOf: (sha: string) => CheckRun[]) {
-  const target = {
-    task: (await db.select().from(tasks).where(eq(tasks.id, seeded.task.id)))[0]!,
-    fullName: seeded.fullName,
-    installationId: seeded.installationId,
-    checksSeenAt: null,
-  };
-  return readyWhenGreen({
-    ...checksEffects({ env: testEnv, db, now: () => Date.now() }, target),
-    taskId: seeded.task.id,
-    requiresChecks: (await organisationTaskSettings(db, seeded.organisationId))["runs.readyRequiresChecks"],
-    reader: async () => reader(seeded, runsOf),
-    log: () => {},
-  });
-}
-
-/** The queue started the task again (its starts are recorded): a message queued it. */
-async function startedAgain(seeded: Seeded): Promise<number> {
-  const deadline = Date.now() + 5_000;
-  while (seeded.started.filter((id) => id === seeded.task.id).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  return seeded.started.filter((id) => id === seeded.task.id).length;
-}
-
-const getTask = async (seeded: Seeded) => (await call("GET", `/api/tasks/${seeded.task.id}`, { token: seeded.token })).json;
-const messagesOf = async (seeded: Seeded) =>
-  (await call("GET", `/api/tasks/${seeded.task.id}/messages`, { token: seeded.token })).json.data as Array<{ content: string }>;
-const pullOf = async (seeded: Seeded) =>
-  (await forgeAdmin("GET", `/repos/${seeded.fullName}/pulls`)).json.pulls.find((p: { number: number }) => p.number === seeded.pull.number);
-
-/** A completed run of the task whose report carries the agent's summary. */
-async function completedRun(seeded: Seeded, summary: string) {
-  await withDb(async (db) => {
-    const [run] = await db.insert(runs).values({ agentId: seeded.agentId, kind: "task" }).returning();
-    await db.insert(taskRuns).values({ taskId: seeded.task.id, runId: run!.id, outcome: "completed", endedAt: new Date(), report: { summary } });
-  });
 }
 
 /**
@@ -178,9 +73,9 @@ describe("CI reaches the task (ISSUE-33)", { timeout: 60_000 }, () => {
     const seeded = await seedForgeTask("Checks failing");
     const output = `${"compiling…\n".repeat(800)}FAIL test/math.test.ts > adds\nAssertionError: expected 5 to be 4\n`;
     const failing = () => [checkRun("unit tests", "failure", { title: "1 test failed", summary: "math.test.ts", text: output }), checkRun("lint", "success")];
-    const first = await withDb((db) => act(seeded, db, failing, seeded.head, "check_run"));
+    const first = await withDb((db) => act(seeded, db, reader(seeded, failing), seeded.head, "check_run"));
     expect(first).toEqual({ outcome: "accepted", detail: expect.stringContaining("the failure sent to the agent") });
-    const again = await withDb((db) => act(seeded, db, failing, seeded.head, "check_suite"));
+    const again = await withDb((db) => act(seeded, db, reader(seeded, failing), seeded.head, "check_suite"));
     expect(again.outcome).toBe("accepted");
     expect(again.detail).not.toContain("failure sent");
     const sent = await messagesOf(seeded);
@@ -207,7 +102,13 @@ describe("CI reaches the task (ISSUE-33)", { timeout: 60_000 }, () => {
   it("ISSUE-33: passing checks are recorded and shown live on the task's stream, no message; the repository is known to have checks", async () => {
     const seeded = await seedForgeTask("Checks passing");
     const stream = await openTaskEvents(seeded);
-    const result = await withDb((db) => act(seeded, db, () => [checkRun("build", "success"), checkRun("docs", "skipped")]));
+    const result = await withDb((db) =>
+      act(
+        seeded,
+        db,
+        reader(seeded, () => [checkRun("build", "success"), checkRun("docs", "skipped")]),
+      ),
+    );
     expect(result.outcome).toBe("accepted");
     expect(await stream.next("task.checks")).toMatchObject({ head_sha: seeded.head, state: "passing", awaiting_checks: false });
     const task = await getTask(seeded);
@@ -222,7 +123,14 @@ describe("CI reaches the task (ISSUE-33)", { timeout: 60_000 }, () => {
   it("ISSUE-33: a result for a commit that is no longer the branch's head is ignored", async () => {
     const seeded = await seedForgeTask("Checks old head");
     const newer = await forgePush(seeded.fullName, seeded.forgeToken, seeded.task.branch, seeded.head, seeded.head, "a fix");
-    const result = await withDb((db) => act(seeded, db, () => [checkRun("test", "failure")], seeded.head));
+    const result = await withDb((db) =>
+      act(
+        seeded,
+        db,
+        reader(seeded, () => [checkRun("test", "failure")]),
+        seeded.head,
+      ),
+    );
     expect(result).toEqual({ outcome: "ignored", detail: `${seeded.task.key}: ${seeded.head.slice(0, 7)} is not the branch's head` });
     expect(newer).not.toBe(seeded.head);
     expect((await getTask(seeded)).checks).toBeNull();
@@ -243,12 +151,18 @@ describe("ready only when green (ISSUE-33)", { timeout: 60_000 }, () => {
     const seeded = await seedForgeTask("Green pending");
     await completedRun(seeded, "Fixed the build: the adder adds.");
     const pending = () => [checkRun("unit tests", null), checkRun("lint", "success")];
-    expect(await withDb((db) => complete(seeded, db, pending))).toBe(false);
+    expect(await withDb((db) => complete(seeded, db, reader(seeded, pending)))).toBe(false);
     const waiting = await getTask(seeded);
     expect([waiting.status, waiting.awaiting_checks, waiting.checks.state]).toEqual(["waiting", true, "pending"]);
     expect((await pullOf(seeded)).draft).toBe(true);
 
-    const result = await withDb((db) => act(seeded, db, () => [checkRun("unit tests", "success"), checkRun("lint", "success")]));
+    const result = await withDb((db) =>
+      act(
+        seeded,
+        db,
+        reader(seeded, () => [checkRun("unit tests", "success"), checkRun("lint", "success")]),
+      ),
+    );
     expect(result.detail).toContain(`pull request #${seeded.pull.number} marked ready`);
     const ready = await getTask(seeded);
     expect([ready.status, ready.awaiting_checks, ready.checks.state]).toEqual(["in_review", false, "passing"]);
@@ -260,8 +174,22 @@ describe("ready only when green (ISSUE-33)", { timeout: 60_000 }, () => {
 
   it("ISSUE-33: checks failing while the task waits for them queue it again with the failure, and the pull request stays a draft", async () => {
     const seeded = await seedForgeTask("Green failing");
-    expect(await withDb((db) => complete(seeded, db, () => [checkRun("unit tests", null)]))).toBe(false);
-    await withDb((db) => act(seeded, db, () => [checkRun("unit tests", "failure", { text: "Error: boom" })]));
+    expect(
+      await withDb((db) =>
+        complete(
+          seeded,
+          db,
+          reader(seeded, () => [checkRun("unit tests", null)]),
+        ),
+      ),
+    ).toBe(false);
+    await withDb((db) =>
+      act(
+        seeded,
+        db,
+        reader(seeded, () => [checkRun("unit tests", "failure", { text: "Error: boom" })]),
+      ),
+    );
     expect(await startedAgain(seeded)).toBe(2);
     const task = await getTask(seeded);
     expect([task.awaiting_checks, task.checks.state]).toEqual([false, "failing"]);
@@ -273,7 +201,15 @@ describe("ready only when green (ISSUE-33)", { timeout: 60_000 }, () => {
 
   it("ISSUE-33: completing with checks failing sends the failure at once and is not ready", async () => {
     const seeded = await seedForgeTask("Green red at once");
-    expect(await withDb((db) => complete(seeded, db, () => [checkRun("unit tests", "timed_out", { title: "Timed out" })]))).toBe(false);
+    expect(
+      await withDb((db) =>
+        complete(
+          seeded,
+          db,
+          reader(seeded, () => [checkRun("unit tests", "timed_out", { title: "Timed out" })]),
+        ),
+      ),
+    ).toBe(false);
     expect(await startedAgain(seeded)).toBe(2);
     expect((await getTask(seeded)).awaiting_checks).toBe(false);
     expect((await messagesOf(seeded))[0]!.content).toContain("## unit tests: timed_out");
@@ -281,7 +217,15 @@ describe("ready only when green (ISSUE-33)", { timeout: 60_000 }, () => {
 
   it("ISSUE-33: completing with checks passing is ready at once", async () => {
     const seeded = await seedForgeTask("Green at once");
-    expect(await withDb((db) => complete(seeded, db, () => [checkRun("unit tests", "success")]))).toBe(true);
+    expect(
+      await withDb((db) =>
+        complete(
+          seeded,
+          db,
+          reader(seeded, () => [checkRun("unit tests", "success")]),
+        ),
+      ),
+    ).toBe(true);
     const task = await getTask(seeded);
     expect([task.status, task.awaiting_checks, task.checks.state]).toEqual(["in_review", false, "passing"]);
   });
@@ -290,11 +234,27 @@ describe("ready only when green (ISSUE-33)", { timeout: 60_000 }, () => {
     const off = await seedForgeTask("Green off");
     const patched = await call("PATCH", "/api/organisation/task-settings", { token: off.token, body: { "runs.readyRequiresChecks": false } });
     expect([patched.status, patched.json["runs.readyRequiresChecks"]]).toEqual([200, false]);
-    expect(await withDb((db) => complete(off, db, () => [checkRun("unit tests", null)]))).toBe(true);
+    expect(
+      await withDb((db) =>
+        complete(
+          off,
+          db,
+          reader(off, () => [checkRun("unit tests", null)]),
+        ),
+      ),
+    ).toBe(true);
     expect((await getTask(off)).status).toBe("in_review");
 
     const none = await seedForgeTask("Green none");
-    expect(await withDb((db) => complete(none, db, () => []))).toBe(true);
+    expect(
+      await withDb((db) =>
+        complete(
+          none,
+          db,
+          reader(none, () => []),
+        ),
+      ),
+    ).toBe(true);
     const task = await getTask(none);
     expect([task.status, task.awaiting_checks, task.checks]).toEqual(["in_review", false, null]);
     const [repository] = await withDb((db) => db.select().from(guildRepositories).where(eq(guildRepositories.id, none.repositoryId)));
