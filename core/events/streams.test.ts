@@ -50,7 +50,7 @@ describe("the event streams' schemas", () => {
   it("SSE-006: each stream names its own events: rows and status on all three, deltas and errors on a run's, deliveries and gaps on a guild's", () => {
     expect(Object.keys(RUN_EVENTS)).toEqual(["message", "delta", "status", "error", "run.continued"]);
     expect(Object.keys(GUILD_EVENTS)).toEqual(["message", "gap", "delivery", "status", "agent.scripts.changed"]);
-    expect(Object.keys(TASK_EVENTS)).toEqual(["message", "status", "task.status", "task.run_started", "task.run_ended", "task.pull_request"]);
+    expect(Object.keys(TASK_EVENTS)).toEqual(["message", "status", "task.status", "task.run_started", "task.run_ended", "task.pull_request", "task.checks"]);
   });
 
   it("SSE-001 / SSE-002: the events as the hub sends them parse against their schemas; a wrong shape does not", () => {
