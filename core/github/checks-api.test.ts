@@ -57,18 +57,22 @@ describe("the Checks API client (ISSUE-33)", () => {
     expect([down.status, down.message.includes(checksToken)]).toEqual([null, false]);
   });
 
-  it.skipIf(problem)("ISSUE-33: the forge's CI run is read in progress, then completed with its conclusion and output", async () => {
-    const script = 'echo "running the tests"; echo "FAIL: adds two numbers" >&2; exit 1\n';
-    const sha = await pushFiles(forge.gitUrl, "acme/checked", pullsToken, "factory/task/CHECKED-3", { ".forge/ci.sh": script });
-    const checks = githubChecks({ apiUrl: forge.apiUrl, token: checksToken });
-    const deadline = Date.now() + 60_000;
-    let runs = await checks.listCheckRuns("acme/checked", sha);
-    expect(runs).toHaveLength(1);
-    while (runs[0]!.status !== "completed" && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      runs = await checks.listCheckRuns("acme/checked", sha);
-    }
-    expect(runs[0]).toMatchObject({ name: "ci", status: "completed", conclusion: "failure", html_url: expect.any(String) });
-    expect(runs[0]!.output.text).toContain("FAIL: adds two numbers");
-  }, 90_000);
+  it.skipIf(problem)(
+    "ISSUE-33: the forge's CI run is read in progress, then completed with its conclusion and output",
+    async () => {
+      const script = 'echo "running the tests"; echo "FAIL: adds two numbers" >&2; exit 1\n';
+      const sha = await pushFiles(forge.gitUrl, "acme/checked", pullsToken, "factory/task/CHECKED-3", { ".forge/ci.sh": script });
+      const checks = githubChecks({ apiUrl: forge.apiUrl, token: checksToken });
+      const deadline = Date.now() + 60_000;
+      let runs = await checks.listCheckRuns("acme/checked", sha);
+      expect(runs).toHaveLength(1);
+      while (runs[0]!.status !== "completed" && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        runs = await checks.listCheckRuns("acme/checked", sha);
+      }
+      expect(runs[0]).toMatchObject({ name: "ci", status: "completed", conclusion: "failure", html_url: expect.any(String) });
+      expect(runs[0]!.output.text).toContain("FAIL: adds two numbers");
+    },
+    90_000,
+  );
 });

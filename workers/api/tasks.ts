@@ -251,7 +251,8 @@ export const taskRoutes = new Hono<AppEnv>()
     "/:id/events",
     operation({
       operationId: "streamTaskEvents",
-      summary: "Server-Sent Events of the task: status changes, runs starting and ending, the draft pull request opening, its checks, and the active run's rows",
+      summary:
+        "Server-Sent Events of the task: status changes, runs starting and ending, the draft pull request opening, its checks, and the active run's rows",
       tag: "Tasks",
       description:
         "Events: `message` per row of the task's latest run (id: the stream's sequence), `status` {status, run_id} after the replay, " +
