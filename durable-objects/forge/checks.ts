@@ -8,19 +8,24 @@
  * longer the branch's head is recorded as ignored.
  */
 import { checksReader } from "../../bindings/checks";
+import type { Env } from "../../bindings/env";
 import { forgePlugin, githubApp } from "../../bindings/github";
 import { taskObject } from "../../bindings/objects";
+import type { Database } from "../../core/db/client";
 import { markChecksSeen, type TaskWithRepository, tasksOfPulls, tasksOnBranch } from "../../core/db/task-checks";
 import type { ChecksReader } from "../../core/github/checks-api";
 import type { ChecksEvent, DeliveryResult, ForgeDelivery } from "../../core/github/webhook-event";
 import { TASK_BRANCH_PREFIX, taskBranch } from "../../core/tasks/key";
 import { applyChecks, type ChecksEffects } from "../task/apply-checks";
-import type { ActDeps } from "./act";
 
-export interface ChecksDeps extends ActDeps {
+/** What acting on checks needs (the dispatcher's ActDeps has it). */
+export interface ChecksDeps {
+  env: Env;
+  db: Database;
+  now(): number;
   /**
    * Where the checks are read; the repository's installation through the Checks API when
-   * absent (a test's reader stands in only while the forge has no check runs).
+   * absent (a test's reader says which check runs a commit has, where no CI runs).
    */
   checks?: (target: TaskWithRepository) => Promise<ChecksReader | null>;
 }
@@ -73,7 +78,7 @@ async function actOnTask(deps: ChecksDeps, target: TaskWithRepository, event: Ch
 }
 
 /** What acting on checks does outside the row: the task object's stream, the pull request. */
-export function checksEffects(deps: ActDeps, target: TaskWithRepository): ChecksEffects {
+export function checksEffects(deps: ChecksDeps, target: TaskWithRepository): ChecksEffects {
   return {
     env: deps.env,
     db: deps.db,
