@@ -24,7 +24,7 @@ const CI_FILES = {
     "#!/bin/sh",
     'got="$(cat answer.txt 2>/dev/null)"',
     'if [ "$got" = "answer=42" ]; then echo "ok 1 answer_test"; exit 0; fi',
-    'echo "not ok 1 answer_test: expected answer=42, got ${got:-nothing}"',
+    'echo "not ok 1 answer_test: expected answer=42, got $got"',
     "exit 1",
     "",
   ].join("\n"),
