@@ -7,6 +7,7 @@
  */
 import type { Env } from "../../bindings/env";
 import { forgePlugin, githubApiUrl, githubApp } from "../../bindings/github";
+import { ISSUE_TOKEN_PERMISSIONS } from "../../core/github/client";
 import { collaboratorPermission, mayInstruct, type RepositoryPermission, refusal } from "../../core/github/collaborator-permission";
 import type { ForgePlugin } from "../../core/github/forge-plugin";
 import type { ForgeSender } from "../../core/github/webhook-event";
@@ -44,14 +45,14 @@ export class NoGitHubApp extends Error {
   }
 }
 
-/** An installation token limited to the repository, minted again when near its expiry. */
+/** An installation token limited to the repository (issues write: the platform's comments), minted again when near its expiry. */
 export async function repositoryToken(env: Env, place: Pick<DeliveryPlace, "repository" | "installationId">, now: number): Promise<string> {
   const key = `${place.installationId}\n${place.repository.toLowerCase()}`;
   const cached = tokens.get(key);
   if (cached && cached.expiresAt - now > TOKEN_MARGIN_MS) return cached.token;
   const app = githubApp(env);
   if (!app) throw new NoGitHubApp();
-  const minted = await app.mintRepositoryToken(place.installationId, place.repository);
+  const minted = await app.mintRepositoryToken(place.installationId, place.repository, ISSUE_TOKEN_PERMISSIONS);
   remember(tokens, key, { token: minted.token, expiresAt: Date.parse(minted.expires_at) });
   return minted.token;
 }
