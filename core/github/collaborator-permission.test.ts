@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Forge, startForge } from "../../scripts/forge/server";
 import { admin } from "../../scripts/forge/test-support";
 import { GitHubApp, ISSUE_TOKEN_PERMISSIONS } from "./client";
-import { collaboratorPermission, mayInstruct, PermissionUnknown, refusal } from "./collaborator-permission";
+import { collaboratorPermission, mayInstruct, PermissionUnknown, type RepositoryPermission, refusal } from "./collaborator-permission";
 
 /** A sender's access as the forge answers it to an installation token for the repository. */
 
@@ -35,9 +35,15 @@ afterAll(() => forge?.close());
 
 describe("a sender's access to the repository", () => {
   it("ISSUE-33: admins, maintainers and writers may instruct a task; triagers, readers and strangers may not", async () => {
-    const answers = Object.fromEntries(await Promise.all(["owner", "keeper", "staff", "triager", "reader", "stranger"].map(async (u) => [u, await permission(u)])));
+    const answers: Record<string, RepositoryPermission> = Object.fromEntries(
+      await Promise.all(["owner", "keeper", "staff", "triager", "reader", "stranger"].map(async (u) => [u, await permission(u)] as const)),
+    );
     expect(answers).toEqual({ owner: "admin", keeper: "write", staff: "write", triager: "read", reader: "read", stranger: "none" });
-    expect(Object.entries(answers).filter(([, p]) => mayInstruct(p)).map(([u]) => u)).toEqual(["owner", "keeper", "staff"]);
+    expect(
+      Object.entries(answers)
+        .filter(([, p]) => mayInstruct(p))
+        .map(([u]) => u),
+    ).toEqual(["owner", "keeper", "staff"]);
     expect(refusal("reader", "read")).toBe("@reader has read access");
     expect(refusal("stranger", "none")).toBe("@stranger has no access to the repository");
   });

@@ -22,7 +22,9 @@ describe("messages from GitHub to a task's agent", () => {
     expect(reviewCommentMessage({ login: "alice", path: "src/app.ts", line: 12, body: "Off by one", url })).toBe(
       `@alice commented on src/app.ts line 12:\n\nOff by one\n\n${url}`,
     );
-    expect(reviewCommentMessage({ login: "alice", path: "src/app.ts", line: null, body: "Still?", url })).toBe(`@alice commented on src/app.ts:\n\nStill?\n\n${url}`);
+    expect(reviewCommentMessage({ login: "alice", path: "src/app.ts", line: null, body: "Still?", url })).toBe(
+      `@alice commented on src/app.ts:\n\nStill?\n\n${url}`,
+    );
   });
 
   it("ISSUE-33: a conversation comment names where it was made", () => {

@@ -20,7 +20,17 @@ import { call } from "../../test/workerd/seed";
 type Issue = Awaited<ReturnType<typeof fileIssue>>;
 
 const labelled = (seeded: IssueRepository, issue: Issue, login: string, label = "agent"): ForgeEvent =>
-  on(seeded, { kind: "issue", action: "labeled", number: issue.number, title: issue.title, body: issue.body, url: issue.url, label, labels: [label], sender: sender(login) });
+  on(seeded, {
+    kind: "issue",
+    action: "labeled",
+    number: issue.number,
+    title: issue.title,
+    body: issue.body,
+    url: issue.url,
+    label,
+    labels: [label],
+    sender: sender(login),
+  });
 
 const commented = (seeded: IssueRepository, issue: Issue, login: string, body: string, commentId = Math.floor(Math.random() * 1e9)): ForgeEvent =>
   on(seeded, {
@@ -36,8 +46,7 @@ const commented = (seeded: IssueRepository, issue: Issue, login: string, body: s
     sender: sender(login),
   });
 
-const tasksOf = async (seeded: IssueRepository, issue: Issue) =>
-  (await guildTasks(seeded)).filter((task) => task.description.endsWith(`Issue: ${issue.url}`));
+const tasksOf = async (seeded: IssueRepository, issue: Issue) => (await guildTasks(seeded)).filter((task) => task.description.endsWith(`Issue: ${issue.url}`));
 
 describe("issues start tasks", () => {
   let seeded: IssueRepository;
@@ -131,9 +140,22 @@ describe("issues start tasks", () => {
       outcome: "ignored",
       detail: "the comment mentions no task agent (@Builder)",
     });
-    const opened = on(seeded, { kind: "issue", action: "opened", number: issue.number, title: issue.title, body: "", url: issue.url, label: null, labels: ["bug"], sender: sender("alice") });
+    const opened = on(seeded, {
+      kind: "issue",
+      action: "opened",
+      number: issue.number,
+      title: issue.title,
+      body: "",
+      url: issue.url,
+      label: null,
+      labels: ["bug"],
+      sender: sender("alice"),
+    });
     expect(await act(seeded, opened)).toEqual({ outcome: "ignored", detail: `#${issue.number} has no trigger label "agent"` });
-    expect(await act(seeded, labelled(seeded, issue, "alice", "bug"))).toEqual({ outcome: "ignored", detail: 'the label "bug" is not the trigger label "agent"' });
+    expect(await act(seeded, labelled(seeded, issue, "alice", "bug"))).toEqual({
+      outcome: "ignored",
+      detail: 'the label "bug" is not the trigger label "agent"',
+    });
     expect(await tasksOf(seeded, issue)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { setPullRequest } from "../../core/db/task-run";
 import { moveTask } from "../../core/db/task-rows";
+import { setPullRequest } from "../../core/db/task-run";
 import type { TaskStatus } from "../../core/tasks/outcome";
 import { act, type IssueRepository, on, seedIssueRepository, sender, taskMessages } from "../../test/workerd/forge-acts";
 import { call } from "../../test/workerd/seed";
@@ -81,7 +81,10 @@ describe("reviews and comments on a task's pull request", () => {
 
   it("ISSUE-33: a review of a running task stays running, for its run to take at the next turn boundary", async () => {
     const task = await taskWithPull("running");
-    expect(await act(seeded, review(task.pull_request.number, "bob", "commented", "Why a class here?"))).toEqual({ outcome: "accepted", detail: `message to ${task.key}` });
+    expect(await act(seeded, review(task.pull_request.number, "bob", "commented", "Why a class here?"))).toEqual({
+      outcome: "accepted",
+      detail: `message to ${task.key}`,
+    });
     expect((await call("GET", `/api/tasks/${task.id}`, { token: seeded.token })).json.status).toBe("running");
     expect(await taskMessages(seeded, task.id)).toHaveLength(1);
   });
@@ -90,7 +93,10 @@ describe("reviews and comments on a task's pull request", () => {
     const task = await taskWithPull("in_review");
     const number = task.pull_request.number;
     expect(await act(seeded, review(number, "carol", "changes_requested", "Do it my way"))).toEqual({ outcome: "ignored", detail: "@carol has read access" });
-    expect(await act(seeded, review(number, "ci-helper[bot]", "commented", "Coverage went down"))).toEqual({ outcome: "ignored", detail: "@ci-helper[bot] is a bot" });
+    expect(await act(seeded, review(number, "ci-helper[bot]", "commented", "Coverage went down"))).toEqual({
+      outcome: "ignored",
+      detail: "@ci-helper[bot] is a bot",
+    });
     expect(await act(seeded, review(number, "alice", "commented", " "))).toEqual({
       outcome: "ignored",
       detail: `a review of pull request #${number} without a body or a verdict`,

@@ -79,7 +79,8 @@ export async function issueComments(seeded: IssueRepository, number: number): Pr
 export const platformBot = () => `${testEnv.GITHUB_APP_SLUG}[bot]`;
 
 /** The guild's tasks, newest first. */
-export const guildTasks = async (seeded: IssueRepository) => (await call("GET", `/api/guilds/${seeded.guildId}/tasks`, { token: seeded.token })).json.data as any[];
+export const guildTasks = async (seeded: IssueRepository) =>
+  (await call("GET", `/api/guilds/${seeded.guildId}/tasks`, { token: seeded.token })).json.data as any[];
 
 /** The task's messages, newest first. */
 export const taskMessages = async (seeded: IssueRepository, taskId: string) =>
