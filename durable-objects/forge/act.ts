@@ -7,19 +7,14 @@
  * done ("filed APP-7 for Builder", "message to APP-7") or why nothing was ("@carol has read
  * access"). A GitHub or database failure throws: the inbox records the delivery as failed.
  */
-import type { Env } from "../../bindings/env";
-import type { Database } from "../../core/db/client";
 import type { DeliveryResult, ForgeDelivery } from "../../core/github/webhook-event";
+import type { ActDeps } from "./act-deps";
 import { actOnChecks } from "./checks";
 import { actOnIssue, actOnIssueComment } from "./issue-tasks";
 import { actOnPullClosed, actOnPullComment, actOnReview, actOnReviewComment } from "./pull-messages";
 import { NoGitHubApp } from "./sender-access";
 
-export interface ActDeps {
-  env: Env;
-  db: Database;
-  now(): number;
-}
+export type { ActDeps } from "./act-deps";
 
 function dispatch(deps: ActDeps, delivery: ForgeDelivery): Promise<DeliveryResult> | DeliveryResult {
   const { event } = delivery;

@@ -17,7 +17,7 @@ import { platformRedactor } from "../../core/output/redaction";
 import { findMentions } from "../../core/shared/mentions";
 import { conversationMessage } from "../../core/tasks/forge-messages";
 import { type FiledForIssue, issueTaskDescription, issueTaskTitle, taskPageUrl, tookComment, triggers } from "../../core/tasks/issue-task";
-import type { ActDeps } from "./act";
+import type { ActDeps } from "./act-deps";
 import { repositoryForge, senderRefusal } from "./sender-access";
 
 type TaskAgent = NonNullable<IssueRepository["agent"]>;

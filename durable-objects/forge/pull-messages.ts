@@ -12,7 +12,7 @@ import { moveTask } from "../../core/db/task-rows";
 import type { DeliveryResult, ForgeDelivery, IssueCommentEvent, PullClosedEvent, ReviewCommentEvent, ReviewEvent } from "../../core/github/webhook-event";
 import { conversationMessage, reviewCommentMessage, reviewMessage, reviewSaysSomething } from "../../core/tasks/forge-messages";
 import { DONE_FROM } from "../../core/tasks/transitions";
-import type { ActDeps } from "./act";
+import type { ActDeps } from "./act-deps";
 import { senderRefusal } from "./sender-access";
 
 const ignored = (detail: string): DeliveryResult => ({ outcome: "ignored", detail });
