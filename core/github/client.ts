@@ -49,7 +49,13 @@ type MintedToken = InstallationToken & { fullNames: string[] | undefined };
 /** What an installation token may do (REPO-002). */
 export const TOKEN_PERMISSIONS = { contents: "write", pull_requests: "write" } as const;
 
-/** What a token asks GitHub for: permission name → read or write. */
+/**
+ * What the token acting on a webhook delivery may do: comment on issues and pull requests;
+ * reading a sender's access to the repository needs only metadata, which every token has.
+ */
+export const ISSUE_TOKEN_PERMISSIONS = { issues: "write" } as const;
+
+/** The permissions a token is minted with: GitHub's names, read or write. */
 export type TokenPermissions = Readonly<Record<string, "read" | "write">>;
 
 /**
@@ -102,7 +108,8 @@ export class GitHubApp {
    * A token for one repository (`owner/repo`) of the installation, with contents and pull
    * requests write: what a task's git and its pull request need. GitHub takes the name
    * within the installation's account, so its answer must list this very repository: a
-   * token for a namesake of another owner is refused (and dropped unused).
+   * token for a namesake of another owner is refused (and dropped unused). `permissions`
+   * asks for others (ISSUE_TOKEN_PERMISSIONS for the platform's comments on issues).
    *
    * @example const { token } = await app.mintRepositoryToken(678, "acme/widgets");
    */
@@ -133,7 +140,7 @@ export class GitHubApp {
     throw unreachable(installationId, repositoryNames[0]!);
   }
 
-  #accessToken(installationId: number, repositories: string[], permissions: TokenPermissions = TOKEN_PERMISSIONS): Promise<Response> {
+  #accessToken(installationId: number, repositories: string[], permissions: TokenPermissions): Promise<Response> {
     return this.#request("POST", `/app/installations/${installationId}/access_tokens`, { repositories, permissions });
   }
 
@@ -188,8 +195,10 @@ async function refusal(installationId: number, response: Response, permissions: 
     .then((body) => String((body as { message?: unknown }).message ?? ""))
     .catch(() => "");
   if (/permission/i.test(message)) {
-    const asked = Object.entries(permissions).map(([name, level]) => `${name.replace("_", " ")} ${level}`);
-    throw new GitHubError("installation_refused", `Installation ${installationId} does not grant ${asked.join(" and ")}`);
+    const asked = Object.entries(permissions)
+      .map(([name, level]) => `${name.replaceAll("_", " ")} ${level}`)
+      .join(", ");
+    throw new GitHubError("installation_refused", `Installation ${installationId} does not grant ${asked}`);
   }
 }
 
