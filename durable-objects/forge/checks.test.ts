@@ -12,7 +12,7 @@ import { guildRepositories } from "../../core/db/schema";
 import type { CheckRun, ChecksReader } from "../../core/github/checks-api";
 import type { ChecksEvent } from "../../core/github/webhook-event";
 import { forgePush } from "../../test/workerd/forge-branch";
-import { act, complete, completedRun, delivery, getTask, messagesOf, pullOf, type Seeded, seedForgeTask, startedAgain } from "../../test/workerd/forge-task";
+import { act, complete, completedRun, delivery, getTask, messagesOf, pullOf, queuedAgain, type Seeded, seedForgeTask } from "../../test/workerd/forge-task";
 import { forgeAdmin } from "../../test/workerd/github";
 import { call, seedGuild } from "../../test/workerd/seed";
 import { testEnv, withDb } from "../../test/workerd/tasks";
@@ -85,8 +85,8 @@ describe("CI reaches the task (ISSUE-33)", { timeout: 60_000 }, () => {
     expect(sent[0]!.content).toContain("AssertionError: expected 5 to be 4");
     expect(sent[0]!.content).not.toContain("## lint");
     expect(sent[0]!.content.length).toBeLessThan(output.length);
-    // The message queued the task again (the queue started it at once), and its page shows the checks.
-    expect(await startedAgain(seeded)).toBe(2);
+    // The message queued the task again, and its page shows the checks.
+    expect(await queuedAgain(seeded)).toBe(true);
     const task = await getTask(seeded);
     expect(task.checks).toEqual({
       head_sha: seeded.head,
@@ -190,7 +190,7 @@ describe("ready only when green (ISSUE-33)", { timeout: 60_000 }, () => {
         reader(seeded, () => [checkRun("unit tests", "failure", { text: "Error: boom" })]),
       ),
     );
-    expect(await startedAgain(seeded)).toBe(2);
+    expect(await queuedAgain(seeded)).toBe(true);
     const task = await getTask(seeded);
     expect([task.awaiting_checks, task.checks.state]).toEqual([false, "failing"]);
     const sent = await messagesOf(seeded);
@@ -210,7 +210,7 @@ describe("ready only when green (ISSUE-33)", { timeout: 60_000 }, () => {
         ),
       ),
     ).toBe(false);
-    expect(await startedAgain(seeded)).toBe(2);
+    expect(await queuedAgain(seeded)).toBe(true);
     expect((await getTask(seeded)).awaiting_checks).toBe(false);
     expect((await messagesOf(seeded))[0]!.content).toContain("## unit tests: timed_out");
   });

@@ -38,13 +38,13 @@ export async function seedForgeTask(name: string) {
   });
   expect(repository.status, JSON.stringify(repository.json)).toBe(201);
   // The queue's starts are recorded, not made: no box runs here.
-  const started = await recordStarts(seeded.organisationId);
+  await recordStarts(seeded.organisationId);
   const filed = await call("POST", `/api/guilds/${seeded.guildId}/tasks`, {
     token: seeded.token,
     body: { title: "Fix the build", agent_id: agent.id, repository_id: repository.json.id },
   });
   expect(filed.status, JSON.stringify(filed.json)).toBe(201);
-  const task = filed.json as { id: string; key: string; branch: string };
+  const task = filed.json as { id: string; key: string; branch: string; queued_at: string };
   const forgeToken = (await githubApp(testEnv)!.mintRepositoryToken(installationId, fullName)).token;
   const main = (await forgeAdmin("GET", `/repos/${fullName}`)).json.branches.find((b: { name: string }) => b.name === "main").sha as string;
   const head = await forgePush(fullName, forgeToken, task.branch, ZERO, main, "the agent's work");
@@ -56,7 +56,7 @@ export async function seedForgeTask(name: string) {
     body: "",
   });
   await withDb((db) => db.update(tasks).set({ status: "in_review", pullRequestNumber: pull.number, pullRequestUrl: pull.url }).where(eq(tasks.id, task.id)));
-  return { ...seeded, started, fullName, installationId, forgeToken, task, head, main, pull, repositoryId: repository.json.id as string, agentId: agent.id };
+  return { ...seeded, fullName, installationId, forgeToken, task, head, main, pull, repositoryId: repository.json.id as string, agentId: agent.id };
 }
 
 export type Seeded = Awaited<ReturnType<typeof seedForgeTask>>;
@@ -83,11 +83,14 @@ export function delivery(seeded: Seeded, sha: string, source: ChecksEvent["sourc
 }
 
 /** A check completing on `sha` acted on; the checks read through `reader` (the repository's installation when absent). */
-export const act = (seeded: Seeded, db: Database, reader: ChecksReader | undefined, sha = seeded.head, source?: ChecksEvent["source"]) =>
-  actOnChecks({ env: testEnv, db, now: () => Date.now(), ...(reader ? { checks: async () => reader } : {}) }, delivery(seeded, sha, source));
+export async function act(seeded: Seeded, db: Database, reader: ChecksReader | undefined, sha = seeded.head, source?: ChecksEvent["source"]) {
+  await recordQueue(seeded);
+  return actOnChecks({ env: testEnv, db, now: () => Date.now(), ...(reader ? { checks: async () => reader } : {}) }, delivery(seeded, sha, source));
+}
 
 /** What a run's finalizing asks when it completed with a pull request; the checks read through `reader` (the installation's when absent). */
 export async function complete(seeded: Seeded, db: Database, reader?: ChecksReader) {
+  await recordQueue(seeded);
   const target = {
     task: (await db.select().from(tasks).where(eq(tasks.id, seeded.task.id)))[0]!,
     fullName: seeded.fullName,
@@ -103,12 +106,20 @@ export async function complete(seeded: Seeded, db: Database, reader?: ChecksRead
   });
 }
 
-/** The queue started the task again (its starts are recorded): a message queued it. */
-export async function startedAgain(seeded: Seeded): Promise<number> {
-  const deadline = Date.now() + 5_000;
-  while (seeded.started.filter((id) => id === seeded.task.id).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  return seeded.started.filter((id) => id === seeded.task.id).length;
+/**
+ * Whether a message queued the task again since it was filed: its queued_at moved, and it is
+ * queued (or the queue, whose starts are recorded, took it since).
+ */
+export async function queuedAgain(seeded: Seeded): Promise<boolean> {
+  const task = await getTask(seeded);
+  return Date.parse(task.queued_at) > Date.parse(seeded.task.queued_at) && (task.status === "queued" || task.status === "running");
 }
+
+/**
+ * The queue's starts recorded again, right before acting: an object idle for a while may have
+ * been evicted, and with it the recorder, so no box is ever started here.
+ */
+const recordQueue = (seeded: Seeded) => recordStarts(seeded.organisationId);
 
 export const getTask = async (seeded: Seeded) => (await call("GET", `/api/tasks/${seeded.task.id}`, { token: seeded.token })).json;
 export const messagesOf = async (seeded: Seeded) =>
