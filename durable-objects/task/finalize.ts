@@ -9,6 +9,7 @@
 import { checksReader } from "../../bindings/checks";
 import { taskQueue } from "../../bindings/objects";
 import { finishTaskRun, runUsage, settleTask, type TaskForRun } from "../../core/db/task-run";
+import { organisationTaskSettings } from "../../core/db/task-settings";
 import { describeError, logEvent } from "../../core/output/log";
 import type { TaskBoxCommands } from "./box-commands";
 import { markPullRequestReady } from "./pull-ready";
@@ -91,14 +92,16 @@ async function readyForReview(input: FinalizeInput, number: number, summary: str
 }
 
 /** Whether the pull request is marked ready now, or waits for (or was sent) the branch's checks (ready-when-green.ts). */
-function checksGate(input: FinalizeInput, log: (operation: string, error: unknown) => void): Promise<boolean> {
+async function checksGate(input: FinalizeInput, log: (operation: string, error: unknown) => void): Promise<boolean> {
   const { context, stream } = input.rooms;
+  const db = context.database.db();
   return readyWhenGreen({
     env: context.env,
-    db: context.database.db(),
+    db,
     now: () => context.now(),
     taskId: input.task.id,
-    requiresChecks: input.task.settings["runs.readyRequiresChecks"],
+    // The setting as it is now, as the task's status after the run reads its settings.
+    requiresChecks: (await organisationTaskSettings(db, input.task.organisationId))["runs.readyRequiresChecks"],
     reader: (target) => checksReader(context.env, target),
     forge: () => input.tokens.forge(input.task),
     publish: async (checks, status) => {
