@@ -27,7 +27,9 @@ async function suiteCompleted(seeded: Seeded, sha: string): Promise<{ conclusion
 
 /** The repository's CI script: failing at once, or passing after 10 s (so a run completing just after the push finds it running, however loaded the machine). */
 const script = (exit: number) =>
-  exit ? 'echo "running the tests"\necho "AssertionError: expected 5 to be 4" >&2\nexit 1\n' : 'echo "running the tests"\nsleep 10\necho "all 3 tests passed"\n';
+  exit
+    ? 'echo "running the tests"\necho "AssertionError: expected 5 to be 4" >&2\nexit 1\n'
+    : 'echo "running the tests"\nsleep 10\necho "all 3 tests passed"\n';
 
 describe("CI on the local forge reaches the task (ISSUE-33)", { timeout: 180_000 }, () => {
   it("ISSUE-33: red CI reaches the agent with its output; the fix's CI still running holds the pull request back until it passes", async (context) => {
