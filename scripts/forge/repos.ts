@@ -139,6 +139,56 @@ export async function compareCommits(
   return { base: baseSha, head: headSha, ahead, behind, mergeBase };
 }
 
+/** The commit a sha or a branch names (GitHub's `:ref`), or null. */
+export async function resolveCommit(root: string, fullName: string, ref: string): Promise<string | null> {
+  if (!REVISION.test(ref)) return null;
+  const env = { GIT_DIR: repoDir(root, fullName) };
+  const candidates = /^[0-9a-f]{40}$/.test(ref) ? [ref] : [`refs/heads/${ref}`, `refs/tags/${ref}`];
+  for (const candidate of candidates) {
+    const out = await git(["rev-parse", "--verify", "--quiet", `${candidate}^{commit}`], env).catch(() => "");
+    if (out.trim()) return out.trim();
+  }
+  return null;
+}
+
+/** Deletes the branch; false when there was none. */
+export async function deleteBranch(root: string, fullName: string, branch: string): Promise<boolean> {
+  if ((await branchSha(root, fullName, branch)) === null) return false;
+  await git(["update-ref", "-d", `refs/heads/${branch}`], { GIT_DIR: repoDir(root, fullName) });
+  return true;
+}
+
+export interface ChangedFile {
+  filename: string;
+  status: "added" | "removed" | "modified" | "renamed";
+  additions: number;
+  deletions: number;
+  changes: number;
+}
+
+/** The files `head` changes since `base` (both shas), with lines added and removed (0 and 0 for a binary). */
+export async function diffFiles(root: string, fullName: string, base: string, head: string): Promise<ChangedFile[]> {
+  const env = { GIT_DIR: repoDir(root, fullName) };
+  const [numstat, names] = await Promise.all([
+    git(["diff", "--no-renames", "--numstat", "-z", base, head], env),
+    git(["diff", "--no-renames", "--name-status", "-z", base, head], env),
+  ]);
+  const statuses = new Map<string, string>();
+  const parts = names.split("\0").filter(Boolean);
+  for (let i = 0; i + 1 < parts.length; i += 2) statuses.set(parts[i + 1]!, parts[i]!);
+  return numstat
+    .split("\0")
+    .filter(Boolean)
+    .map((record) => {
+      const [added, deleted, filename] = record.split("\t") as [string, string, string];
+      const additions = Number(added) || 0;
+      const deletions = Number(deleted) || 0;
+      const code = statuses.get(filename);
+      const status = code === "A" ? "added" : code === "D" ? "removed" : "modified";
+      return { filename, status, additions, deletions, changes: additions + deletions };
+    });
+}
+
 async function git(args: string[], env: Record<string, string> = {}): Promise<string> {
   const { stdout } = await exec("git", args, {
     env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", ...env },
