@@ -39,15 +39,16 @@ export function fileIssue(ctx: ActivityContext, fullName: string, user: string, 
     number: ctx.state.nextNumber(fullName),
     title: fields.title,
     body: (fields.body as string | null | undefined) ?? "",
-    labels: [],
+    labels: [...new Set(labels)],
     user,
     state: "open",
     created_at: at,
     updated_at: at,
     comments: [],
   });
+  // As GitHub does for an issue filed with labels: opened carries them, then labeled fires for each.
   ctx.events.emit("issues", "opened", fullName, user, { issue: ctx.events.issue(issue) });
-  addLabels(ctx, issue, user, labels);
+  for (const name of issue.labels) ctx.events.emit("issues", "labeled", fullName, user, { issue: ctx.events.issue(issue), label: { name } });
   return issue;
 }
 
