@@ -122,7 +122,7 @@ export class Ci {
 }
 
 /** Why the engine cannot run CI (no docker, no image), or null. */
-async function engineProblem(image: string): Promise<string | null> {
+export async function engineProblem(image: string): Promise<string | null> {
   const info = await docker(["info", "--format", "{{.ServerVersion}}"]);
   if (info.code !== 0) return `no container engine answers (docker info: ${info.output.trim().split("\n").pop() ?? "no output"})`;
   const inspect = await docker(["image", "inspect", "--format", "{{.Id}}", image]);

@@ -53,9 +53,11 @@ export async function createBareRepo(root: string, fullName: string, defaultBran
       mkdirSync(dirname(file), { recursive: true });
       writeFileSync(file, text);
     }
-    const env = { GIT_DIR: dir, GIT_WORK_TREE: work, GIT_INDEX_FILE: join(work, ".forge-index"), ...FORGE_AUTHOR };
+    // The index lives outside the work tree, or the initial commit would hold it.
+    const env = { GIT_DIR: dir, GIT_WORK_TREE: work, GIT_INDEX_FILE: join(dir, "forge-initial-index"), ...FORGE_AUTHOR };
     await git(["add", "--all", "--", "."], env);
     await git(["commit", "--quiet", "--no-verify", "-m", "Initial commit"], env);
+    rmSync(env.GIT_INDEX_FILE, { force: true });
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
