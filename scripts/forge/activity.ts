@@ -59,7 +59,8 @@ export function addLabels(ctx: ActivityContext, item: Issue | Pull, user: string
     item.labels.push(name);
     item.updated_at = iso(new Date());
     const label = { name };
-    if ("head" in item) ctx.events.emit("pull_request", "labeled", item.full_name, user, { number: item.number, pull_request: ctx.events.pullRequest(item), label });
+    if ("head" in item)
+      ctx.events.emit("pull_request", "labeled", item.full_name, user, { number: item.number, pull_request: ctx.events.pullRequest(item), label });
     else ctx.events.emit("issues", "labeled", item.full_name, user, { issue: ctx.events.issue(item), label });
   }
   return item.labels;
@@ -97,15 +98,22 @@ export function submitReview(ctx: ActivityContext, pull: Pull, user: string, fie
   const body = fields.body ?? "";
   if (typeof body !== "string") throw validationFailed({ resource: "PullRequestReview", field: "body", code: "invalid" });
   if (state !== "APPROVED" && !body && !Array.isArray(fields.comments)) {
-    throw new ForgeError(422, `Unprocessable Entity: "Review Can not ${fields.event === "COMMENT" ? "comment" : "request changes"} on a pull request without a body"`);
+    throw new ForgeError(
+      422,
+      `Unprocessable Entity: "Review Can not ${fields.event === "COMMENT" ? "comment" : "request changes"} on a pull request without a body"`,
+    );
   }
   const lines = lineComments(fields.comments ?? []);
   const review: Review = { id: ctx.state.pulls.newId(), state, body, user, commit_id: pull.head_sha, submitted_at: iso(new Date()) };
   pull.reviews.push(review);
   const made = lines.map((line) => newReviewComment(ctx, pull, user, line, review.id));
   const head = { number: pull.number, pull_request: ctx.events.pullRequest(pull) };
-  ctx.events.emit("pull_request_review", "submitted", pull.full_name, user, { ...head, review: { ...ctx.events.review(pull, review), state: state.toLowerCase() } });
-  for (const comment of made) ctx.events.emit("pull_request_review_comment", "created", pull.full_name, user, { ...head, comment: ctx.events.reviewComment(pull, comment) });
+  ctx.events.emit("pull_request_review", "submitted", pull.full_name, user, {
+    ...head,
+    review: { ...ctx.events.review(pull, review), state: state.toLowerCase() },
+  });
+  for (const comment of made)
+    ctx.events.emit("pull_request_review_comment", "created", pull.full_name, user, { ...head, comment: ctx.events.reviewComment(pull, comment) });
   return review;
 }
 
@@ -133,7 +141,8 @@ function lineComments(comments: unknown): LineComment[] {
   return comments.map((comment) => {
     const { path, line, body } = (comment ?? {}) as Record<string, unknown>;
     if (typeof path !== "string" || !path) throw validationFailed({ resource: "PullRequestReviewComment", field: "path", code: "missing_field" });
-    if (typeof line !== "number" || !Number.isInteger(line) || line < 1) throw validationFailed({ resource: "PullRequestReviewComment", field: "line", code: "invalid" });
+    if (typeof line !== "number" || !Number.isInteger(line) || line < 1)
+      throw validationFailed({ resource: "PullRequestReviewComment", field: "line", code: "invalid" });
     if (typeof body !== "string" || !body) throw validationFailed({ resource: "PullRequestReviewComment", field: "body", code: "missing_field" });
     return { path, line, body };
   });

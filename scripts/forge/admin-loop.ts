@@ -62,7 +62,8 @@ export async function serveLoopAdmin(ctx: LoopAdminContext, req: IncomingMessage
   if (path === "/ci") {
     if (method === "PUT") {
       const seconds = (await readJson(req)).timeout_seconds;
-      if (typeof seconds !== "number" || !Number.isInteger(seconds) || seconds < 1) throw new ForgeError(422, "timeout_seconds must be a whole number, 1 or more");
+      if (typeof seconds !== "number" || !Number.isInteger(seconds) || seconds < 1)
+        throw new ForgeError(422, "timeout_seconds must be a whole number, 1 or more");
       ctx.ci.timeoutSeconds = seconds;
     } else if (method !== "GET") {
       return false;

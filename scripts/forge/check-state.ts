@@ -57,7 +57,16 @@ export class Checks {
     const at = stamp(now);
     let suite = this.suites.find((s) => s.full_name === fields.full_name && s.head_sha === fields.head_sha);
     if (!suite) {
-      suite = { id: this.nextId++, full_name: fields.full_name, head_sha: fields.head_sha, head_branch: fields.head_branch, status: "queued", conclusion: null, created_at: at, updated_at: at };
+      suite = {
+        id: this.nextId++,
+        full_name: fields.full_name,
+        head_sha: fields.head_sha,
+        head_branch: fields.head_branch,
+        status: "queued",
+        conclusion: null,
+        created_at: at,
+        updated_at: at,
+      };
       this.suites.push(suite);
     }
     suite.status = "in_progress";

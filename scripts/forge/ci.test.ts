@@ -71,9 +71,16 @@ describe.skipIf(problem)("ISSUE-33: CI of the local forge", () => {
     expect(failed.json.check_run.output.text).toContain("FAIL: adds two numbers");
     // The container saw the commit and nothing else: the repository's files, in a fresh folder.
     expect(failed.json.check_run.output.text).toContain(".forge\nREADME.md\n");
-    expect(failed.json.check_run.pull_requests).toEqual([expect.objectContaining({ number: pull.json.number, head: { ref: "fix", sha: red }, base: { ref: "main" } })]);
+    expect(failed.json.check_run.pull_requests).toEqual([
+      expect.objectContaining({ number: pull.json.number, head: { ref: "fix", sha: red }, base: { ref: "main" } }),
+    ]);
     const suite = await receiver.next((h) => isEvent("check_suite", "completed")(h) && h.json.check_suite.head_sha === red);
-    expect(suite.json.check_suite).toMatchObject({ head_branch: "fix", status: "completed", conclusion: "failure", pull_requests: [{ number: pull.json.number }] });
+    expect(suite.json.check_suite).toMatchObject({
+      head_branch: "fix",
+      status: "completed",
+      conclusion: "failure",
+      pull_requests: [{ number: pull.json.number }],
+    });
 
     const green = await pushFiles(forge.gitUrl, "acme/ci", token, "fix", { ".forge/ci.sh": 'echo "all 3 tests pass"\n' });
     const synchronize = await receiver.next((h) => isEvent("pull_request", "synchronize")(h) && h.json.after === green);
@@ -101,7 +108,10 @@ describe.skipIf(problem)("ISSUE-33: CI of the local forge", () => {
     const redRuns = await api("GET", `/repos/acme/ci/commits/${red}/check-runs`);
     expect(redRuns.json.check_runs.map((r: { conclusion: string }) => r.conclusion)).toEqual(["failure"]);
     const suites = await api("GET", `/repos/acme/ci/commits/${green}/check-suites`);
-    expect(suites.json).toMatchObject({ total_count: 1, check_suites: [{ id: run.check_suite.id, head_sha: green, status: "completed", conclusion: "success" }] });
+    expect(suites.json).toMatchObject({
+      total_count: 1,
+      check_suites: [{ id: run.check_suite.id, head_sha: green, status: "completed", conclusion: "success" }],
+    });
     expect((await api("GET", "/repos/acme/ci/check-runs/999999")).status).toBe(404);
     expect((await api("GET", "/repos/acme/ci/commits/nowhere/check-runs")).status).toBe(422);
     const listed = await admin(forge.adminUrl, "GET", "/repos/acme/ci/check-runs?branch=fix");

@@ -109,7 +109,11 @@ export class Ci {
     let output: CheckOutput;
     if (result.timedOut) {
       conclusion = "timed_out";
-      output = { title: `ci.sh timed out after ${this.timeoutSeconds} s`, summary: `Killed after ${this.timeoutSeconds} s (the time limit).`, text: result.output };
+      output = {
+        title: `ci.sh timed out after ${this.timeoutSeconds} s`,
+        summary: `Killed after ${this.timeoutSeconds} s (the time limit).`,
+        text: result.output,
+      };
     } else {
       conclusion = result.code === 0 ? "success" : "failure";
       output = { title: `ci.sh exited ${result.code}`, summary: `Exit status ${result.code} after ${seconds} s.`, text: result.output };

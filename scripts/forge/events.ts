@@ -35,7 +35,13 @@ export class ForgeEvents {
   emit(event: string, action: string | null, fullName: string, sender: string, fields: Record<string, unknown>): Delivery | undefined {
     const installation = this.base.state.installationOf(fullName);
     if (!installation) return undefined;
-    const payload = { ...(action === null ? {} : { action }), ...fields, repository: this.repository(fullName), installation: { id: installation.id }, sender: account(sender) };
+    const payload = {
+      ...(action === null ? {} : { action }),
+      ...fields,
+      repository: this.repository(fullName),
+      installation: { id: installation.id },
+      sender: account(sender),
+    };
     return this.webhooks.send(event, action, fullName, installation.id, payload);
   }
 

@@ -38,7 +38,11 @@ export async function serveIssues(ctx: PullsContext, req: IncomingMessage, res: 
     } else if (part === "labels") {
       const { labels } = await readJson(req);
       const names = addLabels(ctx, item, user, labelNames(labels));
-      sendJson(res, 200, names.map((name) => ({ name, default: false })));
+      sendJson(
+        res,
+        200,
+        names.map((name) => ({ name, default: false })),
+      );
     } else if (method === "POST") {
       const { body } = await readJson(req);
       sendJson(res, 201, ctx.events.comment(item, addComment(ctx, item, user, body)));

@@ -19,7 +19,13 @@ let token: string;
 
 beforeAll(async () => {
   receiver = await hookReceiver();
-  forge = await startForge({ appId: APP_ID, publicKeyPem: keys.publicKeyPem, webhook: { url: receiver.url, secret: SECRET }, ci: { enabled: false }, log: () => {} });
+  forge = await startForge({
+    appId: APP_ID,
+    publicKeyPem: keys.publicKeyPem,
+    webhook: { url: receiver.url, secret: SECRET },
+    ci: { enabled: false },
+    log: () => {},
+  });
   for (const full_name of ["acme/app", "acme/lonely"]) expect((await admin(forge.adminUrl, "POST", "/repos", { full_name, private: true })).status).toBe(201);
   await admin(forge.adminUrl, "PUT", "/orgs/acme/memberships/boss", { role: "admin" });
   for (const [user, permission] of [
@@ -75,7 +81,12 @@ async function openPull(branch: string): Promise<number> {
 
 describe("ISSUE-33: webhooks of the local forge", () => {
   it("ISSUE-33: an issue filed with labels fires issues opened then labeled per label, each signed with the secret (HMAC checked) and GitHub's headers", async () => {
-    const filed = await admin(forge.adminUrl, "POST", "/repos/acme/app/issues", { user: "writer", title: "Crash on start", body: "Steps…", labels: ["agent", "bug"] });
+    const filed = await admin(forge.adminUrl, "POST", "/repos/acme/app/issues", {
+      user: "writer",
+      title: "Crash on start",
+      body: "Steps…",
+      labels: ["agent", "bug"],
+    });
     expect(filed.status).toBe(201);
     const number = filed.json.number;
     const opened = await receiver.next(both(isEvent("issues", "opened"), about(number)));
@@ -187,7 +198,14 @@ describe("ISSUE-33: webhooks of the local forge", () => {
     expect(opened.json).toMatchObject({
       number,
       sender: { login: "guilds-forge[bot]", type: "Bot" },
-      pull_request: { number, html_url: `${forge.webUrl}/acme/app/pull/${number}`, head: { ref: "lifecycle", sha: head }, base: { ref: "main" }, merged: false, draft: false },
+      pull_request: {
+        number,
+        html_url: `${forge.webUrl}/acme/app/pull/${number}`,
+        head: { ref: "lifecycle", sha: head },
+        base: { ref: "main" },
+        merged: false,
+        draft: false,
+      },
     });
     const sha = await pushFiles(forge.gitUrl, "acme/app", token, "lifecycle", { "more.txt": "more\n" });
     const synchronize = await receiver.next(both(isEvent("pull_request", "synchronize"), about(number)));
@@ -218,7 +236,10 @@ describe("ISSUE-33: webhooks of the local forge", () => {
     });
     expect(submitted.json.review.html_url).toContain(`/acme/app/pull/${number}#pullrequestreview-`);
     const lineOne = await receiver.next(both(isEvent("pull_request_review_comment", "created"), about(number), (h) => h.json.comment.path === "src/a.ts"));
-    expect(lineOne.json).toMatchObject({ comment: { body: "Off by one", path: "src/a.ts", line: 3, user: { login: "writer" } }, pull_request: { number, head: { ref: "reviewed" } } });
+    expect(lineOne.json).toMatchObject({
+      comment: { body: "Off by one", path: "src/a.ts", line: 3, user: { login: "writer" } },
+      pull_request: { number, head: { ref: "reviewed" } },
+    });
     expect(lineOne.json.comment.html_url).toContain(`#discussion_r${lineOne.json.comment.id}`);
     await receiver.next(both(isEvent("pull_request_review_comment", "created"), about(number), (h) => h.json.comment.path === "src/b.ts"));
     const alone = await admin(forge.adminUrl, "POST", `/repos/acme/app/pulls/${number}/comments`, { user: "keeper", body: "Nit", path: "README.md", line: 1 });

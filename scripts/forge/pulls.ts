@@ -8,8 +8,8 @@
  * anything; `issues` write also comments) or it is 403; a public repository reads anonymously.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { bearer, ForgeError, readJson, sendJson, validationFailed } from "./http";
 import type { ForgeEvents } from "./events";
+import { bearer, ForgeError, readJson, sendJson, validationFailed } from "./http";
 import { iso, type Pull } from "./pull-state";
 import { branchSha, commitsAhead } from "./repos";
 import type { ForgeState } from "./state";
@@ -56,7 +56,10 @@ export async function servePulls(ctx: PullsContext, req: IncomingMessage, res: S
       const was = pull.state;
       updatePull(ctx, pull, await readJson(req));
       if (pull.state !== was) {
-        ctx.events.emit("pull_request", pull.state === "closed" ? "closed" : "reopened", fullName, user, { number, pull_request: ctx.events.pullRequest(pull) });
+        ctx.events.emit("pull_request", pull.state === "closed" ? "closed" : "reopened", fullName, user, {
+          number,
+          pull_request: ctx.events.pullRequest(pull),
+        });
       }
       sendJson(res, 200, await pullBody(ctx, pull));
     } else {

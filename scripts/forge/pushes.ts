@@ -34,7 +34,12 @@ export async function afterPush(ctx: PushContext, fullName: string, before: Map<
       const previous = pull.head_sha;
       pull.head_sha = sha;
       pull.updated_at = iso(new Date());
-      ctx.events.emit("pull_request", "synchronize", fullName, pusher, { number: pull.number, before: previous, after: sha, pull_request: ctx.events.pullRequest(pull) });
+      ctx.events.emit("pull_request", "synchronize", fullName, pusher, {
+        number: pull.number,
+        before: previous,
+        after: sha,
+        pull_request: ctx.events.pullRequest(pull),
+      });
     }
   }
   const defaultBranch = ctx.state.repositories.get(fullName)?.default_branch;

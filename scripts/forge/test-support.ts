@@ -133,8 +133,15 @@ export async function hookReceiver(status = 200) {
       const found = received.find(match);
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no matching webhook within ${ms} ms (got ${received.map((h) => h.headers["x-github-event"]).join(", ")})`)), ms);
-        waiters.push({ match, resolve: (hook) => (clearTimeout(timer), resolve(hook)) });
+        const timer = setTimeout(
+          () => reject(new Error(`no matching webhook within ${ms} ms (got ${received.map((h) => h.headers["x-github-event"]).join(", ")})`)),
+          ms,
+        );
+        const done = (hook: ReceivedHook) => {
+          clearTimeout(timer);
+          resolve(hook);
+        };
+        waiters.push({ match, resolve: done });
       });
     },
     close: () =>

@@ -16,7 +16,8 @@
 import { createHmac, randomUUID } from "node:crypto";
 
 export interface WebhookConfig {
-  url: string;
+  /** None: deliveries are made, signed and kept (the admin API shows them) but not sent. */
+  url?: string;
   secret: string;
 }
 
