@@ -92,7 +92,7 @@ export function addComment(ctx: ActivityContext, item: Issue | Pull, user: strin
   return comment;
 }
 
-export function submitReview(ctx: ActivityContext, pull: Pull, user: string, fields: { event: unknown; body?: unknown; comments?: unknown }): Review {
+export function submitReview(ctx: ActivityContext, pull: Pull, user: string, fields: Record<string, unknown>): Review {
   const state = REVIEW_EVENTS[fields.event as keyof typeof REVIEW_EVENTS];
   if (!state) throw validationFailed({ resource: "PullRequestReview", field: "event", code: "invalid" });
   const body = fields.body ?? "";

@@ -124,7 +124,7 @@ export class Pulls {
     const pulls = new Pulls();
     if (!saved) return pulls;
     // States saved before reviews and labels lack them.
-    pulls.all.push(...saved.pulls.map((pull) => ({ reviews: [], review_comments: [], labels: [], ...pull })));
+    for (const pull of saved.pulls) pulls.all.push({ ...pull, reviews: pull.reviews ?? [], review_comments: pull.review_comments ?? [], labels: pull.labels ?? [] });
     pulls.nextId = saved.next_id;
     return pulls;
   }
