@@ -3,13 +3,16 @@
  * each: filing an issue (issues opened, then labeled per label), labelling (issues labeled,
  * or pull_request labeled), commenting (issue_comment created), reviewing
  * (pull_request_review submitted, then pull_request_review_comment created per line comment)
- * and a lone line comment. The REST API (as the App's bot) and the admin API (as a named
+ * and a lone line comment; editing, closing and reopening an issue (issues edited, closed,
+ * reopened); merging a pull request (pull_request closed with merged, and the issues its body
+ * closes with `Closes #n`, as GitHub does). The REST API (as the App's bot) and the admin API (as a named
  * user) both come here, so both fire the same events.
  */
 import type { ForgeEvents } from "./events";
 import { ForgeError, validationFailed } from "./http";
 import type { Issue } from "./issue-state";
 import { iso, type Pull, type PullComment, type Review, type ReviewComment } from "./pull-state";
+import { mergeBranches } from "./repos";
 import type { ForgeState } from "./state";
 
 export interface ActivityContext {
@@ -146,4 +149,44 @@ function lineComments(comments: unknown): LineComment[] {
     if (typeof body !== "string" || !body) throw validationFailed({ resource: "PullRequestReviewComment", field: "body", code: "missing_field" });
     return { path, line, body };
   });
+}
+
+/** `{title?, body?, state?}`: edited when the title or body changed (with `changes`), closed or reopened when the state did. */
+export function editIssue(ctx: ActivityContext, issue: Issue, user: string, fields: Record<string, unknown>): Issue {
+  const { title, body, state } = fields;
+  if (title !== undefined && (typeof title !== "string" || !title)) throw validationFailed({ resource: "Issue", field: "title", code: "invalid" });
+  if (body !== undefined && body !== null && typeof body !== "string") throw validationFailed({ resource: "Issue", field: "body", code: "invalid" });
+  if (state !== undefined && state !== "open" && state !== "closed") throw validationFailed({ resource: "Issue", field: "state", code: "invalid" });
+  const changes: Record<string, { from: string }> = {};
+  if (typeof title === "string" && title !== issue.title) changes.title = { from: issue.title };
+  if (body !== undefined && (body ?? "") !== issue.body) changes.body = { from: issue.body };
+  if (typeof title === "string") issue.title = title;
+  if (body !== undefined) issue.body = body ?? "";
+  const stateChanged = state !== undefined && state !== issue.state;
+  if (stateChanged) issue.state = state;
+  if (Object.keys(changes).length || stateChanged) issue.updated_at = iso(new Date());
+  if (Object.keys(changes).length) ctx.events.emit("issues", "edited", issue.full_name, user, { issue: ctx.events.issue(issue), changes });
+  if (stateChanged) ctx.events.emit("issues", state === "closed" ? "closed" : "reopened", issue.full_name, user, { issue: ctx.events.issue(issue) });
+  return issue;
+}
+
+/** The issue numbers a pull request's body closes (`Closes #3`, `fixes #4`, `Resolves #5`). */
+export function closingNumbers(body: string): number[] {
+  return [...body.matchAll(/\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s+#(\d+)\b/gi)].map((match) => Number(match[1]));
+}
+
+/** Merges an open pull request into its base: pull_request closed (merged), then the issues it closes. */
+export async function mergePull(ctx: ActivityContext & { root: string }, pull: Pull, user: string): Promise<string> {
+  if (pull.state !== "open") throw new ForgeError(405, "Pull Request is not mergeable");
+  const sha = await mergeBranches(ctx.root, pull.full_name, pull.base, pull.head, `Merge pull request #${pull.number} from ${pull.head}\n\n${pull.title}`);
+  if (!sha) throw new ForgeError(405, "Pull Request is not mergeable");
+  pull.state = "closed";
+  pull.merged_at = iso(new Date());
+  pull.updated_at = pull.merged_at;
+  ctx.events.emit("pull_request", "closed", pull.full_name, user, { number: pull.number, pull_request: ctx.events.pullRequest(pull) });
+  for (const number of closingNumbers(pull.body)) {
+    const issue = ctx.state.issues.get(pull.full_name, number);
+    if (issue?.state === "open") editIssue(ctx, issue, user, { state: "closed" });
+  }
+  return sha;
 }

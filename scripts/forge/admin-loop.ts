@@ -4,16 +4,18 @@
  * - `PUT /webhook {url, secret}`, `GET /webhook` → `{url, secret_set}` (the secret is never answered);
  * - `GET /deliveries?repository=&event=` (newest first), `GET /deliveries/:id`,
  *   `POST /deliveries/:id/replay` (the same body, X-GitHub-Delivery and signature again);
- * - `POST /repos/:o/:r/issues {user, title, body, labels?}`, `GET /repos/:o/:r/issues`;
+ * - `POST /repos/:o/:r/issues {user, title, body, labels?}`, `GET /repos/:o/:r/issues`,
+ *   `PATCH /repos/:o/:r/issues/:n {user, title?, body?, state?}` (edited, closed, reopened);
  * - `POST /repos/:o/:r/issues/:n/labels {user, labels}`, `POST /repos/:o/:r/issues/:n/comments {user, body}`;
  * - `POST /repos/:o/:r/pulls/:n/reviews {user, event, body, comments?: [{path, line, body}]}`;
  * - `POST /repos/:o/:r/pulls/:n/comments {user, body, path, line}`;
+ * - `POST /repos/:o/:r/pulls/:n/merge {user}`: a merge commit on the base; closes `Closes #n` issues;
  * - `PUT /ci {timeout_seconds}`, `GET /ci`, `GET /repos/:o/:r/check-runs?sha=&branch=`.
  * Each act is the named user's, whatever their permission (set it with
  * `PUT /repos/:o/:r/collaborators/:user`), and fires the webhooks GitHub would.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { addComment, addLabels, addReviewComment, fileIssue, issueOrPull, labelNames, submitReview } from "./activity";
+import { addComment, addLabels, addReviewComment, editIssue, fileIssue, issueOrPull, labelNames, mergePull, submitReview } from "./activity";
 import type { Ci } from "./ci";
 import { ForgeError, readJson, sendJson } from "./http";
 import type { PullsContext } from "./pulls";
@@ -25,7 +27,7 @@ export interface LoopAdminContext {
 }
 
 const LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
-const REPO_PATH = /^\/repos\/([A-Za-z0-9][A-Za-z0-9-]*\/[A-Za-z0-9._-]+)\/(issues|pulls|check-runs)(?:\/(\d+)\/(labels|comments|reviews))?$/;
+const REPO_PATH = /^\/repos\/([A-Za-z0-9][A-Za-z0-9-]*\/[A-Za-z0-9._-]+)\/(issues|pulls|check-runs)(?:\/(\d+)(?:\/(labels|comments|reviews|merge))?)?$/;
 
 /** Serves `path` (below `/__forge`); false when no route matches. */
 export async function serveLoopAdmin(ctx: LoopAdminContext, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<boolean> {
@@ -86,11 +88,20 @@ export async function serveLoopAdmin(ctx: LoopAdminContext, req: IncomingMessage
     sendJson(res, 200, { issues: state.issues.of(fullName).map((issue) => ({ ...events.issue(issue), comments: issue.comments })) });
     return true;
   }
-  if (method !== "POST" || kind === "check-runs") return false;
+  const editing = method === "PATCH" && kind === "issues" && number !== undefined && part === undefined;
+  if ((method !== "POST" && !editing) || kind === "check-runs" || (method === "POST" && number !== undefined && part === undefined)) return false;
   const body = await readJson(req);
   const user = body.user;
   if (typeof user !== "string" || !LOGIN.test(user)) throw new ForgeError(422, "user must be a GitHub login");
-  if (kind === "issues" && number === undefined) {
+  if (editing) {
+    const issue = state.issues.get(fullName, Number(number));
+    if (!issue) throw new ForgeError(404, `No issue ${fullName}#${number}`);
+    sendJson(res, 200, events.issue(editIssue(ctx.pulls, issue, user, body)));
+  } else if (kind === "pulls" && part === "merge") {
+    const pull = state.pulls.get(fullName, Number(number));
+    if (!pull) throw new ForgeError(404, `No pull request ${fullName}#${number}`);
+    sendJson(res, 200, { sha: await mergePull(ctx.pulls, pull, user), merged: true });
+  } else if (kind === "issues" && number === undefined) {
     const issue = fileIssue(ctx.pulls, fullName, user, { title: body.title, body: body.body, labels: body.labels });
     sendJson(res, 201, events.issue(issue));
   } else if (kind === "issues" && part === "labels") {

@@ -118,7 +118,7 @@ export class ForgeEvents {
       body: pull.body || null,
       user: account(pull.user),
       draft: pull.draft,
-      merged: false,
+      merged: Boolean(pull.merged_at),
       labels: pull.labels.map((name) => ({ name })),
       head: { label: `${owner}:${pull.head}`, ref: pull.head, sha: pull.head_sha },
       base: { label: `${owner}:${pull.base}`, ref: pull.base },

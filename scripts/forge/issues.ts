@@ -2,6 +2,7 @@
  * GitHub's issue and review endpoints under `/api`, for installation tokens (authorised as
  * pulls.ts does) and anonymous reads of public repositories:
  * - `GET /repos/:o/:r/issues/:n`: an issue, or a pull request as an issue (`pull_request` set);
+ *   `PATCH` edits an issue's title, body or state;
  * - `POST|GET /repos/:o/:r/issues/:n/comments`: the conversation of either;
  * - `POST /repos/:o/:r/issues/:n/labels` `{labels}`: adds labels, answers all the item carries;
  * - `POST|GET /repos/:o/:r/pulls/:n/reviews` `{event, body, comments?}`;
@@ -11,7 +12,7 @@
  * a person's would (activity.ts).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { addComment, addLabels, issueOrPull, labelNames, submitReview } from "./activity";
+import { addComment, addLabels, editIssue, issueOrPull, labelNames, submitReview } from "./activity";
 import { ForgeError, readJson, sendJson } from "./http";
 import type { Issue } from "./issue-state";
 import type { Pull } from "./pull-state";
@@ -28,12 +29,16 @@ export async function serveIssues(ctx: PullsContext, req: IncomingMessage, res: 
   if (issue) {
     const [, fullName, number, part] = issue as unknown as [string, string, string, string | undefined];
     const write = method !== "GET";
-    if ((part === undefined && write) || (part === "labels" && method !== "POST") || (part === "comments" && write && method !== "POST")) return false;
+    if ((part === undefined && write && method !== "PATCH") || (part === "labels" && method !== "POST") || (part === "comments" && write && method !== "POST"))
+      return false;
     // Whether the number is a pull request decides the permission; an unknown one is 404 after authorising.
     const known = ctx.state.issues.get(fullName, Number(number)) ?? ctx.state.pulls.get(fullName, Number(number));
     const user = authorise(ctx, req, fullName, write, known && !("head" in known) ? ["issues"] : ["pull_requests", "issues"]);
     const item = issueOrPull(ctx.state, fullName, Number(number));
-    if (part === undefined) {
+    if (part === undefined && method === "PATCH") {
+      if ("head" in item) throw new ForgeError(422, "Edit a pull request with PATCH /pulls/:n");
+      sendJson(res, 200, ctx.events.issue(editIssue(ctx, item, user, await readJson(req))));
+    } else if (part === undefined) {
       sendJson(res, 200, ctx.events.issue(item));
     } else if (part === "labels") {
       const { labels } = await readJson(req);

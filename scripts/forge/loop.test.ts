@@ -260,6 +260,29 @@ describe("ISSUE-33: webhooks of the local forge", () => {
     expect(byBot.json.sender).toMatchObject({ login: "guilds-forge[bot]", type: "Bot" });
   });
 
+  it("ISSUE-33: editing and closing an issue fire issues edited (with changes) and closed; merging a pull fires pull_request closed with merged and closes the issue its body names", async () => {
+    const number = (await admin(forge.adminUrl, "POST", "/repos/acme/app/issues", { user: "writer", title: "Old title", body: "b" })).json.number;
+    const edited = await admin(forge.adminUrl, "PATCH", `/repos/acme/app/issues/${number}`, { user: "writer", title: "New title" });
+    expect([edited.status, edited.json.title]).toEqual([200, "New title"]);
+    const hook = await receiver.next(both(isEvent("issues", "edited"), about(number)));
+    expect(hook.json).toMatchObject({ changes: { title: { from: "Old title" } }, issue: { title: "New title" } });
+    const fixed = (await admin(forge.adminUrl, "POST", "/repos/acme/app/issues", { user: "writer", title: "Fixed by a pull", body: "" })).json.number;
+    await pushBranch(forge.gitUrl, "acme/app", token, "closes");
+    const pull = await api("POST", "/repos/acme/app/pulls", { title: "Fix it", head: "closes", base: "main", body: `Closes #${fixed}` });
+    const merged = await admin(forge.adminUrl, "POST", `/repos/acme/app/pulls/${pull.json.number}/merge`, { user: "writer" });
+    expect(merged.status).toBe(200);
+    const closedPull = await receiver.next(both(isEvent("pull_request", "closed"), about(pull.json.number)));
+    expect(closedPull.json.pull_request).toMatchObject({ merged: true, head: { ref: "closes" } });
+    const closedIssue = await receiver.next(both(isEvent("issues", "closed"), about(fixed)));
+    expect(closedIssue.json.issue.state).toBe("closed");
+    expect((await api("GET", "/repos/acme/app/branches/main")).json.commit.sha).toBe(merged.json.sha);
+    expect((await api("GET", `/repos/acme/app/pulls/${pull.json.number}`)).json).toMatchObject({ state: "closed", merged: true });
+    // The App closes an issue with its token too.
+    const byApp = await api("PATCH", `/repos/acme/app/issues/${number}`, { state: "closed" });
+    expect([byApp.status, byApp.json.state]).toEqual([200, "closed"]);
+    await receiver.next(both(isEvent("issues", "closed"), about(number), (h) => h.json.sender.login === "guilds-forge[bot]"));
+  });
+
   it("ISSUE-33: the admin calls name what is wrong in their input", async () => {
     const noUser = await admin(forge.adminUrl, "POST", "/repos/acme/app/issues", { title: "t" });
     expect([noUser.status, noUser.json.message]).toEqual([422, "user must be a GitHub login"]);

@@ -51,6 +51,8 @@ export interface Pull {
   head_sha: string;
   draft: boolean;
   state: "open" | "closed";
+  /** When the admin API merged it (absent: never merged). */
+  merged_at?: string;
   user: string;
   created_at: string;
   updated_at: string;
@@ -124,7 +126,8 @@ export class Pulls {
     const pulls = new Pulls();
     if (!saved) return pulls;
     // States saved before reviews and labels lack them.
-    for (const pull of saved.pulls) pulls.all.push({ ...pull, reviews: pull.reviews ?? [], review_comments: pull.review_comments ?? [], labels: pull.labels ?? [] });
+    for (const pull of saved.pulls)
+      pulls.all.push({ ...pull, reviews: pull.reviews ?? [], review_comments: pull.review_comments ?? [], labels: pull.labels ?? [] });
     pulls.nextId = saved.next_id;
     return pulls;
   }

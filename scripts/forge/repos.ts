@@ -191,6 +191,27 @@ export async function diffFiles(root: string, fullName: string, base: string, he
     });
 }
 
+/**
+ * Merges `head` into `base` with a merge commit, as GitHub's merge button does; the new sha,
+ * or null when they conflict (or `base` moved meanwhile).
+ */
+export async function mergeBranches(root: string, fullName: string, base: string, head: string, message: string): Promise<string | null> {
+  const env = { GIT_DIR: repoDir(root, fullName), ...FORGE_AUTHOR };
+  const [baseSha, headSha] = await Promise.all([branchSha(root, fullName, base), branchSha(root, fullName, head)]);
+  if (!baseSha || !headSha) return null;
+  const tree = await git(["merge-tree", "--write-tree", baseSha, headSha], env).then(
+    (out) => out.split("\n")[0]!.trim(),
+    () => null,
+  );
+  if (!tree) return null;
+  const merged = (await git(["commit-tree", tree, "-p", baseSha, "-p", headSha, "-m", message], env)).trim();
+  const moved = await git(["update-ref", `refs/heads/${base}`, merged, baseSha], env).then(
+    () => true,
+    () => false,
+  );
+  return moved ? merged : null;
+}
+
 async function git(args: string[], env: Record<string, string> = {}): Promise<string> {
   const { stdout } = await exec("git", args, {
     env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", ...env },
