@@ -4,6 +4,7 @@
  * - `PUT /webhook {url, secret}`, `GET /webhook` → `{url, secret_set}` (the secret is never answered);
  * - `GET /deliveries?repository=&event=` (newest first), `GET /deliveries/:id`,
  *   `POST /deliveries/:id/replay` (the same body, X-GitHub-Delivery and signature again);
+ *   `:id` is the forge's id or the X-GitHub-Delivery;
  * - `POST /repos/:o/:r/issues {user, title, body, labels?}`, `GET /repos/:o/:r/issues`,
  *   `PATCH /repos/:o/:r/issues/:n {user, title?, body?, state?}` (edited, closed, reopened);
  * - `POST /repos/:o/:r/issues/:n/labels {user, labels}`, `POST /repos/:o/:r/issues/:n/comments {user, body}`;
@@ -53,11 +54,13 @@ export async function serveLoopAdmin(ctx: LoopAdminContext, req: IncomingMessage
     sendJson(res, 200, { deliveries: deliveries.reverse().map(deliveryBody) });
     return true;
   }
-  const delivery = /^\/deliveries\/(\d+)(\/replay)?$/.exec(path);
+  // A delivery by the forge's id or by its X-GitHub-Delivery (the first with it: the original).
+  const delivery = /^\/deliveries\/([0-9a-f-]+)(\/replay)?$/.exec(path);
   if (delivery && (method === "GET" ? !delivery[2] : method === "POST" && delivery[2])) {
-    const id = Number(delivery[1]);
+    const key = delivery[1]!;
+    const id = webhooks.deliveries.find((d) => String(d.id) === key || d.guid === key)?.id ?? -1;
     const found = delivery[2] ? webhooks.replay(id) : webhooks.deliveries.find((d) => d.id === id);
-    if (!found) throw new ForgeError(404, `No delivery ${id}`);
+    if (!found) throw new ForgeError(404, `No delivery ${key}`);
     sendJson(res, delivery[2] ? 202 : 200, deliveryBody(found));
     return true;
   }

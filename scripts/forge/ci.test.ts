@@ -50,21 +50,27 @@ const completed = (sha: string) => (hook: ReceivedHook) => isEvent("check_run", 
 describe.skipIf(problem)("ISSUE-33: CI of the local forge", () => {
   it("ISSUE-33: a ci.sh that exits 1 then a push that fixes it give a failure then a success check run, with the script's output in the run's text", async () => {
     const failing = 'echo "running the tests"; ls -A; sleep 2; echo "FAIL: adds two numbers" >&2; exit 1\n';
-    const red = await pushFiles(forge.gitUrl, "acme/ci", token, "fix", { ".forge/ci.sh": failing });
+    const red = await pushFiles(forge.gitUrl, "acme/ci", token, "factory/task/ACME-1/a1", { ".forge/ci.sh": failing });
     // The run exists, in progress, as soon as the push is answered.
     const pending = await api("GET", `/repos/acme/ci/commits/${red}/check-runs`);
     expect(pending.json.total_count).toBe(1);
     expect(pending.json.check_runs[0]).toMatchObject({ name: "ci", head_sha: red, status: "in_progress", conclusion: null });
-    const pull = await api("POST", "/repos/acme/ci/pulls", { title: "Fix", head: "fix", base: "main" });
+    const pull = await api("POST", "/repos/acme/ci/pulls", { title: "Fix", head: "factory/task/ACME-1/a1", base: "main" });
     expect(pull.status).toBe(201);
     const created = await receiver.next((h) => isEvent("check_run", "created")(h) && h.json.check_run.head_sha === red);
-    expect(created.json.check_run).toMatchObject({ name: "ci", status: "in_progress", check_suite: { head_branch: "fix" } });
+    expect(created.json.check_run).toMatchObject({ name: "ci", status: "in_progress", check_suite: { head_branch: "factory/task/ACME-1/a1" } });
 
     const failed = await receiver.next(completed(red), 60_000);
     expect(failed.json).toMatchObject({
       action: "completed",
       sender: { login: "guilds-forge[bot]", type: "Bot" },
-      check_run: { name: "ci", status: "completed", conclusion: "failure", output: { title: "ci.sh exited 1" }, check_suite: { head_branch: "fix" } },
+      check_run: {
+        name: "ci",
+        status: "completed",
+        conclusion: "failure",
+        output: { title: "ci.sh exited 1" },
+        check_suite: { head_branch: "factory/task/ACME-1/a1" },
+      },
     });
     expect(failed.json.check_run.output.summary).toMatch(/^Exit status 1 after [\d.]+ s\.$/);
     expect(failed.json.check_run.output.text).toContain("running the tests");
@@ -72,17 +78,17 @@ describe.skipIf(problem)("ISSUE-33: CI of the local forge", () => {
     // The container saw the commit and nothing else: the repository's files, in a fresh folder.
     expect(failed.json.check_run.output.text).toContain(".forge\nREADME.md\n");
     expect(failed.json.check_run.pull_requests).toEqual([
-      expect.objectContaining({ number: pull.json.number, head: { ref: "fix", sha: red }, base: { ref: "main" } }),
+      expect.objectContaining({ number: pull.json.number, head: { ref: "factory/task/ACME-1/a1", sha: red }, base: { ref: "main" } }),
     ]);
     const suite = await receiver.next((h) => isEvent("check_suite", "completed")(h) && h.json.check_suite.head_sha === red);
     expect(suite.json.check_suite).toMatchObject({
-      head_branch: "fix",
+      head_branch: "factory/task/ACME-1/a1",
       status: "completed",
       conclusion: "failure",
       pull_requests: [{ number: pull.json.number }],
     });
 
-    const green = await pushFiles(forge.gitUrl, "acme/ci", token, "fix", { ".forge/ci.sh": 'echo "all 3 tests pass"\n' });
+    const green = await pushFiles(forge.gitUrl, "acme/ci", token, "factory/task/ACME-1/a1", { ".forge/ci.sh": 'echo "all 3 tests pass"\n' });
     const synchronize = await receiver.next((h) => isEvent("pull_request", "synchronize")(h) && h.json.after === green);
     expect(synchronize.json.pull_request.head.sha).toBe(green);
     const passed = await receiver.next(completed(green), 60_000);
@@ -90,7 +96,7 @@ describe.skipIf(problem)("ISSUE-33: CI of the local forge", () => {
     expect(passed.json.check_run.output.text).toContain("all 3 tests pass");
 
     // The Checks API, by branch and by sha, in GitHub's shapes.
-    const byBranch = await api("GET", "/repos/acme/ci/commits/fix/check-runs");
+    const byBranch = await api("GET", "/repos/acme/ci/commits/factory/task/ACME-1/a1/check-runs");
     expect(byBranch.json.total_count).toBe(1);
     const run = byBranch.json.check_runs[0];
     expect(run).toMatchObject({
@@ -100,7 +106,7 @@ describe.skipIf(problem)("ISSUE-33: CI of the local forge", () => {
       conclusion: "success",
       output: { title: "ci.sh exited 0" },
       app: { slug: "guilds-forge" },
-      pull_requests: [{ number: pull.json.number, head: { ref: "fix", sha: green }, base: { ref: "main" } }],
+      pull_requests: [{ number: pull.json.number, head: { ref: "factory/task/ACME-1/a1", sha: green }, base: { ref: "main" } }],
     });
     for (const field of ["id", "started_at", "completed_at", "html_url", "details_url"]) expect(run[field]).toBeTruthy();
     expect(typeof run.check_suite.id).toBe("number");
@@ -114,7 +120,7 @@ describe.skipIf(problem)("ISSUE-33: CI of the local forge", () => {
     });
     expect((await api("GET", "/repos/acme/ci/check-runs/999999")).status).toBe(404);
     expect((await api("GET", "/repos/acme/ci/commits/nowhere/check-runs")).status).toBe(422);
-    const listed = await admin(forge.adminUrl, "GET", "/repos/acme/ci/check-runs?branch=fix");
+    const listed = await admin(forge.adminUrl, "GET", "/repos/acme/ci/check-runs?branch=factory/task/ACME-1/a1");
     expect(listed.json.check_runs.map((r: { conclusion: string }) => r.conclusion)).toEqual(["success", "failure"]);
   }, 120_000);
 

@@ -5,6 +5,7 @@
  * requests; reviews with line comments; collaborator permissions; branches and compare.
  */
 import { createHmac } from "node:crypto";
+import { createServer } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Forge, startForge } from "./server";
 import { admin, appJwt, appKeyPair, hookReceiver, isEvent, pushBranch, pushFiles, type ReceivedHook } from "./test-support";
@@ -162,6 +163,31 @@ describe("ISSUE-33: webhooks of the local forge", () => {
     const config = await admin(forge.adminUrl, "GET", "/webhook");
     expect(config.json).toEqual({ url: receiver.url, secret_set: true });
     expect(JSON.stringify((await admin(forge.adminUrl, "GET", "/deliveries")).json)).not.toContain(SECRET);
+  });
+
+  it("ISSUE-33: a delivery whose connection breaks is sent once more, with the same X-GitHub-Delivery", async () => {
+    const seen: string[] = [];
+    const flaky = createServer((req, res) => {
+      seen.push(String(req.headers["x-github-delivery"]));
+      req.resume();
+      // The first attempt dies without an answer, as a network error would.
+      if (seen.length === 1) req.socket.destroy();
+      else req.on("end", () => res.writeHead(204).end());
+    });
+    await new Promise<void>((resolve) => flaky.listen(0, "127.0.0.1", () => resolve()));
+    const url = `http://127.0.0.1:${(flaky.address() as { port: number }).port}/hooks`;
+    await admin(forge.adminUrl, "PUT", "/webhook", { url, secret: SECRET });
+    try {
+      const number = (await admin(forge.adminUrl, "POST", "/repos/acme/app/issues", { user: "writer", title: "Flaky", body: "" })).json.number;
+      await forge.webhooks.idle();
+      expect(seen).toHaveLength(2);
+      expect(seen[1]).toBe(seen[0]);
+      const delivery = (await admin(forge.adminUrl, "GET", `/deliveries/${seen[0]}`)).json;
+      expect(delivery).toMatchObject({ guid: seen[0], status: 204, error: null, payload: { issue: { number } } });
+    } finally {
+      await admin(forge.adminUrl, "PUT", "/webhook", { url: receiver.url, secret: SECRET });
+      await new Promise<void>((resolve) => flaky.close(() => resolve()));
+    }
   });
 
   it("ISSUE-33: a repository no installation holds sends no delivery", async () => {
