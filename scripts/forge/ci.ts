@@ -33,6 +33,8 @@ const IN_CONTAINER = `mkdir -p /tmp/ci && cd /tmp/ci && tar -x --no-same-owner -
 export interface CiOptions {
   /** false: no CI at all (nothing probed). Default: on when the engine and the image answer. */
   enabled?: boolean;
+  /** Why it is not enabled, for the log (e.g. the stack's containers are off). */
+  reason?: string;
   /** The image (default CI_IMAGE). */
   image?: string;
   timeoutSeconds?: number;
@@ -61,7 +63,7 @@ export class Ci {
   ) {
     this.image = options.image ?? CI_IMAGE;
     this.timeoutSeconds = options.timeoutSeconds ?? DEFAULT_CI_TIMEOUT_S;
-    this.off = (options.enabled === false ? Promise.resolve("turned off") : engineProblem(this.image)).then((reason) => {
+    this.off = (options.enabled === false ? Promise.resolve(options.reason ?? "turned off") : engineProblem(this.image)).then((reason) => {
       if (reason) ctx.log(`CI is off: ${reason}; pushes are not checked`);
       return reason;
     });

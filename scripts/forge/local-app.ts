@@ -9,6 +9,7 @@
 import { createPublicKey, generateKeyPairSync, randomBytes, randomInt } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { CiOptions } from "./ci";
 import { type Forge, startForge } from "./server";
 
 export interface LocalGitHub {
@@ -28,6 +29,8 @@ export interface LocalGitHubOptions {
   setupUrl?: string;
   /** Where the App's webhooks go (the platform's `/api/github/webhooks`); none: kept, not sent. */
   webhookUrl?: string;
+  /** CI of pushes (on by default where the engine and the lite image answer). */
+  ci?: CiOptions;
 }
 
 /** The App of a state folder, as `app.json` (the private key beside it in `app-key.pem`). */
@@ -56,6 +59,7 @@ export async function startLocalGitHub(gitHost: string | undefined, log: (line: 
     root,
     identity: { slug: app.slug, clientId: app.client_id, clientSecret: app.client_secret, setupUrl: options.setupUrl },
     webhook: { url: options.webhookUrl, secret: app.webhook_secret as string },
+    ci: options.ci,
     log,
   };
   const forge = await startForge({ ...forgeOptions, gitHost }).catch(async (error: unknown) => {

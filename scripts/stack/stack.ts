@@ -197,6 +197,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         dir: join(options.stateDir, "forge"),
         setupUrl: `http://127.0.0.1:${port}/github/setup`,
         webhookUrl: `http://127.0.0.1:${port}/api/github/webhooks`,
+        // CI runs pushed scripts in the lite image: only where the sandboxes' engine is on.
+        ci: engine.enabled ? {} : { enabled: false, reason: `containers are off (${engine.reason ?? "no engine"})` },
       });
       stops.push(local.forge.close);
       Object.assign(vars, local.vars);
