@@ -124,6 +124,15 @@ describe.skipIf(problem)("ISSUE-33: CI of the local forge", () => {
     expect(listed.json.check_runs.map((r: { conclusion: string }) => r.conclusion)).toEqual(["success", "failure"]);
   }, 120_000);
 
+  it("ISSUE-33: attempt branches pushed at once each get exactly one check run, run side by side", async () => {
+    const script = (i: number) => `echo "attempt ${i}"; exit ${i === 2 ? 0 : 1}\n`;
+    const shas = await Promise.all([1, 2, 3].map((i) => pushFiles(forge.gitUrl, "acme/ci", token, `factory/task/ACME-2/a${i}`, { ".forge/ci.sh": script(i) })));
+    const hooks = await Promise.all(shas.map((sha) => receiver.next(completed(sha), 60_000)));
+    expect(hooks.map((h) => h.json.check_run.conclusion)).toEqual(["failure", "success", "failure"]);
+    expect(hooks.map((h) => h.json.check_run.output.text.trim())).toEqual(["attempt 1", "attempt 2", "attempt 3"]);
+    for (const sha of shas) expect((await api("GET", `/repos/acme/ci/commits/${sha}/check-runs?filter=all`)).json.total_count).toBe(1);
+  }, 90_000);
+
   it("ISSUE-33: past the time limit the container is killed and the run is timed_out", async () => {
     expect((await admin(forge.adminUrl, "PUT", "/ci", { timeout_seconds: 2 })).json.timeout_seconds).toBe(2);
     try {

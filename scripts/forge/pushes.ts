@@ -16,6 +16,11 @@ export interface PushContext {
   events: ForgeEvents;
   ci: Ci;
   appSlug: string;
+  /**
+   * `repo branch sha` of the updates acted on: two pushes to one repository at once each see
+   * the other's branch move, and only the first to look acts on it.
+   */
+  handled: Set<string>;
 }
 
 /** Branch → sha of the repository now. */
@@ -27,7 +32,10 @@ export async function branches(root: string, fullName: string): Promise<Map<stri
 /** Fires what the push from `before` to now means; `pusher` is who pushed (the App's bot for a token). */
 export async function afterPush(ctx: PushContext, fullName: string, before: Map<string, string>, pusher: string): Promise<void> {
   const after = await branches(ctx.root, fullName);
-  const moved = [...after].filter(([branch, sha]) => before.get(branch) !== sha).map(([branch, sha]) => ({ branch, sha }));
+  const moved = [...after]
+    .filter(([branch, sha]) => before.get(branch) !== sha && !ctx.handled.has(`${fullName} ${branch} ${sha}`))
+    .map(([branch, sha]) => ({ branch, sha }));
+  for (const { branch, sha } of moved) ctx.handled.add(`${fullName} ${branch} ${sha}`);
   if (!moved.length) return;
   for (const { branch, sha } of moved) {
     for (const pull of ctx.state.pulls.of(fullName).filter((p) => p.state === "open" && p.head === branch)) {

@@ -146,6 +146,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
   const save = () => {
     if (!ownRoot) saveForgeState(root, state);
   };
+  const handledPushes = new Set<string>();
   const ci = new Ci({ state, root, events, appSlug: identity.slug, log, changed: save }, options.ci);
   const faults: ApiFault[] = [];
   async function handle(req: IncomingMessage, res: ServerResponse, gitOnly: boolean): Promise<void> {
@@ -197,7 +198,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     const before = receive ? await branches(root, fullName) : null;
     const beforeEnd = before
       ? async () => {
-          await afterPush({ state, root, events, ci, appSlug: identity.slug }, fullName, before, `${identity.slug}[bot]`);
+          await afterPush({ state, root, events, ci, appSlug: identity.slug, handled: handledPushes }, fullName, before, `${identity.slug}[bot]`);
           save();
         }
       : undefined;
