@@ -3,9 +3,11 @@
  * what people do on it, for tests and the local stack:
  * - `PUT /webhook {url, secret}`, `GET /webhook` → `{url, secret_set}` (the secret is never answered);
  * - `GET /deliveries?repository=&event=` (newest first), `GET /deliveries/:id`,
- *   `POST /deliveries/:id/replay` (the same body, X-GitHub-Delivery and signature again);
+ *   `POST /deliveries/:id/replay` (the same body, X-GitHub-Delivery and signature again,
+ *   answered once sent, with the receiver's `status`);
  *   `:id` is the forge's id or the X-GitHub-Delivery;
  * - `POST /repos/:o/:r/issues {user, title, body, labels?}`, `GET /repos/:o/:r/issues`,
+ *   `GET /repos/:o/:r/issues/:n` (an issue or a pull request, `comments` in full),
  *   `PATCH /repos/:o/:r/issues/:n {user, title?, body?, state?}` (edited, closed, reopened);
  * - `POST /repos/:o/:r/issues/:n/labels {user, labels}`, `POST /repos/:o/:r/issues/:n/comments {user, body}`;
  * - `POST /repos/:o/:r/pulls/:n/reviews {user, event, body, comments?: [{path, line, body}]}`;
@@ -59,9 +61,10 @@ export async function serveLoopAdmin(ctx: LoopAdminContext, req: IncomingMessage
   if (delivery && (method === "GET" ? !delivery[2] : method === "POST" && delivery[2])) {
     const key = delivery[1]!;
     const id = webhooks.deliveries.find((d) => String(d.id) === key || d.guid === key)?.id ?? -1;
-    const found = delivery[2] ? webhooks.replay(id) : webhooks.deliveries.find((d) => d.id === id);
+    // A replay is answered once the URL has answered it, with that status.
+    const found = delivery[2] ? await webhooks.replay(id) : webhooks.deliveries.find((d) => d.id === id);
     if (!found) throw new ForgeError(404, `No delivery ${key}`);
-    sendJson(res, delivery[2] ? 202 : 200, deliveryBody(found));
+    sendJson(res, 200, deliveryBody(found));
     return true;
   }
   if (path === "/ci") {
@@ -85,6 +88,12 @@ export async function serveLoopAdmin(ctx: LoopAdminContext, req: IncomingMessage
     const branch = query.get("branch");
     const runs = state.checks.runsOf(fullName).filter((run) => (sha === null || run.head_sha === sha) && (branch === null || run.head_branch === branch));
     sendJson(res, 200, { check_runs: runs.map((run) => events.checkRun(run)) });
+    return true;
+  }
+  if (kind === "issues" && number !== undefined && part === undefined && method === "GET") {
+    // An issue or a pull request, with its comments in full.
+    const item = issueOrPull(state, fullName, Number(number));
+    sendJson(res, 200, { ...events.issue(item), comments: item.comments.map((comment) => events.comment(item, comment)) });
     return true;
   }
   if (kind === "issues" && number === undefined && method === "GET") {

@@ -137,7 +137,8 @@ describe("ISSUE-33: webhooks of the local forge", () => {
     expect(listed[0].id).toBeGreaterThanOrEqual(original.id);
     const before = receiver.received.length;
     const replayed = await admin(forge.adminUrl, "POST", `/deliveries/${original.id}/replay`);
-    expect(replayed.status).toBe(202);
+    expect(replayed.status).toBe(200);
+    expect(replayed.json).toMatchObject({ guid: original.guid, redelivery: true, status: 200, body: first.body });
     const again = await receiver.next((hook) => receiver.received.indexOf(hook) >= before && hook.headers["x-github-delivery"] === original.guid);
     expect(again.body).toBe(first.body);
     expect(again.headers["x-hub-signature-256"]).toBe(first.headers["x-hub-signature-256"]);
@@ -212,6 +213,8 @@ describe("ISSUE-33: webhooks of the local forge", () => {
     });
     expect(a.json.comment.html_url).toContain(`/acme/app/issues/${issue}#issuecomment-`);
     expect(a.json.issue).not.toHaveProperty("pull_request");
+    const shown = await admin(forge.adminUrl, "GET", `/repos/acme/app/issues/${issue}`);
+    expect(shown.json).toMatchObject({ number: issue, comments: [{ body: "@agent please", user: { login: "reader" } }] });
     const b = await receiver.next(both(isEvent("issue_comment", "created"), about(pull)));
     expect(b.json.issue.pull_request.url).toBe(`${forge.apiUrl}/repos/acme/app/pulls/${pull}`);
     expect(b.json.comment).toMatchObject({ body: "On the pull", user: { login: "writer" } });

@@ -76,16 +76,19 @@ export class Webhooks {
       url: config?.url ?? null,
       redelivery: false,
     });
-    this.enqueue(delivery);
+    void this.enqueue(delivery);
     return delivery;
   }
 
-  /** The same body, X-GitHub-Delivery and signature again, to the URL configured now. */
-  replay(id: number): Delivery | undefined {
+  /**
+   * The same body, X-GitHub-Delivery and signature again, to the URL configured now; resolves
+   * once it has been answered (or has failed), after the repository's earlier deliveries.
+   */
+  async replay(id: number): Promise<Delivery | undefined> {
     const original = this.deliveries.find((d) => d.id === id);
     if (!original) return undefined;
     const delivery = this.record({ ...original, url: this.config?.url ?? null, redelivery: true });
-    this.enqueue(delivery);
+    await this.enqueue(delivery);
     return delivery;
   }
 
@@ -105,15 +108,15 @@ export class Webhooks {
     return delivery;
   }
 
-  private enqueue(delivery: Delivery): void {
+  private enqueue(delivery: Delivery): Promise<void> {
     if (!delivery.url) {
       delivery.error = "no webhook URL configured";
-      return;
+      return Promise.resolve();
     }
     const previous = this.queues.get(delivery.repository) ?? Promise.resolve();
     const next = previous.then(() => this.deliver(delivery));
     this.queues.set(delivery.repository, next);
-    void next.then(() => {
+    return next.then(() => {
       if (this.queues.get(delivery.repository) === next) this.queues.delete(delivery.repository);
     });
   }
