@@ -67,14 +67,14 @@ export function forgeEventOf(eventName: string, body: unknown): Normalised {
  * door records it even for events it does not act on.
  */
 export function deliveryFacts(body: unknown): { action: string | null; repository: string | null; sender: string | null; installationId: number | null } {
-  const b = (body ?? {}) as Record<string, any>;
+  const r = new Reader(body);
   const str = (v: unknown) => (typeof v === "string" && v ? v : null);
-  const id = b.installation?.id;
+  const id = r.get("installation.id");
   return {
-    action: str(b.action),
-    repository: str(b.repository?.full_name),
-    sender: str(b.sender?.login),
-    installationId: Number.isSafeInteger(id) && id > 0 ? id : null,
+    action: str(r.get("action")),
+    repository: str(r.get("repository.full_name")),
+    sender: str(r.get("sender.login")),
+    installationId: typeof id === "number" && Number.isSafeInteger(id) && id > 0 ? id : null,
   };
 }
 
