@@ -8,6 +8,7 @@
  */
 import type { Env } from "../../bindings/env";
 import { claimDelivery, type DeliveryRow, settleDelivery, unhandledDeliveries } from "../../core/db/forge-deliveries";
+import { planDeliveries } from "../../core/github/inbox-plan";
 import type { ForgeDelivery, ForgeEvent } from "../../core/github/webhook-event";
 import { orderKey } from "../../core/github/webhook-normalise";
 import { describeError, logEvent } from "../../core/output/log";
@@ -94,29 +95,18 @@ export class ForgeInbox {
       });
   }
 
-  /** Starts every delivery whose turn it is: the first unhandled one of each order key, up to SIDE_BY_SIDE. */
+  /** Starts every delivery whose turn it is (core/github/inbox-plan.ts). */
   async #startDue(organisationId: string): Promise<void> {
     const rows = await this.#connection.use((db) => unhandledDeliveries(db, organisationId, BATCH));
-    const now = this.host.now();
-    const busy = new Set(this.#acting.values());
-    let reclaimAt: number | null = null;
-    for (const row of rows) {
-      if (this.#acting.has(row.id)) continue;
-      const key = keyOf(row);
-      if (busy.has(key)) continue;
-      // Every later delivery of this key waits for this one, whether it starts now or not.
-      busy.add(key);
-      if (row.outcome === "handling") {
-        const claimableAt = (row.handledAt ?? row.receivedAt).getTime() + HANDLING_STALE_MS;
-        if (claimableAt > now) {
-          reclaimAt = reclaimAt === null ? claimableAt : Math.min(reclaimAt, claimableAt);
-          continue;
-        }
-      }
-      if (this.#acting.size >= SIDE_BY_SIDE) continue;
-      this.#start(organisationId, row, key);
-    }
-    this.#reclaimAt = reclaimAt;
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const plan = planDeliveries(
+      rows.map((row) => ({ id: row.id, key: keyOf(row), outcome: row.outcome, claimedAt: row.handledAt?.getTime() ?? null })),
+      this.#acting,
+      this.host.now(),
+      { sideBySide: SIDE_BY_SIDE, staleMs: HANDLING_STALE_MS },
+    );
+    for (const id of plan.start) this.#start(organisationId, byId.get(id)!, keyOf(byId.get(id)!));
+    this.#reclaimAt = plan.reclaimAt;
   }
 
   #start(organisationId: string, row: DeliveryRow, key: string): void {
