@@ -89,7 +89,7 @@ async function receive(c: Context<AppEnv>): Promise<Response> {
   if (eventName.length > 100 || deliveryId.length > 200) throw new ApiError(400, "github.header_invalid", "X-GitHub-Event or X-GitHub-Delivery is too long");
   let payload: unknown;
   try {
-    payload = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body));
+    payload = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(body));
   } catch {
     throw new ApiError(400, "request.invalid_json", "The body is not valid JSON");
   }
