@@ -4,6 +4,7 @@ import { Field } from "../components/field";
 import { GitHubConnections } from "../components/github-connections";
 import { GuildHeader } from "../components/guild-tabs";
 import { Notice } from "../components/notice";
+import { WebhookDeliveries } from "../components/webhook-deliveries";
 import { api, type GitHubConnection, type Repository, unwrap } from "../lib/api";
 import { useFailure } from "../lib/use-failure";
 import { useLoad } from "../lib/use-load";
@@ -89,6 +90,7 @@ export function RepositoriesView(props: { id: string }) {
           }}
         />
       )}
+      <WebhookDeliveries />
     </section>
   );
 }
