@@ -13,7 +13,7 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { forgeInbox } from "../bindings/objects";
-import { installationHolder, storeDelivery } from "../core/db/forge-deliveries";
+import { type DeliveryFate, storeDelivery } from "../core/db/forge-deliveries";
 import { deliveryFacts, forgeEventOf } from "../core/github/webhook-normalise";
 import { bodySha256, verifyWebhookSignature } from "../core/github/webhook-signature";
 import { readWithin, sizeLabel } from "../core/http/read-within";
@@ -97,13 +97,10 @@ async function receive(c: Context<AppEnv>): Promise<Response> {
   if ("invalid" in normalised)
     throw new ApiError(400, "github.payload_invalid", `The ${eventName} payload is invalid: ${normalised.message}`, { field: normalised.invalid });
 
-  const db = c.get("db");
   const facts = deliveryFacts(payload);
-  const organisationId = facts.installationId === null ? null : await installationHolder(db, facts.installationId);
   const row = {
     deliveryId,
     bodySha256: await bodySha256(body),
-    organisationId,
     installationId: facts.installationId,
     event: eventName,
     action: facts.action,
@@ -111,21 +108,20 @@ async function receive(c: Context<AppEnv>): Promise<Response> {
     sender: facts.sender,
   };
   const origin = new URL(c.req.url).origin;
-  const outcome =
+  const fate: DeliveryFate =
     "unknown" in normalised
       ? { outcome: "ignored", detail: `${eventName} is not an event the App subscribes to` }
-      : !organisationId
-        ? { outcome: "ignored", detail: "installation not connected" }
-        : "ignored" in normalised
-          ? { outcome: "ignored", detail: normalised.ignored }
-          : { outcome: "pending", eventData: { ...normalised.event, origin } };
-  const stored = await storeDelivery(db, { ...row, ...outcome, ...(outcome.outcome === "ignored" ? { handledAt: new Date() } : {}) });
+      : "ignored" in normalised
+        ? { outcome: "ignored", detail: normalised.ignored }
+        : { outcome: "pending", eventData: { ...normalised.event, origin } };
+  // One statement: the dedup, and the organisation holding the installation.
+  const stored = await storeDelivery(c.get("db"), row, fate);
   if (!stored) return c.json({ duplicate: true }, 200);
   if ("unknown" in normalised) return c.body(null, 204);
-  if (outcome.outcome === "ignored") return c.json({ delivery_id: deliveryId, outcome: "ignored", detail: (outcome as { detail: string }).detail }, 200);
+  if (stored.outcome !== "pending" || !stored.organisationId) return c.json({ delivery_id: deliveryId, outcome: "ignored", detail: stored.detail ?? "" }, 200);
   // The row is the queue: should this call fail, the inbox's next alarm or delivery finds it.
-  await forgeInbox(c.env, organisationId!)
-    .received(organisationId!)
+  await forgeInbox(c.env, stored.organisationId)
+    .received(stored.organisationId)
     .catch((error: unknown) =>
       logEvent("warn", { operation: "forge.inbox_unreachable", delivery_id: deliveryId, ...describeError(error) }, platformRedactor(c.env)),
     );

@@ -4,32 +4,59 @@
  * `pending` until the organisation's inbox claims it (`handling`, with `handled_at` holding
  * when it was claimed until the outcome overwrites it), then accepted, ignored or failed.
  */
-import { and, asc, eq, inArray, isNull, lt, or } from "drizzle-orm";
+import { and, asc, eq, inArray, lt, or, sql } from "drizzle-orm";
 import type { AnyDatabase } from "./client";
-import { forgeDeliveries, githubConnections } from "./schema";
+import { forgeDeliveries } from "./schema";
 
 export type DeliveryRow = typeof forgeDeliveries.$inferSelect;
 export type NewDelivery = typeof forgeDeliveries.$inferInsert;
 
-/**
- * Stores a delivery unless one with its delivery id or its body is stored already: one
- * statement, so of any number of identical deliveries arriving at once exactly one is stored.
- *
- * @example (await storeDelivery(db, row)) ?? "duplicate"
- */
-export async function storeDelivery(db: AnyDatabase, row: NewDelivery): Promise<{ id: string } | null> {
-  const [stored] = await db.insert(forgeDeliveries).values(row).onConflictDoNothing().returning({ id: forgeDeliveries.id });
-  return stored ?? null;
+/** Why a delivery of an installation no organisation holds is not acted on. */
+export const UNHELD = "installation not connected";
+
+/** What the door makes of a delivery, should an organisation hold its installation. */
+export type DeliveryFate = { outcome: "pending"; eventData: Record<string, unknown> } | { outcome: "ignored"; detail: string };
+
+export interface StoredDelivery {
+  id: string;
+  organisationId: string | null;
+  outcome: string;
+  detail: string | null;
 }
 
-/** The organisation holding the installation now (a disconnected connection holds nothing), or null. */
-export async function installationHolder(db: AnyDatabase, installationId: number): Promise<string | null> {
-  const [row] = await db
-    .select({ organisationId: githubConnections.organisationId })
-    .from(githubConnections)
-    .where(and(eq(githubConnections.installationId, installationId), isNull(githubConnections.disconnectedAt)))
-    .limit(1);
-  return row?.organisationId ?? null;
+/**
+ * Stores a delivery unless one with its delivery id or its body is stored already (null): one
+ * statement, so of any number of identical deliveries arriving at once exactly one is stored.
+ * The same statement finds the organisation holding the installation now (a disconnected
+ * connection holds nothing); with none, the delivery is kept ignored, UNHELD.
+ *
+ * @example (await storeDelivery(db, row, { outcome: "ignored", detail: "ping is not acted on" })) ?? "duplicate"
+ */
+export async function storeDelivery(
+  db: AnyDatabase,
+  row: Omit<NewDelivery, "organisationId" | "outcome" | "detail" | "eventData" | "handledAt">,
+  fate: DeliveryFate,
+): Promise<StoredDelivery | null> {
+  const holder =
+    row.installationId == null
+      ? sql`null::uuid`
+      : sql`(select organisation_id from github_connections where installation_id = ${row.installationId} and disconnected_at is null limit 1)`;
+  const unheld = sql`${holder} is null`;
+  const detail = fate.outcome === "ignored" ? fate.detail : null;
+  const eventData = JSON.stringify(fate.outcome === "pending" ? fate.eventData : {});
+  const [stored] = await db
+    .insert(forgeDeliveries)
+    .values({
+      ...row,
+      organisationId: holder,
+      outcome: sql`case when ${unheld} then 'ignored' else ${fate.outcome}::text end`,
+      detail: sql`case when ${unheld} then ${UNHELD}::text else ${detail}::text end`,
+      eventData: sql`case when ${unheld} then '{}'::jsonb else ${eventData}::jsonb end`,
+      handledAt: sql`case when ${unheld} or ${fate.outcome}::text = 'ignored' then now() end`,
+    })
+    .onConflictDoNothing()
+    .returning({ id: forgeDeliveries.id, organisationId: forgeDeliveries.organisationId, outcome: forgeDeliveries.outcome, detail: forgeDeliveries.detail });
+  return stored ?? null;
 }
 
 /** The organisation's deliveries still to act on or being acted on, oldest first. */
