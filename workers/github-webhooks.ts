@@ -19,7 +19,7 @@ import { bodySha256, verifyWebhookSignature } from "../core/github/webhook-signa
 import { readWithin, sizeLabel } from "../core/http/read-within";
 import { describeError, logEvent } from "../core/output/log";
 import { platformRedactor } from "../core/output/redaction";
-import { WebhookAccepted, WebhookDuplicate, WebhookIgnored } from "./api/github-deliveries.schema";
+import { WebhookAccepted, WebhookSettled } from "./api/github-deliveries.schema";
 import type { AppEnv } from "./http/context";
 import { failure, ok, operation } from "./http/contract";
 import { ApiError } from "./http/errors";
@@ -39,6 +39,8 @@ export const githubWebhookRoutes = new Hono<AppEnv>().post(
   operation({
     operationId: "receiveGitHubWebhook",
     summary: "A delivery of the platform's GitHub App webhook, signed with GITHUB_WEBHOOK_SECRET; acted on by the organisation holding its installation",
+    description:
+      "The body is GitHub's JSON payload of the event, read as sent (the signature covers its exact bytes); it is not validated as API bodies are, only for what its event needs.",
     tag: "Repositories",
     public: true,
     parameters: [
@@ -46,11 +48,10 @@ export const githubWebhookRoutes = new Hono<AppEnv>().post(
       header("X-GitHub-Event", "The event's name (issues, issue_comment, pull_request_review, check_run, …)"),
       header("X-GitHub-Delivery", "The delivery's id: a delivery seen before is a duplicate"),
     ],
-    requestBody: { description: "GitHub's payload of the event", required: true, content: { "application/json": { schema: { type: "object" } } } },
     responses: {
       200: ok(
         "A duplicate (the delivery id or the same body was received before: nothing done), or kept ignored (an installation no organisation holds, or an event kind the platform does not act on)",
-        WebhookIgnored.or(WebhookDuplicate),
+        WebhookSettled,
       ),
       202: ok("Kept pending and handed to the organisation's inbox", WebhookAccepted),
       204: { description: "An event the App does not subscribe to: kept ignored" },

@@ -15,6 +15,9 @@ export const WebhookIgnored = z
 
 export const WebhookDuplicate = z.object({ duplicate: z.literal(true) }).meta({ id: "WebhookDuplicate" });
 
+/** The 200 answers: kept ignored, or a duplicate. */
+export const WebhookSettled = z.union([WebhookIgnored, WebhookDuplicate]).meta({ id: "WebhookSettled" });
+
 export const GitHubDelivery = z
   .object({
     id: z.uuid(),

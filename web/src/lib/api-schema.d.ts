@@ -47,7 +47,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A delivery of the platform's GitHub App webhook, signed with GITHUB_WEBHOOK_SECRET; acted on by the organisation holding its installation */
+        /**
+         * A delivery of the platform's GitHub App webhook, signed with GITHUB_WEBHOOK_SECRET; acted on by the organisation holding its installation
+         * @description The body is GitHub's JSON payload of the event, read as sent (the signature covers its exact bytes); it is not validated as API bodies are, only for what its event needs.
+         */
         post: operations["receiveGitHubWebhook"];
         delete?: never;
         options?: never;
@@ -1500,6 +1503,7 @@ export interface components {
             /** @description Why the status is not ok, one line each; empty when ok */
             problems: string[];
         };
+        WebhookSettled: components["schemas"]["WebhookIgnored"] | components["schemas"]["WebhookDuplicate"];
         WebhookIgnored: {
             delivery_id: string;
             /** @constant */
@@ -3584,12 +3588,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description GitHub's payload of the event */
-        requestBody: {
-            content: {
-                "application/json": Record<string, never>;
-            };
-        };
+        requestBody?: never;
         responses: {
             /** @description A duplicate (the delivery id or the same body was received before: nothing done), or kept ignored (an installation no organisation holds, or an event kind the platform does not act on) */
             200: {
@@ -3597,7 +3596,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookIgnored"] | components["schemas"]["WebhookDuplicate"];
+                    "application/json": components["schemas"]["WebhookSettled"];
                 };
             };
             /** @description Kept pending and handed to the organisation's inbox */
