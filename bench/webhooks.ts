@@ -7,7 +7,8 @@
  *   odd ones under a new id, a captured body replayed). Prints deliveries/s and the answers'
  *   p50/p99 of each pass, then checks in the database and through `GET /api/github/deliveries`
  *   that exactly DELIVERIES rows exist, none doubled, none lost, and that every replay was
- *   answered duplicate. Goal: 200 deliveries/s on 2 cores.
+ *   answered duplicate. Goal: 200 deliveries/s on 2 cores. As a yardstick it first prints
+ *   `GET /api/health` (one database round trip too) at the same concurrency.
  * - `--latency`: webhook receipt → task message (goal under 1 s with a waiting task). A task
  *   whose pull request is #PR waits; a writer's review comment on #PR is delivered signed, and
  *   the time runs until the comment is in `GET /api/tasks/:id/messages`. REPEAT times.
@@ -110,6 +111,13 @@ async function throughput(common: Record<string, unknown>) {
     }),
   );
   const ids = bodies.map(() => randomUUID());
+  // The stack's own floor: a request that also makes one database round trip, at the same concurrency.
+  const health: number[] = [];
+  const healthWall = await pool(DELIVERIES, CONCURRENCY, async () => {
+    const started = performance.now();
+    await (await fetch(`${stack.apiUrl}/api/health`)).arrayBuffer();
+    health.push(performance.now() - started);
+  });
   const first: number[] = [];
   const firstWrong: string[] = [];
   const firstWall = await pool(DELIVERIES, CONCURRENCY, async (i) => {
@@ -127,6 +135,7 @@ async function throughput(common: Record<string, unknown>) {
   });
 
   console.log(`webhooks: ${DELIVERIES} distinct deliveries (issues.closed, recorded and ignored), concurrency ${CONCURRENCY}`);
+  console.log(`GET /api/health ${((DELIVERIES / healthWall) * 1000).toFixed(0)} requests/s   ${figures(health)}   (the stack's floor, for comparison)`);
   console.log(`first pass   ${((DELIVERIES / firstWall) * 1000).toFixed(0)} deliveries/s   ${figures(first)}`);
   console.log(`replays      ${((DELIVERIES / replayWall) * 1000).toFixed(0)} deliveries/s   ${figures(replays)}`);
 
