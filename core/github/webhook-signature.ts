@@ -35,7 +35,15 @@ export async function bodySha256(body: Uint8Array): Promise<string> {
   return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** The last secret's key, imported once (non-extractable): every delivery is checked with the same one. */
+let lastKey: { secret: string; key: ReturnType<typeof importKey> } | null = null;
+
 function hmacKey(secret: string) {
+  if (lastKey?.secret !== secret) lastKey = { secret, key: importKey(secret) };
+  return lastKey.key;
+}
+
+function importKey(secret: string) {
   return crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
 }
 
