@@ -17,6 +17,8 @@
  *   npx tsx bench/webhooks.ts --latency [--repeat 20]
  */
 import { randomUUID } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { signWebhook } from "../core/github/webhook-signature";
 import { claimInstallation } from "../scripts/forge/claim";
@@ -33,12 +35,20 @@ const { values } = parseArgs({
 const DELIVERIES = Number(values.deliveries);
 const CONCURRENCY = Number(values.concurrency);
 const REPEAT = Number(values.repeat);
-const SECRET = `bench-webhook-secret-${randomUUID()}`;
+/** Given to a stack whose forge keeps no webhook secret of its own; the forge's wins where it has one. */
+const OWN_SECRET = `bench-webhook-secret-${randomUUID()}`;
 const ACCOUNT = "bench-hooks";
 const REPO = `${ACCOUNT}/app`;
 
-const bench = await benchStack({ containers: "off", vars: { GITHUB_WEBHOOK_SECRET: SECRET } });
+const bench = await benchStack({ containers: "off", vars: { GITHUB_WEBHOOK_SECRET: OWN_SECRET } });
 const { stack, api } = bench;
+/** The secret the Worker checks: the local forge's App keeps one beside it (scripts/forge/local-app.ts). */
+const SECRET = forgeWebhookSecret() ?? OWN_SECRET;
+
+function forgeWebhookSecret(): string | undefined {
+  const file = join(bench.stateDir, "forge", "app.json");
+  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { webhook_secret?: string }).webhook_secret : undefined;
+}
 /** An API call answering its status and JSON, as the claim helper takes it. */
 const call = async (method: string, path: string, body?: unknown) => {
   const res = await fetch(`${stack.apiUrl}${path}`, {
