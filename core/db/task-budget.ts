@@ -23,11 +23,7 @@ export const spendOfTaskRow = () => taskSpend(sql.raw(`"tasks"."id"`));
 
 /** The task's budget and spend now, in one statement; null when the task is gone. */
 export async function readTaskBudget(db: AnyDatabase, taskId: string): Promise<TaskBudget | null> {
-  const [row] = await db
-    .select({ limit: tasks.maxCostUsd, spent: spendOfTaskRow() })
-    .from(tasks)
-    .where(eq(tasks.id, taskId))
-    .limit(1);
+  const [row] = await db.select({ limit: tasks.maxCostUsd, spent: spendOfTaskRow() }).from(tasks).where(eq(tasks.id, taskId)).limit(1);
   if (!row) return null;
   return { limitUsd: row.limit === null ? null : Number(row.limit), spentUsd: Number(row.spent) };
 }

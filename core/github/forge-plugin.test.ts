@@ -2,8 +2,8 @@ import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Forge, startForge } from "../../scripts/forge/server";
 import { admin, pushBranch } from "../../scripts/forge/test-support";
-import { GitHubApp } from "./client";
 import { spendLine, withSpendLine } from "../tasks/budget";
+import { GitHubApp } from "./client";
 import { ForgePluginError, githubForge, graphqlUrl, MAX_BODY_CHARS } from "./forge-plugin";
 
 /** The forge plugin against the local forge, with a token the App mints for the task's repository. */

@@ -12,11 +12,15 @@ type Seeded = Awaited<ReturnType<typeof seedTaskGuild>>;
 async function endedRun(agentId: string, taskId: string, costs: string[], detail: string) {
   await withDb(async (db) => {
     const [run] = await db.insert(runs).values({ agentId, kind: "task", status: "completed" }).returning();
-    await db.insert(messages).values(
-      costs.map((cost, seq) => ({ runId: run!.id, seq, generation: 1, role: "assistant", payload: { role: "assistant", content: "ok" }, costUsd: cost })),
-    );
+    await db
+      .insert(messages)
+      .values(
+        costs.map((cost, seq) => ({ runId: run!.id, seq, generation: 1, role: "assistant", payload: { role: "assistant", content: "ok" }, costUsd: cost })),
+      );
     // A tool row carries no cost; it is not counted.
-    await db.insert(messages).values({ runId: run!.id, seq: costs.length, generation: 1, role: "tool", payload: { role: "tool", tool_call_id: "c", content: "x" } });
+    await db
+      .insert(messages)
+      .values({ runId: run!.id, seq: costs.length, generation: 1, role: "tool", payload: { role: "tool", tool_call_id: "c", content: "x" } });
     await db.insert(taskRuns).values({ taskId, runId: run!.id, outcome: "limit_reached", endedAt: new Date(), report: { outcome: "limit_reached", detail } });
   });
 }

@@ -1,6 +1,6 @@
 import * as z from "zod";
-import { TASK_OUTCOMES, TASK_STATUSES, type TaskStatus } from "../../core/tasks/outcome";
 import { MAX_TASK_BUDGET_USD, validBudget } from "../../core/tasks/budget";
+import { TASK_OUTCOMES, TASK_STATUSES, type TaskStatus } from "../../core/tasks/outcome";
 import { TASK_SETTING_DEFAULTS, TaskSettingsPatch } from "../../core/tasks/settings";
 import { idInput, oneLine } from "../../core/validation/fields";
 import { ListQuery, pageOf } from "../http/page.schema";
@@ -33,9 +33,7 @@ export const TaskCreate = z
 /** Body of `PATCH /api/tasks/:id`: the fields it names. */
 export const TaskUpdate = z
   .strictObject({
-    max_cost_usd: budget
-      .nullable()
-      .describe("The task's budget; null removes it. Raising it over the spend queues a task its budget stopped again"),
+    max_cost_usd: budget.nullable().describe("The task's budget; null removes it. Raising it over the spend queues a task its budget stopped again"),
   })
   .partial()
   .meta({ id: "TaskUpdate" });

@@ -142,7 +142,8 @@ export const taskRoutes = new Hono<AppEnv>()
     "/:id",
     operation({
       operationId: "updateTask",
-      summary: "Change the task: its budget (max_cost_usd). Raising it over the spend queues a task its budget stopped again; lowering it under the spend stops a running task's run at its next model call",
+      summary:
+        "Change the task: its budget (max_cost_usd). Raising it over the spend queues a task its budget stopped again; lowering it under the spend stops a running task's run at its next model call",
       tag: "Tasks",
       responses: { 200: ok("The task", Task) },
       notFound: "task",
