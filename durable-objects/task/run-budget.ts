@@ -6,6 +6,7 @@
  * run at its next model call.
  */
 import type { AnyDatabase } from "../../core/db/client";
+import { riding } from "../../core/db/outage";
 import { readTaskBudget } from "../../core/db/task-budget";
 import { budgetReached, type TaskBudget } from "../../core/tasks/budget";
 
@@ -14,9 +15,12 @@ export class RunBudget {
 
   constructor(private readonly taskId: string) {}
 
-  /** The task's budget and spend as the database has them now; whether the budget is reached. */
+  /**
+   * The task's budget and spend as the database has them now; whether the budget is reached.
+   * A short outage is ridden out as the run's writes ride it out.
+   */
   async refresh(db: AnyDatabase): Promise<boolean> {
-    const now = await readTaskBudget(db, this.taskId);
+    const now = await riding(() => readTaskBudget(db, this.taskId));
     if (now) Object.assign(this.figures, now);
     return budgetReached(this.figures);
   }
