@@ -41,6 +41,9 @@ export interface NewTask {
   description: string;
   baseBranch: string;
   allowForcePush: boolean;
+  /** The issue that filed it (a label or an @-mention), one task per issue of the repository. */
+  issueNumber?: number | null;
+  issueUrl?: string | null;
   /** The task's budget in USD (issue 33); none when absent. */
   maxCostUsd?: number | null;
 }
@@ -49,6 +52,7 @@ export interface NewTask {
  * Files a task under the repository's next number (OP-TASK-11). The counter's increment is
  * a data-modifying CTE of the insert itself: one statement, so concurrent filings take
  * distinct numbers and a failed insert takes none. Null when the repository is not the guild's.
+ * A second task for the same issue (tasks_repository_issue_unique) throws a unique violation.
  *
  * @example await createTask(db, { ...ids, fullName: "acme/web-app", title: "Fix it", description: "", baseBranch: "main", allowForcePush: false })
  */
@@ -60,10 +64,11 @@ export async function createTask(db: Database, task: NewTask): Promise<TaskView 
       where id = ${task.repositoryId} and guild_id = ${task.guildId}
       returning task_counter
     )
-    insert into ${tasks} (organisation_id, guild_id, agent_id, repository_id, number, key, title, description, base_branch, allow_force_push, max_cost_usd)
+    insert into ${tasks} (organisation_id, guild_id, agent_id, repository_id, number, key, title, description, base_branch, allow_force_push,
+      issue_number, issue_url, max_cost_usd)
     select ${task.organisationId}, ${task.guildId}, ${task.agentId}, ${task.repositoryId}, counter.task_counter,
       ${prefix} || counter.task_counter, ${task.title}, ${task.description}, ${task.baseBranch}, ${task.allowForcePush},
-      ${task.maxCostUsd == null ? null : task.maxCostUsd.toFixed(6)}::numeric
+      ${task.issueNumber ?? null}::integer, ${task.issueUrl ?? null}::text, ${task.maxCostUsd == null ? null : task.maxCostUsd.toFixed(6)}::numeric
     from counter
     returning id`);
   const id = inserted.rows[0]?.id;

@@ -25,6 +25,8 @@ export interface TaskForRun {
   allowForcePush: boolean;
   pullRequestNumber: number | null;
   pullRequestUrl: string | null;
+  /** The issue the task was filed from: its pull request says `Closes #<n>`. */
+  issueNumber: number | null;
   /** The repository's `owner/name`. */
   fullName: string;
   /** The GitHub installation the repository's tokens come from; null for a public or disconnected one. */
@@ -70,6 +72,7 @@ export async function readTaskForRun(db: Database, taskId: string): Promise<Task
     allowForcePush: task.allowForcePush,
     pullRequestNumber: task.pullRequestNumber,
     pullRequestUrl: task.pullRequestUrl,
+    issueNumber: task.issueNumber,
     fullName: row.fullName,
     installationId: row.installationId !== null && row.disconnectedAt === null ? row.installationId : null,
     identity: { name: row.agentName, email: row.authorEmail || `${task.agentId}@agents.guilds.run` },
