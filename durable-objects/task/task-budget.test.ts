@@ -1,3 +1,4 @@
+import { runInDurableObject } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { taskObject } from "../../bindings/objects";
@@ -7,6 +8,7 @@ import { call, seedGuild } from "../../test/workerd/seed";
 import { standInTaskBox } from "../../test/workerd/task-box";
 import { untilEnded } from "../../test/workerd/task-runs";
 import { testEnv, withDb } from "../../test/workerd/tasks";
+import type { TaskObject } from "./task-object";
 
 /**
  * A task's budget over real runs (issue 33): the task object drives each run with the agent's
@@ -55,6 +57,16 @@ async function taskUntil(token: string, id: string, done: (task: any) => boolean
   }
 }
 
+/**
+ * The task's object once its run's driver has let go (its ending written, the queue told):
+ * a start asked for before then waits for it, and gives up after 10 s.
+ */
+async function letGo(taskId: string) {
+  await runInDurableObject(taskObject(testEnv, taskId), async (object: TaskObject) => {
+    await object.driver?.done;
+  });
+}
+
 const reports = async (taskId: string) =>
   (await withDb((db) => db.select().from(taskRuns).where(eq(taskRuns.taskId, taskId)).orderBy(taskRuns.createdAt))).map((r) => ({
     outcome: r.outcome,
@@ -82,6 +94,7 @@ describe("a task's budget", () => {
     const stopped = await taskUntil(token, task.id, (t) => t.status === "limit_reached");
     expect(stopped).toMatchObject({ max_cost_usd: 0.001, spend_usd: 0.0012 });
     expect(stopped.runs.latest.report.detail).toBe("task.budget");
+    await letGo(task.id);
 
     // Raised over the spend: queued again at once, and the queue starts its next run, which goes on to complete.
     const raised = await call("PATCH", `/api/tasks/${task.id}`, { token, body: { max_cost_usd: 0.01 } });
@@ -114,6 +127,7 @@ describe("a task's budget", () => {
     expect(box.ran).toEqual(["task-prepare", "task-push", "task-finalize"]);
 
     // Now at its budget: the next run (a message queues it) ends before its box or a call.
+    await letGo(task.id);
     const sent = await call("POST", `/api/tasks/${task.id}/messages`, { token, body: { content: "Go on, please." } });
     expect(sent.status).toBe(202);
     await taskUntil(token, task.id, (t) => t.runs.total === 2 && t.status === "limit_reached" && t.runs.active === null, 20_000);
