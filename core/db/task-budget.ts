@@ -38,6 +38,26 @@ export async function setTaskBudget(db: AnyDatabase, taskId: string, limitUsd: n
   return updated.length > 0;
 }
 
+/** The statement's condition that the task its budget stopped (`limit_reached`, latest run's detail task.budget). */
+function stoppedByBudget(taskId: string): SQL {
+  return sql`status = 'limit_reached'
+      and (select tr.report->>'detail' from task_runs tr where tr.task_id = ${taskId}::uuid
+           order by tr.created_at desc, tr.id desc limit 1) = ${TASK_BUDGET}`;
+}
+
+/**
+ * Whether the task waits on its budget: stopped by it and still at it. A message to such a
+ * task waits for the raise that queues it (a run now could make no model call).
+ */
+export async function pausedByBudget(db: AnyDatabase, taskId: string): Promise<boolean> {
+  const found = await db
+    .select({ id: tasks.id })
+    .from(tasks)
+    .where(sql`id = ${taskId}::uuid and ${stoppedByBudget(taskId)} and max_cost_usd is not null and ${taskSpend(sql`${taskId}::uuid`)} >= max_cost_usd`)
+    .limit(1);
+  return found.length > 0;
+}
+
 /**
  * Queues the task again (queued_at now) when its budget stopped it and leaves room now: it is
  * `limit_reached`, its latest run ended with detail `task.budget`, and its spend is under its
@@ -47,9 +67,7 @@ export async function setTaskBudget(db: AnyDatabase, taskId: string, limitUsd: n
 export async function requeueUnderBudget(db: Database, taskId: string): Promise<boolean> {
   const moved = await db.execute(sql`
     update tasks set status = 'queued', queued_at = now(), resume_at = null, updated_at = now()
-    where id = ${taskId}::uuid and status = 'limit_reached'
-      and (select tr.report->>'detail' from task_runs tr where tr.task_id = ${taskId}::uuid
-           order by tr.created_at desc, tr.id desc limit 1) = ${TASK_BUDGET}
+    where id = ${taskId}::uuid and ${stoppedByBudget(taskId)}
       and (max_cost_usd is null or ${taskSpend(sql`${taskId}::uuid`)} < max_cost_usd)
     returning id`);
   return moved.rows.length > 0;

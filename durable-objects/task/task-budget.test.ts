@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { taskObject } from "../../bindings/objects";
 import { guildRepositories, taskRuns, tasks } from "../../core/db/schema";
+import { moveTask } from "../../core/db/task-rows";
 import { modelRequests, newAgent, script, toolCall } from "../../test/workerd/agents";
 import { call, seedGuild } from "../../test/workerd/seed";
 import { standInTaskBox } from "../../test/workerd/task-box";
@@ -126,10 +127,10 @@ describe("a task's budget", () => {
     expect(await modelRequests(model)).toHaveLength(1);
     expect(box.ran).toEqual(["task-prepare", "task-push", "task-finalize"]);
 
-    // Now at its budget: the next run (a message queues it) ends before its box or a call.
+    // Now at its budget: a run started anyway (as the queue starts a due task) ends before its box or a call.
     await letGo(task.id);
-    const sent = await call("POST", `/api/tasks/${task.id}/messages`, { token, body: { content: "Go on, please." } });
-    expect(sent.status).toBe(202);
+    await withDb((db) => moveTask(db, task.id, ["limit_reached"], "running"));
+    expect((await taskObject(testEnv, task.id).start(task.id)).ok).toBe(true);
     await taskUntil(token, task.id, (t) => t.runs.total === 2 && t.status === "limit_reached" && t.runs.active === null, 20_000);
     const all = await reports(task.id);
     expect(all.map((r) => [r.outcome, r.report.detail, r.report.usage.model_calls])).toEqual([

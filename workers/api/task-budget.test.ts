@@ -110,6 +110,25 @@ describe("a task's budget through the API", () => {
     }
   });
 
+  it("ISSUE-33: a message to a task its budget paused waits, undelivered, for the raise that queues it; to one with room it queues the task", async () => {
+    const paused = (await fileTask(org, { max_cost_usd: 0.001 })).json;
+    await endedRun(org.agentId, paused.id, ["0.001200"], "task.budget");
+    await withDb((db) => db.update(tasks).set({ status: "limit_reached" }).where(eq(tasks.id, paused.id)));
+    const sent = await call("POST", `/api/tasks/${paused.id}/messages`, { token: org.token, body: { content: "Go on once you can." } });
+    expect(sent.status).toBe(202);
+    expect(await read(org, paused.id)).toMatchObject({ status: "limit_reached" });
+    const listed = (await call("GET", `/api/tasks/${paused.id}/messages`, { token: org.token })).json.data;
+    expect(listed.map((m: { content: string; delivered_at: string | null }) => [m.content, m.delivered_at])).toEqual([["Go on once you can.", null]]);
+    expect((await patch(org, paused.id, { max_cost_usd: 0.01 })).json.status).toBe("queued");
+
+    // Stopped by its budget but with room again (raised in the database meanwhile): a message queues it as any other.
+    const roomy = (await fileTask(org, { max_cost_usd: 0.001 })).json;
+    await endedRun(org.agentId, roomy.id, ["0.001200"], "task.budget");
+    await withDb((db) => db.update(tasks).set({ status: "limit_reached", maxCostUsd: "1" }).where(eq(tasks.id, roomy.id)));
+    expect((await call("POST", `/api/tasks/${roomy.id}/messages`, { token: org.token, body: { content: "Go on." } })).status).toBe(202);
+    expect((await read(org, roomy.id)).status).toBe("queued");
+  });
+
   it("ISSUE-33: removing the budget queues a task its budget stopped; a task stopped by another limit stays", async () => {
     const budgeted = (await fileTask(org, { max_cost_usd: 0.001 })).json;
     await endedRun(org.agentId, budgeted.id, ["0.001200"], "task.budget");
