@@ -2,7 +2,8 @@
  * A task run's finalizing (TASK-022..024): the last push and the WIP snapshot in the box, the
  * volume saved and the box destroyed, the task run's outcome, workspace and report written,
  * the task's status from the outcome (core/tasks/outcome.ts), for a completed task its pull
- * request marked ready with the summary as a comment, and the organisation's queue woken.
+ * request marked ready with the summary as a comment, the organisation's queue woken, and the
+ * pull request's spend line brought up to date (spend-line.ts).
  * Each step that can fail is logged and passed: an ending is always written.
  */
 import { taskQueue } from "../../bindings/objects";
@@ -11,6 +12,7 @@ import { describeError, logEvent } from "../../core/output/log";
 import type { TaskBoxCommands } from "./box-commands";
 import type { RepositoryTokens } from "./repository-tokens";
 import type { Refusal, RunEnding } from "./run-driver";
+import { updateSpendLine } from "./spend-line";
 import type { TaskRooms } from "./task-rooms";
 
 export interface FinalizeInput {
@@ -72,6 +74,8 @@ export async function finalizeRun(input: FinalizeInput): Promise<void> {
   await taskQueue(context.env, task.organisationId)
     .wake(task.organisationId)
     .catch((error: unknown) => log("task.queue_wake", error));
+  // Issue 33: the pull request's spend line, after the queue heard (it never throws).
+  await updateSpendLine({ db, task, tokens: input.tokens, runId: input.runId, log: context.log });
 }
 
 /** TASK-024: the draft pull request becomes ready for review, with the agent's summary as a comment. */

@@ -1339,7 +1339,8 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change the task: its budget (max_cost_usd). Raising it over the spend queues a task its budget stopped again; lowering it under the spend stops a running task's run at its next model call */
+        patch: operations["updateTask"];
         trace?: never;
     };
     "/api/tasks/{id}/runs": {
@@ -1869,6 +1870,10 @@ export interface components {
             /** Format: date-time */
             queued_at: string;
             auto_resumes: number;
+            /** @description The task's budget in USD; null: none */
+            max_cost_usd: number | null;
+            /** @description What all the task's runs spent on model calls, in USD */
+            spend_usd: number;
             pull_request: {
                 number: number;
                 url: string;
@@ -1905,6 +1910,8 @@ export interface components {
              * @default false
              */
             allow_force_push?: boolean;
+            /** @description The task's budget: reaching it ends the run limit_reached, its work pushed; none when absent */
+            max_cost_usd?: number;
         };
         TaskPage: {
             data: components["schemas"]["Task"][];
@@ -3338,6 +3345,10 @@ export interface components {
             /** Format: date-time */
             queued_at: string;
             auto_resumes: number;
+            /** @description The task's budget in USD; null: none */
+            max_cost_usd: number | null;
+            /** @description What all the task's runs spent on model calls, in USD */
+            spend_usd: number;
             pull_request: {
                 number: number;
                 url: string;
@@ -3383,6 +3394,10 @@ export interface components {
         };
         /** @enum {string} */
         TaskOutcome: "completed" | "end_turn" | "handed_off" | "blocked" | "rate_limited" | "limit_reached" | "sandbox_lost" | "connect_timeout" | "provisioning_failed" | "cancelled" | "failed";
+        TaskUpdate: {
+            /** @description The task's budget; null removes it. Raising it over the spend queues a task its budget stopped again */
+            max_cost_usd?: number | null;
+        };
         TaskRunPage: {
             data: components["schemas"]["TaskRun"][];
             /** @description Pass as ?cursor= for the next page; null on the last page */
@@ -8130,6 +8145,57 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description No such task in the caller's organisation (task.not_found) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    updateTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The task's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskUpdate"];
+            };
+        };
+        responses: {
+            /** @description The task */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such task in the caller's organisation (task.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Invalid body fields (validation.failed; each named in details.fields) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
