@@ -4,9 +4,11 @@
  * The message is stored first; then a waiting, blocked, in-review or closed task is queued
  * again (QUEUED_BY_MESSAGE) and the organisation's queue woken, or a running task's object is
  * told so its run takes the message at the next turn boundary. A queued or rate-limited task
- * is due already: its next run delivers the message, and it keeps its place in line.
+ * is due already: its next run delivers the message, and it keeps its place in line. A task
+ * its budget paused stays paused: the raise that queues it delivers the message (issue 33).
  */
 import type { AnyDatabase } from "../core/db/client";
+import { pausedByBudget } from "../core/db/task-budget";
 import { findTask, insertTaskMessage, moveTask, type TaskMessageRow, type TaskRow } from "../core/db/task-rows";
 import { logEvent } from "../core/output/log";
 import { platformRedactor } from "../core/output/redaction";
@@ -35,7 +37,8 @@ export async function wakeQueue(env: Env, organisationId: string): Promise<void>
  */
 export async function sendTaskMessage(env: Env, db: AnyDatabase, task: TaskRow, content: string): Promise<TaskMessageRow> {
   const message = await insertTaskMessage(db, task.id, content);
-  const queued = await moveTask(db, task.id, QUEUED_BY_MESSAGE, "queued", { resumeAt: null, queuedAt: "now", closedAt: null });
+  const from = (await pausedByBudget(db, task.id)) ? QUEUED_BY_MESSAGE.filter((s) => s !== "limit_reached") : QUEUED_BY_MESSAGE;
+  const queued = await moveTask(db, task.id, from, "queued", { resumeAt: null, queuedAt: "now", closedAt: null });
   if (queued) {
     await wakeQueue(env, task.organisationId);
   } else if ((await findTask(db, task.organisationId, task.id))?.status === "running") {

@@ -1,9 +1,10 @@
-import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import { keyPrefix } from "../tasks/key";
 import type { TaskStatus } from "../tasks/outcome";
 import type { AnyDatabase, Database } from "./client";
 import { guildRepositories, taskMessages, taskRuns, tasks } from "./schema";
+import { spendOfTaskRow } from "./task-budget";
 
 /**
  * The tasks as the API files and reads them (TASK-001..008, TASK-019): filing a task with its
@@ -16,6 +17,11 @@ import { guildRepositories, taskMessages, taskRuns, tasks } from "./schema";
 export type TaskRow = typeof tasks.$inferSelect;
 export type TaskRunRow = typeof taskRuns.$inferSelect;
 export type TaskMessageRow = typeof taskMessages.$inferSelect;
+/** A task as the API answers it: its row and what all its runs spent (a numeric, as text). */
+export type TaskView = TaskRow & { spendUsd: string };
+
+/** The task's columns and its spend, for a select from `tasks`. */
+const taskView = () => ({ ...getTableColumns(tasks), spendUsd: spendOfTaskRow() });
 
 /** A keyset page as workers/http/pagination.ts `listPage` gives it: newest first on (created_at, id). */
 export interface KeysetPage {
@@ -38,6 +44,8 @@ export interface NewTask {
   /** The issue that filed it (a label or an @-mention), one task per issue of the repository. */
   issueNumber?: number | null;
   issueUrl?: string | null;
+  /** The task's budget in USD (issue 33); none when absent. */
+  maxCostUsd?: number | null;
 }
 
 /**
@@ -48,7 +56,7 @@ export interface NewTask {
  *
  * @example await createTask(db, { ...ids, fullName: "acme/web-app", title: "Fix it", description: "", baseBranch: "main", allowForcePush: false })
  */
-export async function createTask(db: Database, task: NewTask): Promise<TaskRow | null> {
+export async function createTask(db: Database, task: NewTask): Promise<TaskView | null> {
   const prefix = `${keyPrefix(task.fullName)}-`;
   const inserted = await db.execute(sql`
     with counter as (
@@ -56,20 +64,21 @@ export async function createTask(db: Database, task: NewTask): Promise<TaskRow |
       where id = ${task.repositoryId} and guild_id = ${task.guildId}
       returning task_counter
     )
-    insert into ${tasks} (organisation_id, guild_id, agent_id, repository_id, number, key, title, description, base_branch, allow_force_push, issue_number, issue_url)
+    insert into ${tasks} (organisation_id, guild_id, agent_id, repository_id, number, key, title, description, base_branch, allow_force_push,
+      issue_number, issue_url, max_cost_usd)
     select ${task.organisationId}, ${task.guildId}, ${task.agentId}, ${task.repositoryId}, counter.task_counter,
       ${prefix} || counter.task_counter, ${task.title}, ${task.description}, ${task.baseBranch}, ${task.allowForcePush},
-      ${task.issueNumber ?? null}::integer, ${task.issueUrl ?? null}::text
+      ${task.issueNumber ?? null}::integer, ${task.issueUrl ?? null}::text, ${task.maxCostUsd == null ? null : task.maxCostUsd.toFixed(6)}::numeric
     from counter
     returning id`);
   const id = inserted.rows[0]?.id;
   return typeof id === "string" ? findTask(db, task.organisationId, id) : null;
 }
 
-/** The organisation's task with this id, or null (another organisation's is null too). */
-export async function findTask(db: AnyDatabase, organisationId: string, id: string): Promise<TaskRow | null> {
+/** The organisation's task with this id and its spend, or null (another organisation's is null too). */
+export async function findTask(db: AnyDatabase, organisationId: string, id: string): Promise<TaskView | null> {
   const [row] = await db
-    .select()
+    .select(taskView())
     .from(tasks)
     .where(and(eq(tasks.id, id), eq(tasks.organisationId, organisationId)))
     .limit(1);
@@ -77,9 +86,9 @@ export async function findTask(db: AnyDatabase, organisationId: string, id: stri
 }
 
 /** A page of the guild's tasks, newest first, of the given statuses (all when empty). */
-export async function listTasks(db: AnyDatabase, guildId: string, statuses: readonly TaskStatus[], page: KeysetPage): Promise<TaskRow[]> {
+export async function listTasks(db: AnyDatabase, guildId: string, statuses: readonly TaskStatus[], page: KeysetPage): Promise<TaskView[]> {
   return db
-    .select()
+    .select(taskView())
     .from(tasks)
     .where(and(eq(tasks.guildId, guildId), statuses.length ? inArray(tasks.status, [...statuses]) : undefined, page.where(tasks.createdAt, tasks.id)))
     .orderBy(...page.order(tasks.createdAt, tasks.id))

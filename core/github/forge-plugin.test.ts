@@ -2,6 +2,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Forge, startForge } from "../../scripts/forge/server";
 import { admin, pushBranch } from "../../scripts/forge/test-support";
+import { spendLine, withSpendLine } from "../tasks/budget";
 import { GitHubApp } from "./client";
 import { ForgePluginError, githubForge, graphqlUrl, MAX_BODY_CHARS } from "./forge-plugin";
 
@@ -170,5 +171,24 @@ describe("githubForge (TASK-018, TASK-024)", () => {
     expect(graphqlUrl("https://api.github.com")).toBe("https://api.github.com/graphql");
     expect(graphqlUrl("https://ghe.example.com/api/v3/")).toBe("https://ghe.example.com/api/graphql");
     expect(graphqlUrl("http://127.0.0.1:4000/api")).toBe("http://127.0.0.1:4000/api/graphql");
+  });
+});
+
+describe("githubForge: the pull request's description (issue 33)", () => {
+  it("ISSUE-33: the description reads and is replaced in place; the spend line goes in without touching the rest", async () => {
+    await pushBranch(forge.gitUrl, "acme/gadgets", (await app().mintRepositoryToken(installationId, "acme/gadgets")).token, "factory/task/GAD-1");
+    const plugin = githubForge({ apiUrl: forge.apiUrl, token: (await app().mintRepositoryToken(installationId, "acme/gadgets")).token });
+    const pr = await plugin.openDraftPR({ fullName: "acme/gadgets", head: "factory/task/GAD-1", base: "main", title: "GAD-1", body: "Fix the gadget.\n" });
+    expect(await plugin.pullBody({ fullName: "acme/gadgets", number: pr.number })).toBe("Fix the gadget.\n");
+    const first = withSpendLine(await plugin.pullBody({ fullName: "acme/gadgets", number: pr.number }), spendLine(0.0012, 0.001));
+    await plugin.updateBody({ fullName: "acme/gadgets", number: pr.number, body: first });
+    const second = withSpendLine(await plugin.pullBody({ fullName: "acme/gadgets", number: pr.number }), spendLine(0.0036, 0.01));
+    await plugin.updateBody({ fullName: "acme/gadgets", number: pr.number, body: second });
+    const [pull] = (await admin(forge.adminUrl, "GET", "/repos/acme/gadgets/pulls")).json.pulls;
+    expect(pull.body).toBe("Fix the gadget.\n\nSpend: $0.0036 of $0.01 budget");
+    // A token that cannot reach the repository is refused with the forge's status, never the token.
+    const error = await failure(githubForge({ apiUrl: forge.apiUrl, token }).updateBody({ fullName: "acme/gadgets", number: pr.number, body: "x" }));
+    expect(error.status).not.toBeNull();
+    expect(error.message).not.toContain(token);
   });
 });

@@ -7,6 +7,8 @@
  * - `markReady` when the task completes (TASK-024): GraphQL `markPullRequestReadyForReview`
  *   (REST has no way to leave draft). Idempotent: a pull already ready is done.
  * - `comment`: a conversation comment (REST `POST /issues/:n/comments`), e.g. the summary.
+ * - `pullBody` / `updateBody`: the pull request's description (REST `GET|PATCH /pulls/:n`),
+ *   e.g. its spend line (issue 33).
  * The GraphQL endpoint is derived from the REST base (GITHUB_API_URL, github.com's by
  * default), see `graphqlUrl`. A rate limit, no answer or a 5xx is tried again as retry.ts
  * says (a comment, whose repeat could post twice, only after a rate limit); a repository
@@ -37,6 +39,10 @@ export interface ForgePlugin {
   /** `nodeId` may be empty: it is then read from the pull request. */
   markReady(input: { fullName: string; number: number; nodeId: string }): Promise<void>;
   comment(input: { fullName: string; number: number; body: string }): Promise<void>;
+  /** The pull request's description ("" when it has none). */
+  pullBody(input: { fullName: string; number: number }): Promise<string>;
+  /** Replaces the pull request's description. */
+  updateBody(input: { fullName: string; number: number; body: string }): Promise<void>;
 }
 
 export interface GitHubForgeOptions {
@@ -177,6 +183,17 @@ export function githubForge(options: GitHubForgeOptions): ForgePlugin {
       // Not sent again after a 5xx: the first may have been posted.
       await answerJson<unknown>(await request("POST", `${repoPath(fullName)}/issues/${number}/comments`, what, { body: clip(body) }, false), 201, what);
     },
+
+    async pullBody({ fullName, number }) {
+      const pull = await readPull(fullName, number);
+      return typeof pull.body === "string" ? pull.body : "";
+    },
+
+    async updateBody({ fullName, number, body }) {
+      const what = `updating the description of pull request #${number} of ${fullName}`;
+      // The same body sent twice is the same description: safe to repeat.
+      await answerJson<unknown>(await request("PATCH", `${repoPath(fullName)}/pulls/${number}`, what, { body: clip(body) }), 200, what);
+    },
   };
 }
 
@@ -185,6 +202,7 @@ interface PullJson {
   html_url?: unknown;
   node_id?: unknown;
   draft?: unknown;
+  body?: unknown;
 }
 
 interface GraphQLAnswer {

@@ -42,6 +42,8 @@ export const LIMIT_ERRORS: ReadonlySet<string> = new Set([
   "generation.max_input_tokens",
   "generation.max_chain",
   "usage.spend_limit",
+  // The task's own budget (issue 33): the run pauses, its work pushed, until the budget is raised.
+  "task.budget",
   // A harness's own limits (Claude Code's turns per prompt, its context): TASK-028.
   "harness.max_turns",
   "harness.context_limit",

@@ -3,7 +3,8 @@
  * volume saved and the box destroyed, the task run's outcome, workspace and report written,
  * the task's status from the outcome (core/tasks/outcome.ts), for a completed task its pull
  * request marked ready with the summary as a comment (once its checks pass: ready-when-green.ts),
- * and the organisation's queue woken.
+ * the organisation's queue woken, and the pull request's spend line brought up to date
+ * (spend-line.ts).
  * Each step that can fail is logged and passed: an ending is always written.
  */
 import { checksReader } from "../../bindings/checks";
@@ -16,6 +17,7 @@ import { markPullRequestReady } from "./pull-ready";
 import { readyWhenGreen } from "./ready-when-green";
 import type { RepositoryTokens } from "./repository-tokens";
 import type { Refusal, RunEnding } from "./run-driver";
+import { updateSpendLine } from "./spend-line";
 import type { TaskRooms } from "./task-rooms";
 
 export interface FinalizeInput {
@@ -82,6 +84,8 @@ export async function finalizeRun(input: FinalizeInput): Promise<void> {
   await taskQueue(context.env, task.organisationId)
     .wake(task.organisationId)
     .catch((error: unknown) => log("task.queue_wake", error));
+  // Issue 33: the pull request's spend line, after the queue heard (it never throws).
+  await updateSpendLine({ db, task, tokens: input.tokens, runId: input.runId, log: context.log });
 }
 
 /** TASK-024: the draft pull request becomes ready for review, with the agent's summary as a comment. */

@@ -12,6 +12,7 @@ import { markConnected, setPullRequest, undeliveredMessages } from "../../core/d
 import { describeError, logEvent } from "../../core/output/log";
 import { countRowTokens } from "../../core/projection/token-count";
 import type { ChatPayload } from "../../core/projection/types";
+import { TASK_BUDGET } from "../../core/tasks/budget";
 import { CLAUDE_CODE_VERSION } from "../../core/tasks/harness";
 import { taskBranch } from "../../core/tasks/key";
 import type { TaskOutcome } from "../../core/tasks/outcome";
@@ -27,6 +28,7 @@ import { TaskBoxCommands } from "./box-commands";
 import type { GatewayTurn } from "./claude-code/gateway-turn";
 import { type ClaudeCodeRun, claudeCodeHarness, type HarnessSession } from "./claude-code/harness";
 import type { RepositoryTokens } from "./repository-tokens";
+import { RunBudget } from "./run-budget";
 import type { TaskRooms } from "./task-rooms";
 import { deliverAsRow, TaskWait } from "./turn-boundary";
 
@@ -81,9 +83,12 @@ export class TaskRunDriver {
   private readonly harness: ReturnType<typeof claudeCodeHarness> | null = null;
   /** The model gateway's side of the harness turn in flight. */
   private serving: GatewayTurn | null = null;
+  /** The task's budget, checked before each model call of either harness (issue 33). */
+  private readonly budget: RunBudget;
 
   constructor(private readonly deps: DriverDeps) {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    this.budget = new RunBudget(deps.task.id);
     if (deps.claudeCode) {
       const attachments = deps.rooms.context.env.ATTACHMENTS;
       this.harness = claudeCodeHarness({
@@ -130,6 +135,11 @@ export class TaskRunDriver {
     this.wait.wake("stop");
   }
 
+  /** A person changed the task's budget: the next model call is checked against it. */
+  budgetChanged(limitUsd: number | null): void {
+    this.budget.changed(limitUsd);
+  }
+
   /** The gateway refused a push (TASK-014): shown in the transcript at the turn's end. */
   refused(refusal: Refusal): void {
     this.pendingRefusals.push(refusal);
@@ -156,6 +166,8 @@ export class TaskRunDriver {
   private async run(): Promise<RunEnding> {
     const { context } = this.deps.rooms;
     await tokenCounterReady(context.env);
+    // A task already at its budget ends at once, before a box or a model call (issue 33).
+    if (await this.budget.refresh(context.database.db())) return { outcome: "limit_reached", detail: TASK_BUDGET };
     const access = await this.provision();
     if (!access.ok) return access.ending;
     const prepared = await this.prepare(access.access);
@@ -223,6 +235,7 @@ export class TaskRunDriver {
     const { context } = rooms;
     const claimed = await context.lock.claim(session.runId, session.facts.generation);
     if (!claimed.ok) throw new Error("the task's generation lock is held by another generation");
+    await this.budget.refresh(context.database.db());
     let completed: string | null = null;
     let question: { question: string; blocking: boolean } | null = null;
     try {
@@ -235,6 +248,7 @@ export class TaskRunDriver {
           given.redactor = given.redactor.withSecrets([{ name: "GATEWAY_CREDENTIAL", value: this.deps.credential }]);
           // The agent's commands start in the task's workspace.
           if (given.sandbox) given.sandbox = inWorkspace(given.sandbox);
+          given.budget = this.budget.figures;
           given.task = {
             complete: (summary) => {
               completed = summary;

@@ -201,6 +201,11 @@ export class TaskControl {
     if (status) this.#rooms.stream.status(taskId, status);
   }
 
+  /** A person changed the task's budget (issue 33): the active run checks its next model call against it. */
+  async budgetChanged(taskId: string, limitUsd: number | null): Promise<void> {
+    if (this.#driver?.taskId === taskId) this.#driver.budgetChanged(limitUsd);
+  }
+
   /** A person cancelled the task or marked it done: the active run ends with outcome cancelled (TASK-030). */
   async stop(taskId: string): Promise<void> {
     await this.#recover();

@@ -66,6 +66,11 @@ export class TaskObject extends DurableObject<Env> {
     this.#control.checksRead(taskId, checks, status);
   }
 
+  /** A person changed the task's budget (issue 33): the active run checks its next model call against it. */
+  budgetChanged(taskId: string, limitUsd: number | null): Promise<void> {
+    return this.#control.budgetChanged(taskId, limitUsd);
+  }
+
   /** A person cancelled the task or marked it done: the active run ends with outcome cancelled (TASK-030). */
   stop(taskId: string): Promise<void> {
     return this.#control.stop(taskId);

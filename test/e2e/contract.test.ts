@@ -474,6 +474,9 @@ describe("API contract: every documented operation through the typed client", ()
     const taskPath = { params: { path: { id: task.id } } };
     await expectAnswer(api.GET("/api/tasks/{id}", taskPath), 200);
     await expectAnswer(api.GET("/api/tasks/{id}", { params: { path: { id: unknownId } } }), 404);
+    expect((await expectAnswer(api.PATCH("/api/tasks/{id}", { ...taskPath, body: { max_cost_usd: 5 } }), 200)).max_cost_usd).toBe(5);
+    await expectAnswer(api.PATCH("/api/tasks/{id}", { ...taskPath, body: { max_cost_usd: -1 } }), 422);
+    await expectAnswer(api.PATCH("/api/tasks/{id}", { params: { path: { id: unknownId } }, body: { max_cost_usd: 5 } }), 404);
     await expectAnswer(api.POST("/api/tasks/{id}/messages", { ...taskPath, body: { content: "Contract message" } }), 202);
     await expectAnswer(api.POST("/api/tasks/{id}/messages", { ...taskPath, body: { content: "" } }), 422);
     await expectAnswer(api.GET("/api/tasks/{id}/messages", taskPath), 200);

@@ -12,6 +12,8 @@ export const BOX_FILES: ReadonlyArray<readonly [path: string, seconds: number]> 
   ["test/e2e/tasks.test.ts", 82],
   ["test/e2e/task-turns.test.ts", 130],
   ["test/e2e/claude-code.test.ts", 75],
+  // Not timed yet: two task runs of one box each, about a third of tasks.test.ts's three.
+  ["test/e2e/task-budget.test.ts", 60],
   ["test/e2e/hostile-push.test.ts", 60],
   ["test/e2e/sandbox-lifecycle.test.ts", 75],
   ["test/e2e/scripts.test.ts", 57],

@@ -74,6 +74,7 @@ export const guildTaskRoutes = new Hono<AppEnv>()
         description: body.description,
         baseBranch: body.base_branch ?? repository.defaultBranch,
         allowForcePush: body.allow_force_push,
+        maxCostUsd: body.max_cost_usd ?? null,
       });
       // The repository was removed between the read and the insert.
       if (!task) throw fieldError("repository_id", "no such repository in the guild");

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { TaskChecks } from "../../core/events/streams";
+import { MAX_TASK_BUDGET_USD, validBudget } from "../../core/tasks/budget";
 import { TASK_OUTCOMES, TASK_STATUSES, type TaskStatus } from "../../core/tasks/outcome";
 import { TASK_SETTING_DEFAULTS, TaskSettingsPatch } from "../../core/tasks/settings";
 import { idInput, oneLine } from "../../core/validation/fields";
@@ -11,6 +12,12 @@ import { branchName } from "./repositories.schema";
 export const TaskStatusSchema = z.enum(TASK_STATUSES).meta({ id: "TaskStatus" });
 export const TaskOutcomeSchema = z.enum(TASK_OUTCOMES).meta({ id: "TaskOutcome" });
 
+/** A task's budget (issue 33): what all its runs may spend on model calls together. */
+const budget = z
+  .number()
+  .refine(validBudget, `must be a positive amount of USD, at most ${MAX_TASK_BUDGET_USD}, with at most 6 decimals`)
+  .describe(`USD all the task's runs may spend on model calls together: positive, at most ${MAX_TASK_BUDGET_USD}, up to 6 decimals`);
+
 /** Body of `POST /api/guilds/:id/tasks`. */
 export const TaskCreate = z
   .strictObject({
@@ -20,8 +27,17 @@ export const TaskCreate = z
     repository_id: idInput().describe("A repository of the guild"),
     base_branch: branchName.optional().describe("The branch the task starts from and its pull request targets; the repository's default branch when absent"),
     allow_force_push: z.boolean().default(false).describe("Whether pushes may rewrite the task branch's published history"),
+    max_cost_usd: budget.optional().describe("The task's budget: reaching it ends the run limit_reached, its work pushed; none when absent"),
   })
   .meta({ id: "TaskCreate" });
+
+/** Body of `PATCH /api/tasks/:id`: the fields it names. */
+export const TaskUpdate = z
+  .strictObject({
+    max_cost_usd: budget.nullable().describe("The task's budget; null removes it. Raising it over the spend queues a task its budget stopped again"),
+  })
+  .partial()
+  .meta({ id: "TaskUpdate" });
 
 const statusList = z
   .string()
@@ -58,6 +74,8 @@ export const Task = z
     resume_at: z.iso.datetime().nullable().describe("Due no sooner than this (a rate limit's reset, a retry's delay)"),
     queued_at: z.iso.datetime(),
     auto_resumes: z.int(),
+    max_cost_usd: z.number().nullable().describe("The task's budget in USD; null: none"),
+    spend_usd: z.number().describe("What all the task's runs spent on model calls, in USD"),
     pull_request: z.object({ number: z.int(), url: z.string() }).nullable(),
     checks: TaskChecks.nullable().describe("The checks of the branch's head when they were last read; null before any"),
     awaiting_checks: z.boolean().describe("The task completed and waits for its checks: its pull request is marked ready when they pass"),

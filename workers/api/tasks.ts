@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { taskObject } from "../../bindings/objects";
-import { sendTaskMessage } from "../../bindings/task-messages";
+import { sendTaskMessage, wakeQueue } from "../../bindings/task-messages";
 import type { Database } from "../../core/db/client";
 import {
   findTask,
@@ -8,8 +8,8 @@ import {
   listTaskRuns,
   moveTask,
   type TaskMessageRow,
-  type TaskRow,
   type TaskRunRow,
+  type TaskView,
   taskRunsSummary,
 } from "../../core/db/task-rows";
 import { shownChecks } from "../../core/tasks/checks";
@@ -23,7 +23,8 @@ import { notFound, settle } from "../http/errors";
 import { ListQuery } from "../http/page.schema";
 import { listPage } from "../http/pagination";
 import { TaskEvent } from "./events.schema";
-import { Task, TaskDetail, TaskMessage, TaskMessageCreate, TaskMessagePage, TaskRunPage } from "./tasks.schema";
+import { updateTaskBudget } from "./task-budget";
+import { Task, TaskDetail, TaskMessage, TaskMessageCreate, TaskMessagePage, TaskRunPage, TaskUpdate } from "./tasks.schema";
 
 /**
  * `/api/tasks/:id`: a task, its runs and messages, and what a person does to it: send a
@@ -37,7 +38,7 @@ export { wakeQueue } from "../../bindings/task-messages";
 
 const iso = (at: Date | null) => (at ? at.toISOString() : null);
 
-export const toTask = (row: TaskRow) => ({
+export const toTask = (row: TaskView) => ({
   id: row.id,
   key: row.key,
   number: row.number,
@@ -54,6 +55,8 @@ export const toTask = (row: TaskRow) => ({
   resume_at: iso(row.resumeAt),
   queued_at: row.queuedAt.toISOString(),
   auto_resumes: row.autoResumes,
+  max_cost_usd: row.maxCostUsd === null ? null : Number(row.maxCostUsd),
+  spend_usd: Number(row.spendUsd),
   pull_request: row.pullRequestNumber !== null && row.pullRequestUrl !== null ? { number: row.pullRequestNumber, url: row.pullRequestUrl } : null,
   checks: shownChecks(row.checks),
   awaiting_checks: row.awaitingChecks,
@@ -85,24 +88,24 @@ export const toTaskMessage = (row: TaskMessageRow) => ({
 });
 
 /** The caller's task with this id, or 404 task.not_found (another organisation's too). */
-export async function ownedTask(db: Database, organisationId: string, id: string): Promise<TaskRow> {
+export async function ownedTask(db: Database, organisationId: string, id: string): Promise<TaskView> {
   if (!isUuid(id)) throw notFound("task");
   const task = await findTask(db, organisationId, id);
   if (!task) throw notFound("task");
   return task;
 }
 
-/** The task as it is now, after a move someone else may have made first. */
-const current = async (db: Database, task: TaskRow) => (await findTask(db, task.organisationId, task.id)) ?? task;
+/** The task as it is now, after a move (its own, or one someone else made first). */
+const current = async (db: Database, task: TaskView) => (await findTask(db, task.organisationId, task.id)) ?? task;
 
 /**
  * Cancel and done (TASK-030): the task closes as `status` when its status is one of `from`,
  * and its active run stops; otherwise it is answered as it is.
  */
-async function close(env: AppEnv["Bindings"], db: Database, task: TaskRow, from: readonly TaskStatus[], status: "cancelled" | "completed"): Promise<TaskRow> {
+async function close(env: AppEnv["Bindings"], db: Database, task: TaskView, from: readonly TaskStatus[], status: "cancelled" | "completed"): Promise<TaskView> {
   const moved = await moveTask(db, task.id, from, status, { closedAt: "now", resumeAt: null });
   if (moved) await taskObject(env, task.id).stop(task.id);
-  return moved ?? (await current(db, task));
+  return current(db, task);
 }
 
 export const taskRoutes = new Hono<AppEnv>()
@@ -124,6 +127,29 @@ export const taskRoutes = new Hono<AppEnv>()
         ...toTask(task),
         runs: { total: runs.total, active: runs.active && toTaskRun(runs.active), latest: runs.latest && toTaskRun(runs.latest) },
       });
+    },
+  )
+  .patch(
+    "/:id",
+    operation({
+      operationId: "updateTask",
+      summary:
+        "Change the task: its budget (max_cost_usd). Raising it over the spend queues a task its budget stopped again; lowering it under the spend stops a running task's run at its next model call",
+      tag: "Tasks",
+      responses: { 200: ok("The task", Task) },
+      notFound: "task",
+      body: true,
+    }),
+    pathId("task"),
+    jsonBody(TaskUpdate),
+    async (c) => {
+      const db = c.get("db");
+      const task = await ownedTask(db, c.get("organisationId"), c.req.valid("param").id);
+      const body = c.req.valid("json");
+      if (body.max_cost_usd !== undefined && (await updateTaskBudget(c.env, db, task, body.max_cost_usd)).requeued) {
+        await wakeQueue(c.env, task.organisationId);
+      }
+      return c.json(toTask(await current(db, task)));
     },
   )
   .get(

@@ -14,6 +14,7 @@ import type { ChatPayload, StoredRow } from "../../../core/projection/types";
 import { providerErrorMessage } from "../../../core/providers/provider-error";
 import { chainFull, HANDOFF_TOOL_RESULT, handoffDue, handoffRequest, MAX_CHAIN_RUNS } from "../../../core/runs/chain";
 import { statusAfterGeneration } from "../../../core/runs/rules";
+import { addSpend, budgetReached, budgetReachedMessage, TASK_BUDGET, type TaskBudget } from "../../../core/tasks/budget";
 import { MEMORY_REMINDER, MEMORY_WRITE } from "../../../core/tools/memory";
 import { runTool } from "../../../core/tools/registry";
 import { storedToolCalls } from "../../../core/tools/secrets";
@@ -60,6 +61,8 @@ export interface GenerationInputs {
   redactor: Redactor;
   pricing: Pricing;
   spend: { limitUsd: number | null; monthCostUsd: number; reservedUsd: number };
+  /** A task run's budget figures (issue 33): checked before each model call, brought up to date by each reply. */
+  budget?: TaskBudget;
   /** Where a tool's image (a browser screenshot) is kept for the model; none: the result says it was not kept. */
   toolImages?: ToolImageStore;
   /** Attachment hydration for the provider request (ATT-004); identity when none. */
@@ -104,6 +107,10 @@ export async function runGeneration(context: RunContext, inputs: GenerationInput
     for (let step = 1; step <= stepsAllowed; step++) {
       if (spendReached(inputs.spend)) {
         fail("usage.spend_limit", limitReachedMessage(inputs.spend.limitUsd!));
+        break;
+      }
+      if (inputs.budget && budgetReached(inputs.budget)) {
+        fail(TASK_BUDGET, budgetReachedMessage(inputs.budget));
         break;
       }
       const stepStarted = context.now();
@@ -385,6 +392,7 @@ export async function commitReply(context: RunContext, inputs: GenerationInputs,
     const committed = await commitAssistantRow(db, row, scope, figures);
     inputs.spend.monthCostUsd = committed.monthCostUsd;
     inputs.spend.reservedUsd = committed.reservedUsd;
+    if (inputs.budget) addSpend(inputs.budget, priced.cost);
     return committed.row;
   });
 }

@@ -2,6 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { readOpeningState } from "../../../core/db/agent-state";
 import { MessageAccumulator } from "../../../core/model-gateway/message-stream";
+import type { TaskBudget } from "../../../core/tasks/budget";
 import { modelRequests, newAgent, objectOf, rows, script, toolCall } from "../../../test/workerd/agents";
 import { call, seedGuild, seedOrganisation } from "../../../test/workerd/seed";
 import type { AgentObject } from "../../agent/agent-object";
@@ -30,7 +31,7 @@ function harnessCall(messages: unknown[], stream = true) {
  * Opens a run on the agent's own object and serves the harness calls `calls` makes through
  * one gateway turn, as the task object does while Claude Code runs in the box.
  */
-async function gatewayTurn(agentId: string, api: ModelApi, calls: (turn: GatewayTurn) => Promise<void>) {
+async function gatewayTurn(agentId: string, api: ModelApi, calls: (turn: GatewayTurn) => Promise<void>, budget?: TaskBudget) {
   return runInDurableObject(objectOf(agentId), async (object: AgentObject) => {
     const { context } = object.rooms;
     const runId = crypto.randomUUID();
@@ -44,6 +45,8 @@ async function gatewayTurn(agentId: string, api: ModelApi, calls: (turn: Gateway
     });
     const inputs = await generationInputs(context, opened!.session, 1, new AbortController().signal);
     if (!inputs.ok) throw new Error(inputs.error.message);
+    // A task run's budget figures, as its driver sets them on the turn's inputs.
+    if (budget) inputs.generation.budget = budget;
     const kept: string[] = [];
     const turn = new GatewayTurn({
       context,
@@ -162,6 +165,30 @@ describe("the model gateway's turn", () => {
       expect(refused.status).toBe(400);
     });
     expect(errors.map((e) => e.code)).toEqual(["usage.spend_limit"]);
+    expect(await modelRequests(agent.model)).toHaveLength(1);
+  });
+
+  it("ISSUE-33: a call over the task's budget is refused before the provider and the turn ends task.budget; the call that crossed it was the last", async () => {
+    const agent = await newAgent(token, guildId, { coding: true });
+    // 1000 in and 100 out cost 0.0012 USD at mock-model's prices: over a 0.001 budget.
+    await script(agent.model, [{ content: "crossing", usage: { prompt_tokens: 1000, completion_tokens: 100 } }, { content: "never" }]);
+    const budget: TaskBudget = { limitUsd: 0.001, spentUsd: 0 };
+    const { errors } = await gatewayTurn(
+      agent.id,
+      "openai",
+      async (turn) => {
+        const first = await turn.relay(harnessCall([{ role: "user", content: "work" }]));
+        expect(first.status).toBe(200);
+        // The box reads the whole reply; its row (and its cost) is written then.
+        await first.text();
+        const refused = await turn.relay(harnessCall([{ role: "user", content: "more" }]));
+        expect(refused.status).toBe(400);
+        expect(await refused.text()).toContain("budget");
+      },
+      budget,
+    );
+    expect(budget.spentUsd).toBe(0.0012);
+    expect(errors.map((e) => e.code)).toEqual(["task.budget"]);
     expect(await modelRequests(agent.model)).toHaveLength(1);
   });
 

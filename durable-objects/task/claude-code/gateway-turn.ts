@@ -22,6 +22,7 @@ import { platformUsage } from "../../../core/model-gateway/usage";
 import { capUtf8, TOOL_OUTPUT_MAX_BYTES } from "../../../core/output/tool-output";
 import type { ChatPayload } from "../../../core/projection/types";
 import { providerErrorMessage } from "../../../core/providers/provider-error";
+import { budgetReached, budgetReachedMessage, TASK_BUDGET } from "../../../core/tasks/budget";
 import { limitReachedMessage, spendReached } from "../../../core/usage/reservation";
 import { storableText, storableValue } from "../../../core/validation/storable";
 import { commitReply, commitRow, type GenerationInputs } from "../../agent/generation/generation";
@@ -119,6 +120,11 @@ export class GatewayTurn {
     if (spendReached(inputs.spend)) {
       const message = limitReachedMessage(inputs.spend.limitUsd!);
       this.#fail("usage.spend_limit", message);
+      return refused(anthropicError(400, "invalid_request_error", `The platform ended this turn: ${message}`));
+    }
+    if (inputs.budget && budgetReached(inputs.budget)) {
+      const message = budgetReachedMessage(inputs.budget);
+      this.#fail(TASK_BUDGET, message);
       return refused(anthropicError(400, "invalid_request_error", `The platform ended this turn: ${message}`));
     }
     const started = context.now();

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { type Agent, api, type Repository, type Task, unwrap } from "../lib/api";
+import { budgetInput } from "../lib/task-budget";
 import { useSubmit } from "../lib/use-submit";
 import { Field, FormActions, Toggle } from "./field";
 import { Link } from "./link";
@@ -22,12 +23,17 @@ export function TaskForm(props: { guildId: string; agents: Agent[]; repositories
   // null: the chosen repository's default branch.
   const [branch, setBranch] = useState<string | null>(null);
   const [forcePush, setForcePush] = useState(false);
+  const [budget, setBudget] = useState("");
+  const [budgetError, setBudgetError] = useState<string | null>(null);
   const { errors, failure, busy, run } = useSubmit();
   const repository = props.repositories.find((r) => r.id === repositoryId);
   const baseBranch = branch ?? repository?.default_branch ?? "";
 
   const submit = (event: Event) => {
     event.preventDefault();
+    const maxCost = budgetInput(budget);
+    setBudgetError(maxCost.ok ? null : maxCost.message);
+    if (!maxCost.ok) return;
     return run(async () => {
       const body = {
         title: title.trim(),
@@ -36,6 +42,7 @@ export function TaskForm(props: { guildId: string; agents: Agent[]; repositories
         repository_id: repositoryId,
         ...(baseBranch.trim() ? { base_branch: baseBranch.trim() } : {}),
         allow_force_push: forcePush,
+        ...(maxCost.value !== null ? { max_cost_usd: maxCost.value } : {}),
       };
       props.onFiled(await unwrap(api.POST("/api/guilds/{id}/tasks", { params: { path: { id: props.guildId } }, body })));
     });
@@ -110,6 +117,17 @@ export function TaskForm(props: { guildId: string; agents: Agent[]; repositories
         error={errors.allow_force_push}
         prefix="task-new"
       />
+      <Field
+        name="max_cost_usd"
+        label="Budget (USD)"
+        error={budgetError ?? errors.max_cost_usd}
+        hint="What all the task's runs may spend on model calls; reaching it pauses the task with its work pushed. Empty for no budget."
+        prefix="task-new"
+      >
+        {(a) => (
+          <input {...a} type="text" inputMode="decimal" autocomplete="off" value={budget} onInput={(e) => setBudget(textOf(e))} placeholder="no budget" />
+        )}
+      </Field>
       <FormActions busy={busy} label="File task" onCancel={props.onCancel} />
     </form>
   );

@@ -2,10 +2,12 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { Link } from "../components/link";
 import { Markdown } from "../components/markdown";
 import { Notice } from "../components/notice";
+import { TaskBudget } from "../components/task-budget";
 import { TaskChecks } from "../components/task-checks";
 import { PullRequestLink, TaskMessages, TaskRuns, TaskStatusMenu } from "../components/task-parts";
 import { Transcript } from "../components/transcript";
 import { api, type Row, unwrap } from "../lib/api";
+import { stoppedByBudget } from "../lib/task-budget";
 import { mergeMessages, newerTask, shownRun, statusText } from "../lib/tasks";
 import { useLoad } from "../lib/use-load";
 import { useRunTranscript } from "../lib/use-run-transcript";
@@ -73,6 +75,14 @@ export function TaskView(props: { id: string }) {
       {notice && <Notice kind={notice.kind}>{notice.text}</Notice>}
       {t.failure && <Notice kind="error">{t.failure}</Notice>}
       <TaskChecks task={task} />
+      <TaskBudget
+        task={task}
+        stopped={stoppedByBudget(task.status, t.runs)}
+        onTask={(next) => {
+          setNotice(null);
+          t.apply((s) => ({ ...s, task: newerTask(s.task, next) }));
+        }}
+      />
       {task.description && (
         <section class="card task-description" aria-label="Description">
           <Markdown text={task.description} />
@@ -86,9 +96,10 @@ export function TaskView(props: { id: string }) {
           runId={shown.run_id}
           agentId={task.agent_id}
           active={active}
-          // A user row is a message delivered: the list shows it delivered.
+          // A user row is a message delivered: the list shows it delivered. An assistant row
+          // is a model call paid: the spend shows it.
           onRow={(row) => {
-            if (row.role === "user") void t.refresh();
+            if (row.role === "user" || row.role === "assistant") void t.refresh();
           }}
         />
       )}
