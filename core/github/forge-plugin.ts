@@ -7,6 +7,8 @@
  * - `markReady` when the task completes (TASK-024): GraphQL `markPullRequestReadyForReview`
  *   (REST has no way to leave draft). Idempotent: a pull already ready is done.
  * - `comment`: a conversation comment (REST `POST /issues/:n/comments`), e.g. the summary.
+ * - `deleteBranch` when a best-of-N task closes: the attempts that lost (REST
+ *   `DELETE /git/refs/heads/<branch>`). Idempotent: a branch already gone is done.
  * The GraphQL endpoint is derived from the REST base (GITHUB_API_URL, github.com's by
  * default), see `graphqlUrl`. A rate limit, no answer or a 5xx is tried again as retry.ts
  * says (a comment, whose repeat could post twice, only after a rate limit); a repository
@@ -37,6 +39,8 @@ export interface ForgePlugin {
   /** `nodeId` may be empty: it is then read from the pull request. */
   markReady(input: { fullName: string; number: number; nodeId: string }): Promise<void>;
   comment(input: { fullName: string; number: number; body: string }): Promise<void>;
+  /** True when the branch was deleted, false when it did not exist. */
+  deleteBranch(input: { fullName: string; branch: string }): Promise<boolean>;
 }
 
 export interface GitHubForgeOptions {
@@ -176,6 +180,19 @@ export function githubForge(options: GitHubForgeOptions): ForgePlugin {
       const what = `commenting on pull request #${number} of ${fullName}`;
       // Not sent again after a 5xx: the first may have been posted.
       await answerJson<unknown>(await request("POST", `${repoPath(fullName)}/issues/${number}/comments`, what, { body: clip(body) }, false), 201, what);
+    },
+
+    async deleteBranch({ fullName, branch }) {
+      const what = `deleting the branch ${branch} of ${fullName}`;
+      const path = branch.split("/").map(encodeURIComponent).join("/");
+      const response = await request("DELETE", `${repoPath(fullName)}/git/refs/heads/${path}`, what);
+      if (response.status === 204) return true;
+      const text = await answerText(response, what);
+      // GitHub answers 422 "Reference does not exist" (some versions 404) for a branch already gone.
+      if (response.status === 422 || response.status === 404) {
+        if (response.status === 404 || /reference does not exist/i.test(text)) return false;
+      }
+      throw new ForgePluginError(response.status, scrub(`GitHub answered HTTP ${response.status} ${what}${reason(response, text)}`));
     },
   };
 }

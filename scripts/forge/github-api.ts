@@ -10,6 +10,7 @@ import { verifyAppJwt } from "./app-jwt";
 import { bearer, ForgeError, readJson, sendJson } from "./http";
 import { tokenUser } from "./people";
 import { People } from "./people-state";
+import { compareFiles, serveBranchRefs } from "./branches";
 import { compareCommits } from "./repos";
 import type { ForgeState, Installation, MintedToken, Permissions } from "./state";
 
@@ -77,6 +78,8 @@ export async function serveGitHubApi(
     await serveCompare(ctx, req, res, compare[1]!, decodeURIComponent(compare[2]!));
     return true;
   }
+  // Best of N deletes the attempts that lost (branches.ts).
+  if (await serveBranchRefs(ctx.state, ctx.root, req, res, path)) return true;
   if (path === "/installation/token" && method === "DELETE") {
     installationToken(ctx, req).revoked = true;
     res.writeHead(204).end();
@@ -107,6 +110,7 @@ async function serveCompare(ctx: GitHubApiContext, req: IncomingMessage, res: Se
     total_commits: found.ahead,
     base_commit: { sha: found.base },
     merge_base_commit: found.mergeBase ? { sha: found.mergeBase } : null,
+    files: await compareFiles(ctx.root, fullName, found.mergeBase, found.head),
   });
 }
 
