@@ -79,7 +79,14 @@ export async function listTasks(db: AnyDatabase, guildId: string, statuses: read
   return db
     .select()
     .from(tasks)
-    .where(and(eq(tasks.guildId, guildId), isNull(tasks.parentTaskId), statuses.length ? inArray(tasks.status, [...statuses]) : undefined, page.where(tasks.createdAt, tasks.id)))
+    .where(
+      and(
+        eq(tasks.guildId, guildId),
+        isNull(tasks.parentTaskId),
+        statuses.length ? inArray(tasks.status, [...statuses]) : undefined,
+        page.where(tasks.createdAt, tasks.id),
+      ),
+    )
     .orderBy(...page.order(tasks.createdAt, tasks.id))
     .limit(page.limit + 1);
 }

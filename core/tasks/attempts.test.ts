@@ -77,7 +77,11 @@ describe("best of N: keys, titles and what the parent says", () => {
   });
 
   it("ISSUE-33: the winner's pull request body has its summary, Closes #n and the attempts' table", () => {
-    const lines = [1, 2, 3].map((i) => ({ ...a(i, i === 2 ? "completed" : "failed", i === 2 ? "passing" : "failing", i, 1), key: `APP-7/a${i}`, branch: `factory/task/APP-7/a${i}` }));
+    const lines = [1, 2, 3].map((i) => ({
+      ...a(i, i === 2 ? "completed" : "failed", i === 2 ? "passing" : "failing", i, 1),
+      key: `APP-7/a${i}`,
+      branch: `factory/task/APP-7/a${i}`,
+    }));
     const body = winnerBody({ summary: "Fixed the parser.", issueNumber: 12, lines, winner: 2 });
     expect(body).toContain("Fixed the parser.");
     expect(body).toContain("Closes #12");

@@ -35,9 +35,7 @@ export interface AttemptFacts {
 
 export type Verdict =
   /** Some attempt is still open, or a completed one's checks have not concluded: decide later. */
-  | { kind: "wait"; reason: string }
-  | { kind: "winner"; attempt: number; reason: string }
-  | { kind: "none"; reason: string };
+  { kind: "wait"; reason: string } | { kind: "winner"; attempt: number; reason: string } | { kind: "none"; reason: string };
 
 /** The title of attempt `i` of `n`. @example attemptTitle("Fix it", 2, 3) // "Fix it (attempt 2 of 3)" */
 export const attemptTitle = (title: string, attempt: number, of: number) => `${title} (attempt ${attempt} of ${of})`;

@@ -68,9 +68,7 @@ export async function serveBranchRefs(state: ForgeState, root: string, req: Inco
   if (token === null || !state.liveToken(token)) throw new ForgeError(401, "Bad credentials");
   if (!repository || (!state.reaches(token, fullName) && repository.private)) throw new ForgeError(404, "Not Found");
   if (state.access(token, fullName, "contents") !== "write") throw new ForgeError(403, "Resource not accessible by integration");
-  const sha = BRANCH.test(branch)
-    ? (await git(root, fullName, ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`]).catch(() => "")).trim()
-    : "";
+  const sha = BRANCH.test(branch) ? (await git(root, fullName, ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`]).catch(() => "")).trim() : "";
   if (!sha) throw new ForgeError(422, "Reference does not exist");
   await git(root, fullName, ["update-ref", "-d", `refs/heads/${branch}`, sha]);
   res.writeHead(204).end();

@@ -7,10 +7,10 @@
 import type { KeyObject } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { verifyAppJwt } from "./app-jwt";
+import { compareFiles, serveBranchRefs } from "./branches";
 import { bearer, ForgeError, readJson, sendJson } from "./http";
 import { tokenUser } from "./people";
 import { People } from "./people-state";
-import { compareFiles, serveBranchRefs } from "./branches";
 import { compareCommits } from "./repos";
 import type { ForgeState, Installation, MintedToken, Permissions } from "./state";
 
