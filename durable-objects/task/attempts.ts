@@ -63,6 +63,38 @@ export async function afterAttemptRun(env: Env, db: Database, tokens: Repository
   }
 }
 
+/**
+ * The parent of `attemptId` settles again (its checks concluded after it closed: the checks'
+ * handler calls this for a task with a parent). Never throws.
+ */
+export async function settleParentOf(env: Env, db: Database, attemptId: string): Promise<void> {
+  const [attempt] = await db.select({ parentTaskId: tasks.parentTaskId }).from(tasks).where(eq(tasks.id, attemptId));
+  if (!attempt?.parentTaskId) return;
+  try {
+    await settleParent(db, await attemptsForge(env, db, attempt.parentTaskId), attempt.parentTaskId);
+  } catch (error) {
+    log("task.attempts_settle", attempt.parentTaskId, error);
+  }
+}
+
+/**
+ * A best-of-N parent closed (the API's cancel or done, its pull request merged): closeParent
+ * with the repository's forge. Never throws: the close stands, a forge that fails is logged.
+ */
+export async function closeParentOnForge(env: Env, db: Database, parent: TaskRow, stop: (taskId: string) => Promise<unknown>): Promise<string[]> {
+  if (parent.attempts <= 1) return [];
+  try {
+    const forge = await attemptsForge(env, db, parent.id).catch((error: unknown) => {
+      log("task.attempts_forge", parent.id, error);
+      return null;
+    });
+    return await closeParent(db, forge, parent, stop);
+  } catch (error) {
+    log("task.attempts_close", parent.id, error);
+    return [];
+  }
+}
+
 const log = (operation: string, taskId: string, error: unknown) => logEvent("warn", { operation, task_id: taskId, ...describeError(error) });
 
 /**

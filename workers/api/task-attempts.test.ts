@@ -198,7 +198,7 @@ describe("picking the winner on the forge", () => {
     expect((await forgeBranches(org.fullName)).filter((b) => b.startsWith("factory/"))).toHaveLength(3);
     const done = await call("POST", `/api/tasks/${parent.id}/done`, { token: org.token });
     expect(done.json.status).toBe("completed");
-    expect(await forgeBranches(org.fullName)).toEqual(["factory/task/" + a2.key, "main"]);
+    expect(await forgeBranches(org.fullName)).toEqual([`factory/task/${a2.key}`, "main"]);
     expect((await call("GET", `/api/tasks/${a2.id}`, { token: org.token })).json.status).toBe("cancelled");
   });
 

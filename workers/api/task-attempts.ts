@@ -7,12 +7,10 @@ import { taskObject } from "../../bindings/objects";
 import type { Database } from "../../core/db/client";
 import { attemptExtras, diffstatOf, listAttempts, messageTarget } from "../../core/db/task-attempts";
 import type { TaskRow } from "../../core/db/task-rows";
-import { logEvent } from "../../core/output/log";
-import { platformRedactor } from "../../core/output/redaction";
 import { checksOf } from "../../core/tasks/attempts";
 import { taskBranch } from "../../core/tasks/key";
 import type { TaskStatus } from "../../core/tasks/outcome";
-import { attemptsForge, closeParent } from "../../durable-objects/task/attempts";
+import { closeParentOnForge } from "../../durable-objects/task/attempts";
 import type { AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
 
@@ -47,18 +45,7 @@ export async function messageTask(db: Database, task: TaskRow): Promise<TaskRow>
   return target;
 }
 
-/**
- * A parent closed through the API (cancel, done): its open attempts are cancelled and the
- * losers' branches deleted. The close stands either way: a forge that fails is logged.
- */
+/** A parent closed through the API (cancel, done): its open attempts are cancelled and the losers' branches deleted. */
 export async function closeBestOf(env: AppEnv["Bindings"], db: Database, parent: TaskRow): Promise<void> {
-  try {
-    const forge = await attemptsForge(env, db, parent.id).catch((error: unknown) => {
-      logEvent("warn", { operation: "task.attempts_forge", task_id: parent.id, error }, platformRedactor(env));
-      return null;
-    });
-    await closeParent(db, forge, parent, (id) => taskObject(env, id).stop(id));
-  } catch (error) {
-    logEvent("warn", { operation: "task.attempts_close", task_id: parent.id, error }, platformRedactor(env));
-  }
+  await closeParentOnForge(env, db, parent, (id) => taskObject(env, id).stop(id));
 }

@@ -13,9 +13,10 @@ const checksText: Record<TaskAttempt["checks"], string> = { none: "no checks", p
 /**
  * A best-of-N task's attempts side by side (GET /api/tasks/:id `attempts`): each one's key
  * linking to its page, status, checks, diffstat and cost, and which one the pull request
- * came from. Read again every few seconds while the parent waits on its attempts.
+ * came from. Read again every few seconds while the parent waits on its attempts, the parent
+ * with them (`onTask`).
  */
-export function TaskAttempts(props: { task: Task }) {
+export function TaskAttempts(props: { task: Task; onTask: (task: Task) => void }) {
   const { task } = props;
   const [attempts, setAttempts] = useState<TaskAttempt[] | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
@@ -26,6 +27,8 @@ export function TaskAttempts(props: { task: Task }) {
         const detail = await unwrap(api.GET("/api/tasks/{id}", { params: { path: { id: task.id } } }));
         if (!stopped) {
           setAttempts(detail.attempts);
+          // The parent's own status moves when its attempts end (no event reaches its page).
+          if (detail.updated_at !== task.updated_at) props.onTask(detail);
           setFailure(null);
         }
       } catch (e) {

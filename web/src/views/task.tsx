@@ -79,7 +79,7 @@ export function TaskView(props: { id: string }) {
           <Markdown text={task.description} />
         </section>
       )}
-      {task.best_of > 1 && <TaskAttempts task={task} />}
+      {task.best_of > 1 && <TaskAttempts task={task} onTask={(next) => t.apply((s) => ({ ...s, task: newerTask(s.task, next) }))} />}
       <h2 id="task-runs">Runs</h2>
       <TaskRuns runs={t.runs} status={task.status} shownRunId={shown?.run_id ?? null} now={now} />
       {shown && (
