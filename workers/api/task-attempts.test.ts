@@ -1,7 +1,8 @@
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { attemptsForge } from "../../bindings/task-attempts";
 import { guildRepositories, runs, taskRuns, tasks } from "../../core/db/schema";
-import { attemptsForge, settleParent } from "../../durable-objects/task/attempts";
+import { settleParent } from "../../core/db/task-attempts-settle";
 import { newAgent } from "../../test/workerd/agents";
 import { forgeBranches, pushFiles } from "../../test/workerd/forge-push";
 import { claim, forgeAdmin } from "../../test/workerd/github";

@@ -4,13 +4,13 @@
  * (durable-objects/task/attempts.ts closeParent).
  */
 import { taskObject } from "../../bindings/objects";
+import { closeParentOnForge } from "../../bindings/task-attempts";
 import type { Database } from "../../core/db/client";
 import { attemptExtras, diffstatOf, listAttempts, messageTarget } from "../../core/db/task-attempts";
 import type { TaskRow } from "../../core/db/task-rows";
 import { checksOf } from "../../core/tasks/attempts";
 import { taskBranch } from "../../core/tasks/key";
 import type { TaskStatus } from "../../core/tasks/outcome";
-import { closeParentOnForge } from "../../durable-objects/task/attempts";
 import type { AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
 
