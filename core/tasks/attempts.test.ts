@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type AttemptFacts, attemptsTable, attemptTitle, checksOf, noWinnerMessage, pickWinner, winnerBody } from "./attempts";
 import { attemptKey, taskBranch, volumeName, volumeObjectKey, wipBranch } from "./key";
+import { statusAfterRun } from "./outcome";
 
 const a = (attempt: number, status: AttemptFacts["status"], checks: AttemptFacts["checks"], additions = 10, deletions = 0): AttemptFacts => ({
   attempt,
@@ -61,6 +62,17 @@ describe("best of N: picking the winner", () => {
     expect(checksOf({})).toBe("none");
     expect(checksOf(null)).toBe("none");
     expect(checksOf({ state: "green" })).toBe("none");
+  });
+});
+
+describe("best of N: an attempt's status after a run", () => {
+  it("ISSUE-33: complete_task closes an attempt without a pull request as completed; the winner (with one) goes to review", () => {
+    const ending = { outcome: "completed" as const, current: "running" as const, autoResumes: 0, undelivered: 0 };
+    expect(statusAfterRun({ ...ending, closesOnCompletion: true }, 3, 0).status).toBe("completed");
+    expect(statusAfterRun({ ...ending, closesOnCompletion: false }, 3, 0).status).toBe("in_review");
+    expect(statusAfterRun(ending, 3, 0).status).toBe("in_review");
+    // Other outcomes are as for any task.
+    expect(statusAfterRun({ ...ending, outcome: "end_turn", closesOnCompletion: true }, 3, 0).status).toBe("waiting");
   });
 });
 
