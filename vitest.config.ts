@@ -51,6 +51,7 @@ function workerd(name: string, include: string[], exclude: string[], groupOrder:
             GITHUB_APP_SLUG: inject("githubAppSlug"),
             GITHUB_APP_CLIENT_ID: inject("githubAppClientId"),
             GITHUB_APP_CLIENT_SECRET: inject("githubAppClientSecret"),
+            GITHUB_WEBHOOK_SECRET: inject("githubWebhookSecret"),
           },
           // A tiny budget the rate-limit tests swap in for API_RATE_LIMIT (which stays high).
           ratelimits: { TEST_LOW_RATE_LIMIT: { namespace_id: "9001", simple: { limit: 5, period: 60 } } },

@@ -4,7 +4,7 @@ import { GitHubOAuth } from "../core/github/oauth";
 import type { Env } from "./env";
 
 /** GitHub's REST base: GITHUB_API_URL (GitHub Enterprise's `https://<host>/api/v3`, the local forge's), github.com's by default. */
-const apiUrl = (env: Env) => env.GITHUB_API_URL || "https://api.github.com";
+export const githubApiUrl = (env: Env) => env.GITHUB_API_URL || "https://api.github.com";
 
 /**
  * The platform's GitHub App from its settings, or null when the operator has not configured
@@ -12,7 +12,7 @@ const apiUrl = (env: Env) => env.GITHUB_API_URL || "https://api.github.com";
  */
 export function githubApp(env: Env): GitHubApp | null {
   if (!env.GITHUB_APP_ID || !env.GITHUB_APP_PRIVATE_KEY) return null;
-  return new GitHubApp({ apiUrl: apiUrl(env), appId: env.GITHUB_APP_ID, privateKeyPem: env.GITHUB_APP_PRIVATE_KEY });
+  return new GitHubApp({ apiUrl: githubApiUrl(env), appId: env.GITHUB_APP_ID, privateKeyPem: env.GITHUB_APP_PRIVATE_KEY });
 }
 
 /**
@@ -23,7 +23,7 @@ export function githubOAuth(env: Env): GitHubOAuth | null {
   if (!env.GITHUB_APP_SLUG || !env.GITHUB_APP_CLIENT_ID || !env.GITHUB_APP_CLIENT_SECRET) return null;
   return new GitHubOAuth({
     webUrl: env.GITHUB_WEB_URL || "https://github.com",
-    apiUrl: apiUrl(env),
+    apiUrl: githubApiUrl(env),
     slug: env.GITHUB_APP_SLUG,
     clientId: env.GITHUB_APP_CLIENT_ID,
     clientSecret: env.GITHUB_APP_CLIENT_SECRET,
@@ -35,5 +35,5 @@ export function githubOAuth(env: Env): GitHubOAuth | null {
  * `GitHubApp.mintRepositoryToken`); its GraphQL endpoint follows from the same base.
  */
 export function forgePlugin(env: Env, token: string): ForgePlugin {
-  return githubForge({ apiUrl: apiUrl(env), token });
+  return githubForge({ apiUrl: githubApiUrl(env), token });
 }

@@ -101,13 +101,15 @@ async function attemptLines(db: Database, forge: AttemptsForge | null, parent: T
 
 /**
  * A parent closed (cancelled, marked done, its pull request merged): its open attempts are
- * cancelled (`stop` ends each one's run), and the branches of the attempts that lost — task
+ * cancelled, the winner closing as the parent did (`stop` ends each one's run), and the branches of the attempts that lost — task
  * and WIP — are deleted. Without a winner every branch is kept. Returns the branches deleted.
  */
 export async function closeParent(db: Database, forge: AttemptsForge | null, parent: TaskRow, stop: (taskId: string) => Promise<unknown>): Promise<string[]> {
   if (parent.attempts <= 1) return [];
   for (const attempt of await openAttempts(db, parent.id)) {
-    if (await moveTask(db, attempt.id, CANCELLABLE, "cancelled", { closedAt: "now", resumeAt: null })) {
+    // The winner closes as its parent does (done, merged: completed); the others are cancelled.
+    const status = attempt.pullRequestNumber !== null && parent.status === "completed" ? "completed" : "cancelled";
+    if (await moveTask(db, attempt.id, CANCELLABLE, status, { closedAt: "now", resumeAt: null })) {
       await stop(attempt.id).catch((error: unknown) => log("task.attempt_stop", attempt.id, error));
     }
   }

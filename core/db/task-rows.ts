@@ -35,12 +35,16 @@ export interface NewTask {
   description: string;
   baseBranch: string;
   allowForcePush: boolean;
+  /** The issue that filed it (a label or an @-mention), one task per issue of the repository. */
+  issueNumber?: number | null;
+  issueUrl?: string | null;
 }
 
 /**
  * Files a task under the repository's next number (OP-TASK-11). The counter's increment is
  * a data-modifying CTE of the insert itself: one statement, so concurrent filings take
  * distinct numbers and a failed insert takes none. Null when the repository is not the guild's.
+ * A second task for the same issue (tasks_repository_issue_unique) throws a unique violation.
  *
  * @example await createTask(db, { ...ids, fullName: "acme/web-app", title: "Fix it", description: "", baseBranch: "main", allowForcePush: false })
  */
@@ -52,9 +56,10 @@ export async function createTask(db: Database, task: NewTask): Promise<TaskRow |
       where id = ${task.repositoryId} and guild_id = ${task.guildId}
       returning task_counter
     )
-    insert into ${tasks} (organisation_id, guild_id, agent_id, repository_id, number, key, title, description, base_branch, allow_force_push)
+    insert into ${tasks} (organisation_id, guild_id, agent_id, repository_id, number, key, title, description, base_branch, allow_force_push, issue_number, issue_url)
     select ${task.organisationId}, ${task.guildId}, ${task.agentId}, ${task.repositoryId}, counter.task_counter,
-      ${prefix} || counter.task_counter, ${task.title}, ${task.description}, ${task.baseBranch}, ${task.allowForcePush}
+      ${prefix} || counter.task_counter, ${task.title}, ${task.description}, ${task.baseBranch}, ${task.allowForcePush},
+      ${task.issueNumber ?? null}::integer, ${task.issueUrl ?? null}::text
     from counter
     returning id`);
   const id = inserted.rows[0]?.id;

@@ -27,6 +27,8 @@ export interface TaskForRun {
   pullRequestUrl: string | null;
   /** Best of N: the parent of an attempt (which opens no pull request of its own); null for any other task. */
   parentTaskId: string | null;
+  /** The issue the task was filed from: its pull request says `Closes #<n>`. */
+  issueNumber: number | null;
   /** The repository's `owner/name`. */
   fullName: string;
   /** The GitHub installation the repository's tokens come from; null for a public or disconnected one. */
@@ -73,6 +75,7 @@ export async function readTaskForRun(db: Database, taskId: string): Promise<Task
     pullRequestNumber: task.pullRequestNumber,
     pullRequestUrl: task.pullRequestUrl,
     parentTaskId: task.parentTaskId,
+    issueNumber: task.issueNumber,
     fullName: row.fullName,
     installationId: row.installationId !== null && row.disconnectedAt === null ? row.installationId : null,
     identity: { name: row.agentName, email: row.authorEmail || `${task.agentId}@agents.guilds.run` },

@@ -49,6 +49,15 @@ type MintedToken = InstallationToken & { fullNames: string[] | undefined };
 /** What an installation token may do (REPO-002). */
 export const TOKEN_PERMISSIONS = { contents: "write", pull_requests: "write" } as const;
 
+/**
+ * What the token acting on a webhook delivery may do: comment on issues and pull requests;
+ * reading a sender's access to the repository needs only metadata, which every token has.
+ */
+export const ISSUE_TOKEN_PERMISSIONS = { issues: "write" } as const;
+
+/** The permissions a token is minted with: GitHub's names, read or write. */
+export type TokenPermissions = Readonly<Record<string, "read" | "write">>;
+
 export class GitHubApp {
   readonly #apiUrl: string;
   readonly #appId: string;
@@ -92,29 +101,30 @@ export class GitHubApp {
    * A token for one repository (`owner/repo`) of the installation, with contents and pull
    * requests write: what a task's git and its pull request need. GitHub takes the name
    * within the installation's account, so its answer must list this very repository: a
-   * token for a namesake of another owner is refused (and dropped unused).
+   * token for a namesake of another owner is refused (and dropped unused). `permissions`
+   * asks for others (ISSUE_TOKEN_PERMISSIONS for the platform's comments on issues).
    *
    * @example const { token } = await app.mintRepositoryToken(678, "acme/widgets");
    */
-  async mintRepositoryToken(installationId: number, fullName: string): Promise<InstallationToken> {
+  async mintRepositoryToken(installationId: number, fullName: string, permissions: TokenPermissions = TOKEN_PERMISSIONS): Promise<InstallationToken> {
     const [owner, name, ...rest] = fullName.split("/");
     if (!owner || !name || rest.length) throw new TypeError(`A repository is named owner/repo, not ${JSON.stringify(fullName)}`);
-    const minted = await this.#mint(installationId, [name]);
+    const minted = await this.#mint(installationId, [name], permissions);
     if (minted.fullNames && !minted.fullNames.some((granted) => granted.toLowerCase() === fullName.toLowerCase())) {
       throw unreachable(installationId, fullName);
     }
     return { token: minted.token, expires_at: minted.expires_at };
   }
 
-  async #mint(installationId: number, repositoryNames: string[]): Promise<MintedToken> {
+  async #mint(installationId: number, repositoryNames: string[], permissions: TokenPermissions = TOKEN_PERMISSIONS): Promise<MintedToken> {
     // GitHub reads no list as "every repository of the installation": never ask for that.
     if (repositoryNames.length === 0) throw new TypeError("An installation token is minted for at least one repository");
-    const response = await this.#accessToken(installationId, repositoryNames);
+    const response = await this.#accessToken(installationId, repositoryNames, permissions);
     if (response.status !== 422) return this.#token(installationId, response);
-    await refusal(installationId, response);
+    await refusal(installationId, response, permissions);
     if (repositoryNames.length === 1) throw unreachable(installationId, repositoryNames[0]!);
     for (const name of repositoryNames) {
-      const alone = await this.#accessToken(installationId, [name]);
+      const alone = await this.#accessToken(installationId, [name], permissions);
       if (alone.status === 422) throw unreachable(installationId, name);
       // The probe's token is not needed: it is dropped unread.
       await alone.body?.cancel();
@@ -123,8 +133,8 @@ export class GitHubApp {
     throw unreachable(installationId, repositoryNames[0]!);
   }
 
-  #accessToken(installationId: number, repositories: string[]): Promise<Response> {
-    return this.#request("POST", `/app/installations/${installationId}/access_tokens`, { repositories, permissions: TOKEN_PERMISSIONS });
+  #accessToken(installationId: number, repositories: string[], permissions: TokenPermissions): Promise<Response> {
+    return this.#request("POST", `/app/installations/${installationId}/access_tokens`, { repositories, permissions });
   }
 
   async #token(installationId: number, response: Response): Promise<MintedToken> {
@@ -173,12 +183,15 @@ export class GitHubApp {
  * asked (its owner accepted fewer), which is GitHub refusing the installation. GitHub's 422
  * message carries no token, so it is read; any other 422 is left to the repository probe.
  */
-async function refusal(installationId: number, response: Response): Promise<void> {
+async function refusal(installationId: number, response: Response, permissions: TokenPermissions): Promise<void> {
   const message = await readJsonWithin(response, FORGE_ANSWER_CAP)
     .then((body) => String((body as { message?: unknown }).message ?? ""))
     .catch(() => "");
   if (/permission/i.test(message)) {
-    throw new GitHubError("installation_refused", `Installation ${installationId} does not grant contents and pull requests write`);
+    const asked = Object.entries(permissions)
+      .map(([name, level]) => `${name.replaceAll("_", " ")} ${level}`)
+      .join(", ");
+    throw new GitHubError("installation_refused", `Installation ${installationId} does not grant ${asked}`);
   }
 }
 

@@ -16,6 +16,7 @@ import { CLAUDE_CODE_VERSION } from "../../core/tasks/harness";
 import { taskBranch } from "../../core/tasks/key";
 import type { TaskOutcome } from "../../core/tasks/outcome";
 import { TASK_WORKSPACE } from "../../core/tasks/prompt";
+import { draftPullRequestBody } from "../../core/tasks/pull-request-body";
 import { type TurnEnding, turnEnding } from "../../core/tasks/turn";
 import type { SandboxAccess } from "../../core/tools/types";
 import { ensureRequestOf, openSecrets } from "../agent/generation/inputs";
@@ -289,7 +290,7 @@ export class TaskRunDriver {
       head: taskBranch(task.key),
       base: task.baseBranch,
       title: `${task.key}: ${task.title}`,
-      body: task.description,
+      body: draftPullRequestBody(task),
     });
     await setPullRequest(rooms.context.database.db(), task.id, opened.number, opened.url);
     task.pullRequestNumber = opened.number;

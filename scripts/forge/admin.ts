@@ -4,7 +4,8 @@
  * page (`/install`, install.ts) or a user's authorisation of the App (`/authorize`),
  * organisation memberships and collaborators (people.ts), the token lifetime, the tokens
  * minted so far (so a test can look for them where they must never appear), and a
- * repository's pull requests with their draft state and comments.
+ * repository's pull requests with their draft state and comments. Issues, comments and
+ * reviews as a named user, webhooks and their deliveries, and CI: admin-loop.ts.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ForgeError, readJson, sendJson } from "./http";

@@ -14,6 +14,8 @@ export interface GitRequest {
   query: string;
   /** Set only for an authorised push: http-backend enables receive-pack for an authenticated user. */
   remoteUser?: string;
+  /** Runs once git is done and before the answer ends (what a push sets off); its failure is only logged. */
+  beforeEnd?: () => Promise<void>;
 }
 
 /** Whether this git request writes (a push): `git-receive-pack` as the service or the endpoint. */
@@ -73,11 +75,12 @@ export function serveGit(req: IncomingMessage, res: ServerResponse, git: GitRequ
       const rest = head.subarray(end.at + end.length);
       if (rest.length) forward(rest);
     });
-    child.on("close", (code) => {
+    child.on("close", async (code) => {
       if (!headersDone && !res.headersSent) {
         res.writeHead(500, { "content-type": "text/plain" });
         res.end(`git http-backend failed (exit ${code}): ${stderr.trim()}\n`);
       } else {
+        await git.beforeEnd?.().catch((error: unknown) => console.error(`[forge] after a push: ${error instanceof Error ? error.message : String(error)}`));
         res.end();
       }
       resolve();

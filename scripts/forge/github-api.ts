@@ -7,15 +7,17 @@
 import type { KeyObject } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { verifyAppJwt } from "./app-jwt";
-import { compareFiles, serveBranchRefs } from "./branches";
 import { bearer, ForgeError, readJson, sendJson } from "./http";
 import { tokenUser } from "./people";
 import { People } from "./people-state";
-import { compareCommits } from "./repos";
+import { compareCommits, diffFiles } from "./repos";
 import type { ForgeState, Installation, MintedToken, Permissions } from "./state";
 
-/** What every installation of the App was granted (the platform asks for contents and pull requests). */
-const INSTALLATION_PERMISSIONS: Permissions = { contents: "write", pull_requests: "write", metadata: "read" };
+/**
+ * What every installation of the App was granted: contents and pull requests (the task runs),
+ * issues (comments on them) and checks read (CI results).
+ */
+const INSTALLATION_PERMISSIONS: Permissions = { contents: "write", pull_requests: "write", issues: "write", checks: "read", metadata: "read" };
 const UNREACHABLE = "There is at least one repository that does not exist or is not accessible to the parent installation.";
 
 export interface GitHubApiContext {
@@ -78,8 +80,6 @@ export async function serveGitHubApi(
     await serveCompare(ctx, req, res, compare[1]!, decodeURIComponent(compare[2]!));
     return true;
   }
-  // Best of N deletes the attempts that lost (branches.ts).
-  if (await serveBranchRefs(ctx.state, ctx.root, req, res, path)) return true;
   if (path === "/installation/token" && method === "DELETE") {
     installationToken(ctx, req).revoked = true;
     res.writeHead(204).end();
@@ -90,7 +90,7 @@ export async function serveGitHubApi(
 
 /**
  * `GET /repos/{owner}/{repo}/compare/{base}...{head}`: GitHub's status (ahead, behind,
- * identical, diverged) and counts; 404 for a commit the repository does not have, or a
+ * identical, diverged), counts and the files changed (additions, deletions, changes); 404 for a commit the repository does not have, or a
  * private repository the token does not reach.
  */
 async function serveCompare(ctx: GitHubApiContext, req: IncomingMessage, res: ServerResponse, fullName: string, basehead: string): Promise<void> {
@@ -103,6 +103,8 @@ async function serveCompare(ctx: GitHubApiContext, req: IncomingMessage, res: Se
   const found = await compareCommits(ctx.root, fullName, base, head);
   if (!found) throw new ForgeError(404, "Not Found");
   const status = found.ahead && found.behind ? "diverged" : found.ahead ? "ahead" : found.behind ? "behind" : "identical";
+  // Three dots: what head changed since the merge base, as GitHub's files list it.
+  const files = found.mergeBase ? await diffFiles(ctx.root, fullName, found.mergeBase, found.head) : [];
   sendJson(res, 200, {
     status,
     ahead_by: found.ahead,
@@ -110,7 +112,7 @@ async function serveCompare(ctx: GitHubApiContext, req: IncomingMessage, res: Se
     total_commits: found.ahead,
     base_commit: { sha: found.base },
     merge_base_commit: found.mergeBase ? { sha: found.mergeBase } : null,
-    files: await compareFiles(ctx.root, fullName, found.mergeBase, found.head),
+    files,
   });
 }
 

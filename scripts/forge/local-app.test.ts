@@ -1,10 +1,10 @@
 /** The stack's GitHub stand-in: the Worker's variables name an App the forge knows (issue 14, "A real forge for tests"). */
-import { createPrivateKey } from "node:crypto";
-import { readFileSync, rmSync, statSync } from "node:fs";
+import { createHmac, createPrivateKey } from "node:crypto";
+import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startLocalGitHub } from "./local-app";
-import { admin, appJwt, git, remote, workDir } from "./test-support";
+import { admin, appJwt, git, hookReceiver, isEvent, remote, workDir } from "./test-support";
 
 /** A token minted for `repositories` of the installation with the App's key from `vars`. */
 async function mint(vars: Record<string, string>, installation: number, repositories: string[]) {
@@ -92,6 +92,43 @@ describe("startLocalGitHub", () => {
         await second.forge.close();
       }
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("ISSUE-33: the state folder keeps a webhook secret beside the App (0600), given as GITHUB_WEBHOOK_SECRET, signing what goes to webhookUrl; a folder made before it gains one", async () => {
+    const receiver = await hookReceiver();
+    const dir = workDir();
+    try {
+      const first = await startLocalGitHub(undefined, () => {}, { dir, webhookUrl: receiver.url });
+      const secret = first.vars.GITHUB_WEBHOOK_SECRET!;
+      try {
+        expect(secret).toMatch(/^[0-9a-f]{64}$/);
+        expect(JSON.parse(readFileSync(join(dir, "app.json"), "utf8")).webhook_secret).toBe(secret);
+        expect(statSync(join(dir, "app.json")).mode & 0o077).toBe(0);
+        await admin(first.forge.adminUrl, "POST", "/repos", { full_name: "acme/app", private: true });
+        await admin(first.forge.adminUrl, "POST", "/installations", { account: "acme", repositories: ["app"] });
+        await admin(first.forge.adminUrl, "POST", "/repos/acme/app/issues", { user: "alice", title: "Hello", body: "" });
+        const hook = await receiver.next(isEvent("issues", "opened"));
+        expect(hook.headers["x-hub-signature-256"]).toBe(`sha256=${createHmac("sha256", secret).update(hook.body).digest("hex")}`);
+      } finally {
+        await first.forge.close();
+      }
+      const second = await startLocalGitHub(undefined, () => {}, { dir });
+      await second.forge.close();
+      expect(second.vars.GITHUB_WEBHOOK_SECRET).toBe(secret);
+      // An App saved before webhooks: its next start adds a secret and keeps the rest.
+      const app = JSON.parse(readFileSync(join(dir, "app.json"), "utf8"));
+      delete app.webhook_secret;
+      writeFileSync(join(dir, "app.json"), JSON.stringify(app));
+      const third = await startLocalGitHub(undefined, () => {}, { dir });
+      await third.forge.close();
+      expect(third.vars.GITHUB_WEBHOOK_SECRET).toMatch(/^[0-9a-f]{64}$/);
+      expect(third.vars.GITHUB_WEBHOOK_SECRET).not.toBe(secret);
+      expect(third.vars.GITHUB_APP_ID).toBe(second.vars.GITHUB_APP_ID);
+      expect(JSON.parse(readFileSync(join(dir, "app.json"), "utf8")).webhook_secret).toBe(third.vars.GITHUB_WEBHOOK_SECRET);
+    } finally {
+      await receiver.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

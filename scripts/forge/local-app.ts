@@ -1,21 +1,23 @@
 /**
  * The stack's stand-in for GitHub: a forge and a GitHub App of its own, and the Worker
  * variables that point the platform at them exactly as it would point at github.com. With a
- * state folder the App (id, key pair, OAuth client) and the forge's repositories,
- * installations and tokens are kept there and found again by the next start, as the
- * database that names them is.
+ * state folder the App (id, key pair, OAuth client, webhook secret) and the forge's
+ * repositories, installations and tokens are kept there and found again by the next start,
+ * as the database that names them is. The forge signs its webhooks with the App's secret
+ * (GITHUB_WEBHOOK_SECRET) and sends them to `webhookUrl`.
  */
 import { createPublicKey, generateKeyPairSync, randomBytes, randomInt } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { CiOptions } from "./ci";
 import { type Forge, startForge } from "./server";
 
 export interface LocalGitHub {
   forge: Forge;
   /**
    * GITHUB_API_URL, GITHUB_GIT_URL, GITHUB_WEB_URL, GITHUB_APP_ID, GITHUB_APP_SLUG,
-   * GITHUB_APP_CLIENT_ID and the secrets GITHUB_APP_PRIVATE_KEY (PKCS#8 PEM) and
-   * GITHUB_APP_CLIENT_SECRET.
+   * GITHUB_APP_CLIENT_ID and the secrets GITHUB_APP_PRIVATE_KEY (PKCS#8 PEM),
+   * GITHUB_APP_CLIENT_SECRET and GITHUB_WEBHOOK_SECRET.
    */
   vars: Record<string, string>;
 }
@@ -25,6 +27,10 @@ export interface LocalGitHubOptions {
   dir?: string;
   /** The App's setup URL: the console page that completes an installation claim. */
   setupUrl?: string;
+  /** Where the App's webhooks go (the platform's `/api/github/webhooks`); none: kept, not sent. */
+  webhookUrl?: string;
+  /** CI of pushes (on by default where the engine and the lite image answer). */
+  ci?: CiOptions;
 }
 
 /** The App of a state folder, as `app.json` (the private key beside it in `app-key.pem`). */
@@ -33,12 +39,15 @@ interface SavedApp {
   slug: string;
   client_id: string;
   client_secret: string;
+  /** Absent from folders made before the forge sent webhooks: added on their next start. */
+  webhook_secret?: string;
 }
 
 /**
  * @param gitHost where the boxes reach this machine (the docker bridge's gateway), or
  *   undefined without containers (git then on loopback only).
- * @param log told when gitHost cannot be bound (an engine in a VM): git stays on loopback.
+ * @param log the forge's log (CI off, a webhook that failed), also told when gitHost cannot
+ *   be bound (an engine in a VM): git stays on loopback.
  */
 export async function startLocalGitHub(gitHost: string | undefined, log: (line: string) => void, options: LocalGitHubOptions = {}): Promise<LocalGitHub> {
   const { app, privateKey } = options.dir ? ensureApp(options.dir) : { app: newApp(), privateKey: newKey() };
@@ -49,6 +58,9 @@ export async function startLocalGitHub(gitHost: string | undefined, log: (line: 
     publicKeyPem: createPublicKey(privateKey).export({ type: "spki", format: "pem" }).toString(),
     root,
     identity: { slug: app.slug, clientId: app.client_id, clientSecret: app.client_secret, setupUrl: options.setupUrl },
+    webhook: { url: options.webhookUrl, secret: app.webhook_secret as string },
+    ci: options.ci,
+    log,
   };
   const forge = await startForge({ ...forgeOptions, gitHost }).catch(async (error: unknown) => {
     if (!gitHost) throw error;
@@ -66,6 +78,7 @@ export async function startLocalGitHub(gitHost: string | undefined, log: (line: 
       GITHUB_APP_SLUG: app.slug,
       GITHUB_APP_CLIENT_ID: app.client_id,
       GITHUB_APP_CLIENT_SECRET: app.client_secret,
+      GITHUB_WEBHOOK_SECRET: app.webhook_secret as string,
     },
   };
 }
@@ -76,7 +89,13 @@ function ensureApp(dir: string): { app: SavedApp; privateKey: string } {
   const appFile = join(dir, "app.json");
   const keyFile = join(dir, "app-key.pem");
   if (existsSync(appFile) && existsSync(keyFile)) {
-    return { app: JSON.parse(readFileSync(appFile, "utf8")) as SavedApp, privateKey: readFileSync(keyFile, "utf8") };
+    const app = JSON.parse(readFileSync(appFile, "utf8")) as SavedApp;
+    if (!app.webhook_secret) {
+      app.webhook_secret = newSecret();
+      writeFileSync(appFile, `${JSON.stringify(app, null, 2)}\n`, { mode: 0o600 });
+      chmodSync(appFile, 0o600);
+    }
+    return { app, privateKey: readFileSync(keyFile, "utf8") };
   }
   const app = newApp();
   const privateKey = newKey();
@@ -87,7 +106,12 @@ function ensureApp(dir: string): { app: SavedApp; privateKey: string } {
 
 function newApp(): SavedApp {
   const appId = String(randomInt(100_000, 1_000_000));
-  return { app_id: appId, slug: "guilds-forge", client_id: `Iv1.forge${appId}`, client_secret: randomBytes(20).toString("hex") };
+  return { app_id: appId, slug: "guilds-forge", client_id: `Iv1.forge${appId}`, client_secret: randomBytes(20).toString("hex"), webhook_secret: newSecret() };
+}
+
+/** A webhook secret as GitHub's settings suggest one: long and random. */
+function newSecret(): string {
+  return randomBytes(32).toString("hex");
 }
 
 function newKey(): string {

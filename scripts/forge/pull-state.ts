@@ -1,7 +1,7 @@
 /**
- * The forge's pull requests and their conversation comments, per repository. Numbers count
- * from 1 in each repository (GitHub shares them with issues; the forge has no issues), ids
- * and node ids are forge-wide. A head sha is read from the branch at each answer (GitHub's
+ * The forge's pull requests with their conversation comments, reviews and review comments,
+ * per repository. Numbers come from the repository's one sequence shared with issues
+ * (`ForgeState.nextNumber`), as on GitHub; ids and node ids are forge-wide. A head sha is read from the branch at each answer (GitHub's
  * follow pushes); the one kept stands in when the branch is gone.
  */
 
@@ -10,6 +10,30 @@ export interface PullComment {
   body: string;
   /** The login of who wrote it (the App's bot for an installation token). */
   user: string;
+  created_at: string;
+}
+
+/** A submitted review: GitHub's states as its REST API spells them. */
+export interface Review {
+  id: number;
+  state: "APPROVED" | "CHANGES_REQUESTED" | "COMMENTED";
+  body: string;
+  user: string;
+  /** The head sha the review was made on. */
+  commit_id: string;
+  submitted_at: string;
+}
+
+/** A comment on a line of the pull request's diff (of a review, or alone). */
+export interface ReviewComment {
+  id: number;
+  /** The review it came with; null for one written alone. */
+  review_id: number | null;
+  path: string;
+  line: number;
+  body: string;
+  user: string;
+  commit_id: string;
   created_at: string;
 }
 
@@ -27,10 +51,15 @@ export interface Pull {
   head_sha: string;
   draft: boolean;
   state: "open" | "closed";
+  /** When the admin API merged it (absent: never merged). */
+  merged_at?: string;
   user: string;
   created_at: string;
   updated_at: string;
   comments: PullComment[];
+  reviews: Review[];
+  review_comments: ReviewComment[];
+  labels: string[];
 }
 
 export interface SavedPulls {
@@ -55,8 +84,13 @@ export class Pulls {
     return this.all.find((pull) => pull.node_id === nodeId);
   }
 
-  open(fields: Pick<Pull, "full_name" | "title" | "body" | "head" | "base" | "head_sha" | "draft" | "user">, now = new Date()): Pull {
-    const number = this.of(fields.full_name).reduce((max, pull) => Math.max(max, pull.number), 0) + 1;
+  /** A new forge-wide id (pulls, comments, reviews, issues share the sequence). */
+  newId(): number {
+    return this.nextId++;
+  }
+
+  /** `number`: the repository's next (ForgeState.nextNumber), shared with its issues. */
+  open(fields: Pick<Pull, "full_name" | "title" | "body" | "head" | "base" | "head_sha" | "draft" | "user">, number: number, now = new Date()): Pull {
     const id = this.nextId++;
     const at = iso(now);
     // GitHub's node ids are opaque base64 after a type prefix; callers must not parse them.
@@ -69,6 +103,9 @@ export class Pulls {
       created_at: at,
       updated_at: at,
       comments: [],
+      reviews: [],
+      review_comments: [],
+      labels: [],
     };
     this.all.push(pull);
     return pull;
@@ -88,7 +125,9 @@ export class Pulls {
   static fromJSON(saved: SavedPulls | undefined): Pulls {
     const pulls = new Pulls();
     if (!saved) return pulls;
-    pulls.all.push(...saved.pulls);
+    // States saved before reviews and labels lack them.
+    for (const pull of saved.pulls)
+      pulls.all.push({ ...pull, reviews: pull.reviews ?? [], review_comments: pull.review_comments ?? [], labels: pull.labels ?? [] });
     pulls.nextId = saved.next_id;
     return pulls;
   }

@@ -1,20 +1,23 @@
 /**
  * GitHub's pull request REST endpoints under `/api`, for one repository's own branches:
  * - `POST /repos/:o/:r/pulls` {title, head, base, body?, draft?}, `GET …/pulls?head=&base=&state=`,
- *   `GET|PATCH …/pulls/:n` (title, body, state);
- * - `POST|GET /repos/:o/:r/issues/:n/comments`: a pull request's conversation.
+ *   `GET|PATCH …/pulls/:n` (title, body, state); opening and closing fire `pull_request`.
+ * (Their conversation, labels and reviews: issues.ts.)
  * Authorised as GitHub authorises an installation token: it must be limited to the
  * repository (else 404 for a private one), and hold `pull_requests` (write to change
  * anything; `issues` write also comments) or it is 403; a public repository reads anonymously.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ForgeEvents } from "./events";
 import { bearer, ForgeError, readJson, sendJson, validationFailed } from "./http";
-import { iso, type Pull, type PullComment } from "./pull-state";
+import { iso, type Pull } from "./pull-state";
 import { branchSha, commitsAhead } from "./repos";
 import type { ForgeState } from "./state";
 
 export interface PullsContext {
   state: ForgeState;
+  /** The webhooks what the App does fires. */
+  events: ForgeEvents;
   /** Where the bare repositories live. */
   root: string;
   /** The forge's base URL (html_url is under it, the API under `${webUrl}/api`). */
@@ -25,7 +28,6 @@ export interface PullsContext {
 
 const REPO = "([A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+)";
 const PULLS = new RegExp(`^/repos/${REPO}/pulls(?:/(\\d+))?$`);
-const COMMENTS = new RegExp(`^/repos/${REPO}/issues/(\\d+)/comments$`);
 /** Branch names the forge accepts from a request: no `..` (a git range), no leading `-`. */
 const BRANCH = /^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]+$/;
 const NOT_ACCESSIBLE = "Resource not accessible by integration";
@@ -40,6 +42,7 @@ export async function servePulls(ctx: PullsContext, req: IncomingMessage, res: S
     if (number === undefined && method === "POST") {
       const user = authorise(ctx, req, fullName, true);
       const pull = await openPull(ctx, fullName, await readJson(req), user);
+      ctx.events.emit("pull_request", "opened", fullName, user, { number: pull.number, pull_request: ctx.events.pullRequest(pull) });
       sendJson(res, 201, await pullBody(ctx, pull));
     } else if (number === undefined && method === "GET") {
       authorise(ctx, req, fullName, false);
@@ -48,32 +51,17 @@ export async function servePulls(ctx: PullsContext, req: IncomingMessage, res: S
       authorise(ctx, req, fullName, false);
       sendJson(res, 200, await pullBody(ctx, found(ctx, fullName, number)));
     } else if (number !== undefined && method === "PATCH") {
-      authorise(ctx, req, fullName, true);
+      const user = authorise(ctx, req, fullName, true);
       const pull = found(ctx, fullName, number);
+      const was = pull.state;
       updatePull(ctx, pull, await readJson(req));
+      if (pull.state !== was) {
+        ctx.events.emit("pull_request", pull.state === "closed" ? "closed" : "reopened", fullName, user, {
+          number,
+          pull_request: ctx.events.pullRequest(pull),
+        });
+      }
       sendJson(res, 200, await pullBody(ctx, pull));
-    } else {
-      return false;
-    }
-    return true;
-  }
-  const comments = COMMENTS.exec(path);
-  if (comments) {
-    const fullName = comments[1]!;
-    if (method === "POST") {
-      const user = authorise(ctx, req, fullName, true, ["pull_requests", "issues"]);
-      const pull = found(ctx, fullName, Number(comments[2]));
-      const { body } = await readJson(req);
-      if (typeof body !== "string" || !body) throw validationFailed({ resource: "IssueComment", field: "body", code: "missing_field" });
-      sendJson(res, 201, commentBody(ctx, pull, ctx.state.pulls.comment(pull, body, user)));
-    } else if (method === "GET") {
-      authorise(ctx, req, fullName, false, ["pull_requests", "issues"]);
-      const pull = found(ctx, fullName, Number(comments[2]));
-      sendJson(
-        res,
-        200,
-        pull.comments.map((comment) => commentBody(ctx, pull, comment)),
-      );
     } else {
       return false;
     }
@@ -134,7 +122,8 @@ async function openPull(ctx: PullsContext, fullName: string, body: Record<string
   if ((await commitsAhead(ctx.root, fullName, base as string, head)) === 0) {
     throw validationFailed({ resource: "PullRequest", code: "custom", message: `No commits between ${base} and ${head}` });
   }
-  return ctx.state.pulls.open({ full_name: fullName, title: title as string, body: text ?? "", head, base: base as string, head_sha: headSha, draft, user });
+  const pull = { full_name: fullName, title: title as string, body: text ?? "", head, base: base as string, head_sha: headSha, draft, user };
+  return ctx.state.pulls.open(pull, ctx.state.nextNumber(fullName));
 }
 
 /** The branch of `branch` or `owner:branch`; null for another owner (a fork) or a name git would misread. */
@@ -206,25 +195,12 @@ export async function pullBody(ctx: PullsContext, pull: Pull) {
     body: pull.body || null,
     user: account(pull.user),
     draft: pull.draft,
-    merged: false,
+    merged: Boolean(pull.merged_at),
+    merged_at: pull.merged_at ?? null,
     comments: pull.comments.length,
     created_at: pull.created_at,
     updated_at: pull.updated_at,
     head: { label: `${owner}:${pull.head}`, ref: pull.head, sha: pull.head_sha },
     base: { label: `${owner}:${pull.base}`, ref: pull.base, sha: baseSha },
-  };
-}
-
-function commentBody(ctx: PullsContext, pull: Pull, comment: PullComment) {
-  return {
-    id: comment.id,
-    node_id: `IC_kwDO${Buffer.from(`comment:${comment.id}`).toString("base64url")}`,
-    url: `${ctx.webUrl}/api/repos/${pull.full_name}/issues/comments/${comment.id}`,
-    html_url: `${pullHtmlUrl(ctx, pull)}#issuecomment-${comment.id}`,
-    issue_url: `${ctx.webUrl}/api/repos/${pull.full_name}/issues/${pull.number}`,
-    body: comment.body,
-    user: account(comment.user),
-    created_at: comment.created_at,
-    updated_at: comment.created_at,
   };
 }

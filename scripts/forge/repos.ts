@@ -53,9 +53,11 @@ export async function createBareRepo(root: string, fullName: string, defaultBran
       mkdirSync(dirname(file), { recursive: true });
       writeFileSync(file, text);
     }
-    const env = { GIT_DIR: dir, GIT_WORK_TREE: work, GIT_INDEX_FILE: join(work, ".forge-index"), ...FORGE_AUTHOR };
+    // The index lives outside the work tree, or the initial commit would hold it.
+    const env = { GIT_DIR: dir, GIT_WORK_TREE: work, GIT_INDEX_FILE: join(dir, "forge-initial-index"), ...FORGE_AUTHOR };
     await git(["add", "--all", "--", "."], env);
     await git(["commit", "--quiet", "--no-verify", "-m", "Initial commit"], env);
+    rmSync(env.GIT_INDEX_FILE, { force: true });
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
@@ -137,6 +139,77 @@ export async function compareCommits(
   const [ahead, behind] = await Promise.all([count(`${baseSha}..${headSha}`), count(`${headSha}..${baseSha}`)]);
   const mergeBase = (await git(["merge-base", baseSha, headSha], env).catch(() => "")).trim() || null;
   return { base: baseSha, head: headSha, ahead, behind, mergeBase };
+}
+
+/** The commit a sha or a branch names (GitHub's `:ref`), or null. */
+export async function resolveCommit(root: string, fullName: string, ref: string): Promise<string | null> {
+  if (!REVISION.test(ref)) return null;
+  const env = { GIT_DIR: repoDir(root, fullName) };
+  const candidates = /^[0-9a-f]{40}$/.test(ref) ? [ref] : [`refs/heads/${ref}`, `refs/tags/${ref}`];
+  for (const candidate of candidates) {
+    const out = await git(["rev-parse", "--verify", "--quiet", `${candidate}^{commit}`], env).catch(() => "");
+    if (out.trim()) return out.trim();
+  }
+  return null;
+}
+
+/** Deletes the branch; false when there was none. */
+export async function deleteBranch(root: string, fullName: string, branch: string): Promise<boolean> {
+  if ((await branchSha(root, fullName, branch)) === null) return false;
+  await git(["update-ref", "-d", `refs/heads/${branch}`], { GIT_DIR: repoDir(root, fullName) });
+  return true;
+}
+
+export interface ChangedFile {
+  filename: string;
+  status: "added" | "removed" | "modified" | "renamed";
+  additions: number;
+  deletions: number;
+  changes: number;
+}
+
+/** The files `head` changes since `base` (both shas), with lines added and removed (0 and 0 for a binary). */
+export async function diffFiles(root: string, fullName: string, base: string, head: string): Promise<ChangedFile[]> {
+  const env = { GIT_DIR: repoDir(root, fullName) };
+  const [numstat, names] = await Promise.all([
+    git(["diff", "--no-renames", "--numstat", "-z", base, head], env),
+    git(["diff", "--no-renames", "--name-status", "-z", base, head], env),
+  ]);
+  const statuses = new Map<string, string>();
+  const parts = names.split("\0").filter(Boolean);
+  for (let i = 0; i + 1 < parts.length; i += 2) statuses.set(parts[i + 1]!, parts[i]!);
+  return numstat
+    .split("\0")
+    .filter(Boolean)
+    .map((record) => {
+      const [added, deleted, filename] = record.split("\t") as [string, string, string];
+      const additions = Number(added) || 0;
+      const deletions = Number(deleted) || 0;
+      const code = statuses.get(filename);
+      const status = code === "A" ? "added" : code === "D" ? "removed" : "modified";
+      return { filename, status, additions, deletions, changes: additions + deletions };
+    });
+}
+
+/**
+ * Merges `head` into `base` with a merge commit, as GitHub's merge button does; the new sha,
+ * or null when they conflict (or `base` moved meanwhile).
+ */
+export async function mergeBranches(root: string, fullName: string, base: string, head: string, message: string): Promise<string | null> {
+  const env = { GIT_DIR: repoDir(root, fullName), ...FORGE_AUTHOR };
+  const [baseSha, headSha] = await Promise.all([branchSha(root, fullName, base), branchSha(root, fullName, head)]);
+  if (!baseSha || !headSha) return null;
+  const tree = await git(["merge-tree", "--write-tree", baseSha, headSha], env).then(
+    (out) => out.split("\n")[0]!.trim(),
+    () => null,
+  );
+  if (!tree) return null;
+  const merged = (await git(["commit-tree", tree, "-p", baseSha, "-p", headSha, "-m", message], env)).trim();
+  const moved = await git(["update-ref", `refs/heads/${base}`, merged, baseSha], env).then(
+    () => true,
+    () => false,
+  );
+  return moved ? merged : null;
 }
 
 async function git(args: string[], env: Record<string, string> = {}): Promise<string> {

@@ -8,7 +8,10 @@
  *   user is, their organisation memberships and repository permissions (people.ts).
  * - `/apps/<slug>/installations/new` and `/login/oauth/access_token`: the install page and
  *   the OAuth code exchange of an installation claim (install.ts).
- * - `/__forge/...`: the admin API for tests (admin.ts).
+ * - issues, labels, comments and reviews (issues.ts), the Checks API and branches (checks.ts);
+ *   what happens there, and check runs, reach the App as signed webhooks (events.ts,
+ *   webhooks.ts); a push of a commit with `.forge/ci.sh` runs it in a container (ci.ts).
+ * - `/__forge/...`: the admin API for tests (admin.ts, admin-loop.ts).
  * With a `root` of the caller's, the state is kept there beside the repositories (persist.ts)
  * and read again by the next start.
  * Sandbox boxes reach the host on the container bridge: `gitHost` adds a second listener
@@ -26,15 +29,22 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serveAdmin, takeFault } from "./admin";
+import { serveLoopAdmin } from "./admin-loop";
+import { serveChecks } from "./checks";
+import { Ci, type CiOptions } from "./ci";
+import { ForgeEvents } from "./events";
 import { isPush, serveGit } from "./git-http";
 import { serveGitHubApi } from "./github-api";
 import { serveGraphQL } from "./graphql";
 import { ForgeError, sendError, sendJson } from "./http";
 import { type AppIdentity, serveInstall } from "./install";
+import { serveIssues } from "./issues";
 import { servePeople } from "./people";
 import { loadForgeState, saveForgeState } from "./persist";
 import { type PullsContext, servePulls } from "./pulls";
+import { afterPush, branches } from "./pushes";
 import { type ApiFault, ForgeState } from "./state";
+import { type WebhookConfig, Webhooks } from "./webhooks";
 
 export interface ForgeOptions {
   /** The App id: the `iss` every App JWT must carry. */
@@ -52,6 +62,12 @@ export interface ForgeOptions {
   port?: number;
   /** An address the boxes reach (the docker bridge, 172.17.0.1), served git only. */
   gitHost?: string;
+  /** Where the App's webhooks go and the secret they are signed with (also `PUT /__forge/webhook`). */
+  webhook?: WebhookConfig;
+  /** CI of pushes (ci.ts): on where the container engine and the lite image answer. */
+  ci?: CiOptions;
+  /** The forge's log (CI off, a delivery that failed); console by default. */
+  log?: (line: string) => void;
 }
 
 export interface Forge {
@@ -68,6 +84,10 @@ export interface Forge {
   /** The App's slug and OAuth client (GITHUB_APP_SLUG, GITHUB_APP_CLIENT_ID, GITHUB_APP_CLIENT_SECRET). */
   identity: AppIdentity;
   state: ForgeState;
+  /** The deliveries sent so far (`idle()` waits for those queued). */
+  webhooks: Webhooks;
+  /** CI of pushes (`idle()` waits for the runs started). */
+  ci: Ci;
   close(): Promise<void>;
 }
 
@@ -101,6 +121,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     return (server.address() as AddressInfo).port;
   };
   const close = async () => {
+    await ci.stop();
     await Promise.all(
       servers.splice(0).map(
         (server) =>
@@ -116,8 +137,17 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
   let gitUrl = "";
   const api = { state, appId: options.appId, publicKey, root };
   const install = { state, app: identity };
+  const log = options.log ?? ((line: string) => console.log(`[forge] ${line}`));
   // The base URL is known once the port is: set below.
-  const pulls: PullsContext = { state, root, webUrl: "", appSlug: identity.slug };
+  const base = { state, root, webUrl: "", appSlug: identity.slug };
+  const webhooks = new Webhooks(options.webhook ?? null, log);
+  const events = new ForgeEvents(base, webhooks);
+  const pulls: PullsContext = Object.assign(base, { events });
+  const save = () => {
+    if (!ownRoot) saveForgeState(root, state);
+  };
+  const handledPushes = new Set<string>();
+  const ci = new Ci({ state, root, events, appSlug: identity.slug, log, changed: save }, options.ci);
   const faults: ApiFault[] = [];
   async function handle(req: IncomingMessage, res: ServerResponse, gitOnly: boolean): Promise<void> {
     const url = new URL(req.url ?? "/", "http://forge");
@@ -127,6 +157,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     if (gitOnly) throw new ForgeError(404, "Not Found");
     const served =
       (path.startsWith("/api/") && (await serveApi(req, res, path.slice("/api".length), url.searchParams))) ||
+      (path.startsWith("/__forge/") && (await serveLoopAdmin({ pulls, ci }, req, res, path.slice("/__forge".length), url.searchParams))) ||
       (path.startsWith("/__forge/") &&
         (await serveAdmin({ state, root, gitUrl, install, pulls, faults }, req, res, path.slice("/__forge".length), url.searchParams))) ||
       (await serveInstall(install, req, res, url));
@@ -143,6 +174,8 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
       (await serveGitHubApi(api, req, res, path, query)) ||
       servePeople(state, req, res, path) ||
       (await servePulls(pulls, req, res, path, query)) ||
+      (await serveIssues(pulls, req, res, path)) ||
+      (await serveChecks(pulls, req, res, path, query)) ||
       (await serveGraphQL(pulls, req, res, path))
     );
   }
@@ -160,7 +193,16 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     if (!repository) throw challenge;
     if (push && access === "read") throw new ForgeError(403, `Permission to ${fullName}.git denied.`);
     if (push ? access !== "write" : repository.private && access === "none") throw challenge;
-    await serveGit(req, res, { projectRoot: root, pathInfo: `/${fullName}.git${rest}`, query, remoteUser: push ? "x-access-token" : undefined });
+    // A push's answer ends after what it sets off has begun (pull_request synchronize, CI's run).
+    const receive = push && req.method === "POST" && rest.endsWith("/git-receive-pack");
+    const before = receive ? await branches(root, fullName) : null;
+    const beforeEnd = before
+      ? async () => {
+          await afterPush({ state, root, events, ci, appSlug: identity.slug, handled: handledPushes }, fullName, before, `${identity.slug}[bot]`);
+          save();
+        }
+      : undefined;
+    await serveGit(req, res, { projectRoot: root, pathInfo: `/${fullName}.git${rest}`, query, remoteUser: push ? "x-access-token" : undefined, beforeEnd });
   }
 
   try {
@@ -169,7 +211,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     pulls.webUrl = url;
     gitUrl = `${url}/git`;
     if (options.gitHost) gitUrl = `http://${options.gitHost}:${await listen(options.gitHost, 0, true)}/git`;
-    return { url, apiUrl: `${url}/api`, gitUrl, adminUrl: `${url}/__forge`, webUrl: url, appId: options.appId, identity, state, close };
+    return { url, apiUrl: `${url}/api`, gitUrl, adminUrl: `${url}/__forge`, webUrl: url, appId: options.appId, identity, state, webhooks, ci, close };
   } catch (error) {
     await close();
     throw error;

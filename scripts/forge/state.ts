@@ -8,6 +8,8 @@
  * `toJSON`/`fromJSON` carry the rest across a restart (persist.ts).
  */
 import { randomBytes } from "node:crypto";
+import { Checks, type SavedChecks } from "./check-state";
+import { Issues, type SavedIssues } from "./issue-state";
 import { People, type SavedPeople } from "./people-state";
 import { Pulls, type SavedPulls } from "./pull-state";
 
@@ -77,6 +79,9 @@ export interface SavedForgeState {
   pulls?: SavedPulls;
   /** Absent from states saved before the forge had organisations and collaborators. */
   people?: SavedPeople;
+  /** Absent from states saved before the forge had issues and checks. */
+  issues?: SavedIssues;
+  checks?: SavedChecks;
 }
 
 export class ForgeState {
@@ -85,10 +90,23 @@ export class ForgeState {
   readonly tokens = new Map<string, MintedToken>();
   pulls = new Pulls();
   people = new People();
+  issues = new Issues();
+  checks = new Checks();
   tokenTtlS = DEFAULT_TOKEN_TTL_S;
   private nextInstallationId = 1001;
   private readonly codes = new Map<string, UserGrant>();
   private readonly userTokens = new Map<string, UserGrant>();
+
+  /** The repository's next issue or pull request number: one sequence for both, as on GitHub. */
+  nextNumber(fullName: string): number {
+    const numbers = [...this.pulls.of(fullName), ...this.issues.of(fullName)].map((item) => item.number);
+    return Math.max(0, ...numbers) + 1;
+  }
+
+  /** The live installation that holds the repository (the oldest when several do), whose deliveries it gets. */
+  installationOf(fullName: string): Installation | undefined {
+    return [...this.installations.values()].find((i) => !i.revoked && i.repositories.has(fullName));
+  }
 
   /** A new installation on `account`; the account itself (a user's own account) may see it, and `users`. */
   addInstallation(account: string, repositories: string[], users: string[] = []): Installation {
@@ -208,6 +226,8 @@ export class ForgeState {
       next_installation_id: this.nextInstallationId,
       pulls: this.pulls.toJSON(),
       people: this.people.toJSON(),
+      issues: this.issues.toJSON(),
+      checks: this.checks.toJSON(),
     };
   }
 
@@ -220,6 +240,8 @@ export class ForgeState {
     state.nextInstallationId = saved.next_installation_id;
     state.pulls = Pulls.fromJSON(saved.pulls);
     state.people = People.fromJSON(saved.people);
+    state.issues = Issues.fromJSON(saved.issues);
+    state.checks = Checks.fromJSON(saved.checks);
     return state;
   }
 }

@@ -91,3 +91,93 @@ export async function admin(adminUrl: string, method: string, path: string, body
 }
 
 export { approveInstall, claimInstallation, claimState } from "./claim";
+
+export interface ReceivedHook {
+  headers: Record<string, string>;
+  /** The exact body received. */
+  body: string;
+  json: any;
+}
+
+/**
+ * A real HTTP server receiving webhooks, as the platform's door would: every request kept,
+ * answered `status` (200 by default). `next(match)` resolves with the first received hook
+ * matching, waiting for it when none has come yet.
+ */
+export async function hookReceiver(status = 200) {
+  const { createServer } = await import("node:http");
+  const received: ReceivedHook[] = [];
+  const waiters: Array<{ match: (hook: ReceivedHook) => boolean; resolve: (hook: ReceivedHook) => void }> = [];
+  const server = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on("data", (part: Buffer) => parts.push(part));
+    req.on("end", () => {
+      const body = Buffer.concat(parts).toString("utf8");
+      const hook = { headers: req.headers as Record<string, string>, body, json: JSON.parse(body) };
+      received.push(hook);
+      for (const waiter of waiters.splice(0)) {
+        if (waiter.match(hook)) waiter.resolve(hook);
+        else waiters.push(waiter);
+      }
+      res.writeHead(receiver.status).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const address = server.address() as { port: number };
+  const receiver = {
+    url: `http://127.0.0.1:${address.port}/api/github/webhooks`,
+    status,
+    received,
+    /** The first hook received that matches, now or when it comes (rejects after `ms`). */
+    next(match: (hook: ReceivedHook) => boolean, ms = 10_000): Promise<ReceivedHook> {
+      const found = received.find(match);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`no matching webhook within ${ms} ms (got ${received.map((h) => h.headers["x-github-event"]).join(", ")})`)),
+          ms,
+        );
+        const done = (hook: ReceivedHook) => {
+          clearTimeout(timer);
+          resolve(hook);
+        };
+        waiters.push({ match, resolve: done });
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+  return receiver;
+}
+
+/** Whether a hook is `event` (and `action` when given). */
+export const isEvent = (event: string, action?: string) => (hook: ReceivedHook) =>
+  hook.headers["x-github-event"] === event && (action === undefined || hook.json.action === action);
+
+/**
+ * Commits `files` (path → text) on `branch` (made from the default branch when it does not
+ * exist yet) and pushes it; returns the new sha. The clone is removed.
+ */
+export async function pushFiles(gitUrl: string, fullName: string, token: string, branch: string, files: Record<string, string>): Promise<string> {
+  const { mkdirSync } = await import("node:fs");
+  const { dirname } = await import("node:path");
+  const dir = workDir();
+  try {
+    await git(["clone", "--quiet", remote(gitUrl, fullName, token), dir]);
+    const exists = (await git(["ls-remote", "--heads", "origin", branch], dir)).trim() !== "";
+    await git(["checkout", "--quiet", ...(exists ? [branch] : ["-b", branch])], dir);
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+    await git(["add", "--all"], dir);
+    await git(["commit", "--quiet", "--allow-empty", "-m", `Change on ${branch}`], dir);
+    await git(["push", "--quiet", "origin", `HEAD:refs/heads/${branch}`], dir);
+    return (await git(["rev-parse", "HEAD"], dir)).trim();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -80,18 +80,23 @@ export const taskPath: Path = {
     },
     {
       file: "workers/api/tasks.ts",
-      what: "`wakeQueue` (the routes of `/api/tasks/:id` wake it too): the organisation's queue told.",
+      what: "`wakeQueue`, re-exported for the routes.",
       reached: { kind: "import", from: "workers/api/guild-tasks.ts" },
+    },
+    {
+      file: "bindings/task-messages.ts",
+      what: "`wakeQueue` (`sendTaskMessage` wakes it too, for a person's message and a webhook delivery's): the organisation's queue told.",
+      reached: { kind: "import", from: "workers/api/tasks.ts" },
     },
     {
       file: "bindings/objects.ts",
       what: "`taskQueue(env, organisationId)`: the stub of the organisation's queue.",
-      reached: { kind: "import", from: "workers/api/tasks.ts" },
+      reached: { kind: "import", from: "bindings/task-messages.ts" },
     },
     {
       file: "durable-objects/task/queue-object.ts",
       what: "`wake`, handed to its plan (loaded on the object's start); its `starter` is how a task is asked to start.",
-      reached: { kind: "rpc", from: "workers/api/tasks.ts", method: "wake", stub: "taskQueue" },
+      reached: { kind: "rpc", from: "bindings/task-messages.ts", method: "wake", stub: "taskQueue" },
     },
     {
       file: "durable-objects/task/queue.ts",

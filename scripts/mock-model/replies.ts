@@ -19,6 +19,11 @@ export interface ScriptedUsage {
 }
 
 export interface ScriptedReply {
+  /**
+   * Taken only by a request whose last message's text contains this: agents that share a
+   * model name (a task's attempts side by side) each take their own reply.
+   */
+  when?: string;
   content?: string;
   tool_calls?: ScriptedToolCall[];
   reasoning?: string;
@@ -52,6 +57,7 @@ type JsonObject = { [key: string]: Json };
 export class ScriptError extends Error {}
 
 const REPLY_FIELDS = new Set([
+  "when",
   "content",
   "tool_calls",
   "reasoning",
@@ -97,7 +103,7 @@ function parseReply(raw: Json, where: string, nextCallId: () => string): Scripte
   if (!isObject(raw)) throw new ScriptError(`${where} must be an object`);
   rejectUnknown(raw, REPLY_FIELDS, where);
   const reply: ScriptedReply = {};
-  for (const key of ["content", "reasoning", "finish_reason", "redirect_to"] as const) {
+  for (const key of ["when", "content", "reasoning", "finish_reason", "redirect_to"] as const) {
     const value = raw[key];
     if (value === undefined) continue;
     if (typeof value !== "string") throw new ScriptError(`${where}.${key} must be a string`);
@@ -183,6 +189,12 @@ export function echoReply(messages: Json[]): ScriptedReply {
     return { content: `echo: ${textOf(message.content ?? null)}` };
   }
   return { content: "echo: " };
+}
+
+/** The text of a request's last message, which a reply's `when` is matched against. */
+export function lastMessageText(messages: Json[]): string {
+  const last = messages.at(-1);
+  return isObject(last) ? textOf(last.content ?? null) : "";
 }
 
 function textOf(content: Json): string {

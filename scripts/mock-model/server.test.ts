@@ -98,6 +98,16 @@ describe("mock model: text", () => {
     expect(res.choices[0]?.finish_reason).toBe("length");
   });
 
+  it("ISSUE-33: a reply with `when` is taken only by a request whose last message holds it, the others keep their order", async () => {
+    await script([{ when: "/a2,", content: "for a2" }, { content: "any" }, { when: "/a1,", content: "for a1" }]);
+    const ask = async (text: string) => (await client.chat.completions.create({ model: "m", messages: user(text) })).choices[0]?.message.content;
+    expect(await ask("on the branch factory/task/APP-7/a1, made from main")).toBe("any");
+    expect(await ask("on the branch factory/task/APP-7/a1, made from main")).toBe("for a1");
+    expect(await ask("on the branch factory/task/APP-7/a3, made from main")).toMatch(/^echo: /);
+    expect(await ask("on the branch factory/task/APP-7/a2, made from main")).toBe("for a2");
+    expect((await script([{ when: 2 }])).status).toBe(400);
+  });
+
   it("echoes the last user message when nothing is queued, text parts included", async () => {
     const a = await client.chat.completions.create({
       model: "m",

@@ -21,7 +21,19 @@ import {
   messagesUsage,
   validateMessagesRequest,
 } from "./messages";
-import { completionBody, echoReply, errorBody, isObject, type Json, parseScript, ScriptError, type ScriptedReply, streamChunks, usageFor } from "./replies";
+import {
+  completionBody,
+  echoReply,
+  errorBody,
+  isObject,
+  type Json,
+  lastMessageText,
+  parseScript,
+  ScriptError,
+  type ScriptedReply,
+  streamChunks,
+  usageFor,
+} from "./replies";
 
 export interface MockModel {
   url: string;
@@ -82,10 +94,17 @@ class MockState {
   nextCompletionId = (): string => `chatcmpl-mock-${++this.completions}`;
   nextMessageId = (): string => `msg_mock_${++this.messages}`;
 
-  /** The next reply for a request naming `model`: its own queue first, then the shared one. */
-  takeReply(model: Json | undefined): ScriptedReply | undefined {
-    const forModel = typeof model === "string" ? this.modelQueues.get(model) : undefined;
-    return forModel?.shift() ?? this.queue.shift();
+  /**
+   * The next reply for a request naming `model`: its own queue first, then the shared one;
+   * in each the first reply whose `when` (if any) is in the request's last message.
+   */
+  takeReply(model: Json | undefined, messages: Json[]): ScriptedReply | undefined {
+    const last = lastMessageText(messages);
+    const take = (queue: ScriptedReply[] | undefined) => {
+      const at = queue?.findIndex((reply) => reply.when === undefined || last.includes(reply.when)) ?? -1;
+      return at === -1 ? undefined : queue!.splice(at, 1)[0];
+    };
+    return take(typeof model === "string" ? this.modelQueues.get(model) : undefined) ?? take(this.queue);
   }
 
   reset(): void {
@@ -202,7 +221,7 @@ async function chatCompletion(state: MockState, req: IncomingMessage, res: Serve
   if (!Array.isArray(messages)) throw new HttpError(400, "messages must be an array");
 
   const gone = watchClient(res, recordRequest(state, req, path, body));
-  const reply = state.takeReply(body.model) ?? echoReply(messages);
+  const reply = state.takeReply(body.model, messages) ?? echoReply(messages);
   if (!(await goesOnToContent(reply, res, gone, errorBody))) return;
 
   const meta = {
@@ -240,7 +259,7 @@ async function messages(state: MockState, req: IncomingMessage, res: ServerRespo
   const body = await readJson(req);
   const gone = watchClient(res, recordRequest(state, req, path, body));
   const request = validateMessagesRequest(body);
-  const reply = state.takeReply(request.model) ?? echoReply(echoInput(request.messages));
+  const reply = state.takeReply(request.model, request.messages) ?? echoReply(echoInput(request.messages));
   if (!(await goesOnToContent(reply, res, gone, messagesErrorBody))) return;
 
   const meta = { id: state.nextMessageId(), model: request.model };

@@ -191,10 +191,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     } else {
       // Git runs in the boxes: they reach the forge on the bridge's gateway. Its App and state
       // stay in the state folder, as the database naming its installations does; after an
-      // install it sends the user to the console's setup page, as GitHub does.
+      // install it sends the user to the console's setup page, as GitHub does. Its webhooks go
+      // to the Worker's port, known before wrangler listens on it.
       const local = await startLocalGitHub(engine.enabled ? ((await bridgeGateway()) ?? undefined) : undefined, log, {
         dir: join(options.stateDir, "forge"),
         setupUrl: `http://127.0.0.1:${port}/github/setup`,
+        webhookUrl: `http://127.0.0.1:${port}/api/github/webhooks`,
+        // CI runs pushed scripts in the lite image: only where the sandboxes' engine is on.
+        ci: engine.enabled ? {} : { enabled: false, reason: `containers are off (${engine.reason ?? "no engine"})` },
       });
       stops.push(local.forge.close);
       Object.assign(vars, local.vars);

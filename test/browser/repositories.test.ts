@@ -121,4 +121,34 @@ describe("OP-REPO-6: repositories in the console", () => {
     await page.getByRole("list", { name: "GitHub connections" }).locator(`[data-connection="${own}"]`).waitFor();
     await api("DELETE", `/api/guilds/${guild.id}`);
   });
+
+  it("ISSUE-33: a repository's task agent and trigger label are set on its row, a bad label shown at its field", async () => {
+    const guild = (await api("POST", "/api/guilds", { body: { name: `Issue settings guild ${suffix}` } })).json;
+    const coder = (await api("POST", `/api/guilds/${guild.id}/agents`, { body: { name: "Builder", model: "mock-model", coding: true } })).json;
+    await api("POST", `/api/guilds/${guild.id}/agents`, { body: { name: "Talker", model: "mock-model" } });
+    const repo = (await api("POST", `/api/guilds/${guild.id}/repositories`, { body: { full_name: `issues-${suffix}/app` } })).json;
+    await page.goto(`${inject("apiUrl")}/guilds/${guild.id}/repositories`);
+    const issues = page.getByRole("form", { name: `Issues of issues-${suffix}/app` });
+    await issues.waitFor();
+    const agent = issues.getByLabel("Task agent");
+    // Only the guild's coding agents can take tasks.
+    expect(await agent.locator("option").allTextContents()).toEqual(["None: issues start no task", "Builder"]);
+    await agent.selectOption({ label: "Builder" });
+    await issues.getByLabel("Trigger label").fill("needs,agent");
+    await issues.getByRole("button", { name: "Save" }).click();
+    await issues.locator('[data-field="trigger_label"] .field-error').getByText("comma").waitFor();
+    expect((await api("GET", `/api/guilds/${guild.id}/repositories`)).json.data[0]).toMatchObject({ task_agent_id: null, trigger_label: "agent" });
+
+    await issues.getByLabel("Trigger label").fill("Needs agent");
+    await issues.getByRole("button", { name: "Save" }).click();
+    await until(async () => {
+      const [saved] = (await api("GET", `/api/guilds/${guild.id}/repositories`)).json.data;
+      return saved.task_agent_id === coder.id && saved.trigger_label === "Needs agent";
+    }, "the task agent and trigger label are saved");
+    await issues.locator('[data-field="trigger_label"] .field-error').waitFor({ state: "detached" });
+    expect(await issues.getByRole("button", { name: "Save" }).isDisabled()).toBe(true);
+    await screenshot(page, "repository-issues");
+    expect(repo.task_agent_id).toBeNull();
+    await api("DELETE", `/api/guilds/${guild.id}`);
+  });
 });

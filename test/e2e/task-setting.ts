@@ -48,17 +48,17 @@ export function taskSetting(boxes: ReturnType<typeof containerStack>) {
   }
 
   /** A coding agent, a private repository on the forge reached through a connected installation, and the guild's repository. */
-  async function codingSetup(prefix = "Coder", guildAgent?: Agent, name = "app") {
+  async function codingSetup(prefix = "Coder", guildAgent?: Agent, name = "app", files: Record<string, string> = { "README.md": "one\n" }) {
     const agent = guildAgent ?? (await agentWithSecret(call, prefix, { coding: true }));
     const owner = `acme-${crypto.randomUUID().slice(0, 8)}`;
     const fullName = `${owner}/${name}`;
-    expect((await forge("POST", "/repos", { full_name: fullName, private: true, files: { "README.md": "one\n" } })).status).toBe(201);
+    expect((await forge("POST", "/repos", { full_name: fullName, private: true, files })).status).toBe(201);
     expect((await forge("POST", "/installations", { account: owner, repositories: [fullName] })).status).toBe(201);
     const { connection } = await claimInstallation(call, boxes.stack.forge!.adminUrl, { account: owner });
     expect(connection.status, JSON.stringify(connection.json)).toBe(201);
     const repository = await call("POST", `/api/guilds/${agent.guildId}/repositories`, { full_name: fullName, connection_id: connection.json.id });
     expect(repository.status, repository.text).toBe(201);
-    return { agent, fullName, repositoryId: repository.json.id as string };
+    return { agent, fullName, owner, repositoryId: repository.json.id as string };
   }
 
   async function fileTask(setup: { agent: Agent; repositoryId: string }, title: string): Promise<Task> {

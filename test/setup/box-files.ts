@@ -8,6 +8,7 @@
  */
 export const BOX_FILES: ReadonlyArray<readonly [path: string, seconds: number]> = [
   ["test/e2e/hostile-tenant.test.ts", 150],
+  ["test/e2e/forge-loop.test.ts", 150],
   ["test/e2e/tasks.test.ts", 82],
   ["test/e2e/task-turns.test.ts", 130],
   ["test/e2e/claude-code.test.ts", 75],

@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,6 +30,8 @@ declare module "vitest" {
     githubAppSlug: string;
     githubAppClientId: string;
     githubAppClientSecret: string;
+    /** The secret the forge signs the App's webhooks with (GITHUB_WEBHOOK_SECRET); it sends none: the tests deliver their own. */
+    githubWebhookSecret: string;
   }
 }
 
@@ -53,7 +55,12 @@ export default async function setup(project: TestProject) {
   const mcp = await startMcpServer();
   project.provide("mcpServerUrl", mcp.url);
   const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-  const forge = await startForge({ appId: "4242", publicKeyPem: publicKey.export({ type: "spki", format: "pem" }) as string });
+  const webhookSecret = randomBytes(32).toString("hex");
+  const forge = await startForge({
+    appId: "4242",
+    publicKeyPem: publicKey.export({ type: "spki", format: "pem" }) as string,
+    webhook: { secret: webhookSecret },
+  });
   project.provide("forgeApiUrl", forge.apiUrl);
   project.provide("forgeGitUrl", forge.gitUrl);
   project.provide("forgeAdminUrl", forge.adminUrl);
@@ -63,6 +70,7 @@ export default async function setup(project: TestProject) {
   project.provide("githubAppSlug", forge.identity.slug);
   project.provide("githubAppClientId", forge.identity.clientId);
   project.provide("githubAppClientSecret", forge.identity.clientSecret);
+  project.provide("githubWebhookSecret", webhookSecret);
   return async () => {
     // Acceptance of the provider-key rules: the platform key in no row, no request to
     // another provider and no console line of the whole run (./canary.ts).

@@ -1,8 +1,8 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, isNull } from "drizzle-orm";
 import { Hono } from "hono";
 import type { Database } from "../../core/db/client";
 import { sqlState, UNIQUE_VIOLATION } from "../../core/db/outage";
-import { githubConnections, guildRepositories } from "../../core/db/schema";
+import { agents, githubConnections, guildRepositories } from "../../core/db/schema";
 import { cloneUrl, repositoryFolder } from "../../core/repos/repository";
 import type { AppEnv } from "../http/context";
 import { failure, jsonBody, ok, operation, pathId } from "../http/contract";
@@ -19,7 +19,7 @@ import { Repository, RepositoryCreate, RepositoryList } from "./repositories.sch
 
 type RepositoryRow = typeof guildRepositories.$inferSelect;
 
-const toRepository = (row: RepositoryRow, gitBaseUrl: string | undefined) => ({
+export const toRepository = (row: RepositoryRow, gitBaseUrl: string | undefined) => ({
   id: row.id,
   guild_id: row.guildId,
   full_name: row.fullName,
@@ -27,6 +27,8 @@ const toRepository = (row: RepositoryRow, gitBaseUrl: string | undefined) => ({
   default_branch: row.defaultBranch,
   connection_id: row.connectionId,
   clone_url: cloneUrl(gitBaseUrl, row.fullName),
+  task_agent_id: row.taskAgentId,
+  trigger_label: row.triggerLabel,
   created_at: row.createdAt.toISOString(),
 });
 
@@ -46,6 +48,20 @@ async function connectionFor(db: Database, organisationId: string, connectionId:
     throw fieldError("full_name", `must be a repository of ${row.accountLogin}, the account of the connection's installation`);
   }
   return row;
+}
+
+/**
+ * The repository's task agent must be a coding agent of its guild, not archived: issues file
+ * tasks for it, and only a coding agent's runs can use the repository.
+ */
+export async function requireTaskAgent(db: Database, guildId: string, agentId: string | null): Promise<void> {
+  if (agentId === null) return;
+  const [agent] = await db
+    .select({ id: agents.id })
+    .from(agents)
+    .where(and(eq(agents.id, agentId), eq(agents.guildId, guildId), eq(agents.coding, true), isNull(agents.archivedAt)))
+    .limit(1);
+  if (!agent) throw fieldError("task_agent_id", "no such coding agent in the guild");
 }
 
 /** The repository's folder must be free in the guild: every agent clones all of them side by side. */
@@ -95,7 +111,7 @@ export const guildRepositoryRoutes = new Hono<AppEnv>()
       notFound: "guild",
       body: true,
       invalid:
-        "connection_id unknown or disconnected, full_name outside the connection's account; github.repository_unreachable or github.installation_refused: GitHub does not give the installation access to it",
+        "connection_id unknown or disconnected, full_name outside the connection's account, task_agent_id not a coding agent of the guild, trigger_label not a label name; github.repository_unreachable or github.installation_refused: GitHub does not give the installation access to it",
       conflict: "repository.exists: the guild already has it; repository.name_taken: another of its repositories clones into the same folder",
       errors: { 502: failure("GitHub could not be reached (github.unavailable)"), 503: failure(NOT_CONFIGURED) },
     }),
@@ -107,6 +123,7 @@ export const guildRepositoryRoutes = new Hono<AppEnv>()
       const body = c.req.valid("json");
       const connection = body.connection_id ? await connectionFor(db, guild.organisationId, body.connection_id, body.full_name) : null;
       await refuseTakenFolder(db, guild.id, body.full_name);
+      await requireTaskAgent(db, guild.id, body.task_agent_id);
       if (connection) {
         // The token is only proof of access: it is dropped here, never stored or returned.
         await requireGitHub(c.env)
@@ -115,7 +132,14 @@ export const guildRepositoryRoutes = new Hono<AppEnv>()
       }
       const [row] = await db
         .insert(guildRepositories)
-        .values({ guildId: guild.id, connectionId: connection?.id ?? null, fullName: body.full_name, defaultBranch: body.default_branch })
+        .values({
+          guildId: guild.id,
+          connectionId: connection?.id ?? null,
+          fullName: body.full_name,
+          defaultBranch: body.default_branch,
+          taskAgentId: body.task_agent_id,
+          triggerLabel: body.trigger_label,
+        })
         .returning()
         .catch((error: unknown) => {
           if (sqlState(error) === UNIQUE_VIOLATION) throw alreadyAdded(body.full_name);

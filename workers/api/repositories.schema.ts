@@ -78,6 +78,22 @@ export const branchName = z
   .max(255)
   .regex(/^(?![-/.])(?!.*(?:\.\.|@\{|\/\/|\/\.|\.lock$|[/.]$))[A-Za-z0-9._/-]+$/, "must be a git branch name");
 
+/**
+ * The issue label that files a task for the repository's task agent, as GitHub takes label
+ * names: 1..50 characters, no comma (GitHub reads one as a list), no leading or trailing space.
+ */
+export const triggerLabel = z
+  .string()
+  .min(1)
+  .max(50)
+  .regex(/^[^,\r\n]*$/, "must not contain a comma or a line break")
+  .regex(/^\S(?:.*\S)?$/, "must not start or end with a space")
+  .describe("The issue label that files a task for the task agent (compared without case, as GitHub compares labels)");
+
+const taskAgentId = idInput()
+  .nullable()
+  .describe("A coding agent of the guild that issues of the repository file tasks for (labelled, or an @-mention of its name); null: issues start no task");
+
 /** Body of `POST /api/guilds/:id/repositories`. */
 export const RepositoryCreate = z
   .strictObject({
@@ -87,8 +103,18 @@ export const RepositoryCreate = z
       .default(null)
       .describe("The GitHub connection whose installation reaches it; null or absent: a public repository cloned anonymously"),
     default_branch: branchName.default("main"),
+    task_agent_id: taskAgentId.default(null),
+    trigger_label: triggerLabel.default("agent"),
   })
   .meta({ id: "RepositoryCreate" });
+
+/** Body of `PATCH /api/repositories/:id`: what issues do to the repository's tasks; absent fields stay. */
+export const RepositoryPatch = z
+  .strictObject({
+    task_agent_id: taskAgentId.optional(),
+    trigger_label: triggerLabel.optional(),
+  })
+  .meta({ id: "RepositoryPatch" });
 
 export const Repository = z
   .object({
@@ -99,6 +125,8 @@ export const Repository = z
     default_branch: z.string(),
     connection_id: z.uuid().nullable(),
     clone_url: z.string().describe("Derived from the platform's git base and full_name"),
+    task_agent_id: z.uuid().nullable().describe("The coding agent issues of the repository file tasks for; null: issues start no task"),
+    trigger_label: z.string().describe("The issue label that files a task for the task agent"),
     created_at: z.iso.datetime(),
   })
   .meta({ id: "Repository" });
@@ -106,3 +134,4 @@ export const Repository = z
 export const RepositoryList = z.object({ data: z.array(Repository) }).meta({ id: "RepositoryList" });
 
 export type RepositoryCreate = z.infer<typeof RepositoryCreate>;
+export type RepositoryPatch = z.infer<typeof RepositoryPatch>;

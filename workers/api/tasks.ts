@@ -1,9 +1,9 @@
 import { Hono } from "hono";
-import { taskObject, taskQueue } from "../../bindings/objects";
+import { taskObject } from "../../bindings/objects";
+import { sendTaskMessage } from "../../bindings/task-messages";
 import type { Database } from "../../core/db/client";
 import {
   findTask,
-  insertTaskMessage,
   listTaskMessages,
   listTaskRuns,
   moveTask,
@@ -12,11 +12,9 @@ import {
   type TaskRunRow,
   taskRunsSummary,
 } from "../../core/db/task-rows";
-import { logEvent } from "../../core/output/log";
-import { platformRedactor } from "../../core/output/redaction";
 import { taskBranch } from "../../core/tasks/key";
 import type { TaskStatus } from "../../core/tasks/outcome";
-import { CANCELLABLE, DONE_FROM, QUEUED_BY_MESSAGE } from "../../core/tasks/transitions";
+import { CANCELLABLE, DONE_FROM } from "../../core/tasks/transitions";
 import { isUuid } from "../../core/validation/fields";
 import type { AppEnv } from "../http/context";
 import { eventStream, failure, jsonBody, ok, operation, pathId, query } from "../http/contract";
@@ -33,6 +31,9 @@ import { Task, TaskDetail, TaskMessage, TaskMessageCreate, TaskMessagePage, Task
  * its events. Status moves are conditional (core/db/task-rows.ts moveTask), so a person's action
  * and a run's end never both win.
  */
+
+/** Waking the queue lives beside sending a message (bindings/task-messages.ts); the routes import it from here. */
+export { wakeQueue } from "../../bindings/task-messages";
 
 const iso = (at: Date | null) => (at ? at.toISOString() : null);
 
@@ -90,19 +91,6 @@ export async function ownedTask(db: Database, organisationId: string, id: string
   const task = await findTask(db, organisationId, id);
   if (!task) throw notFound("task");
   return task;
-}
-
-/**
- * Tells the organisation's queue to plan now (a task became due). The task is stored by
- * then: a queue that cannot be reached is logged, not the request's failure; its next wake
- * (another filing, a run's end) plans the task.
- */
-export async function wakeQueue(env: AppEnv["Bindings"], organisationId: string): Promise<void> {
-  try {
-    await taskQueue(env, organisationId).wake(organisationId);
-  } catch (error) {
-    logEvent("warn", { operation: "task.queue_wake", organisation_id: organisationId, error }, platformRedactor(env));
-  }
 }
 
 /** The task as it is now, after a move someone else may have made first. */
@@ -196,16 +184,9 @@ export const taskRoutes = new Hono<AppEnv>()
     jsonBody(TaskMessageCreate),
     async (c) => {
       const db = c.get("db");
-      // A best-of-N task's message goes to its winner, whose branch its pull request is.
+      // A best-of-N task's message goes to its winner, whose branch its pull request is (409 without one).
       const task = await messageTask(db, await ownedTask(db, c.get("organisationId"), c.req.valid("param").id));
-      const message = await insertTaskMessage(db, task.id, c.req.valid("json").content);
-      const queued = await moveTask(db, task.id, QUEUED_BY_MESSAGE, "queued", { resumeAt: null, queuedAt: "now", closedAt: null });
-      if (queued) {
-        await wakeQueue(c.env, task.organisationId);
-      } else if ((await current(db, task)).status === "running") {
-        await taskObject(c.env, task.id).messageQueued(task.id);
-      }
-      // Otherwise it is due already (queued, rate_limited): its next run delivers the message.
+      const message = await sendTaskMessage(c.env, db, task, c.req.valid("json").content);
       return c.json(toTaskMessage(message), 202);
     },
   )

@@ -1284,7 +1284,8 @@ export interface paths {
         delete: operations["deleteRepository"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Set what issues of the repository do: the coding agent they file tasks for and the label that files one */
+        patch: operations["updateRepository"];
         trace?: never;
     };
     "/api/tasks/{id}": {
@@ -1754,6 +1755,13 @@ export interface components {
             connection_id: string | null;
             /** @description Derived from the platform's git base and full_name */
             clone_url: string;
+            /**
+             * Format: uuid
+             * @description The coding agent issues of the repository file tasks for; null: issues start no task
+             */
+            task_agent_id: string | null;
+            /** @description The issue label that files a task for the task agent */
+            trigger_label: string;
             /** Format: date-time */
             created_at: string;
         };
@@ -1768,6 +1776,17 @@ export interface components {
             connection_id?: string | null;
             /** @default main */
             default_branch?: string;
+            /**
+             * Format: uuid
+             * @description A coding agent of the guild that issues of the repository file tasks for (labelled, or an @-mention of its name); null: issues start no task
+             * @default null
+             */
+            task_agent_id?: string | null;
+            /**
+             * @description The issue label that files a task for the task agent (compared without case, as GitHub compares labels)
+             * @default agent
+             */
+            trigger_label?: string & (unknown & unknown);
         };
         Task: {
             /** Format: uuid */
@@ -3212,6 +3231,15 @@ export interface components {
             /** @description The state of the install URL from POST /api/github/claims, passed back by GitHub's redirect; good once, for ten minutes, for this organisation only */
             state: string;
         };
+        RepositoryPatch: {
+            /**
+             * Format: uuid
+             * @description A coding agent of the guild that issues of the repository file tasks for (labelled, or an @-mention of its name); null: issues start no task
+             */
+            task_agent_id?: string | null;
+            /** @description The issue label that files a task for the task agent (compared without case, as GitHub compares labels) */
+            trigger_label?: string & (unknown & unknown);
+        };
         TaskDetail: {
             /** Format: uuid */
             id: string;
@@ -4094,7 +4122,7 @@ export interface operations {
             };
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Invalid body fields; connection_id unknown or disconnected, full_name outside the connection's account; github.repository_unreachable or github.installation_refused: GitHub does not give the installation access to it (validation.failed; each named in details.fields) */
+            /** @description Invalid body fields; connection_id unknown or disconnected, full_name outside the connection's account, task_agent_id not a coding agent of the guild, trigger_label not a label name; github.repository_unreachable or github.installation_refused: GitHub does not give the installation access to it (validation.failed; each named in details.fields) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7861,6 +7889,57 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description No such repository in the caller's organisation (repository.not_found) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    updateRepository: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The repository's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RepositoryPatch"];
+            };
+        };
+        responses: {
+            /** @description The repository */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Repository"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such repository in the caller's organisation (repository.not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Invalid body fields; task_agent_id not a coding agent of the repository's guild (or archived), trigger_label not a label name (validation.failed; each named in details.fields) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -4,6 +4,7 @@ import { Field } from "../components/field";
 import { GitHubConnections } from "../components/github-connections";
 import { GuildHeader } from "../components/guild-tabs";
 import { Notice } from "../components/notice";
+import { RepositoryIssues } from "../components/repository-issues";
 import { api, type GitHubConnection, type Repository, unwrap } from "../lib/api";
 import { useFailure } from "../lib/use-failure";
 import { useLoad } from "../lib/use-load";
@@ -12,13 +13,15 @@ import { useSubmit } from "../lib/use-submit";
 /**
  * A guild's repositories: what its coding agents clone into /home/agent/repos at each
  * generation, each public (cloned anonymously) or reached through a GitHub connection of
- * the organisation, listed below it.
+ * the organisation, listed below it. Per repository, what its issues do: the task agent an
+ * issue labelled with the trigger label (or a comment mentioning the agent) files a task for.
  */
 export function RepositoriesView(props: { id: string }) {
   const path = { params: { path: { id: props.id } } };
   const guild = useLoad(() => unwrap(api.GET("/api/guilds/{id}", path)), [props.id]);
   const repositories = useLoad(async () => (await unwrap(api.GET("/api/guilds/{id}/repositories", path))).data, [props.id]);
   const connections = useLoad(() => unwrap(api.GET("/api/github/connections")), []);
+  const agents = useLoad(async () => (await unwrap(api.GET("/api/agents", { params: { query: { guild_id: props.id, limit: 200 } } }))).data, [props.id]);
   const { failure, attempt } = useFailure();
 
   if (guild.error) return <Notice kind="error">Could not load the guild: {guild.error}</Notice>;
@@ -39,6 +42,7 @@ export function RepositoriesView(props: { id: string }) {
       </p>
       {repositories.error && <Notice kind="error">Could not load the repositories: {repositories.error}</Notice>}
       {connections.error && <Notice kind="error">Could not load the GitHub connections: {connections.error}</Notice>}
+      {agents.error && <Notice kind="error">Could not load the agents: {agents.error}</Notice>}
       {failure && <Notice kind="error">{failure}</Notice>}
       {repositories.data && repositories.data.length === 0 && <p class="muted">No repository in this guild yet.</p>}
       {repositories.data && repositories.data.length > 0 && (
@@ -50,6 +54,7 @@ export function RepositoriesView(props: { id: string }) {
               <th scope="col">Folder</th>
               <th scope="col">Default branch</th>
               <th scope="col">Access</th>
+              <th scope="col">Issues</th>
               <th scope="col">
                 <span class="sr-only">Actions</span>
               </th>
@@ -69,6 +74,14 @@ export function RepositoriesView(props: { id: string }) {
                 </td>
                 <td>
                   <Access repository={r} connections={all} />
+                </td>
+                <td>
+                  <RepositoryIssues
+                    key={`${r.id}-${r.task_agent_id}-${r.trigger_label}`}
+                    repository={r}
+                    agents={agents.data ?? []}
+                    onSaved={() => void repositories.reload()}
+                  />
                 </td>
                 <td class="actions">
                   <ConfirmDelete what={`${r.full_name} from this guild`} verb="Remove" label="Remove…" onConfirm={() => remove(r)} />

@@ -1,0 +1,49 @@
+/**
+ * Sending a task's agent a message (TASK-019), one way for every sender: a person through
+ * `POST /api/tasks/:id/messages`, a review or comment on the task's pull request, its checks.
+ * The message is stored first; then a waiting, blocked, in-review or closed task is queued
+ * again (QUEUED_BY_MESSAGE) and the organisation's queue woken, or a running task's object is
+ * told so its run takes the message at the next turn boundary. A queued or rate-limited task
+ * is due already: its next run delivers the message, and it keeps its place in line.
+ */
+import type { AnyDatabase } from "../core/db/client";
+import { messageTarget } from "../core/db/task-attempts";
+import { findTask, insertTaskMessage, moveTask, type TaskMessageRow, type TaskRow } from "../core/db/task-rows";
+import { logEvent } from "../core/output/log";
+import { platformRedactor } from "../core/output/redaction";
+import { QUEUED_BY_MESSAGE } from "../core/tasks/transitions";
+import type { Env } from "./env";
+import { taskObject, taskQueue } from "./objects";
+
+/**
+ * Tells the organisation's queue to plan now (a task became due). The task is stored by
+ * then: a queue that cannot be reached is logged, not the caller's failure; its next wake
+ * (another filing, a run's end) plans the task.
+ */
+export async function wakeQueue(env: Env, organisationId: string): Promise<void> {
+  try {
+    await taskQueue(env, organisationId).wake(organisationId);
+  } catch (error) {
+    logEvent("warn", { operation: "task.queue_wake", organisation_id: organisationId, error }, platformRedactor(env));
+  }
+}
+
+/**
+ * Stores `content` for the task's agent and gets it delivered: queued again (and the queue
+ * woken) from a status a message reopens, or the running task's object told.
+ *
+ * @example const message = await sendTaskMessage(env, db, task, "Also fix the lint");
+ */
+export async function sendTaskMessage(env: Env, db: AnyDatabase, given: TaskRow, content: string): Promise<TaskMessageRow> {
+  // Best of N: a parent's message goes to its winner, whose branch its pull request is.
+  const task = (await messageTarget(db, given)) ?? given;
+  const message = await insertTaskMessage(db, task.id, content);
+  const queued = await moveTask(db, task.id, QUEUED_BY_MESSAGE, "queued", { resumeAt: null, queuedAt: "now", closedAt: null });
+  if (queued) {
+    await wakeQueue(env, task.organisationId);
+  } else if ((await findTask(db, task.organisationId, task.id))?.status === "running") {
+    await taskObject(env, task.id).messageQueued(task.id);
+  }
+  // Otherwise it is due already (queued, rate_limited): its next run delivers the message.
+  return message;
+}
