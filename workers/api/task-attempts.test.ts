@@ -4,6 +4,7 @@ import { attemptsForge } from "../../bindings/task-attempts";
 import { guildRepositories, runs, taskRuns, tasks } from "../../core/db/schema";
 import { settleParent } from "../../core/db/task-attempts-settle";
 import { newAgent } from "../../test/workerd/agents";
+import { act, type IssueRepository, on, sender } from "../../test/workerd/forge-acts";
 import { forgeBranches, pushFiles } from "../../test/workerd/forge-push";
 import { claim, forgeAdmin } from "../../test/workerd/github";
 import { call, seedGuild } from "../../test/workerd/seed";
@@ -228,5 +229,42 @@ describe("picking the winner on the forge", () => {
     await endAttempt(fresh, parent.attempts[2], "cancelled", null, 1);
     expect(await settle(parent.id)).toMatchObject({ kind: "winner", attempt: 2 });
     expect((await pulls(fresh.fullName)).map((p) => p.head)).toEqual([`factory/task/${parent.attempts[1].key}`]);
+  });
+
+  it("ISSUE-33: a review on the parent's pull request reaches the winner once; merged, the parent and its winner complete and the losers' branches go", async () => {
+    const fresh = await seedForgeGuild("Best of N merged");
+    expect((await forgeAdmin("PUT", `/repos/${fresh.fullName}/collaborators/alice`, { permission: "write" })).status).toBe(200);
+    const parent = await fileBestOf(fresh, 2);
+    await endAttempt(fresh, parent.attempts[0], "completed", null, 2);
+    await endAttempt(fresh, parent.attempts[1], "completed", null, 5);
+    expect(await settle(parent.id)).toMatchObject({ kind: "winner", attempt: 1 });
+    const [pull] = await pulls(fresh.fullName);
+    const seeded = fresh as unknown as IssueRepository;
+    const reviewed = await act(
+      seeded,
+      on(seeded, {
+        kind: "review",
+        number: pull!.number,
+        state: "changes_requested",
+        body: "Name it parseLine.",
+        url: `${pull!.html_url}#r1`,
+        headRef: pull!.head,
+        sender: sender("alice"),
+      }),
+    );
+    expect(reviewed).toEqual({ outcome: "accepted", detail: `message to ${parent.key}` });
+    const winnerMessages = (await call("GET", `/api/tasks/${parent.attempts[0].id}/messages`, { token: fresh.token })).json.data;
+    expect(winnerMessages).toHaveLength(1);
+    expect(winnerMessages[0].content).toContain("Name it parseLine.");
+    expect((await call("GET", `/api/tasks/${parent.id}/messages`, { token: fresh.token })).json.data).toEqual([]);
+    expect(
+      await act(seeded, on(seeded, { kind: "pull_closed", number: pull!.number, merged: true, headRef: pull!.head, sender: sender("alice") })),
+    ).toMatchObject({
+      outcome: "accepted",
+    });
+    const detail = (await call("GET", `/api/tasks/${parent.id}`, { token: fresh.token })).json;
+    expect(detail.status).toBe("completed");
+    expect(detail.attempts.map((a: { status: string }) => a.status)).toEqual(["completed", "completed"]);
+    expect(await forgeBranches(fresh.fullName)).toEqual([`factory/task/${parent.attempts[0].key}`, "main"]);
   });
 });
