@@ -188,7 +188,7 @@ describe("picking the winner on the forge", () => {
     expect(detail.attempts[0].checks).toBe("failing");
 
     // A message to the parent reaches the winner, which opens again to work on the pull request's branch.
-    const message = await call("POST", `/api/tasks/${parent.id}/messages`, { token: org.token, body: { content: "Please rename the helper." } });
+    const message = await call("POST", `/api/tasks/${parent.id}/messages`, { token: org.token, body: { content: "Please rename the parser function." } });
     expect(message.status).toBe(202);
     expect(message.json.task_id).toBe(a2.id);
     expect((await call("GET", `/api/tasks/${a2.id}`, { token: org.token })).json).toMatchObject({
