@@ -179,6 +179,13 @@ export interface Settings {
    */
   GITHUB_APP_PRIVATE_KEY?: string;
   /**
+   * The secret of the GitHub App's webhook (the App's settings, Webhook secret): deliveries to
+   * `POST /api/github/webhooks` are accepted only when signed with it. Unset: that route answers
+   * 503 `github.webhooks_not_configured`.
+   * @secret
+   */
+  GITHUB_WEBHOOK_SECRET?: string;
+  /**
    * GitHub's REST base (GitHub Enterprise's `https://<host>/api/v3`, the local forge's).
    * @default https://api.github.com
    */

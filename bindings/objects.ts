@@ -24,3 +24,8 @@ export function taskObject(env: Env, taskId: string) {
 export function taskQueue(env: Env, organisationId: string) {
   return env.TASK_QUEUE.get(env.TASK_QUEUE.idFromName(organisationId), databaseLocationHint(env));
 }
+
+/** The organisation's inbox of GitHub webhook deliveries, addressed by the organisation id. */
+export function forgeInbox(env: Env, organisationId: string) {
+  return env.FORGE_INBOX.get(env.FORGE_INBOX.idFromName(organisationId), databaseLocationHint(env));
+}

@@ -11,6 +11,7 @@ import { agentRoutes } from "./api/agents";
 import { attachmentLinkRoutes } from "./api/attachment-links";
 import { attachmentRoutes } from "./api/attachments";
 import { githubRoutes } from "./api/github";
+import { githubDeliveryRoutes } from "./api/github-deliveries";
 import { guildAgentRoutes } from "./api/guild-agents";
 import { groupChatRoutes } from "./api/guild-chat";
 import { guildRepositoryRoutes } from "./api/guild-repositories";
@@ -37,6 +38,7 @@ import { usageReportRoutes } from "./api/usage-reports";
 import { variantRoutes } from "./api/variants";
 import { canonicalIds } from "./canonical-ids";
 import { GIT_GATEWAY_ROUTE, gitGatewayRoute } from "./git-gateway";
+import { GITHUB_WEBHOOK_ROUTE, githubWebhookRoutes } from "./github-webhooks";
 import type { AppEnv } from "./http/context";
 import { operation } from "./http/contract";
 import { ApiError, databaseUnavailable, errorResponse } from "./http/errors";
@@ -89,6 +91,9 @@ app.all(`${GIT_GATEWAY_ROUTE}/*`, gitGatewayRoute);
 app.use(`${MODEL_GATEWAY_ROUTE}/*`, callerRateLimit);
 app.all(`${MODEL_GATEWAY_ROUTE}/*`, modelGatewayRoute);
 
+// The GitHub App's webhook deliveries: their signature is the credential, not a bearer token.
+app.route(GITHUB_WEBHOOK_ROUTE, githubWebhookRoutes);
+
 // The Browser and CLI views authenticate by the ticket in their path, not a bearer token.
 app.use("/api/agents/:id/browser/vnc/*", callerRateLimit);
 app.use("/api/agents/:id/cli/tty/*", callerRateLimit);
@@ -130,6 +135,7 @@ api.route("/organisation", taskSettingsRoutes);
 api.route("/tokens", tokenRoutes);
 api.route("/secrets", secretRoutes);
 api.route("/github", githubRoutes);
+api.route("/github", githubDeliveryRoutes);
 api.route("/repositories", repositoryRoutes);
 api.route("/tasks", taskRoutes);
 app.route("/api", api);

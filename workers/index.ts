@@ -3,6 +3,7 @@ import type { Env } from "../bindings/env";
 // The Container classes route their boxes' intercepted requests (the home saved on exit) through it.
 export { ContainerProxy } from "@cloudflare/containers";
 export { AgentObject } from "../durable-objects/agent/agent-object";
+export { ForgeInboxObject } from "../durable-objects/forge/inbox-object";
 export { GuildObject } from "../durable-objects/guild/guild-object";
 export { LiteSandbox, StandardSandbox } from "../durable-objects/sandbox/sandbox-container";
 export { TaskQueueObject } from "../durable-objects/task/queue-object";

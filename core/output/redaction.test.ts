@@ -115,4 +115,10 @@ describe("Redactor", () => {
     const line = platformRedactor({ GITHUB_APP_CLIENT_SECRET: secret }).redact(`client_secret=${secret}&code=x`);
     expect(line).toBe("client_secret=[REDACTED:GITHUB_APP_CLIENT_SECRET]&code=x");
   });
+
+  it("ISSUE-33: the App's webhook secret is redacted from the platform's lines", () => {
+    const secret = "whsec-7c1d0e9f2b3a4c5d6e7f8091a2b3c4d5";
+    const line = platformRedactor({ GITHUB_WEBHOOK_SECRET: secret }).redact(`secret ${secret} refused`);
+    expect(line).toBe("secret [REDACTED:GITHUB_WEBHOOK_SECRET] refused");
+  });
 });

@@ -237,6 +237,7 @@ export function platformRedactor(env: {
   GITHUB_APP_PRIVATE_KEY?: string;
   GITHUB_APP_CLIENT_SECRET?: string;
   TAVILY_API_KEY?: string;
+  GITHUB_WEBHOOK_SECRET?: string;
 }): Redactor {
   const secrets: SecretValue[] = [];
   if (env.GITHUB_APP_PRIVATE_KEY) secrets.push({ name: "GITHUB_APP_PRIVATE_KEY", value: env.GITHUB_APP_PRIVATE_KEY });
@@ -245,5 +246,6 @@ export function platformRedactor(env: {
   if (env.TYPESAFE_API_KEY) secrets.push({ name: "TYPESAFE_API_KEY", value: env.TYPESAFE_API_KEY });
   if (env.DATABASE_URL) secrets.push({ name: "DATABASE_URL", value: env.DATABASE_URL });
   if (env.TAVILY_API_KEY) secrets.push({ name: "TAVILY_API_KEY", value: env.TAVILY_API_KEY });
+  if (env.GITHUB_WEBHOOK_SECRET) secrets.push({ name: "GITHUB_WEBHOOK_SECRET", value: env.GITHUB_WEBHOOK_SECRET });
   return new Redactor(secrets);
 }

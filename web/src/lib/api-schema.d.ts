@@ -38,6 +38,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/github/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A delivery of the platform's GitHub App webhook, signed with GITHUB_WEBHOOK_SECRET; acted on by the organisation holding its installation
+         * @description The body is GitHub's JSON payload of the event, read as sent (the signature covers its exact bytes); it is not validated as API bodies are, only for what its event needs.
+         */
+        post: operations["receiveGitHubWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/attachments/{id}/signed": {
         parameters: {
             query?: never;
@@ -1270,6 +1290,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/github/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's GitHub webhook deliveries, newest first, with what each came to */
+        get: operations["listGitHubDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/repositories/{id}": {
         parameters: {
             query?: never;
@@ -1469,6 +1506,24 @@ export interface components {
             };
             /** @description Why the status is not ok, one line each; empty when ok */
             problems: string[];
+        };
+        WebhookSettled: components["schemas"]["WebhookIgnored"] | components["schemas"]["WebhookDuplicate"];
+        WebhookIgnored: {
+            delivery_id: string;
+            /** @constant */
+            outcome: "ignored";
+            /** @description Why nothing is done, e.g. installation not connected */
+            detail: string;
+        };
+        WebhookDuplicate: {
+            /** @constant */
+            duplicate: true;
+        };
+        WebhookAccepted: {
+            /** @description X-GitHub-Delivery */
+            delivery_id: string;
+            /** @constant */
+            outcome: "pending";
         };
         Guild: {
             /** Format: uuid */
@@ -3231,6 +3286,37 @@ export interface components {
             /** @description The state of the install URL from POST /api/github/claims, passed back by GitHub's redirect; good once, for ten minutes, for this organisation only */
             state: string;
         };
+        GitHubDeliveryPage: {
+            data: components["schemas"]["GitHubDelivery"][];
+            /** @description Pass as ?cursor= for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        GitHubDelivery: {
+            /** Format: uuid */
+            id: string;
+            /** @description X-GitHub-Delivery */
+            delivery_id: string;
+            /** @description X-GitHub-Event: issues, issue_comment, pull_request_review, check_run, … */
+            event: string;
+            action: string | null;
+            /** @description owner/repo, when the event names one */
+            repository: string | null;
+            /** @description The GitHub login of who caused it */
+            sender: string | null;
+            /**
+             * @description pending → handling → accepted | ignored | failed
+             * @enum {string}
+             */
+            outcome: "pending" | "handling" | "accepted" | "ignored" | "failed";
+            /** @description What was done (the task filed, the message sent) or why nothing was */
+            detail: string | null;
+            /** @description Why acting on it failed (outcome failed) */
+            error: string | null;
+            /** Format: date-time */
+            received_at: string;
+            /** Format: date-time */
+            handled_at: string | null;
+        };
         RepositoryPatch: {
             /**
              * Format: uuid
@@ -3563,6 +3649,85 @@ export interface operations {
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
+    receiveGitHubWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<hex>: HMAC-SHA256 of the exact body under the App's webhook secret */
+                "X-Hub-Signature-256": string;
+                /** @description The event's name (issues, issue_comment, pull_request_review, check_run, …) */
+                "X-GitHub-Event": string;
+                /** @description The delivery's id: a delivery seen before is a duplicate */
+                "X-GitHub-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A duplicate (the delivery id or the same body was received before: nothing done), or kept ignored (an installation no organisation holds, or an event kind the platform does not act on) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSettled"];
+                };
+            };
+            /** @description Kept pending and handed to the organisation's inbox */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookAccepted"];
+                };
+            };
+            /** @description An event the App does not subscribe to: kept ignored */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A header is missing (github.header_missing, details.header), the body is not JSON (request.invalid_json) or lacks what its event needs (github.payload_invalid, details.field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description X-Hub-Signature-256 is missing or not the body's signature (github.signature_invalid); nothing is stored */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 5 MiB (request.too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description github.webhooks_not_configured: the platform has no GITHUB_WEBHOOK_SECRET; or the database is unavailable (database.unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7856,6 +8021,47 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description No such github_connection in the caller's organisation (github_connection.not_found) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    listGitHubDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Default 50 */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                /** @description Only this repository's (owner/repo) */
+                repository?: string;
+                /** @description Only deliveries with this outcome */
+                outcome?: "pending" | "handling" | "accepted" | "ignored" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitHubDeliveryPage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Invalid query parameters (validation.failed; each named in details.fields) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -71,6 +71,8 @@ export type ScriptWrite = Schemas["ScriptWrite"];
 export type ScriptVersion = Schemas["ScriptVersion"];
 /** An installation of the platform's GitHub App the organisation connected. */
 export type GitHubConnection = Schemas["GitHubConnection"];
+/** A delivery of the GitHub App's webhook, and what it came to. */
+export type GitHubDelivery = Schemas["GitHubDelivery"];
 /** A repository the guild's coding agents clone. */
 export type Repository = Schemas["Repository"];
 /** What a run changed in one repository: the diffstat of its checkpoints. */

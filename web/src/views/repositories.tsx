@@ -5,6 +5,7 @@ import { GitHubConnections } from "../components/github-connections";
 import { GuildHeader } from "../components/guild-tabs";
 import { Notice } from "../components/notice";
 import { RepositoryIssues } from "../components/repository-issues";
+import { WebhookDeliveries } from "../components/webhook-deliveries";
 import { api, type GitHubConnection, type Repository, unwrap } from "../lib/api";
 import { useFailure } from "../lib/use-failure";
 import { useLoad } from "../lib/use-load";
@@ -102,6 +103,7 @@ export function RepositoriesView(props: { id: string }) {
           }}
         />
       )}
+      <WebhookDeliveries />
     </section>
   );
 }
