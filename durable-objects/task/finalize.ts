@@ -9,6 +9,7 @@
 import { taskQueue } from "../../bindings/objects";
 import { finishTaskRun, runUsage, settleTask, type TaskForRun } from "../../core/db/task-run";
 import { describeError, logEvent } from "../../core/output/log";
+import { afterAttemptRun } from "./attempts";
 import type { TaskBoxCommands } from "./box-commands";
 import type { RepositoryTokens } from "./repository-tokens";
 import type { Refusal, RunEnding } from "./run-driver";
@@ -71,6 +72,8 @@ export async function finalizeRun(input: FinalizeInput): Promise<void> {
   if (ending.outcome === "completed" && after?.status === "in_review" && task.pullRequestNumber !== null) {
     await readyForReview(input, task.pullRequestNumber, ending.summary ?? "").catch((error: unknown) => log("task.pull_request_ready", error));
   }
+  // Best of N: an attempt's parent picks its winner once every attempt is closed (attempts.ts).
+  if (task.parentTaskId !== null) await afterAttemptRun(context.env, db, input.tokens, task);
   await taskQueue(context.env, task.organisationId)
     .wake(task.organisationId)
     .catch((error: unknown) => log("task.queue_wake", error));
