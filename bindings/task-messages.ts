@@ -8,6 +8,7 @@
  * its budget paused stays paused: the raise that queues it delivers the message (issue 33).
  */
 import type { AnyDatabase } from "../core/db/client";
+import { messageTarget } from "../core/db/task-attempts";
 import { pausedByBudget } from "../core/db/task-budget";
 import { findTask, insertTaskMessage, moveTask, type TaskMessageRow, type TaskRow } from "../core/db/task-rows";
 import { logEvent } from "../core/output/log";
@@ -35,7 +36,9 @@ export async function wakeQueue(env: Env, organisationId: string): Promise<void>
  *
  * @example const message = await sendTaskMessage(env, db, task, "Also fix the lint");
  */
-export async function sendTaskMessage(env: Env, db: AnyDatabase, task: TaskRow, content: string): Promise<TaskMessageRow> {
+export async function sendTaskMessage(env: Env, db: AnyDatabase, given: TaskRow, content: string): Promise<TaskMessageRow> {
+  // Best of N: a parent's message goes to its winner, whose branch its pull request is.
+  const task = (await messageTarget(db, given)) ?? given;
   const message = await insertTaskMessage(db, task.id, content);
   const from = (await pausedByBudget(db, task.id)) ? QUEUED_BY_MESSAGE.filter((s) => s !== "limit_reached") : QUEUED_BY_MESSAGE;
   const queued = await moveTask(db, task.id, from, "queued", { resumeAt: null, queuedAt: "now", closedAt: null });

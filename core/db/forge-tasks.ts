@@ -62,13 +62,17 @@ export async function taskForIssue(db: AnyDatabase, repositoryId: string, issueN
   return row ?? null;
 }
 
-/** The organisation's tasks whose pull request is `number` of the repository `fullName`. */
+/**
+ * The organisation's tasks whose pull request is `number` of the repository `fullName`. A
+ * best-of-N winner carries its parent's pull request: the parent answers for it (a message to
+ * it goes to the winner), so attempts are not listed.
+ */
 export async function tasksForPull(db: AnyDatabase, organisationId: string, fullName: string, number: number): Promise<TaskRow[]> {
   const rows = await db
     .select({ task: tasks })
     .from(tasks)
     .innerJoin(guildRepositories, eq(guildRepositories.id, tasks.repositoryId))
-    .where(and(eq(tasks.organisationId, organisationId), eq(tasks.pullRequestNumber, number), sameName(fullName)))
+    .where(and(eq(tasks.organisationId, organisationId), eq(tasks.pullRequestNumber, number), isNull(tasks.parentTaskId), sameName(fullName)))
     .orderBy(tasks.createdAt, tasks.id);
   return rows.map((row) => row.task);
 }

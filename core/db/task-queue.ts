@@ -14,7 +14,8 @@ import type { TaskRow } from "./task-rows";
 /**
  * Marks a due task running for the queue (TASK-006, TASK-008): only from queued or
  * rate_limited, only once its resume time has passed at `now`, and never while it has an
- * active run. Null when any of those does not hold.
+ * active run. Null when any of those does not hold. A best-of-N parent (`attempts` > 1) never
+ * runs itself: its attempts do.
  */
 export async function claimForRun(db: AnyDatabase, id: string, now: Date): Promise<TaskRow | null> {
   const [row] = await db
@@ -23,6 +24,7 @@ export async function claimForRun(db: AnyDatabase, id: string, now: Date): Promi
     .where(
       and(
         eq(tasks.id, id),
+        eq(tasks.attempts, 1),
         inArray(tasks.status, ["queued", "rate_limited"]),
         sql`(${tasks.resumeAt} is null or ${tasks.resumeAt} <= ${now})`,
         sql`not exists (select 1 from ${taskRuns} where ${taskRuns.taskId} = ${tasks.id} and ${taskRuns.outcome} is null)`,
@@ -51,12 +53,15 @@ export async function unclaim(db: AnyDatabase, id: string, resumeAt: Date): Prom
   return rows.length > 0;
 }
 
-/** The organisation's tasks that are or will become due (queued or rate_limited), as the planner reads them. */
+/**
+ * The organisation's tasks that are or will become due (queued or rate_limited), as the
+ * planner reads them; never a best-of-N parent (its attempts are tasks of their own).
+ */
 export async function dueCandidates(db: AnyDatabase, organisationId: string): Promise<DueTask[]> {
   const rows = await db
     .select({ id: tasks.id, status: tasks.status, queuedAt: tasks.queuedAt, resumeAt: tasks.resumeAt, createdAt: tasks.createdAt })
     .from(tasks)
-    .where(and(eq(tasks.organisationId, organisationId), inArray(tasks.status, ["queued", "rate_limited"])));
+    .where(and(eq(tasks.organisationId, organisationId), eq(tasks.attempts, 1), inArray(tasks.status, ["queued", "rate_limited"])));
   return rows.map((r) => ({
     id: r.id,
     status: r.status as TaskStatus,
@@ -68,7 +73,8 @@ export async function dueCandidates(db: AnyDatabase, organisationId: string): Pr
 
 /**
  * The organisation's tasks that hold a run slot (TASK-007): those with an active task run,
- * and those the queue marked running whose task object has not opened the run yet.
+ * and those the queue marked running whose task object has not opened the run yet. A
+ * best-of-N parent is `running` while its attempts run but holds no slot: each attempt does.
  */
 export async function activeTaskIds(db: AnyDatabase, organisationId: string): Promise<Set<string>> {
   const rows = await db
@@ -77,7 +83,7 @@ export async function activeTaskIds(db: AnyDatabase, organisationId: string): Pr
     .where(
       and(
         eq(tasks.organisationId, organisationId),
-        sql`(${tasks.status} = 'running' or exists (select 1 from ${taskRuns} where ${taskRuns.taskId} = ${tasks.id} and ${taskRuns.outcome} is null))`,
+        sql`((${tasks.status} = 'running' and ${tasks.attempts} = 1) or exists (select 1 from ${taskRuns} where ${taskRuns.taskId} = ${tasks.id} and ${taskRuns.outcome} is null))`,
       ),
     );
   return new Set(rows.map((r) => r.id));

@@ -85,12 +85,22 @@ export async function findTask(db: AnyDatabase, organisationId: string, id: stri
   return row ?? null;
 }
 
-/** A page of the guild's tasks, newest first, of the given statuses (all when empty). */
+/**
+ * A page of the guild's tasks, newest first, of the given statuses (all when empty): ordinary
+ * tasks and best-of-N parents; a parent's attempts are read through it.
+ */
 export async function listTasks(db: AnyDatabase, guildId: string, statuses: readonly TaskStatus[], page: KeysetPage): Promise<TaskView[]> {
   return db
     .select(taskView())
     .from(tasks)
-    .where(and(eq(tasks.guildId, guildId), statuses.length ? inArray(tasks.status, [...statuses]) : undefined, page.where(tasks.createdAt, tasks.id)))
+    .where(
+      and(
+        eq(tasks.guildId, guildId),
+        isNull(tasks.parentTaskId),
+        statuses.length ? inArray(tasks.status, [...statuses]) : undefined,
+        page.where(tasks.createdAt, tasks.id),
+      ),
+    )
     .orderBy(...page.order(tasks.createdAt, tasks.id))
     .limit(page.limit + 1);
 }

@@ -25,6 +25,8 @@ export interface TaskForRun {
   allowForcePush: boolean;
   pullRequestNumber: number | null;
   pullRequestUrl: string | null;
+  /** Best of N: the parent of an attempt (which opens no pull request of its own); null for any other task. */
+  parentTaskId: string | null;
   /** The issue the task was filed from: its pull request says `Closes #<n>`. */
   issueNumber: number | null;
   /** The repository's `owner/name`. */
@@ -72,6 +74,7 @@ export async function readTaskForRun(db: Database, taskId: string): Promise<Task
     allowForcePush: task.allowForcePush,
     pullRequestNumber: task.pullRequestNumber,
     pullRequestUrl: task.pullRequestUrl,
+    parentTaskId: task.parentTaskId,
     issueNumber: task.issueNumber,
     fullName: row.fullName,
     installationId: row.installationId !== null && row.disconnectedAt === null ? row.installationId : null,
@@ -197,7 +200,13 @@ export async function settleTask(
 ): Promise<{ status: TaskStatus; resumeAt: number | null; autoResumes: number } | null> {
   return db.transaction(async (tx) => {
     const [task] = await tx
-      .select({ status: tasks.status, autoResumes: tasks.autoResumes, organisationId: tasks.organisationId })
+      .select({
+        status: tasks.status,
+        autoResumes: tasks.autoResumes,
+        organisationId: tasks.organisationId,
+        parentTaskId: tasks.parentTaskId,
+        pullRequestNumber: tasks.pullRequestNumber,
+      })
       .from(tasks)
       .where(eq(tasks.id, taskId))
       .for("update");
@@ -209,12 +218,19 @@ export async function settleTask(
       .where(and(eq(taskMessages.taskId, taskId), isNull(taskMessages.deliveredAt)));
     const settings = taskSettings(org?.settings);
     const after = statusAfterRun(
-      { ...ending, current: task.status as TaskStatus, autoResumes: task.autoResumes, undelivered: count?.n ?? 0 },
+      {
+        ...ending,
+        current: task.status as TaskStatus,
+        autoResumes: task.autoResumes,
+        undelivered: count?.n ?? 0,
+        // Best of N: an attempt that has not won (no pull request) closes when it completes.
+        closesOnCompletion: task.parentTaskId !== null && task.pullRequestNumber === null,
+      },
       settings["runs.maxAutoResumes"],
       now.getTime(),
       settings["runs.retryBaseSeconds"] * 1000,
     );
-    const closing = after.status === "failed" && task.status !== "failed";
+    const closing = (after.status === "failed" || after.status === "completed") && task.status !== after.status;
     await tx
       .update(tasks)
       .set({

@@ -9,6 +9,8 @@
  * - `comment`: a conversation comment (REST `POST /issues/:n/comments`), e.g. the summary.
  * - `pullBody` / `updateBody`: the pull request's description (REST `GET|PATCH /pulls/:n`),
  *   e.g. its spend line (issue 33).
+ * - `deleteBranch` when a best-of-N task closes: the attempts that lost (REST
+ *   `DELETE /git/refs/heads/<branch>`). Idempotent: a branch already gone is done.
  * The GraphQL endpoint is derived from the REST base (GITHUB_API_URL, github.com's by
  * default), see `graphqlUrl`. A rate limit, no answer or a 5xx is tried again as retry.ts
  * says (a comment, whose repeat could post twice, only after a rate limit); a repository
@@ -43,6 +45,8 @@ export interface ForgePlugin {
   pullBody(input: { fullName: string; number: number }): Promise<string>;
   /** Replaces the pull request's description. */
   updateBody(input: { fullName: string; number: number; body: string }): Promise<void>;
+  /** True when the branch was deleted, false when it did not exist. */
+  deleteBranch(input: { fullName: string; branch: string }): Promise<boolean>;
 }
 
 export interface GitHubForgeOptions {
@@ -193,6 +197,19 @@ export function githubForge(options: GitHubForgeOptions): ForgePlugin {
       const what = `updating the description of pull request #${number} of ${fullName}`;
       // The same body sent twice is the same description: safe to repeat.
       await answerJson<unknown>(await request("PATCH", `${repoPath(fullName)}/pulls/${number}`, what, { body: clip(body) }), 200, what);
+    },
+
+    async deleteBranch({ fullName, branch }) {
+      const what = `deleting the branch ${branch} of ${fullName}`;
+      const path = branch.split("/").map(encodeURIComponent).join("/");
+      const response = await request("DELETE", `${repoPath(fullName)}/git/refs/heads/${path}`, what);
+      if (response.status === 204) return true;
+      const text = await answerText(response, what);
+      // GitHub answers 422 "Reference does not exist" (some versions 404) for a branch already gone.
+      if (response.status === 422 || response.status === 404) {
+        if (response.status === 404 || /reference does not exist/i.test(text)) return false;
+      }
+      throw new ForgePluginError(response.status, scrub(`GitHub answered HTTP ${response.status} ${what}${reason(response, text)}`));
     },
   };
 }

@@ -20,12 +20,21 @@ export const taskKey = (fullName: string, number: number) => `${keyPrefix(fullNa
 export const TASK_BRANCH_PREFIX = "factory/task/";
 export const WIP_BRANCH_PREFIX = "factory/wip/";
 
+/** @example attemptKey("WEBAPP-12", 2) // "WEBAPP-12/a2" */
+export const attemptKey = (parentKey: string, attempt: number) => `${parentKey}/a${attempt}`;
+
 /** @example taskBranch("WEBAPP-12") // "factory/task/WEBAPP-12" */
 export const taskBranch = (key: string) => `${TASK_BRANCH_PREFIX}${key}`;
 /** @example wipBranch("WEBAPP-12") // "factory/wip/WEBAPP-12" */
 export const wipBranch = (key: string) => `${WIP_BRANCH_PREFIX}${key}`;
-/** @example volumeName("WEBAPP-12") // "task-webapp-12" */
-export const volumeName = (key: string) => `task-${key.toLowerCase()}`;
+/**
+ * An attempt's `/` becomes `-`: the volume is one name, not a folder (keys are `<PREFIX>-<n>`,
+ * so `task-webapp-12-a2` is no other task's).
+ *
+ * @example volumeName("WEBAPP-12") // "task-webapp-12"
+ * @example volumeName("WEBAPP-12/a2") // "task-webapp-12-a2"
+ */
+export const volumeName = (key: string) => `task-${key.toLowerCase().replaceAll("/", "-")}`;
 
 /**
  * The task volume's object in R2 (OP-TASK-6): a tar of /data under the repository's id, so

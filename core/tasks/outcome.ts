@@ -66,6 +66,11 @@ export interface RunEnding {
   undelivered: number;
   /** For rate_limited: when the provider's limit resets (epoch ms); null when it did not say. */
   resetAt?: number | null;
+  /**
+   * Best of N: an attempt without a pull request of its own closes as completed when it
+   * completes (its parent picks the winner); others go to in_review.
+   */
+  closesOnCompletion?: boolean;
 }
 
 export interface TaskAfterRun {
@@ -98,7 +103,7 @@ export function statusAfterRun(ending: RunEnding, maxAutoResumes: number, now: n
 function mappedStatus(ending: RunEnding, maxAutoResumes: number, now: number, retryBaseMs: number): TaskAfterRun {
   switch (ending.outcome) {
     case "completed":
-      return { status: "in_review", resumeAt: null, autoResumes: 0 };
+      return { status: ending.closesOnCompletion ? "completed" : "in_review", resumeAt: null, autoResumes: 0 };
     case "end_turn":
     case "cancelled":
       return { status: "waiting", resumeAt: null, autoResumes: 0 };

@@ -6,6 +6,7 @@
  * the same branch pushes to the same pull request). A merged pull request completes its task.
  */
 import { taskObject } from "../../bindings/objects";
+import { closeParentOnForge } from "../../bindings/task-attempts";
 import { sendTaskMessage } from "../../bindings/task-messages";
 import { tasksForPull } from "../../core/db/forge-tasks";
 import { moveTask } from "../../core/db/task-rows";
@@ -64,6 +65,8 @@ export async function actOnPullClosed(deps: ActDeps, delivery: ForgeDelivery, ev
     }
     completed++;
     await taskObject(deps.env, task.id).stop(task.id);
+    // Best of N: the winner completes with it, the other attempts' branches go.
+    await closeParentOnForge(deps.env, deps.db, moved, (id) => taskObject(deps.env, id).stop(id));
     parts.push(`${task.key} completed: merged`);
   }
   return { outcome: completed ? "accepted" : "ignored", detail: parts.join("; ") };

@@ -12,6 +12,7 @@ import { taskQueue } from "../../bindings/objects";
 import { finishTaskRun, runUsage, settleTask, type TaskForRun } from "../../core/db/task-run";
 import { organisationTaskSettings } from "../../core/db/task-settings";
 import { describeError, logEvent } from "../../core/output/log";
+import { afterAttemptRun } from "./attempts";
 import type { TaskBoxCommands } from "./box-commands";
 import { markPullRequestReady } from "./pull-ready";
 import { readyWhenGreen } from "./ready-when-green";
@@ -81,6 +82,8 @@ export async function finalizeRun(input: FinalizeInput): Promise<void> {
     });
     if (ready) await readyForReview(input, task.pullRequestNumber, ending.summary ?? "").catch((error: unknown) => log("task.pull_request_ready", error));
   }
+  // Best of N: an attempt's parent picks its winner once every attempt is closed (attempts.ts).
+  if (task.parentTaskId !== null) await afterAttemptRun(context.env, db, input.tokens, task);
   await taskQueue(context.env, task.organisationId)
     .wake(task.organisationId)
     .catch((error: unknown) => log("task.queue_wake", error));

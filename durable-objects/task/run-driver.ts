@@ -278,7 +278,8 @@ export class TaskRunDriver {
       logEvent("warn", { operation: "task.push", task_id: task.id, run_id: this.runId, ...describeError(error) }, rooms.context.log);
       this.lost = true;
     }
-    if (pushed?.ok && pushed.value.ahead > 0 && task.pullRequestNumber === null) {
+    // An attempt of a best-of-N task opens none: its parent opens one from the winner (attempts.ts).
+    if (pushed?.ok && pushed.value.ahead > 0 && task.pullRequestNumber === null && task.parentTaskId === null) {
       await this.openPullRequest().catch((error: unknown) =>
         logEvent("warn", { operation: "task.pull_request", task_id: task.id, ...describeError(error) }, rooms.context.log),
       );

@@ -2,6 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import type { Database } from "../../core/db/client";
 import { agents, guildRepositories } from "../../core/db/schema";
+import { createTaskWithAttempts } from "../../core/db/task-attempts";
 import { createTask, listTasks } from "../../core/db/task-rows";
 import type { AppEnv } from "../http/context";
 import { jsonBody, ok, operation, pathId, query } from "../http/contract";
@@ -48,7 +49,8 @@ export const guildTaskRoutes = new Hono<AppEnv>()
     "/:id/tasks",
     operation({
       operationId: "createTask",
-      summary: "File a task for a coding agent of the guild in one of its repositories; the queue starts it when a run slot is free",
+      summary:
+        "File a task for a coding agent of the guild in one of its repositories; the queue starts it when a run slot is free (with `attempts` 2..4, that many attempts side by side)",
       tag: "Tasks",
       responses: { 201: ok("The task, queued", Task) },
       notFound: "guild",
@@ -64,7 +66,7 @@ export const guildTaskRoutes = new Hono<AppEnv>()
       const body = c.req.valid("json");
       await codingAgent(db, guild.id, body.agent_id);
       const repository = await guildRepository(db, guild.id, body.repository_id);
-      const task = await createTask(db, {
+      const filing = {
         organisationId,
         guildId: guild.id,
         agentId: body.agent_id,
@@ -75,7 +77,9 @@ export const guildTaskRoutes = new Hono<AppEnv>()
         baseBranch: body.base_branch ?? repository.defaultBranch,
         allowForcePush: body.allow_force_push,
         maxCostUsd: body.max_cost_usd ?? null,
-      });
+      };
+      // Best of N: the parent and its attempts in one statement (core/db/task-attempts.ts).
+      const task = body.attempts > 1 ? await createTaskWithAttempts(db, filing, body.attempts) : await createTask(db, filing);
       // The repository was removed between the read and the insert.
       if (!task) throw fieldError("repository_id", "no such repository in the guild");
       await wakeQueue(c.env, organisationId);
@@ -86,7 +90,7 @@ export const guildTaskRoutes = new Hono<AppEnv>()
     "/:id/tasks",
     operation({
       operationId: "listGuildTasks",
-      summary: "The guild's tasks, newest first, by status",
+      summary: "The guild's tasks, newest first, by status (a best-of-N task's attempts are read through it)",
       tag: "Tasks",
       responses: { 200: ok("A page of tasks", TaskPage) },
       notFound: "guild",

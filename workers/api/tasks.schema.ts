@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { TaskChecks } from "../../core/events/streams";
+import { MAX_ATTEMPTS, MIN_ATTEMPTS } from "../../core/tasks/attempts";
 import { MAX_TASK_BUDGET_USD, validBudget } from "../../core/tasks/budget";
 import { TASK_OUTCOMES, TASK_STATUSES, type TaskStatus } from "../../core/tasks/outcome";
 import { TASK_SETTING_DEFAULTS, TaskSettingsPatch } from "../../core/tasks/settings";
@@ -28,6 +29,14 @@ export const TaskCreate = z
     base_branch: branchName.optional().describe("The branch the task starts from and its pull request targets; the repository's default branch when absent"),
     allow_force_push: z.boolean().default(false).describe("Whether pushes may rewrite the task branch's published history"),
     max_cost_usd: budget.optional().describe("The task's budget: reaching it ends the run limit_reached, its work pushed; none when absent"),
+    attempts: z
+      .int()
+      .min(MIN_ATTEMPTS)
+      .max(MAX_ATTEMPTS)
+      .default(1)
+      .describe(
+        "Best of N: 2..4 attempts run side by side, each a task on factory/task/<KEY>/a<i>; the pull request comes from the one whose checks pass with the smallest diff",
+      ),
   })
   .meta({ id: "TaskCreate" });
 
@@ -81,6 +90,9 @@ export const Task = z
     awaiting_checks: z.boolean().describe("The task completed and waits for its checks: its pull request is marked ready when they pass"),
     last_run_ended_at: z.iso.datetime().nullable(),
     closed_at: z.iso.datetime().nullable(),
+    best_of: z.int().describe("The attempts filed: 1 for an ordinary task (and for an attempt), 2..4 for a best-of-N parent, which never runs itself"),
+    parent_task_id: z.uuid().nullable().describe("For an attempt: the best-of-N task it is an attempt of"),
+    attempt: z.int().nullable().describe("For an attempt: its number, 1..N"),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
@@ -104,13 +116,32 @@ export const TaskRun = z
 
 export const TaskRunPage = pageOf(TaskRun, "TaskRunPage");
 
-/** `GET /api/tasks/:id`: the task, with what its page shows of its runs. */
+/** One attempt of a best-of-N task, as its parent's page shows it side by side. */
+export const TaskAttempt = z
+  .object({
+    id: z.uuid(),
+    key: z.string().describe("<PARENT_KEY>/a<i>"),
+    attempt: z.int(),
+    status: TaskStatusSchema,
+    branch: z.string(),
+    checks: z.enum(["none", "pending", "passing", "failing"]).describe("What the repository's checks said of the attempt's branch"),
+    diffstat: z
+      .object({ additions: z.int(), deletions: z.int() })
+      .nullable()
+      .describe("The branch against the base when the attempt last ended; null before (or without a branch)"),
+    spend_usd: z.number().describe("The model cost of the attempt's runs"),
+    won: z.boolean().describe("The attempt the pull request was opened from"),
+  })
+  .meta({ id: "TaskAttempt" });
+
+/** `GET /api/tasks/:id`: the task, with what its page shows of its runs (and, for a best-of-N task, its attempts). */
 export const TaskDetail = Task.extend({
   runs: z.object({
     total: z.int(),
     active: TaskRun.nullable(),
     latest: TaskRun.nullable(),
   }),
+  attempts: z.array(TaskAttempt).describe("A best-of-N task's attempts by number; empty for any other task"),
 }).meta({ id: "TaskDetail" });
 
 export const TaskMessage = z

@@ -23,6 +23,7 @@ import { notFound, settle } from "../http/errors";
 import { ListQuery } from "../http/page.schema";
 import { listPage } from "../http/pagination";
 import { TaskEvent } from "./events.schema";
+import { attemptCards, closeBestOf, messageTask } from "./task-attempts";
 import { updateTaskBudget } from "./task-budget";
 import { Task, TaskDetail, TaskMessage, TaskMessageCreate, TaskMessagePage, TaskRunPage, TaskUpdate } from "./tasks.schema";
 
@@ -62,6 +63,9 @@ export const toTask = (row: TaskView) => ({
   awaiting_checks: row.awaitingChecks,
   last_run_ended_at: iso(row.lastRunEndedAt),
   closed_at: iso(row.closedAt),
+  best_of: row.attempts,
+  parent_task_id: row.parentTaskId,
+  attempt: row.attempt,
   created_at: row.createdAt.toISOString(),
   updated_at: row.updatedAt.toISOString(),
 });
@@ -105,6 +109,8 @@ const current = async (db: Database, task: TaskView) => (await findTask(db, task
 async function close(env: AppEnv["Bindings"], db: Database, task: TaskView, from: readonly TaskStatus[], status: "cancelled" | "completed"): Promise<TaskView> {
   const moved = await moveTask(db, task.id, from, status, { closedAt: "now", resumeAt: null });
   if (moved) await taskObject(env, task.id).stop(task.id);
+  // Best of N: the parent's open attempts close with it, and the losers' branches go (task-attempts.ts).
+  if (moved && moved.attempts > 1) await closeBestOf(env, db, moved);
   return current(db, task);
 }
 
@@ -122,10 +128,11 @@ export const taskRoutes = new Hono<AppEnv>()
     async (c) => {
       const db = c.get("db");
       const task = await ownedTask(db, c.get("organisationId"), c.req.valid("param").id);
-      const runs = await taskRunsSummary(db, task.id);
+      const [runs, attempts] = await Promise.all([taskRunsSummary(db, task.id), attemptCards(db, task)]);
       return c.json({
         ...toTask(task),
         runs: { total: runs.total, active: runs.active && toTaskRun(runs.active), latest: runs.latest && toTaskRun(runs.latest) },
+        attempts,
       });
     },
   )
@@ -195,16 +202,19 @@ export const taskRoutes = new Hono<AppEnv>()
     operation({
       operationId: "createTaskMessage",
       summary: "Send the task's agent a message: a running task takes it at its next turn boundary; a waiting, blocked or closed one is queued again",
+      description: "A best-of-N task's message goes to the attempt its pull request was opened from (the message's task_id says which).",
       tag: "Tasks",
       responses: { 202: ok("The message, queued for delivery", TaskMessage) },
       notFound: "task",
       body: true,
+      conflict: "task.no_winner: a best-of-N task without a picked attempt; message one of its attempts",
     }),
     pathId("task"),
     jsonBody(TaskMessageCreate),
     async (c) => {
       const db = c.get("db");
-      const task = await ownedTask(db, c.get("organisationId"), c.req.valid("param").id);
+      // A best-of-N task's message goes to its winner, whose branch its pull request is (409 without one).
+      const task = await messageTask(db, await ownedTask(db, c.get("organisationId"), c.req.valid("param").id));
       const message = await sendTaskMessage(c.env, db, task, c.req.valid("json").content);
       return c.json(toTaskMessage(message), 202);
     },

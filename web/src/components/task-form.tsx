@@ -11,7 +11,8 @@ const textOf = (e: Event) => (e.currentTarget as HTMLInputElement | HTMLTextArea
 /**
  * Files a task (POST /api/guilds/:id/tasks): a title, what to do, one of the guild's coding
  * agents and one of its repositories, and the branch to start from, which follows the
- * chosen repository's default branch until the user types another. The API's 422 names
+ * chosen repository's default branch until the user types another, and how many attempts run
+ * side by side (best of N). The API's 422 names
  * the fields; each message shows beside its field.
  */
 export function TaskForm(props: { guildId: string; agents: Agent[]; repositories: Repository[]; onFiled: (task: Task) => void; onCancel: () => void }) {
@@ -25,6 +26,8 @@ export function TaskForm(props: { guildId: string; agents: Agent[]; repositories
   const [forcePush, setForcePush] = useState(false);
   const [budget, setBudget] = useState("");
   const [budgetError, setBudgetError] = useState<string | null>(null);
+  // Best of N: 1..4 attempts side by side (kept as typed, so the API's 422 names a bad one).
+  const [attempts, setAttempts] = useState("1");
   const { errors, failure, busy, run } = useSubmit();
   const repository = props.repositories.find((r) => r.id === repositoryId);
   const baseBranch = branch ?? repository?.default_branch ?? "";
@@ -43,6 +46,7 @@ export function TaskForm(props: { guildId: string; agents: Agent[]; repositories
         ...(baseBranch.trim() ? { base_branch: baseBranch.trim() } : {}),
         allow_force_push: forcePush,
         ...(maxCost.value !== null ? { max_cost_usd: maxCost.value } : {}),
+        ...(attempts.trim() !== "1" ? { attempts: Number(attempts) } : {}),
       };
       props.onFiled(await unwrap(api.POST("/api/guilds/{id}/tasks", { params: { path: { id: props.guildId } }, body })));
     });
@@ -127,6 +131,15 @@ export function TaskForm(props: { guildId: string; agents: Agent[]; repositories
         {(a) => (
           <input {...a} type="text" inputMode="decimal" autocomplete="off" value={budget} onInput={(e) => setBudget(textOf(e))} placeholder="no budget" />
         )}
+      </Field>
+      <Field
+        name="attempts"
+        label="Attempts"
+        error={errors.attempts}
+        hint="1 to 4. With 2 or more, that many attempts run side by side, each on its own branch; the pull request comes from the one whose checks pass with the smallest diff."
+        prefix="task-new"
+      >
+        {(a) => <input {...a} type="number" min={1} max={4} step={1} value={attempts} onInput={(e) => setAttempts(textOf(e))} />}
       </Field>
       <FormActions busy={busy} label="File task" onCancel={props.onCancel} />
     </form>

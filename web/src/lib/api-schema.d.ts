@@ -192,10 +192,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The guild's tasks, newest first, by status */
+        /** The guild's tasks, newest first, by status (a best-of-N task's attempts are read through it) */
         get: operations["listGuildTasks"];
         put?: never;
-        /** File a task for a coding agent of the guild in one of its repositories; the queue starts it when a run slot is free */
+        /** File a task for a coding agent of the guild in one of its repositories; the queue starts it when a run slot is free (with `attempts` 2..4, that many attempts side by side) */
         post: operations["createTask"];
         delete?: never;
         options?: never;
@@ -1370,7 +1370,10 @@ export interface paths {
         /** The messages sent to the task's agent, newest first, with when a run delivered each */
         get: operations["listTaskMessages"];
         put?: never;
-        /** Send the task's agent a message: a running task takes it at its next turn boundary; a waiting, blocked or closed one is queued again */
+        /**
+         * Send the task's agent a message: a running task takes it at its next turn boundary; a waiting, blocked or closed one is queued again
+         * @description A best-of-N task's message goes to the attempt its pull request was opened from (the message's task_id says which).
+         */
         post: operations["createTaskMessage"];
         delete?: never;
         options?: never;
@@ -1886,6 +1889,15 @@ export interface components {
             last_run_ended_at: string | null;
             /** Format: date-time */
             closed_at: string | null;
+            /** @description The attempts filed: 1 for an ordinary task (and for an attempt), 2..4 for a best-of-N parent, which never runs itself */
+            best_of: number;
+            /**
+             * Format: uuid
+             * @description For an attempt: the best-of-N task it is an attempt of
+             */
+            parent_task_id: string | null;
+            /** @description For an attempt: its number, 1..N */
+            attempt: number | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1934,6 +1946,11 @@ export interface components {
             allow_force_push?: boolean;
             /** @description The task's budget: reaching it ends the run limit_reached, its work pushed; none when absent */
             max_cost_usd?: number;
+            /**
+             * @description Best of N: 2..4 attempts run side by side, each a task on factory/task/<KEY>/a<i>; the pull request comes from the one whose checks pass with the smallest diff
+             * @default 1
+             */
+            attempts?: number;
         };
         TaskPage: {
             data: components["schemas"]["Task"][];
@@ -3385,6 +3402,15 @@ export interface components {
             last_run_ended_at: string | null;
             /** Format: date-time */
             closed_at: string | null;
+            /** @description The attempts filed: 1 for an ordinary task (and for an attempt), 2..4 for a best-of-N parent, which never runs itself */
+            best_of: number;
+            /**
+             * Format: uuid
+             * @description For an attempt: the best-of-N task it is an attempt of
+             */
+            parent_task_id: string | null;
+            /** @description For an attempt: its number, 1..N */
+            attempt: number | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -3394,6 +3420,8 @@ export interface components {
                 active: components["schemas"]["TaskRun"] | null;
                 latest: components["schemas"]["TaskRun"] | null;
             };
+            /** @description A best-of-N task's attempts by number; empty for any other task */
+            attempts: components["schemas"]["TaskAttempt"][];
         };
         TaskRun: {
             /** Format: uuid */
@@ -3422,6 +3450,29 @@ export interface components {
         };
         /** @enum {string} */
         TaskOutcome: "completed" | "end_turn" | "handed_off" | "blocked" | "rate_limited" | "limit_reached" | "sandbox_lost" | "connect_timeout" | "provisioning_failed" | "cancelled" | "failed";
+        TaskAttempt: {
+            /** Format: uuid */
+            id: string;
+            /** @description <PARENT_KEY>/a<i> */
+            key: string;
+            attempt: number;
+            status: components["schemas"]["TaskStatus"];
+            branch: string;
+            /**
+             * @description What the repository's checks said of the attempt's branch
+             * @enum {string}
+             */
+            checks: "none" | "pending" | "passing" | "failing";
+            /** @description The branch against the base when the attempt last ended; null before (or without a branch) */
+            diffstat: {
+                additions: number;
+                deletions: number;
+            } | null;
+            /** @description The model cost of the attempt's runs */
+            spend_usd: number;
+            /** @description The attempt the pull request was opened from */
+            won: boolean;
+        };
         TaskUpdate: {
             /** @description The task's budget; null removes it. Raising it over the spend queues a task its budget stopped again */
             max_cost_usd?: number | null;
@@ -8378,6 +8429,15 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description No such task in the caller's organisation (task.not_found) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description task.no_winner: a best-of-N task without a picked attempt; message one of its attempts */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

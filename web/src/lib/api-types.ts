@@ -81,6 +81,8 @@ export type RepoChange = Schemas["RepoChange"];
 export type RepoDiff = Schemas["RepoDiff"];
 /** A task for a coding agent in one of the guild's repositories, keyed `<PREFIX>-<n>`. */
 export type Task = Schemas["Task"];
+/** One attempt of a best-of-N task, as its parent's page shows it side by side. */
+export type TaskAttempt = Schemas["TaskAttempt"];
 /** One run of a task (one box's lifetime), its transcript the run `run_id`. */
 export type TaskRun = Schemas["TaskRun"];
 /** A message for a task's agent: queued until a run delivers it at a turn boundary. */

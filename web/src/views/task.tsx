@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { Link } from "../components/link";
 import { Markdown } from "../components/markdown";
 import { Notice } from "../components/notice";
+import { AttemptOf, TaskAttempts } from "../components/task-attempts";
 import { TaskBudget } from "../components/task-budget";
 import { TaskChecks } from "../components/task-checks";
 import { PullRequestLink, TaskMessages, TaskRuns, TaskStatusMenu } from "../components/task-parts";
@@ -14,7 +15,8 @@ import { useRunTranscript } from "../lib/use-run-transcript";
 import { useTask } from "../lib/use-task";
 
 /**
- * One task: its key, title and status with the status menu, its pull request, its checks, its runs
+ * One task: its key, title and status with the status menu, its pull request, its checks, a
+ * best-of-N task's attempts side by side (an attempt links its parent), its runs
  * (each linking to its transcript), the live transcript of the active or latest run, and
  * the messages to its agent with the box that sends one.
  */
@@ -72,6 +74,7 @@ export function TaskView(props: { id: string }) {
           </>
         )}
       </p>
+      <AttemptOf task={task} />
       {notice && <Notice kind={notice.kind}>{notice.text}</Notice>}
       {t.failure && <Notice kind="error">{t.failure}</Notice>}
       <TaskChecks task={task} />
@@ -88,6 +91,7 @@ export function TaskView(props: { id: string }) {
           <Markdown text={task.description} />
         </section>
       )}
+      {task.best_of > 1 && <TaskAttempts task={task} onTask={(next) => t.apply((s) => ({ ...s, task: newerTask(s.task, next) }))} />}
       <h2 id="task-runs">Runs</h2>
       <TaskRuns runs={t.runs} status={task.status} shownRunId={shown?.run_id ?? null} now={now} />
       {shown && (
