@@ -110,7 +110,7 @@ export async function recordChecks(
 ): Promise<RecordedChecks | null> {
   return db.transaction(async (tx) => {
     const [task] = await tx
-      .select({ status: tasks.status, checks: tasks.checks, awaitingChecks: tasks.awaitingChecks })
+      .select({ status: tasks.status, checks: tasks.checks, awaitingChecks: tasks.awaitingChecks, parentTaskId: tasks.parentTaskId })
       .from(tasks)
       .where(eq(tasks.id, taskId))
       .for("update");
@@ -125,6 +125,7 @@ export async function recordChecks(
       notifiedSha: reading.remind ? null : (stored?.notified_sha ?? null),
       awaiting,
       closed: CLOSED_STATUSES.has(status),
+      attempt: task.parentTaskId !== null,
     });
     const summary = checksSummary(reading.sha, reading.runs, reading.at, decision.notify ? reading.sha : stored?.notified_sha);
     const after: TaskStatus = decision.ready ? "in_review" : status;

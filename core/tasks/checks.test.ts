@@ -93,6 +93,7 @@ describe("checks of a task's branch (ISSUE-33)", () => {
     expect(checksDecision({ ...base, state: "failing", notifiedSha: SHA })).toEqual({ notify: false, ready: false, stopAwaiting: false });
     expect(checksDecision({ ...base, state: "failing", notifiedSha: "0".repeat(40) }).notify).toBe(true);
     expect(checksDecision({ ...base, state: "failing", closed: true }).notify).toBe(false);
+    expect(checksDecision({ ...base, state: "failing", attempt: true }).notify).toBe(false);
     expect(checksDecision({ ...base, state: "failing", awaiting: true })).toEqual({ notify: true, ready: false, stopAwaiting: true });
     expect(checksDecision({ ...base, state: "passing" })).toEqual({ notify: false, ready: false, stopAwaiting: false });
     expect(checksDecision({ ...base, state: "passing", awaiting: true })).toEqual({ notify: false, ready: true, stopAwaiting: true });

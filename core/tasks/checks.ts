@@ -180,13 +180,20 @@ export interface ChecksDecision {
 
 /**
  * The task's move on its branch head's checks: failing tells the agent once per commit (never
- * a closed task, which a message would reopen); passing while awaiting marks ready; pending
- * or none changes nothing.
+ * a closed task, which a message would reopen, nor a best-of-N attempt, which its checks
+ * judge as they are); passing while awaiting marks ready; pending or none changes nothing.
  *
  * @example checksDecision({ state: "failing", sha, notifiedSha: null, awaiting: true, closed: false }) // { notify: true, ready: false, stopAwaiting: true }
  */
-export function checksDecision(input: { state: ChecksState; sha: string; notifiedSha: string | null; awaiting: boolean; closed: boolean }): ChecksDecision {
-  const notify = input.state === "failing" && input.notifiedSha !== input.sha && !input.closed;
+export function checksDecision(input: {
+  state: ChecksState;
+  sha: string;
+  notifiedSha: string | null;
+  awaiting: boolean;
+  closed: boolean;
+  attempt?: boolean;
+}): ChecksDecision {
+  const notify = input.state === "failing" && input.notifiedSha !== input.sha && !input.closed && !input.attempt;
   const ready = input.state === "passing" && input.awaiting && !input.closed;
   return { notify, ready, stopAwaiting: input.awaiting && (ready || input.state === "failing") };
 }

@@ -4,13 +4,15 @@
  * repository of the organisation. All the commit's check runs are read (one suite completing
  * while another still runs is pending), stored on the task and shown on its page; a failure
  * becomes one message to the agent per commit; a task waiting for its checks has its pull
- * request marked ready when they pass (apply-checks.ts). A result for a commit that is no
- * longer the branch's head is recorded as ignored.
+ * request marked ready when they pass (apply-checks.ts). A best-of-N attempt is not told: its
+ * concluded checks settle its parent again (bindings/task-attempts.ts). A result for a commit
+ * that is no longer the branch's head is recorded as ignored.
  */
 import { checksReader } from "../../bindings/checks";
 import type { Env } from "../../bindings/env";
 import { forgePlugin, githubApp } from "../../bindings/github";
 import { taskObject } from "../../bindings/objects";
+import { settleParentOf } from "../../bindings/task-attempts";
 import type { Database } from "../../core/db/client";
 import { markChecksSeen, type TaskWithRepository, tasksOfPulls, tasksOnBranch } from "../../core/db/task-checks";
 import type { ChecksReader } from "../../core/github/checks-api";
@@ -74,6 +76,10 @@ async function actOnTask(deps: ChecksDeps, target: TaskWithRepository, event: Ch
   const runs = await reader.listCheckRuns(target.fullName, head);
   const applied = await applyChecks(checksEffects(deps, target), target, { sha: head, runs });
   if (!applied) return { outcome: "ignored", detail: `${task.key}: the task is gone` };
+  // Best of N: an attempt's concluded checks may be what its parent's verdict waited for.
+  if (task.parentTaskId !== null && (applied.summary.state === "passing" || applied.summary.state === "failing")) {
+    await settleParentOf(deps.env, deps.db, task.id);
+  }
   return { outcome: "accepted", detail: applied.detail };
 }
 
