@@ -8,11 +8,24 @@
 import { exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { guildRepositories } from "../../core/db/schema";
+import { guildRepositories, tasks } from "../../core/db/schema";
 import type { CheckRun, ChecksReader } from "../../core/github/checks-api";
 import type { ChecksEvent } from "../../core/github/webhook-event";
 import { forgePush } from "../../test/workerd/forge-branch";
-import { act, complete, completedRun, delivery, getTask, messagesOf, pullOf, queuedAgain, type Seeded, seedForgeTask } from "../../test/workerd/forge-task";
+import {
+  act,
+  complete,
+  completedRun,
+  delivery,
+  getTask,
+  messagesOf,
+  pullOf,
+  queuedAgain,
+  type Seeded,
+  seedForgeRepository,
+  seedForgeTask,
+  ZERO,
+} from "../../test/workerd/forge-task";
 import { forgeAdmin } from "../../test/workerd/github";
 import { call, seedGuild } from "../../test/workerd/seed";
 import { testEnv, withDb } from "../../test/workerd/tasks";
@@ -267,5 +280,69 @@ describe("ready only when green (ISSUE-33)", { timeout: 60_000 }, () => {
     const bad = await call("PATCH", "/api/organisation/task-settings", { token, body: { "runs.readyRequiresChecks": "no" } });
     expect(bad.status).toBe(422);
     expect(bad.json.error.details.fields.map((f: { field: string }) => f.field)).toContain("runs.readyRequiresChecks");
+  });
+});
+
+describe("best of N judged by the checks (ISSUE-33)", { timeout: 60_000 }, () => {
+  it("ISSUE-33: an attempt is not told of its failing checks; its passing checks concluding let the parent open the pull request from it", async () => {
+    const repo = await seedForgeRepository("Checks best of two");
+    const filed = await call("POST", `/api/guilds/${repo.guildId}/tasks`, {
+      token: repo.token,
+      body: { title: "Fix the parser", agent_id: repo.agentId, repository_id: repo.repositoryId, attempts: 2, base_branch: "main" },
+    });
+    expect(filed.status, JSON.stringify(filed.json)).toBe(201);
+    const parent = (await call("GET", `/api/tasks/${filed.json.id}`, { token: repo.token })).json;
+    const [first, second] = parent.attempts as Array<{ id: string; key: string }>;
+    const heads: Record<string, string> = {};
+    for (const [attempt, file] of [
+      [first!, "one.txt"],
+      [second!, "two.txt"],
+    ] as const) {
+      const branch = `factory/task/${attempt.key}`;
+      heads[attempt.id] = await forgePush(repo.fullName, repo.forgeToken, branch, ZERO, repo.main, `${attempt.key}'s work`, { [file]: "fixed\n" });
+    }
+    const seededOf = (attempt: { id: string; key: string }, status: string): Seeded =>
+      ({
+        ...repo,
+        task: { id: attempt.id, key: attempt.key, branch: `factory/task/${attempt.key}`, queued_at: parent.queued_at },
+        head: heads[attempt.id]!,
+        pull: { number: 0, url: "", nodeId: "" },
+        status,
+      }) as unknown as Seeded;
+    const attemptRows = (attempt: { id: string }, status: string) =>
+      withDb(async (db) => {
+        await db
+          .update(tasks)
+          .set({ status, ...(status === "completed" ? { closedAt: new Date() } : {}) })
+          .where(eq(tasks.id, attempt.id));
+      });
+
+    // The second attempt still runs when its checks fail: it is not told, its checks are recorded.
+    await attemptRows(second!, "running");
+    const failed = await withDb((db) =>
+      act(
+        seededOf(second!, "running"),
+        db,
+        reader(seededOf(second!, "running"), () => [checkRun("ci", "failure", { text: "boom" })]),
+      ),
+    );
+    expect(failed.detail).not.toContain("failure sent");
+    expect((await call("GET", `/api/tasks/${second!.id}/messages`, { token: repo.token })).json.data).toEqual([]);
+    expect((await call("GET", `/api/tasks/${second!.id}`, { token: repo.token })).json.checks.state).toBe("failing");
+
+    // Both complete, the first with its checks still running; their passing is what the parent's verdict waited for.
+    await attemptRows(first!, "completed");
+    await attemptRows(second!, "completed");
+    const passed = await withDb((db) =>
+      act(
+        seededOf(first!, "completed"),
+        db,
+        reader(seededOf(first!, "completed"), () => [checkRun("ci", "success")]),
+      ),
+    );
+    expect(passed.outcome).toBe("accepted");
+    const pulls = (await forgeAdmin("GET", `/repos/${repo.fullName}/pulls`)).json.pulls as Array<{ head: string; draft: boolean }>;
+    expect(pulls.map((p) => [p.head, p.draft])).toEqual([[`factory/task/${first!.key}`, false]]);
+    expect((await call("GET", `/api/tasks/${filed.json.id}`, { token: repo.token })).json.status).toBe("in_review");
   });
 });

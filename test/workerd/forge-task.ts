@@ -24,8 +24,8 @@ import { recordStarts, testEnv, withDb } from "./tasks";
 
 export const ZERO = "0".repeat(40);
 
-/** An organisation whose guild has a connected forge repository, a coding agent and a task with its branch pushed and a draft pull request. */
-export async function seedForgeTask(name: string) {
+/** An organisation whose guild has a connected forge repository and a coding agent; the queue's starts recorded, not made (no box runs here). */
+export async function seedForgeRepository(name: string) {
   const seeded = await seedGuild(name);
   const account = `ck${crypto.randomUUID().slice(0, 8)}`;
   const fullName = `${account}/app`;
@@ -37,26 +37,31 @@ export async function seedForgeTask(name: string) {
     body: { full_name: fullName, connection_id: connection.json.id },
   });
   expect(repository.status, JSON.stringify(repository.json)).toBe(201);
-  // The queue's starts are recorded, not made: no box runs here.
   await recordStarts(seeded.organisationId);
-  const filed = await call("POST", `/api/guilds/${seeded.guildId}/tasks`, {
-    token: seeded.token,
-    body: { title: "Fix the build", agent_id: agent.id, repository_id: repository.json.id },
+  const forgeToken = (await githubApp(testEnv)!.mintRepositoryToken(installationId, fullName)).token;
+  const main = (await forgeAdmin("GET", `/repos/${fullName}`)).json.branches.find((b: { name: string }) => b.name === "main").sha as string;
+  return { ...seeded, fullName, installationId, forgeToken, main, repositoryId: repository.json.id as string, agentId: agent.id };
+}
+
+/** A task of a forge repository (seedForgeRepository) with its branch pushed and a draft pull request, in review. */
+export async function seedForgeTask(name: string) {
+  const repo = await seedForgeRepository(name);
+  const filed = await call("POST", `/api/guilds/${repo.guildId}/tasks`, {
+    token: repo.token,
+    body: { title: "Fix the build", agent_id: repo.agentId, repository_id: repo.repositoryId },
   });
   expect(filed.status, JSON.stringify(filed.json)).toBe(201);
   const task = filed.json as { id: string; key: string; branch: string; queued_at: string };
-  const forgeToken = (await githubApp(testEnv)!.mintRepositoryToken(installationId, fullName)).token;
-  const main = (await forgeAdmin("GET", `/repos/${fullName}`)).json.branches.find((b: { name: string }) => b.name === "main").sha as string;
-  const head = await forgePush(fullName, forgeToken, task.branch, ZERO, main, "the agent's work");
-  const pull = await githubForge({ apiUrl: testEnv.GITHUB_API_URL!, token: forgeToken }).openDraftPR({
-    fullName,
+  const head = await forgePush(repo.fullName, repo.forgeToken, task.branch, ZERO, repo.main, "the agent's work");
+  const pull = await githubForge({ apiUrl: testEnv.GITHUB_API_URL!, token: repo.forgeToken }).openDraftPR({
+    fullName: repo.fullName,
     head: task.branch,
     base: "main",
     title: task.key,
     body: "",
   });
   await withDb((db) => db.update(tasks).set({ status: "in_review", pullRequestNumber: pull.number, pullRequestUrl: pull.url }).where(eq(tasks.id, task.id)));
-  return { ...seeded, fullName, installationId, forgeToken, task, head, main, pull, repositoryId: repository.json.id as string, agentId: agent.id };
+  return { ...repo, task, head, pull };
 }
 
 export type Seeded = Awaited<ReturnType<typeof seedForgeTask>>;
