@@ -10,6 +10,7 @@ import { tasks } from "../core/db/schema";
 import { type AttemptsForge, closeParent, settleParent } from "../core/db/task-attempts-settle";
 import type { TaskRow } from "../core/db/task-rows";
 import { readTaskForRun } from "../core/db/task-run";
+import { githubChecks } from "../core/github/checks-api";
 import { compareDiffstat } from "../core/github/compare";
 import { describeError, logEvent } from "../core/output/log";
 import type { Env } from "./env";
@@ -18,7 +19,13 @@ import { forgePlugin, githubApp } from "./github";
 /** The forge for an installation token of the repository `fullName`. */
 export function attemptsForgeOf(env: Env, token: string, fullName: string): AttemptsForge {
   const options = { apiUrl: env.GITHUB_API_URL || "https://api.github.com", token, fullName };
-  return { fullName, plugin: forgePlugin(env, token), diffstat: (base, head) => compareDiffstat(options, base, head) };
+  const checks = githubChecks({ apiUrl: options.apiUrl, token });
+  return {
+    fullName,
+    plugin: forgePlugin(env, token),
+    diffstat: (base, head) => compareDiffstat(options, base, head),
+    branchHead: (branch) => checks.branchHead(fullName, branch),
+  };
 }
 
 /** The forge for the task's repository through the App (the repository's installation), or null. */

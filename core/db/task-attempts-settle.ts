@@ -26,7 +26,12 @@ export interface AttemptsForge {
   plugin: ForgePlugin;
   /** The branch's lines added and deleted against the base; null when the forge lacks one of them. */
   diffstat(base: string, head: string): Promise<Diffstat | null>;
+  /** The branch's head commit, or null when it does not exist. */
+  branchHead(branch: string): Promise<string | null>;
 }
+
+/** The commit `tasks.checks` was recorded for. */
+const checkedHead = (stored: unknown) => (stored && typeof stored === "object" ? (stored as { head_sha?: unknown }).head_sha : undefined);
 
 const log = (operation: string, taskId: string, error: unknown) => logEvent("warn", { operation, task_id: taskId, ...describeError(error) });
 
@@ -86,15 +91,19 @@ async function attemptLines(db: Database, forge: AttemptsForge | null, parent: T
   return Promise.all(
     attempts.map(async (a) => {
       let diff = diffstatOf(extras.get(a.id)?.report ?? null);
+      let checks = checksOf(a.checks);
       if (forge) {
         try {
-          diff = await forge.diffstat(parent.baseBranch, taskBranch(a.key));
+          const [stat, head] = await Promise.all([forge.diffstat(parent.baseBranch, taskBranch(a.key)), forge.branchHead(taskBranch(a.key))]);
+          diff = stat;
           await recordDiffstat(db, a.id, diff);
+          // Checks recorded for an older commit say nothing of the branch as it is: wait for its own.
+          if (checks !== "none" && head !== null && checkedHead(a.checks) !== head) checks = "pending";
         } catch (error) {
           log("task.attempt_diffstat", a.id, error);
         }
       }
-      return { attempt: a.attempt ?? 0, key: a.key, branch: taskBranch(a.key), status: a.status as AttemptLine["status"], checks: checksOf(a.checks), diff };
+      return { attempt: a.attempt ?? 0, key: a.key, branch: taskBranch(a.key), status: a.status as AttemptLine["status"], checks, diff };
     }),
   );
 }
