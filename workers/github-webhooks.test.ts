@@ -291,6 +291,28 @@ describe("the GitHub App's webhook door", () => {
     await withDb((db) => db.delete(forgeDeliveries).where(eq(forgeDeliveries.id, recent!.id)));
   });
 
+  it("ISSUE-33: the inbox deletes its organisation's handled deliveries past 30 days, keeping newer ones and any still being acted on", async () => {
+    const org = await seedGuild("Webhooks sweep");
+    const day = 24 * 60 * 60_000;
+    // A row still being acted on (handling, claimed just now) is kept whatever its age.
+    const row = (outcome: string, ageDays: number) => ({
+      deliveryId: crypto.randomUUID(),
+      bodySha256: crypto.randomUUID(),
+      organisationId: org.organisationId,
+      event: "issues",
+      outcome,
+      eventData: {},
+      receivedAt: new Date(Date.now() - ageDays * day),
+      handledAt: new Date(),
+    });
+    const rows = [row("ignored", 31), row("accepted", 40), row("handling", 31), row("ignored", 29)];
+    await withDb((db) => db.insert(forgeDeliveries).values(rows));
+    await forgeInbox(testEnv, org.organisationId).received(org.organisationId);
+    const left = await rowsOf(rows.map((r) => r.deliveryId));
+    expect(left.map((r) => r.deliveryId).sort()).toEqual([rows[2]!.deliveryId, rows[3]!.deliveryId].sort());
+    await withDb((db) => db.delete(forgeDeliveries).where(eq(forgeDeliveries.organisationId, org.organisationId)));
+  });
+
   it("ISSUE-33: deliveries of one pull request are acted on in the order received", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) {

@@ -99,3 +99,25 @@ export async function settleDelivery(
     .set({ outcome: result.outcome, detail: "detail" in result ? result.detail : null, error: "error" in result ? result.error : null, handledAt: now })
     .where(and(eq(forgeDeliveries.id, id), eq(forgeDeliveries.outcome, "handling")));
 }
+
+/** How long a delivery is kept: its record on the Repositories tab, and its dedup key. */
+export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60_000;
+
+/**
+ * Deletes the organisation's handled deliveries received before `before`, and those of
+ * installations no organisation holds; a pending one stays until it is acted on. GitHub
+ * redelivers only within days, so a dedup key older than the retention guards nothing.
+ */
+export async function sweepDeliveries(db: AnyDatabase, organisationId: string, before: Date): Promise<number> {
+  const deleted = await db
+    .delete(forgeDeliveries)
+    .where(
+      and(
+        lt(forgeDeliveries.receivedAt, before),
+        inArray(forgeDeliveries.outcome, ["accepted", "ignored", "failed"]),
+        or(eq(forgeDeliveries.organisationId, organisationId), sql`${forgeDeliveries.organisationId} is null`),
+      ),
+    )
+    .returning({ id: forgeDeliveries.id });
+  return deleted.length;
+}

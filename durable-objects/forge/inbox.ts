@@ -7,7 +7,7 @@
  * on one after another; different ones side by side, at most SIDE_BY_SIDE at a time.
  */
 import type { Env } from "../../bindings/env";
-import { claimDelivery, type DeliveryRow, settleDelivery, unhandledDeliveries } from "../../core/db/forge-deliveries";
+import { claimDelivery, DELIVERY_RETENTION_MS, type DeliveryRow, settleDelivery, sweepDeliveries, unhandledDeliveries } from "../../core/db/forge-deliveries";
 import { planDeliveries } from "../../core/github/inbox-plan";
 import type { ForgeDelivery, ForgeEvent } from "../../core/github/webhook-event";
 import { orderKey } from "../../core/github/webhook-normalise";
@@ -17,6 +17,9 @@ import { IdleConnection } from "../common/idle-connection";
 import { actOnDelivery } from "./act";
 
 const ORGANISATION = "organisation";
+/** When deliveries past their retention were last deleted (epoch ms). */
+const SWEPT_AT = "swept_at";
+const SWEEP_EVERY_MS = 24 * 60 * 60_000;
 /** A delivery claimed this long ago and still `handling` was abandoned (its object ended): claim it again. */
 export const HANDLING_STALE_MS = 5 * 60_000;
 /** Deliveries of different issues, pull requests or commits acted on at once. */
@@ -61,6 +64,21 @@ export class ForgeInbox {
     const alarm = await this.ctx.storage.getAlarm();
     if (alarm === null || alarm > now) await this.ctx.storage.setAlarm(now);
     this.#look(organisationId);
+    await this.#sweep(organisationId);
+  }
+
+  /** Once a day: the deliveries past their retention go. A failure waits for the next day's try. */
+  async #sweep(organisationId: string): Promise<void> {
+    const now = this.host.now();
+    if (((await this.ctx.storage.get<number>(SWEPT_AT)) ?? 0) > now - SWEEP_EVERY_MS) return;
+    await this.ctx.storage.put(SWEPT_AT, now);
+    const deleted = await this.#connection
+      .use((db) => sweepDeliveries(db, organisationId, new Date(now - DELIVERY_RETENTION_MS)))
+      .catch((error: unknown) => {
+        logEvent("warn", { operation: "forge.deliveries_sweep", organisation_id: organisationId, ...describeError(error) }, platformRedactor(this.env));
+        return 0;
+      });
+    if (deleted) logEvent("info", { operation: "forge.deliveries_swept", organisation_id: organisationId, deleted });
   }
 
   async alarm(): Promise<void> {

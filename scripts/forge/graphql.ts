@@ -45,7 +45,8 @@ export async function serveGraphQL(ctx: PullsContext, req: IncomingMessage, res:
   }
   if (pull.draft) {
     pull.draft = false;
-    pull.updated_at = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+    pull.ready_at = new Date().toISOString();
+    pull.updated_at = pull.ready_at.replace(/\.\d{3}Z$/, "Z");
   }
   const rest = await pullBody(ctx, pull);
   const known: Record<string, unknown> = {

@@ -51,6 +51,8 @@ export interface Pull {
   head_sha: string;
   draft: boolean;
   state: "open" | "closed";
+  /** When it was marked ready for review (absent: opened ready, or still a draft). */
+  ready_at?: string;
   /** When the admin API merged it (absent: never merged). */
   merged_at?: string;
   user: string;

@@ -31,8 +31,8 @@ const CI_FILES = {
 };
 
 type Delivery = { id: string; delivery_id: string; event: string; action: string | null; sender: string | null; outcome: string; detail: string | null };
-type Pull = { number: number; draft: boolean; head: string; base: string; body: string; comments: Array<{ body: string }> };
-type CheckRun = { name: string; head_sha: string; status: string; conclusion: string | null };
+type Pull = { number: number; draft: boolean; head: string; base: string; body: string; ready_at?: string; comments: Array<{ body: string }> };
+type CheckRun = { name: string; head_sha: string; status: string; conclusion: string | null; completed_at: string | null };
 
 const deliveries = async (fullName: string) =>
   ((await call("GET", `/api/github/deliveries?repository=${encodeURIComponent(fullName)}&limit=100`)).json.data ?? []) as Delivery[];
@@ -119,6 +119,9 @@ describe("tasks that listen to the forge", () => {
     expect(runsOfBranch.map((r) => r.conclusion)).toEqual(expect.arrayContaining(["failure", "success"]));
     const checked = (await call("GET", `/api/tasks/${filed.id}`)).json;
     expect(checked.checks).toMatchObject({ state: "passing" });
+    // Ready no sooner than the fix's CI passed.
+    const green = runsOfBranch.find((r) => r.conclusion === "success" && r.head_sha === checked.checks.head_sha)!;
+    expect(Date.parse(pull!.ready_at!)).toBeGreaterThanOrEqual(Date.parse(green.completed_at!));
     expect(checked.awaiting_checks).toBe(false);
 
     // A reader's comment reaches no agent: recorded, ignored, no message, the task stays in review.
@@ -201,7 +204,8 @@ describe("tasks that listen to the forge", () => {
       attempts: Array<{ attempt: number; branch: string; checks: { state: string } | null }>;
     };
     expect(detail.attempts.map((a) => a.branch)).toEqual([1, 2, 3].map((i) => `factory/task/${parent.key}/a${i}`));
-    expect(detail.attempts.map((a) => a.checks?.state)).toEqual(["failing", "passing", "failing"]);
+    expect(detail.attempts.map((a) => a.checks)).toEqual(["failing", "passing", "failing"]);
+    expect(detail.attempts.map((a) => a.won)).toEqual([false, true, false]);
     const [pull] = await pulls(fullName);
     expect(pull).toMatchObject({ head: `factory/task/${parent.key}/a2`, draft: false });
 

@@ -53,7 +53,8 @@ describe("a task's budget on the local stack", () => {
     expect(await requestCount(agent.model)).toBe(1);
     // The work is on the forge: the branch holds the commit.
     const log = (await forge("GET", `/repos/${fullName}/commits?ref=${encodeURIComponent(branch)}&limit=5`)).json.commits as Array<{ message: string }>;
-    expect(log.map((c) => c.message)).toContain("Add paid.txt");
+    // The agent's commit, with the platform's trailers after its subject.
+    expect(log.map((c) => c.message.split("\n")[0])).toContain("Add paid.txt");
     // The pull request's description keeps the task's text and carries the spend.
     const pullBody = async () => ((await forge("GET", `/repos/${fullName}/pulls`)).json.pulls as Pull[]).find((p) => p.head === branch)?.body ?? "";
     await until("the spend line in the pull request", async () => (await pullBody()).endsWith("Spend: $0.0012 of $0.001 budget"), 60_000);
