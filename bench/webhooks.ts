@@ -13,7 +13,11 @@
  *   whose pull request is #PR waits; a writer's review comment on #PR is delivered signed, and
  *   the time runs until the comment is in `GET /api/tasks/:id/messages`. REPEAT times.
  *
- *   npx tsx bench/webhooks.ts [--deliveries 2000] [--concurrency 64]
+ * - `--acted`: the same with deliveries the organisation's inbox acts on (an issue comment that
+ *   mentions no agent: kept pending, handed to the inbox, the sender's access read from the
+ *   forge, recorded ignored); prints also how long the inbox took to act on all of them.
+ *
+ *   npx tsx bench/webhooks.ts [--deliveries 2000] [--concurrency 64] [--acted]
  *   npx tsx bench/webhooks.ts --latency [--repeat 20]
  */
 import { randomUUID } from "node:crypto";
@@ -29,6 +33,7 @@ const { values } = parseArgs({
     deliveries: { type: "string", default: "2000" },
     concurrency: { type: "string", default: "64" },
     latency: { type: "boolean", default: false },
+    acted: { type: "boolean", default: false },
     repeat: { type: "string", default: "20" },
   },
 });
@@ -113,13 +118,28 @@ try {
 }
 
 async function throughput(common: Record<string, unknown>) {
+  const event = values.acted ? "issue_comment" : "issues";
+  const issue = (i: number) => ({
+    number: i + 1,
+    title: `Issue ${i + 1}`,
+    body: "done",
+    html_url: `https://github.com/${REPO}/issues/${i + 1}`,
+    labels: [],
+    state: "open",
+  });
   const bodies = Array.from({ length: DELIVERIES }, (_, i) =>
-    JSON.stringify({
-      action: "closed",
-      issue: { number: i + 1, title: `Issue ${i + 1}`, body: "done", html_url: `https://github.com/${REPO}/issues/${i + 1}`, labels: [], state: "closed" },
-      ...common,
-    }),
+    JSON.stringify(
+      values.acted
+        ? {
+            action: "created",
+            issue: issue(i),
+            comment: { id: i + 1, body: "Thanks!", html_url: `https://github.com/${REPO}/issues/${i + 1}#c`, user: { login: ACCOUNT } },
+            ...common,
+          }
+        : { action: "closed", issue: { ...issue(i), state: "closed" }, ...common },
+    ),
   );
+  const expected = values.acted ? { status: 202, outcome: "pending" } : { status: 200, outcome: "ignored" };
   const ids = bodies.map(() => randomUUID());
   // The stack's own floor: a request that also makes one database round trip, at the same concurrency.
   const health: number[] = [];
@@ -131,29 +151,54 @@ async function throughput(common: Record<string, unknown>) {
   const first: number[] = [];
   const firstWrong: string[] = [];
   const firstWall = await pool(DELIVERIES, CONCURRENCY, async (i) => {
-    const res = await deliver("issues", bodies[i]!, ids[i]!);
+    const res = await deliver(event, bodies[i]!, ids[i]!);
     first.push(res.ms);
-    if (res.status !== 200 || res.json?.outcome !== "ignored") firstWrong.push(`${i}: ${res.status} ${JSON.stringify(res.json)}`);
+    if (res.status !== expected.status || res.json?.outcome !== expected.outcome) firstWrong.push(`${i}: ${res.status} ${JSON.stringify(res.json)}`);
   });
   const replays: number[] = [];
   const notDuplicate: string[] = [];
   const replayWall = await pool(DELIVERIES, CONCURRENCY, async (i) => {
     // Even: GitHub's redelivery (same id); odd: the captured body under a new id.
-    const res = await deliver("issues", bodies[i]!, i % 2 === 0 ? ids[i]! : randomUUID());
+    const res = await deliver(event, bodies[i]!, i % 2 === 0 ? ids[i]! : randomUUID());
     replays.push(res.ms);
     if (res.status !== 200 || res.json?.duplicate !== true) notDuplicate.push(`${i}: ${res.status} ${JSON.stringify(res.json)}`);
   });
 
-  console.log(`webhooks: ${DELIVERIES} distinct deliveries (issues.closed, recorded and ignored), concurrency ${CONCURRENCY}`);
+  const sent = performance.now();
+  let drainMs: number | null = null;
+  if (values.acted) {
+    // The inbox acts after the answers: wait until no delivery is pending or being acted on.
+    for (;;) {
+      const { rows } = await bench.db.query<{ n: string }>(
+        "select count(*) as n from forge_deliveries where outcome in ('pending', 'handling') and repository = $1",
+        [REPO],
+      );
+      if (Number(rows[0]!.n) === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    drainMs = performance.now() - sent + replayWall;
+  }
+  console.log(
+    `webhooks: ${DELIVERIES} distinct deliveries (${values.acted ? "issue_comment.created, acted on by the inbox" : "issues.closed, recorded and ignored"}), concurrency ${CONCURRENCY}`,
+  );
   console.log(`GET /api/health ${((DELIVERIES / healthWall) * 1000).toFixed(0)} requests/s   ${figures(health)}   (the stack's floor, for comparison)`);
   console.log(`first pass   ${((DELIVERIES / firstWall) * 1000).toFixed(0)} deliveries/s   ${figures(first)}`);
   console.log(`replays      ${((DELIVERIES / replayWall) * 1000).toFixed(0)} deliveries/s   ${figures(replays)}`);
+  if (drainMs !== null) {
+    const { rows: outcomes } = await bench.db.query<{ outcome: string; n: string }>(
+      "select outcome, count(*) as n from forge_deliveries where repository = $1 group by outcome",
+      [REPO],
+    );
+    console.log(
+      `inbox        all ${DELIVERIES} acted on ${(drainMs / 1000).toFixed(1)} s after the first pass ended (${((DELIVERIES / drainMs) * 1000).toFixed(0)} deliveries/s); outcomes ${outcomes.map((o) => `${o.outcome} ${o.n}`).join(", ")}`,
+    );
+  }
 
   const { rows } = await bench.db.query<{ n: string; ids: string; bodies: string }>(
-    "select count(*) as n, count(distinct delivery_id) as ids, count(distinct body_sha256) as bodies from forge_deliveries where event = 'issues' and repository = $1",
-    [REPO],
+    "select count(*) as n, count(distinct delivery_id) as ids, count(distinct body_sha256) as bodies from forge_deliveries where event = $2 and repository = $1",
+    [REPO, event],
   );
-  const stored = await bench.db.query<{ delivery_id: string }>("select delivery_id from forge_deliveries where event = 'issues' and repository = $1", [REPO]);
+  const stored = await bench.db.query<{ delivery_id: string }>("select delivery_id from forge_deliveries where event = $2 and repository = $1", [REPO, event]);
   const storedIds = new Set(stored.rows.map((r) => r.delivery_id));
   const lost = ids.filter((id) => !storedIds.has(id)).length;
   let listed = 0;

@@ -201,7 +201,7 @@ describe("tasks that listen to the forge", () => {
     const settled = await taskReaches(parent.id, ["in_review", "waiting"], 600_000);
     expect(settled.status).toBe("in_review");
     const detail = (await call("GET", `/api/tasks/${parent.id}`)).json as {
-      attempts: Array<{ attempt: number; branch: string; checks: { state: string } | null }>;
+      attempts: Array<{ attempt: number; branch: string; checks: string; won: boolean }>;
     };
     expect(detail.attempts.map((a) => a.branch)).toEqual([1, 2, 3].map((i) => `factory/task/${parent.key}/a${i}`));
     expect(detail.attempts.map((a) => a.checks)).toEqual(["failing", "passing", "failing"]);
