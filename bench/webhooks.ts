@@ -45,7 +45,13 @@ const OWN_SECRET = `bench-webhook-secret-${randomUUID()}`;
 const ACCOUNT = "bench-hooks";
 const REPO = `${ACCOUNT}/app`;
 
-const bench = await benchStack({ containers: "off", vars: { GITHUB_WEBHOOK_SECRET: OWN_SECRET } });
+/** The Worker's warnings and errors, printed when a delivery went wrong. */
+const warnings: string[] = [];
+const bench = await benchStack({
+  containers: "off",
+  vars: { GITHUB_WEBHOOK_SECRET: OWN_SECRET },
+  output: (line) => void (/"level":"(warn|error)"/.test(line) && warnings.push(line)),
+});
 const { stack, api } = bench;
 /** The secret the Worker checks: the local forge's App keeps one beside it (scripts/forge/local-app.ts). */
 const SECRET = forgeWebhookSecret() ?? OWN_SECRET;
@@ -279,7 +285,12 @@ async function latency(connectionId: string, common: Record<string, unknown>) {
       }`,
     );
   if (missed) {
-    console.log(`${missed} never became a task message within 10 s (is the forge loop's act.ts in place?)`);
+    console.log(`${missed} never became a task message within 10 s`);
+    const { rows } = await bench.db.query<{ outcome: string; detail: string | null; error: string | null }>(
+      "select outcome, detail, error from forge_deliveries where event = 'pull_request_review_comment' and outcome <> 'accepted'",
+    );
+    for (const row of rows) console.log(`  delivery ${row.outcome}: ${row.detail ?? row.error ?? ""}`);
+    for (const line of warnings.slice(-10)) console.log(`  ${line.slice(0, 400)}`);
     process.exitCode = 1;
   }
 }

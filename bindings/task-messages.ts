@@ -20,14 +20,39 @@ import { taskObject, taskQueue } from "./objects";
 /**
  * Tells the organisation's queue to plan now (a task became due). The task is stored by
  * then: a queue that cannot be reached is logged, not the caller's failure; its next wake
- * (another filing, a run's end) plans the task.
+ * (another filing, a run's end) plans the task. Awaited at most TELL_WAIT_MS.
  */
-export async function wakeQueue(env: Env, organisationId: string): Promise<void> {
-  try {
-    await taskQueue(env, organisationId).wake(organisationId);
-  } catch (error) {
-    logEvent("warn", { operation: "task.queue_wake", organisation_id: organisationId, error }, platformRedactor(env));
-  }
+export function wakeQueue(env: Env, organisationId: string): Promise<void> {
+  return told(taskQueue(env, organisationId).wake(organisationId), (error) =>
+    logEvent("warn", { operation: "task.queue_wake", organisation_id: organisationId, error }, platformRedactor(env)),
+  );
+}
+
+/**
+ * What is told is stored already (the task, the message): the object is not waited for past
+ * this. A queue whose plan starts a box, or a task object still starting one, answers late,
+ * and a sender (a person's request; the forge's inbox acting on a pull request's deliveries in
+ * order) must not wait on it: the call goes on in the object without the sender. A sender
+ * that is itself an object (the forge's inbox) waits not at all (`waitMs` 0): its own work
+ * outlives the call.
+ */
+export const TELL_WAIT_MS = 500;
+
+async function told(call: Promise<void>, failed: (error: unknown) => void, waitMs: number): Promise<void> {
+  const settled = call.catch(failed);
+  if (waitMs <= 0) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+  clearTimeout(timer);
+}
+
+/** Tells a running task's object a message came: its run takes it at the next turn boundary. */
+function nudge(env: Env, taskId: string, waitMs: number): Promise<void> {
+  return told(
+    taskObject(env, taskId).messageQueued(taskId),
+    (error) => logEvent("warn", { operation: "task.message_nudge", task_id: taskId, error }, platformRedactor(env)),
+    waitMs,
+  );
 }
 
 /**
@@ -36,16 +61,16 @@ export async function wakeQueue(env: Env, organisationId: string): Promise<void>
  *
  * @example const message = await sendTaskMessage(env, db, task, "Also fix the lint");
  */
-export async function sendTaskMessage(env: Env, db: AnyDatabase, given: TaskRow, content: string): Promise<TaskMessageRow> {
+export async function sendTaskMessage(env: Env, db: AnyDatabase, given: TaskRow, content: string, waitMs = TELL_WAIT_MS): Promise<TaskMessageRow> {
   // Best of N: a parent's message goes to its winner, whose branch its pull request is.
   const task = (await messageTarget(db, given)) ?? given;
   const message = await insertTaskMessage(db, task.id, content);
   const from = (await pausedByBudget(db, task.id)) ? QUEUED_BY_MESSAGE.filter((s) => s !== "limit_reached") : QUEUED_BY_MESSAGE;
   const queued = await moveTask(db, task.id, from, "queued", { resumeAt: null, queuedAt: "now", closedAt: null });
   if (queued) {
-    await wakeQueue(env, task.organisationId);
+    await wakeQueue(env, task.organisationId, waitMs);
   } else if ((await findTask(db, task.organisationId, task.id))?.status === "running") {
-    await taskObject(env, task.id).messageQueued(task.id);
+    await nudge(env, task.id, waitMs);
   }
   // Otherwise it is due already (queued, rate_limited): its next run delivers the message.
   return message;
