@@ -20,38 +20,34 @@ import { taskObject, taskQueue } from "./objects";
 /**
  * Tells the organisation's queue to plan now (a task became due). The task is stored by
  * then: a queue that cannot be reached is logged, not the caller's failure; its next wake
- * (another filing, a run's end) plans the task. Awaited at most TELL_WAIT_MS.
+ * (another filing, a run's end) plans the task. `wait`: see `told`.
  */
-export function wakeQueue(env: Env, organisationId: string): Promise<void> {
-  return told(taskQueue(env, organisationId).wake(organisationId), (error) =>
-    logEvent("warn", { operation: "task.queue_wake", organisation_id: organisationId, error }, platformRedactor(env)),
+export function wakeQueue(env: Env, organisationId: string, wait = true): Promise<void> {
+  return told(
+    taskQueue(env, organisationId).wake(organisationId),
+    (error) => logEvent("warn", { operation: "task.queue_wake", organisation_id: organisationId, error }, platformRedactor(env)),
+    wait,
   );
 }
 
 /**
- * What is told is stored already (the task, the message): the object is not waited for past
- * this. A queue whose plan starts a box, or a task object still starting one, answers late,
- * and a sender (a person's request; the forge's inbox acting on a pull request's deliveries in
- * order) must not wait on it: the call goes on in the object without the sender. A sender
- * that is itself an object (the forge's inbox) waits not at all (`waitMs` 0): its own work
- * outlives the call.
+ * A call that tells an object what is stored already (the queue's wake, a running task's
+ * nudge). A request waits for its answer (`wait`: the task is planned or told when the answer
+ * comes). A sender that is itself an object (the forge's inbox, acting on a pull request's
+ * deliveries in order) does not wait: the call goes on in the object, and a queue whose plan
+ * starts a box would hold the pull request's next deliveries back for seconds.
  */
-export const TELL_WAIT_MS = 500;
-
-async function told(call: Promise<void>, failed: (error: unknown) => void, waitMs: number): Promise<void> {
+async function told(call: Promise<void>, failed: (error: unknown) => void, wait: boolean): Promise<void> {
   const settled = call.catch(failed);
-  if (waitMs <= 0) return;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
-  clearTimeout(timer);
+  if (wait) await settled;
 }
 
 /** Tells a running task's object a message came: its run takes it at the next turn boundary. */
-function nudge(env: Env, taskId: string, waitMs: number): Promise<void> {
+function nudge(env: Env, taskId: string, wait: boolean): Promise<void> {
   return told(
     taskObject(env, taskId).messageQueued(taskId),
     (error) => logEvent("warn", { operation: "task.message_nudge", task_id: taskId, error }, platformRedactor(env)),
-    waitMs,
+    wait,
   );
 }
 
@@ -61,16 +57,16 @@ function nudge(env: Env, taskId: string, waitMs: number): Promise<void> {
  *
  * @example const message = await sendTaskMessage(env, db, task, "Also fix the lint");
  */
-export async function sendTaskMessage(env: Env, db: AnyDatabase, given: TaskRow, content: string, waitMs = TELL_WAIT_MS): Promise<TaskMessageRow> {
+export async function sendTaskMessage(env: Env, db: AnyDatabase, given: TaskRow, content: string, wait = true): Promise<TaskMessageRow> {
   // Best of N: a parent's message goes to its winner, whose branch its pull request is.
   const task = (await messageTarget(db, given)) ?? given;
   const message = await insertTaskMessage(db, task.id, content);
   const from = (await pausedByBudget(db, task.id)) ? QUEUED_BY_MESSAGE.filter((s) => s !== "limit_reached") : QUEUED_BY_MESSAGE;
   const queued = await moveTask(db, task.id, from, "queued", { resumeAt: null, queuedAt: "now", closedAt: null });
   if (queued) {
-    await wakeQueue(env, task.organisationId, waitMs);
+    await wakeQueue(env, task.organisationId, wait);
   } else if ((await findTask(db, task.organisationId, task.id))?.status === "running") {
-    await nudge(env, task.id, waitMs);
+    await nudge(env, task.id, wait);
   }
   // Otherwise it is due already (queued, rate_limited): its next run delivers the message.
   return message;

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { ForgeEvent } from "../../core/github/webhook-event";
 import {
   act,
@@ -69,8 +69,9 @@ describe("issues start tasks", () => {
       status: "queued",
       pull_request: null,
     });
-    // The queue was woken and tried to start it (its starts are refused here, so it stays queued).
-    expect(seeded.started).toContain(task.id);
+    // The queue was woken and tried to start it (its starts are refused here, so it stays
+    // queued); the inbox does not wait for the queue's plan.
+    await vi.waitFor(() => expect(seeded.started).toContain(task.id), { timeout: 10_000, interval: 50 });
     expect(await issueComments(seeded, issue.number)).toEqual([{ user: platformBot(), body: `Builder took this as ${task.key}: ${ORIGIN}/tasks/${task.id}` }]);
     expect((await call("GET", `/api/tasks/${task.id}/messages`, { token: seeded.token })).json.data).toEqual([]);
 

@@ -85,7 +85,7 @@ async function announce(
   filed: Array<{ task: TaskRow; agent: TaskAgent }>,
 ): Promise<string | null> {
   if (!filed.length) return null;
-  await wakeQueue(deps.env, delivery.organisationId, 0);
+  await wakeQueue(deps.env, delivery.organisationId, false);
   const lines: FiledForIssue[] = filed.map(({ task, agent }) => ({ agentName: agent.name, key: task.key, link: taskPageUrl(delivery.origin, task.id) }));
   try {
     const forge = await repositoryForge(deps.env, delivery.event, deps.now());
@@ -166,7 +166,7 @@ export async function actOnIssueComment(deps: ActDeps, delivery: ForgeDelivery, 
     const filing: Filing | null = existing ? { exists: existing } : await fileIssueTask(deps, delivery, repository, issue, content);
     if (!filing) continue;
     if ("exists" in filing) {
-      await sendTaskMessage(deps.env, deps.db, filing.exists, content, 0);
+      await sendTaskMessage(deps.env, deps.db, filing.exists, content, false);
       sent++;
       parts.push(`message to ${filing.exists.key}`);
     } else {

@@ -25,7 +25,7 @@ async function toPullTasks(deps: ActDeps, delivery: ForgeDelivery, event: IssueC
   if (!tasks.length) return noTask(event.number);
   const refused = await senderRefusal(deps.env, event, deps.now());
   if (refused) return ignored(refused);
-  for (const task of tasks) await sendTaskMessage(deps.env, deps.db, task, content, 0);
+  for (const task of tasks) await sendTaskMessage(deps.env, deps.db, task, content, false);
   return { outcome: "accepted", detail: tasks.map((task) => `message to ${task.key}`).join("; ") } satisfies DeliveryResult;
 }
 

@@ -49,7 +49,7 @@ export async function applyChecks(
   const done = [`checks ${recorded.summary.state} on ${reading.sha.slice(0, 7)} recorded on ${task.key}`];
   if (recorded.decision.notify) {
     try {
-      await sendTaskMessage(fx.env, fx.db, task, failureMessage(reading.sha, reading.runs), 0);
+      await sendTaskMessage(fx.env, fx.db, task, failureMessage(reading.sha, reading.runs), false);
     } catch (error) {
       // Not sent: the commit is not noted as told, so the next report of it tries again.
       await forgetNotified(fx.db, task.id, reading.sha).catch(() => {});

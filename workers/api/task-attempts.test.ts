@@ -47,9 +47,11 @@ async function fileBestOf(org: ForgeGuild, attempts: number) {
  * `lines` lines in a file of its own, and its checks as the checks' handler stores them.
  */
 async function endAttempt(org: ForgeGuild, attempt: { id: string; key: string }, status: string, checks: string | null, lines: number) {
+  // The checks as the handler stores them: for the branch's head commit.
+  let head = "0".repeat(40);
   if (lines > 0) {
     const file = Array.from({ length: lines }, (_, i) => `line ${i}`).join("\n");
-    await pushFiles(testEnv, org.installationId, org.fullName, "main", `factory/task/${attempt.key}`, {
+    head = await pushFiles(testEnv, org.installationId, org.fullName, "main", `factory/task/${attempt.key}`, {
       "README.md": README,
       [`fix-${lines}.txt`]: `${file}\n`,
     });
@@ -68,7 +70,7 @@ async function endAttempt(org: ForgeGuild, attempt: { id: string; key: string },
       .set({
         status,
         closedAt: new Date(),
-        ...(checks ? { checks: { head_sha: "0".repeat(40), state: checks, runs: [], updated_at: new Date().toISOString() } } : {}),
+        ...(checks ? { checks: { head_sha: head, state: checks, runs: [], updated_at: new Date().toISOString() } } : {}),
       })
       .where(eq(tasks.id, attempt.id));
   });
