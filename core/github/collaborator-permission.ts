@@ -6,6 +6,8 @@
  *
  * @example await collaboratorPermission({ apiUrl, token, fullName: "acme/app", user: "carol" }) // "read"
  */
+import { FORGE_ANSWER_CAP } from "../http/answer-caps";
+import { readJsonWithin } from "../http/read-within";
 import { githubInit } from "./request";
 
 /** GitHub's `permission` of a collaborator: maintain reads as write, triage as read. */
@@ -57,7 +59,7 @@ export async function collaboratorPermission(query: PermissionQuery): Promise<Re
     await response.body?.cancel();
     throw new PermissionUnknown(`GitHub answered HTTP ${response.status} ${what}`);
   }
-  const body = (await response.json().catch(() => null)) as { permission?: unknown } | null;
+  const body = (await readJsonWithin(response, FORGE_ANSWER_CAP).catch(() => null)) as { permission?: unknown } | null;
   const permission = body?.permission;
   if (permission === "admin" || permission === "write" || permission === "read" || permission === "none") return permission;
   // Older answers and roles: maintain is a writer, triage a reader.

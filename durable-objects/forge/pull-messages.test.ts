@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { moveTask } from "../../core/db/task-rows";
 import { setPullRequest } from "../../core/db/task-run";
 import type { TaskStatus } from "../../core/tasks/outcome";
@@ -42,10 +42,20 @@ describe("reviews and comments on a task's pull request", () => {
     seeded.started.length = 0;
     const reviewed = await act(seeded, review(number, "alice", "changes_requested", "Split the parser out."));
     expect(reviewed).toEqual({ outcome: "accepted", detail: `message to ${task.key}` });
-    const after = (await call("GET", `/api/tasks/${task.id}`, { token: seeded.token })).json;
-    // Queued again (the queue was woken and tried it), with the same branch and pull request for its next pushes.
-    expect(after).toMatchObject({ status: "queued", branch: task.branch, pull_request: task.pull_request, closed_at: null });
-    expect(seeded.started).toContain(task.id);
+    // Queued again: the queue was woken and tried it (the inbox does not wait for its plan; the
+    // start is refused here, so the task is queued again once the plan ends), with the same
+    // branch and pull request for its next pushes.
+    await vi.waitFor(() => expect(seeded.started).toContain(task.id), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(
+      async () =>
+        expect((await call("GET", `/api/tasks/${task.id}`, { token: seeded.token })).json).toMatchObject({
+          status: "queued",
+          branch: task.branch,
+          pull_request: task.pull_request,
+          closed_at: null,
+        }),
+      { timeout: 10_000, interval: 50 },
+    );
 
     const line = on(seeded, {
       kind: "review_comment",

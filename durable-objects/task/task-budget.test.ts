@@ -2,12 +2,12 @@ import { runInDurableObject } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { taskObject } from "../../bindings/objects";
-import { guildRepositories, taskRuns, tasks } from "../../core/db/schema";
+import { taskRuns } from "../../core/db/schema";
 import { moveTask } from "../../core/db/task-rows";
-import { modelRequests, newAgent, script, toolCall } from "../../test/workerd/agents";
-import { call, seedGuild } from "../../test/workerd/seed";
+import { modelRequests, script, toolCall } from "../../test/workerd/agents";
+import { call } from "../../test/workerd/seed";
 import { standInTaskBox } from "../../test/workerd/task-box";
-import { untilEnded } from "../../test/workerd/task-runs";
+import { seedTask, untilEnded } from "../../test/workerd/task-runs";
 import { testEnv, withDb } from "../../test/workerd/tasks";
 import type { TaskObject } from "./task-object";
 
@@ -18,34 +18,7 @@ import type { TaskObject } from "./task-object";
  */
 
 /** A coding agent's task, marked running as the queue does, with a budget. */
-async function budgetTask(maxCostUsd: string | null) {
-  const { token, organisationId, guildId } = await seedGuild("Budget org");
-  const agent = await newAgent(token, guildId, { coding: true });
-  const task = await withDb(async (db) => {
-    const [repository] = await db
-      .insert(guildRepositories)
-      .values({ guildId, fullName: `acme/app-${crypto.randomUUID().slice(0, 6)}`, taskCounter: 1 })
-      .returning();
-    const [row] = await db
-      .insert(tasks)
-      .values({
-        organisationId,
-        guildId,
-        agentId: agent.id,
-        repositoryId: repository!.id,
-        number: 1,
-        key: "APP-1",
-        title: "Fix the login form",
-        description: "It breaks on submit.",
-        baseBranch: "main",
-        status: "running",
-        maxCostUsd,
-      })
-      .returning();
-    return row!;
-  });
-  return { token, organisationId, model: agent.model, task };
-}
+const budgetTask = (maxCostUsd: string | null) => seedTask({ maxCostUsd });
 
 /** The task as the API answers it, once `done` holds (or the time runs out). */
 async function taskUntil(token: string, id: string, done: (task: any) => boolean, timeoutMs = 15_000) {

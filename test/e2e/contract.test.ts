@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHmac, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
@@ -436,6 +436,30 @@ describe("API contract: every documented operation through the typed client", ()
     expect((await expectAnswer(api.GET("/api/guilds/{id}/repositories", { params: { path } }), 200)).data.map((r) => r.id)).toEqual([repository.id]);
     await expectAnswer(api.POST("/api/guilds/{id}/repositories", { params: { path }, body: { full_name: "not-a-full-name" } }), 422);
     await expectAnswer(api.GET("/api/guilds/{id}/repositories", { params: { path: { id: unknownId } } }), 404);
+    // Issue 33: the repository's task agent and trigger label, the App's webhook and its deliveries.
+    const repositoryPath = { params: { path: { id: repository.id } } };
+    expect((await expectAnswer(api.PATCH("/api/repositories/{id}", { ...repositoryPath, body: { trigger_label: "bot" } }), 200)).trigger_label).toBe("bot");
+    await expectAnswer(api.PATCH("/api/repositories/{id}", { ...repositoryPath, body: { trigger_label: "a,b" } }), 422);
+    await expectAnswer(api.PATCH("/api/repositories/{id}", { params: { path: { id: unknownId } }, body: { trigger_label: "bot" } }), 404);
+    const { webhook_secret: secret } = JSON.parse(readFileSync(join(inject("stackStateDir"), "forge", "app.json"), "utf8")) as { webhook_secret: string };
+    const payload = {
+      action: "closed",
+      installation: { id: approval.installation_id },
+      repository: { full_name: `${account}/app` },
+      sender: { login: account, id: 1, type: "User" },
+      issue: { number: 1, title: "Done", body: "", html_url: `https://github.com/${account}/app/issues/1`, labels: [] },
+    };
+    const delivery = (signature: string) => ({
+      params: { header: { "X-Hub-Signature-256": signature, "X-GitHub-Event": "issues", "X-GitHub-Delivery": randomUUID() } },
+      body: payload as never,
+    });
+    const signed = `sha256=${createHmac("sha256", secret).update(JSON.stringify(payload)).digest("hex")}`;
+    expect(await expectAnswer(api.POST("/api/github/webhooks", delivery(signed)), 200)).toMatchObject({ outcome: "ignored" });
+    expect(await expectAnswer(api.POST("/api/github/webhooks", delivery(signed)), 200)).toEqual({ duplicate: true });
+    await expectAnswer(api.POST("/api/github/webhooks", delivery(`sha256=${"0".repeat(64)}`)), 401);
+    const deliveries = await expectAnswer(api.GET("/api/github/deliveries", { params: { query: { repository: `${account}/app` } } }), 200);
+    expect(deliveries.data.map((d) => d.event)).toEqual(["issues"]);
+    await expectAnswer(api.GET("/api/github/deliveries", { params: { query: { outcome: "nonsense" as never } } }), 422);
     await expectAnswer(api.DELETE("/api/repositories/{id}", { params: { path: { id: repository.id } } }), 204);
     await expectAnswer(api.DELETE("/api/repositories/{id}", { params: { path: { id: repository.id } } }), 404);
     await expectAnswer(api.DELETE("/api/github/connections/{id}", { params: { path: { id: connection.id } } }), 200);

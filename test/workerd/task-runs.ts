@@ -8,8 +8,8 @@ export { testEnv, withDb };
 
 /** Shared by the task object's tests: a seeded task, its runs. */
 
-/** A coding agent's task in a fresh guild's repository, marked running as the queue does. */
-export async function seedTask() {
+/** A coding agent's task in a fresh guild's repository, marked running as the queue does; `fields` set more of it (a budget). */
+export async function seedTask(fields: Partial<typeof tasks.$inferInsert> = {}) {
   const { token, organisationId, guildId } = await seedGuild();
   const agent = await newAgent(token, guildId, { coding: true });
   return withDb(async (db) => {
@@ -30,9 +30,10 @@ export async function seedTask() {
         description: "It breaks on submit.",
         baseBranch: "main",
         status: "running",
+        ...fields,
       })
       .returning();
-    return { token, organisationId, agentId: agent.id, task: task!, repositoryId: repository!.id };
+    return { token, organisationId, agentId: agent.id, model: agent.model, task: task!, repositoryId: repository!.id };
   });
 }
 
