@@ -11,7 +11,7 @@
  */
 import { FORGE_ANSWER_CAP } from "../http/answer-caps";
 import { AnswerTooLarge, readJsonWithin } from "../http/read-within";
-import { githubInit } from "./request";
+import { githubInit, refPath, repositoryUrl } from "./request";
 
 /** A check run as the task keeps it (GitHub's fields of the same names). */
 export interface CheckRun {
@@ -63,11 +63,7 @@ export function githubChecks(options: GitHubChecksOptions): ChecksReader {
   // Bound: the Workers runtime refuses a fetch called on another object.
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
 
-  const repoPath = (fullName: string) => {
-    const [owner, name, ...rest] = fullName.split("/");
-    if (!owner || !name || rest.length) throw new TypeError(`A repository is named owner/repo, not ${JSON.stringify(fullName)}`);
-    return `${apiUrl}/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
-  };
+  const repoPath = (fullName: string) => repositoryUrl(apiUrl, fullName);
 
   /** The JSON answer of a GET; null for a 404 when `missing` allows it. */
   async function getJson(url: string, what: string, missing: boolean): Promise<unknown> {
@@ -121,9 +117,7 @@ export function githubChecks(options: GitHubChecksOptions): ChecksReader {
 
     async branchHead(fullName, branch) {
       const what = `reading the branch ${branch.slice(0, 200)} of ${fullName}`;
-      // A branch's slashes are part of its path, as GitHub takes them.
-      const path = branch.split("/").map(encodeURIComponent).join("/");
-      const body = (await getJson(`${repoPath(fullName)}/branches/${path}`, what, true)) as { commit?: { sha?: unknown } } | null;
+      const body = (await getJson(`${repoPath(fullName)}/branches/${refPath(branch)}`, what, true)) as { commit?: { sha?: unknown } } | null;
       if (body === null) return null;
       const sha = body.commit?.sha;
       if (typeof sha !== "string") throw new ChecksApiError(200, `GitHub's answer ${what} has no commit sha`);

@@ -8,7 +8,7 @@
  */
 import { FORGE_ANSWER_CAP } from "../http/answer-caps";
 import { readJsonWithin } from "../http/read-within";
-import { githubInit } from "./request";
+import { githubInit, refPath } from "./request";
 
 export interface CompareOptions {
   /** The REST base, e.g. https://api.github.com. */
@@ -45,9 +45,6 @@ export async function isAncestorOnForge(options: CompareOptions, ancestor: strin
   return status === "ahead" || status === "identical";
 }
 
-/** A branch or commit in a compare path: each segment encoded, the slashes of a branch kept. */
-const revisionPath = (rev: string) => rev.split("/").map(encodeURIComponent).join("/");
-
 /**
  * The lines `head` adds and deletes against `base` (`GET /compare/{base}...{head}`, its files
  * summed); null when the forge does not have one of them (404). Throws when the forge gives
@@ -59,7 +56,7 @@ const revisionPath = (rev: string) => rev.split("/").map(encodeURIComponent).joi
 export async function compareDiffstat(options: CompareOptions, base: string, head: string): Promise<{ additions: number; deletions: number } | null> {
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
   const response = await doFetch(
-    `${options.apiUrl.replace(/\/+$/, "")}/repos/${options.fullName}/compare/${revisionPath(base)}...${revisionPath(head)}`,
+    `${options.apiUrl.replace(/\/+$/, "")}/repos/${options.fullName}/compare/${refPath(base)}...${refPath(head)}`,
     githubInit("GET", options.token, undefined),
   );
   if (response.status === 404) {

@@ -25,7 +25,7 @@
 
 import { FORGE_ANSWER_CAP } from "../http/answer-caps";
 import { AnswerTooLarge, readTextWithin } from "../http/read-within";
-import { githubInit } from "./request";
+import { githubInit, refPath, repositoryUrl } from "./request";
 import { rateLimitWait, retryWait } from "./retry";
 
 export interface PullRequestRef {
@@ -135,11 +135,7 @@ export function githubForge(options: GitHubForgeOptions): ForgePlugin {
     }
   }
 
-  const repoPath = (fullName: string) => {
-    const [owner, name, ...rest] = fullName.split("/");
-    if (!owner || !name || rest.length) throw new TypeError(`A repository is named owner/repo, not ${JSON.stringify(fullName)}`);
-    return `${apiUrl}/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
-  };
+  const repoPath = (fullName: string) => repositoryUrl(apiUrl, fullName);
 
   async function readPull(fullName: string, number: number): Promise<PullJson> {
     const what = `reading pull request #${number} of ${fullName}`;
@@ -201,8 +197,7 @@ export function githubForge(options: GitHubForgeOptions): ForgePlugin {
 
     async deleteBranch({ fullName, branch }) {
       const what = `deleting the branch ${branch} of ${fullName}`;
-      const path = branch.split("/").map(encodeURIComponent).join("/");
-      const response = await request("DELETE", `${repoPath(fullName)}/git/refs/heads/${path}`, what);
+      const response = await request("DELETE", `${repoPath(fullName)}/git/refs/heads/${refPath(branch)}`, what);
       if (response.status === 204) return true;
       const text = await answerText(response, what);
       // GitHub answers 422 "Reference does not exist" (some versions 404) for a branch already gone.

@@ -21,3 +21,22 @@ export function githubInit(method: string, bearer: string, body: unknown, timeou
     signal: AbortSignal.timeout(timeoutMs),
   };
 }
+
+/**
+ * A repository's REST base: `<apiUrl>/repos/<owner>/<name>`, each part encoded; a name that is
+ * not `owner/repo` is refused rather than sent.
+ *
+ * @example repositoryUrl("https://api.github.com", "acme/app") // "https://api.github.com/repos/acme/app"
+ */
+export function repositoryUrl(apiUrl: string, fullName: string): string {
+  const [owner, name, ...rest] = fullName.split("/");
+  if (!owner || !name || rest.length) throw new TypeError(`A repository is named owner/repo, not ${JSON.stringify(fullName)}`);
+  return `${apiUrl.replace(/\/+$/, "")}/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
+}
+
+/**
+ * A branch or revision as a URL path: its slashes are part of the path, as GitHub takes them.
+ *
+ * @example refPath("factory/task/APP-7/a1") // "factory/task/APP-7/a1"
+ */
+export const refPath = (ref: string): string => ref.split("/").map(encodeURIComponent).join("/");
