@@ -9,6 +9,7 @@ import { type Deadline, deadlineKind } from "../common/deadlines";
 import { serveRunEvents } from "../common/sse-hub";
 import type { SandboxState, SandboxView, ViewTarget } from "../sandbox/manager";
 import type { VariantBatch } from "./generation/variants";
+import type * as RoomsModule from "./rooms";
 import type { Rooms } from "./rooms";
 import { servedAgent } from "./state/context";
 import type { CreatedRun, NewMessage } from "./triggers/direct";
@@ -53,13 +54,15 @@ export class AgentObject extends DurableObject<Env> {
   /** Randomness of the wake-window planner; tests may pin it. */
   random: () => number = () => Math.random();
   #rooms!: Rooms;
+  /** The rooms' module, loaded once at the object's start (see rooms.ts for why calls import nothing). */
+  #module!: typeof RoomsModule;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     void ctx.blockConcurrencyWhile(async () => {
       // Loaded here, not imported: an isolate that only serves the API never evaluates the rooms.
-      const { openRooms } = await import("./rooms");
-      this.#rooms = openRooms(ctx, env, this);
+      this.#module = await import("./rooms");
+      this.#rooms = this.#module.openRooms(ctx, env, this);
       await this.#rooms.context.box.objectStarted();
     });
   }
@@ -171,8 +174,7 @@ export class AgentObject extends DurableObject<Env> {
     if (agentId) await context.box.forget(agentId);
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
-    const { migrateStorage } = await import("./rooms");
-    migrateStorage(this.ctx.storage.sql);
+    this.#module.migrateStorage(this.ctx.storage.sql);
     return { forgotten: true };
   }
 
@@ -196,8 +198,7 @@ export class AgentObject extends DurableObject<Env> {
     const { context } = this.#rooms;
     const agentId = servedAgent(context);
     if (!agentId) return refuse(503, "sandbox.unavailable", "The agent object does not know its agent id");
-    const { runDiff } = await import("../sandbox/run-diff");
-    return runDiff(context, agentId, runId, repository);
+    return this.#module.runDiff(context, agentId, runId, repository);
   }
 
   /**
@@ -205,8 +206,7 @@ export class AgentObject extends DurableObject<Env> {
    * settings. Never takes or waits for the generation lock, never writes the run's rows.
    */
   async runVariants(batch: VariantBatch): Promise<Outcome<{ batch_id: string; variants: WireVariant[] }>> {
-    const { runVariants } = await import("./generation/variants");
-    return runVariants(this.#rooms.context, batch);
+    return this.#module.runVariants(this.#rooms.context, batch);
   }
 
   /** Operator input on a proxied view: restarts the idle timer at most every 30 s (SBX-030). */
@@ -252,8 +252,7 @@ export class AgentObject extends DurableObject<Env> {
     if (!agentId || !files) return;
     const active = context.lock.active;
     const session = active ? await context.sessions.get(active.runId) : null;
-    const { syncScriptsToBox } = await import("../sandbox/script-sync");
-    await syncScriptsToBox({
+    await this.#module.syncScriptsToBox({
       agentId,
       change,
       files,

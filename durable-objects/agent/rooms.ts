@@ -67,6 +67,17 @@ export function openRooms(ctx: DurableObjectState, env: Env, clock: { now(): num
   return { context, runs, direct: new DirectRuns(context, runs), schedules, groupDeliveries, firings, deadlineHandlers };
 }
 
+/**
+ * What the object runs on a call, loaded with the rooms rather than by a dynamic import at the
+ * call: two objects of one isolate importing the same module for the first time at once
+ * share the loading promise, and the second one's continuation then runs in the first's
+ * I/O context (workerd refuses its storage and sockets there: "Cannot perform I/O on behalf
+ * of a different Durable Object").
+ */
+export { runDiff } from "../sandbox/run-diff";
+export { syncScriptsToBox } from "../sandbox/script-sync";
+export { runVariants } from "./generation/variants";
+
 /** Creates or upgrades the object's SQLite tables; run before any event reaches the object. */
 export function migrateStorage(sql: SqlStorage): void {
   migrateRunContext(sql);

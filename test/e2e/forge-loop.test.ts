@@ -111,7 +111,9 @@ describe("tasks that listen to the forge", () => {
     expect(promptText(fixTurn)).toContain("expected answer=42, got answer=41");
 
     // The agent completed with the fix pushed: the PR turns ready only once the fix's CI passed.
+    // In review as soon as the run completed; ready for review is what a reviewer waits for.
     const done = await taskReaches(filed.id, ["in_review"], 300_000);
+    await until("the pull request to be marked ready", async () => (await pulls(fullName))[0]?.draft === false, 300_000);
     const [pull] = await pulls(fullName);
     expect(pull).toMatchObject({ number: done.pull_request!.number, head: `factory/task/${filed.key}`, draft: false });
     expect(pull!.body).toContain(`Closes #${issueNumber}`);
@@ -206,6 +208,7 @@ describe("tasks that listen to the forge", () => {
     expect(detail.attempts.map((a) => a.branch)).toEqual([1, 2, 3].map((i) => `factory/task/${parent.key}/a${i}`));
     expect(detail.attempts.map((a) => a.checks)).toEqual(["failing", "passing", "failing"]);
     expect(detail.attempts.map((a) => a.won)).toEqual([false, true, false]);
+    await until("the winner's pull request to be marked ready", async () => (await pulls(fullName)).some((p) => p.draft === false), 300_000);
     const [pull] = await pulls(fullName);
     expect(pull).toMatchObject({ head: `factory/task/${parent.key}/a2`, draft: false });
 
