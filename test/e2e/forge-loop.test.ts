@@ -202,13 +202,14 @@ describe("tasks that listen to the forge", () => {
 
     const settled = await taskReaches(parent.id, ["in_review", "waiting"], 600_000);
     expect(settled.status).toBe("in_review");
+    // The parent is in review once it claimed the winner; the winner's pull request follows.
+    await until("the winner's pull request to be marked ready", async () => (await pulls(fullName)).some((p) => p.draft === false), 300_000);
     const detail = (await call("GET", `/api/tasks/${parent.id}`)).json as {
       attempts: Array<{ attempt: number; branch: string; checks: string; won: boolean }>;
     };
     expect(detail.attempts.map((a) => a.branch)).toEqual([1, 2, 3].map((i) => `factory/task/${parent.key}/a${i}`));
     expect(detail.attempts.map((a) => a.checks)).toEqual(["failing", "passing", "failing"]);
     expect(detail.attempts.map((a) => a.won)).toEqual([false, true, false]);
-    await until("the winner's pull request to be marked ready", async () => (await pulls(fullName)).some((p) => p.draft === false), 300_000);
     const [pull] = await pulls(fullName);
     expect(pull).toMatchObject({ head: `factory/task/${parent.key}/a2`, draft: false });
 
