@@ -7,13 +7,17 @@
  * and waits. Each fire opens a schedule run whose generation the mock model answers at
  * once; an agent runs one generation at a time, so its schedules fire one after another.
  * It prints fire lateness (run created_at − T) p50/p99/max, missed and doubled counts, and
- * the throughput: fires per second from T until the last first fire of an agent.
+ * the throughput: fires per second from T until the last first fire of an agent, and over
+ * all fires, with workerd's CPU time per fire (its generation included).
  *
  *   npx tsx bench/schedules.ts [--agents 1000] [--schedules 10] [--lead 60]
  *   npx tsx bench/schedules.ts --schedules 1      # 1000 agents x 1 schedule: fires per second
+ *   BENCH_PROFILE=/tmp/fires npx tsx bench/schedules.ts --agents 200   # /tmp/fires.cpuprofile of the Worker's isolate
  */
+import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { benchStack, quantile } from "./bench-stack";
+import { cpuMs, profileWorker, workerdPids } from "./workerd-cpu";
 
 const { values } = parseArgs({
   options: { agents: { type: "string", default: "1000" }, schedules: { type: "string", default: "10" }, lead: { type: "string", default: "60" } },
@@ -24,7 +28,7 @@ const LEAD_S = Number(values.lead);
 const YEARLY = "0 0 1 1 *";
 
 const bench = await benchStack({ maxConnections: Math.max(300, AGENTS + 100) });
-const { db, api } = bench;
+const { db, api, stateDir } = bench;
 
 try {
   const guild = await api("POST", "/api/guilds", { name: "bench", routines_enabled: false });
@@ -50,6 +54,10 @@ try {
 
   const expected = AGENTS * PER_AGENT;
   const deadline = due.getTime() + 10 * 60_000;
+  const pids = workerdPids(stateDir);
+  await new Promise((r) => setTimeout(r, Math.max(0, due.getTime() - Date.now() - 1000)));
+  const cpuBefore = cpuMs(pids);
+  const profile = process.env.BENCH_PROFILE ? await profileWorker(pids, "guilds-platform") : null;
   let fired = 0;
   while (Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 2000));
@@ -62,6 +70,8 @@ try {
     } = await db.query("select count(*)::int n from runs where kind = 'schedule' and status = 'completed'");
     if (fired >= expected && gen.n >= expected) break;
   }
+  const cpuSpent = cpuMs(pids) - cpuBefore;
+  if (profile) writeFileSync(`${process.env.BENCH_PROFILE}.cpuprofile`, JSON.stringify(await profile.stop()));
   const { rows } = await db.query(`select s.id, count(r.id)::int runs, min(extract(epoch from r.created_at) * 1000)::float8 first_at
     from schedules s left join runs r on r.schedule_id = s.id group by s.id`);
   const lateness = rows
@@ -86,6 +96,9 @@ try {
   // Each agent's first fire does not wait for a generation of its own: their spread is the fire rate.
   const spanS = Math.max(firstLateness.at(-1) ?? 0, 1) / 1000;
   console.log(`throughput: ${firsts.length} first fires in ${spanS.toFixed(1)} s after T = ${(firsts.length / spanS).toFixed(1)} fires per second`);
+  const allS = Math.max(lateness.at(-1) ?? 0, 1) / 1000;
+  console.log(`all fires: ${lateness.length} in ${allS.toFixed(1)} s after T = ${(lateness.length / allS).toFixed(1)} fires per second`);
+  console.log(`workerd CPU: ${(cpuSpent / 1000).toFixed(1)} s, ${(cpuSpent / Math.max(fired, 1)).toFixed(1)} ms per fire (its generation included)`);
 } finally {
   await bench.stop();
 }

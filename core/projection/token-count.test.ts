@@ -10,6 +10,15 @@ describe("token counting (GEN-019)", () => {
     expect(countText("")).toBe(0);
   });
 
+  it("GEN-019: a long text counted again (kept per isolate) gives its own count, never another text's", () => {
+    const schema = JSON.stringify({ type: "object", properties: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`field_${i}`, { type: "string" }])) });
+    const first = countText(schema);
+    expect(countText(schema)).toBe(first);
+    const longer = `${schema} and a few more words`;
+    expect(countText(longer)).toBe(first + countText(" and a few more words"));
+    expect(countText(schema)).toBe(first);
+  });
+
   it("GEN-019: special-token text in tool output is counted, not rejected", () => {
     expect(countText("before <|endoftext|> after")).toBeGreaterThan(3);
   });

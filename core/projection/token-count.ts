@@ -84,7 +84,34 @@ export async function prepareTokenCounter(load: RankLoader, waitMs = RANK_WAIT_M
  */
 export function countText(text: string): number {
   if (text.length === 0) return 0;
-  return exact ? exact(text) : estimateTokens(text);
+  if (!exact) return estimateTokens(text);
+  if (text.length < REMEMBERED_MIN_CHARS) return exact(text);
+  const known = remembered.get(text);
+  if (known !== undefined) return known;
+  const tokens = exact(text);
+  remember(text, tokens);
+  return tokens;
+}
+
+/**
+ * Counts of long texts, kept per isolate: the same tool schemas and much the same system
+ * prompt open every run of an agent (and of its guild), and counting them was a tenth of
+ * a schedule fire's CPU. Bounded by characters held, the oldest going first.
+ */
+const remembered = new Map<string, number>();
+const REMEMBERED_MIN_CHARS = 512;
+const REMEMBERED_MAX_CHARS = 2_000_000;
+let rememberedChars = 0;
+
+function remember(text: string, tokens: number): void {
+  if (text.length > REMEMBERED_MAX_CHARS / 8) return;
+  remembered.set(text, tokens);
+  rememberedChars += text.length;
+  for (const [oldest] of remembered) {
+    if (rememberedChars <= REMEMBERED_MAX_CHARS) break;
+    remembered.delete(oldest);
+    rememberedChars -= oldest.length;
+  }
 }
 
 /** Number of image attachments in a row's metadata (kind "image"). */

@@ -66,6 +66,18 @@ function parse(expr: string, after: Date) {
  */
 export function validateCron(expr: string): CronCheck {
   if (typeof expr !== "string") return { ok: false, message: "cron must be a string" };
+  // Every fire checks its schedule's expression again: one proven valid stays valid.
+  if (provenValid.has(expr)) return { ok: true };
+  const check = checkCron(expr);
+  if (check.ok && provenValid.size < PROVEN_VALID_MAX) provenValid.add(expr);
+  return check;
+}
+
+/** Expressions validateCron accepted, per isolate (a schedule fire parsed its own twice). */
+const provenValid = new Set<string>();
+const PROVEN_VALID_MAX = 10_000;
+
+function checkCron(expr: string): CronCheck {
   const fields = fieldsOf(expr);
   if (fields.length !== 5) {
     const seconds = fields.length === 6 ? "; seconds are not supported" : "";
