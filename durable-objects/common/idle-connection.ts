@@ -2,7 +2,7 @@ import { type Connection, type Database, type DatabaseConfig, OBJECT_DEADLINE_MS
 
 /**
  * An object's one database connection, opened on first use and closed after `idleMs`
- * without use: thousands of idle objects must not hold thousands of connections. It is
+ * to twice that without use: thousands of idle objects must not hold thousands of connections. It is
  * never closed under work that holds it: a read through `use`, or whatever `keepOpen`
  * says is in progress (a generation that keeps its `Database` across many awaits). Event
  * stream replays read through it too, so a thousand subscribers share one pool.
@@ -24,8 +24,8 @@ export class IdleConnection {
   /** Pools dropped after a failure, closed with the next idle close. */
   private retired: Connection[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
-  /** When the connection was last handed out: the timer, armed once, waits out the rest. */
-  private lastUse = 0;
+  /** Whether the connection was handed out since the idle timer was armed. */
+  private usedSinceArmed = false;
   /** Reads in flight: the connection is not closed under them. */
   private users = 0;
 
@@ -66,6 +66,7 @@ export class IdleConnection {
     }
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.usedSinceArmed = false;
     const conns = [...this.retired, ...(this.conn ? [this.conn] : [])];
     this.conn = null;
     this.retired = [];
@@ -80,19 +81,24 @@ export class IdleConnection {
   }
 
   /**
-   * The idle close `idleMs` after the last use. Not re-armed on every use (a clearTimeout and
-   * a setTimeout per statement were a few percent of a schedule fire's CPU): the timer, when
-   * it comes due early, waits out what is left.
+   * The idle close, between `idleMs` and twice that after the last use. Not re-armed on
+   * every use (a clearTimeout and a setTimeout per statement were a few percent of a
+   * schedule fire's CPU): a timer that finds the connection used since it was armed waits
+   * one more period. (Waiting out only the rest from Date.now() spun: workerd's clock does
+   * not move without I/O.)
    */
   private arm(): void {
-    this.lastUse = Date.now();
-    this.timer ??= setTimeout(() => this.idleTimerDue(), this.idleMs);
+    if (this.timer === undefined) this.timer = setTimeout(() => this.idleTimerDue(), this.idleMs);
+    else this.usedSinceArmed = true;
   }
 
   private idleTimerDue(): void {
     this.timer = undefined;
-    const left = this.lastUse + this.idleMs - Date.now();
-    if (left > 0) this.timer = setTimeout(() => this.idleTimerDue(), left);
-    else this.closeIfIdle();
+    if (!this.usedSinceArmed) {
+      this.closeIfIdle();
+      return;
+    }
+    this.usedSinceArmed = false;
+    this.timer = setTimeout(() => this.idleTimerDue(), this.idleMs);
   }
 }
