@@ -109,7 +109,7 @@ export function toolSchemas(definitions: readonly AnyToolDefinition[]): ToolSche
 
 /**
  * A tool's parameters as JSON Schema, converted once per schema and isolate: every run's
- * opening offers the same built-in tools, and converting them was a tenth of its CPU.
+ * opening offers the same built-in tools, and converting them was most of an opening's preparation.
  * Callers serialise the result and never change it.
  */
 const converted = new WeakMap<z.ZodType, Record<string, unknown>>();

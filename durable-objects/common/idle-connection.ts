@@ -1,8 +1,8 @@
 import { type Connection, type Database, type DatabaseConfig, OBJECT_DEADLINE_MS, openDatabase } from "../../core/db/client";
 
 /**
- * An object's one database connection, opened on first use and closed after `idleMs`
- * to twice that without use: thousands of idle objects must not hold thousands of connections. It is
+ * An object's one database connection, opened on first use and closed `idleMs` to twice
+ * that after its last use: thousands of idle objects must not hold thousands of connections. It is
  * never closed under work that holds it: a read through `use`, or whatever `keepOpen`
  * says is in progress (a generation that keeps its `Database` across many awaits). Event
  * stream replays read through it too, so a thousand subscribers share one pool.
@@ -84,8 +84,8 @@ export class IdleConnection {
    * The idle close, between `idleMs` and twice that after the last use. Not re-armed on
    * every use (a clearTimeout and a setTimeout per statement were a few percent of a
    * schedule fire's CPU): a timer that finds the connection used since it was armed waits
-   * one more period. (Waiting out only the rest from Date.now() spun: workerd's clock does
-   * not move without I/O.)
+   * one more period. (Re-arming for the rest of the period, reckoned from Date.now(), kept
+   * re-arming in workerd, whose clock moves only with I/O.)
    */
   private arm(): void {
     if (this.timer === undefined) this.timer = setTimeout(() => this.idleTimerDue(), this.idleMs);
