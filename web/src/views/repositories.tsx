@@ -77,12 +77,21 @@ export function RepositoriesView(props: { id: string }) {
                   <Access repository={r} connections={all} />
                 </td>
                 <td>
-                  <RepositoryIssues
-                    key={`${r.id}-${r.task_agent_id}-${r.trigger_label}`}
-                    repository={r}
-                    agents={agents.data ?? []}
-                    onSaved={() => void repositories.reload()}
-                  />
+                  {/* Shown once the agents are in: a form without them would offer no task agent to pick. */}
+                  {agents.data ? (
+                    <RepositoryIssues
+                      key={`${r.id}-${r.task_agent_id}-${r.trigger_label}`}
+                      repository={r}
+                      agents={agents.data}
+                      onSaved={() => void repositories.reload()}
+                    />
+                  ) : (
+                    !agents.error && (
+                      <span class="muted" aria-busy="true">
+                        Loading…
+                      </span>
+                    )
+                  )}
                 </td>
                 <td class="actions">
                   <ConfirmDelete what={`${r.full_name} from this guild`} verb="Remove" label="Remove…" onConfirm={() => remove(r)} />
