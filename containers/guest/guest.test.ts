@@ -6,12 +6,11 @@ import { createHash } from "node:crypto";
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PRINTED_BEFORE_TIMEOUT_TEST_MS, printedBeforeTimeout } from "../../test/unit/printed-before-timeout";
 import { type ExecLine, LineReader } from "./ndjson";
 import { markedProcesses } from "./process-sweep";
 import { auth, bundleGuest, type RunningGuest, startGuest, TOKEN, tempDir } from "./test-support/guest-process";
 
-/** A command timeout long enough for bash to start and print on a loaded machine: a kill before that is not what these tests test. */
-const LOADED_START_MS = 5000;
 let temp: Awaited<ReturnType<typeof tempDir>>;
 let dir: string;
 let home: string;
@@ -53,6 +52,13 @@ async function exec(body: Record<string, unknown>, onLine?: (line: ExecLine) => 
   return { lines, res };
 }
 
+/** Whether the command printed `n` pids (one per line) before its end. */
+const printedPids =
+  (n: number) =>
+  ({ lines }: { lines: Timed[] }) =>
+    output(lines, "stdout")
+      .split("\n")
+      .filter((l) => /^\d+$/.test(l)).length >= n;
 const output = (lines: Timed[], stream: "stdout" | "stderr") =>
   lines
     .map((t) => t.line)
@@ -158,55 +164,86 @@ describe("OP-SBX-9: exec", () => {
     const bad = await fetch(`${base}/exec`, { method: "POST", headers: auth, body: "{" });
     expect(bad.status).toBe(400);
   });
-  it("OP-SBX-9: a timeout kills the whole process group, the backgrounded grandchild included", async () => {
-    const started = performance.now();
-    // Long enough for bash to start and print the pid on a loaded machine (three test files, a
-    // stack and its boxes share two cores): a kill before it is not this test.
-    const { lines } = await exec({ command: "sleep 60 & echo $!; wait", timeout_ms: LOADED_START_MS });
-    const grandchild = Number(output(lines, "stdout").trim());
-    expect(grandchild).toBeGreaterThan(0);
-    expect(exitOf(lines)).toMatchObject({ timed_out: true, exit_code: null, signal: "SIGTERM" });
-    expect(performance.now() - started).toBeLessThan(LOADED_START_MS + 5_000);
-    expect(await waitGone(grandchild)).toBe(true);
-  });
-  it("OP-SBX-9: a group that ignores SIGTERM is killed with SIGKILL after the grace period", async () => {
-    // Long enough for a login bash to install its trap on a loaded machine: a TERM before it is not this test.
-    const { lines } = await exec({ command: "trap '' TERM; sleep 60 & echo $!; wait", timeout_ms: LOADED_START_MS });
-    const grandchild = Number(output(lines, "stdout").trim());
-    expect(exitOf(lines)).toMatchObject({ timed_out: true, signal: "SIGKILL" });
-    expect(await waitGone(grandchild)).toBe(true);
-  });
-  it("OP-SBX-9: a grandchild that ignores SIGTERM is killed after bash itself has exited", async () => {
-    const { lines } = await exec({ command: "(trap '' TERM; exec sleep 60) & echo $!; wait", timeout_ms: LOADED_START_MS });
-    const grandchild = Number(output(lines, "stdout").trim());
-    expect(exitOf(lines)).toMatchObject({ timed_out: true, signal: "SIGTERM" });
-    expect(await gone(grandchild)).toBe(false);
-    expect(await waitGone(grandchild)).toBe(true);
-  });
-  it("OP-EXACT-5: a command whose children escape its process group (setsid, a double fork, nohup) still leaves nothing running after its timeout", async () => {
-    const command = [
-      "setsid sleep 61 & echo $!",
-      // A double fork: the grandchild is reparented to init, in a session of its own.
-      "( setsid sleep 62 & echo $! ) ",
-      "setsid nohup sleep 63 >/dev/null 2>&1 & echo $!",
-      // The same from a script: fork, setsid, fork again; the grandchild says its pid.
-      "python3 -c 'import os,sys,time\nif os.fork()==0:\n  os.setsid()\n  if os.fork()==0:\n    print(os.getpid(), flush=True); time.sleep(64)\n  os._exit(0)\nos.wait()'",
-      "wait",
-    ].join("\n");
-    let id = "";
-    // Long enough for python3 to start on a loaded machine.
-    const { lines } = await exec({ command, timeout_ms: 4000 }, (line) => {
-      if (line.type === "start") id = line.id;
-    });
-    expect(exitOf(lines)).toMatchObject({ timed_out: true });
-    const pids = output(lines, "stdout")
-      .split("\n")
-      .filter((l) => /^\d+$/.test(l))
-      .map(Number);
-    expect(pids).toHaveLength(4);
-    for (const pid of pids) expect(await waitGone(pid), `pid ${pid}`).toBe(true);
-    expect(await markedProcesses(id)).toEqual([]);
-  });
+  it(
+    "OP-SBX-9: a timeout kills the whole process group, the backgrounded grandchild included",
+    async () => {
+      // A kill before bash printed the pid is not this test: a loaded machine gets a longer timeout.
+      const {
+        result: { lines, ms },
+        timeoutMs,
+      } = await printedBeforeTimeout(async (timeout_ms) => {
+        const started = performance.now();
+        const { lines } = await exec({ command: "sleep 60 & echo $!; wait", timeout_ms });
+        return { lines, ms: performance.now() - started };
+      }, printedPids(1));
+      const grandchild = Number(output(lines, "stdout").trim());
+      expect(grandchild).toBeGreaterThan(0);
+      expect(exitOf(lines)).toMatchObject({ timed_out: true, exit_code: null, signal: "SIGTERM" });
+      expect(ms).toBeLessThan(timeoutMs + 5_000);
+      expect(await waitGone(grandchild)).toBe(true);
+    },
+    PRINTED_BEFORE_TIMEOUT_TEST_MS,
+  );
+  it(
+    "OP-SBX-9: a group that ignores SIGTERM is killed with SIGKILL after the grace period",
+    async () => {
+      // A TERM before the trap is installed (before the pid is printed) is not this test.
+      const {
+        result: { lines },
+      } = await printedBeforeTimeout((timeout_ms) => exec({ command: "trap '' TERM; sleep 60 & echo $!; wait", timeout_ms }), printedPids(1));
+      const grandchild = Number(output(lines, "stdout").trim());
+      expect(exitOf(lines)).toMatchObject({ timed_out: true, signal: "SIGKILL" });
+      expect(await waitGone(grandchild)).toBe(true);
+    },
+    PRINTED_BEFORE_TIMEOUT_TEST_MS,
+  );
+  it(
+    "OP-SBX-9: a grandchild that ignores SIGTERM is killed after bash itself has exited",
+    async () => {
+      const {
+        result: { lines },
+      } = await printedBeforeTimeout((timeout_ms) => exec({ command: "(trap '' TERM; exec sleep 60) & echo $!; wait", timeout_ms }), printedPids(1));
+      const grandchild = Number(output(lines, "stdout").trim());
+      expect(exitOf(lines)).toMatchObject({ timed_out: true, signal: "SIGTERM" });
+      expect(await gone(grandchild)).toBe(false);
+      expect(await waitGone(grandchild)).toBe(true);
+    },
+    PRINTED_BEFORE_TIMEOUT_TEST_MS,
+  );
+  it(
+    "OP-EXACT-5: a command whose children escape its process group (setsid, a double fork, nohup) still leaves nothing running after its timeout",
+    async () => {
+      const command = [
+        "setsid sleep 61 & echo $!",
+        // A double fork: the grandchild is reparented to init, in a session of its own.
+        "( setsid sleep 62 & echo $! ) ",
+        "setsid nohup sleep 63 >/dev/null 2>&1 & echo $!",
+        // The same from a script: fork, setsid, fork again; the grandchild says its pid.
+        "python3 -c 'import os,sys,time\nif os.fork()==0:\n  os.setsid()\n  if os.fork()==0:\n    print(os.getpid(), flush=True); time.sleep(64)\n  os._exit(0)\nos.wait()'",
+        "wait",
+      ].join("\n");
+      let id = "";
+      // A kill before python3 started and printed is not this test: a loaded machine gets a longer timeout.
+      const {
+        result: { lines },
+      } = await printedBeforeTimeout(
+        (timeout_ms) =>
+          exec({ command, timeout_ms }, (line) => {
+            if (line.type === "start") id = line.id;
+          }),
+        printedPids(4),
+      );
+      expect(exitOf(lines)).toMatchObject({ timed_out: true });
+      const pids = output(lines, "stdout")
+        .split("\n")
+        .filter((l) => /^\d+$/.test(l))
+        .map(Number);
+      expect(pids).toHaveLength(4);
+      for (const pid of pids) expect(await waitGone(pid), `pid ${pid}`).toBe(true);
+      expect(await markedProcesses(id)).toEqual([]);
+    },
+    PRINTED_BEFORE_TIMEOUT_TEST_MS,
+  );
   it("OP-SBX-9: a command that ends normally may leave a process running (a server it started)", async () => {
     const { lines } = await exec({ command: "setsid sleep 30 >/dev/null 2>&1 & echo $!" });
     const pid = Number(output(lines, "stdout").trim());
