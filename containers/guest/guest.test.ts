@@ -59,6 +59,13 @@ const printedPids =
     output(lines, "stdout")
       .split("\n")
       .filter((l) => /^\d+$/.test(l)).length >= n;
+/** Runs `command` (which prints its grandchild's pid) until its timeout, once it printed before it. */
+async function timedOutGrandchild(command: string): Promise<{ lines: Timed[]; grandchild: number }> {
+  const {
+    result: { lines },
+  } = await printedBeforeTimeout((timeout_ms) => exec({ command, timeout_ms }), printedPids(1));
+  return { lines, grandchild: Number(output(lines, "stdout").trim()) };
+}
 const output = (lines: Timed[], stream: "stdout" | "stderr") =>
   lines
     .map((t) => t.line)
@@ -188,10 +195,7 @@ describe("OP-SBX-9: exec", () => {
     "OP-SBX-9: a group that ignores SIGTERM is killed with SIGKILL after the grace period",
     async () => {
       // A TERM before the trap is installed (before the pid is printed) is not this test.
-      const {
-        result: { lines },
-      } = await printedBeforeTimeout((timeout_ms) => exec({ command: "trap '' TERM; sleep 60 & echo $!; wait", timeout_ms }), printedPids(1));
-      const grandchild = Number(output(lines, "stdout").trim());
+      const { lines, grandchild } = await timedOutGrandchild("trap '' TERM; sleep 60 & echo $!; wait");
       expect(exitOf(lines)).toMatchObject({ timed_out: true, signal: "SIGKILL" });
       expect(await waitGone(grandchild)).toBe(true);
     },
@@ -200,10 +204,7 @@ describe("OP-SBX-9: exec", () => {
   it(
     "OP-SBX-9: a grandchild that ignores SIGTERM is killed after bash itself has exited",
     async () => {
-      const {
-        result: { lines },
-      } = await printedBeforeTimeout((timeout_ms) => exec({ command: "(trap '' TERM; exec sleep 60) & echo $!; wait", timeout_ms }), printedPids(1));
-      const grandchild = Number(output(lines, "stdout").trim());
+      const { lines, grandchild } = await timedOutGrandchild("(trap '' TERM; exec sleep 60) & echo $!; wait");
       expect(exitOf(lines)).toMatchObject({ timed_out: true, signal: "SIGTERM" });
       expect(await gone(grandchild)).toBe(false);
       expect(await waitGone(grandchild)).toBe(true);
