@@ -8,7 +8,7 @@
  */
 import { FORGE_ANSWER_CAP } from "../http/answer-caps";
 import { readJsonWithin } from "../http/read-within";
-import { githubInit } from "./request";
+import { githubInit, repositoryUrl } from "./request";
 
 /** GitHub's `permission` of a collaborator: maintain reads as write, triage as read. */
 export type RepositoryPermission = "admin" | "write" | "read" | "none";
@@ -40,8 +40,7 @@ export class PermissionUnknown extends Error {
 }
 
 export async function collaboratorPermission(query: PermissionQuery): Promise<RepositoryPermission> {
-  const [owner, repo] = query.fullName.split("/");
-  const url = `${query.apiUrl.replace(/\/+$/, "")}/repos/${encodeURIComponent(owner ?? "")}/${encodeURIComponent(repo ?? "")}/collaborators/${encodeURIComponent(query.user)}/permission`;
+  const url = `${repositoryUrl(query.apiUrl, query.fullName)}/collaborators/${encodeURIComponent(query.user)}/permission`;
   const doFetch = query.fetch ?? ((input, init) => fetch(input, init));
   const what = `reading the access of @${query.user} to ${query.fullName}`;
   let response: Response;

@@ -8,7 +8,7 @@
  */
 import { FORGE_ANSWER_CAP } from "../http/answer-caps";
 import { readJsonWithin } from "../http/read-within";
-import { githubInit, refPath } from "./request";
+import { githubInit, refPath, repositoryUrl } from "./request";
 
 export interface CompareOptions {
   /** The REST base, e.g. https://api.github.com. */
@@ -30,7 +30,7 @@ export async function isAncestorOnForge(options: CompareOptions, ancestor: strin
   if (!HEX_ID.test(ancestor) || !HEX_ID.test(commit)) return false;
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
   const response = await doFetch(
-    `${options.apiUrl.replace(/\/+$/, "")}/repos/${options.fullName}/compare/${ancestor}...${commit}`,
+    `${repositoryUrl(options.apiUrl, options.fullName)}/compare/${ancestor}...${commit}`,
     githubInit("GET", options.token, undefined),
   );
   if (response.status === 404) {
@@ -56,7 +56,7 @@ export async function isAncestorOnForge(options: CompareOptions, ancestor: strin
 export async function compareDiffstat(options: CompareOptions, base: string, head: string): Promise<{ additions: number; deletions: number } | null> {
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
   const response = await doFetch(
-    `${options.apiUrl.replace(/\/+$/, "")}/repos/${options.fullName}/compare/${refPath(base)}...${refPath(head)}`,
+    `${repositoryUrl(options.apiUrl, options.fullName)}/compare/${refPath(base)}...${refPath(head)}`,
     githubInit("GET", options.token, undefined),
   );
   if (response.status === 404) {
