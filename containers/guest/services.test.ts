@@ -6,7 +6,8 @@ import { mkdir, readFile, readlink, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auth, bundleGuest, freePort, type RunningGuest, startGuest, tempDir } from "./test-support/guest-process";
+import { freePort } from "../../scripts/stack/ports";
+import { auth, bundleGuest, type RunningGuest, startGuest, tempDir } from "./test-support/guest-process";
 
 const STAND_IN = fileURLToPath(new URL("./test-support/stand-in-service.mjs", import.meta.url));
 let temp: Awaited<ReturnType<typeof tempDir>>;

@@ -4,7 +4,6 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -70,14 +69,6 @@ export async function startGuest(bundle: string, dir: string, settings: Record<s
       await exited;
     },
   };
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 export async function tempDir(prefix: string): Promise<{ dir: string; remove: () => Promise<void> }> {
