@@ -8,7 +8,8 @@
  * once; an agent runs one generation at a time, so its schedules fire one after another.
  * It prints fire lateness (run created_at − T) p50/p99/max, missed and doubled counts, and
  * the throughput: fires per second from T until the last first fire of an agent, and over
- * all fires, with workerd's CPU time per fire (its generation included).
+ * all fires, with workerd's CPU time and the Postgres round trips per fire (its generation
+ * included; the messages that only open or close a connection counted apart).
  *
  *   npx tsx bench/schedules.ts [--agents 1000] [--schedules 10] [--lead 60]
  *   npx tsx bench/schedules.ts --schedules 1      # 1000 agents x 1 schedule: fires per second
@@ -27,8 +28,8 @@ const PER_AGENT = Number(values.schedules);
 const LEAD_S = Number(values.lead);
 const YEARLY = "0 0 1 1 *";
 
-const bench = await benchStack({ maxConnections: Math.max(300, AGENTS + 100) });
-const { db, api, stateDir } = bench;
+const bench = await benchStack({ maxConnections: Math.max(300, AGENTS + 100), countRoundTrips: true });
+const { db, api, stateDir, stack } = bench;
 
 try {
   const guild = await api("POST", "/api/guilds", { name: "bench", routines_enabled: false });
@@ -57,6 +58,7 @@ try {
   const pids = workerdPids(stateDir);
   await new Promise((r) => setTimeout(r, Math.max(0, due.getTime() - Date.now() - 1000)));
   const cpuBefore = cpuMs(pids);
+  const tripsBefore = { all: stack.roundTrips.length, connection: stack.connectionMessages.length };
   const profile = process.env.BENCH_PROFILE ? await profileWorker(pids, "guilds-platform") : null;
   let fired = 0;
   while (Date.now() < deadline) {
@@ -71,6 +73,8 @@ try {
     if (fired >= expected && gen.n >= expected) break;
   }
   const cpuSpent = cpuMs(pids) - cpuBefore;
+  const connectionTrips = stack.connectionMessages.length - tripsBefore.connection;
+  const queryTrips = stack.roundTrips.length - tripsBefore.all - connectionTrips;
   if (profile) writeFileSync(`${process.env.BENCH_PROFILE}.cpuprofile`, JSON.stringify(await profile.stop()));
   const { rows } = await db.query(`select s.id, count(r.id)::int runs, min(extract(epoch from r.created_at) * 1000)::float8 first_at
     from schedules s left join runs r on r.schedule_id = s.id group by s.id`);
@@ -99,6 +103,10 @@ try {
   const allS = Math.max(lateness.at(-1) ?? 0, 1) / 1000;
   console.log(`all fires: ${lateness.length} in ${allS.toFixed(1)} s after T = ${(lateness.length / allS).toFixed(1)} fires per second`);
   console.log(`workerd CPU: ${(cpuSpent / 1000).toFixed(1)} s, ${(cpuSpent / Math.max(fired, 1)).toFixed(1)} ms per fire (its generation included)`);
+  const perFire = (n: number) => (n / Math.max(fired, 1)).toFixed(1);
+  console.log(
+    `round trips: ${perFire(queryTrips)} queries per fire (its generation and re-arm included), ${perFire(connectionTrips)} connection messages per fire`,
+  );
 } finally {
   await bench.stop();
 }
