@@ -156,7 +156,7 @@ module.exports = {
         "which workers/index.ts exports for the runtime and whose types the stubs carry.",
       "^workers/",
       "^durable-objects/",
-      "^durable-objects/(agent/agent-object|guild/guild-object|sandbox/sandbox-container|task/task-object|task/queue-object|forge/inbox-object)\\.ts$",
+      "^durable-objects/(agent/agent-object|guild/guild-object|sandbox/sandbox-container|sandbox/warm-pool|task/task-object|task/queue-object|forge/inbox-object)\\.ts$",
     ),
   ],
   options: {

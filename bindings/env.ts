@@ -136,6 +136,19 @@ export interface Settings {
   /** The image reference of the lite boxes, as SANDBOX_IMAGE is the standard ones'. */
   SANDBOX_IMAGE_LITE?: string;
   /**
+   * Lite boxes the warm pool keeps started, 0 to 20 (decision 0034): an agent's first sandbox
+   * tool takes one instead of starting a box. Each waiting box is billed as a running
+   * container; `npm start` sets 1.
+   * @default 0
+   */
+  SANDBOX_WARM_LITE?: string;
+  /**
+   * Standard boxes the warm pool keeps started, 0 to 20 (decision 0034), for coding and
+   * browser agents and task runs; `npm start` sets 1.
+   * @default 0
+   */
+  SANDBOX_WARM_STANDARD?: string;
+  /**
    * Largest model reply in bytes: past it `provider.reply_too_large`, nothing is stored.
    * @default 2097152 (2 MiB)
    */

@@ -37,14 +37,14 @@ export function harnessCredential(headers: Headers): string | null {
 }
 
 /** A box's model call, passed to the task its path names; `refuse` may turn the caller away first. */
-export async function serveTaskModel(request: Request, env: Env, refuse?: (taskId: string) => Response | null): Promise<Response> {
+export async function serveTaskModel(request: Request, env: Env, refuse?: (taskId: string) => Promise<Response | null>): Promise<Response> {
   const match = CALL_PATH.exec(new URL(request.url).pathname);
   if (!match) return anthropicError(404, "not_found_error", "Not a model gateway path");
   if (request.method !== "POST") {
     return anthropicError(405, "invalid_request_error", "Model calls are POSTs");
   }
   const taskId = match[1]!;
-  const refused = refuse?.(taskId);
+  const refused = await refuse?.(taskId);
   if (refused) return refused;
   const headers = new Headers(request.headers);
   headers.set(GATEWAY_TASK_HEADER, taskId);

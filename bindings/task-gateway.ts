@@ -42,8 +42,8 @@ const TASK_PATH = /^\/tasks\/([A-Za-z0-9_-]{1,64})\//;
  * (both doors: the Container's outbound handler and the Worker's route); 404 when the path
  * names no task. `refuse` may turn the caller away first, with its answer.
  */
-export async function serveTaskGit(request: Request, env: Env, refuse?: (taskId: string) => Response | null): Promise<Response> {
+export async function serveTaskGit(request: Request, env: Env, refuse?: (taskId: string) => Promise<Response | null>): Promise<Response> {
   const taskId = TASK_PATH.exec(new URL(request.url).pathname)?.[1];
   if (!taskId) return new Response("not found\n", { status: 404 });
-  return refuse?.(taskId) ?? gatewayHandler(request, gatewayDeps(env, taskId));
+  return (await refuse?.(taskId)) ?? gatewayHandler(request, gatewayDeps(env, taskId));
 }

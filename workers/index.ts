@@ -6,6 +6,10 @@ export { AgentObject } from "../durable-objects/agent/agent-object";
 export { ForgeInboxObject } from "../durable-objects/forge/inbox-object";
 export { GuildObject } from "../durable-objects/guild/guild-object";
 export { LiteSandbox, StandardSandbox } from "../durable-objects/sandbox/sandbox-container";
+export { WarmPoolObject } from "../durable-objects/sandbox/warm-pool";
+
+import { warmPoolsOnce } from "../durable-objects/sandbox/warm-pool";
+
 export { TaskQueueObject } from "../durable-objects/task/queue-object";
 export { TaskObject } from "../durable-objects/task/task-object";
 
@@ -16,6 +20,7 @@ export { TaskObject } from "../durable-objects/task/task-object";
  */
 export default {
   async fetch(request, env, ctx) {
+    warmPoolsOnce(env, ctx);
     const { app } = await import("./app");
     return app.fetch(request, env, ctx);
   },

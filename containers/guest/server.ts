@@ -1,12 +1,13 @@
 /**
  * The guest's HTTP routes (node:http, no framework: the images copy one bundled file).
- * Every route but `GET /health` requires the per-sandbox bearer token.
+ * Every route but `GET /health` requires the per-sandbox bearer token; a warm guest answers
+ * nothing but `/health` and `POST /claim` until it is claimed (claim.ts).
  */
 import { randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { bearerMatches } from "./auth";
 import { type BrowserDriverOptions, browserRoute } from "./browser";
+import { type GuestIdentity, parseClaim } from "./claim";
 import { running, startExec } from "./exec";
 import { DEFAULT_EXEC_LIMITS, type ExecLimits, parseExecRequest } from "./exec-request";
 import { deleteFile, getFile, listFiles, moveFile, putFile } from "./files";
@@ -21,8 +22,9 @@ import { measureWorkspace } from "./workspace-size";
 export const GUEST_VERSION = "1";
 
 export interface GuestOptions {
-  token: string;
-  /** The environment commands inherit (the guest's own, its token removed). */
+  /** The token the guest accepts now and whether it awaits a claim; the claim changes both. */
+  identity: GuestIdentity;
+  /** The environment commands inherit (the guest's own, its settings removed, a claim's env merged in). */
   baseEnv: NodeJS.ProcessEnv;
   /** Default cwd of commands and default root of the workspace size. */
   home: string;
@@ -45,6 +47,7 @@ export interface GuestOptions {
 const EXEC_KILL = /^\/exec\/([0-9a-f-]{36})\/kill$/;
 
 export function createGuestServer(options: GuestOptions): Server {
+  const { identity } = options;
   const limits: ExecLimits = { ...DEFAULT_EXEC_LIMITS, ...options.execLimits, defaultCwd: options.home };
   const routes = new Map([
     ...servicesRoutes({
@@ -61,7 +64,10 @@ export function createGuestServer(options: GuestOptions): Server {
     const url = new URL(req.url ?? "/", "http://guest");
     const method = req.method ?? "GET";
     if (method === "GET" && url.pathname === "/health") return sendJson(res, 200, { ok: true, version: GUEST_VERSION });
-    if (!bearerMatches(req.headers.authorization, options.token)) return sendError(res, 401, "auth.invalid", "missing or wrong bearer token");
+    if (method === "POST" && url.pathname === "/claim") return claim(req, res);
+    if (!identity.accepts(req.headers.authorization)) return sendError(res, 401, "auth.invalid", "missing or wrong bearer token");
+    // A pool box has no tenant yet: nothing may run or be read before the claim gives it one.
+    if (identity.unclaimed) return sendError(res, 409, "guest.unclaimed", "this warm guest has not been claimed yet");
 
     if (method === "POST" && url.pathname === "/exec") return exec(req, res);
     const kill = EXEC_KILL.exec(url.pathname);
@@ -83,6 +89,25 @@ export function createGuestServer(options: GuestOptions): Server {
     const added = routes.get(`${method} ${url.pathname}`);
     if (added) return added(req, res, url);
     sendError(res, 404, "route.not_found", `no route ${method} ${url.pathname}`);
+  }
+
+  async function claim(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!identity.mayClaim(req.headers.authorization)) return sendError(res, 401, "auth.invalid", "missing or wrong bearer token");
+    if (!identity.warm) return sendError(res, 409, "guest.not_warm", "this guest was not started warm (GUEST_WARM) and cannot be claimed");
+    if (identity.claimed) return sendError(res, 409, "guest.already_claimed", "this guest has already been claimed");
+    let body: unknown;
+    try {
+      body = JSON.parse((await readBody(req, 1 << 20)).toString("utf8"));
+    } catch (err) {
+      if (err instanceof BodyTooLarge) return sendError(res, 413, "guest.claim_too_large", "claim body is over 1 MiB");
+      return sendError(res, 400, "guest.invalid_claim", "body must be JSON");
+    }
+    const parsed = parseClaim(body);
+    if (!parsed.ok) return sendError(res, 400, "guest.invalid_claim", parsed.message);
+    // Checked again: another claim may have passed while this body was read.
+    const outcome = identity.claim(parsed.claim);
+    if (outcome !== "claimed") return sendError(res, 409, "guest.already_claimed", "this guest has already been claimed");
+    sendJson(res, 200, { claimed: true });
   }
 
   async function exec(req: IncomingMessage, res: ServerResponse): Promise<void> {

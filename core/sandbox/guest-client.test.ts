@@ -32,6 +32,18 @@ async function rejection(promise: Promise<unknown>): Promise<SandboxError> {
   return error as SandboxError;
 }
 
+/** A fetch that records each request (its body read whole) and answers with `reply`. */
+function recording(reply: (request: Request) => Response) {
+  const seen: Array<{ method: string; url: string; headers: Headers; body: string }> = [];
+  const fetchLike = async (url: string, init?: RequestInit) => {
+    const request = new Request(url, init);
+    const body = request.body ? await request.text() : "";
+    seen.push({ method: request.method, url: request.url, headers: request.headers, body });
+    return reply(request);
+  };
+  return { seen, fetchLike };
+}
+
 describe("guest client: exec", () => {
   it("OP-SBX-9: runs a command in the home and reports its exit code and interleaved output", async () => {
     const result = await client.exec({ command: "echo out; echo err >&2; sleep 0.1; echo again; pwd; exit 3" });
@@ -199,18 +211,6 @@ describe("guest client: files, size, errors", () => {
 });
 
 describe("guest client: home archive", () => {
-  /** A fetch that records each request (its body read whole) and answers with `reply`. */
-  function recording(reply: (request: Request) => Response) {
-    const seen: Array<{ method: string; url: string; headers: Headers; body: string }> = [];
-    const fetchLike = async (url: string, init?: RequestInit) => {
-      const request = new Request(url, init);
-      const body = request.body ? await request.text() : "";
-      seen.push({ method: request.method, url: request.url, headers: request.headers, body });
-      return reply(request);
-    };
-    return { seen, fetchLike };
-  }
-
   it("SBX-036: the home archive streams down as the guest sends it and up as a zstd body", async () => {
     const chunks = ["tar-", "bytes"];
     const { seen, fetchLike } = recording((request) =>
@@ -234,5 +234,29 @@ describe("guest client: home archive", () => {
     const homes = new GuestClient({ fetch: fetchLike, token: TEST_GUEST_TOKEN });
     const error = await rejection(homes.putHomeArchive(new Blob(["junk"]).stream()));
     expect(error).toMatchObject({ code: "archive.invalid", status: 400, message: "not a zstd tar" });
+  });
+});
+
+describe("guest client: claim", () => {
+  it("SEC-005: a claim posts the agent's token, env and save address with the pool token, and resolves on 200", async () => {
+    const { seen, fetchLike } = recording(() => Response.json({ claimed: true }));
+    const pool = new GuestClient({ fetch: fetchLike, token: TEST_GUEST_TOKEN });
+    const input = { token: "agent-token-0123456789", env: { API_KEY: "k-1" }, settings: { GUEST_HOME_SAVE_URL: "http://save/homes/a1" } };
+    await pool.claim(input);
+    expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual(["POST http://guest/claim"]);
+    expect(JSON.parse(seen[0]!.body)).toEqual(input);
+    expect(seen[0]!.headers.get("authorization")).toBe(`Bearer ${TEST_GUEST_TOKEN}`);
+    expect(seen[0]!.headers.get("content-type")).toBe("application/json");
+    await pool.claim({ token: "agent-token-0123456789", env: {} });
+    expect(JSON.parse(seen[1]!.body)).toEqual({ token: "agent-token-0123456789", env: {} });
+  });
+
+  it("SEC-005: a refused claim rejects with the guest's code and status", async () => {
+    const { fetchLike } = recording(() =>
+      Response.json({ error: { code: "guest.already_claimed", message: "this guest has already been claimed" } }, { status: 409 }),
+    );
+    const pool = new GuestClient({ fetch: fetchLike, token: TEST_GUEST_TOKEN });
+    const error = await rejection(pool.claim({ token: "agent-token-0123456789", env: {} }));
+    expect(error).toMatchObject({ code: "guest.already_claimed", status: 409 });
   });
 });

@@ -60,6 +60,13 @@ type ExecFrame =
   | { type: "output"; stream: string; data: string }
   | { type: "exit"; exit_code: number | null; timed_out: boolean; killed: boolean; truncated: boolean; duration_ms: number; error?: string };
 
+/** A warm box's claim: the agent's bearer token (at least 16 characters), its environment (the secrets), its save address. */
+export interface ClaimInput {
+  token: string;
+  env: Record<string, string>;
+  settings?: { GUEST_HOME_SAVE_URL?: string };
+}
+
 /** What a box keeps between boxes: the agent's /home/agent, or a task's /data. */
 export type ArchiveArea = "home" | "data";
 
@@ -268,6 +275,21 @@ export class GuestClient {
   /** Starts the desktop and the browser (idempotent; `POST /services/start`) once the home is in place. */
   async startServices(browser: boolean, language: string): Promise<void> {
     const res = await this.#call("POST", "/services/start", { json: { browser, language } });
+    await res.body?.cancel();
+  }
+
+  /**
+   * Claims a warm pool box (`POST /claim`, with this client's token, the pool's): from then on
+   * the guest accepts only `input.token` (call it through a new client holding that), and its
+   * commands see `input.env`. Rejects with the guest's code: `guest.already_claimed` (409, the
+   * box went to another claim; nothing of this one was applied), `guest.not_warm` (409),
+   * `guest.invalid_claim` (400).
+   *
+   * @example await new GuestClient({ fetch, token: poolToken }).claim({ token: agentToken, env: secrets, settings: { GUEST_HOME_SAVE_URL: url } });
+   */
+  async claim(input: ClaimInput): Promise<void> {
+    const json = { token: input.token, env: input.env, ...(input.settings ? { settings: input.settings } : {}) };
+    const res = await this.#call("POST", "/claim", { json });
     await res.body?.cancel();
   }
 

@@ -10,13 +10,12 @@ import type { OutboundHandlerContext } from "@cloudflare/containers";
 import type { Env } from "../../bindings/env";
 import { serveTaskGit } from "../../bindings/task-gateway";
 import { GATEWAY_HOST, gatewayRemote, taskBoxName } from "../../core/tasks/credential";
+import { boxHeldBy } from "./holder";
 
 export { GATEWAY_HOST, gatewayRemote, taskBoxName };
 
 export function gitGateway(request: Request, env: Env, ctx: OutboundHandlerContext): Promise<Response> {
-  return serveTaskGit(request, env, (taskId) =>
-    ctx.className !== "StandardSandbox" || env.SANDBOX_STANDARD.idFromName(taskBoxName(taskId)).toString() !== ctx.containerId
-      ? new Response("not this task's box\n", { status: 403 })
-      : null,
+  return serveTaskGit(request, env, async (taskId) =>
+    (await boxHeldBy(env, ctx, taskBoxName(taskId), "StandardSandbox")) ? null : new Response("not this task's box\n", { status: 403 }),
   );
 }

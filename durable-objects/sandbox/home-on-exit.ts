@@ -8,6 +8,7 @@
 import type { OutboundHandlerContext } from "@cloudflare/containers";
 import type { Env } from "../../bindings/env";
 import { homeCapBytes } from "../../core/sandbox/workspace";
+import { boxHeldBy } from "./holder";
 import { SandboxHomes } from "./home";
 
 /** Never resolved by DNS: the Container class intercepts it before it leaves the box. */
@@ -21,8 +22,7 @@ const PATH = /^\/homes\/([0-9a-f-]{36})$/;
 export async function saveHomeOnExit(request: Request, env: Env, ctx: OutboundHandlerContext): Promise<Response> {
   const agentId = PATH.exec(new URL(request.url).pathname)?.[1];
   if (request.method !== "PUT" || !agentId || !request.body) return new Response("not found", { status: 404 });
-  const namespace = ctx.className === "LiteSandbox" ? env.SANDBOX_LITE : env.SANDBOX_STANDARD;
-  if (namespace.idFromName(agentId).toString() !== ctx.containerId) return new Response("not this box's agent", { status: 403 });
+  if (!(await boxHeldBy(env, ctx, agentId))) return new Response("not this box's agent", { status: 403 });
   // The box keeps the agent's own cap (the restore sent it); the host's limit bounds what arrives here.
   const bytes = await new SandboxHomes(env.SANDBOX_HOMES).save(agentId, request.body, homeCapBytes(Number.MAX_SAFE_INTEGER, env.WORKSPACE_MAX_MIB));
   console.log(JSON.stringify({ level: "info", operation: "sandbox.home_saved_on_exit", agent_id: agentId, bytes }));

@@ -19,9 +19,19 @@ import type { SandboxHomes } from "./home";
 import { homeSaveUrl } from "./home-on-exit";
 import type { EnsureRequest } from "./inputs";
 import type { SandboxRecord, SandboxRow } from "./record";
-import type { LiteSandbox } from "./sandbox-container";
+import type { GuestSettings, LiteSandbox } from "./sandbox-container";
+import { randomToken, warmPool, warmPoolTarget } from "./warm-pool";
 
-export type EnsureOutcome = { ok: true; box: Box; guest: GuestClient; action: EnsureDecision["action"]; ms: number } | { ok: false; error: SandboxError };
+/** What a claim gives a warm box (GuestClient.claim). */
+type GuestClaim = { token: string; env: Record<string, string>; settings: GuestSettings };
+
+/** A box just started or claimed: its Container object, its guest, and its name when it is not the holder's own. */
+type StartedBox = { target: DurableObjectStub<LiteSandbox>; guest: GuestClient; name: string | null };
+
+/** An ensured box: `container` is its Container object's name (the holder's own, or a warm box's). */
+export type EnsureOutcome =
+  | { ok: true; box: Box; container: string; guest: GuestClient; action: EnsureDecision["action"]; ms: number }
+  | { ok: false; error: SandboxError };
 
 /** How long a started box gets for its guest to answer /health. */
 const HEALTH_TIMEOUT_MS = 30_000;
@@ -64,16 +74,24 @@ export class SandboxLifecycle {
     private readonly identity: BoxIdentity = AGENT_BOX,
   ) {}
 
-  /** The Container object of this agent's box. */
-  container(box: Box, agentId: string): DurableObjectStub<LiteSandbox> {
+  /** The Container object of the box the record describes: a warm box keeps the pool's name. */
+  container(row: Pick<SandboxRow, "box" | "container" | "metadata">): DurableObjectStub<LiteSandbox> {
+    return this.containerNamed(row.box, this.containerName(row));
+  }
+
+  /** The name of the recorded box's Container object. */
+  containerName(row: Pick<SandboxRow, "container" | "metadata">): string {
+    return row.container ?? this.identity.name(row.metadata.agent_id);
+  }
+
+  private containerNamed(box: Box, name: string): DurableObjectStub<LiteSandbox> {
     const namespace = box === "lite" ? this.env.SANDBOX_LITE : this.env.SANDBOX_STANDARD;
-    return namespace.get(namespace.idFromName(this.identity.name(agentId))) as DurableObjectStub<LiteSandbox>;
+    return namespace.get(namespace.idFromName(name)) as DurableObjectStub<LiteSandbox>;
   }
 
   /** The guest of the box the record describes. */
   guest(row: SandboxRow): GuestClient {
-    const stub = this.container(row.box, row.metadata.agent_id);
-    return new GuestClient({ fetch: (url, init) => stub.fetch(new Request(url, init)), token: row.token });
+    return guestOf(this.container(row), row.token);
   }
 
   /** Reuses, creates or recreates the box for this request, its home under `capBytes`; never throws. */
@@ -112,7 +130,8 @@ export class SandboxLifecycle {
       await this.retireBeforeRecreate(row, capBytes, ["box"]);
       row = this.record.get();
     }
-    const target = this.container(wanted.box, agentId);
+    // The box this agent holds now, under the pool's name or its own.
+    const target = row && row.box === wanted.box ? this.container(row) : this.containerNamed(wanted.box, this.identity.name(agentId));
     const running = await target.isRunning();
     if (row?.running && !running) {
       // It stopped behind our back (a crash, the class's own sleep): its disk is gone.
@@ -122,7 +141,9 @@ export class SandboxLifecycle {
     // A box running without a record of ours (SBX-021) is recreated: its token is unknown.
     const known = row?.running && row.box === wanted.box ? row : null;
     const decision = ensureDecision(known?.metadata ?? null, running, wanted);
-    if (decision.action === "reuse") return { ok: true, box: wanted.box, guest: this.guest(known!), action: "reuse", ms: this.now() - started };
+    if (decision.action === "reuse") {
+      return { ok: true, box: wanted.box, container: this.containerName(known!), guest: this.guest(known!), action: "reuse", ms: this.now() - started };
+    }
     if (decision.action === "recreate") {
       logEvent("info", { operation: "sandbox.recreate", agent_id: agentId, box: wanted.box, reasons: decision.reasons });
       if (known) await this.retireBeforeRecreate(known, capBytes, decision.reasons);
@@ -138,15 +159,12 @@ export class SandboxLifecycle {
       );
     }
     const token = randomToken();
-    // The guest's settings travel apart from the environment, so no secret can stand in for them.
     // A task's box saves nothing by itself: its volume is saved when its run ends.
-    const settings: Record<string, string> =
-      this.identity.archive === "home" ? { GUEST_TOKEN: token, GUEST_HOME_SAVE_URL: homeSaveUrl(agentId) } : { GUEST_TOKEN: token };
-    await this.abandonIfGone(target);
-    await target.boot(environment, settings, { "guilds-agent": agentId, "guilds-env": wanted.env_fingerprint });
-    const guest = new GuestClient({ fetch: (url, init) => target.fetch(new Request(url, init)), token });
-    await this.waitHealthy(guest);
-    await this.abandonIfGone(target);
+    const homeSave: GuestSettings = this.identity.archive === "home" ? { GUEST_HOME_SAVE_URL: homeSaveUrl(agentId) } : {};
+    const up =
+      (await this.claimWarm(wanted.box, agentId, { token, env: environment, settings: homeSave })) ??
+      (await this.startCold(wanted.box, agentId, environment, token, homeSave, wanted.env_fingerprint));
+    const { guest, name: containerName } = up;
     const booted = this.now();
     let restoredBytes: number | null = null;
     let restoreMs = 0;
@@ -164,11 +182,11 @@ export class SandboxLifecycle {
       await untilAborted(this.startServices(guest, request), AbortSignal.timeout(SERVICES_TIMEOUT_MS));
     } catch (error) {
       // A box without its home must not live: its next save would replace the saved home.
-      await target.destroyBox().catch(() => {});
+      await up.target.destroyBox().catch(() => {});
       throw new SandboxError("sandbox.unavailable", `The sandbox started but its home could not be restored: ${(error as Error).message}`);
     }
-    await this.abandonIfGone(target);
-    this.record.created(wanted, token, this.now());
+    await this.abandonIfGone(up.target);
+    this.record.created(wanted, token, containerName, this.now());
     const ms = this.now() - started;
     logEvent("info", {
       operation: "sandbox.ensure",
@@ -176,10 +194,11 @@ export class SandboxLifecycle {
       box: wanted.box,
       action: decision.action,
       duration_ms: ms,
+      warm: containerName !== null,
       restored_bytes: restoredBytes,
       restore_ms: restoreMs,
     });
-    return { ok: true, box: wanted.box, guest, action: decision.action, ms };
+    return { ok: true, box: wanted.box, container: containerName ?? this.identity.name(agentId), guest, action: decision.action, ms };
   }
 
   /**
@@ -188,7 +207,7 @@ export class SandboxLifecycle {
    * lose the home; only `save: false` (a deleted agent, a reset home) destroys without one.
    */
   async retire(row: SandboxRow, options: { save: true; capBytes: number } | { save: false }): Promise<{ savedBytes: number | null }> {
-    const container = this.container(row.box, row.metadata.agent_id);
+    const container = this.container(row);
     let savedBytes: number | null = null;
     const started = this.now();
     if (options.save && row.running && (await container.isRunning())) {
@@ -251,6 +270,51 @@ export class SandboxLifecycle {
     }
   }
 
+  /**
+   * A box from the warm pool, claimed for this holder and given its token, environment and
+   * home-save address; null when the pool is off or empty (the pool refills either way). A
+   * warm box that stopped, or that someone else claimed first, is dropped for the next.
+   */
+  private async claimWarm(box: Box, agentId: string, claim: GuestClaim): Promise<StartedBox | null> {
+    if (warmPoolTarget(this.env, box) === 0) return null;
+    const holder = this.identity.name(agentId);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const warm = await warmPool(this.env, box).take(box);
+      if (!warm) return null;
+      const target = this.containerNamed(box, warm.name);
+      try {
+        if (!(await target.isRunning()) || !(await target.claim(holder))) throw new Error("stopped or claimed already");
+        await this.abandonIfGone(target);
+        await guestOf(target, warm.token).claim(claim);
+        return { target, guest: guestOf(target, claim.token), name: warm.name };
+      } catch (error) {
+        if (error instanceof SandboxError && error.code === "agent.not_found") throw error;
+        logEvent("warn", { operation: "sandbox.warm_claim", agent_id: agentId, box, error: describeError(error).message });
+        await target.destroyBox().catch(() => {});
+      }
+    }
+    return null;
+  }
+
+  /** A box started now under its holder's own name, with the environment and the guest's settings. */
+  private async startCold(
+    box: Box,
+    agentId: string,
+    environment: Record<string, string>,
+    token: string,
+    settings: GuestSettings,
+    fingerprint: string,
+  ): Promise<StartedBox> {
+    const target = this.containerNamed(box, this.identity.name(agentId));
+    await this.abandonIfGone(target);
+    // The guest's settings travel apart from the environment, so no secret can stand in for them.
+    await target.boot(environment, { GUEST_TOKEN: token, ...settings }, { "guilds-agent": agentId, "guilds-env": fingerprint });
+    const guest = guestOf(target, token);
+    await this.waitHealthy(guest);
+    await this.abandonIfGone(target);
+    return { target, guest, name: null };
+  }
+
   /** The agent was deleted while its box started: the box goes, and nothing of it is recorded. */
   private async abandonIfGone(target: DurableObjectStub<LiteSandbox>): Promise<void> {
     if (!this.gone()) return;
@@ -301,8 +365,7 @@ export function asSandboxError(error: unknown): SandboxError {
   return new SandboxError("sandbox.unavailable", `The sandbox could not be started: ${message.slice(0, 300)}`);
 }
 
-/** A fresh per-sandbox bearer secret (256 bits, hex). */
-function randomToken(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+/** The guest of a Container object, reached with this token. */
+function guestOf(target: DurableObjectStub<LiteSandbox>, token: string): GuestClient {
+  return new GuestClient({ fetch: (url, init) => target.fetch(new Request(url, init)), token });
 }

@@ -39,12 +39,13 @@ const VIEW_PORTS = { browser: 6080, cli: 7681 } as const;
 export type SandboxView = keyof typeof VIEW_PORTS;
 
 /** `sandboxForView`: where the Worker proxies the tab, or why it cannot. */
-export type ViewTarget = { ok: true; box: Box; port: number; pathPrefix?: string } | { ok: false; code: string; message: string };
+/** Where a view's requests go: `port` on the Container object named `container` of class `box`. */
+export type ViewTarget = { ok: true; box: Box; container: string; port: number; pathPrefix?: string } | { ok: false; code: string; message: string };
 
 type Refusal = { ok: false; code: string; message: string };
 
 /** The box an operator's view or command reaches, or why it cannot come up. */
-export type Woken = { ok: true; box: Box; guest: GuestClient } | Refusal;
+export type Woken = { ok: true; box: Box; container: string; guest: GuestClient } | Refusal;
 
 /** What a generation gets at its start: access for its tools, or a generation-start error. */
 export type GenerationSandbox =
@@ -182,14 +183,14 @@ export class SandboxManager {
             : null,
       );
       if (!ensured.ok) return ensured;
-      if (view === "browser") return { ok: true, box: ensured.box, port: VIEW_PORTS.browser };
+      if (view === "browser") return { ok: true, box: ensured.box, container: ensured.container, port: VIEW_PORTS.browser };
       try {
         // A box that dies meanwhile must not hold the view (and every call queued behind it).
         const deadline = AbortSignal.timeout(45_000);
         const started = await untilAborted(ensured.guest.exec({ command: "/usr/local/bin/agent-cli-start", timeoutMs: 30_000 }, deadline), deadline);
         const secret = cliSecret(started.output);
         if (started.exitCode !== 0 || !secret) throw new Error(`agent-cli-start exited with ${started.exitCode}`);
-        return { ok: true, box: ensured.box, port: VIEW_PORTS.cli, pathPrefix: `/t/${secret}` };
+        return { ok: true, box: ensured.box, container: ensured.container, port: VIEW_PORTS.cli, pathPrefix: `/t/${secret}` };
       } catch (error) {
         const failure = asSandboxError(error);
         return { ok: false, code: failure.code, message: `The terminal could not start: ${failure.message}` };
@@ -303,7 +304,8 @@ export class SandboxManager {
    */
   private async wake(request: () => Promise<RequestOutcome>, refuse?: (request: EnsureRequest) => Refusal | null): Promise<Woken> {
     const row = this.record.get();
-    if (this.host.generating() && row?.running) return { ok: true, box: row.box, guest: this.lifecycle.guest(row) };
+    if (this.host.generating() && row?.running)
+      return { ok: true, box: row.box, container: this.lifecycle.containerName(row), guest: this.lifecycle.guest(row) };
     const read = await request();
     if (!read.ok) return read;
     const refused = refuse?.(read.request);
@@ -315,7 +317,7 @@ export class SandboxManager {
     });
     if (!ensured.ok) return { ok: false, code: ensured.error.code, message: ensured.error.message };
     await this.idle("view_opened");
-    return { ok: true, box: ensured.box, guest: ensured.guest };
+    return { ok: true, box: ensured.box, container: ensured.container, guest: ensured.guest };
   }
 
   private async idleFired(entry: Deadline): Promise<void> {

@@ -8,11 +8,10 @@ import type { OutboundHandlerContext } from "@cloudflare/containers";
 import type { Env } from "../../bindings/env";
 import { anthropicError, serveTaskModel } from "../../bindings/model-gateway";
 import { taskBoxName } from "../../core/tasks/credential";
+import { boxHeldBy } from "./holder";
 
 export function modelGateway(request: Request, env: Env, ctx: OutboundHandlerContext): Promise<Response> {
-  return serveTaskModel(request, env, (taskId) =>
-    ctx.className !== "StandardSandbox" || env.SANDBOX_STANDARD.idFromName(taskBoxName(taskId)).toString() !== ctx.containerId
-      ? anthropicError(403, "permission_error", "not this task's box")
-      : null,
+  return serveTaskModel(request, env, async (taskId) =>
+    (await boxHeldBy(env, ctx, taskBoxName(taskId), "StandardSandbox")) ? null : anthropicError(403, "permission_error", "not this task's box"),
   );
 }

@@ -10,6 +10,11 @@ export interface SandboxRow {
   box: Box;
   metadata: SandboxMetadata;
   token: string;
+  /**
+   * The Container object's name when it is not the box's own (idFromName of the agent or
+   * task): a box taken from the warm pool keeps the pool's name; null for a box started cold.
+   */
+  container: string | null;
   running: boolean;
   /** When the idle timer was last armed (SBX-030's 30 s rule), or null. */
   armedAt: number | null;
@@ -42,6 +47,7 @@ type Row = {
   box: string;
   metadata: string;
   token: string;
+  container: string | null;
   running: number;
   armed_at: number | null;
   destroy_after_generation: number;
@@ -62,6 +68,9 @@ export class SandboxRecord {
       destroy_after_generation INTEGER NOT NULL DEFAULT 0,
       created_at INTEGER NOT NULL
     )`);
+    // Added with the warm pool: older objects' rows name no container (their box's own name).
+    const columns = sql.exec<{ name: string }>(`PRAGMA table_info(sandbox)`).toArray();
+    if (!columns.some((column) => column.name === "container")) sql.exec(`ALTER TABLE sandbox ADD COLUMN container TEXT`);
     sql.exec(`CREATE TABLE IF NOT EXISTS sandbox_home_save (
       id INTEGER PRIMARY KEY CHECK (id = 1),
       code TEXT NOT NULL,
@@ -84,6 +93,7 @@ export class SandboxRecord {
       box: row.box as Box,
       metadata: JSON.parse(row.metadata) as SandboxMetadata,
       token: row.token,
+      container: row.container ?? null,
       running: row.running === 1,
       armedAt: row.armed_at,
       destroyAfterGeneration: row.destroy_after_generation === 1,
@@ -91,16 +101,17 @@ export class SandboxRecord {
     };
   }
 
-  /** A box was created with this metadata and token. */
-  created(metadata: SandboxMetadata, token: string, now: number): void {
+  /** A box was created with this metadata and token, in the Container object `container` (null: the box's own name). */
+  created(metadata: SandboxMetadata, token: string, container: string | null, now: number): void {
     this.sql.exec(
-      `INSERT INTO sandbox (id, box, metadata, token, running, armed_at, destroy_after_generation, created_at)
-       VALUES (1, ?, ?, ?, 1, NULL, 0, ?)
+      `INSERT INTO sandbox (id, box, metadata, token, container, running, armed_at, destroy_after_generation, created_at)
+       VALUES (1, ?, ?, ?, ?, 1, NULL, 0, ?)
        ON CONFLICT (id) DO UPDATE SET box = excluded.box, metadata = excluded.metadata, token = excluded.token,
-         running = 1, armed_at = NULL, destroy_after_generation = 0, created_at = excluded.created_at`,
+         container = excluded.container, running = 1, armed_at = NULL, destroy_after_generation = 0, created_at = excluded.created_at`,
       metadata.box,
       JSON.stringify(metadata),
       token,
+      container,
       now,
     );
     this.sql.exec(`DELETE FROM sandbox_failure`);

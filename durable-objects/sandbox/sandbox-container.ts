@@ -14,6 +14,9 @@ export const GUEST_PORT = 8080;
  */
 export const GUEST_CONFIG = "GUEST_CONFIG";
 
+/** The storage key of the box's holder (see claim). */
+const HOLDER_KEY = "guilds:holder";
+
 /** Container states in which no request may reach (or restart) the box. */
 const STOPPED = new Set(["stopping", "stopped", "stopped_with_code"]);
 
@@ -63,6 +66,23 @@ abstract class SandboxContainer extends Container<Env> {
       );
     }
     return super.fetch(request);
+  }
+
+  /**
+   * Takes this box for `holder` (an agent id, or `task:<id>`) once and for ever: a box from the
+   * warm pool is started before anyone holds it, and the gateways and the home save ask it who
+   * does (holder.ts). A second claim, by anyone, is refused, so a box that held a tenant never
+   * serves another. Storage calls hold the object's input gate, so two claims cannot interleave.
+   */
+  async claim(holder: string): Promise<boolean> {
+    if ((await this.ctx.storage.get<string>(HOLDER_KEY)) !== undefined) return false;
+    await this.ctx.storage.put(HOLDER_KEY, holder);
+    return true;
+  }
+
+  /** Who claimed this box; null for a box never claimed (a warm one, or one started under its holder's name). */
+  async holder(): Promise<string | null> {
+    return (await this.ctx.storage.get<string>(HOLDER_KEY)) ?? null;
   }
 
   /** Whether a container runs now (the runtime's view, not the stored state). */

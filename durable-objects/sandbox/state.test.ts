@@ -5,6 +5,7 @@ import { describeState, type StateInputs } from "./state";
 const row = (running: boolean): SandboxRow => ({
   box: "standard",
   metadata: { agent_id: "a1", box: "standard" } as SandboxRow["metadata"],
+  container: null,
   token: "t",
   running,
   armedAt: null,

@@ -6,7 +6,8 @@
  * GITHUB_API_URL / GITHUB_GIT_URL / GITHUB_WEB_URL / GITHUB_APP_ID / GITHUB_APP_PRIVATE_KEY /
  * GITHUB_APP_SLUG / GITHUB_APP_CLIENT_ID / GITHUB_APP_CLIENT_SECRET (a real GitHub App instead
  * of the local forge), TAVILY_API_KEY / TAVILY_API_URL (real web search instead of the local
- * stand-in; TAVILY_API_KEY=off: no web search).
+ * stand-in; TAVILY_API_KEY=off: no web search), SANDBOX_WARM_LITE / SANDBOX_WARM_STANDARD (boxes
+ * each image's warm pool keeps started, default 1 here; 0 turns the pool off).
  * Ctrl-C or SIGTERM stops every child.
  */
 import { rmSync } from "node:fs";
@@ -49,6 +50,7 @@ const stack = await startStack({
   allowPrivateModelUrls: process.env.ALLOW_PRIVATE_MODEL_URLS || undefined,
   github: realGitHub(),
   search: searchSetting(),
+  vars: { SANDBOX_WARM_LITE: process.env.SANDBOX_WARM_LITE || "1", SANDBOX_WARM_STANDARD: process.env.SANDBOX_WARM_STANDARD || "1" },
   log: (line) => console.log(`[stack] ${line}`),
   output: (line) => {
     if (verbose || (/error|exception|\[wrangler:(warn|error)\]/i.test(line) && !OFFLINE_NOISE.test(line))) {

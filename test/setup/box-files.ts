@@ -32,6 +32,8 @@ export const BOX_FILES: ReadonlyArray<readonly [path: string, seconds: number]> 
   ["test/browser/tasks.test.ts", 10],
   ["test/browser/run-chain.test.ts", 10],
   ["test/e2e/forge.test.ts", 7],
+  // Not timed yet: two agents, one idle timeout.
+  ["test/e2e/warm-pool.test.ts", 40],
 ];
 
 /** The seconds of the slowest other files, and of a typical file of each project. */

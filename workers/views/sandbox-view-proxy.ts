@@ -137,7 +137,7 @@ async function proxy(c: Context<AppEnv>, grant: ViewGrant, rest: string): Promis
   if (!ready.ok) throw viewRefused(ready);
   const namespace = boxNamespace(c.env, ready.box);
   if (!namespace) throw new ApiError(503, "sandbox.unavailable", `This deployment declares no ${ready.box} box`);
-  const box = namespace.get(namespace.idFromName(agentId));
+  const box = namespace.get(namespace.idFromName(ready.container));
   const search = new URL(c.req.url).search;
   const headers = new Headers();
   for (const name of FORWARDED) {
