@@ -15,7 +15,7 @@ import { type GitHubApp, GitHubError, type InstallationToken } from "../../../co
 import { describeError, logEvent } from "../../../core/output/log";
 import type { SecretValue } from "../../../core/output/redaction";
 import { fileChangeRows, lastToolCallOf } from "../../../core/repos/file-changes";
-import { guildsCodeCommand, lastJson } from "../../../core/repos/guilds-code";
+import { checkpointCommand, guildsCodeCommand, identityCommand, lastJson } from "../../../core/repos/guilds-code";
 import {
   type CloneRefusal,
   cloneFailureMessage,
@@ -93,7 +93,7 @@ export class GenerationRepositories {
     if (!minted.ok) return minted;
     await this.writeTokens();
     const tokensMs = this.now() - began;
-    await this.guildsCode("identity", { name: this.identity.name, email: this.identity.email }, GIT_STEP_TIMEOUT_MS);
+    await this.run(identityCommand(this.identity.name, this.identity.email), GIT_STEP_TIMEOUT_MS);
     for (const repository of this.repositories) {
       const cloned = await this.guildsCode(
         "clone",
@@ -159,7 +159,7 @@ export class GenerationRepositories {
   }
 
   private async checkpoint(kind: "start" | "end") {
-    const ran = await this.guildsCode("checkpoint", { run: this.session.runId, kind }, GIT_STEP_TIMEOUT_MS);
+    const ran = await this.run(checkpointCommand(this.session.runId, kind), GIT_STEP_TIMEOUT_MS);
     const repos = ran.exitCode === 0 ? readCheckpoint(ran.output) : null;
     if (!repos) logEvent("warn", { operation: `repository.checkpoint_${kind}`, run_id: this.session.runId, exit_code: ran.exitCode });
     return repos;
@@ -211,6 +211,10 @@ export class GenerationRepositories {
   }
 
   private guildsCode(subcommand: string, flags: Record<string, string | number>, timeoutMs: number) {
-    return this.access.exec({ command: guildsCodeCommand(subcommand, flags), cwd: "/home/agent", timeoutMs });
+    return this.run(guildsCodeCommand(subcommand, flags), timeoutMs);
+  }
+
+  private run(command: string, timeoutMs: number) {
+    return this.access.exec({ command, cwd: "/home/agent", timeoutMs });
   }
 }
