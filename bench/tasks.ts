@@ -19,19 +19,29 @@
  *   started in against the filing order, and the most runs active at once (task runs'
  *   created_at..ended_at).
  *
+ * With `--warm 1` the warm pool keeps a standard box started (SANDBOX_WARM_STANDARD, decision
+ * 0034); before each filing and each message the bench waits until one waits in the pool, as
+ * a task arriving a little later would find it, and says how many runs took one.
+ *
  * With `--harness claude-code` the agent's turns are Claude Code's in the box (decision 0032),
  * its model calls through the model gateway: the same figures, for that harness. `--tasks 0`
  * leaves the queue's part out.
  *
- *   npx tsx bench/tasks.ts [--repeat 3] [--tasks 20] [--harness platform|claude-code]
+ *   npx tsx bench/tasks.ts [--repeat 3] [--tasks 20] [--harness platform|claude-code] [--warm 1]
  */
 import { parseArgs } from "node:util";
 import { claimInstallation } from "../scripts/forge/claim";
 import { benchStack, quantile } from "./bench-stack";
 
 const { values } = parseArgs({
-  options: { repeat: { type: "string", default: "3" }, tasks: { type: "string", default: "20" }, harness: { type: "string", default: "platform" } },
+  options: {
+    repeat: { type: "string", default: "3" },
+    tasks: { type: "string", default: "20" },
+    harness: { type: "string", default: "platform" },
+    warm: { type: "string", default: "0" },
+  },
 });
+const WARM = Number(values.warm);
 const CLAUDE_CODE = values.harness === "claude-code";
 const REPEAT = Number(values.repeat);
 const TASKS = Number(values.tasks);
@@ -39,7 +49,10 @@ const KEEP_ALIVE_S = 1;
 
 /** Log lines of the stack (the objects' lines carry their own `at`). */
 const lines: Array<{ line: string }> = [];
-const bench = await benchStack({ output: (line) => lines.push({ line }) });
+const bench = await benchStack({
+  vars: { SANDBOX_WARM_STANDARD: String(WARM), SANDBOX_WARM_LITE: "0" },
+  output: (line) => lines.push({ line }),
+});
 const { stack, api } = bench;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -138,6 +151,11 @@ try {
       .filter((l) => l.line.includes(`"operation":"${operation}"`) && l.line.includes(id))
       .map((l) => JSON.parse(l.line.slice(l.line.indexOf("{"), l.line.lastIndexOf("}") + 1)) as Record<string, any>);
 
+  const count = (text: string) => lines.filter((l) => l.line.includes(text)).length;
+  /** With a pool, until a box waits in it (boxes started less boxes taken). */
+  const poolReady = () =>
+    WARM > 0 ? until("a warm box in the pool", async () => count('"operation":"sandbox.warm_started"') > count('"warm":true'), 120_000) : Promise.resolve();
+
   // ---- One task, two runs, REPEAT times: cold boxes, the volume, the finalizing.
   await settings({ "runs.maxConcurrent": 4, "runs.keepAliveSeconds": KEEP_ALIVE_S, "runs.maxAutoResumes": 0 });
   const figures: Record<string, number[]> = {};
@@ -160,10 +178,12 @@ try {
         { content: "Done." },
       ],
     });
+    await poolReady();
     const task = await file(s, `Bench task ${i}`);
     await runsEnded(task.id, 1);
     await measureRun(s, task.id, 1, Date.parse(task.queued_at));
     // Run 2, started by a message once run 1 ended: a cold box with the volume restored and a fetch.
+    await poolReady();
     await api("POST", `/api/tasks/${task.id}/messages`, { content: "Carry on." });
     const requeued = await readTask(task.id);
     await runsEnded(task.id, 2);
@@ -222,6 +242,7 @@ try {
   const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
   const ms = (x: number) => `${Math.round(x).toLocaleString("en")} ms`;
   console.log(`\ntask runs on real containers (local Docker engine, local forge, mock model), harness ${values.harness}, ${REPEAT} tasks of two runs each`);
+  console.log(`warm pool ${WARM}: ${count('"warm":true')} boxes taken warm, ${count('"warm":false')} started cold`);
   for (const [name, xs] of Object.entries(figures)) {
     const values = name.endsWith("(KiB)") ? sorted(xs).map((x) => `${x}`) : sorted(xs).map((x) => `${Math.round(x)}`);
     console.log(`${name.padEnd(66)} median ${values[Math.floor(values.length / 2)]}   all ${values.join(", ")}`);
