@@ -151,9 +151,12 @@ export class WarmPoolObject extends DurableObject<Env> {
   /** Arms the alarm to fill the pool within `afterMs`, unless it is armed sooner already. */
   private async refillSoon(box: Box, afterMs: number): Promise<void> {
     await this.ctx.storage.put("box", box);
+    const target = warmPoolTarget(this.env, box);
+    // A pool that is off and empty has nothing to do; one just turned off still drops its boxes.
+    if (target === 0 && this.count(box) === 0) return;
     const armed = await this.ctx.storage.getAlarm();
     const due = Date.now() + afterMs;
-    if (armed === null || (armed > due && this.count(box) < warmPoolTarget(this.env, box))) await this.ctx.storage.setAlarm(due);
+    if (armed === null || (armed > due && this.count(box) !== target)) await this.ctx.storage.setAlarm(due);
   }
 
   private container(box: Box, name: string): DurableObjectStub<LiteSandbox> {
