@@ -213,6 +213,8 @@ try {
         add(`run ${n}: restored volume (KiB)`, Math.round((ensure.restored_bytes ?? 0) / 1024));
       }
     }
+    const prepared = logged("task.prepared", run.run_id)[0];
+    if (prepared) add(`run ${n}: of which task-prepare in the box (${n === 1 ? "clone" : "fetch"})`, prepared.prepare_ms);
     if (run.connected_at) {
       const connected = Date.parse(run.connected_at);
       const call = await firstCallAfter(s.model, due);

@@ -219,13 +219,18 @@ export class TaskRunDriver {
     });
     this.commands = commands;
     const wallClock = task.settings["runs.wallClockSeconds"] * 1000;
+    const began = rooms.context.now();
     await commands.writeCredential(credential, new Date(rooms.context.now() + wallClock + CONNECT_TIMEOUT_MS));
+    const written = rooms.context.now();
     const prepared = await commands.prepare();
+    const preparedAt = rooms.context.now();
     if (!prepared.ok) {
       logEvent("warn", { operation: "task.prepare", task_id: task.id, run_id: this.runId, error: prepared.message }, rooms.context.log);
       return { outcome: "provisioning_failed", detail: `task.prepare_failed: ${prepared.message.slice(0, 1_000)}` };
     }
     await markConnected(rooms.context.database.db(), taskRunId, new Date(rooms.context.now()));
+    const timing = { credential_ms: written - began, prepare_ms: preparedAt - written, created: prepared.value.created };
+    logEvent("info", { operation: "task.prepared", task_id: task.id, run_id: this.runId, ...timing }, rooms.context.log);
     return null;
   }
 
