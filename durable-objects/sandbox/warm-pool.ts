@@ -42,6 +42,8 @@ export function warmPool(env: Env, box: Box): DurableObjectStub<WarmPoolObject> 
 
 /** How many boxes of this image the pool keeps; a bad setting keeps none and says why once per isolate. */
 export function warmPoolTarget(env: Env, box: Box): number {
+  // A local stack without a container engine says so; its pool would retry starts forever.
+  if (env.SANDBOX_UNAVAILABLE_REASON) return 0;
   const name = warmSetting(box);
   const size = warmPoolSize(name, env[name], 0);
   if (typeof size === "number") return size;
