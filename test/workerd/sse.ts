@@ -8,26 +8,25 @@ export interface SseEvent {
   data: any;
 }
 
+/** How a stream is read: where it resumes, how long it may take, and who to tell once it is open. */
+export type StreamOptions = {
+  lastEventId?: string;
+  afterSeq?: number;
+  timeoutMs?: number;
+  /** Called once the stream answered 200: the subscriber is registered, events from now on reach it. */
+  onOpen?: () => void;
+};
+
 /**
  * Opens the run's event stream as a browser's EventSource would and collects events
  * until `until` says stop (or the time runs out), then closes the stream.
  */
-export async function collectEvents(
-  token: string,
-  runId: string,
-  until: (events: SseEvent[]) => boolean,
-  options: { lastEventId?: string; afterSeq?: number; timeoutMs?: number } = {},
-): Promise<SseEvent[]> {
+export async function collectEvents(token: string, runId: string, until: (events: SseEvent[]) => boolean, options: StreamOptions = {}): Promise<SseEvent[]> {
   return collectStream(token, `/api/runs/${runId}/events`, until, options);
 }
 
 /** `collectEvents` for any event stream of the API, e.g. a guild's `/api/guilds/:id/events`. */
-export async function collectStream(
-  token: string,
-  path: string,
-  until: (events: SseEvent[]) => boolean,
-  options: { lastEventId?: string; afterSeq?: number; timeoutMs?: number } = {},
-): Promise<SseEvent[]> {
+export async function collectStream(token: string, path: string, until: (events: SseEvent[]) => boolean, options: StreamOptions = {}): Promise<SseEvent[]> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: "text/event-stream" };
   if (options.lastEventId !== undefined) headers["last-event-id"] = options.lastEventId;
   const query = options.afterSeq !== undefined ? `?after_seq=${options.afterSeq}` : "";
@@ -37,6 +36,7 @@ export async function collectStream(
     signal: controller.signal,
   });
   if (response.status !== 200) throw new Error(`events answered ${response.status}: ${await response.text()}`);
+  options.onOpen?.();
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
   const events: SseEvent[] = [];
   let buffer = "";

@@ -36,8 +36,15 @@ async function updateRow(id: string, change: Partial<typeof secrets.$inferInsert
 /** Sends one message and waits for the generation; returns the run, its rows and its events. */
 async function generate(token: string, agentId: string) {
   const run = (await call("POST", `/api/agents/${agentId}/runs`, { token, body: {} })).json;
-  const events = collectEvents(token, run.id, (seen) => seen.some((e) => e.event === "status" && e.data.generating === false && e.data.status));
-  await new Promise((r) => setTimeout(r, 50));
+  let opened: () => void = () => {};
+  const open = new Promise<void>((resolve) => {
+    opened = resolve;
+  });
+  const events = collectEvents(token, run.id, (seen) => seen.some((e) => e.event === "status" && e.data.generating === false && e.data.status), {
+    onOpen: () => opened(),
+  });
+  // The message goes once the stream is open, so the generation's events reach it.
+  await Promise.race([open, events]);
   expect((await call("POST", `/api/runs/${run.id}/messages`, { token, body: { content: "go" } })).status).toBe(202);
   const after = await settled(token, run.id);
   return { run: after, rows: await rows(token, run.id), events: await events };

@@ -50,7 +50,8 @@ describe("group chat", () => {
 
   it("GROUP-011: one delivery covers every row queued before it, and the next delivery starts after the cursor", async () => {
     const agent = await newAgent(token, guildId, { name: "Cursor" });
-    await script(agent.model, [{ content: "first", delay_ms: 400 }, { content: "second" }]);
+    // The first delivery's reply takes 3 s: both later posts arrive while it runs, on a loaded machine too.
+    await script(agent.model, [{ content: "first", delay_ms: 3_000 }, { content: "second" }]);
     const first = await postChat(token, guildId, "one");
     await untilReading(token, agent.id);
     const second = await postChat(token, guildId, "two");

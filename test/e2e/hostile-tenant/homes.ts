@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -20,6 +20,21 @@ export function homes(boxes: Boxes): void {
   const logs = (id: string) => {
     const run = spawnSync("docker", ["logs", id], { encoding: "utf8" });
     return `${run.stdout}\n${run.stderr}`;
+  };
+
+  /**
+   * A container's output from now on, kept once the container is gone: a box that exits is
+   * removed by the engine soon after, and a `docker logs` read then finds nothing.
+   */
+  const follow = (id: string) => {
+    const child = spawn("docker", ["logs", "--follow", id], { stdio: ["ignore", "pipe", "pipe"] });
+    let text = "";
+    const keep = (chunk: Buffer) => {
+      text += chunk.toString("utf8");
+    };
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    return { text: () => text, stop: () => void child.kill() };
   };
 
   /** A coding agent with a secret of its own (its name finds the box) and these settings. */
@@ -145,16 +160,21 @@ export function homes(boxes: Boxes): void {
 
       const opening = startCli(a);
       const box = await untilGuestListens(a);
+      const output = follow(box);
       docker("kill", "--signal", "TERM", box);
       let said = "";
-      await until(
-        "the guest to say what it did on exit",
-        () => {
-          said = /guest: home (not )?saved on exit.*/.exec(logs(box))?.[0] ?? "";
-          return said !== "";
-        },
-        30_000,
-      );
+      try {
+        await until(
+          "the guest to say what it did on exit",
+          () => {
+            said = /guest: home (not )?saved on exit.*/.exec(output.text())?.[0] ?? "";
+            return said !== "";
+          },
+          30_000,
+        );
+      } finally {
+        output.stop();
+      }
       expect(said).toContain("never restored");
       expect((await opening).status).toBe(503);
       expect((await sandbox(a)).saved_home).toEqual(saved);
