@@ -130,10 +130,17 @@ export class WarmPoolObject extends DurableObject<Env> {
       while (this.count(box) < target) await this.startOne(box);
     } catch (error) {
       logEvent("warn", { operation: "sandbox.warm_pool", box, error: (error as Error).message.slice(0, 300) });
-      await this.ctx.storage.setAlarm(Date.now() + RETRY_MS);
+      await this.armBy(Date.now() + RETRY_MS);
       return;
     }
-    if (target > 0) await this.ctx.storage.setAlarm(Date.now() + CHECK_MS);
+    // A taking during this run armed a sooner alarm for its refill: it stands.
+    if (target > 0) await this.armBy(Date.now() + CHECK_MS);
+  }
+
+  /** The alarm at `due`, unless one is armed sooner. */
+  private async armBy(due: number): Promise<void> {
+    const armed = await this.ctx.storage.getAlarm();
+    if (armed === null || armed > due) await this.ctx.storage.setAlarm(due);
   }
 
   private async startOne(box: Box): Promise<void> {
@@ -141,7 +148,14 @@ export class WarmPoolObject extends DurableObject<Env> {
     const token = randomToken();
     const started = Date.now();
     // No environment at all: the holder's secrets and HOME arrive with the claim.
-    await this.container(box, name).boot({}, { GUEST_TOKEN: token, GUEST_WARM: "1" }, { "guilds-warm": box });
+    const container = this.container(box, name);
+    try {
+      await container.boot({}, { GUEST_TOKEN: token, GUEST_WARM: "1" }, { "guilds-warm": box });
+    } catch (error) {
+      // Not in the table, so nothing would ever take or stop it.
+      await container.destroyBox().catch(() => {});
+      throw error;
+    }
     this.ctx.storage.sql.exec(`INSERT INTO warm_box (name, box, token, started_at) VALUES (?, ?, ?, ?)`, name, box, token, Date.now());
     logEvent("info", { operation: "sandbox.warm_started", box, duration_ms: Date.now() - started });
   }
@@ -156,9 +170,8 @@ export class WarmPoolObject extends DurableObject<Env> {
     const target = warmPoolTarget(this.env, box);
     // A pool that is off and empty has nothing to do; one just turned off still drops its boxes.
     if (target === 0 && this.count(box) === 0) return;
-    const armed = await this.ctx.storage.getAlarm();
-    const due = Date.now() + afterMs;
-    if (armed === null || (armed > due && this.count(box) !== target)) await this.ctx.storage.setAlarm(due);
+    if (this.count(box) !== target) await this.armBy(Date.now() + afterMs);
+    else if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + CHECK_MS);
   }
 
   private container(box: Box, name: string): DurableObjectStub<LiteSandbox> {
