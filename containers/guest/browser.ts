@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { act, BrowserFailure, bad, firstLine, goto, messageOf, report, scrollPage, settle, webUrl } from "./browser-page";
-import { BodyTooLarge, readBody, sendError, sendJson } from "./http-util";
+import { readJson, sendError, sendJson } from "./http-util";
 
 export { BrowserFailure } from "./browser-page";
 
@@ -290,13 +290,13 @@ let shared: BrowserDriver | null = null;
 
 /** The route: the driver is made on first use with the guest's settings (driverOptions). */
 export async function browserRoute(req: IncomingMessage, res: ServerResponse, options: BrowserDriverOptions = driverOptions({})): Promise<void> {
-  let body: unknown;
-  try {
-    body = JSON.parse((await readBody(req, 64 * 1024)).toString("utf8"));
-  } catch (error) {
-    if (error instanceof BodyTooLarge) return sendError(res, 413, "browser.too_large", "browser body is over 64 KiB");
-    return sendError(res, 400, "browser.invalid_args", "body must be JSON");
-  }
+  const read = await readJson(req, res, 64 * 1024, {
+    tooLarge: "browser.too_large",
+    tooLargeMessage: "browser body is over 64 KiB",
+    invalid: "browser.invalid_args",
+  });
+  if (!read) return;
+  const { body } = read;
   shared ??= new BrowserDriver(options);
   try {
     sendJson(res, 200, await shared.run(body));

@@ -27,3 +27,31 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
   }
   return Buffer.concat(chunks);
 }
+
+/** How a route refuses a body: its codes, and what it says of one too large. */
+export interface JsonRefusals {
+  /** The 413's code, e.g. `exec.too_large`. */
+  tooLarge: string;
+  /** The 413's message, e.g. "exec body is over 1 MiB". */
+  tooLargeMessage: string;
+  /** The 400's code when the body is not JSON, e.g. `exec.invalid`. */
+  invalid: string;
+}
+
+/**
+ * A route's JSON body of at most `limit` bytes, or null once the refusal is sent: 413 past
+ * the limit, 400 "body must be JSON" otherwise.
+ *
+ * @example
+ *   const read = await readJson(req, res, 1 << 20, { tooLarge: "exec.too_large", tooLargeMessage: "exec body is over 1 MiB", invalid: "exec.invalid" });
+ *   if (!read) return;
+ */
+export async function readJson(req: IncomingMessage, res: ServerResponse, limit: number, refusals: JsonRefusals): Promise<{ body: unknown } | null> {
+  try {
+    return { body: JSON.parse((await readBody(req, limit)).toString("utf8")) as unknown };
+  } catch (error) {
+    if (error instanceof BodyTooLarge) sendError(res, 413, refusals.tooLarge, refusals.tooLargeMessage);
+    else sendError(res, 400, refusals.invalid, "body must be JSON");
+    return null;
+  }
+}

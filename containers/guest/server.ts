@@ -12,7 +12,7 @@ import { running, startExec } from "./exec";
 import { DEFAULT_EXEC_LIMITS, type ExecLimits, parseExecRequest } from "./exec-request";
 import { deleteFile, getFile, listFiles, moveFile, putFile } from "./files";
 import { HomeState } from "./home-state";
-import { BodyTooLarge, readBody, sendError, sendJson } from "./http-util";
+import { readJson, sendError, sendJson } from "./http-util";
 import { checkAbsolutePath } from "./paths";
 import type { Services } from "./services";
 import { type GuestRoute, servicesRoutes } from "./services-routes";
@@ -95,14 +95,13 @@ export function createGuestServer(options: GuestOptions): Server {
     if (!identity.mayClaim(req.headers.authorization)) return sendError(res, 401, "auth.invalid", "missing or wrong bearer token");
     if (!identity.warm) return sendError(res, 409, "guest.not_warm", "this guest was not started warm (GUEST_WARM) and cannot be claimed");
     if (identity.claimed) return sendError(res, 409, "guest.already_claimed", "this guest has already been claimed");
-    let body: unknown;
-    try {
-      body = JSON.parse((await readBody(req, 1 << 20)).toString("utf8"));
-    } catch (err) {
-      if (err instanceof BodyTooLarge) return sendError(res, 413, "guest.claim_too_large", "claim body is over 1 MiB");
-      return sendError(res, 400, "guest.invalid_claim", "body must be JSON");
-    }
-    const parsed = parseClaim(body);
+    const read = await readJson(req, res, 1 << 20, {
+      tooLarge: "guest.claim_too_large",
+      tooLargeMessage: "claim body is over 1 MiB",
+      invalid: "guest.invalid_claim",
+    });
+    if (!read) return;
+    const parsed = parseClaim(read.body);
     if (!parsed.ok) return sendError(res, 400, "guest.invalid_claim", parsed.message);
     // Checked again: another claim may have passed while this body was read.
     const outcome = identity.claim(parsed.claim);
@@ -111,14 +110,9 @@ export function createGuestServer(options: GuestOptions): Server {
   }
 
   async function exec(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let body: unknown;
-    try {
-      body = JSON.parse((await readBody(req, 1 << 20)).toString("utf8"));
-    } catch (err) {
-      if (err instanceof BodyTooLarge) return sendError(res, 413, "exec.too_large", "exec body is over 1 MiB");
-      return sendError(res, 400, "exec.invalid", "body must be JSON");
-    }
-    const parsed = parseExecRequest(body, limits);
+    const read = await readJson(req, res, 1 << 20, { tooLarge: "exec.too_large", tooLargeMessage: "exec body is over 1 MiB", invalid: "exec.invalid" });
+    if (!read) return;
+    const parsed = parseExecRequest(read.body, limits);
     if (!parsed.ok) return sendError(res, 400, parsed.code, parsed.message);
     try {
       if (!(await stat(parsed.request.cwd)).isDirectory()) return sendError(res, 400, "cwd.not_directory", `${parsed.request.cwd} is not a directory`);

@@ -4,20 +4,16 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getHomeArchive, type HomeArchiveOptions, homeReady, putHomeArchive } from "./home-archive";
-import { BodyTooLarge, readBody, sendError, sendJson } from "./http-util";
+import { readJson, sendError, sendJson } from "./http-util";
 import { ServiceFailed } from "./services";
 import { isBrowserLanguage } from "./services-config";
 
 export type GuestRoute = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
 
 async function startServices(req: IncomingMessage, res: ServerResponse, options: HomeArchiveOptions): Promise<void> {
-  let body: { browser?: unknown; language?: unknown };
-  try {
-    body = JSON.parse((await readBody(req, 64 << 10)).toString("utf8"));
-  } catch (err) {
-    if (err instanceof BodyTooLarge) return sendError(res, 413, "services.too_large", "body is over 64 KiB");
-    return sendError(res, 400, "services.invalid", "body must be JSON");
-  }
+  const read = await readJson(req, res, 64 << 10, { tooLarge: "services.too_large", tooLargeMessage: "body is over 64 KiB", invalid: "services.invalid" });
+  if (!read) return;
+  const body = read.body as { browser?: unknown; language?: unknown };
   if (typeof body !== "object" || body === null || typeof body.browser !== "boolean") {
     return sendError(res, 400, "services.invalid", "browser must be a boolean");
   }
