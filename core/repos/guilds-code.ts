@@ -20,7 +20,7 @@ export function guildsCodeCommand(subcommand: string, flags: Record<string, stri
 const oneLine = (value: string) => value.replace(/[\x00-\x1f\x7f]/g, " ");
 
 /**
- * The agent's git identity (REPO-007), set by git itself: starting guilds-code (a Node
+ * The agent's git identity (REPO-005), set by git itself: starting guilds-code (a Node
  * process) for two `git config` calls cost each coding generation about 150 ms.
  *
  * @example identityCommand("Ada", "ada@example.com")

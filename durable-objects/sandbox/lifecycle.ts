@@ -19,7 +19,7 @@ import type { SandboxHomes } from "./home";
 import { homeSaveUrl } from "./home-on-exit";
 import type { EnsureRequest } from "./inputs";
 import type { SandboxRecord, SandboxRow } from "./record";
-import type { GuestSettings, LiteSandbox } from "./sandbox-container";
+import { boxContainer, type GuestSettings, type LiteSandbox } from "./sandbox-container";
 import { randomToken, warmPool, warmPoolTarget } from "./warm-pool";
 
 /** What a claim gives a warm box (GuestClient.claim). */
@@ -76,17 +76,12 @@ export class SandboxLifecycle {
 
   /** The Container object of the box the record describes: a warm box keeps the pool's name. */
   container(row: Pick<SandboxRow, "box" | "container" | "metadata">): DurableObjectStub<LiteSandbox> {
-    return this.containerNamed(row.box, this.containerName(row));
+    return boxContainer(this.env, row.box, this.containerName(row));
   }
 
   /** The name of the recorded box's Container object. */
   containerName(row: Pick<SandboxRow, "container" | "metadata">): string {
     return row.container ?? this.identity.name(row.metadata.agent_id);
-  }
-
-  private containerNamed(box: Box, name: string): DurableObjectStub<LiteSandbox> {
-    const namespace = box === "lite" ? this.env.SANDBOX_LITE : this.env.SANDBOX_STANDARD;
-    return namespace.get(namespace.idFromName(name)) as DurableObjectStub<LiteSandbox>;
   }
 
   /** The guest of the box the record describes. */
@@ -131,7 +126,7 @@ export class SandboxLifecycle {
       row = this.record.get();
     }
     // The box this agent holds now, under the pool's name or its own.
-    const target = row && row.box === wanted.box ? this.container(row) : this.containerNamed(wanted.box, this.identity.name(agentId));
+    const target = row && row.box === wanted.box ? this.container(row) : boxContainer(this.env, wanted.box, this.identity.name(agentId));
     const running = await target.isRunning();
     if (row?.running && !running) {
       // It stopped behind our back (a crash, the class's own sleep): its disk is gone.
@@ -281,7 +276,7 @@ export class SandboxLifecycle {
     for (let attempt = 0; attempt < 3; attempt++) {
       const warm = await warmPool(this.env, box).take(box);
       if (!warm) return null;
-      const target = this.containerNamed(box, warm.name);
+      const target = boxContainer(this.env, box, warm.name);
       try {
         if (!(await target.isRunning()) || !(await target.claim(holder))) throw new Error("stopped or claimed already");
         await this.abandonIfGone(target);
@@ -305,7 +300,7 @@ export class SandboxLifecycle {
     settings: GuestSettings,
     fingerprint: string,
   ): Promise<StartedBox> {
-    const target = this.containerNamed(box, this.identity.name(agentId));
+    const target = boxContainer(this.env, box, this.identity.name(agentId));
     await this.abandonIfGone(target);
     // The guest's settings travel apart from the environment, so no secret can stand in for them.
     await target.boot(environment, { GUEST_TOKEN: token, ...settings }, { "guilds-agent": agentId, "guilds-env": fingerprint });

@@ -1,6 +1,7 @@
 import type { OutboundHandlerContext } from "@cloudflare/containers";
 import { Container } from "@cloudflare/containers";
 import type { Env } from "../../bindings/env";
+import type { Box } from "../../core/sandbox/metadata";
 import { GATEWAY_HOST, MODEL_GATEWAY_HOST } from "../../core/tasks/credential";
 import { HOME_SAVE_HOST, saveHomeOnExit } from "./home-on-exit";
 
@@ -94,6 +95,17 @@ abstract class SandboxContainer extends Container<Env> {
   async destroyBox(): Promise<void> {
     if (this.ctx.container?.running) await this.destroy();
   }
+}
+
+/**
+ * The Container object named `name` in the box's class: a holder's own box (the agent's id,
+ * `task:<id>`) or a warm one (`warm:<box>:<uuid>`).
+ *
+ * @example boxContainer(env, "lite", agentId).isRunning()
+ */
+export function boxContainer(env: Env, box: Box, name: string): DurableObjectStub<LiteSandbox> {
+  const namespace = box === "lite" ? env.SANDBOX_LITE : env.SANDBOX_STANDARD;
+  return namespace.get(namespace.idFromName(name)) as DurableObjectStub<LiteSandbox>;
 }
 
 // Assigned in static blocks, not declared as static fields: the base class's static setter

@@ -14,7 +14,7 @@ import type { Env } from "../../bindings/env";
 import { logEvent } from "../../core/output/log";
 import type { Box } from "../../core/sandbox/metadata";
 import { warmBoxName, warmPoolSize, warmSetting } from "../../core/sandbox/warm";
-import type { LiteSandbox } from "./sandbox-container";
+import { boxContainer } from "./sandbox-container";
 
 /** A started box waiting in the pool: its Container object's name and its guest's pool token. */
 export interface WarmBox {
@@ -109,7 +109,7 @@ export class WarmPoolObject extends DurableObject<Env> {
     const box = (await this.ctx.storage.get<Box>("box")) ?? "lite";
     const target = warmPoolTarget(this.env, box);
     for (const waiting of this.ctx.storage.sql.exec<{ name: string }>(`SELECT name FROM warm_box WHERE box = ?`, box).toArray()) {
-      if (!(await this.container(box, waiting.name).isRunning())) this.ctx.storage.sql.exec(`DELETE FROM warm_box WHERE name = ?`, waiting.name);
+      if (!(await boxContainer(this.env, box, waiting.name).isRunning())) this.ctx.storage.sql.exec(`DELETE FROM warm_box WHERE name = ?`, waiting.name);
     }
     let waiting = this.count(box);
     // Boxes beyond the target (it was lowered) go, newest first.
@@ -121,7 +121,7 @@ export class WarmPoolObject extends DurableObject<Env> {
         )
         .toArray()[0];
       if (newest)
-        await this.container(box, newest.name)
+        await boxContainer(this.env, box, newest.name)
           .destroyBox()
           .catch(() => {});
       waiting--;
@@ -148,7 +148,7 @@ export class WarmPoolObject extends DurableObject<Env> {
     const token = randomToken();
     const started = Date.now();
     // No environment at all: the holder's secrets and HOME arrive with the claim.
-    const container = this.container(box, name);
+    const container = boxContainer(this.env, box, name);
     try {
       await container.boot({}, { GUEST_TOKEN: token, GUEST_WARM: "1" }, { "guilds-warm": box });
     } catch (error) {
@@ -172,11 +172,6 @@ export class WarmPoolObject extends DurableObject<Env> {
     if (target === 0 && this.count(box) === 0) return;
     if (this.count(box) !== target) await this.armBy(Date.now() + afterMs);
     else if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + CHECK_MS);
-  }
-
-  private container(box: Box, name: string): DurableObjectStub<LiteSandbox> {
-    const namespace = box === "lite" ? this.env.SANDBOX_LITE : this.env.SANDBOX_STANDARD;
-    return namespace.get(namespace.idFromName(name)) as DurableObjectStub<LiteSandbox>;
   }
 }
 
