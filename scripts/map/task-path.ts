@@ -171,7 +171,7 @@ export const taskPath: Path = {
     {
       file: "durable-objects/sandbox/sandbox-container.ts",
       what: "`StandardSandbox.boot`: the container started and its guest's port awaited; later it proxies the guest's requests and intercepts the gateway's host.",
-      reached: { kind: "rpc", from: "durable-objects/sandbox/lifecycle.ts", method: "boot", stub: "SANDBOX_STANDARD" },
+      reached: { kind: "rpc", from: "durable-objects/sandbox/lifecycle.ts", method: "boot", stub: "boxContainer" },
     },
     {
       file: "durable-objects/sandbox/access.ts",

@@ -23,8 +23,9 @@ export interface ImportEdge {
 /**
  * `from` calls `method` on a Durable Object's stub and the step's file, the object's entry
  * file, defines it. `stub` is how `from` gets the stub: a function of bindings/objects.ts
- * (`agentObject`, `taskObject`, ...), which `from` then imports, or a namespace binding of the
- * Env (`SANDBOX_STANDARD`) for the Container classes, which bindings/objects.ts does not serve.
+ * (`agentObject`, `taskObject`, ...), which `from` then imports, or for the Container classes,
+ * which bindings/objects.ts does not serve, their namespace binding of the Env
+ * (`SANDBOX_STANDARD`) or sandbox-container.ts's `boxContainer`.
  */
 export interface RpcEdge {
   kind: "rpc";
