@@ -165,7 +165,7 @@ export const taskPath: Path = {
     },
     {
       file: "durable-objects/sandbox/lifecycle.ts",
-      what: "`ensure`: the task's container reused or started with a fresh guest token, the task's volume restored into /data.",
+      what: "`ensure`: the task's container reused, taken from the warm pool and claimed, or started, with a fresh guest token; the task's volume restored into /data.",
       reached: { kind: "import" },
     },
     {
