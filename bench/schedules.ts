@@ -14,8 +14,9 @@
  *   npx tsx bench/schedules.ts [--agents 1000] [--schedules 10] [--lead 60]
  *   npx tsx bench/schedules.ts --schedules 1      # 1000 agents x 1 schedule: fires per second
  *   BENCH_PROFILE=/tmp/fires npx tsx bench/schedules.ts --agents 200   # /tmp/fires.cpuprofile of the Worker's isolate
+ *   BENCH_OUTPUT=/tmp/stack.log npx tsx bench/schedules.ts             # the stack's output (workerd, Postgres) kept
  */
-import { writeFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { benchStack, quantile } from "./bench-stack";
 import { cpuMs, profileWorker, workerdPids } from "./workerd-cpu";
@@ -28,7 +29,12 @@ const PER_AGENT = Number(values.schedules);
 const LEAD_S = Number(values.lead);
 const YEARLY = "0 0 1 1 *";
 
-const bench = await benchStack({ maxConnections: Math.max(300, AGENTS + 100), countRoundTrips: true });
+const OUTPUT = process.env.BENCH_OUTPUT;
+const bench = await benchStack({
+  maxConnections: Math.max(300, AGENTS + 100),
+  countRoundTrips: true,
+  ...(OUTPUT ? { output: (line: string) => appendFileSync(OUTPUT, `${line}\n`) } : {}),
+});
 const { db, api, stateDir, stack } = bench;
 
 try {
@@ -61,8 +67,14 @@ try {
   const tripsBefore = { all: stack.roundTrips.length, connection: stack.connectionMessages.length };
   const profile = process.env.BENCH_PROFILE ? await profileWorker(pids, "guilds-platform") : null;
   let fired = 0;
+  // The most client connections Postgres held at once: one per busy object is the design.
+  let peakConnections = 0;
   while (Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 2000));
+    const {
+      rows: [held],
+    } = await db.query("select count(*)::int n from pg_stat_activity where backend_type = 'client backend'");
+    peakConnections = Math.max(peakConnections, held.n);
     const {
       rows: [count],
     } = await db.query("select count(*)::int n from runs where kind = 'schedule'");
@@ -107,6 +119,7 @@ try {
   console.log(
     `round trips: ${perFire(queryTrips)} queries per fire (its generation and re-arm included), ${perFire(connectionTrips)} connection messages per fire`,
   );
+  console.log(`Postgres client connections at once: at most ${peakConnections} (sampled every 2 s)`);
 } finally {
   await bench.stop();
 }

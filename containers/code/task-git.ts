@@ -6,8 +6,10 @@
  * prompt. The system configuration stays: it is the image's own and carries the credential
  * helper (the run's gateway credential) and the commit trailer template.
  */
+import { gitTokenKey } from "../../core/repos/git-token-key";
 import { failureReason } from "./clone";
 import { type GitOptions, type GitResult, git } from "./git";
+import { tokenFor } from "./tokens";
 
 /** `-c` options before every git command the platform runs in a task's workspace. */
 export const TASK_GIT_ARGS = [
@@ -80,9 +82,26 @@ export function parseLsRemote(text: string, refs: readonly string[]): Map<string
   return found;
 }
 
+/**
+ * The environment that sends the run's token for `remote` with git's first request. Without it
+ * each network command is refused once (401), starts the credential helper (a Node start) and
+ * asks again: two of those were a fifth of a task's preparation. The token is the one the
+ * helper would give (the tokens file), scoped by git to that remote's URL. Empty when the file
+ * has none for it: git then asks the helper as before.
+ *
+ * @example credentialEnv("http://172.17.0.1:8123/git/acme/app.git") // { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "http.http://…/app.git.extraHeader", … }
+ */
+export function credentialEnv(remote: string, lookup = tokenFor): Record<string, string> {
+  const key = gitTokenKey(remote);
+  const entry = key ? lookup(key) : undefined;
+  if (!entry) return {};
+  const basic = Buffer.from(`x-access-token:${entry.token}`).toString("base64");
+  return { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: `http.${remote}.extraHeader`, GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}` };
+}
+
 /** What origin holds of these refs (full names), as one request. */
-export async function remoteRefs(dir: string, refs: readonly string[]): Promise<Map<string, string>> {
-  const text = await taskGitText(dir, ["ls-remote", "origin", ...refs], "ls-remote");
+export async function remoteRefs(dir: string, refs: readonly string[], env: Record<string, string> = {}): Promise<Map<string, string>> {
+  const text = await taskGitText(dir, ["ls-remote", "origin", ...refs], "ls-remote", { env });
   return parseLsRemote(text, refs);
 }
 

@@ -8,7 +8,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { commitOf, remoteRefs, TaskGitError, taskGit, taskGitMaybe, taskGitText } from "./task-git";
+import { commitOf, credentialEnv, remoteRefs, TaskGitError, taskGit, taskGitMaybe, taskGitText } from "./task-git";
 import { inspectWorkspace, sanitizeGitDir, type WorkspaceConfig } from "./workspace";
 
 export interface PrepareArgs extends WorkspaceConfig {
@@ -64,10 +64,11 @@ async function freshRepository(args: PrepareArgs): Promise<void> {
 /** Fetches base, task branch and WIP ref; forgets the tracking refs of those the remote no longer has. */
 async function fetchTaskRefs(args: PrepareArgs): Promise<{ task: boolean; wip: boolean }> {
   const names = [args.base, args.branch, args.wip];
-  const present = await remoteRefs(args.dir, names.map(heads));
+  const env = credentialEnv(args.remote);
+  const present = await remoteRefs(args.dir, names.map(heads), env);
   if (!present.has(heads(args.base))) throw new TaskGitError("fetch", `the remote has no base branch ${args.base}`);
   const specs = names.filter((n) => present.has(heads(n))).map((n) => `+${heads(n)}:${tracking(n)}`);
-  await taskGitText(args.dir, ["fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "origin", ...specs], "fetch", { timeoutMs: 600_000 });
+  await taskGitText(args.dir, ["fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "origin", ...specs], "fetch", { timeoutMs: 600_000, env });
   for (const name of names) if (!present.has(heads(name))) await taskGit(args.dir, ["update-ref", "-d", tracking(name)]);
   return { task: present.has(heads(args.branch)), wip: present.has(heads(args.wip)) };
 }

@@ -2,6 +2,7 @@ import { neonConfig, Pool, type PoolClient, type WebSocketConstructor } from "@n
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { concatBytes } from "../bytes/concat";
+import { OpeningGate } from "./opening-gate";
 import { isConnectionFailure } from "./outage";
 import * as schema from "./schema";
 
@@ -59,7 +60,7 @@ export function openDatabase(config: DatabaseConfig, options: DatabaseOptions = 
   sendWritesPerTurn();
   if (config.NEON_WS_PROXY) useLocalProxy(config.NEON_WS_PROXY);
   const { deadlineMs } = options;
-  const pool = new Pool({ connectionString: config.DATABASE_URL, max: 4, ...(deadlineMs ? { connectionTimeoutMillis: deadlineMs } : {}) });
+  const pool = new Pool({ connectionString: config.DATABASE_URL, max: POOL_MAX, ...(deadlineMs ? { connectionTimeoutMillis: deadlineMs } : {}) });
   if (deadlineMs) withDeadlines(pool, deadlineMs, options.onUnavailable);
   // The driver may report "Network connection lost" after end(); nothing awaits it then.
   pool.on("error", () => {});
@@ -73,6 +74,16 @@ export function openDatabase(config: DatabaseConfig, options: DatabaseOptions = 
     },
   };
 }
+
+/** Connections of one pool (one object's, or one request's). */
+const POOL_MAX = 4;
+
+/**
+ * Connections the isolate opens at once, over all its pools (opening-gate.ts says why). Eight
+ * handshakes in flight keep a local Postgres and Neon busy without one thread drowning in them.
+ */
+export const OPENINGS_AT_ONCE = 8;
+const openings = new OpeningGate(OPENINGS_AT_ONCE);
 
 /**
  * Points the Neon driver at a local WebSocket-to-TCP proxy (plain Postgres, no TLS). The
@@ -209,9 +220,16 @@ function withDeadlines(pool: Pool, deadlineMs: number, onUnavailable?: (error: D
     return run;
   };
   const checkout = async (ms: number) => {
+    const started = Date.now();
+    // Only a checkout that opens a connection waits at the gate; an idle one is handed out at
+    // once, and a full pool queues for a release. A wait past the deadline fails this call
+    // alone: the pool is sound, so it is not given up.
+    const opens = pool.idleCount === 0 && pool.totalCount < POOL_MAX;
+    const leave = opens ? await openings.enter(ms, () => new DatabaseUnavailable(`no connection within ${ms} ms (waiting to open one)`)) : undefined;
     const pending = connect();
+    if (leave) pending.then(leave, leave);
     try {
-      const client = await within(pending, ms, "no connection");
+      const client = await within(pending, Math.max(1, ms - (Date.now() - started)), "no connection");
       return { client, run: guard(client) };
     } catch (error) {
       // A connection that comes after its caller gave up goes back, ended.

@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { startWsProxy, type WsProxy } from "../../scripts/stack/ws-proxy";
-import { DatabaseUnavailable, isDatabaseUnavailable, openDatabase } from "./client";
+import { DatabaseUnavailable, isDatabaseUnavailable, OPENINGS_AT_ONCE, openDatabase } from "./client";
 import { isTransient } from "./outage";
 
 /**
@@ -77,6 +77,21 @@ describe("a database call's deadline", () => {
     for (let i = 0; i < 50 && sockets.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(sockets.size).toBe(0);
     await close();
+  });
+
+  it("HARDEN-2 / ISSUE-34: twenty pools opening at once against a silent Postgres open a few at a time, and every call still fails within its own deadline", async () => {
+    const pools = Array.from({ length: 20 }, () => open({ deadlineMs: 600 }));
+    const before = opened;
+    let most = 0;
+    const watch = setInterval(() => (most = Math.max(most, sockets.size)), 5);
+    const started = Date.now();
+    const errors = await Promise.all(pools.map(({ db }) => db.execute(sql`select 1`).catch((e: unknown) => e)));
+    clearInterval(watch);
+    expect(Date.now() - started, "queued calls wait within their deadline, not behind the openings before them").toBeLessThan(3_000);
+    expect(errors.every(isDatabaseUnavailable), String(errors.find((e) => !isDatabaseUnavailable(e)))).toBe(true);
+    expect(most, "connections opening at once").toBeLessThanOrEqual(OPENINGS_AT_ONCE);
+    expect(opened - before, "only the admitted openings reached the server").toBeLessThanOrEqual(OPENINGS_AT_ONCE);
+    await Promise.all(pools.map(({ close }) => close()));
   });
 
   it("HARDEN-2: a connection that answered before and stalls mid-call is ended at the deadline; the next call opens another", async () => {
