@@ -99,6 +99,12 @@ export function credentialEnv(remote: string, lookup = tokenFor): Record<string,
   return { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: `http.${remote}.extraHeader`, GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}` };
 }
 
+/** credentialEnv for the workspace's origin, whatever it now names (only the gateway's URL has a token). */
+export async function originCredentialEnv(dir: string): Promise<Record<string, string>> {
+  const origin = await taskGitMaybe(dir, ["config", "--get", "remote.origin.url"]);
+  return origin ? credentialEnv(origin) : {};
+}
+
 /** What origin holds of these refs (full names), as one request. */
 export async function remoteRefs(dir: string, refs: readonly string[], env: Record<string, string> = {}): Promise<Map<string, string>> {
   const text = await taskGitText(dir, ["ls-remote", "origin", ...refs], "ls-remote", { env });
@@ -129,8 +135,8 @@ export function refusalOf(porcelain: string): string | undefined {
 const OUTPUT_MAX = 4_000;
 
 /** Runs `git push --porcelain origin <args>`: a rejected update is an outcome, anything else a TaskGitError. */
-export async function push(dir: string, args: string[], step: string): Promise<PushOutcome> {
-  const result = await taskGit(dir, ["push", "--porcelain", "--no-verify", "--no-recurse-submodules", "origin", ...args]);
+export async function push(dir: string, args: string[], step: string, env: Record<string, string> = {}): Promise<PushOutcome> {
+  const result = await taskGit(dir, ["push", "--porcelain", "--no-verify", "--no-recurse-submodules", "origin", ...args], { env });
   const stdout = result.stdout.toString("utf8");
   const output = `${stdout}${result.stderr}`.trim().slice(-OUTPUT_MAX);
   if (result.code === 0) return { ok: true, output };

@@ -5,7 +5,7 @@
  * agent left them. A push the remote refuses is an answer, not a failure.
  */
 import { snapshotCommit } from "./snapshot";
-import { commitOf, noFilters, push, remoteRefs, TASK_GIT_ARGS, TASK_GIT_ENV, TaskGitError, taskGit, taskGitText } from "./task-git";
+import { commitOf, noFilters, originCredentialEnv, push, remoteRefs, TASK_GIT_ARGS, TASK_GIT_ENV, TaskGitError, taskGit, taskGitText } from "./task-git";
 
 export interface PushArgs {
   dir: string;
@@ -43,29 +43,32 @@ const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 const heads = (name: string) => `refs/heads/${name}`;
 const tracking = (name: string) => `refs/remotes/origin/${name}`;
 
-async function aheadOfBase(dir: string, head: string, base: string): Promise<number> {
+async function aheadOfBase(dir: string, head: string, base: string, env: Record<string, string>): Promise<number> {
   if (!(await commitOf(dir, tracking(base)))) {
     await taskGitText(dir, ["fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "origin", `+${heads(base)}:${tracking(base)}`], "fetch", {
       timeoutMs: 600_000,
+      env,
     });
   }
   return Number(await taskGitText(dir, ["rev-list", "--count", `${tracking(base)}..${head}`], "ahead"));
 }
 
-export async function taskPush(args: PushArgs): Promise<PushResult> {
+export async function taskPush(args: PushArgs, env?: Record<string, string>): Promise<PushResult> {
   const head = await commitOf(args.dir, heads(args.branch));
   if (!head) throw new TaskGitError("push", `there is no branch ${args.branch}`);
-  const ahead = await aheadOfBase(args.dir, head, args.base);
-  const remote = (await remoteRefs(args.dir, [heads(args.branch)])).get(heads(args.branch));
+  env ??= await originCredentialEnv(args.dir);
+  const ahead = await aheadOfBase(args.dir, head, args.base, env);
+  const remote = (await remoteRefs(args.dir, [heads(args.branch)], env)).get(heads(args.branch));
   if (remote === head) return { pushed: false, head, ahead, output: "" };
   // Leased on what the remote holds: rewritten history reaches the gateway, which allows it or
   // not by the task's setting, and a branch someone else moved meanwhile is never overwritten.
-  const outcome = await push(args.dir, [`--force-with-lease=${heads(args.branch)}:${remote ?? ""}`, `${head}:${heads(args.branch)}`], "push");
+  const outcome = await push(args.dir, [`--force-with-lease=${heads(args.branch)}:${remote ?? ""}`, `${head}:${heads(args.branch)}`], "push", env);
   return { pushed: outcome.ok, head, ahead, ...(outcome.refused !== undefined && { refused: outcome.refused }), output: outcome.output };
 }
 
 export async function taskFinalize(args: PushArgs & { wip: string }): Promise<FinalizeResult> {
-  const pushed = await taskPush(args);
+  const env = await originCredentialEnv(args.dir);
+  const pushed = await taskPush(args, env);
   const head = await commitOf(args.dir, "HEAD");
   const snapshot = await snapshotCommit(args.dir, {
     head,
@@ -77,13 +80,13 @@ export async function taskFinalize(args: PushArgs & { wip: string }): Promise<Fi
   const tree = (rev: string | undefined) => (rev ? taskGitText(args.dir, ["rev-parse", `${rev}^{tree}`], "wip") : Promise.resolve(undefined));
   const dirty = (await tree(snapshot)) !== (await tree(head));
   if (!dirty) {
-    const remote = await remoteRefs(args.dir, [heads(args.wip)]);
-    if (remote.has(heads(args.wip))) await push(args.dir, [`:${heads(args.wip)}`], "wip");
+    const remote = await remoteRefs(args.dir, [heads(args.wip)], env);
+    if (remote.has(heads(args.wip))) await push(args.dir, [`:${heads(args.wip)}`], "wip", env);
     await taskGit(args.dir, ["update-ref", "-d", tracking(args.wip)]);
     return { ...pushed, wip: null, dirty };
   }
   const changed = await taskGitText(args.dir, ["diff-tree", "-r", "--no-renames", "--name-only", "-z", head ?? EMPTY_TREE, snapshot], "wip");
   const files = changed.split("\0").filter(Boolean).length;
-  const outcome = await push(args.dir, ["--force", `${snapshot}:${heads(args.wip)}`], "wip");
+  const outcome = await push(args.dir, ["--force", `${snapshot}:${heads(args.wip)}`], "wip", env);
   return { ...pushed, wip: { sha: snapshot, files, ...(outcome.refused !== undefined && { refused: outcome.refused }) }, dirty };
 }

@@ -26,7 +26,9 @@ export interface DatabaseOptions {
   /**
    * Longest wait, in ms, for one call (a free connection, then the statement's answer).
    * Past it the connection is ended (a statement without an answer leaves it in an unknown
-   * state) and the call throws DatabaseUnavailable. Unset: no deadline.
+   * state) and the call throws DatabaseUnavailable. Unset: no deadline. A call queued behind
+   * the isolate's other openings (OPENINGS_AT_ONCE) waits while they succeed, and its deadline
+   * starts when its turn comes; with none succeeding, it fails after `deadlineMs` as well.
    */
   deadlineMs?: number;
   /** Told when a connection was given up (deadline or connection failure); the pool stays usable. */
@@ -220,17 +222,22 @@ function withDeadlines(pool: Pool, deadlineMs: number, onUnavailable?: (error: D
     return run;
   };
   const checkout = async (ms: number) => {
-    const started = Date.now();
     // Only a checkout that opens a connection waits at the gate; an idle one is handed out at
-    // once, and a full pool queues for a release. A wait past the deadline fails this call
-    // alone: the pool is sound, so it is not given up.
+    // once, and a full pool queues for a release. The gate is waited out while openings
+    // succeed; a wait that fails fails this call alone: the pool is sound, so it is kept.
     const opens = pool.idleCount === 0 && pool.totalCount < POOL_MAX;
     const leave = opens ? await openings.enter(ms, () => new DatabaseUnavailable(`no connection within ${ms} ms (waiting to open one)`)) : undefined;
+    // The call's deadline counts from here: the gate's queue is not the database's slowness.
+    const started = Date.now();
     const pending = connect();
-    if (leave) pending.then(leave, leave);
+    if (leave)
+      pending.then(
+        () => leave(true),
+        () => leave(false),
+      );
     try {
       const client = await within(pending, Math.max(1, ms - (Date.now() - started)), "no connection");
-      return { client, run: guard(client) };
+      return { client, run: guard(client), started };
     } catch (error) {
       // A connection that comes after its caller gave up goes back, ended.
       pending.then(
@@ -244,8 +251,7 @@ function withDeadlines(pool: Pool, deadlineMs: number, onUnavailable?: (error: D
   (pool as { connect: unknown }).connect = async () => (await checkout(deadlineMs)).client;
   // One deadline for the whole call: waiting for a connection, then the statement.
   (pool as { query: unknown }).query = async (...args: unknown[]) => {
-    const started = Date.now();
-    const { client, run } = await checkout(deadlineMs);
+    const { client, run, started } = await checkout(deadlineMs);
     try {
       return await run(Math.max(1, deadlineMs - (Date.now() - started)), args);
     } finally {

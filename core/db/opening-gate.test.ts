@@ -21,6 +21,23 @@ describe("the opening gate", () => {
     expect(gate.inUse).toBe(1);
   });
 
+  it("ISSUE-34: a waiter keeps its place past its time while openings succeed, and gets the next slot", async () => {
+    const gate = new OpeningGate(1);
+    let leave = await gate.enter(1_000, late);
+    const ahead = [1, 2, 3].map(() => gate.enter(1_000, late));
+    const waiting = gate.enter(60, late);
+    // The three ahead of it open one after another, each within its 60 ms: 150 ms in all.
+    for (const next of ahead) {
+      await new Promise((r) => setTimeout(r, 50));
+      leave(true);
+      leave = await next;
+    }
+    expect(gate.waiting).toBe(1);
+    leave(true);
+    (await waiting)();
+    expect(gate.inUse).toBe(0);
+  });
+
   it("ISSUE-34: a waiter past its time fails with its own error and takes no slot afterwards", async () => {
     const gate = new OpeningGate(1);
     const held = await gate.enter(1_000, late);

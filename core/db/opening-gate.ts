@@ -7,8 +7,11 @@
  * fires stop. Through the gate a few open at a time, each finishes quickly, and the rest
  * wait their turn without spending anything.
  *
- * A waiter's time in the gate counts against its own deadline (`enter(ms)`), so a database
- * that does not answer still fails every caller within its deadline, queued or not.
+ * A waiter gives up (`enter(ms)`) only when no opening has succeeded within its `ms`: a
+ * database that does not answer still fails every caller within its deadline, queued or not,
+ * while a long queue that moves is waited out. (Failing a queued caller at its deadline while
+ * others were being served turned a burst into retries: each failed fire came back later, and
+ * queued again.)
  *
  * Each waiter's promise is made in its own call (its own request context): a slot freed by
  * another object resolves it, and workerd runs the continuation in the waiter's context.
@@ -16,11 +19,16 @@
  * @example
  *   const gate = new OpeningGate(8);
  *   const leave = await gate.enter(15_000, () => new Error("no connection within 15000 ms"));
- *   try { await client.connect(); } finally { leave(); }
+ *   await client.connect().then(() => leave(true), () => leave(false));
  */
+/** Gives a slot back; `opened` says the connection opened (the queue moves). */
+export type Leave = (opened?: boolean) => void;
+
 export class OpeningGate {
   #free: number;
   readonly #waiting = new Set<() => void>();
+  /** When an opening last succeeded (Date.now()); a moving queue is waited out. */
+  #progressAt = 0;
 
   constructor(readonly size: number) {
     this.#free = size;
@@ -37,19 +45,26 @@ export class OpeningGate {
   }
 
   /**
-   * A slot, as the function that gives it back (once; later calls do nothing). Rejects with
-   * `late()` when no slot came within `ms`; that waiter is forgotten and takes no slot.
+   * A slot, as the function that gives it back, saying whether the connection opened (once;
+   * later calls do nothing). Rejects with `late()` once `ms` passed with no slot and no
+   * opening succeeded in the last `ms`; that waiter is forgotten and takes no slot.
    */
-  enter(ms: number, late: () => Error): Promise<() => void> {
+  enter(ms: number, late: () => Error): Promise<Leave> {
     if (this.#free > 0) {
       this.#free--;
       return Promise.resolve(this.#leaver());
     }
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
+      let timer: ReturnType<typeof setTimeout>;
+      const check = () => {
+        if (Date.now() - this.#progressAt < ms) {
+          timer = setTimeout(check, ms);
+          return;
+        }
         this.#waiting.delete(admit);
         reject(late());
-      }, ms);
+      };
+      timer = setTimeout(check, ms);
       const admit = () => {
         clearTimeout(timer);
         resolve(this.#leaver());
@@ -59,11 +74,12 @@ export class OpeningGate {
   }
 
   /** The one-shot release of a slot: it passes straight to the longest waiter, if any. */
-  #leaver(): () => void {
+  #leaver(): Leave {
     let left = false;
-    return () => {
+    return (opened = false) => {
       if (left) return;
       left = true;
+      if (opened) this.#progressAt = Date.now();
       const next = this.#waiting.values().next();
       if (next.done) {
         this.#free++;
