@@ -1,3 +1,6 @@
+/** Gives a slot back; `opened` says the connection opened (the queue moves). */
+export type Leave = (opened?: boolean) => void;
+
 /**
  * A bound on how many connections an isolate opens at once.
  *
@@ -21,9 +24,6 @@
  *   const leave = await gate.enter(15_000, () => new Error("no connection within 15000 ms"));
  *   await client.connect().then(() => leave(true), () => leave(false));
  */
-/** Gives a slot back; `opened` says the connection opened (the queue moves). */
-export type Leave = (opened?: boolean) => void;
-
 export class OpeningGate {
   #free: number;
   readonly #waiting = new Set<() => void>();
