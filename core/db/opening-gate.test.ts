@@ -10,7 +10,10 @@ describe("the opening gate", () => {
     await gate.enter(1_000, late);
     expect(gate.inUse).toBe(2);
     let third = false;
-    const waiting = gate.enter(1_000, late).then((leave) => ((third = true), leave));
+    const waiting = gate.enter(1_000, late).then((leave) => {
+      third = true;
+      return leave;
+    });
     await Promise.resolve();
     expect([third, gate.waiting]).toEqual([false, 1]);
     a();
@@ -60,7 +63,12 @@ describe("the opening gate", () => {
     const gate = new OpeningGate(1);
     const first = await gate.enter(1_000, late);
     const order: number[] = [];
-    const waiters = [1, 2, 3].map((n) => gate.enter(1_000, late).then((leave) => (order.push(n), leave())));
+    const waiters = [1, 2, 3].map((n) =>
+      gate.enter(1_000, late).then((leave) => {
+        order.push(n);
+        leave();
+      }),
+    );
     first();
     await Promise.all(waiters);
     expect(order).toEqual([1, 2, 3]);
