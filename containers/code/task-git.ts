@@ -6,7 +6,7 @@
  * prompt. The system configuration stays: it is the image's own and carries the credential
  * helper (the run's gateway credential) and the commit trailer template.
  */
-import { gitTokenKey } from "../../core/repos/git-token-key";
+import { gitTokenKey, tokenAuthorization } from "../../core/repos/git-token-key";
 import { failureReason } from "./clone";
 import { type GitOptions, type GitResult, git } from "./git";
 import { tokenFor } from "./tokens";
@@ -95,8 +95,7 @@ export function credentialEnv(remote: string, lookup = tokenFor): Record<string,
   const key = gitTokenKey(remote);
   const entry = key ? lookup(key) : undefined;
   if (!entry) return {};
-  const basic = Buffer.from(`x-access-token:${entry.token}`).toString("base64");
-  return { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: `http.${remote}.extraHeader`, GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}` };
+  return { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: `http.${remote}.extraHeader`, GIT_CONFIG_VALUE_0: `Authorization: ${tokenAuthorization(entry.token)}` };
 }
 
 /** credentialEnv for the workspace's origin, whatever it now names (only the gateway's URL has a token). */

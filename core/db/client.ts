@@ -236,7 +236,7 @@ function withDeadlines(pool: Pool, deadlineMs: number, onUnavailable?: (error: D
         () => leave(false),
       );
     try {
-      const client = await within(pending, Math.max(1, ms - (Date.now() - started)), "no connection");
+      const client = await within(pending, ms, "no connection");
       return { client, run: guard(client), started };
     } catch (error) {
       // A connection that comes after its caller gave up goes back, ended.

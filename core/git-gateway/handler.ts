@@ -6,6 +6,7 @@
  * before the forge takes it. Fetch-style and free of Workers APIs: the Worker's outbound
  * handler and Node tests serve it alike.
  */
+import { tokenAuthorization } from "../repos/git-token-key";
 import type { Ancestry, PushPolicy, Refusal } from "./check-push";
 import { needsAncestry, refsRefusals } from "./check-push";
 import { PktError, readCommandSection } from "./pkt-line";
@@ -100,7 +101,7 @@ async function handle(request: Request, deps: GatewayDeps): Promise<Response> {
 }
 
 function forwardedHeaders(request: Request, token: string): Headers {
-  const headers = new Headers({ authorization: `Basic ${btoa(`x-access-token:${token}`)}` });
+  const headers = new Headers({ authorization: tokenAuthorization(token) });
   for (const name of ["content-type", "accept", "git-protocol"]) {
     const value = request.headers.get(name);
     if (value) headers.set(name, value);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { gitTokenKey, tokenKeyOf } from "./git-token-key";
+import { gitTokenKey, tokenAuthorization, tokenKeyOf } from "./git-token-key";
 
 describe("OP-REPO-1: the git-tokens.json key", () => {
   it("OP-REPO-1: is the clone URL's host and path without scheme, credentials or .git", () => {
@@ -19,5 +19,10 @@ describe("OP-REPO-1: the git-tokens.json key", () => {
     expect(gitTokenKey("ssh://git@github.com/acme/app.git")).toBeNull();
     expect(gitTokenKey("file:///srv/app.git")).toBeNull();
     expect(gitTokenKey("not a url")).toBeNull();
+  });
+
+  it("OP-REPO-1: a token's Authorization is Basic x-access-token:<token>, as git's Basic auth and Node's base64 encode it, also past Latin-1", () => {
+    expect(tokenAuthorization("abc")).toBe(`Basic ${Buffer.from("x-access-token:abc").toString("base64")}`);
+    expect(tokenAuthorization("tok€n")).toBe(`Basic ${Buffer.from("x-access-token:tok€n").toString("base64")}`);
   });
 });

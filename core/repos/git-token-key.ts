@@ -26,3 +26,15 @@ export function tokenKeyOf(host: string, path: string): string {
     .replace(/\.git$/, "");
   return `${host.toLowerCase()}/${trimmed}`;
 }
+
+/**
+ * The Authorization header git sends with a token as its credential: Basic, user
+ * `x-access-token`, as GitHub takes installation tokens and the gateway takes a run's credential.
+ *
+ * @example tokenAuthorization("abc") === "Basic eC1hY2Nlc3MtdG9rZW46YWJj"
+ */
+export function tokenAuthorization(token: string): string {
+  // As UTF-8, like Buffer's base64: btoa alone throws past Latin-1, and the tokens file is the box's to write.
+  const bytes = new TextEncoder().encode(`x-access-token:${token}`);
+  return `Basic ${btoa(String.fromCharCode(...bytes))}`;
+}
