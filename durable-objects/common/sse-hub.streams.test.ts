@@ -7,7 +7,7 @@ import { loadRows, toWireRow } from "../../core/db/transcript";
 import type { GuildEventData } from "../../core/events/streams";
 import { newAgent, objectOf, rows, script, settled, toolCall } from "../../test/workerd/agents";
 import { call, seedGuild } from "../../test/workerd/seed";
-import { collectEvents, collectStream, type SseEvent } from "../../test/workerd/sse";
+import { collectEvents, openEvents, openStream, type SseEvent } from "../../test/workerd/sse";
 import type { AgentObject } from "../agent/agent-object";
 import type { GuildObject } from "../guild/guild-object";
 import { SseHub } from "./sse-hub";
@@ -38,8 +38,10 @@ describe("event scopes", () => {
     expect(text(seen)).not.toContain("NEIGHBOUR");
     expect(seen.filter((e) => e.data?.run_id).every((e) => e.data.run_id === runA.id)).toBe(true);
 
-    const guildEvents = collectStream(token, `/api/guilds/${guildId}/events`, (events) => text(events).includes("HERE-POST"));
-    await new Promise((r) => setTimeout(r, 100));
+    const { opened: guildEventsOpened, events: guildEvents } = openStream(token, `/api/guilds/${guildId}/events`, (events) =>
+      text(events).includes("HERE-POST"),
+    );
+    await guildEventsOpened;
     expect((await call("POST", `/api/guilds/${otherGuild}/chat`, { token, body: { content: "THERE-POST" } })).status).toBe(201);
     expect((await call("POST", `/api/guilds/${guildId}/chat`, { token, body: { content: "HERE-POST" } })).status).toBe(201);
     const guildSeen = await guildEvents;
@@ -67,8 +69,8 @@ describe("run events over SSE", () => {
       { content: "There are no notes yet.", stream_chunk_ms: 20 },
     ]);
     const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
-    const listening = collectEvents(token, run.id, ended);
-    await new Promise((r) => setTimeout(r, 100));
+    const { opened, events: listening } = openEvents(token, run.id, ended);
+    await opened;
     // (A subscriber first gets the history and a status saying the run is idle.)
     expect((await call("POST", `/api/runs/${run.id}/messages`, { token, body: { content: "any notes?" } })).status).toBe(202);
     const events = await listening;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { newAgent, script } from "../../test/workerd/agents";
 import { groupRuns, postChat, seedChatRows, untilDelivered, untilReading } from "../../test/workerd/group-chat";
 import { call, seedGuild } from "../../test/workerd/seed";
-import { collectStream } from "../../test/workerd/sse";
+import { collectStream, openStream } from "../../test/workerd/sse";
 
 describe("group chat API", () => {
   it("GROUP-016 / SSE-003: a subscriber more than 1,000 rows behind gets a gap event, then the newest 1,000 rows and live ones; the skipped rows read with before_seq", async () => {
@@ -33,8 +33,8 @@ describe("group chat API", () => {
     expect(replayed[1]!.data).toEqual({ guild_id: guildId, reading: [] });
     // Live: a new row, then the agent's delivery starting and completing.
     await script(agent.model, [{ content: "again" }]);
-    const live = collectStream(token, path, (e) => e.filter((x) => x.event === "delivery").length === 2, { afterSeq: first.seq });
-    await new Promise((r) => setTimeout(r, 100));
+    const { opened: liveOpened, events: live } = openStream(token, path, (e) => e.filter((x) => x.event === "delivery").length === 2, { afterSeq: first.seq });
+    await liveOpened;
     const second = await postChat(token, guildId, "second");
     const events = await live;
     const [, run] = await untilDelivered(token, agent.id, 2);

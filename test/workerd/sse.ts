@@ -25,6 +25,42 @@ export async function collectEvents(token: string, runId: string, until: (events
   return collectStream(token, `/api/runs/${runId}/events`, until, options);
 }
 
+/**
+ * `collectEvents`, with `opened` settled once the stream is open (or failed with its error):
+ * what a test does after it reaches the stream on a loaded machine too, where a pause of a
+ * few ms before acting did not promise that.
+ *
+ * @example
+ *   const { opened, events } = openEvents(token, runId, (seen) => seen.some((e) => e.event === "error"));
+ *   await opened;
+ *   await call("POST", `/api/runs/${runId}/messages`, { token, body: { content: "go" } });
+ */
+export function openEvents(token: string, runId: string, until: (events: SseEvent[]) => boolean, options: StreamOptions = {}): OpenedStream {
+  return openStream(token, `/api/runs/${runId}/events`, until, options);
+}
+
+/** What `openEvents` and `openStream` give: the stream's opening, then its events. */
+export interface OpenedStream {
+  opened: Promise<void>;
+  events: Promise<SseEvent[]>;
+}
+
+/** `openEvents` for any event stream of the API, e.g. a guild's `/api/guilds/:id/events`. */
+export function openStream(token: string, path: string, until: (events: SseEvent[]) => boolean, options: StreamOptions = {}): OpenedStream {
+  let resolve: () => void = () => {};
+  const promise = new Promise<void>((settle) => {
+    resolve = settle;
+  });
+  const events = collectStream(token, path, until, {
+    ...options,
+    onOpen: () => {
+      options.onOpen?.();
+      resolve();
+    },
+  });
+  return { opened: Promise.race([promise, events.then(() => undefined)]), events };
+}
+
 /** `collectEvents` for any event stream of the API, e.g. a guild's `/api/guilds/:id/events`. */
 export async function collectStream(token: string, path: string, until: (events: SseEvent[]) => boolean, options: StreamOptions = {}): Promise<SseEvent[]> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: "text/event-stream" };

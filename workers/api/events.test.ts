@@ -3,7 +3,7 @@ import { EVENT_STREAMS } from "../../core/events/streams";
 import { newAgent, script, settled, toolCall, untilGenerating } from "../../test/workerd/agents";
 import { postChat, untilDelivered } from "../../test/workerd/group-chat";
 import { call, seedGuild, seedOrganisation } from "../../test/workerd/seed";
-import { collectEvents, collectStream, eventMisfits, type SseEvent } from "../../test/workerd/sse";
+import { eventMisfits, openEvents, openStream, type SseEvent } from "../../test/workerd/sse";
 
 describe("run events over SSE", () => {
   let token: string;
@@ -28,8 +28,8 @@ describe("run events over SSE", () => {
     const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
     const cancelled = (events: SseEvent[]) =>
       events.some((e) => e.event === "error") && events.at(-1)?.event === "status" && events.at(-1)?.data.generating === false;
-    const listening = collectEvents(token, run.id, cancelled, { timeoutMs: 20_000 });
-    await new Promise((r) => setTimeout(r, 100));
+    const { opened, events: listening } = openEvents(token, run.id, cancelled, { timeoutMs: 20_000 });
+    await opened;
     expect((await call("POST", `/api/runs/${run.id}/messages`, { token, body: { content: "any notes?" } })).status).toBe(202);
     await settled(token, run.id);
     expect((await call("POST", `/api/runs/${run.id}/messages`, { token, body: { content: "and now?" } })).status).toBe(202);
@@ -46,8 +46,8 @@ describe("run events over SSE", () => {
     const agent = await newAgent(token, guildId, { name: "Typed reader" });
     await script(agent.model, [{ content: "read it" }]);
     const done = (events: SseEvent[]) => events.filter((e) => e.event === "delivery").length >= 2 && events.some((e) => e.event === "agent.scripts.changed");
-    const listening = collectStream(token, `/api/guilds/${guildId}/events`, done, { timeoutMs: 20_000 });
-    await new Promise((r) => setTimeout(r, 100));
+    const { opened: listeningOpened, events: listening } = openStream(token, `/api/guilds/${guildId}/events`, done, { timeoutMs: 20_000 });
+    await listeningOpened;
     const posted = await postChat(token, guildId, "hello @Typed reader");
     await untilDelivered(token, agent.id, 1);
     const write = { name: "typed_events", description: "Prints", source: 'print("x")\n' };

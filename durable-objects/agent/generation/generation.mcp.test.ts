@@ -9,7 +9,7 @@ import { sealCredential } from "../../../core/mcp/credentials";
 import { keySetFrom } from "../../../core/secrets/crypto";
 import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall } from "../../../test/workerd/agents";
 import { call, seedGuild } from "../../../test/workerd/seed";
-import { collectEvents } from "../../../test/workerd/sse";
+import { openEvents } from "../../../test/workerd/sse";
 import type { EnsureRequest } from "../../sandbox/inputs";
 import type { AgentObject } from "../agent-object";
 import { mcpCallTimeoutS } from "./tools/mcp";
@@ -214,8 +214,8 @@ describe("MCP tools in runs", () => {
     });
     // The model says the token (a prompt injection could make it): the stream and the row show the marker.
     await script(agent.model, [{ content: `the token is ${TOKEN}` }]);
-    const events = collectEvents(token, runId, (seen) => seen.some((e) => e.event === "status" && e.data.generating === false && e.data.status));
-    await new Promise((r) => setTimeout(r, 50));
+    const { opened, events } = openEvents(token, runId, (seen) => seen.some((e) => e.event === "status" && e.data.generating === false && e.data.status));
+    await opened;
     expect((await call("POST", `/api/runs/${runId}/messages`, { token, body: { content: "go" } })).status).toBe(202);
     await settled(token, runId);
     const seen = JSON.stringify(await events);

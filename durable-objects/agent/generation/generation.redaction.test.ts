@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { SECRET_VALUE_CANARY } from "../../../test/setup/secret-canary";
 import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../../test/workerd/agents";
 import { call, seedGuild } from "../../../test/workerd/seed";
-import { collectEvents, type SseEvent } from "../../../test/workerd/sse";
+import { openEvents, type SseEvent } from "../../../test/workerd/sse";
 
 const count = (text: string, value: string) => text.split(value).length - 1;
 
@@ -35,8 +35,10 @@ describe("redaction of what the model says (ERR-011)", () => {
       { content: `Done with ${SECRET_VALUE_CANARY}` },
     ]);
     const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
-    const events = collectEvents(token, run.id, (seen: SseEvent[]) => seen.some((e) => e.event === "status" && e.data.generating === false && e.data.status));
-    await new Promise((r) => setTimeout(r, 50));
+    const { opened, events } = openEvents(token, run.id, (seen: SseEvent[]) =>
+      seen.some((e) => e.event === "status" && e.data.generating === false && e.data.status),
+    );
+    await opened;
     expect((await call("POST", `/api/runs/${run.id}/messages`, { token, body: { content: "go" } })).status).toBe(202);
     expect((await settled(token, run.id)).errors).toEqual([]);
     const seen = await events;

@@ -7,7 +7,7 @@ import { secrets } from "../../../core/db/schema";
 import { SECRET_VALUE_CANARY } from "../../../test/setup/secret-canary";
 import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../../test/workerd/agents";
 import { call, seedGuild } from "../../../test/workerd/seed";
-import { collectEvents } from "../../../test/workerd/sse";
+import { openEvents } from "../../../test/workerd/sse";
 
 /** The mock model under another path: a provider other than the platform's, reached with the agent's own key. */
 const TENANT = (env as unknown as Env).MODEL_BASE_URL!.replace(/\/v1$/, "/tenant/v1");
@@ -36,15 +36,9 @@ async function updateRow(id: string, change: Partial<typeof secrets.$inferInsert
 /** Sends one message and waits for the generation; returns the run, its rows and its events. */
 async function generate(token: string, agentId: string) {
   const run = (await call("POST", `/api/agents/${agentId}/runs`, { token, body: {} })).json;
-  let opened: () => void = () => {};
-  const open = new Promise<void>((resolve) => {
-    opened = resolve;
-  });
-  const events = collectEvents(token, run.id, (seen) => seen.some((e) => e.event === "status" && e.data.generating === false && e.data.status), {
-    onOpen: () => opened(),
-  });
+  const { opened, events } = openEvents(token, run.id, (seen) => seen.some((e) => e.event === "status" && e.data.generating === false && e.data.status));
   // The message goes once the stream is open, so the generation's events reach it.
-  await Promise.race([open, events]);
+  await opened;
   expect((await call("POST", `/api/runs/${run.id}/messages`, { token, body: { content: "go" } })).status).toBe(202);
   const after = await settled(token, run.id);
   return { run: after, rows: await rows(token, run.id), events: await events };

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../../bindings/env";
 import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall } from "../../../test/workerd/agents";
 import { call, seedGuild } from "../../../test/workerd/seed";
-import { collectEvents } from "../../../test/workerd/sse";
+import { openEvents } from "../../../test/workerd/sse";
 import type { AgentObject } from "../agent-object";
 
 /** Sets (or with undefined, removes) a variable of the agent object's environment for the test. */
@@ -75,8 +75,8 @@ describe("bounded memory: streams, replies, prompt replay", () => {
     try {
       await script(agent.model, [{ content: "word ".repeat(400) }, { content: "short" }]);
       const run = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
-      const events = collectEvents(token, run.id, (e) => e.some((x) => x.event === "error"));
-      await new Promise((r) => setTimeout(r, 100));
+      const { opened, events } = openEvents(token, run.id, (e) => e.some((x) => x.event === "error"));
+      await opened;
       expect((await call("POST", `/api/runs/${run.id}/messages`, { token, body: { content: "go" } })).status).toBe(202);
       const after = await settled(token, run.id);
       expect(errorCodes(after)).toEqual(["provider.reply_too_large"]);

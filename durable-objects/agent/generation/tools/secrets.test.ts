@@ -7,7 +7,7 @@ import { MAX_SECRETS_PER_ORGANISATION } from "../../../../core/secrets/limit";
 import { SECRET_VALUE_CANARY } from "../../../../test/setup/secret-canary";
 import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../../../test/workerd/agents";
 import { call, seedGuild } from "../../../../test/workerd/seed";
-import { collectEvents } from "../../../../test/workerd/sse";
+import { openEvents } from "../../../../test/workerd/sse";
 
 // Every response and SSE frame of these tests passes the canary check of the helpers (test/workerd/canary.ts).
 
@@ -27,8 +27,8 @@ async function storedRowsHolding(value: string): Promise<number> {
 /** One direct run: a message, the scripted replies, the generation settled; with its rows and events. */
 async function directRun(token: string, agentId: string) {
   const run = (await call("POST", `/api/agents/${agentId}/runs`, { token, body: {} })).json;
-  const events = collectEvents(token, run.id, (seen) => seen.some((e) => e.event === "status" && e.data.generating === false && e.data.status));
-  await new Promise((r) => setTimeout(r, 50));
+  const { opened, events } = openEvents(token, run.id, (seen) => seen.some((e) => e.event === "status" && e.data.generating === false && e.data.status));
+  await opened;
   expect((await call("POST", `/api/runs/${run.id}/messages`, { token, body: { content: "go" } })).status).toBe(202);
   await settled(token, run.id);
   return { runId: run.id as string, rows: await rows(token, run.id), events: await events };
