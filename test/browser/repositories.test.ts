@@ -146,7 +146,8 @@ describe("OP-REPO-6: repositories in the console", () => {
       return saved.task_agent_id === coder.id && saved.trigger_label === "Needs agent";
     }, "the task agent and trigger label are saved");
     await issues.locator('[data-field="trigger_label"] .field-error').waitFor({ state: "detached" });
-    expect(await issues.getByRole("button", { name: "Save" }).isDisabled()).toBe(true);
+    // The form settles after the save's answer reaches it: wait for it, as a user would see it.
+    await issues.getByRole("button", { name: "Save", disabled: true }).waitFor();
     await screenshot(page, "repository-issues");
     expect(repo.task_agent_id).toBeNull();
     await api("DELETE", `/api/guilds/${guild.id}`);
