@@ -161,6 +161,8 @@ export function homes(boxes: Boxes): void {
       const opening = startCli(a);
       const box = await untilGuestListens(a);
       const output = follow(box);
+      // Attached before the kill: a follower that reaches the engine after the box is gone reads nothing.
+      await until("the box's output to be followed", () => output.text().includes("GUEST_LISTENING"), 30_000);
       docker("kill", "--signal", "TERM", box);
       let said = "";
       try {
