@@ -1,9 +1,10 @@
-import { neonConfig, Pool, type PoolClient, type WebSocketConstructor } from "@neondatabase/serverless";
+import { Client, neonConfig, Pool, type PoolClient, type WebSocketConstructor } from "@neondatabase/serverless";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { concatBytes } from "../bytes/concat";
 import { OpeningGate } from "./opening-gate";
 import { isConnectionFailure } from "./outage";
+import { scramClientFinal } from "./scram";
 import * as schema from "./schema";
 
 export type Database = NeonDatabase<typeof schema>;
@@ -63,6 +64,7 @@ export function openDatabase(config: DatabaseConfig, options: DatabaseOptions = 
   if (config.NEON_WS_PROXY) useLocalProxy(config.NEON_WS_PROXY);
   const { deadlineMs } = options;
   const pool = new Pool({ connectionString: config.DATABASE_URL, max: POOL_MAX, ...(deadlineMs ? { connectionTimeoutMillis: deadlineMs } : {}) });
+  pool.Client = ScramClient;
   if (deadlineMs) withDeadlines(pool, deadlineMs, options.onUnavailable);
   // The driver may report "Network connection lost" after end(); nothing awaits it then.
   pool.on("error", () => {});
@@ -75,6 +77,25 @@ export function openDatabase(config: DatabaseConfig, options: DatabaseOptions = 
       await pool.end().catch(() => {});
     },
   };
+}
+
+/**
+ * The driver's client with SCRAM's key derivation done once per isolate (scram.ts says why).
+ * The Neon pool sets its own client class in its constructor, so the pool's is replaced after.
+ */
+class ScramClient extends Client {
+  override async _handleAuthSASLContinue(message: { data: unknown }): Promise<void> {
+    const session = this.saslSession as { message: string; clientNonce: string; serverSignature?: string; response?: string };
+    try {
+      if (session?.message !== "SASLInitialResponse" || typeof this.password !== "string" || typeof message.data !== "string") throw new Error("SASL: protocol error");
+      const { response, serverSignature } = await scramClientFinal(session.clientNonce, this.password, message.data);
+      Object.assign(session, { message: "SASLResponse", response, serverSignature });
+      this.connection.sendSCRAMClientFinalMessage(response);
+    } catch (error) {
+      // The connection's error ends the opening, as the driver's own failures do.
+      this.connection.emit("error", error);
+    }
+  }
 }
 
 /** Connections of one pool (one object's, or one request's). */
