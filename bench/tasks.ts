@@ -215,6 +215,7 @@ try {
     }
     const prepared = logged("task.prepared", run.run_id)[0];
     if (prepared) add(`run ${n}: of which task-prepare in the box (${n === 1 ? "clone" : "fetch"})`, prepared.prepare_ms);
+    for (const [step, ms] of Object.entries((prepared?.box ?? {}) as Record<string, number>)) add(`run ${n}:   task-prepare ${step}`, ms);
     if (run.connected_at) {
       const connected = Date.parse(run.connected_at);
       const call = await firstCallAfter(s.model, due);

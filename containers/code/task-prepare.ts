@@ -27,6 +27,20 @@ export interface PrepareResult {
   /** The workspace was cloned anew (missing, unusable, or another remote's). */
   cloned: boolean;
   sanitized: string[];
+  /** Where the preparation's time went, in ms: what an operator reads when a run starts slowly. */
+  timings: PrepareTimings;
+}
+
+export interface PrepareTimings {
+  /** From the process's start to the preparation's (the runtime and guilds-code loading). */
+  start_ms: number;
+  /** Sanitizing the cached checkout, or making a fresh repository. */
+  workspace_ms: number;
+  /** Asking the remote which refs it has (`ls-remote`, through the gateway). */
+  refs_ms: number;
+  fetch_ms: number;
+  /** The branch checked out, and the WIP snapshot applied. */
+  checkout_ms: number;
 }
 
 const heads = (name: string) => `refs/heads/${name}`;
@@ -62,15 +76,17 @@ async function freshRepository(args: PrepareArgs): Promise<void> {
 }
 
 /** Fetches base, task branch and WIP ref; forgets the tracking refs of those the remote no longer has. */
-async function fetchTaskRefs(args: PrepareArgs): Promise<{ task: boolean; wip: boolean }> {
+async function fetchTaskRefs(args: PrepareArgs): Promise<{ present: { task: boolean; wip: boolean }; refsMs: number }> {
   const names = [args.base, args.branch, args.wip];
   const env = credentialEnv(args.remote);
+  const asked = performance.now();
   const present = await remoteRefs(args.dir, names.map(heads), env);
+  const refsMs = performance.now() - asked;
   if (!present.has(heads(args.base))) throw new TaskGitError("fetch", `the remote has no base branch ${args.base}`);
   const specs = names.filter((n) => present.has(heads(n))).map((n) => `+${heads(n)}:${tracking(n)}`);
   await taskGitText(args.dir, ["fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "origin", ...specs], "fetch", { timeoutMs: 600_000, env });
   for (const name of names) if (!present.has(heads(name))) await taskGit(args.dir, ["update-ref", "-d", tracking(name)]);
-  return { task: present.has(heads(args.branch)), wip: present.has(heads(args.wip)) };
+  return { present: { task: present.has(heads(args.branch)), wip: present.has(heads(args.wip)) }, refsMs };
 }
 
 const isAncestor = async (dir: string, older: string, newer: string) => (await taskGit(dir, ["merge-base", "--is-ancestor", older, newer])).code === 0;
@@ -116,6 +132,7 @@ async function applyWip(dir: string, wip: string): Promise<{ applied: boolean; c
 }
 
 export async function taskPrepare(args: PrepareArgs): Promise<PrepareResult> {
+  const began = performance.now();
   mkdirSync(dirname(args.dir), { recursive: true });
   const sanitized: string[] = [];
   const inspection = inspectWorkspace(args.dir);
@@ -132,8 +149,10 @@ export async function taskPrepare(args: PrepareArgs): Promise<PrepareResult> {
       cloned = true;
   }
   if (cloned) await freshRepository(args);
+  const workspaceAt = performance.now();
 
-  const present = await fetchTaskRefs(args);
+  const { present, refsMs } = await fetchTaskRefs(args);
+  const fetchedAt = performance.now();
   const anchor = (await commitOf(args.dir, tracking(present.task ? args.branch : args.base)))!;
   // Local commits on top of the remote's branch are kept: a push that failed left them here.
   const local = await commitOf(args.dir, heads(args.branch));
@@ -141,5 +160,12 @@ export async function taskPrepare(args: PrepareArgs): Promise<PrepareResult> {
   await checkOut(args.dir, args.branch, target);
   const wip = present.wip ? await applyWip(args.dir, tracking(args.wip)) : { applied: false, conflicts: [] };
   const head = await taskGitText(args.dir, ["rev-parse", "HEAD"], "checkout");
-  return { head, created: !present.task, wip_applied: wip.applied, wip_conflicts: wip.conflicts, cloned, sanitized };
+  const timings = {
+    start_ms: Math.round(began),
+    workspace_ms: Math.round(workspaceAt - began),
+    refs_ms: Math.round(refsMs),
+    fetch_ms: Math.round(fetchedAt - workspaceAt - refsMs),
+    checkout_ms: Math.round(performance.now() - fetchedAt),
+  };
+  return { head, created: !present.task, wip_applied: wip.applied, wip_conflicts: wip.conflicts, cloned, sanitized, timings };
 }

@@ -56,13 +56,14 @@ describe("guilds-code task commands", () => {
     const first = await prepare(dir, ["--name", "Agent", "--email", "agent@example.test"]);
     expect(first.code, first.stderr).toBe(0);
     const main = await plainGit(["rev-parse", "main"], origin);
-    expect(first.json).toEqual({ head: main, created: true, wip_applied: false, wip_conflicts: [], cloned: true, sanitized: [] });
+    const timings = { start_ms: expect.any(Number), workspace_ms: expect.any(Number), refs_ms: expect.any(Number), fetch_ms: expect.any(Number), checkout_ms: expect.any(Number) };
+    expect(first.json).toEqual({ head: main, created: true, wip_applied: false, wip_conflicts: [], cloned: true, sanitized: [], timings });
     expect(await plainGit(["symbolic-ref", "HEAD"], dir)).toBe(`refs/heads/${BRANCH}`);
     expect(await plainGit(["config", "remote.origin.url"], dir)).toBe(remote);
     expect(await plainGit(["config", "user.email"], dir)).toBe("agent@example.test");
     expect(await plainGit(["status", "--porcelain"], dir)).toBe("");
     const again = await prepare(dir, ["--name", "Agent", "--email", "agent@example.test"]);
-    expect(again.json).toEqual({ ...first.json, cloned: false });
+    expect(again.json).toEqual({ ...first.json, cloned: false, timings });
   });
 
   it("TASK-022: finalize pushes the branch and a WIP snapshot of what is not committed; HEAD, the branch and the index stay as they were", async () => {

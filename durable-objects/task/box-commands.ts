@@ -18,6 +18,8 @@ export interface Prepared {
   created: boolean;
   wip_applied: boolean;
   sanitized: string[];
+  /** Where the box's preparation spent its time (guilds-code task-prepare); absent from an older image. */
+  timings?: Record<string, number>;
 }
 
 export interface Pushed {

@@ -229,7 +229,7 @@ export class TaskRunDriver {
       return { outcome: "provisioning_failed", detail: `task.prepare_failed: ${prepared.message.slice(0, 1_000)}` };
     }
     await markConnected(rooms.context.database.db(), taskRunId, new Date(rooms.context.now()));
-    const timing = { credential_ms: written - began, prepare_ms: preparedAt - written, created: prepared.value.created };
+    const timing = { credential_ms: written - began, prepare_ms: preparedAt - written, created: prepared.value.created, box: prepared.value.timings ?? null };
     logEvent("info", { operation: "task.prepared", task_id: task.id, run_id: this.runId, ...timing }, rooms.context.log);
     return null;
   }

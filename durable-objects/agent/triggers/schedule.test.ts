@@ -2,7 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../../core/db/client";
+import { DatabaseUnavailable, openDatabase } from "../../../core/db/client";
 import { agents, schedules } from "../../../core/db/schema";
 import { instructionHash } from "../../../core/schedules/instruction";
 import { modelRequests, newAgent, objectOf, rows, script, settled, untilGenerating } from "../../../test/workerd/agents";
@@ -144,6 +144,34 @@ describe("schedules", () => {
     expect(after.nextRunAt!.getTime()).toBeGreaterThan(planned);
     expect(after.lastRunAt).toBeNull();
     expect((await objectOf(agent.id).generationState()).generating).toBe(false);
+  });
+
+  it("SCHED-009 / SCHED-010 / HARDEN-2: a fire the database fails stays due, and the deadline's retry opens its run once", async () => {
+    const agent = await newAgent(token, guildId);
+    const created = (await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: schedule() })).json;
+    const planned = Date.parse(created.next_run_at);
+    await script(agent.model, [{ content: "checked after the outage" }]);
+    const stub = objectOf(agent.id);
+    await runInDurableObject(stub, (object: AgentObject) => {
+      object.now = () => planned + 5;
+      const { runs } = object.rooms;
+      const open = runs.open.bind(runs);
+      let failures = 1;
+      runs.open = (...args: Parameters<typeof open>) => (failures-- > 0 ? Promise.reject(new DatabaseUnavailable("the connection failed")) : open(...args));
+    });
+    await runDurableObjectAlarm(stub);
+    expect(await scheduleRuns(token, created.id)).toHaveLength(0);
+    const kept = await scheduleRow(created.id);
+    expect(kept.nextRunAt!.getTime()).toBe(planned);
+    const retry = (await stub.deadlines()).find((d) => d.name === "schedule")!;
+    expect(retry.attempts).toBe(1);
+
+    await alarmAt(agent.id, Date.parse(retry.due_at) + 5);
+    const runs = await scheduleRuns(token, created.id);
+    expect(runs).toHaveLength(1);
+    await settled(token, runs[0]!.id);
+    expect((await scheduleRow(created.id)).nextRunAt!.getTime()).toBeGreaterThan(planned);
+    expect(await scheduleRuns(token, created.id)).toHaveLength(1);
   });
 });
 

@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from "../../../core/db/client";
 import { advancePastFire, advancePastFireStatement, earliestWakeUp, firstDue, type ScheduleRow } from "../../../core/db/schedules";
 import { describeError, logEvent } from "../../../core/output/log";
 import { instructionHash, scheduleWakeUpMessage } from "../../../core/schedules/instruction";
@@ -59,6 +60,10 @@ export class ScheduleFiring implements RunListener {
       try {
         return await this.open(agentId, due.schedule, now);
       } catch (error) {
+        // The database, not the agent, failed: the fire stays due and the deadline tries it
+        // again after its backoff (SCHED-009). Advancing would lose it: one statement advances
+        // and opens, so a retry after a lost answer finds it advanced and opens nothing.
+        if (isDatabaseUnavailable(error)) throw error;
         // A failed creation advances to the next planned wake-up, so one broken agent
         // does not tight-loop (SCHED-010).
         await advancePastFire(db, due.schedule, now, this.context.random, false);
