@@ -56,7 +56,13 @@ describe("guilds-code task commands", () => {
     const first = await prepare(dir, ["--name", "Agent", "--email", "agent@example.test"]);
     expect(first.code, first.stderr).toBe(0);
     const main = await plainGit(["rev-parse", "main"], origin);
-    const timings = { start_ms: expect.any(Number), workspace_ms: expect.any(Number), refs_ms: expect.any(Number), fetch_ms: expect.any(Number), checkout_ms: expect.any(Number) };
+    const timings = {
+      start_ms: expect.any(Number),
+      workspace_ms: expect.any(Number),
+      refs_ms: expect.any(Number),
+      fetch_ms: expect.any(Number),
+      checkout_ms: expect.any(Number),
+    };
     expect(first.json).toEqual({ head: main, created: true, wip_applied: false, wip_conflicts: [], cloned: true, sanitized: [], timings });
     expect(await plainGit(["symbolic-ref", "HEAD"], dir)).toBe(`refs/heads/${BRANCH}`);
     expect(await plainGit(["config", "remote.origin.url"], dir)).toBe(remote);

@@ -4,8 +4,8 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { concatBytes } from "../bytes/concat";
 import { OpeningGate } from "./opening-gate";
 import { isConnectionFailure } from "./outage";
-import { scramClientFinal } from "./scram";
 import * as schema from "./schema";
+import { scramClientFinal } from "./scram";
 
 export type Database = NeonDatabase<typeof schema>;
 
@@ -87,7 +87,8 @@ class ScramClient extends Client {
   override async _handleAuthSASLContinue(message: { data: unknown }): Promise<void> {
     const session = this.saslSession as { message: string; clientNonce: string; serverSignature?: string; response?: string };
     try {
-      if (session?.message !== "SASLInitialResponse" || typeof this.password !== "string" || typeof message.data !== "string") throw new Error("SASL: protocol error");
+      if (session?.message !== "SASLInitialResponse" || typeof this.password !== "string" || typeof message.data !== "string")
+        throw new Error("SASL: protocol error");
       const { response, serverSignature } = await scramClientFinal(session.clientNonce, this.password, message.data);
       Object.assign(session, { message: "SASLResponse", response, serverSignature });
       this.connection.sendSCRAMClientFinalMessage(response);

@@ -54,7 +54,8 @@ export function parseServerFirst(clientNonce: string, serverFirst: string): { no
   const salt = fields.get("s");
   const iterations = fields.get("i");
   if (!nonce || !/^[!-+--~]+$/.test(nonce)) throw new Error("SASL: SCRAM-SERVER-FIRST-MESSAGE: nonce missing/unprintable");
-  if (!salt || !/^(?:[a-zA-Z0-9+/]{4})*(?:[a-zA-Z0-9+/]{2}==|[a-zA-Z0-9+/]{3}=)?$/.test(salt)) throw new Error("SASL: SCRAM-SERVER-FIRST-MESSAGE: salt missing/not base64");
+  if (!salt || !/^(?:[a-zA-Z0-9+/]{4})*(?:[a-zA-Z0-9+/]{2}==|[a-zA-Z0-9+/]{3}=)?$/.test(salt))
+    throw new Error("SASL: SCRAM-SERVER-FIRST-MESSAGE: salt missing/not base64");
   if (!iterations || !/^[1-9][0-9]*$/.test(iterations)) throw new Error("SASL: SCRAM-SERVER-FIRST-MESSAGE: missing/invalid iteration count");
   if (!nonce.startsWith(clientNonce)) throw new Error("SASL: SCRAM-SERVER-FIRST-MESSAGE: server nonce does not start with client nonce");
   if (nonce.length === clientNonce.length) throw new Error("SASL: SCRAM-SERVER-FIRST-MESSAGE: server nonce is too short");
