@@ -62,21 +62,24 @@ export function parseServerFirst(clientNonce: string, serverFirst: string): { no
   return { nonce, salt, iterations: Number(iterations) };
 }
 
-/** Salted passwords already derived in this isolate, by salt and iteration count. */
-const derived = new Map<string, { password: string; salted: Promise<Uint8Array> }>();
+/**
+ * Salted passwords already derived in this isolate, by salt and iteration count. Only settled
+ * bytes are kept, never a pending promise: a promise made in one object's request would run
+ * another object's continuation in the wrong context. Objects that miss at the same moment
+ * each derive it (a native call of a millisecond or two).
+ */
+const derived = new Map<string, { password: string; salted: Uint8Array }>();
 /** One database user is the norm; a few cover a rotation. Past this the oldest is dropped. */
 const KEEP = 8;
 
 /** Hi(password, salt, i) of RFC 5802: PBKDF2 with HMAC-SHA-256, derived once per isolate. */
-function saltedPassword(password: string, salt: string, iterations: number): Promise<Uint8Array> {
+async function saltedPassword(password: string, salt: string, iterations: number): Promise<Uint8Array> {
   const key = `${iterations}$${salt}`;
   const known = derived.get(key);
   if (known && known.password === password) return known.salted;
-  const salted = pbkdf2(password, fromBase64(salt), iterations);
+  const salted = await pbkdf2(password, fromBase64(salt), iterations);
   derived.delete(key);
   derived.set(key, { password, salted });
-  // A failed derivation is not kept: the next connection tries again.
-  salted.catch(() => derived.get(key)?.salted === salted && derived.delete(key));
   if (derived.size > KEEP) derived.delete(derived.keys().next().value!);
   return salted;
 }
