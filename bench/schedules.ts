@@ -8,7 +8,8 @@
  * once; an agent runs one generation at a time, so its schedules fire one after another.
  * It prints fire lateness (run created_at − T) p50/p99/max, missed and doubled counts, and
  * the throughput: fires per second from T until the last first fire of an agent, and over
- * all fires, with workerd's CPU time and the Postgres round trips per fire (its generation
+ * all fires, with workerd's CPU time, the whole machine's (is the machine the limit, or one
+ * workerd thread?) and the Postgres round trips per fire (its generation
  * included; the messages that only open or close a connection counted apart).
  *
  *   npx tsx bench/schedules.ts [--agents 1000] [--schedules 10] [--lead 60]
@@ -19,7 +20,7 @@
 import { appendFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { benchStack, quantile } from "./bench-stack";
-import { cpuMs, profileWorker, workerdPids } from "./workerd-cpu";
+import { cpuMs, machineCpu, profileWorker, workerdPids } from "./workerd-cpu";
 
 const { values } = parseArgs({
   options: { agents: { type: "string", default: "1000" }, schedules: { type: "string", default: "10" }, lead: { type: "string", default: "60" } },
@@ -64,6 +65,7 @@ try {
   const pids = workerdPids(stateDir);
   await new Promise((r) => setTimeout(r, Math.max(0, due.getTime() - Date.now() - 1000)));
   const cpuBefore = cpuMs(pids);
+  const machineBefore = machineCpu();
   const tripsBefore = { all: stack.roundTrips.length, connection: stack.connectionMessages.length };
   const profile = process.env.BENCH_PROFILE ? await profileWorker(pids, "guilds-platform") : null;
   let fired = 0;
@@ -85,6 +87,8 @@ try {
     if (fired >= expected && gen.n >= expected) break;
   }
   const cpuSpent = cpuMs(pids) - cpuBefore;
+  const machineSpent = machineCpu().busyMs - machineBefore.busyMs;
+  const firingMs = Date.now() - (due.getTime() - 1000);
   const connectionTrips = stack.connectionMessages.length - tripsBefore.connection;
   const queryTrips = stack.roundTrips.length - tripsBefore.all - connectionTrips;
   if (profile) writeFileSync(`${process.env.BENCH_PROFILE}.cpuprofile`, JSON.stringify(await profile.stop()));
@@ -115,6 +119,9 @@ try {
   const allS = Math.max(lateness.at(-1) ?? 0, 1) / 1000;
   console.log(`all fires: ${lateness.length} in ${allS.toFixed(1)} s after T = ${(lateness.length / allS).toFixed(1)} fires per second`);
   console.log(`workerd CPU: ${(cpuSpent / 1000).toFixed(1)} s, ${(cpuSpent / Math.max(fired, 1)).toFixed(1)} ms per fire (its generation included)`);
+  console.log(
+    `machine CPU: ${(machineSpent / Math.max(fired, 1)).toFixed(1)} ms per fire over every process; ${((100 * machineSpent) / (firingMs * machineBefore.cores)).toFixed(0)} % of ${machineBefore.cores} cores busy, workerd ${((100 * cpuSpent) / firingMs).toFixed(0)} % of one`,
+  );
   const perFire = (n: number) => (n / Math.max(fired, 1)).toFixed(1);
   console.log(
     `round trips: ${perFire(queryTrips)} queries per fire (its generation and re-arm included), ${perFire(connectionTrips)} connection messages per fire`,

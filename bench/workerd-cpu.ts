@@ -61,6 +61,20 @@ export function cpuMs(pids: number[]): number {
   return ns / 1e6;
 }
 
+/**
+ * The machine's CPU so far, from /proc/stat: `busyMs` over all cores (every process of the
+ * stack, and anything else running), `cores` how many. Over an interval, busy ÷ (wall × cores)
+ * says whether the machine, not only workerd, was the limit.
+ */
+export function machineCpu(): { busyMs: number; cores: number } {
+  const lines = read("/proc/stat").split("\n");
+  const total = lines[0]?.split(/\s+/).slice(1).map(Number) ?? [];
+  // user nice system idle iowait irq softirq steal: all but idle and iowait are busy.
+  const busy = total.reduce((sum, ticks, i) => (i === 3 || i === 4 || i > 7 ? sum : sum + ticks), 0);
+  // USER_HZ is 100 on Linux: a tick is 10 ms.
+  return { busyMs: busy * 10, cores: lines.filter((l) => /^cpu\d/.test(l)).length };
+}
+
 /** A session on the inspector of `worker`'s isolate (wrangler's name for it) in one of `pids`. */
 async function inspect(pids: number[], worker: string): Promise<{ send(method: string, params?: object): Promise<any>; close(): void }> {
   const ws = new WebSocket(await inspectorUrl(pids, worker));
