@@ -129,6 +129,11 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       }
     });
   });
+  // Idle connections stay open a minute, as providers' front ends keep them, not Node's 5 s: at
+  // 5 s the server closed sockets the Worker was reusing at that instant, and a burst of a
+  // thousand schedule generations met about a hundred "Connection error"s (each retried).
+  server.keepAliveTimeout = 60_000;
+  server.headersTimeout = 61_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, host, () => {
