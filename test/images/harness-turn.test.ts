@@ -251,8 +251,11 @@ describe.skipIf(unavailable)("Claude Code in the standard box", () => {
     });
     await stopping;
     expect(running.trim().split("\n")).toHaveLength(4);
+    // A turn that ended before the kill reached it (exit 0) says here what claude saw last.
+    const lastEvents = JSON.stringify(turn.events.slice(-3)).slice(-2_000);
+    expect(turn.frames.at(-1)!.at - stopped, lastEvents).toBeGreaterThanOrEqual(0);
     expect(turn.frames.at(-1)!.at - stopped).toBeLessThan(5_000);
-    expect(turn.exit.exit_code).toBe(3);
+    expect(turn.exit.exit_code, lastEvents).toBe(3);
     expect(turn.answer).toMatchObject({ result: null });
     expect(turn.answer.exit_code !== 0 || turn.answer.signal !== null).toBe(true);
     expect((await sh("pgrep -x claude; pgrep -x sleep; pgrep -f 'guilds-code[.]mjs mcp'; true")).stdout).toBe("");
