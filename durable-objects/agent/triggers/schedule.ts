@@ -60,9 +60,10 @@ export class ScheduleFiring implements RunListener {
       try {
         return await this.open(agentId, due.schedule, now);
       } catch (error) {
-        // The database, not the agent, failed: the fire stays due and the deadline tries it
-        // again after its backoff (SCHED-009). Advancing would lose it: one statement advances
-        // and opens, so a retry after a lost answer finds it advanced and opens nothing.
+        // The database, not the agent, failed: advancing here would lose the fire. It stays due
+        // and the deadline tries it again after its backoff (SCHED-009). A retry cannot open it
+        // twice: the advance and the opening are one statement, so after a lost answer the
+        // retry finds the schedule advanced.
         if (isDatabaseUnavailable(error)) throw error;
         // A failed creation advances to the next planned wake-up, so one broken agent
         // does not tight-loop (SCHED-010).
