@@ -157,7 +157,9 @@ describe("operator console: tasks", () => {
     await box.press("Enter");
     const message = page.locator(".task-message-list li", { hasText: "Start with the list view, please" });
     await message.waitFor();
-    expect(await box.inputValue()).toBe("");
+    // The list may show the message (the task's stream) before the POST's answer reaches the
+    // form, which clears the box only then: wait for the box as the user sees it clear.
+    await until(async () => (await box.inputValue()) === "", "the box is cleared once the message is accepted");
     expect(await message.getAttribute("data-state")).toBe("queued");
     expect(await message.textContent()).toContain("queued");
     const stored = (await api("GET", `/api/tasks/${filed.id}/messages`)).json.data;
