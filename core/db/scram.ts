@@ -14,6 +14,7 @@
  *   const { response, serverSignature } = await scramClientFinal(clientNonce, password, serverFirst);
  *   // send response; later, the server's "v=" must equal serverSignature
  */
+import { fromBase64, toBase64 } from "../bytes/base64";
 
 /** What the client sends back, and the signature the server's final message must carry. */
 export interface ScramFinal {
@@ -92,12 +93,4 @@ async function pbkdf2(password: string, salt: Uint8Array, iterations: number): P
 async function hmac(key: Uint8Array, message: string): Promise<Uint8Array> {
   const k = await crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   return new Uint8Array(await crypto.subtle.sign("HMAC", k, new TextEncoder().encode(message)));
-}
-
-function toBase64(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes));
-}
-
-function fromBase64(text: string): Uint8Array {
-  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 }

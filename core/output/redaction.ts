@@ -9,6 +9,7 @@
  * `Authorization: Basic base64(user:token)`) through its three byte alignments; there only
  * the characters that depend on the value alone are replaced.
  */
+import { toBase64 } from "../bytes/base64";
 
 /** One secret of the redaction set. `name` appears in the marker, `value` never leaves. */
 export interface SecretValue {
@@ -162,7 +163,7 @@ export class Redactor {
 export function variants(value: string): string[] {
   const out = new Set<string>([value, encodeURIComponent(value)]);
   const bytes = new TextEncoder().encode(value);
-  for (const encoded of [base64(bytes), base64url(bytes)]) {
+  for (const encoded of [toBase64(bytes), base64url(bytes)]) {
     out.add(encoded);
     out.add(encoded.replace(/=+$/, ""));
   }
@@ -183,7 +184,7 @@ function base64Fragments(bytes: Uint8Array): string[] {
   for (const offset of [0, 1, 2]) {
     const shifted = new Uint8Array(offset + bytes.length);
     shifted.set(bytes, offset);
-    const encoded = base64(shifted).replace(/=+$/, "");
+    const encoded = toBase64(shifted).replace(/=+$/, "");
     const head = [0, 2, 3][offset]!;
     const rest = shifted.length % 3;
     const tail = rest === 0 ? 0 : 1;
@@ -206,14 +207,8 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
 }
 
-function base64(bytes: Uint8Array): string {
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary);
-}
-
 function base64url(bytes: Uint8Array): string {
-  return toUrlAlphabet(base64(bytes));
+  return toUrlAlphabet(toBase64(bytes));
 }
 
 function toUrlAlphabet(encoded: string): string {

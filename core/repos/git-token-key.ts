@@ -1,3 +1,5 @@
+import { toBase64 } from "../bytes/base64";
+
 /**
  * The key of a repository in git-tokens.json (OP-REPO-1): the clone URL without its scheme,
  * credentials and `.git`, i.e. `<host>/<path>`. git's credential helper protocol gives the same
@@ -35,6 +37,5 @@ export function tokenKeyOf(host: string, path: string): string {
  */
 export function tokenAuthorization(token: string): string {
   // As UTF-8, like Buffer's base64: btoa alone throws past Latin-1, and the tokens file is the box's to write.
-  const bytes = new TextEncoder().encode(`x-access-token:${token}`);
-  return `Basic ${btoa(String.fromCharCode(...bytes))}`;
+  return `Basic ${toBase64(new TextEncoder().encode(`x-access-token:${token}`))}`;
 }

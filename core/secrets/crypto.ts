@@ -6,6 +6,7 @@
  * decrypted with the key of the version stored beside them. The additional data binds a
  * ciphertext to its organisation and secret id, so a value copied onto another row fails.
  */
+import { fromBase64, toBase64 } from "../bytes/base64";
 
 /** Thrown when no key matches, the key is malformed, or the value was altered or moved. */
 export class SecretDecryptError extends Error {
@@ -124,19 +125,6 @@ export async function openSecret(keys: KeySet, binding: SecretBinding, sealed: S
 }
 
 const aad = (b: SecretBinding) => new TextEncoder().encode(`secret:${b.organisationId}:${b.secretId}`);
-
-function toBase64(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s);
-}
-
-function fromBase64(text: string): Uint8Array {
-  const s = atob(text);
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-  return out;
-}
 
 const parsed = new Map<string, Promise<KeySet>>();
 

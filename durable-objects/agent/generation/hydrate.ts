@@ -1,3 +1,4 @@
+import { toBase64 } from "../../../core/bytes/base64";
 import { attachmentKey } from "../../../core/db/schema";
 import { imageRefs, utf8ByteLength } from "../../../core/projection/projection";
 import type { ChatPayload, StoredRow } from "../../../core/projection/types";
@@ -78,7 +79,7 @@ export function imageHydrator(
             stored.discard();
             known = { size: stored.size };
           } else {
-            known = stored ? { url: `data:${image.mime};base64,${base64(await stored.bytes())}` } : null;
+            known = stored ? { url: `data:${image.mime};base64,${toBase64(new Uint8Array(await stored.bytes()))}` } : null;
           }
           cache.set(image.id, known);
         }
@@ -193,11 +194,4 @@ function dataUrlBytes(mime: string, size: number): number {
 
 function tooLarge(cap: number, what: string): ProviderError {
   return new ProviderError(`${what} would make the request larger than ${cap} bytes; no model call was made`, null, null, "provider.request_too_large");
-}
-
-function base64(buffer: ArrayBuffer): string {
-  const bytes = new Uint8Array(buffer);
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
 }
