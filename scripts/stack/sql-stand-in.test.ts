@@ -80,16 +80,20 @@ describe("the local stand-in for Neon's /sql", () => {
   it("STACK: with a distance, a new connection waits its handshakes and every statement a round trip; each counts", async () => {
     const sql = through(slow);
     const before = slow.clientMessages.length;
-    const started = Date.now();
-    await sql.query("select 1");
-    const first = Date.now() - started;
-    const again = Date.now();
-    await sql.query("select 1");
-    const second = Date.now() - again;
-    expect(first).toBeGreaterThanOrEqual(290); // two round trips of handshakes, then one
-    expect(second).toBeGreaterThanOrEqual(95);
-    expect(second).toBeLessThan(first);
+    const statement = async () => {
+      const connections = slow.connections.length;
+      const started = Date.now();
+      await sql.query("select 1");
+      return { ms: Date.now() - started, opened: slow.connections.length - connections };
+    };
+    const first = await statement();
+    const second = await statement();
+    // The client may or may not keep its connection between the two; each statement waits one
+    // round trip, plus two more (TCP and TLS) for each connection it opened. Lower bounds only:
+    // a loaded machine may stretch a wait, never shorten it.
+    expect(first.opened).toBe(1);
+    expect(first.ms).toBeGreaterThanOrEqual(290);
+    expect(second.ms).toBeGreaterThanOrEqual(95 + 200 * second.opened);
     expect(slow.clientMessages.length - before).toBe(2);
-    expect(slow.connections.length).toBeGreaterThanOrEqual(1);
   });
 });

@@ -63,6 +63,16 @@ interface Turn {
   events: Array<Record<string, unknown>>;
 }
 
+/** Whether a stream-json line is claude's assistant event calling a tool. */
+function callsATool(text: string): boolean {
+  try {
+    const event = JSON.parse(text) as { type?: string; message?: { content?: Array<{ type?: string }> } };
+    return event.type === "assistant" && (event.message?.content ?? []).some((block) => block.type === "tool_use");
+  } catch {
+    return false;
+  }
+}
+
 /** harness-turn through the guest's exec stream; `onFrame` sees each frame as it comes. */
 async function harnessTurn(flags: Record<string, string>, onFrame: (line: ExecLine) => void = () => {}): Promise<Turn> {
   const words = Object.entries({ "base-url": gateway.url, model: MODEL, ...flags }).map(([name, value]) => `--${name} '${value}'`);
@@ -162,8 +172,9 @@ describe.skipIf(unavailable)("Claude Code in the standard box", () => {
     await put(`${HARNESS}/wait.txt`, "Wait a minute.");
     let claudePid = 0;
     let checked: Promise<void> | undefined;
+    const stdout = new LineReader();
     const turn = harnessTurn({ session: randomUUID(), resume: "false", "prompt-file": `${HARNESS}/wait.txt` }, (line) => {
-      if (checked || line.type !== "output" || !line.data.includes('"tool_use"')) return;
+      if (checked || line.type !== "output" || line.stream !== "stdout" || !stdout.push(line.data).some(callsATool)) return;
       checked = (async () => {
         const found = await sh("for i in $(seq 100); do pgrep -x tail >/dev/null && break; sleep 0.1; done; pgrep -x claude");
         claudePid = Number(found.stdout.trim().split("\n")[0]);
@@ -240,17 +251,23 @@ describe.skipIf(unavailable)("Claude Code in the standard box", () => {
     let stopped = 0;
     let running = "";
     let stopping: Promise<unknown> | undefined;
+    let killed = "";
+    const stdout = new LineReader();
     const turn = await harnessTurn({ session: randomUUID(), resume: "false", "prompt-file": `${HARNESS}/long.txt` }, (line) => {
-      if (stopping || line.type !== "output" || !line.data.includes('"tool_use"')) return;
+      if (stopping || line.type !== "output" || line.stream !== "stdout") return;
+      // Once claude has said it calls Bash (an assistant event with a tool_use block), not on
+      // any line that names a tool: the init line lists them all before any call has started.
+      if (!stdout.push(line.data).some(callsATool)) return;
       stopping = (async () => {
         await sh("for i in $(seq 100); do [ $(pgrep -x sleep | wc -l) -ge 3 ] && break; sleep 0.1; done");
         running = (await sh("pgrep -x claude; pgrep -x sleep")).stdout;
         stopped = Date.now();
-        await sh("kill -TERM $(pgrep -f '^/usr/local/bin/node /opt/guilds-code/guilds-code.mjs harness-turn')");
+        killed = (await sh("pids=$(pgrep -f '^/usr/local/bin/node /opt/guilds-code/guilds-code.mjs harness-turn'); echo $pids; kill -TERM $pids")).stdout;
       })();
     });
     await stopping;
     expect(running.trim().split("\n")).toHaveLength(4);
+    expect(killed.trim(), "harness-turn's one pid").toMatch(/^\d+$/);
     // A turn that ended before the kill reached it (exit 0) says here what claude saw last.
     const lastEvents = JSON.stringify(turn.events.slice(-3)).slice(-2_000);
     expect(turn.frames.at(-1)!.at - stopped, lastEvents).toBeGreaterThanOrEqual(0);
