@@ -127,6 +127,19 @@ try {
     `round trips: ${perFire(queryTrips)} queries per fire (its generation and re-arm included), ${perFire(connectionTrips)} connection messages per fire`,
   );
   console.log(`Postgres client connections at once: at most ${peakConnections} (sampled every 2 s)`);
+  // Where a fire's time goes: inside the run (its opening to its answer's row, then to its end)
+  // and between one run's end and the same agent's next opening (the re-arm and the wake).
+  const { rows: steps } = await db.query(`with r as (
+      select r.agent_id, r.created_at, r.completed_at,
+        (select max(m.created_at) from messages m where m.run_id = r.id) answered_at,
+        lead(r.created_at) over (partition by r.agent_id order by r.created_at) next_at
+      from runs r where r.kind = 'schedule')
+    select step, percentile_cont(0.5) within group (order by ms)::float8 p50, percentile_cont(0.9) within group (order by ms)::float8 p90
+    from (select 'opening to answer' step, extract(epoch from answered_at - created_at) * 1000 ms from r
+      union all select 'answer to end', extract(epoch from completed_at - answered_at) * 1000 from r
+      union all select 'end to next opening', extract(epoch from next_at - completed_at) * 1000 from r where next_at is not null) s
+    where ms is not null group by step order by step desc`);
+  for (const step of steps) console.log(`fire step, ${step.step}: p50 ${step.p50.toFixed(0)} ms, p90 ${step.p90.toFixed(0)} ms`);
 } finally {
   await bench.stop();
 }
