@@ -251,6 +251,7 @@ function withDeadlines(pool: Pool, deadlineMs: number, onUnavailable?: (error: D
     const leave = opens ? await openings.enter(ms, () => new DatabaseUnavailable(`no connection within ${ms} ms (waiting to open one)`)) : undefined;
     // The call's deadline counts from here: the gate's queue is not the database's slowness.
     const started = Date.now();
+    const idle = pool.idleCount > 0;
     const pending = connect();
     if (leave)
       pending.then(
@@ -258,7 +259,9 @@ function withDeadlines(pool: Pool, deadlineMs: number, onUnavailable?: (error: D
         () => leave(false),
       );
     try {
-      const client = await within(pending, ms, "no connection");
+      // An idle connection is handed out at once: only an opening or a wait in the queue
+      // needs a timer (one per query less, a part of each statement's CPU).
+      const client = idle ? await pending : await within(pending, ms, "no connection");
       return { client, run: guard(client), started };
     } catch (error) {
       // A connection that comes after its caller gave up goes back, ended.

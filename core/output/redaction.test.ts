@@ -116,6 +116,18 @@ describe("Redactor", () => {
     expect(line).toBe("client_secret=[REDACTED:GITHUB_APP_CLIENT_SECRET]&code=x");
   });
 
+  it("ERR-004 / OP-REPO-6: the platform's redactor is built once per environment, and a set grown from it still redacts every form of both", () => {
+    const env = { MODEL_API_KEY: "sk-platform-key-0123456789", DATABASE_URL: "postgres://u:pw-0123456789@db/x" };
+    const first = platformRedactor(env);
+    expect(platformRedactor({ ...env })).toBe(first);
+    const grown = first.withSecrets([{ name: "AGENT_TOKEN", value: "agent-token-abcdef" }]);
+    const text = `${env.MODEL_API_KEY} ${b64(env.DATABASE_URL)} ${b64("agent-token-abcdef")} ${encodeURIComponent("agent-token-abcdef")}`;
+    expect(grown.redact(text)).toBe("[REDACTED:MODEL_API_KEY] [REDACTED:DATABASE_URL] [REDACTED:AGENT_TOKEN] [REDACTED:AGENT_TOKEN]");
+    // A changed value is redacted at once, the old one no longer.
+    const rotated = platformRedactor({ ...env, MODEL_API_KEY: "sk-rotated-key-9876543210" });
+    expect(rotated.redact("sk-rotated-key-9876543210 sk-platform-key-0123456789")).toBe("[REDACTED:MODEL_API_KEY] sk-platform-key-0123456789");
+  });
+
   it("ISSUE-33: the App's webhook secret is redacted from the platform's lines", () => {
     const secret = "whsec-7c1d0e9f2b3a4c5d6e7f8091a2b3c4d5";
     const line = platformRedactor({ GITHUB_WEBHOOK_SECRET: secret }).redact(`secret ${secret} refused`);

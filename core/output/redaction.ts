@@ -43,14 +43,20 @@ export class Redactor {
   /** Length of the longest form redacted: the most a stream ever holds back. */
   readonly #longest: number;
 
-  constructor(secrets: readonly SecretValue[]) {
+  /** Each secret's encoded forms, so a larger set (`withSecrets`) does not encode them again. */
+  readonly #forms: ReadonlyMap<SecretValue, readonly string[]>;
+
+  constructor(secrets: readonly SecretValue[], known: ReadonlyMap<SecretValue, readonly string[]> = new Map()) {
     this.#secrets = secrets.filter((s) => typeof s.value === "string" && s.value.length >= MIN_SECRET_LENGTH);
+    const forms = new Map<SecretValue, readonly string[]>();
+    for (const secret of this.#secrets) forms.set(secret, known.get(secret) ?? variants(secret.value));
+    this.#forms = forms;
     // Longest raw value first, so a secret containing another is named after itself,
     // and its variants claim their text before a shorter secret's variants do.
     const ordered = [...this.#secrets].sort((a, b) => b.value.length - a.value.length || cmp(a.name, b.name));
     const names = new Map<string, string>();
     for (const secret of ordered) {
-      for (const variant of variants(secret.value)) if (!names.has(variant)) names.set(variant, secret.name);
+      for (const variant of forms.get(secret)!) if (!names.has(variant)) names.set(variant, secret.name);
     }
     this.#names = names;
     const byFirst = new Map<string, string[]>();
@@ -72,7 +78,7 @@ export class Redactor {
    * @example const run = agentRedactor.withSecrets([{ name: "github:acme", value: token }]);
    */
   withSecrets(more: readonly SecretValue[]): Redactor {
-    return more.length === 0 ? this : new Redactor([...this.#secrets, ...more]);
+    return more.length === 0 ? this : new Redactor([...this.#secrets, ...more], this.#forms);
   }
 
   /** Text with every known value and encoded form replaced by its marker. */
@@ -234,13 +240,28 @@ export function platformRedactor(env: {
   TAVILY_API_KEY?: string;
   GITHUB_WEBHOOK_SECRET?: string;
 }): Redactor {
-  const secrets: SecretValue[] = [];
-  if (env.GITHUB_APP_PRIVATE_KEY) secrets.push({ name: "GITHUB_APP_PRIVATE_KEY", value: env.GITHUB_APP_PRIVATE_KEY });
-  if (env.GITHUB_APP_CLIENT_SECRET) secrets.push({ name: "GITHUB_APP_CLIENT_SECRET", value: env.GITHUB_APP_CLIENT_SECRET });
-  if (env.MODEL_API_KEY) secrets.push({ name: "MODEL_API_KEY", value: env.MODEL_API_KEY });
-  if (env.TYPESAFE_API_KEY) secrets.push({ name: "TYPESAFE_API_KEY", value: env.TYPESAFE_API_KEY });
-  if (env.DATABASE_URL) secrets.push({ name: "DATABASE_URL", value: env.DATABASE_URL });
-  if (env.TAVILY_API_KEY) secrets.push({ name: "TAVILY_API_KEY", value: env.TAVILY_API_KEY });
-  if (env.GITHUB_WEBHOOK_SECRET) secrets.push({ name: "GITHUB_WEBHOOK_SECRET", value: env.GITHUB_WEBHOOK_SECRET });
-  return new Redactor(secrets);
+  const values = PLATFORM_SECRETS.map((name) => env[name] ?? "").join("\0");
+  if (platform?.values !== values) platform = { values, redactor: buildPlatformRedactor(env) };
+  return platform.redactor;
+}
+
+const PLATFORM_SECRETS = [
+  "GITHUB_APP_PRIVATE_KEY",
+  "GITHUB_APP_CLIENT_SECRET",
+  "MODEL_API_KEY",
+  "TYPESAFE_API_KEY",
+  "DATABASE_URL",
+  "TAVILY_API_KEY",
+  "GITHUB_WEBHOOK_SECRET",
+] as const;
+
+/**
+ * The platform's redactor, kept per isolate: its values come from the environment, which an
+ * isolate keeps, and encoding them (a private key's base64 at three alignments) was a part
+ * of every generation's CPU. A change of a value builds it again.
+ */
+let platform: { values: string; redactor: Redactor } | undefined;
+
+function buildPlatformRedactor(env: Parameters<typeof platformRedactor>[0]): Redactor {
+  return new Redactor(PLATFORM_SECRETS.flatMap((name) => (env[name] ? [{ name, value: env[name] }] : [])));
 }

@@ -58,6 +58,11 @@ describe("GEN-019: the fast merge counts exactly as js-tiktoken", () => {
     }
     const runs = ["x".repeat(700), "é".repeat(300), "=".repeat(500), " ".repeat(600), "ab".repeat(300)];
     for (const text of runs) expect(count(text), text.slice(0, 10)).toBe(reference(text));
+    // Again, with every piece's count now kept: the same counts.
+    for (let seed = 40; seed >= 1; seed--) {
+      const text = mixedText(seed, 400);
+      expect(count(text), text).toBe(reference(text));
+    }
   });
 
   it("GEN-019: countText uses it and agrees with the reference", () => {

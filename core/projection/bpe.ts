@@ -63,15 +63,32 @@ export function makeCounter(encoder: Tiktoken, patStr: string): TextCounter {
   const rankMap = ranks as Ranks;
   const pieces = new RegExp(patStr, "ug");
   const utf8 = new TextEncoder();
-  // Special tokens are not allowed, so encode() treats their text as ordinary text: no split needed.
-  return (text) => {
+  // Most pieces are words seen before (a system prompt, tool schemas, English): their counts
+  // are kept, as BPE tokenizers keep theirs, so a piece is merged once per isolate.
+  const known = new Map<string, number>();
+  const pieceCount = (piece: string): number => {
+    const cached = known.get(piece);
+    if (cached !== undefined) return cached;
+    const bytes = utf8.encode(piece);
     let tokens = 0;
-    for (const match of text.matchAll(pieces)) {
-      const bytes = utf8.encode(match[0]);
-      for (let s = 0; s < bytes.length; s += MAX_PIECE_BYTES) {
-        tokens += mergeCount(bytes, s, Math.min(bytes.length, s + MAX_PIECE_BYTES), rankMap);
-      }
+    for (let s = 0; s < bytes.length; s += MAX_PIECE_BYTES) {
+      tokens += mergeCount(bytes, s, Math.min(bytes.length, s + MAX_PIECE_BYTES), rankMap);
+    }
+    if (piece.length <= KNOWN_PIECE_MAX_CHARS) {
+      if (known.size >= KNOWN_PIECES) known.clear();
+      known.set(piece, tokens);
     }
     return tokens;
   };
+  // Special tokens are not allowed, so encode() treats their text as ordinary text: no split needed.
+  return (text) => {
+    let tokens = 0;
+    for (const match of text.matchAll(pieces)) tokens += pieceCount(match[0]);
+    return tokens;
+  };
 }
+
+/** Pieces whose counts are kept, per counter; when full, the kept counts start over. */
+const KNOWN_PIECES = 50_000;
+/** Longer pieces (a run of "=" or a base64 blob) are rarely seen twice: not kept. */
+const KNOWN_PIECE_MAX_CHARS = 64;
