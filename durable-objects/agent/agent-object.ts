@@ -174,6 +174,8 @@ export class AgentObject extends DurableObject<Env> {
     if (agentId) await context.box.forget(agentId);
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
+    context.deadlines.storageCleared();
+    context.lock.stored.storageCleared();
     this.#module.migrateStorage(this.ctx.storage.sql);
     return { forgotten: true };
   }

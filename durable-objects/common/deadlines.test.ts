@@ -2,7 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { armedAt, freshAgent, iso, setClock, T0 } from "../../test/workerd/agent-object";
 import type { AgentObject } from "../agent/agent-object";
-import { RETRY_MAX_MS, retryDelay } from "./deadlines";
+import { DeadlineMultiplexer, RETRY_MAX_MS, retryDelay } from "./deadlines";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -39,6 +39,27 @@ describe("alarm multiplexer", () => {
     await agent.setDeadline("probe:c", T0 + 3_000);
     expect(await armedAt(agent)).toBe(T0 + 1_000);
     expect((await agent.deadlines()).map((d) => d.name)).toEqual(["probe:a", "probe:b", "probe:c"]);
+  });
+
+  it("SCHED-009: what a restarted object knows of its deadlines is what storage holds, and forget() leaves none behind", async () => {
+    const agent = freshAgent();
+    await agent.setDeadline("probe:a", T0 + 1_000, { n: 1 });
+    await agent.setDeadline("probe:b", T0 + 2_000);
+    // A fresh multiplexer over the same storage, as after an eviction, reads the stored rows.
+    const restarted = await runInDurableObject(agent, (_: AgentObject, state) =>
+      new DeadlineMultiplexer(state.storage, () => T0).list().map((d) => [d.name, d.dueAt, d.payload]),
+    );
+    expect(restarted).toEqual([
+      ["probe:a", T0 + 1_000, { n: 1 }],
+      ["probe:b", T0 + 2_000, undefined],
+    ]);
+    expect((await agent.forget()).forgotten).toBe(true);
+    expect(await agent.deadlines()).toEqual([]);
+    expect(await armedAt(agent)).toBeNull();
+    // The object's own view starts over too: a new deadline arms the alarm at its time alone.
+    await agent.setDeadline("probe:c", T0 + 3_000);
+    expect((await agent.deadlines()).map((d) => d.name)).toEqual(["probe:c"]);
+    expect(await armedAt(agent)).toBe(T0 + 3_000);
   });
 
   it("two deadlines fire in order of due time, then name, and the alarm is deleted when none is left", async () => {

@@ -83,6 +83,14 @@ export class DeadlineMultiplexer {
   /** Serialises `fire()` calls: two overlapping firings could both run one entry. */
   private firing: Promise<unknown> = Promise.resolve();
   private readonly sql: SqlStorage;
+  /**
+   * The table as stored, read once: this object is its only writer, so reads come from here
+   * and each write updates it once storage has taken it. A fire read its entries four or five
+   * times, each a statement on the object's one thread.
+   */
+  private stored: Map<string, Row> | undefined;
+  /** Where this object last armed its alarm (null: deleted), so an unchanged one is not armed again. */
+  private armedAt: number | null | undefined;
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -118,6 +126,7 @@ export class DeadlineMultiplexer {
     if (!Number.isFinite(dueAtMs)) throw new RangeError("deadline due time must be a finite number");
     const dueAt = Math.floor(dueAtMs);
     const json = payload === undefined ? null : (JSON.stringify(payload) ?? null);
+    const rows = this.rows();
     const row = this.storage.transactionSync(() => {
       const { n } = this.sql
         .exec<{ n: number }>(
@@ -138,25 +147,49 @@ export class DeadlineMultiplexer {
         )
         .one();
     });
-    await this.rearm();
+    rows.set(name, { ...row });
+    await this.rearm(false);
     return toDeadline(row);
+  }
+
+  /** The object's storage and alarm were deleted whole (`deleteAll`): read the table afresh. */
+  storageCleared(): void {
+    this.stored = undefined;
+    this.armedAt = undefined;
   }
 
   /** Removes the named deadline; true if it existed. */
   async clear(name: string): Promise<boolean> {
+    const rows = this.rows();
     const removed = this.sql.exec(`DELETE FROM deadlines WHERE name = ?`, name).rowsWritten > 0;
-    await this.rearm();
+    rows.delete(name);
+    await this.rearm(false);
     return removed;
   }
 
   get(name: string): Deadline | null {
-    const row = this.sql.exec<Row>(`SELECT * FROM deadlines WHERE name = ?`, name).toArray()[0];
+    const row = this.rows().get(name);
     return row ? toDeadline(row) : null;
   }
 
   /** Every deadline, earliest first (ties by name): the order `fire()` runs them in. */
   list(): Deadline[] {
-    return this.sql.exec<Row>(`SELECT * FROM deadlines ORDER BY due_at, name`).toArray().map(toDeadline);
+    return this.ordered().map(toDeadline);
+  }
+
+  /** The stored rows, earliest first (ties by name). */
+  private ordered(): Row[] {
+    return [...this.rows().values()].sort((a, b) => a.due_at - b.due_at || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  private rows(): Map<string, Row> {
+    this.stored ??= new Map(
+      this.sql
+        .exec<Row>(`SELECT * FROM deadlines`)
+        .toArray()
+        .map((row) => [row.name, { ...row }]),
+    );
+    return this.stored;
   }
 
   /**
@@ -171,19 +204,28 @@ export class DeadlineMultiplexer {
     return run;
   }
 
-  /** Arms the alarm at the earliest deadline, or deletes it when there is none. */
-  async rearm(): Promise<void> {
-    const { earliest } = this.sql.exec<{ earliest: number | null }>(`SELECT MIN(due_at) AS earliest FROM deadlines`).one();
-    // Always write, never "skip if already armed there": inside alarm() the running alarm
-    // is consumed when the handler returns, so skipping would lean on what getAlarm()
-    // reports mid-handler. Setting it again (even to the same time) keeps it.
+  /**
+   * Arms the alarm at the earliest deadline, or deletes it when there is none. `always`
+   * writes even an unchanged time: inside alarm() the running alarm is consumed when the
+   * handler returns, so the end of a firing sets it again rather than lean on what
+   * getAlarm() reports mid-handler. Elsewhere an alarm this object armed at that very time
+   * is left as it is.
+   */
+  async rearm(always = true): Promise<void> {
+    let earliest: number | null = null;
+    for (const row of this.rows().values()) if (earliest === null || row.due_at < earliest) earliest = row.due_at;
+    if (!always && earliest === this.armedAt) return;
+    this.armedAt = undefined;
     if (earliest === null) await this.storage.deleteAlarm();
     else await this.storage.setAlarm(earliest);
+    this.armedAt = earliest;
   }
 
   private async fireDue(now: number, handlers: DeadlineHandlers): Promise<FireReport> {
     const report: FireReport = { fired: [], failed: [], dropped: [] };
-    const due = this.sql.exec<{ name: string }>(`SELECT name FROM deadlines WHERE due_at <= ? ORDER BY due_at, name`, now).toArray();
+    // The alarm that called this is consumed when it returns: nothing may count on it.
+    this.armedAt = undefined;
+    const due = this.ordered().filter((row) => row.due_at <= now);
     for (const { name } of due) {
       // Re-read: an earlier handler (or a call that ran while one awaited) may have
       // cleared or moved this entry since the list was taken.
@@ -192,6 +234,7 @@ export class DeadlineMultiplexer {
       const handler = Object.hasOwn(handlers, entry.kind) ? handlers[entry.kind] : undefined;
       if (!handler) {
         this.deleteIfUnchanged(entry);
+        this.forgetIfUnchanged(entry);
         logLine("deadline.unknown_kind", { name, kind: entry.kind });
         report.dropped.push(name);
         continue;
@@ -207,6 +250,7 @@ export class DeadlineMultiplexer {
         this.deleteIfUnchanged(entry);
         this.options.onFired?.(entry, this.now());
       });
+      this.forgetIfUnchanged(entry);
       report.fired.push(name);
     }
     await this.rearm();
@@ -218,6 +262,12 @@ export class DeadlineMultiplexer {
     this.sql.exec(`DELETE FROM deadlines WHERE name = ? AND version = ?`, entry.name, entry.version);
   }
 
+  /** The mirror of deleteIfUnchanged, once storage has taken the deletion. */
+  private forgetIfUnchanged(entry: Deadline): void {
+    const rows = this.rows();
+    if (rows.get(entry.name)?.version === entry.version) rows.delete(entry.name);
+  }
+
   /** Keeps a failed entry, due again after a bounded backoff, and logs one line. */
   private scheduleRetry(entry: Deadline, error: unknown): void {
     const attempts = entry.attempts + 1;
@@ -225,6 +275,8 @@ export class DeadlineMultiplexer {
     // Conditional on the version: if the handler re-set its entry before throwing, the
     // new setting wins and is not pushed back.
     this.sql.exec(`UPDATE deadlines SET due_at = ?, attempts = ? WHERE name = ? AND version = ?`, retryAt, attempts, entry.name, entry.version);
+    const row = this.rows().get(entry.name);
+    if (row?.version === entry.version) Object.assign(row, { due_at: retryAt, attempts });
     // Never the payload: it may carry anything a later feature puts there.
     logLine("deadline.handler_failed", {
       name: entry.name,

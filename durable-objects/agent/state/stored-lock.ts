@@ -35,6 +35,12 @@ const COLUMNS = "run_id, generation, lease_until, started_at, instance";
 
 export class StoredLock {
   /**
+   * The row as stored (null: none), read once: this object is its only writer, and the
+   * lock was read several times a generation, each a statement on the object's one thread.
+   */
+  private row: Row | null | undefined;
+
+  /**
    * @param instance this object instance's id: a fresh one per constructor call, so a
    *   lock written before an eviction or a crash is told apart from one taken now.
    */
@@ -81,6 +87,7 @@ export class StoredLock {
         this.instance,
       )
       .one();
+    this.row = row;
     return { ok: true, lease: toLease(row) };
   }
 
@@ -100,6 +107,7 @@ export class StoredLock {
         this.instance,
       )
       .toArray()[0];
+    if (row) this.row = row;
     return row ? toLease(row) : null;
   }
 
@@ -113,29 +121,38 @@ export class StoredLock {
     checkGeneration(generation);
     checkLease(leaseMs);
     const now = this.now();
-    return (
-      this.sql.exec(
+    const row = this.sql
+      .exec<Row>(
         `UPDATE generation_lock SET run_id = ?, generation = ?, lease_until = ?, started_at = ?, instance = ?
-         WHERE run_id = ?`,
+         WHERE run_id = ? RETURNING ${COLUMNS}`,
         toRunId,
         generation,
         now + leaseMs,
         now,
         this.instance,
         fromRunId,
-      ).rowsWritten > 0
-    );
+      )
+      .toArray()[0];
+    if (row) this.row = row;
+    return row !== undefined;
   }
 
   /** Frees the lock if `runId` holds it; true when it did. Any other run id is a no-op. */
   release(runId: string): boolean {
-    return this.sql.exec(`DELETE FROM generation_lock WHERE run_id = ?`, runId).rowsWritten > 0;
+    const released = this.sql.exec(`DELETE FROM generation_lock WHERE run_id = ?`, runId).rowsWritten > 0;
+    if (released) this.row = null;
+    return released;
   }
 
   /** The held lock, or null when the agent is not generating. */
   current(): GenerationLease | null {
-    const row = this.sql.exec<Row>(`SELECT ${COLUMNS} FROM generation_lock WHERE id = 1`).toArray()[0];
-    return row ? toLease(row) : null;
+    this.row ??= this.sql.exec<Row>(`SELECT ${COLUMNS} FROM generation_lock WHERE id = 1`).toArray()[0] ?? null;
+    return this.row ? toLease(this.row) : null;
+  }
+
+  /** The object's storage was deleted whole (`deleteAll`): read the row afresh. */
+  storageCleared(): void {
+    this.row = undefined;
   }
 
   /** True when a lock is held and its lease ran out at `now`: the generation is presumed dead. */
