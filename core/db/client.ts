@@ -34,6 +34,11 @@ export interface DatabaseOptions {
   deadlineMs?: number;
   /** Told when a connection was given up (deadline or connection failure); the pool stays usable. */
   onUnavailable?: (error: DatabaseUnavailable) => void;
+  /**
+   * The caller closes the pool when it has been idle (an object's IdleConnection): the pool's
+   * own idle timer, set again on every release, is then left off.
+   */
+  closedByCaller?: boolean;
 }
 
 /**
@@ -63,7 +68,12 @@ export function openDatabase(config: DatabaseConfig, options: DatabaseOptions = 
   sendWritesPerTurn();
   if (config.NEON_WS_PROXY) useLocalProxy(config.NEON_WS_PROXY);
   const { deadlineMs } = options;
-  const pool = new Pool({ connectionString: config.DATABASE_URL, max: POOL_MAX, ...(deadlineMs ? { connectionTimeoutMillis: deadlineMs } : {}) });
+  const pool = new Pool({
+    connectionString: config.DATABASE_URL,
+    max: POOL_MAX,
+    ...(deadlineMs ? { connectionTimeoutMillis: deadlineMs } : {}),
+    ...(options.closedByCaller ? { idleTimeoutMillis: 0 } : {}),
+  });
   pool.Client = ScramClient;
   if (deadlineMs) withDeadlines(pool, deadlineMs, options.onUnavailable);
   // The driver may report "Network connection lost" after end(); nothing awaits it then.

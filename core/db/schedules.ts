@@ -2,6 +2,7 @@ import { and, asc, count, eq, lte, sql } from "drizzle-orm";
 import type { ScheduleCreate, SchedulePatch } from "../schedules/input";
 import { DEFAULT_MAX_SCHEDULES_PER_AGENT, ScheduleLimitReached } from "../schedules/limits";
 import { freshPlan, planAfterFire } from "../schedules/plan";
+import type { WakePlan } from "../schedules/wake-window";
 import type { Database } from "./client";
 import { agents, guilds, schedules } from "./schema";
 
@@ -116,17 +117,26 @@ export async function earliestWakeUp(db: Database, agentId: string): Promise<Dat
   return row?.at ? new Date(row.at) : null;
 }
 
-/** The agent's due schedule that should fire first, with its guild's routines switch. */
+/**
+ * The agent's due schedule that should fire first, with its guild's routines switch and the
+ * earliest wake-up of its other unpaused schedules (`othersAt`): with this one's next plan,
+ * that is where the agent wakes next, known without a read of its own once the run ends.
+ */
 export async function firstDue(db: Database, agentId: string, now: Date) {
   const [row] = await db
-    .select({ schedule: schedules, routinesEnabled: guilds.routinesEnabled })
+    .select({
+      schedule: schedules,
+      routinesEnabled: guilds.routinesEnabled,
+      othersAt: sql<string | null>`(select min(o.next_run_at)::text from schedules o
+        where o.agent_id = ${schedules.agentId} and o.paused = false and o.id <> ${schedules.id})`,
+    })
     .from(schedules)
     .innerJoin(agents, eq(agents.id, schedules.agentId))
     .innerJoin(guilds, eq(guilds.id, agents.guildId))
     .where(and(eq(schedules.agentId, agentId), eq(schedules.paused, false), lte(schedules.nextRunAt, now)))
     .orderBy(asc(schedules.nextRunAt))
     .limit(1);
-  return row ?? null;
+  return row ? { ...row, othersAt: row.othersAt ? new Date(row.othersAt) : null } : null;
 }
 
 /**
@@ -145,12 +155,23 @@ export async function advancePastFire(
   return advanced.length > 0;
 }
 
+/** Where a schedule goes after the fire at `firedAt` (a wake window draws its next time). */
+export function planFire(row: ScheduleRow, firedAt: Date, random: () => number): WakePlan {
+  return planAfterFire(triggerOf(row), { nextRunAt: row.nextRunAt!, windowFires: row.windowFires }, firedAt, random);
+}
+
 /**
  * advancePastFire's statement, not yet run (it returns the schedule's id when it advanced):
  * a fire's opening runs it as the claim inside its own one statement.
  */
-export function advancePastFireStatement(db: Pick<Database, "update">, row: ScheduleRow, firedAt: Date, random: () => number, recordFire: boolean) {
-  const plan = planAfterFire(triggerOf(row), { nextRunAt: row.nextRunAt!, windowFires: row.windowFires }, firedAt, random);
+export function advancePastFireStatement(
+  db: Pick<Database, "update">,
+  row: ScheduleRow,
+  firedAt: Date,
+  random: () => number,
+  recordFire: boolean,
+  plan: WakePlan = planFire(row, firedAt, random),
+) {
   return db
     .update(schedules)
     .set({

@@ -51,7 +51,7 @@ export class IdleConnection {
   /** The connection for work that `keepOpen` covers; each call counts as a use. */
   db(): Database {
     if (!this.conn) {
-      const conn: Connection = openDatabase(this.config, { deadlineMs: this.deadlineMs, onUnavailable: () => this.drop(conn) });
+      const conn: Connection = openDatabase(this.config, { deadlineMs: this.deadlineMs, closedByCaller: true, onUnavailable: () => this.drop(conn) });
       this.conn = conn;
     }
     this.arm();

@@ -95,6 +95,30 @@ describe("schedules", () => {
     expect((await call("POST", `/api/runs/${run!.id}/messages`, { token, body: { content: "more" } })).status).toBe(409);
   });
 
+  it("SCHED-006 / SCHED-009: a fire's run ends armed at the agent's next wake-up, and a schedule made during the run is not overwritten by what the fire knew", async () => {
+    const agent = await newAgent(token, guildId);
+    const yearly = (await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: schedule() })).json;
+    const july = (await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: schedule({ cron: "0 0 1 7 *" }) })).json;
+    const armedAt = async () => (await objectOf(agent.id).deadlines()).find((d) => d.name === "schedule")?.due_at;
+    await script(agent.model, [{ content: "first" }, { content: "second", delay_ms: 3_000 }]);
+
+    // No change during the run: the end arms at the other schedule's wake-up, before this one's next.
+    const planned = Date.parse(yearly.next_run_at);
+    await alarmAt(agent.id, planned + 250);
+    const [first] = await scheduleRuns(token, yearly.id);
+    await settled(token, first!.id);
+    expect(await armedAt()).toBe(july.next_run_at);
+
+    // A schedule made while the next fire's run generates (its API call re-arms the object):
+    // the run's end keeps the earlier wake-up it armed.
+    await alarmAt(agent.id, Date.parse(july.next_run_at) + 250);
+    const [second] = await scheduleRuns(token, july.id);
+    await untilGenerating(token, second!.id);
+    const january = (await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: schedule({ cron: "0 0 15 1 *" }) })).json;
+    await settled(token, second!.id);
+    expect(await armedAt()).toBe(january.next_run_at);
+  });
+
   it("SCHED-008 / GEN-005: a due schedule of a busy agent waits 30 s without advancing", async () => {
     const agent = await newAgent(token, guildId);
     const created = (await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: schedule() })).json;

@@ -1,7 +1,8 @@
 import { isDatabaseUnavailable } from "../../../core/db/client";
-import { advancePastFire, advancePastFireStatement, earliestWakeUp, firstDue, type ScheduleRow } from "../../../core/db/schedules";
+import { advancePastFire, advancePastFireStatement, earliestWakeUp, firstDue, planFire, type ScheduleRow } from "../../../core/db/schedules";
 import { describeError, logEvent } from "../../../core/output/log";
 import { instructionHash, scheduleWakeUpMessage } from "../../../core/schedules/instruction";
+import type { WakePlan } from "../../../core/schedules/wake-window";
 import type { Deadline } from "../../common/deadlines";
 import type { RunLifecycle } from "../run/lifecycle";
 import type { RunContext, RunListener } from "../state/context";
@@ -17,6 +18,15 @@ export const BUSY_RETRY_MS = 30_000;
  * Firing opens one schedule run; other due schedules follow when the generation ends.
  */
 export class ScheduleFiring implements RunListener {
+  /**
+   * Where the agent wakes next, as the last fire's own read and plan tell it: the generation's
+   * end arms there without a read of its own. Good only while no refresh came after that
+   * read (`refreshes` unchanged): every change to the schedules or the routines switch
+   * refreshes, so a change during the run is never overwritten by what the fire knew.
+   */
+  #next: { at: Date | null; refreshes: number } | undefined;
+  #refreshes = 0;
+
   constructor(
     private readonly context: RunContext,
     private readonly runs: RunLifecycle,
@@ -24,7 +34,10 @@ export class ScheduleFiring implements RunListener {
 
   /** The agent is free: a due schedule goes now, or the deadline moves to the next wake-up. */
   async idle(agentId: string): Promise<void> {
-    await this.refresh(agentId);
+    const next = this.#next;
+    this.#next = undefined;
+    if (next?.refreshes === this.#refreshes) await this.arm(agentId, next.at);
+    else await this.refresh(agentId);
   }
 
   /** A schedule tool changed the agent's routines. */
@@ -34,7 +47,14 @@ export class ScheduleFiring implements RunListener {
 
   /** Re-arms the deadline at the earliest wake-up that can fire, or clears it. */
   async refresh(agentId: string): Promise<string | null> {
+    this.#refreshes++;
+    this.#next = undefined;
     const at = await this.context.database.use((db) => earliestWakeUp(db, agentId));
+    return this.arm(agentId, at);
+  }
+
+  /** The deadline at `at`, or none. */
+  private async arm(agentId: string, at: Date | null): Promise<string | null> {
     if (!at) {
       await this.context.deadlines.clear(SCHEDULE);
       return null;
@@ -54,11 +74,15 @@ export class ScheduleFiring implements RunListener {
       await this.context.deadlines.set(SCHEDULE, now.getTime() + BUSY_RETRY_MS, { agent_id: agentId });
       return;
     }
+    const refreshes = this.#refreshes;
     const firing = await this.context.database.use(async (db) => {
       const due = await firstDue(db, agentId, now);
       if (!due?.routinesEnabled) return "idle" as const;
       try {
-        return await this.open(agentId, due.schedule, now);
+        const plan = planFire(due.schedule, now, this.context.random);
+        const opened = await this.open(agentId, due.schedule, now, plan);
+        if (opened === "started") this.#next = { at: earliest(due.othersAt, plan.nextRunAt), refreshes };
+        return opened;
       } catch (error) {
         // The database, not the agent, failed: advancing here would lose the fire. It stays due
         // and the deadline tries it again after its backoff (SCHED-009). A retry cannot open it
@@ -94,7 +118,7 @@ export class ScheduleFiring implements RunListener {
    * past this fire (only if it still waits for it) and the run opens with its system row
    * and the wake-up message. "skipped" when a repeated alarm or a change got there first.
    */
-  private open(agentId: string, schedule: ScheduleRow, firedAt: Date): Promise<"started" | "busy" | "skipped"> {
+  private open(agentId: string, schedule: ScheduleRow, firedAt: Date, plan: WakePlan): Promise<"started" | "busy" | "skipped"> {
     return this.runs.open(agentId, firedAt, async (db) => ({
       kind: "schedule",
       run: { scheduleId: schedule.id, title: schedule.description, metadata: { instruction_hash: await instructionHash(schedule.instruction) } },
@@ -109,7 +133,12 @@ export class ScheduleFiring implements RunListener {
         }),
       },
       wakeMetadata: { source: "schedule", schedule_id: schedule.id },
-      claim: advancePastFireStatement(db, schedule, firedAt, this.context.random, true).getSQL(),
+      claim: advancePastFireStatement(db, schedule, firedAt, this.context.random, true, plan).getSQL(),
     }));
   }
+}
+
+function earliest(a: Date | null, b: Date | null): Date | null {
+  if (!a || !b) return a ?? b;
+  return a.getTime() <= b.getTime() ? a : b;
 }
