@@ -146,7 +146,8 @@ export class StoredLock {
 
   /** The held lock, or null when the agent is not generating. */
   current(): GenerationLease | null {
-    this.row ??= this.sql.exec<Row>(`SELECT ${COLUMNS} FROM generation_lock WHERE id = 1`).toArray()[0] ?? null;
+    // Not `??=`: null (no lock) is known, only undefined is unread.
+    if (this.row === undefined) this.row = this.sql.exec<Row>(`SELECT ${COLUMNS} FROM generation_lock WHERE id = 1`).toArray()[0] ?? null;
     return this.row ? toLease(this.row) : null;
   }
 
