@@ -207,6 +207,8 @@ describe("recovery while the database is away", () => {
       context.database = new IdleConnection(unreachable);
       object.rooms.context.sessions.clear();
       new StoredLock(state.storage.sql, () => object.now(), "an earlier instance").acquire(run.id, 1, 60_000);
+      // As the instance constructed after the crash would, it reads the lock from storage.
+      object.rooms.context.lock.stored.storageCleared();
       await object.rooms.runs.heartbeat();
       const held = object.rooms.context.lock.held()?.runId ?? null;
       const retry = object.rooms.context.deadlines.list().some((d) => d.name === HEARTBEAT);

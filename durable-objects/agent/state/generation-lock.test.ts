@@ -79,6 +79,8 @@ describe("the generation lock: the stored row, the active generation and the hea
       const earlier = new GenerationLock(state.storage.sql, i.rooms.context.deadlines, () => T0);
       earlier.stored.acquire("run-a", 1, LEASE_MS);
       const { lock } = i.rooms.context;
+      // This instance came after it, so it reads the row from storage (it keeps what it read).
+      lock.stored.storageCleared();
       const beat = await lock.beat();
       const picked = await lock.pickUp("run-a", "run-b");
       return { beat, picked: picked.ok, after: observe(i) };
