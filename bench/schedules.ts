@@ -20,7 +20,7 @@
 import { appendFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { benchStack, quantile } from "./bench-stack";
-import { cpuMs, machineCpu, profileWorker, workerdPids } from "./workerd-cpu";
+import { busiestThreads, cpuMs, machineCpu, profileWorker, threadCpu, workerdPids } from "./workerd-cpu";
 
 const { values } = parseArgs({
   options: { agents: { type: "string", default: "1000" }, schedules: { type: "string", default: "10" }, lead: { type: "string", default: "60" } },
@@ -66,6 +66,7 @@ try {
   await new Promise((r) => setTimeout(r, Math.max(0, due.getTime() - Date.now() - 1000)));
   const cpuBefore = cpuMs(pids);
   const machineBefore = machineCpu();
+  const threadsBefore = threadCpu();
   const tripsBefore = { all: stack.roundTrips.length, connection: stack.connectionMessages.length };
   const profile = process.env.BENCH_PROFILE ? await profileWorker(pids, "guilds-platform") : null;
   let fired = 0;
@@ -88,6 +89,7 @@ try {
   }
   const cpuSpent = cpuMs(pids) - cpuBefore;
   const machineSpent = machineCpu().busyMs - machineBefore.busyMs;
+  const threadsAfter = threadCpu();
   const firingMs = Date.now() - (due.getTime() - 1000);
   const connectionTrips = stack.connectionMessages.length - tripsBefore.connection;
   const queryTrips = stack.roundTrips.length - tripsBefore.all - connectionTrips;
@@ -122,6 +124,7 @@ try {
   console.log(
     `machine CPU: ${(machineSpent / Math.max(fired, 1)).toFixed(1)} ms per fire over every process; ${((100 * machineSpent) / (firingMs * machineBefore.cores)).toFixed(0)} % of ${machineBefore.cores} cores busy, workerd ${((100 * cpuSpent) / firingMs).toFixed(0)} % of one`,
   );
+  console.log(`busiest threads (% of one core): ${busiestThreads(threadsBefore, threadsAfter, firingMs).join(", ")}`);
   const perFire = (n: number) => (n / Math.max(fired, 1)).toFixed(1);
   console.log(
     `round trips: ${perFire(queryTrips)} queries per fire (its generation and re-arm included), ${perFire(connectionTrips)} connection messages per fire`,

@@ -62,6 +62,38 @@ export function cpuMs(pids: number[]): number {
 }
 
 /**
+ * Every thread's CPU so far, in ms, keyed `process/thread (pid)`: over an interval, a thread
+ * near 100 % of one core is a limit no spare core can lift (workerd's, the proxy's or the
+ * mock model's one JavaScript thread).
+ */
+export function threadCpu(): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    let tids: string[] = [];
+    try {
+      tids = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue; // gone
+    }
+    const process = read(`/proc/${pid}/comm`).trim();
+    for (const tid of tids) {
+      const ns = Number(read(`/proc/${pid}/task/${tid}/schedstat`).split(" ")[0] || 0);
+      if (ns > 0) out.set(`${process}/${read(`/proc/${pid}/task/${tid}/comm`).trim()} (${pid})`, ns / 1e6);
+    }
+  }
+  return out;
+}
+
+/** The `count` threads that used the most CPU between two `threadCpu` readings, as % of one core over `wallMs`. */
+export function busiestThreads(before: Map<string, number>, after: Map<string, number>, wallMs: number, count = 6): string[] {
+  return [...after]
+    .map(([name, ms]) => [name, ms - (before.get(name) ?? 0)] as const)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([name, ms]) => `${name} ${((100 * ms) / wallMs).toFixed(0)} %`);
+}
+
+/**
  * The machine's CPU so far, from /proc/stat: `busyMs` over all cores (every process of the
  * stack, and anything else running), `cores` how many. Over an interval, busy ÷ (wall × cores)
  * says whether the machine, not only workerd, was the limit.
