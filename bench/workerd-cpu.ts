@@ -77,8 +77,10 @@ export function threadCpu(): Map<string, number> {
     }
     const process = read(`/proc/${pid}/comm`).trim();
     for (const tid of tids) {
-      const ns = Number(read(`/proc/${pid}/task/${tid}/schedstat`).split(" ")[0] || 0);
-      if (ns > 0) out.set(`${process}/${read(`/proc/${pid}/task/${tid}/comm`).trim()} (${pid})`, ns / 1e6);
+      // utime and stime, in ticks of 10 ms: schedstat lags for a thread that is seldom switched out.
+      const fields = read(`/proc/${pid}/task/${tid}/stat`).split(") ")[1]?.split(" ") ?? [];
+      const ticks = Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
+      if (ticks > 0) out.set(`${process}/${read(`/proc/${pid}/task/${tid}/comm`).trim()} (${pid})`, ticks * 10);
     }
   }
   return out;
