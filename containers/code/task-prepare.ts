@@ -24,8 +24,14 @@ export interface PrepareResult {
   wip_applied: boolean;
   /** Paths the WIP snapshot and the branch both changed, left with conflict markers. */
   wip_conflicts: string[];
-  /** The workspace was cloned anew (missing, unusable, or another remote's). */
+  /** The workspace was cloned anew (missing, unusable, or another repository's). */
   cloned: boolean;
+  /**
+   * The workspace was another task's of the same repository (a repository seed, restored
+   * where the task had no volume yet): its objects were kept and the task's refs fetched
+   * into it, and that task's branches removed.
+   */
+  seeded: boolean;
   sanitized: string[];
   /** Where the preparation's time went, in ms: what an operator reads when a run starts slowly. */
   timings: PrepareTimings;
@@ -44,6 +50,13 @@ export interface PrepareTimings {
 }
 
 const heads = (name: string) => `refs/heads/${name}`;
+
+/**
+ * A remote with its task left out: the gateway's remotes differ by task alone
+ * (`…/tasks/<task id>/<owner>/<repo>.git`), so two remotes of one repository are equal here.
+ * @example remoteRepository("http://gw/tasks/t1/acme/app.git") // "http://gw/tasks/-/acme/app.git"
+ */
+export const remoteRepository = (remote: string) => remote.replace(/\/tasks\/[^/]+\//, "/tasks/-/");
 const tracking = (name: string) => `refs/remotes/origin/${name}`;
 
 /** Hooks removed that `git init` did not put back as they were: the ones the image did not install. */
@@ -87,6 +100,16 @@ async function fetchTaskRefs(args: PrepareArgs): Promise<{ present: { task: bool
   await taskGitText(args.dir, ["fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "origin", ...specs], "fetch", { timeoutMs: 600_000, env });
   for (const name of names) if (!present.has(heads(name))) await taskGit(args.dir, ["update-ref", "-d", tracking(name)]);
   return { present: { task: present.has(heads(args.branch)), wip: present.has(heads(args.wip)) }, refsMs };
+}
+
+/**
+ * The seed's task's own refs go (its branch, its tracking refs): this task's workspace shows
+ * its own branch alone. The fetch is done, so they have served as what git already has.
+ */
+async function dropForeignRefs(args: PrepareArgs): Promise<void> {
+  const kept = new Set([heads(args.branch), ...[args.base, args.branch, args.wip].map(tracking)]);
+  const refs = await taskGitText(args.dir, ["for-each-ref", "--format=%(refname)", "refs/heads", "refs/remotes"], "fetch");
+  for (const ref of refs.split("\n").filter(Boolean)) if (!kept.has(ref)) await taskGitText(args.dir, ["update-ref", "-d", ref], "fetch");
 }
 
 const isAncestor = async (dir: string, older: string, newer: string) => (await taskGit(dir, ["merge-base", "--is-ancestor", older, newer])).code === 0;
@@ -137,6 +160,7 @@ export async function taskPrepare(args: PrepareArgs): Promise<PrepareResult> {
   const sanitized: string[] = [];
   const inspection = inspectWorkspace(args.dir);
   let cloned = !inspection.usable;
+  let seeded = false;
   if (!inspection.usable && inspection.reason) sanitized.push(inspection.reason);
   if (inspection.usable) {
     const result = await sanitizeGitDir(args.dir, args);
@@ -145,13 +169,15 @@ export async function taskPrepare(args: PrepareArgs): Promise<PrepareResult> {
     await taskGitText(args.dir, ["init", "-q"], "init");
     sanitized.push(...foreignHooks(args.dir, result.hooks));
     const top = await taskGitMaybe(args.dir, ["rev-parse", "--show-toplevel"]);
-    if (result.oldRemote !== args.remote || top === undefined || (await taskGitMaybe(args.dir, ["rev-parse", "--is-bare-repository"])) !== "false")
-      cloned = true;
+    const sameRepository = result.oldRemote !== undefined && remoteRepository(result.oldRemote) === remoteRepository(args.remote);
+    if (!sameRepository || top === undefined || (await taskGitMaybe(args.dir, ["rev-parse", "--is-bare-repository"])) !== "false") cloned = true;
+    seeded = !cloned && result.oldRemote !== args.remote;
   }
   if (cloned) await freshRepository(args);
   const workspaceAt = performance.now();
 
   const { present, refsMs } = await fetchTaskRefs(args);
+  if (seeded) await dropForeignRefs(args);
   const fetchedAt = performance.now();
   const anchor = (await commitOf(args.dir, tracking(present.task ? args.branch : args.base)))!;
   // Local commits on top of the remote's branch are kept: a push that failed left them here.
@@ -167,5 +193,5 @@ export async function taskPrepare(args: PrepareArgs): Promise<PrepareResult> {
     fetch_ms: Math.round(fetchedAt - workspaceAt - refsMs),
     checkout_ms: Math.round(performance.now() - fetchedAt),
   };
-  return { head, created: !present.task, wip_applied: wip.applied, wip_conflicts: wip.conflicts, cloned, sanitized, timings };
+  return { head, created: !present.task, wip_applied: wip.applied, wip_conflicts: wip.conflicts, cloned, seeded, sanitized, timings };
 }

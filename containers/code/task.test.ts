@@ -4,7 +4,7 @@
  * TASK-035, TASK-036).
  */
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleCode, plainGit, runCode, tempDir } from "./test-support";
@@ -63,13 +63,52 @@ describe("guilds-code task commands", () => {
       fetch_ms: expect.any(Number),
       checkout_ms: expect.any(Number),
     };
-    expect(first.json).toEqual({ head: main, created: true, wip_applied: false, wip_conflicts: [], cloned: true, sanitized: [], timings });
+    expect(first.json).toEqual({ head: main, created: true, wip_applied: false, wip_conflicts: [], cloned: true, seeded: false, sanitized: [], timings });
     expect(await plainGit(["symbolic-ref", "HEAD"], dir)).toBe(`refs/heads/${BRANCH}`);
     expect(await plainGit(["config", "remote.origin.url"], dir)).toBe(remote);
     expect(await plainGit(["config", "user.email"], dir)).toBe("agent@example.test");
     expect(await plainGit(["status", "--porcelain"], dir)).toBe("");
     const again = await prepare(dir, ["--name", "Agent", "--email", "agent@example.test"]);
     expect(again.json).toEqual({ ...first.json, cloned: false, timings });
+  });
+
+  it("TASK-036: a workspace another task of the same repository prepared (a repository seed) is fetched into, not cloned, and keeps none of that task's refs", async () => {
+    // Two tasks' remotes of one repository, as the gateway names them: they differ by task alone.
+    const remoteOf = async (task: string) => {
+      const path = join(temp.dir, "gateway", "tasks", task, "acme");
+      await mkdir(path, { recursive: true });
+      await symlink(origin, join(path, "app.git"));
+      return `file://${path}/app.git`;
+    };
+    const first = { remote: await remoteOf("task-one"), branch: "factory/task/APP-1", wip: "factory/wip/APP-1" };
+    const second = { remote: await remoteOf("task-two"), branch: "factory/task/APP-2", wip: "factory/wip/APP-2" };
+    const prepareAs = (dir: string, task: typeof first) =>
+      runCode(bundle, ["task-prepare", "--dir", dir, "--remote", task.remote, "--branch", task.branch, "--base", "main", "--wip", task.wip]);
+    const seed = join(temp.dir, "data-seed", "workspace");
+    expect((await prepareAs(seed, first)).json).toMatchObject({ cloned: true, seeded: false });
+    const objects = join(seed, ".git", "objects");
+    const packed = (await plainGit(["count-objects", "-v"], seed)).match(/^(count|in-pack): (\d+)$/gm);
+
+    // The seed restored as the second task's volume: its objects stay, its refs go.
+    const dir = join(temp.dir, "data-seeded", "workspace");
+    await mkdir(join(dir, ".."), { recursive: true });
+    await cp(seed, dir, { recursive: true });
+    const prepared = await prepareAs(dir, second);
+    expect(prepared.code, prepared.stderr).toBe(0);
+    expect(prepared.json).toMatchObject({ cloned: false, seeded: true, created: true, head: await plainGit(["rev-parse", "main"], origin) });
+    expect(await plainGit(["config", "remote.origin.url"], dir)).toBe(second.remote);
+    expect(await plainGit(["symbolic-ref", "HEAD"], dir)).toBe(`refs/heads/${second.branch}`);
+    expect((await plainGit(["for-each-ref", "--format=%(refname)"], dir)).split("\n")).toEqual([`refs/heads/${second.branch}`, "refs/remotes/origin/main"]);
+    expect(await plainGit(["status", "--porcelain"], dir)).toBe("");
+    expect((await plainGit(["count-objects", "-v"], dir)).match(/^(count|in-pack): (\d+)$/gm)).toEqual(packed);
+    expect(existsSync(objects)).toBe(true);
+
+    // Another repository's workspace is not a seed: it is cloned anew.
+    const other = join(temp.dir, "data-other", "workspace");
+    await mkdir(join(other, ".."), { recursive: true });
+    await cp(seed, other, { recursive: true });
+    await plainGit(["config", "remote.origin.url", "file:///elsewhere/tasks/task-one/acme/other.git"], other);
+    expect((await prepareAs(other, second)).json).toMatchObject({ cloned: true, seeded: false });
   });
 
   it("TASK-022: finalize pushes the branch and a WIP snapshot of what is not committed; HEAD, the branch and the index stay as they were", async () => {
