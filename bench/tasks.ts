@@ -15,6 +15,8 @@
  *   `ended_at` (written after the last push, the WIP snapshot, the volume's save and the
  *   box's removal), for a run released by the keep-alive (runs.keepAliveSeconds=1, the 1 s
  *   wait subtracted) and one ended by complete_task; with `sandbox.destroy`'s save_ms.
+ * - a second task of the same repository: its first run starts from the repository's seed
+ *   that the first task's first run saved (decision 0037), and fetches into it.
  * - the queue: TASKS tasks filed back to back with runs.maxConcurrent 4; the order the runs
  *   started in against the filing order, and the most runs active at once (task runs'
  *   created_at..ended_at).
@@ -188,6 +190,16 @@ try {
     const requeued = await readTask(task.id);
     await runsEnded(task.id, 2);
     await measureRun(s, task.id, 2, Date.parse(requeued.queued_at));
+    // A second task of the repository: its first run starts from the seed the first one saved (decision 0037).
+    await mock("/__script", { model: s.model, replies: [{ tool_calls: [shell("git log --oneline -1")] }, { content: "Looked." }] });
+    await poolReady();
+    const next = await file(s, `Bench task ${i}, seeded`);
+    const [seededRun] = await runsEnded(next.id, 1);
+    const seeded = logged("task.prepared", seededRun!.run_id)[0];
+    outcomes.push(`seeded task: ${seededRun!.outcome}, seeded ${seeded?.seeded}`);
+    add("next task's first run (seeded): due → first model call", (await firstCallAfter(s.model, Date.parse(next.queued_at))) - Date.parse(next.queued_at));
+    if (seeded) add("next task's first run (seeded): task-prepare in the box (a fetch into the seed)", seeded.prepare_ms);
+    for (const [step, ms] of Object.entries((seeded?.box ?? {}) as Record<string, number>)) add(`next task's first run (seeded):   task-prepare ${step}`, ms);
   }
 
   /**
@@ -215,6 +227,8 @@ try {
     }
     const prepared = logged("task.prepared", run.run_id)[0];
     if (prepared) add(`run ${n}: of which task-prepare in the box (${n === 1 ? "clone" : "fetch"})`, prepared.prepare_ms);
+    const seed = logged("task.seed", run.run_id)[0];
+    if (seed?.reason === "saved") add(`run ${n}: the repository's seed saved before the first turn`, seed.duration_ms);
     for (const [step, ms] of Object.entries((prepared?.box ?? {}) as Record<string, number>)) add(`run ${n}:   task-prepare ${step}`, ms);
     if (run.connected_at) {
       const connected = Date.parse(run.connected_at);

@@ -43,3 +43,6 @@ export const volumeName = (key: string) => `task-${key.toLowerCase().replaceAll(
  * @example volumeObjectKey("5f0c…", "WEBAPP-12") // "volumes/5f0c…/task-webapp-12.tar.zst"
  */
 export const volumeObjectKey = (repositoryId: string, key: string) => `volumes/${repositoryId}/${volumeName(key)}.tar.zst`;
+
+/** The R2 key of a repository's seed (decision 0037): beside its tasks' volumes, a name no task key makes. */
+export const repositorySeedKey = (repositoryId: string) => `volumes/${repositoryId}/seed.tar.zst`;

@@ -93,4 +93,31 @@ describe("home archives in R2", () => {
       expect(await stored(agentId)).toBe(await digest(first.bytes));
     }
   });
+
+  it("TASK-010 / TASK-036: a volume of its own comes first; without one, the repository's seed within the cap; the seed is saved and dated under its own key", async () => {
+    const repository = crypto.randomUUID();
+    const seedKey = `volumes/${repository}/seed.tar.zst`;
+    const volumeKey = (task: string) => `volumes/${repository}/task-${task}.tar.zst`;
+    const volumes = new SandboxHomes(bucket(), volumeKey, () => seedKey);
+    expect(await volumes.open("a-1", CAP)).toBeNull();
+    expect(await volumes.seedSavedAt()).toBeNull();
+
+    const seed = archive(3000, 3);
+    expect(await volumes.saveSeed(seed.stream, CAP)).toBe(3000);
+    expect((await volumes.seedSavedAt())?.getTime()).toBeGreaterThan(Date.now() - 60_000);
+    const seeded = await volumes.open("a-1", CAP);
+    expect(seeded).toMatchObject({ seed: true, size: 3000 });
+    expect(await digest(new Uint8Array(await new Response(seeded!.body).arrayBuffer()))).toBe(await digest(seed.bytes));
+    // A seed over the box's cap is not offered: the box starts empty and clones.
+    expect(await volumes.open("a-1", 2999)).toBeNull();
+
+    const own = archive(500, 4);
+    await volumes.save("a-1", own.stream, CAP);
+    const opened = await volumes.open("a-1", CAP);
+    expect(opened).toMatchObject({ seed: false, size: 500 });
+    await opened!.body.cancel();
+    // Without a seed key (an agent's home), nothing stands in for a missing archive.
+    expect(await new SandboxHomes(bucket(), volumeKey).saveSeed(archive(10, 5).stream, CAP)).toBeNull();
+    expect(await new SandboxHomes(bucket(), volumeKey).open("a-2", CAP)).toBeNull();
+  });
 });

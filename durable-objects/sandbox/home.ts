@@ -14,11 +14,24 @@ const PART_BYTES = 8 * 1024 * 1024;
 
 export const homeKey = (agentId: string) => `homes/${agentId}.tar.zst`;
 
+/** An archive to restore: a stream with its length, and whether it is the repository's seed. */
+export interface OpenedArchive {
+  body: ReadableStream<Uint8Array>;
+  size: number;
+  /** Not the box's own archive but its repository's seed (a task with no volume yet). */
+  seed: boolean;
+}
+
 export class SandboxHomes {
-  /** @param keyOf the archive's object key by agent: the agent's home, or a task's volume */
+  /**
+   * @param keyOf the archive's object key by agent: the agent's home, or a task's volume
+   * @param seedKeyOf the key of what a box without an archive of its own starts from (a task's
+   *   repository seed), null while it is not known
+   */
   constructor(
     private readonly bucket: R2Bucket,
     private readonly keyOf: (agentId: string) => string = homeKey,
+    private readonly seedKeyOf: () => string | null = () => null,
   ) {}
 
   /**
@@ -26,8 +39,27 @@ export class SandboxHomes {
    * within `maxBytes`; returns its size. Past the cap it throws `workspace.full` and the
    * saved home stays as it was; a stream that breaks (the guest cut it) throws too.
    */
-  async save(agentId: string, archive: ReadableStream<Uint8Array>, maxBytes: number): Promise<number> {
-    const key = this.keyOf(agentId);
+  save(agentId: string, archive: ReadableStream<Uint8Array>, maxBytes: number): Promise<number> {
+    return this.saveAt(this.keyOf(agentId), archive, maxBytes);
+  }
+
+  /** Stores the seed (as `save` does), when its key is known; → its size, or null. */
+  async saveSeed(archive: ReadableStream<Uint8Array>, maxBytes: number): Promise<number | null> {
+    const key = this.seedKeyOf();
+    if (!key) {
+      await archive.cancel();
+      return null;
+    }
+    return this.saveAt(key, archive, maxBytes);
+  }
+
+  /** When the seed was stored, or null when there is none (or its key is not known). */
+  async seedSavedAt(): Promise<Date | null> {
+    const key = this.seedKeyOf();
+    return key ? ((await this.bucket.head(key))?.uploaded ?? null) : null;
+  }
+
+  private async saveAt(key: string, archive: ReadableStream<Uint8Array>, maxBytes: number): Promise<number> {
     const reader = new PartReader(archive.getReader(), maxBytes);
     let part: Part;
     try {
@@ -67,10 +99,18 @@ export class SandboxHomes {
     return object ? { bytes: object.size, savedAt: object.uploaded } : null;
   }
 
-  /** The saved archive as a stream with its length, or null when the agent has none yet. */
-  async open(agentId: string): Promise<{ body: ReadableStream<Uint8Array>; size: number } | null> {
+  /**
+   * The saved archive as a stream with its length; without one, the seed if it fits within
+   * `seedMaxBytes` (a larger one is left for a box with a higher cap); else null.
+   */
+  async open(agentId: string, seedMaxBytes = Number.MAX_SAFE_INTEGER): Promise<OpenedArchive | null> {
     const object = await this.bucket.get(this.keyOf(agentId));
-    return object ? { body: object.body, size: object.size } : null;
+    if (object) return { body: object.body, size: object.size, seed: false };
+    const seedKey = this.seedKeyOf();
+    const seed = seedKey ? await this.bucket.head(seedKey) : null;
+    if (!seedKey || !seed || seed.size > seedMaxBytes) return null;
+    const body = await this.bucket.get(seedKey);
+    return body ? { body: body.body, size: body.size, seed: true } : null;
   }
 
   /** The agent was deleted or its home reset: the saved home goes. */

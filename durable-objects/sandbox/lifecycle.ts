@@ -30,7 +30,16 @@ type StartedBox = { target: DurableObjectStub<LiteSandbox>; guest: GuestClient; 
 
 /** An ensured box: `container` is its Container object's name (the holder's own, or a warm box's). */
 export type EnsureOutcome =
-  | { ok: true; box: Box; container: string; guest: GuestClient; action: EnsureDecision["action"]; ms: number }
+  | {
+      ok: true;
+      box: Box;
+      container: string;
+      guest: GuestClient;
+      action: EnsureDecision["action"];
+      ms: number;
+      /** What a box started now took back: its own archive, its repository's seed, or nothing. Absent for a box reused. */
+      restored?: "own" | "seed" | "none";
+    }
   | { ok: false; error: SandboxError };
 
 /** How long a started box gets for its guest to answer /health. */
@@ -162,17 +171,28 @@ export class SandboxLifecycle {
     const { guest, name: containerName } = up;
     const booted = this.now();
     let restoredBytes: number | null = null;
+    let restored: "own" | "seed" | "none" = "none";
     let restoreMs = 0;
     try {
-      const home = await this.homes.open(agentId);
+      const home = await this.homes.open(agentId, capBytes);
       // A box that dies while it takes its home back must fail the start, not hold it for as
       // long as a call to it may hang.
       const deadline = AbortSignal.timeout(restoreDeadlineMs(home?.size ?? 0));
       // Either way the guest learns the cap, and that its save on shutdown may now run.
       const area = this.identity.archive;
-      if (home) await untilAborted(guest.putArchive(area, home.body, { length: home.size, maxBytes: capBytes, signal: deadline }), deadline);
-      else await untilAborted(guest.archiveReady(area, capBytes), deadline);
-      restoredBytes = home?.size ?? null;
+      restored = home ? (home.seed ? "seed" : "own") : "none";
+      if (home) {
+        try {
+          await untilAborted(guest.putArchive(area, home.body, { length: home.size, maxBytes: capBytes, signal: deadline }), deadline);
+        } catch (error) {
+          // A seed is a head start, never a condition: a bad one leaves the volume empty (the
+          // guest restores through a staging folder) and the box starts without it.
+          if (!home.seed || deadline.aborted) throw error;
+          logEvent("warn", { operation: "sandbox.seed_refused", agent_id: agentId, error: (error as Error).message });
+          restored = "none";
+        }
+      } else await untilAborted(guest.archiveReady(area, capBytes), deadline);
+      restoredBytes = restored === "none" ? null : home!.size;
       restoreMs = this.now() - booted;
       await untilAborted(this.startServices(guest, request), AbortSignal.timeout(SERVICES_TIMEOUT_MS));
     } catch (error) {
@@ -191,9 +211,10 @@ export class SandboxLifecycle {
       duration_ms: ms,
       warm: containerName !== null,
       restored_bytes: restoredBytes,
+      restored,
       restore_ms: restoreMs,
     });
-    return { ok: true, box: wanted.box, container: containerName ?? this.identity.name(agentId), guest, action: decision.action, ms };
+    return { ok: true, box: wanted.box, container: containerName ?? this.identity.name(agentId), guest, action: decision.action, ms, restored };
   }
 
   /**

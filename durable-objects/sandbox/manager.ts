@@ -23,6 +23,7 @@ import { SandboxHomes } from "./home";
 import { currentEnsureRequest, type EnsureRequest, type RequestOutcome } from "./inputs";
 import { asSandboxError, type BoxIdentity, SandboxLifecycle } from "./lifecycle";
 import { SandboxRecord } from "./record";
+import { refreshSeed, type SeedRefresh } from "./seed";
 import { describeState, type SandboxState } from "./state";
 import { WorkspaceLimits } from "./workspace";
 
@@ -49,7 +50,14 @@ export type Woken = { ok: true; box: Box; container: string; guest: GuestClient 
 
 /** What a generation gets at its start: access for its tools, or a generation-start error. */
 export type GenerationSandbox =
-  | { ok: true; access: SandboxAccess /** false: the box could not start and every call answers why. */; up: boolean }
+  | {
+      ok: true;
+      access: SandboxAccess;
+      /** false: the box could not start and every call answers why. */
+      up: boolean;
+      /** The box started now, from nothing or its repository's seed: nothing of a tenant has run in it or on its volume. */
+      pristine: boolean;
+    }
   | { ok: false; code: string; message: string };
 
 interface Host {
@@ -67,6 +75,8 @@ interface Host {
   identity?: BoxIdentity;
   /** The archive's object key in R2 by agent (default: the agent's home). */
   archiveKey?: (agentId: string) => string;
+  /** The key of the repository seed a box without an archive starts from (a task's), null while unknown. */
+  seedKey?: () => string | null;
 }
 
 export class SandboxManager {
@@ -84,7 +94,7 @@ export class SandboxManager {
   constructor(private readonly host: Host) {
     this.record = new SandboxRecord(host.sql);
     this.workspace = new WorkspaceLimits(host.env, host.database);
-    this.homes = new SandboxHomes(host.env.SANDBOX_HOMES, host.archiveKey);
+    this.homes = new SandboxHomes(host.env.SANDBOX_HOMES, host.archiveKey, host.seedKey);
     this.lifecycle = new SandboxLifecycle(host.env, this.record, this.homes, host.now, () => this.forgotten, host.identity);
   }
 
@@ -106,6 +116,19 @@ export class SandboxManager {
   }
 
   /**
+   * Right after a pristine box's preparation, before anything of the tenant runs in it: its
+   * volume becomes its repository's seed when the stored one is older than `maxAgeMs`.
+   */
+  refreshSeed(maxAgeMs: number): Promise<SeedRefresh> {
+    return this.serial(async () => {
+      const row = this.record.get();
+      if (!row?.running) return { saved_bytes: null, reason: "no_box" };
+      const cap = await this.workspace.homeCap(row.metadata.agent_id);
+      return refreshSeed(this.homes, this.lifecycle.guest(row), cap, this.host.now(), maxAgeMs);
+    });
+  }
+
+  /**
    * At generation start, for runs that offer a sandbox tool: cancel the idle timer
    * (SBX-029), ensure the box, check the workspace (SBX-040). A box that cannot start is
    * not a start error: the tools answer sandbox.unavailable.
@@ -120,7 +143,8 @@ export class SandboxManager {
       });
       const full = await this.workspace.full(db, request.agentId, ensured);
       if (full) return { ok: false, code: "workspace.full", message: full };
-      return { ok: true, access: sandboxAccess(ensured), up: ensured.ok };
+      const pristine = ensured.ok && (ensured.restored === "none" || ensured.restored === "seed");
+      return { ok: true, access: sandboxAccess(ensured), up: ensured.ok, pristine };
     });
   }
 

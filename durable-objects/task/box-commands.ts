@@ -18,6 +18,9 @@ export interface Prepared {
   created: boolean;
   wip_applied: boolean;
   sanitized: string[];
+  /** The workspace was cloned anew; or it was the repository's seed, fetched into (decision 0037). Absent from an older image. */
+  cloned?: boolean;
+  seeded?: boolean;
   /** Where the box's preparation spent its time (guilds-code task-prepare); absent from an older image. */
   timings?: Record<string, number>;
 }

@@ -24,6 +24,7 @@ import { ensureRequestOf, openSecrets } from "../agent/generation/inputs";
 import { tokenCounterReady } from "../agent/generation/token-ranks";
 import { runTurn } from "../agent/run/turn";
 import type { RunSession } from "../agent/state/run-session";
+import { SEED_MAX_AGE_MS } from "../sandbox/seed";
 import { TaskBoxCommands } from "./box-commands";
 import type { GatewayTurn } from "./claude-code/gateway-turn";
 import { type ClaudeCodeRun, claudeCodeHarness, type HarnessSession } from "./claude-code/harness";
@@ -172,6 +173,7 @@ export class TaskRunDriver {
     if (!access.ok) return access.ending;
     const prepared = await this.prepare(access.access);
     if (prepared) return prepared;
+    if (access.pristine) await this.refreshSeed();
     for (;;) {
       if (this.stopping) return this.stopping;
       const turn = await this.turn();
@@ -193,7 +195,7 @@ export class TaskRunDriver {
   }
 
   /** The box comes up with the task's volume (TASK-010); its failure or timeout ends the run. */
-  private async provision(): Promise<{ ok: true; access: SandboxAccess } | { ok: false; ending: RunEnding }> {
+  private async provision(): Promise<{ ok: true; access: SandboxAccess; pristine: boolean } | { ok: false; ending: RunEnding }> {
     const { context } = this.deps.rooms;
     const db = context.database.db();
     const secrets = await openSecrets(db, context.env, this.deps.session);
@@ -203,7 +205,26 @@ export class TaskRunDriver {
     if (ensured === "timeout") return { ok: false, ending: { outcome: "connect_timeout" } };
     if (!ensured.ok) return { ok: false, ending: { outcome: "provisioning_failed", detail: ensured.code } };
     if (!ensured.up) return { ok: false, ending: { outcome: "provisioning_failed", detail: "sandbox.unavailable" } };
-    return { ok: true, access: ensured.access };
+    return { ok: true, access: ensured.access, pristine: ensured.pristine };
+  }
+
+  /**
+   * A pristine box, just prepared, nothing of the agent run in it yet: its volume may become
+   * the repository's seed (decision 0037). Never fails the run: a seed is a head start only.
+   */
+  private async refreshSeed(): Promise<void> {
+    const { task, rooms } = this.deps;
+    const started = rooms.context.now();
+    try {
+      const refreshed = await rooms.context.box.refreshSeed(SEED_MAX_AGE_MS);
+      logEvent(
+        "info",
+        { operation: "task.seed", task_id: task.id, run_id: this.runId, ...refreshed, duration_ms: rooms.context.now() - started },
+        rooms.context.log,
+      );
+    } catch (error) {
+      logEvent("warn", { operation: "task.seed", task_id: task.id, run_id: this.runId, ...describeError(error) }, rooms.context.log);
+    }
   }
 
   /** The credential into the box's tokens file, then task-prepare (TASK-011); connected_at once it worked. */
@@ -229,7 +250,14 @@ export class TaskRunDriver {
       return { outcome: "provisioning_failed", detail: `task.prepare_failed: ${prepared.message.slice(0, 1_000)}` };
     }
     await markConnected(rooms.context.database.db(), taskRunId, new Date(rooms.context.now()));
-    const timing = { credential_ms: written - began, prepare_ms: preparedAt - written, created: prepared.value.created, box: prepared.value.timings ?? null };
+    const timing = {
+      credential_ms: written - began,
+      prepare_ms: preparedAt - written,
+      created: prepared.value.created,
+      cloned: prepared.value.cloned ?? null,
+      seeded: prepared.value.seeded ?? null,
+      box: prepared.value.timings ?? null,
+    };
     logEvent("info", { operation: "task.prepared", task_id: task.id, run_id: this.runId, ...timing }, rooms.context.log);
     return null;
   }

@@ -33,7 +33,7 @@ import { runOrdinal } from "./stream";
 /** What the queue hears when it asks a task to start a run. */
 export type StartAnswer = Outcome<{ runId: string }>;
 
-import { openTaskRooms, type TaskRooms, taskVolumeKey } from "./task-rooms";
+import { openTaskRooms, type TaskRooms, taskVolumeKey, taskVolumeKeys } from "./task-rooms";
 import { KEEP_ALIVE } from "./turn-boundary";
 
 /** The run's own heartbeat: keeps a waiting run's object awake, checks its wall clock, finds a lost run. */
@@ -147,7 +147,7 @@ export class TaskControl {
       });
       // The one-active index refused the task run: nothing of the run was written.
       if (!opened) return runActive();
-      this.#rooms.volume.key = taskVolumeKey(task);
+      Object.assign(this.#rooms.volume, taskVolumeKeys(task));
       context.sessions.add(opened.session);
       const credential = newCredential();
       this.#rooms.state.begin({ taskRunId, runId, taskId: task.id, credential, startedAt: now.getTime() });
@@ -336,7 +336,7 @@ export class TaskControl {
       this.#rooms.state.end(inFlight.taskRunId);
       return;
     }
-    this.#rooms.volume.key = taskVolumeKey(task);
+    Object.assign(this.#rooms.volume, taskVolumeKeys(task));
     logEvent("warn", { operation: "task.run_lost", task_id: task.id, run_id: inFlight.runId });
     await context.database.use(() =>
       finalizeRun({

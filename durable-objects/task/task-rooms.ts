@@ -7,7 +7,7 @@
  */
 import type { Env } from "../../bindings/env";
 import { taskBoxName } from "../../core/tasks/credential";
-import { volumeObjectKey } from "../../core/tasks/key";
+import { repositorySeedKey, volumeObjectKey } from "../../core/tasks/key";
 import type { RunContext } from "../agent/state/context";
 import { migrateRunContext, openRunContext } from "../agent/state/open-context";
 import { TaskRunState } from "./run-state";
@@ -19,8 +19,8 @@ export interface TaskRooms {
   readonly stream: TaskStream;
   /** The run in flight and its gateway credential. */
   readonly state: TaskRunState;
-  /** The task's volume in R2: set once the task is read (its repository and key name it). */
-  readonly volume: { key: string | null };
+  /** The task's volume in R2 and its repository's seed: set once the task is read (its repository and key name them). */
+  readonly volume: { key: string | null; seed: string | null };
   /** Whether a run is driven by this instance now. */
   busy: () => boolean;
 }
@@ -29,7 +29,7 @@ export interface TaskRooms {
  * @param busy whether this instance drives a run (its connection stays open, its box is in use)
  */
 export function openTaskRooms(ctx: DurableObjectState, env: Env, clock: { now(): number; random(): number }, busy: () => boolean): TaskRooms {
-  const volume: { key: string | null } = { key: null };
+  const volume: { key: string | null; seed: string | null } = { key: null, seed: null };
   const taskId = ctx.id.name ?? ctx.id.toString();
   const taskBox = taskBoxName(taskId);
   const context = openRunContext(ctx, env, clock, {
@@ -44,6 +44,7 @@ export function openTaskRooms(ctx: DurableObjectState, env: Env, clock: { now():
         if (!volume.key) throw new Error("the task's volume is not known yet");
         return volume.key;
       },
+      seedKey: () => volume.seed,
     },
   });
   const stream = new TaskStream(env, () => context.database);
@@ -53,6 +54,9 @@ export function openTaskRooms(ctx: DurableObjectState, env: Env, clock: { now():
 
 /** The R2 key of a task's volume. */
 export const taskVolumeKey = (task: { repositoryId: string; key: string }) => volumeObjectKey(task.repositoryId, task.key);
+
+/** Where a task's volume and its repository's seed are, in R2. */
+export const taskVolumeKeys = (task: { repositoryId: string; key: string }) => ({ key: taskVolumeKey(task), seed: repositorySeedKey(task.repositoryId) });
 
 /** Creates or upgrades the object's SQLite tables; run before any event reaches the object. */
 export function migrateTaskStorage(sql: SqlStorage): void {

@@ -170,6 +170,33 @@ describe("tasks on real containers, the gateway and the local forge", () => {
     expect(runs.map((r) => r.outcome)).toEqual(["end_turn", "end_turn"]);
   }, 900_000);
 
+  it("TASK-036 / TASK-010: a repository's next task starts from the seed its first task's run left: fetched into, not cloned, with its own branch alone", async () => {
+    await settings({ "runs.keepAliveSeconds": 2 });
+    const setup = await codingSetup("Seeder");
+    const look = shell("git for-each-ref --format='%(refname)'; git log --format=%s -1; git config --get remote.origin.url");
+    await script(setup.agent.model, [{ tool_calls: [look] }, { content: "Looked." }, { tool_calls: [look] }, { content: "Looked again." }], boxes.target);
+    const first = await fileTask(setup, "Look around");
+    await taskReaches(first.id, ["waiting"], 300_000);
+    const second = await fileTask(setup, "Look again");
+    await taskReaches(second.id, ["waiting"], 300_000);
+
+    const logged = (operation: string, taskId: string) =>
+      boxes.output.filter((line) => line.includes(`"operation":"${operation}"`) && line.includes(taskId)).map((line) => line.slice(line.indexOf("{")));
+    // The first task's run cloned, and its volume became the repository's seed before its first turn.
+    expect(logged("task.prepared", first.id)).toEqual([expect.stringContaining('"cloned":true')]);
+    expect(logged("task.seed", first.id)).toEqual([expect.stringContaining('"reason":"saved"')]);
+    // The second task's run started from it: fetched into, not cloned, and no new seed (it is fresh).
+    expect(logged("task.prepared", second.id)).toEqual([expect.stringContaining('"seeded":true')]);
+    expect(logged("task.seed", second.id)).toEqual([expect.stringContaining('"reason":"fresh"')]);
+    const [run] = await taskRuns(second.id);
+    const [refs] = toolOutputs(await transcript(run!.run_id, boxes.target));
+    const lines = refs!.trim().split("\n");
+    expect(lines.slice(0, 2)).toEqual([`refs/heads/factory/task/${second.key}`, "refs/remotes/origin/main"]);
+    expect(lines.at(-1)).toContain(`/tasks/${second.id}/${setup.fullName}.git`);
+    expect(refs).not.toContain(first.key);
+    expect(refs).not.toContain(first.id);
+  }, 900_000);
+
   it("TASK-027: a provider's 429 with a reset makes the task rate_limited; it resumes by itself after the reset and continues", async () => {
     await settings({ "runs.keepAliveSeconds": 2 });
     const setup = await codingSetup("Limited");

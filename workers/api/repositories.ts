@@ -2,6 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import type { Database } from "../../core/db/client";
 import { guildRepositories, guilds } from "../../core/db/schema";
+import { repositorySeedKey } from "../../core/tasks/key";
 import type { AppEnv } from "../http/context";
 import { jsonBody, ok, operation, pathId } from "../http/contract";
 import { notFound } from "../http/errors";
@@ -65,6 +66,8 @@ export const repositoryRoutes = new Hono<AppEnv>()
       const db = c.get("db");
       const repository = await ownedRepository(db, c.get("organisationId"), c.req.valid("param").id);
       await db.delete(guildRepositories).where(eq(guildRepositories.id, repository.id));
+      // Its seed (decision 0037) holds the repository's content: it goes with it.
+      await c.env.SANDBOX_HOMES.delete(repositorySeedKey(repository.id));
       return c.body(null, 204);
     },
   );

@@ -37,7 +37,7 @@ export interface RunContextOptions {
   /** Told of every committed row after the run's own stream (a task's stream shows its runs' rows). */
   onRow?: (runId: string, row: WireRow) => void;
   /** Which box this is and what it keeps (default: the agent's own box and home). */
-  box?: { identity: BoxIdentity; archiveKey: () => string };
+  box?: { identity: BoxIdentity; archiveKey: () => string; seedKey?: () => string | null };
   /** The triggers, in the order they hear of runs ending (the agent's; none for a task). */
   listeners?: readonly RunListener[];
 }
@@ -79,7 +79,7 @@ export function openRunContext(ctx: DurableObjectState, env: Env, clock: { now()
     generating: () => lock.held() !== null || Boolean(options.keepBox?.()),
     waitUntil: (work) => ctx.waitUntil(work),
     database,
-    ...(options.box ? { identity: options.box.identity, archiveKey: options.box.archiveKey } : {}),
+    ...(options.box ? { identity: options.box.identity, archiveKey: options.box.archiveKey, seedKey: options.box.seedKey } : {}),
   });
   const redaction = new RedactionMemory(
     sql,
