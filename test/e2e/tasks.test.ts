@@ -192,7 +192,7 @@ describe("tasks on real containers, the gateway and the local forge", () => {
     const [refs] = toolOutputs(await transcript(run!.run_id, boxes.target));
     const lines = refs!.trim().split("\n");
     expect(lines.slice(0, 2)).toEqual([`refs/heads/factory/task/${second.key}`, "refs/remotes/origin/main"]);
-    expect(lines.at(-1)).toContain(`/tasks/${second.id}/${setup.fullName}.git`);
+    expect(refs).toContain(`/tasks/${second.id}/${setup.fullName}.git\n`);
     expect(refs).not.toContain(first.key);
     expect(refs).not.toContain(first.id);
   }, 900_000);
