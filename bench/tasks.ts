@@ -29,7 +29,7 @@
  * its model calls through the model gateway: the same figures, for that harness. `--tasks 0`
  * leaves the queue's part out.
  *
- *   npx tsx bench/tasks.ts [--repeat 3] [--tasks 20] [--harness platform|claude-code] [--warm 1]
+ *   npx tsx bench/tasks.ts [--repeat 3] [--tasks 20] [--harness platform|claude-code] [--warm 1] [--files 200]
  */
 import { parseArgs } from "node:util";
 import { claimInstallation } from "../scripts/forge/claim";
@@ -38,6 +38,7 @@ import { benchStack, quantile } from "./bench-stack";
 const { values } = parseArgs({
   options: {
     repeat: { type: "string", default: "3" },
+    files: { type: "string", default: "200" },
     tasks: { type: "string", default: "20" },
     harness: { type: "string", default: "platform" },
     warm: { type: "string", default: "0" },
@@ -166,7 +167,7 @@ try {
   /** Why a run's workspace could not be prepared (the box's task-prepare), once each. */
   const failures = new Set<string>();
   for (let i = 0; i < REPEAT; i++) {
-    const s = await setup(200);
+    const s = await setup(Number(values.files));
     const shell = (command: string) => (CLAUDE_CODE ? { name: "Bash", arguments: { command } } : { name: "shell", arguments: { command } });
     const complete = { name: CLAUDE_CODE ? "mcp__guilds__complete_task" : "complete_task", arguments: { summary: "Wrote one.txt." } };
     await mock("/__script", {
