@@ -89,10 +89,11 @@ describe("guilds-code task commands", () => {
     const objects = join(seed, ".git", "objects");
     const packed = (await plainGit(["count-objects", "-v"], seed)).match(/^(count|in-pack): (\d+)$/gm);
 
-    // The seed restored as the second task's volume: its objects stay, its refs go.
+    // The seed (the git directory alone) restored as the second task's volume: its objects
+    // stay, its refs go, and the work tree is checked out.
     const dir = join(temp.dir, "data-seeded", "workspace");
-    await mkdir(join(dir, ".."), { recursive: true });
-    await cp(seed, dir, { recursive: true });
+    await mkdir(dir, { recursive: true });
+    await cp(join(seed, ".git"), join(dir, ".git"), { recursive: true });
     const prepared = await prepareAs(dir, second);
     expect(prepared.code, prepared.stderr).toBe(0);
     expect(prepared.json).toMatchObject({ cloned: false, seeded: true, created: true, head: await plainGit(["rev-parse", "main"], origin) });
@@ -100,6 +101,7 @@ describe("guilds-code task commands", () => {
     expect(await plainGit(["symbolic-ref", "HEAD"], dir)).toBe(`refs/heads/${second.branch}`);
     expect((await plainGit(["for-each-ref", "--format=%(refname)"], dir)).split("\n")).toEqual([`refs/heads/${second.branch}`, "refs/remotes/origin/main"]);
     expect(await plainGit(["status", "--porcelain"], dir)).toBe("");
+    expect(await readFile(join(dir, "README.md"), "utf8")).toBe("# app\n");
     expect((await plainGit(["count-objects", "-v"], dir)).match(/^(count|in-pack): (\d+)$/gm)).toEqual(packed);
     expect(existsSync(objects)).toBe(true);
 

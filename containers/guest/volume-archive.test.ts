@@ -91,6 +91,13 @@ describe("TASK-036: the task volume's archive", () => {
     expect((await stat(join(targetVolume, "workspace/src/app.ts"))).uid).toBe(process.getuid!());
   });
 
+  it("TASK-036 / TASK-010: with part=git the archive holds the workspace's git directory alone (a repository's seed)", async () => {
+    const res = await fetch(`${source.base}/volume/archive?part=git`, { headers: auth });
+    expect(res.status).toBe(200);
+    expect((await restore(Buffer.from(await res.arrayBuffer()))).status).toBe(200);
+    expect(await listing(targetVolume)).toEqual(["workspace/", "workspace/.git/", "workspace/.git/HEAD"]);
+  });
+
   it("TASK-036: a restore drops FIFOs and set-user-ID bits and keeps the rest", async () => {
     const odd = join(temp.dir, "odd");
     await put(odd, "ok.txt", "fine\n");

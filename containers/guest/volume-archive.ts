@@ -53,9 +53,13 @@ async function dropSpecial(dir: string): Promise<number> {
   return dropped;
 }
 
+/** With `part=git`, the workspace's git directory alone: a repository's seed needs its objects, not its work tree. */
+const outsideGit = (segments: readonly string[]) => segments[0] !== "workspace" || (segments.length > 1 && segments[1] !== ".git");
+
 export function getVolumeArchive(res: ServerResponse, url: URL, options: VolumeOptions): Promise<void> {
   const cap = archiveCap(url, options.maxArchiveBytes);
-  return exclusive(() => sendArchive(res, () => openArchive(options.root, cap, isStaging)));
+  const skip = url.searchParams.get("part") === "git" ? (segments: readonly string[]) => isStaging(segments) || outsideGit(segments) : isStaging;
+  return exclusive(() => sendArchive(res, () => openArchive(options.root, cap, skip)));
 }
 
 export function putVolumeRestore(req: IncomingMessage, res: ServerResponse, url: URL, options: VolumeOptions): Promise<void> {

@@ -217,9 +217,14 @@ export class GuestClient {
   }
 
   /** The home's or a task's /data archive (`GET /volume/archive` for /data), as getHomeArchive says. */
-  async getArchive(area: ArchiveArea, options: { resumeBrowser?: boolean; maxBytes?: number; signal?: AbortSignal } = {}): Promise<ReadableStream<Uint8Array>> {
+  async getArchive(
+    area: ArchiveArea,
+    options: { resumeBrowser?: boolean; maxBytes?: number; signal?: AbortSignal; gitOnly?: boolean } = {},
+  ): Promise<ReadableStream<Uint8Array>> {
     const query = new URLSearchParams();
     if (options.resumeBrowser === false) query.set("resume_browser", "false");
+    // A task's workspace's git directory alone (a repository seed, decision 0037): no work tree.
+    if (options.gitOnly) query.set("part", "git");
     if (options.maxBytes !== undefined) query.set("max_bytes", String(options.maxBytes));
     const route = ARCHIVE_ROUTES[area].get;
     const path = query.size ? `${route}?${query}` : route;

@@ -1,6 +1,6 @@
 /**
- * A repository's seed (decision 0037): the volume of a task's first run right after its
- * preparation (a clean clone of the repository through the gateway), kept in R2 so that the
+ * A repository's seed (decision 0037): the git directory of a task's first run's workspace right
+ * after its preparation (a clean clone through the gateway, no work tree), kept in R2 so that the
  * next task of the repository starts from it and fetches what changed, not the whole history.
  *
  * Only a pristine box's volume becomes a seed, and only before anything of the tenant runs in
@@ -27,6 +27,6 @@ export interface SeedRefresh {
 export async function refreshSeed(homes: SandboxHomes, guest: GuestClient, capBytes: number, now: number, maxAgeMs: number): Promise<SeedRefresh> {
   const savedAt = await homes.seedSavedAt();
   if (savedAt && now - savedAt.getTime() < maxAgeMs) return { saved_bytes: null, reason: "fresh" };
-  const bytes = await homes.saveSeed(await guest.getArchive("data", { maxBytes: capBytes }), capBytes);
+  const bytes = await homes.saveSeed(await guest.getArchive("data", { maxBytes: capBytes, gitOnly: true }), capBytes);
   return bytes === null ? { saved_bytes: null, reason: "no_key" } : { saved_bytes: bytes, reason: "saved" };
 }
