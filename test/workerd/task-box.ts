@@ -30,7 +30,7 @@ export async function standInTaskBox(taskId: string): Promise<{ ran: string[] }>
   };
   await runInDurableObject(taskObject(testEnv, taskId), (object: TaskObject) => {
     const box = object.rooms.context.box;
-    box.generationStarting = async () => ({ ok: true, up: true, access: access as never });
+    box.generationStarting = async () => ({ ok: true, up: true, pristine: false, access: access as never });
     box.generationEnded = async () => {};
     box.release = async () => ({ savedBytes: 0 });
   });
