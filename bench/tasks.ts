@@ -229,7 +229,10 @@ try {
     const prepared = logged("task.prepared", run.run_id)[0];
     if (prepared) add(`run ${n}: of which task-prepare in the box (${n === 1 ? "clone" : "fetch"})`, prepared.prepare_ms);
     const seed = logged("task.seed", run.run_id)[0];
-    if (seed?.reason === "saved") add(`run ${n}: the repository's seed saved before the first turn`, seed.duration_ms);
+    if (seed?.reason === "saved") {
+      add(`run ${n}: the repository's seed saved before the first turn`, seed.duration_ms);
+      add(`run ${n}: the repository's seed (KiB)`, Math.round(seed.saved_bytes / 1024));
+    }
     for (const [step, ms] of Object.entries((prepared?.box ?? {}) as Record<string, number>)) add(`run ${n}:   task-prepare ${step}`, ms);
     if (run.connected_at) {
       const connected = Date.parse(run.connected_at);
