@@ -50,6 +50,7 @@ export interface PrepareTimings {
 }
 
 const heads = (name: string) => `refs/heads/${name}`;
+const tracking = (name: string) => `refs/remotes/origin/${name}`;
 
 /**
  * A remote with its task left out: the gateway's remotes differ by task alone
@@ -57,7 +58,6 @@ const heads = (name: string) => `refs/heads/${name}`;
  * @example remoteRepository("http://gw/tasks/t1/acme/app.git") // "http://gw/tasks/-/acme/app.git"
  */
 export const remoteRepository = (remote: string) => remote.replace(/\/tasks\/[^/]+\//, "/tasks/-/");
-const tracking = (name: string) => `refs/remotes/origin/${name}`;
 
 /** Hooks removed that `git init` did not put back as they were: the ones the image did not install. */
 function foreignHooks(dir: string, removed: Map<string, Buffer>): string[] {
