@@ -42,7 +42,10 @@ export const volumeName = (key: string) => `task-${key.toLowerCase().replaceAll(
  *
  * @example volumeObjectKey("5f0c…", "WEBAPP-12") // "volumes/5f0c…/task-webapp-12.tar.zst"
  */
-export const volumeObjectKey = (repositoryId: string, key: string) => `volumes/${repositoryId}/${volumeName(key)}.tar.zst`;
+export const volumeObjectKey = (repositoryId: string, key: string) => `${repositoryVolumesPrefix(repositoryId)}${volumeName(key)}.tar.zst`;
+
+/** Where a repository's tasks' volumes and its seed are in R2: removing the repository removes all below it. */
+export const repositoryVolumesPrefix = (repositoryId: string) => `volumes/${repositoryId}/`;
 
 /** The R2 key of a repository's seed (decision 0037): beside its tasks' volumes, a name no task key makes. */
-export const repositorySeedKey = (repositoryId: string) => `volumes/${repositoryId}/seed.tar.zst`;
+export const repositorySeedKey = (repositoryId: string) => `${repositoryVolumesPrefix(repositoryId)}seed.tar.zst`;

@@ -6,7 +6,7 @@ import type { Env } from "../../bindings/env";
 import { openDatabase } from "../../core/db/client";
 import { repositoriesForGeneration } from "../../core/db/repositories";
 import { githubConnections, guildRepositories } from "../../core/db/schema";
-import { repositorySeedKey } from "../../core/tasks/key";
+import { repositorySeedKey, volumeObjectKey } from "../../core/tasks/key";
 import { claim } from "../../test/workerd/github";
 import { call, seedGuild } from "../../test/workerd/seed";
 import { app } from "../app";
@@ -169,12 +169,16 @@ describe("guild repositories (OP-REPO-6)", () => {
     expect(clash.json.error.code).toBe("repository.name_taken");
   });
 
-  it("OP-REPO-6: a removed repository is gone, its seed with it; removing it again is 404", async () => {
+  it("OP-REPO-6 / TASK-037: a removed repository is gone, its tasks' volumes and its seed with it; removing it again is 404", async () => {
     const added = await call("POST", `/api/guilds/${guildId}/repositories`, { token, body: { full_name: "owner-c/temp" } });
+    const kept = await call("POST", `/api/guilds/${guildId}/repositories`, { token, body: { full_name: "owner-c/kept" } });
     const homes = (env as unknown as Env).SANDBOX_HOMES;
-    await homes.put(repositorySeedKey(added.json.id), "the repository's seed");
+    const gone = [repositorySeedKey(added.json.id), volumeObjectKey(added.json.id, "TEMP-1"), volumeObjectKey(added.json.id, "TEMP-2")];
+    const other = volumeObjectKey(kept.json.id, "KEPT-1");
+    for (const key of [...gone, other]) await homes.put(key, "a volume");
     expect((await call("DELETE", `/api/repositories/${added.json.id}`, { token })).status).toBe(204);
-    expect(await homes.head(repositorySeedKey(added.json.id))).toBeNull();
+    for (const key of gone) expect(await homes.head(key), key).toBeNull();
+    expect(await homes.head(other)).not.toBeNull();
     expect((await call("GET", `/api/guilds/${guildId}/repositories`, { token })).json.data.map((r: { id: string }) => r.id)).not.toContain(added.json.id);
     expect((await call("DELETE", `/api/repositories/${added.json.id}`, { token })).status).toBe(404);
   });

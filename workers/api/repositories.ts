@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import type { Database } from "../../core/db/client";
 import { guildRepositories, guilds } from "../../core/db/schema";
-import { repositorySeedKey } from "../../core/tasks/key";
+import { repositoryVolumesPrefix } from "../../core/tasks/key";
 import type { AppEnv } from "../http/context";
 import { jsonBody, ok, operation, pathId } from "../http/contract";
 import { notFound } from "../http/errors";
@@ -66,8 +66,19 @@ export const repositoryRoutes = new Hono<AppEnv>()
       const db = c.get("db");
       const repository = await ownedRepository(db, c.get("organisationId"), c.req.valid("param").id);
       await db.delete(guildRepositories).where(eq(guildRepositories.id, repository.id));
-      // Its seed (decision 0037) holds the repository's content: it goes with it.
-      await c.env.SANDBOX_HOMES.delete(repositorySeedKey(repository.id));
+      // Its tasks went with it (cascade), and no sweep finds their volumes now: those and its
+      // seed (decision 0037) hold the repository's content, so they go too.
+      await deleteAll(c.env.SANDBOX_HOMES, repositoryVolumesPrefix(repository.id));
       return c.body(null, 204);
     },
   );
+
+/** Deletes every object under `prefix`, a listing page at a time. */
+async function deleteAll(bucket: R2Bucket, prefix: string): Promise<void> {
+  let cursor: string | undefined;
+  do {
+    const page = await bucket.list({ prefix, ...(cursor ? { cursor } : {}) });
+    if (page.objects.length > 0) await bucket.delete(page.objects.map((object) => object.key));
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+}
