@@ -53,10 +53,10 @@ export class SandboxHomes {
     return this.saveAt(key, archive, maxBytes);
   }
 
-  /** When the seed was stored, or null when there is none (or its key is not known). */
-  async seedSavedAt(): Promise<Date | null> {
+  /** When the seed was stored; null when there is none, undefined when its key is not known (no archive is worth asking for). */
+  async seedSavedAt(): Promise<Date | null | undefined> {
     const key = this.seedKeyOf();
-    return key ? ((await this.bucket.head(key))?.uploaded ?? null) : null;
+    return key ? ((await this.bucket.head(key))?.uploaded ?? null) : undefined;
   }
 
   private async saveAt(key: string, archive: ReadableStream<Uint8Array>, maxBytes: number): Promise<number> {
@@ -107,10 +107,13 @@ export class SandboxHomes {
     const object = await this.bucket.get(this.keyOf(agentId));
     if (object) return { body: object.body, size: object.size, seed: false };
     const seedKey = this.seedKeyOf();
-    const seed = seedKey ? await this.bucket.head(seedKey) : null;
-    if (!seedKey || !seed || seed.size > seedMaxBytes) return null;
-    const body = await this.bucket.get(seedKey);
-    return body ? { body: body.body, size: body.size, seed: true } : null;
+    const seed = seedKey ? await this.bucket.get(seedKey) : null;
+    if (!seed) return null;
+    if (seed.size > seedMaxBytes) {
+      await seed.body.cancel();
+      return null;
+    }
+    return { body: seed.body, size: seed.size, seed: true };
   }
 
   /** The agent was deleted or its home reset: the saved home goes. */

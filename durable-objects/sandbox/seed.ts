@@ -26,6 +26,7 @@ export interface SeedRefresh {
  */
 export async function refreshSeed(homes: SandboxHomes, guest: GuestClient, capBytes: number, now: number, maxAgeMs: number): Promise<SeedRefresh> {
   const savedAt = await homes.seedSavedAt();
+  if (savedAt === undefined) return { saved_bytes: null, reason: "no_key" };
   if (savedAt && now - savedAt.getTime() < maxAgeMs) return { saved_bytes: null, reason: "fresh" };
   const bytes = await homes.saveSeed(await guest.getArchive("data", { maxBytes: capBytes, gitOnly: true }), capBytes);
   return bytes === null ? { saved_bytes: null, reason: "no_key" } : { saved_bytes: bytes, reason: "saved" };
