@@ -83,9 +83,10 @@ export default defineConfig({
     // Files run side by side whatever the machine's core count (vitest's default, one less
     // than the cores, is a single file at a time on 2 cores): much of the e2e and browser
     // time is waiting on a stack, Postgres or containers, which other files' work fills. The
-    // files that run boxes or a stack of their own run one at a time beside the rest
+    // files that run boxes or a stack of their own run one at a time beside the rest, the next
+    // one waiting for its turn in a worker of its own: three files at work, a fourth waiting
     // (test/setup/box-files.ts; docs/decisions/0028-suite-wall-time.md).
-    maxWorkers: 3,
+    maxWorkers: 4,
     sequence: { sequencer: BoxFilesAlongside },
     // Console lines of the Worker and objects under test, checked for the platform key;
     // lines outside any test (an object logging after its test ended) count too.

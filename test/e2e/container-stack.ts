@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect } from "vitest";
 import { freePort } from "../../scripts/stack/ports";
 import { removeStateDir } from "../../scripts/stack/postgres-home";
 import { type Stack, startStack } from "../../scripts/stack/stack";
+import { giveTurnBack, stackTakesTurn, takeTurn, WAIT_LIMIT_MS } from "../setup/turn";
 import { agentIdle, readRun, script, type Target, transcript } from "./agents";
 import { api } from "./http";
 import { removeSeenBoxes } from "./sandbox-box";
@@ -12,14 +13,16 @@ import { removeSeenBoxes } from "./sandbox-box";
 /**
  * A stack of the test file's own with the container engine on and these Worker vars (a
  * short idle time, a short script timeout), started before its tests and stopped after,
- * with the boxes it saw removed. A machine where no engine could be set up fails them:
- * these tests are about real boxes.
+ * with the boxes it saw removed. It starts while another box file holds the turn and takes
+ * the turn once up, so its start is off the box files' chain. A machine where no engine
+ * could be set up fails them: these tests are about real boxes.
  */
 export function containerStack(vars: Record<string, string>) {
   const stateDir = mkdtempSync(join(tmpdir(), "guilds-boxes-"));
   const output: string[] = [];
   let stack: Stack | undefined;
   let target: Target | undefined;
+  stackTakesTurn();
   beforeAll(async () => {
     stack = await startStack({ port: await freePort(), stateDir, vars, output: (line) => output.push(line) }).catch((error: unknown) => {
       console.error(output.slice(-40).join("\n"));
@@ -27,10 +30,12 @@ export function containerStack(vars: Record<string, string>) {
     });
     expect(stack.containers, stack.containers.reason).toMatchObject({ enabled: true });
     target = { base: stack.apiUrl, token: stack.token, mockUrl: stack.mockModelUrl! };
-  }, 240_000);
+    await takeTurn();
+  }, 240_000 + WAIT_LIMIT_MS);
   afterAll(async () => {
     await stack?.stop();
     removeSeenBoxes();
+    giveTurnBack();
     removeStateDir(stateDir);
   });
   const started = () => {

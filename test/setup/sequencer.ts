@@ -13,11 +13,12 @@ function seconds(spec: TestSpecification): number {
 
 /**
  * The files that run boxes or a stack of their own run one at a time (./box-turn.ts), so the
- * run lasts at least as long as they do one after another: they are handed out from the start,
- * each about when the one before should end (from the seconds measured, ./box-files.ts), so
- * none holds a worker long while it waits for its turn. The other files fill the other
- * workers, the slowest first and the ones that mostly wait before the ones that compute.
- * Wrong estimates cost wall time only, never a test.
+ * run lasts at least as long as they do one after another. vitest hands a file to each worker
+ * that frees, in queue order, and the other files' times are only estimates: so the box
+ * files keep one ahead (the next one waits for the turn in a worker of its own), and the turn
+ * never waits for a worker to free. The other files fill the other workers, the slowest first
+ * and the ones that mostly wait before the ones that compute. Wrong estimates cost wall time
+ * only, never a test.
  */
 export class BoxFilesAlongside extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -44,27 +45,27 @@ export class BoxFilesAlongside extends BaseSequencer {
 }
 
 /**
- * A rough simulation of vitest handing files to `workers` workers in queue order: a box
- * file goes next once the one before it is due to end within a few seconds.
+ * A rough simulation of vitest handing files to `workers` workers in queue order, a file to
+ * each worker that frees. The box files keep one ahead: while one holds the turn the next
+ * already waits for it in a worker, so the turn passes at once however long the other files
+ * take; each further box file is queued about when the one before it should take the turn.
+ * The other files share the workers the two box files leave.
  */
 function interleave(own: TestSpecification[], others: TestSpecification[], workers: number): TestSpecification[] {
-  const queue: TestSpecification[] = [];
-  const freeAt = Array.from({ length: workers }, () => 0);
-  let turnFreeAt = 0;
-  let o = 0;
+  const queue = own.slice(0, 2);
+  const freeAt = Array.from({ length: Math.max(1, workers - 2) }, () => 0);
+  // When each box file should take the turn: the one before it, ended.
+  const turnAt = own.map((_, index) => own.slice(0, index).reduce((sum, spec) => sum + seconds(spec), 0));
+  let o = queue.length;
   let r = 0;
   while (o < own.length || r < others.length) {
     const slot = freeAt.indexOf(Math.min(...freeAt));
     const now = freeAt[slot]!;
-    if (o < own.length && (turnFreeAt <= now + 5 || r >= others.length)) {
-      const spec = own[o++]!;
-      turnFreeAt = Math.max(now, turnFreeAt) + seconds(spec);
-      freeAt[slot] = turnFreeAt;
-      queue.push(spec);
+    if (o < own.length && (turnAt[o - 1]! <= now || r >= others.length)) {
+      queue.push(own[o++]!);
     } else {
-      const spec = others[r++]!;
-      freeAt[slot] = now + seconds(spec);
-      queue.push(spec);
+      freeAt[slot] = now + seconds(others[r]!);
+      queue.push(others[r++]!);
     }
   }
   return queue;
