@@ -4,35 +4,32 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect } from "vitest";
 import { freePort } from "../../scripts/stack/ports";
 import { type Stack, startStack } from "../../scripts/stack/stack";
-import { giveTurnBack, stackTakesTurn, takeTurn, WAIT_LIMIT_MS } from "../setup/turn";
 import { agentIdle, errorCodes, expectNoGap, guildWithAgent, readRun, script, type Target, transcript, type WireRow } from "./agents";
 import { api } from "./http";
 
 /**
  * A stack of the test file's own, started before its tests and stopped after, for tests
  * that stop or freeze its database: no other test file shares it. `name` tells its state
- * folder apart (guilds-<name>-…). It starts while another box file holds the turn and
- * takes the turn once up (test/setup/turn.ts).
+ * folder apart (guilds-<name>-…). Its sandboxes are off: these tests are about the database,
+ * and a stack that never touches the container engine runs beside the box files, not in
+ * their turn (test/setup/box-files.ts).
  */
 export function ownStack(name: string) {
   const stateDir = mkdtempSync(join(tmpdir(), `guilds-${name}-`));
   let stack: Stack | undefined;
   let target: Target | undefined;
-  stackTakesTurn();
   beforeAll(async () => {
     // As root, Postgres runs as its own user, who must be able to reach its data folder.
     chmodSync(stateDir, 0o755);
     const output: string[] = [];
-    stack = await startStack({ port: await freePort(), stateDir, output: (line) => output.push(line) }).catch((error: unknown) => {
+    stack = await startStack({ port: await freePort(), stateDir, containers: "off", output: (line) => output.push(line) }).catch((error: unknown) => {
       console.error(output.slice(-40).join("\n"));
       throw error;
     });
     target = { base: stack.apiUrl, token: stack.token, mockUrl: stack.mockModelUrl! };
-    await takeTurn();
-  }, 120_000 + WAIT_LIMIT_MS);
+  });
   afterAll(async () => {
     await stack?.stop();
-    giveTurnBack();
     rmSync(stateDir, { recursive: true, force: true });
   });
   const started = () => {

@@ -22,6 +22,7 @@ async function health(base: string) {
   return (await api("GET", "/api/health", { base, token: null })).json;
 }
 
+/** The stack's processes and its database are what these tests are about: its sandboxes are off (GUILDS_CONTAINERS). */
 describe("npm start after what laptops do", () => {
   // mkdtemp's folder is 0700: as root, the postgres user cannot enter it.
   const stateDir = mkdtempSync(join(tmpdir(), "guilds-power-"));
@@ -38,7 +39,7 @@ describe("npm start after what laptops do", () => {
 
   it("STACK: after every process of the stack is killed (power loss), the next start serves /api/health again", async () => {
     const port = await freePort();
-    const env = { PORT: String(port), STACK_STATE_DIR: stateDir, DATABASE_URL: "" };
+    const env = { PORT: String(port), STACK_STATE_DIR: stateDir, DATABASE_URL: "", GUILDS_CONTAINERS: "off" };
     const base = `http://127.0.0.1:${port}`;
     const first = await npmStart(env);
     const { dataDir } = await postgresHome(stateDir);
@@ -70,7 +71,7 @@ describe("npm start after what laptops do", () => {
 
   it("STACK: after kill -9 of the start process alone, the next start ends what it left and serves on the same port", async () => {
     const port = await freePort();
-    const env = { PORT: String(port), STACK_STATE_DIR: stateDir, DATABASE_URL: "" };
+    const env = { PORT: String(port), STACK_STATE_DIR: stateDir, DATABASE_URL: "", GUILDS_CONTAINERS: "off" };
     const base = `http://127.0.0.1:${port}`;
     await npmStart(env);
     const { owner, wrangler } = recorded(stateDir);

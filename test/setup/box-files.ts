@@ -1,10 +1,9 @@
 /**
- * The test files that run the container engine's boxes, or a whole stack of their own
- * (Postgres, wrangler dev, the engine), with the seconds each held the turn on 2 cores. They
- * run one at a time, in this order, beside the other files (./turn.ts, ./sequencer.ts): run side
- * by side, boxes of different stacks failed to start ("Container failed to start") or to
- * save their home in time, and a stack starting or stopping sweeps the engine for its
- * Worker's leftovers.
+ * The test files that run the container engine's boxes, on the shared stack or on a stack of
+ * their own, with the seconds each held the turn on 2 cores. They run one at a time, in this
+ * order, beside the other files (./turn.ts, ./sequencer.ts): run side by side, boxes of
+ * different stacks failed to start ("Container failed to start") or to save their home in
+ * time, and a stack starting or stopping sweeps the engine for its Worker's leftovers.
  */
 export const BOX_FILES: ReadonlyArray<readonly [path: string, seconds: number]> = [
   ["test/e2e/hostile-tenant.test.ts", 118],
@@ -16,13 +15,10 @@ export const BOX_FILES: ReadonlyArray<readonly [path: string, seconds: number]> 
   ["test/e2e/hostile-push.test.ts", 16],
   ["test/e2e/sandbox-lifecycle.test.ts", 65],
   ["test/e2e/scripts.test.ts", 36],
-  ["test/e2e/restart.test.ts", 46],
+  ["test/e2e/restart.test.ts", 30],
   ["test/e2e/sandbox-views.test.ts", 40],
   ["test/e2e/coding.test.ts", 26],
-  ["test/e2e/power-loss.test.ts", 31],
-  ["test/e2e/postgres-outage.test.ts", 31],
   ["test/e2e/sandbox-browser.test.ts", 11],
-  ["test/e2e/postgres-freeze.test.ts", 18],
   ["test/e2e/contract.test.ts", 14],
   ["test/browser/sandbox-tabs.test.ts", 29],
   ["test/browser/sandbox-home.test.ts", 5],
@@ -40,6 +36,12 @@ export const BOX_FILES: ReadonlyArray<readonly [path: string, seconds: number]> 
  */
 export const OTHER_SECONDS: Readonly<Record<string, number>> = {
   "test/e2e/concurrency.test.ts": 75,
+  // Stacks of their own with the sandboxes off (npm start, own-stack.ts): beside the box
+  // files, not in their turn.
+  "test/e2e/postgres-outage.test.ts": 60,
+  "test/e2e/power-loss.test.ts": 50,
+  "test/e2e/postgres-freeze.test.ts": 30,
+  "test/e2e/restart-delivery.test.ts": 45,
   e2e: 8,
   browser: 15,
   images: 11,
