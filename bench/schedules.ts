@@ -72,12 +72,19 @@ try {
   let fired = 0;
   // The most client connections Postgres held at once: one per busy object is the design.
   let peakConnections = 0;
+  // What the busy connections were waiting on at each sample (a lock, the WAL's flush, none).
+  const waits = new Map<string, number>();
+  let samples = 0;
   while (Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 2000));
     const {
       rows: [held],
     } = await db.query("select count(*)::int n from pg_stat_activity where backend_type = 'client backend'");
     peakConnections = Math.max(peakConnections, held.n);
+    const { rows: busy } = await db.query(`select coalesce(wait_event_type || ':' || wait_event, 'running') what, count(*)::int n
+      from pg_stat_activity where backend_type = 'client backend' and state = 'active' and pid <> pg_backend_pid() group by 1`);
+    for (const { what, n } of busy as { what: string; n: number }[]) waits.set(what, (waits.get(what) ?? 0) + n);
+    samples += 1;
     const {
       rows: [count],
     } = await db.query("select count(*)::int n from runs where kind = 'schedule'");
@@ -130,6 +137,8 @@ try {
     `round trips: ${perFire(queryTrips)} queries per fire (its generation and re-arm included), ${perFire(connectionTrips)} connection messages per fire`,
   );
   console.log(`Postgres client connections at once: at most ${peakConnections} (sampled every 2 s)`);
+  const waiting = [...waits].sort((a, b) => b[1] - a[1]).map(([what, n]) => `${what} ${(n / Math.max(samples, 1)).toFixed(1)}`);
+  console.log(`Postgres statements in flight, mean per sample, by what they wait on: ${waiting.join(", ") || "none"}`);
   // Where a fire's time goes: inside the run (its opening to its answer's row, then to its end)
   // and between one run's end and the same agent's next opening (the re-arm and the wake).
   const { rows: steps } = await db.query(`with r as (

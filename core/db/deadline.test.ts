@@ -79,8 +79,8 @@ describe("a database call's deadline", () => {
     await close();
   });
 
-  it("HARDEN-2 / ISSUE-34: twenty pools opening at once against a silent Postgres open a few at a time, and every call still fails within its own deadline", async () => {
-    const pools = Array.from({ length: 20 }, () => open({ deadlineMs: 600 }));
+  it("HARDEN-2 / ISSUE-34: twice the gate's pools opening at once against a silent Postgres open a few at a time, and every call still fails within its own deadline", async () => {
+    const pools = Array.from({ length: 2 * OPENINGS_AT_ONCE }, () => open({ deadlineMs: 600 }));
     const before = opened;
     let most = 0;
     const watch = setInterval(() => (most = Math.max(most, sockets.size)), 5);
