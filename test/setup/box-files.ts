@@ -1,3 +1,6 @@
+import { relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
 /**
  * The test files that run the container engine's boxes, on the shared stack or on a stack of
  * their own, with the seconds each held the turn on 2 cores. They run one at a time, in this
@@ -42,6 +45,21 @@ export const OTHER_SECONDS: Readonly<Record<string, number>> = {
   "test/e2e/power-loss.test.ts": 50,
   "test/e2e/postgres-freeze.test.ts": 30,
   "test/e2e/restart-delivery.test.ts": 45,
+  "durable-objects/agent/run/lifecycle.concurrency.test.ts": 44,
+  "durable-objects/agent/run/lifecycle.test.ts": 30,
+  "workers/api/task-attempts.test.ts": 30,
+  "durable-objects/forge/checks.test.ts": 29,
+  "durable-objects/agent/triggers/group.test.ts": 22,
+  "workers/api/tasks.test.ts": 21,
+  "durable-objects/agent/run/chain.test.ts": 20,
+  "workers/api/mcp-connections.test.ts": 20,
+  "durable-objects/forge/checks-ci.test.ts": 19,
+  "scripts/secrets-rotate.test.ts": 44,
+  "containers/guest/guest.test.ts": 34,
+  "test/unit/bootstrap.test.ts": 22,
+  "scripts/deploy/rehearse.test.ts": 17,
+  "scripts/forge/ci.test.ts": 12,
+  "test/browser/run.test.ts": 50,
   e2e: 8,
   browser: 15,
   images: 11,
@@ -50,10 +68,12 @@ export const OTHER_SECONDS: Readonly<Record<string, number>> = {
   unit: 1,
 };
 
+/** The project's root: the lists above name files from it. */
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
 /** The file's path from the project's root, as the lists above name it. */
 export function relativePath(moduleId: string): string {
-  const at = moduleId.lastIndexOf("/test/");
-  return at >= 0 ? moduleId.slice(at + 1) : moduleId;
+  return relative(ROOT, moduleId).split(sep).join("/");
 }
 
 export function isBoxFile(moduleId: string): boolean {

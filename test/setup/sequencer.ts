@@ -17,8 +17,9 @@ function seconds(spec: TestSpecification): number {
  * that frees, in queue order, and the other files' times are only estimates: so the box
  * files keep one ahead (the next one waits for the turn in a worker of its own), and the turn
  * never waits for a worker to free. The other files fill the other workers, the slowest first
- * and the ones that mostly wait before the ones that compute. Wrong estimates cost wall time
- * only, never a test.
+ * (whatever their project: a slow file last is a tail no other file can fill), and among
+ * equals the ones that mostly wait before the ones that compute. Wrong estimates cost wall
+ * time only, never a test.
  */
 export class BoxFilesAlongside extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -38,7 +39,7 @@ export class BoxFilesAlongside extends BaseSequencer {
         const projectRank = (spec: TestSpecification) => (PROJECTS.indexOf(spec.project.name) + PROJECTS.length + 1) % (PROJECTS.length + 1);
         const others = specs
           .filter((spec) => boxRank(spec) < 0)
-          .sort((a, b) => projectRank(a) - projectRank(b) || seconds(b) - seconds(a) || position.get(a)! - position.get(b)!);
+          .sort((a, b) => seconds(b) - seconds(a) || projectRank(a) - projectRank(b) || position.get(a)! - position.get(b)!);
         return interleave(own, others, workers);
       });
   }
