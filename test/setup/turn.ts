@@ -35,11 +35,18 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Waits for the turn and takes it; taking it again in the process that holds it is a no-op. */
+/**
+ * Waits for the turn and takes it. A turn this process already holds is kept (a file's stack
+ * and its setup file may both ask), and given back by whichever gives it back first.
+ */
 export async function takeTurn(): Promise<void> {
   const turn = inject("boxTurn");
   for (;;) {
-    if (holding || holder(turn) === process.pid) return;
+    if (holding) return;
+    if (holder(turn) === process.pid) {
+      holding = true;
+      return;
+    }
     try {
       mkdirSync(turn);
       writeFileSync(join(turn, "pid"), String(process.pid));
