@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/stack/ports";
+import { script } from "./agents";
 import { api } from "./http";
 import { npmStart, terminate } from "./npm-start";
 
@@ -26,7 +27,7 @@ describe("npm start, restarted while an agent is busy", () => {
     const model = `restart-${Date.now()}`;
     const agent = (await call("POST", `/api/guilds/${guild.id}/agents`, { name: "Sleeper", model })).json;
     // A direct answer slow enough to be cut by the restart: the agent is busy when the post arrives.
-    await script(stack.mock_model_url, model, [{ content: "never finished", delay_ms: 60_000 }]);
+    await script(model, [{ content: "never finished", delay_ms: 60_000 }], { mockUrl: stack.mock_model_url });
     const direct = (await call("POST", `/api/agents/${agent.id}/runs`, { message: "work" })).json;
     const posted = (await call("POST", `/api/guilds/${guild.id}/chat`, { content: "read me after the restart" })).json;
     await new Promise((r) => setTimeout(r, 1_000));
@@ -35,7 +36,7 @@ describe("npm start, restarted while an agent is busy", () => {
 
     const second = await npmStart(env);
     const again = JSON.parse(readFileSync(join(stateDir, "stack.json"), "utf8"));
-    await script(again.mock_model_url, model, [{ content: "read after the restart" }]);
+    await script(model, [{ content: "read after the restart" }], { mockUrl: again.mock_model_url });
     // Nobody calls the agent: its own alarm (the lost lease's heartbeat, the queued delivery) brings it back.
     let runs: any[] = [];
     for (let i = 0; i < 120 && !(runs.length === 1 && runs[0].status === "completed"); i++) {
@@ -50,12 +51,6 @@ describe("npm start, restarted while an agent is busy", () => {
     await terminate(second, stateDir);
   }, 300_000);
 });
-
-/** Queues replies of the stack's mock model for one model name. */
-async function script(mockUrl: string, model: string, replies: unknown[]) {
-  const res = await fetch(`${mockUrl}/__script`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model, replies }) });
-  expect(res.status).toBe(200);
-}
 
 /** The agent's group runs, with their metadata. */
 async function groupRuns(call: (method: string, path: string) => Promise<{ json: any }>, agentId: string) {

@@ -12,7 +12,7 @@ function seconds(spec: TestSpecification): number {
 }
 
 /**
- * The files that run boxes or a stack of their own run one at a time (./box-turn.ts), so the
+ * The files that run the container engine's boxes run one at a time (./turn.ts), so the
  * run lasts at least as long as they do one after another. vitest hands a file to each worker
  * that frees, in queue order, and the other files' times are only estimates: so the box
  * files keep one ahead (the next one waits for the turn in a worker of its own), and the turn

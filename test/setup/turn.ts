@@ -10,7 +10,7 @@ declare module "vitest" {
 }
 
 /**
- * The box files' turn (./box-files.ts): one file at a time runs boxes or a stack of its own.
+ * The box files' turn (./box-files.ts): one file at a time runs the container engine's boxes.
  * The turn is a folder holding its holder's pid: mkdir is atomic across the workers'
  * processes, and a holder that died (a crash, a kill) leaves it to be taken over.
  */
