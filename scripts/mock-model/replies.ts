@@ -38,6 +38,11 @@ export interface ScriptedReply {
   /** Answers 307 (method and body kept) with this Location instead of a completion. */
   redirect_to?: string;
   delay_ms?: number;
+  /**
+   * After `delay_ms`, waits until `POST /__release` names this hold: the test, not a clock,
+   * decides how long the caller waits on its model (a burst of requests answered meanwhile).
+   */
+  hold?: string;
   stream_chunk_ms?: number;
   finish_reason?: string;
 }
@@ -68,6 +73,7 @@ const REPLY_FIELDS = new Set([
   "headers",
   "redirect_to",
   "delay_ms",
+  "hold",
   "stream_chunk_ms",
   "finish_reason",
 ]);
@@ -103,7 +109,7 @@ function parseReply(raw: Json, where: string, nextCallId: () => string): Scripte
   if (!isObject(raw)) throw new ScriptError(`${where} must be an object`);
   rejectUnknown(raw, REPLY_FIELDS, where);
   const reply: ScriptedReply = {};
-  for (const key of ["when", "content", "reasoning", "finish_reason", "redirect_to"] as const) {
+  for (const key of ["when", "content", "reasoning", "finish_reason", "redirect_to", "hold"] as const) {
     const value = raw[key];
     if (value === undefined) continue;
     if (typeof value !== "string") throw new ScriptError(`${where}.${key} must be a string`);

@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import OpenAI, { APIError } from "openai";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { type MockModel, type RecordedRequest, startMockModel } from "./server";
 
 let mock: MockModel;
@@ -352,6 +352,33 @@ describe("mock model: control endpoints", () => {
     const reply = await client.chat.completions.create({ model: "m", messages: user("1") });
     expect(reply.usage).toMatchObject({ cost: -5000, prompt_tokens: -3 });
     expect((await script([{ usage_extra: 5 }])).status).toBe(400);
+  });
+
+  it("a held reply answers only once its hold is released; a reset lets it go too", async () => {
+    expect(
+      (
+        await script([
+          { content: "held", hold: "burst" },
+          { content: "also held", hold: "burst" },
+        ])
+      ).status,
+    ).toBe(200);
+    let answered = false;
+    const first = client.chat.completions.create({ model: "m", messages: user("1") }).then((r) => {
+      answered = true;
+      return r;
+    });
+    await vi.waitFor(async () => expect(await requests()).toHaveLength(1));
+    expect(answered).toBe(false);
+    const release = await fetch(`${mock.url}/__release`, { method: "POST", body: JSON.stringify({ hold: "burst" }) });
+    expect(await release.json()).toEqual({ released: "burst", waiting: 1 });
+    expect((await first).choices[0]?.message.content).toBe("held");
+    // Released stays released: a later reply on the same hold does not wait.
+    const second = await client.chat.completions.create({ model: "m", messages: user("2") });
+    expect(second.choices[0]?.message.content).toBe("also held");
+    const bad = await fetch(`${mock.url}/__release`, { method: "POST", body: JSON.stringify({ hold: 5 }) });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toContain("hold");
   });
 
   it("rejects an invalid script with 400 naming the bad field, queueing nothing", async () => {

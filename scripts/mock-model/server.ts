@@ -84,6 +84,9 @@ class MockState {
    */
   modelQueues = new Map<string, ScriptedReply[]>();
   requests: RecordedRequest[] = [];
+  /** Holds released so far, and the replies waiting on holds not yet released. */
+  private released = new Set<string>();
+  private holding = new Map<string, Array<() => void>>();
   private callIds = 0;
   private toolUseIds = 0;
   private completions = 0;
@@ -107,7 +110,30 @@ class MockState {
     return take(typeof model === "string" ? this.modelQueues.get(model) : undefined) ?? take(this.queue);
   }
 
+  /** Resolves true once `name` is released; false if the client leaves first. */
+  hold(name: string, gone: AbortSignal): Promise<boolean> {
+    if (this.released.has(name)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiting = this.holding.get(name) ?? [];
+      waiting.push(() => resolve(!gone.aborted));
+      this.holding.set(name, waiting);
+      gone.addEventListener("abort", () => resolve(false), { once: true });
+    });
+  }
+
+  /** Lets every reply waiting on `name` go, and any that takes it later; answers how many waited. */
+  release(name: string): number {
+    this.released.add(name);
+    const waiting = this.holding.get(name) ?? [];
+    this.holding.delete(name);
+    for (const go of waiting) go();
+    return waiting.length;
+  }
+
   reset(): void {
+    // Nothing is left waiting on a hold the reset forgets.
+    for (const name of [...this.holding.keys()]) this.release(name);
+    this.released.clear();
     this.queue = [];
     this.modelQueues.clear();
     this.requests = [];
@@ -192,6 +218,11 @@ async function handle(state: MockState, req: IncomingMessage, res: ServerRespons
       state.modelQueues.set(model, queue);
       return sendJson(res, 200, { queued: queue.length });
     }
+    if (path === "/__release" && method === "POST") {
+      const body = await readJson(req);
+      if (!isObject(body) || typeof body.hold !== "string") throw new ScriptError("hold must be a string");
+      return sendJson(res, 200, { released: body.hold, waiting: state.release(body.hold) });
+    }
     if ((path === "/v1/models" || path === "/models") && method === "GET") {
       return sendJson(res, 200, {
         object: "list",
@@ -227,7 +258,7 @@ async function chatCompletion(state: MockState, req: IncomingMessage, res: Serve
 
   const gone = watchClient(res, recordRequest(state, req, path, body));
   const reply = state.takeReply(body.model, messages) ?? echoReply(messages);
-  if (!(await goesOnToContent(reply, res, gone, errorBody))) return;
+  if (!(await goesOnToContent(state, reply, res, gone, errorBody))) return;
 
   const meta = {
     id: state.nextCompletionId(),
@@ -265,7 +296,7 @@ async function messages(state: MockState, req: IncomingMessage, res: ServerRespo
   const gone = watchClient(res, recordRequest(state, req, path, body));
   const request = validateMessagesRequest(body);
   const reply = state.takeReply(request.model, request.messages) ?? echoReply(echoInput(request.messages));
-  if (!(await goesOnToContent(reply, res, gone, messagesErrorBody))) return;
+  if (!(await goesOnToContent(state, reply, res, gone, messagesErrorBody))) return;
 
   const meta = { id: state.nextMessageId(), model: request.model };
   const blocks = contentBlocks(reply, state.nextToolUseId);
@@ -319,11 +350,13 @@ function watchClient(res: ServerResponse, record: RecordedRequest): AbortSignal 
 }
 
 /**
- * What a reply does before any content, on either protocol: waits `delay_ms`, then answers
- * a scripted error status (in the protocol's error shape) or redirect. True when the reply's
- * content is still to be sent; false when that answered, or the client left while waiting.
+ * What a reply does before any content, on either protocol: waits `delay_ms` and then its
+ * `hold`, then answers a scripted error status (in the protocol's error shape) or redirect.
+ * True when the reply's content is still to be sent; false when that answered, or the
+ * client left while waiting.
  */
 async function goesOnToContent(
+  state: MockState,
   reply: ScriptedReply,
   res: ServerResponse,
   gone: AbortSignal,
@@ -332,6 +365,7 @@ async function goesOnToContent(
   if (reply.delay_ms) {
     if (!(await pause(reply.delay_ms, gone))) return false;
   }
+  if (reply.hold !== undefined && !(await state.hold(reply.hold, gone))) return false;
   if (reply.status !== undefined) {
     sendJson(res, reply.status, errorShape(reply.status, reply.content), reply.headers);
     return false;

@@ -27,6 +27,28 @@ export async function script(model: string, replies: unknown[]) {
   expect(res.status).toBe(200);
 }
 
+/**
+ * Queues replies that wait, once taken, until the returned function is called: whoever
+ * generates holds its lock until then, so a test decides what happens meanwhile without
+ * racing a clock.
+ *
+ * @example
+ * const release = await scriptHeld(agent.model, [{ content: "one" }]);
+ * const replies = await Promise.all(burst);   // all answered while the winner generates
+ * await release();
+ */
+export async function scriptHeld(model: string, replies: Record<string, unknown>[]): Promise<() => Promise<void>> {
+  const hold = `held-${crypto.randomUUID()}`;
+  await script(
+    model,
+    replies.map((reply) => ({ ...reply, hold })),
+  );
+  return async () => {
+    const res = await fetch(`${mockUrl()}/__release`, { method: "POST", body: JSON.stringify({ hold }) });
+    expect(res.status).toBe(200);
+  };
+}
+
 /** The chat completion requests the mock received for a model, in order. */
 export async function modelRequests(model: string): Promise<Array<{ body: any; aborted: boolean }>> {
   const res = await fetch(`${mockUrl()}/__requests?model=${encodeURIComponent(model)}`);

@@ -1,13 +1,13 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { Env } from "../../../bindings/env";
 import { openDatabase } from "../../../core/db/client";
 import { groupCursors, messages, runs } from "../../../core/db/schema";
 import { EVENT_STREAMS } from "../../../core/events/streams";
 import { HANDOFF_TOOL_RESULT, handoffRequest, NO_HANDOFF_NOTE } from "../../../core/runs/chain";
-import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall, untilGenerating } from "../../../test/workerd/agents";
+import { modelRequests, newAgent, objectOf, rows, script, scriptHeld, settled, toolCall, untilGenerating } from "../../../test/workerd/agents";
 import { postChat } from "../../../test/workerd/group-chat";
 import { call, seedGuild } from "../../../test/workerd/seed";
 import { collectEvents, eventMisfits, type SseEvent } from "../../../test/workerd/sse";
@@ -211,8 +211,10 @@ describe("run chains", () => {
     const cap = capAtHalf();
     const agent = await newAgent(token, guildId, { coding: true, max_input_tokens: cap });
     const longHandoff = `## Goal\n${words(Math.ceil(cap * 0.3))}`;
-    // The continuation starts past 70%: its first call is a (slow) hand-off that the operator cancels.
-    await script(agent.model, [{ content: longHandoff }, { content: longHandoff, delay_ms: 3000 }, { content: "never asked" }]);
+    // The continuation starts past 70%: its first call is a hand-off, held at the model, that the operator cancels.
+    await script(agent.model, [{ content: longHandoff }]);
+    await scriptHeld(agent.model, [{ content: longHandoff }]);
+    await script(agent.model, [{ content: "never asked" }]);
     await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: words(Math.ceil(cap * 0.3)) } });
     let runs: Run[] = [];
     for (let i = 0; i < 200 && runs.length < 2; i++) {
@@ -221,7 +223,7 @@ describe("run chains", () => {
     }
     const next = runs[1]!;
     await untilGenerating(token, next.id);
-    await new Promise((r) => setTimeout(r, 200));
+    await vi.waitFor(async () => expect(await modelRequests(agent.model)).toHaveLength(2));
     const cancelled = await call("POST", `/api/runs/${next.id}/cancel`, { token });
     expect(cancelled.status).toBe(200);
     const after = await chainSettled(token, agent.id, 2);
@@ -266,11 +268,8 @@ describe("run chains", () => {
     const cap = capAtHalf() + 600;
     const { token, guildId } = await seedGuild();
     const agent = await newAgent(token, guildId, { coding: true, max_input_tokens: cap, name: "Coder" });
-    await script(agent.model, [
-      { content: words(Math.ceil(cap * 0.35)), tool_calls: [toolCall("note_list", {})] },
-      { content: "## Goal\nanswer the chat" },
-      { content: "answered", delay_ms: 1500 },
-    ]);
+    await script(agent.model, [{ content: words(Math.ceil(cap * 0.35)), tool_calls: [toolCall("note_list", {})] }, { content: "## Goal\nanswer the chat" }]);
+    const release = await scriptHeld(agent.model, [{ content: "answered" }]);
     const posted = await postChat(token, guildId, "please fix the build");
     const cursor = async () => {
       const { db, close } = openDatabase(env as unknown as Env);
@@ -290,6 +289,7 @@ describe("run chains", () => {
     // Mid-chain: the first run completed at its hand-off, but the delivery is not over.
     expect((await call("GET", `/api/runs/${runs[0]!.id}`, { token })).json.status).toBe("completed");
     expect(await cursor()).toBeLessThan(posted.seq);
+    await release();
     const [first, next] = await chainSettled(token, agent.id, 2);
     expect(next).toMatchObject({ kind: "group", status: "completed" });
     expect(next!.metadata.group_chat_through_seq).toBe(posted.seq);

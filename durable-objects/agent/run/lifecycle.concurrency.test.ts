@@ -1,6 +1,6 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { newAgent, objectOf, rows, script } from "../../../test/workerd/agents";
+import { newAgent, objectOf, rows, scriptHeld } from "../../../test/workerd/agents";
 import { groupRuns, seedChatRows } from "../../../test/workerd/group-chat";
 import { call, seedGuild } from "../../../test/workerd/seed";
 import type { AgentObject } from "../agent-object";
@@ -15,7 +15,6 @@ import { GROUP_DELIVERY } from "../triggers/group";
 
 const ROUNDS = 5;
 const BURST = 20;
-const SLOW_REPLY = { content: "slow reply", delay_ms: 2_500 };
 /** Once a year, so no alarm of these tests comes due on the real clock. */
 const YEARLY = "0 0 1 1 *";
 
@@ -42,14 +41,23 @@ async function idle(agentId: string) {
   throw new Error(`agent ${agentId} still generating after 20 s`);
 }
 
-/** Runs the agent's alarm at `at` on its clock, together with a burst of messages to `runId`. */
-async function alarmWithBurst(agentId: string, at: number, token: string, runId: string) {
+/**
+ * Runs the agent's alarm at `at` on its clock, together with a burst of messages to `runId`.
+ * The agent's one reply is held until the burst is answered: whoever won still generates.
+ */
+async function alarmWithBurst(agentId: string, at: number, token: string, runId: string, model: string) {
+  const release = await scriptHeld(model, [{ content: "slow reply" }]);
   const stub = objectOf(agentId);
   await runInDurableObject(stub, (object: AgentObject) => {
     object.now = () => at;
   });
-  const burst = Array.from({ length: BURST }, (_, i) => call("POST", `/api/runs/${runId}/messages`, { token, body: { content: `message ${i}` } }));
-  const [, ...answers] = await Promise.all([runDurableObjectAlarm(stub), ...burst]);
+  // The alarm may wait for its own generation, so it is awaited after the release.
+  const alarm = runDurableObjectAlarm(stub);
+  const answers = await Promise.all(
+    Array.from({ length: BURST }, (_, i) => call("POST", `/api/runs/${runId}/messages`, { token, body: { content: `message ${i}` } })),
+  );
+  await release();
+  await alarm;
   return answers as Answer[];
 }
 
@@ -114,8 +122,7 @@ describe("deadlines firing while messages arrive", () => {
         await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: { description: "Yearly", instruction: "Look around.", cron: YEARLY } })
       ).json;
       const direct = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
-      await script(agent.model, [SLOW_REPLY]);
-      const answers = await alarmWithBurst(agent.id, Date.parse(schedule.next_run_at) + 250, token, direct.id);
+      const answers = await alarmWithBurst(agent.id, Date.parse(schedule.next_run_at) + 250, token, direct.id, agent.model);
       await idle(agent.id);
       const opened = (await call("GET", `/api/schedules/${schedule.id}/runs`, { token })).json.data as Array<{ id: string }>;
       rounds.push(await judgeRound(token, direct.id, opened, answers));
@@ -132,12 +139,11 @@ describe("deadlines firing while messages arrive", () => {
       const agent = await newAgent(token, guild.id);
       await seedChatRows(guild.id, 3);
       const direct = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
-      await script(agent.model, [SLOW_REPLY]);
       const due = Date.UTC(2100, 0, 1);
       await runInDurableObject(objectOf(agent.id), (object: AgentObject) =>
         object.rooms.context.deadlines.set(GROUP_DELIVERY, due, { agent_id: agent.id, guild_id: guild.id }),
       );
-      const answers = await alarmWithBurst(agent.id, due + 250, token, direct.id);
+      const answers = await alarmWithBurst(agent.id, due + 250, token, direct.id, agent.model);
       await idle(agent.id);
       // A delivery that found the agent busy is due again when the generation ends: on
       // the object's clock, which only runDurableObjectAlarm reads here.

@@ -2,7 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../../bindings/env";
-import { newAgent, objectOf, rows, script, settled } from "../../../test/workerd/agents";
+import { newAgent, objectOf, rows, script, scriptHeld, settled } from "../../../test/workerd/agents";
 import { postChat, untilDelivered } from "../../../test/workerd/group-chat";
 import { call, seedGuild } from "../../../test/workerd/seed";
 import { IdleConnection } from "../../common/idle-connection";
@@ -48,9 +48,10 @@ describe("the generation lock under truly concurrent requests", () => {
     const agent = await newAgent(token, guildId);
     const runs = await Promise.all([0, 1].map(async () => (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json.id as string));
     for (let round = 0; round < ROUNDS; round++) {
-      await script(agent.model, [{ content: `round ${round}`, delay_ms: 300 }]);
+      const release = await scriptHeld(agent.model, [{ content: `round ${round}` }]);
       const targets = Array.from({ length: 20 }, (_, i) => runs[i % 2]!);
       const replies = await Promise.all(targets.map((runId, i) => call("POST", `/api/runs/${runId}/messages`, { token, body: { content: `m${round}-${i}` } })));
+      await release();
       const winner = targets[replies.findIndex((r) => r.status === 202)];
       expectOneWinner(replies, 202, () => winner!);
       for (const runId of runs) await expectWholeRun(token, runId);
@@ -65,11 +66,12 @@ describe("the generation lock under truly concurrent requests", () => {
     const agent = await newAgent(token, guildId);
     const runId = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json.id as string;
     for (let round = 0; round < ROUNDS; round++) {
-      // The model answers slowly enough that all 20 arrive while the winner generates, on a loaded machine too.
-      await script(agent.model, [{ content: `round ${round}`, delay_ms: 3_000 }]);
+      // The model answers only once all 20 are answered: they arrive while the winner generates, however loaded the machine.
+      const release = await scriptHeld(agent.model, [{ content: `round ${round}` }]);
       const replies = await Promise.all(
         Array.from({ length: 20 }, (_, i) => call("POST", `/api/runs/${runId}/messages`, { token, body: { content: `m${i}` } })),
       );
+      await release();
       expectOneWinner(replies, 202, () => runId);
       const transcript = await expectWholeRun(token, runId);
       expect(transcript.filter((r) => r.role === "user")).toHaveLength(round + 1);
@@ -79,10 +81,11 @@ describe("the generation lock under truly concurrent requests", () => {
   it("GEN-002: 20 runs opened with a message at once: one generates, the rest are busy and leave no run behind", async () => {
     const agent = await newAgent(token, guildId);
     for (let round = 0; round < ROUNDS; round++) {
-      await script(agent.model, [{ content: `round ${round}`, delay_ms: 200 }]);
+      const release = await scriptHeld(agent.model, [{ content: `round ${round}` }]);
       const replies = await Promise.all(
         Array.from({ length: 20 }, (_, i) => call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: `open ${i}` } })),
       );
+      await release();
       expectOneWinner(replies, 201, (winner) => winner.json.id);
       await expectWholeRun(token, replies.find((r) => r.status === 201)!.json.id);
     }
@@ -96,18 +99,16 @@ describe("the generation lock under truly concurrent requests", () => {
     const routine = (
       await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: { description: "Yearly", instruction: "Reflect.", cron: "0 0 1 1 *" } })
     ).json;
-    await script(agent.model, [
-      { content: "first", delay_ms: 300 },
-      { content: "second", delay_ms: 300 },
-    ]);
+    const release = await scriptHeld(agent.model, [{ content: "first" }, { content: "second" }]);
     const stub = objectOf(agent.id);
     await runInDurableObject(stub, (object: AgentObject) => {
       object.now = () => Date.parse(routine.next_run_at) + 100;
     });
-    const [, ...replies] = await Promise.all([
-      runDurableObjectAlarm(stub),
-      ...Array.from({ length: 10 }, (_, i) => call("POST", `/api/runs/${runId}/messages`, { token, body: { content: `m${i}` } })),
-    ]);
+    // The alarm may wait for its fire's generation: it is let go once the burst is answered.
+    const alarm = runDurableObjectAlarm(stub);
+    const replies = await Promise.all(Array.from({ length: 10 }, (_, i) => call("POST", `/api/runs/${runId}/messages`, { token, body: { content: `m${i}` } })));
+    await release();
+    await alarm;
     expect(replies.filter((r) => r.status >= 500)).toEqual([]);
     const accepted = replies.filter((r) => r.status === 202).length;
     expect(accepted).toBeLessThanOrEqual(1);
@@ -138,14 +139,11 @@ describe("the generation lock under truly concurrent requests", () => {
     guildId = own.guildId;
     const agent = await newAgent(token, guildId, { name: "Reader" });
     const runId = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json.id as string;
-    await script(agent.model, [
-      { content: "one", delay_ms: 200 },
-      { content: "two", delay_ms: 200 },
-    ]);
-    const [, ...replies] = await Promise.all([
-      postChat(token, guildId, "news for everyone"),
-      ...Array.from({ length: 10 }, (_, i) => call("POST", `/api/runs/${runId}/messages`, { token, body: { content: `m${i}` } })),
-    ]);
+    const release = await scriptHeld(agent.model, [{ content: "one" }, { content: "two" }]);
+    const post = postChat(token, guildId, "news for everyone");
+    const replies = await Promise.all(Array.from({ length: 10 }, (_, i) => call("POST", `/api/runs/${runId}/messages`, { token, body: { content: `m${i}` } })));
+    await release();
+    await post;
     expect(replies.filter((r) => r.status >= 500)).toEqual([]);
     expect(replies.filter((r) => r.status === 202).length).toBeLessThanOrEqual(1);
     const [delivery] = await untilDelivered(token, agent.id, 1);

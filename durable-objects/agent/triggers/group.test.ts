@@ -1,7 +1,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { MAX_WAKE_DEPTH } from "../../../core/group/wake";
-import { modelRequests, newAgent, objectOf, rows, script, settled, toolCall, untilGenerating } from "../../../test/workerd/agents";
+import { modelRequests, newAgent, objectOf, rows, script, scriptHeld, settled, toolCall, untilGenerating } from "../../../test/workerd/agents";
 import { groupRuns, postChat, untilDelivered, untilReading } from "../../../test/workerd/group-chat";
 import { call, seedGuild } from "../../../test/workerd/seed";
 import type { AgentObject } from "../agent-object";
@@ -50,12 +50,14 @@ describe("group chat", () => {
 
   it("GROUP-011: one delivery covers every row queued before it, and the next delivery starts after the cursor", async () => {
     const agent = await newAgent(token, guildId, { name: "Cursor" });
-    // The first delivery's reply takes 3 s: both later posts arrive while it runs, on a loaded machine too.
-    await script(agent.model, [{ content: "first", delay_ms: 3_000 }, { content: "second" }]);
+    // The first delivery's reply is held until both later posts are in: they arrive while it runs.
+    const release = await scriptHeld(agent.model, [{ content: "first" }]);
+    await script(agent.model, [{ content: "second" }]);
     const first = await postChat(token, guildId, "one");
     await untilReading(token, agent.id);
     const second = await postChat(token, guildId, "two");
     const third = await postChat(token, guildId, "three");
+    await release();
     const runs = await untilDelivered(token, agent.id, 2);
     expect(runs.map((r) => r.metadata.group_chat_through_seq)).toEqual([first.seq, third.seq]);
     expect(runs[1]!.metadata.group_chat_after_seq).toBe(first.seq);
@@ -67,14 +69,15 @@ describe("group chat", () => {
 
   it("GROUP-009 / GROUP-010 / GEN-004: a delivery waits for the agent's lock and arrives once when the direct generation ends", async () => {
     const agent = await newAgent(token, guildId, { name: "Busy" });
-    await script(agent.model, [{ content: "slow direct answer", delay_ms: 800 }, { content: "read the chat" }]);
+    const release = await scriptHeld(agent.model, [{ content: "slow direct answer" }]);
+    await script(agent.model, [{ content: "read the chat" }]);
     const direct = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "work" } })).json;
     await untilGenerating(token, direct.id);
     const posted = await postChat(token, guildId, "while you work");
-    await new Promise((r) => setTimeout(r, 200));
-    // Still busy: the delivery waits, nothing is refused or lost.
+    // Still busy: the delivery waits as a deadline, nothing is refused or lost.
+    await vi.waitFor(async () => expect((await objectOf(agent.id).deadlines()).map((d) => d.name)).toContain("group.delivery"));
     expect(await groupRuns(token, agent.id)).toHaveLength(0);
-    expect((await objectOf(agent.id).deadlines()).map((d) => d.name)).toContain("group.delivery");
+    await release();
     const [run] = await untilDelivered(token, agent.id, 1);
     expect(run!.metadata.group_chat_through_seq).toBe(posted.seq);
     expect(await groupRuns(token, agent.id)).toHaveLength(1);
@@ -83,7 +86,8 @@ describe("group chat", () => {
 
   it("GROUP-010 / SCHED-008: a routine that comes due while the agent reads the group chat stays due, then fires after the delivery", async () => {
     const agent = await newAgent(token, guildId, { name: "Routine" });
-    await script(agent.model, [{ content: "reading slowly", delay_ms: 1_000 }, { content: "routine done" }]);
+    const release = await scriptHeld(agent.model, [{ content: "reading slowly" }]);
+    await script(agent.model, [{ content: "routine done" }]);
     const routine = (
       await call("POST", `/api/agents/${agent.id}/schedules`, { token, body: { description: "Yearly", instruction: "Reflect.", cron: "0 0 1 1 *" } })
     ).json;
@@ -96,6 +100,7 @@ describe("group chat", () => {
     await runDurableObjectAlarm(stub);
     expect((await call("GET", `/api/schedules/${routine.id}/runs`, { token })).json.data).toEqual([]);
     expect((await call("GET", `/api/schedules/${routine.id}`, { token })).json.next_run_at).toBe(routine.next_run_at);
+    await release();
     await untilDelivered(token, agent.id, 1);
     await runDurableObjectAlarm(stub);
     const [fired] = (await call("GET", `/api/schedules/${routine.id}/runs`, { token })).json.data;
@@ -104,7 +109,9 @@ describe("group chat", () => {
 
   it("OP-CANCEL-2 / GROUP-011: cancelling a delivery completes its run and advances the cursor; the next post starts after it", async () => {
     const agent = await newAgent(token, guildId, { name: "Cancelled" });
-    await script(agent.model, [{ content: "a very long read", delay_ms: 5_000 }, { content: "the next one" }]);
+    // Held, never released: only the cancel ends it.
+    await scriptHeld(agent.model, [{ content: "a very long read" }]);
+    await script(agent.model, [{ content: "the next one" }]);
     const first = await postChat(token, guildId, "cancel me");
     await untilReading(token, agent.id);
     const [reading] = await groupRuns(token, agent.id);
