@@ -17,8 +17,13 @@ import { BoxFilesAlongside } from "./test/setup/sequencer.js";
  * - browser: the operator console in headless Chromium (Debian's /usr/bin/chromium,
  *   driven by playwright-core) against its own local stack.
  */
-/** A project of tests inside workerd, against a Postgres and mock model its global setup starts. */
-function workerd(name: string, include: string[], exclude: string[], groupOrder: number, maxWorkers?: number) {
+/**
+ * A project of tests inside workerd, against a Postgres and mock model its global setup starts.
+ * `isolate: false` keeps each vitest worker's workerd and module cache from file to file
+ * instead of starting both anew per file (decision 0028): every test makes its own
+ * organisation, agents and objects, so a file finds nothing of another's.
+ */
+function workerd(name: string, include: string[], exclude: string[], groupOrder: number, options: { maxWorkers?: number; isolate: boolean }) {
   return {
     plugins: [
       cloudflareTest(({ inject }) => ({
@@ -64,7 +69,8 @@ function workerd(name: string, include: string[], exclude: string[], groupOrder:
       exclude: ["**/node_modules/**", ...exclude],
       globalSetup: ["./test/setup/database.ts"],
       sequence: { groupOrder },
-      ...(maxWorkers ? { maxWorkers } : {}),
+      isolate: options.isolate,
+      ...(options.maxWorkers ? { maxWorkers: options.maxWorkers } : {}),
       testTimeout: 20_000,
       // Files run side by side: a seed or a workerd start shares the cores with them.
       hookTimeout: 60_000,
@@ -115,10 +121,12 @@ export default defineConfig({
           exclude: ["**/node_modules/**", "web/dist/**"],
         },
       },
-      workerd("workers", ["workers/**/*.test.ts", "durable-objects/**/*.test.ts"], ["**/*.eviction.test.ts", "workers/**/*.schema.test.ts"], 0),
+      workerd("workers", ["workers/**/*.test.ts", "durable-objects/**/*.test.ts"], ["**/*.eviction.test.ts", "workers/**/*.schema.test.ts"], 0, {
+        isolate: false,
+      }),
       // Evicting an object resets the isolate the tests share with it: these files run
-      // alone, after the others, one at a time.
-      workerd("workers-eviction", ["**/*.eviction.test.ts"], [], 1, 1),
+      // alone, after the others, one at a time, each in a workerd of its own.
+      workerd("workers-eviction", ["**/*.eviction.test.ts"], [], 1, { maxWorkers: 1, isolate: true }),
       {
         test: {
           name: "e2e",

@@ -51,8 +51,12 @@ const SERVICES_TIMEOUT_MS = 180_000;
 /** How long taking a home back may last: a minute, plus its size at 20 MB/s. */
 const restoreDeadlineMs = (bytes: number) => 60_000 + Math.ceil(bytes / 20_000);
 
-/** Set once a Container object could not be constructed in this isolate (containers off). */
-let containersOff = false;
+/**
+ * The Container namespaces that could not construct an object in this isolate (containers
+ * off): containers cannot come on in a running isolate, so they are not asked again. Keyed by
+ * the namespace, not the isolate, so an environment with other namespaces is asked afresh.
+ */
+const engineless = new WeakSet<object>();
 
 /** The message when this Worker runs without a container engine (containers off). */
 export const NO_ENGINE = "Sandboxes are not available here: containers are disabled (no container engine)";
@@ -105,6 +109,7 @@ export class SandboxLifecycle {
       return await this.ensureOrThrow(request, capBytes, started);
     } catch (error) {
       const failure = asSandboxError(error);
+      if (failure.message === NO_ENGINE && this.env.SANDBOX_LITE) engineless.add(this.env.SANDBOX_LITE);
       this.record.failed(failure.code, failure.message, this.now());
       logEvent("warn", { operation: "sandbox.ensure", agent_id: request.agentId, code: failure.code, error: failure.message });
       return { ok: false, error: failure };
@@ -116,7 +121,7 @@ export class SandboxLifecycle {
     // in a running isolate, so once seen off there is no need to ask again.
     const reason = this.env.SANDBOX_UNAVAILABLE_REASON;
     if (reason) throw new SandboxError("sandbox.unavailable", `Sandboxes are not available here: ${reason}`);
-    if (containersOff) throw new SandboxError("sandbox.unavailable", NO_ENGINE);
+    if (this.env.SANDBOX_LITE && engineless.has(this.env.SANDBOX_LITE)) throw new SandboxError("sandbox.unavailable", NO_ENGINE);
     const { agentId } = request;
     const environment = sandboxEnvironment(request.secrets, request.flags.coding);
     const wanted = await wantedSandbox({
@@ -374,10 +379,7 @@ export class SandboxLifecycle {
 export function asSandboxError(error: unknown): SandboxError {
   if (error instanceof SandboxError) return error;
   const message = error instanceof Error ? error.message : String(error);
-  if (/containers have not been enabled/i.test(message)) {
-    containersOff = true;
-    return new SandboxError("sandbox.unavailable", NO_ENGINE);
-  }
+  if (/containers have not been enabled/i.test(message)) return new SandboxError("sandbox.unavailable", NO_ENGINE);
   return new SandboxError("sandbox.unavailable", `The sandbox could not be started: ${message.slice(0, 300)}`);
 }
 
