@@ -24,12 +24,12 @@ describe("event scopes", () => {
     const runB = (await call("POST", `/api/agents/${neighbour.id}/runs`, { token, body: {} })).json;
 
     const text = (events: Array<{ data: unknown }>) => JSON.stringify(events.map((e) => e.data));
-    const runEvents = collectEvents(
+    const { opened, events: runEvents } = openEvents(
       token,
       runA.id,
       (events) => text(events).includes("WATCHED-REPLY") && events.some((e) => e.event === "status" && e.data.generating === false && e.data.generation === 1),
     );
-    await new Promise((r) => setTimeout(r, 100));
+    await opened;
     await call("POST", `/api/runs/${runB.id}/messages`, { token, body: { content: "NEIGHBOUR-ASK" } });
     await settled(token, runB.id);
     await call("POST", `/api/runs/${runA.id}/messages`, { token, body: { content: "WATCHED-ASK" } });

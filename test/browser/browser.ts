@@ -42,7 +42,9 @@ export async function launchChromium(): Promise<Chromium> {
     viewport: { width: 1280, height: 720 },
     timeout: 60_000,
   });
-  context.setDefaultTimeout(15_000);
+  // What a locator waits for is the console catching up with the platform: at a load of 8,
+  // at the suite's start (every workerd loading its modules), a first reply took over 15 s.
+  context.setDefaultTimeout(30_000);
   return {
     context,
     async close() {
