@@ -68,7 +68,7 @@ function workerd(name: string, include: string[], exclude: string[], groupOrder:
       include,
       exclude: ["**/node_modules/**", ...exclude],
       globalSetup: ["./test/setup/database.ts"],
-      setupFiles: ["./test/setup/workerd-warm.ts"],
+      setupFiles: ["./test/workerd/warm.ts"],
       sequence: { groupOrder },
       isolate: options.isolate,
       ...(options.maxWorkers ? { maxWorkers: options.maxWorkers } : {}),
