@@ -19,17 +19,24 @@ async function healthWith(bindings: Partial<Env>) {
 
 describe("HARDEN-5: /api/health", () => {
   it("HARDEN-5: answers a burst of anonymous requests from one database check, and checks again after a few seconds", async () => {
+    /** Waits until an answer checked at `checkedAt` is no longer served from the isolate's cache. */
+    const untilStale = (checkedAt: string) =>
+      new Promise((r) => setTimeout(r, Math.max(0, HEALTH_CHECK_TTL_MS - (Date.now() - new Date(checkedAt).getTime())) + 200));
+    // What answered before this test (an earlier file in this workerd, the warm-up) goes stale
+    // first, so the next request checks anew and the burst comes well within that check's TTL.
+    const before = await call("GET", "/api/health");
+    await untilStale(before.json.checked_at);
     const first = await call("GET", "/api/health");
     expect(first.status).toBe(200);
     expect(first.json.database.reachable).toBe(true);
+    expect(new Date(first.json.checked_at).getTime()).toBeGreaterThan(new Date(before.json.checked_at).getTime());
     const burst = await Promise.all(Array.from({ length: 20 }, () => call("GET", "/api/health")));
     expect(burst.every((r) => r.status === 200)).toBe(true);
     expect(new Set(burst.map((r) => r.json.checked_at))).toEqual(new Set([first.json.checked_at]));
-    const since = Date.now() - new Date(first.json.checked_at).getTime();
-    await new Promise((r) => setTimeout(r, Math.max(0, HEALTH_CHECK_TTL_MS - since) + 200));
+    await untilStale(first.json.checked_at);
     const later = await call("GET", "/api/health");
     expect(new Date(later.json.checked_at).getTime()).toBeGreaterThan(new Date(first.json.checked_at).getTime());
-  }, 20_000);
+  }, 30_000);
 
   it("ENVIRONMENTS: reports the newest applied migration's tag, which the deploy check accepts", async () => {
     const newest = journal.entries.at(-1)!.tag;

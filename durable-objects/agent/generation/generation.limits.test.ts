@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../../test/workerd/agents";
+import { modelRequests, newAgent, rows, script, scriptHeld, settled, toolCall } from "../../../test/workerd/agents";
 import { call, seedGuild } from "../../../test/workerd/seed";
 
 const note = (i: number) => toolCall("note_write", { title: `n${i}`, body: "x" });
@@ -84,7 +84,8 @@ describe("generation limits", () => {
   it("GEN-002 / GEN-003 / GEN-006: while an agent generates, messages to any of its runs get 409 agent.busy; another agent is not blocked", async () => {
     const agent = await newAgent(token, guildId);
     const other = await newAgent(token, guildId);
-    await script(agent.model, [{ content: "slow", delay_ms: 1500 }]);
+    // The first agent's reply waits until the other agent has answered: it generates all along.
+    const release = await scriptHeld(agent.model, [{ content: "slow" }]);
     await script(other.model, [{ content: "quick" }]);
     const first = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: { message: "go" } })).json;
     const second = (await call("POST", `/api/agents/${agent.id}/runs`, { token, body: {} })).json;
@@ -98,6 +99,7 @@ describe("generation limits", () => {
     const otherRun = (await call("POST", `/api/agents/${other.id}/runs`, { token, body: { message: "go" } })).json;
     expect((await settled(token, otherRun.id)).generating).toBe(false);
     expect((await call("GET", `/api/runs/${first.id}`, { token })).json.generating).toBe(true);
+    await release();
     await settled(token, first.id);
     // The refused message left nothing behind.
     expect((await rows(token, second.id)).map((r) => r.role)).toEqual(["system"]);
