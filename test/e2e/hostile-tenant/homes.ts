@@ -163,6 +163,9 @@ export function homes(boxes: Boxes): void {
       const output = follow(box);
       // Attached before the kill: a follower that reaches the engine after the box is gone reads nothing.
       await until("the box's output to be followed", () => output.text().includes("GUEST_LISTENING"), 30_000);
+      // Killed while the restore runs, whatever the load: its staging folder beside the home is there.
+      const restoring = () => spawnSync("docker", ["exec", box, "sh", "-c", "ls -d /home/.agent.restore-*"], { stdio: "ignore" }).status === 0;
+      await until("the box's restore to be under way", restoring, 60_000);
       docker("kill", "--signal", "TERM", box);
       let said = "";
       try {
