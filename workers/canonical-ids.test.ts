@@ -90,7 +90,8 @@ describe("canonical ids at the edge (HARDEN-5)", () => {
       swept.push(`${op.method} ${op.path}`);
     }
     expect(swept.length).toBeGreaterThan(40);
-  });
+    // Two requests for every path of the document, one after another: 2 s idle, 20 s at a load of 8.
+  }, 90_000);
 
   it("HARDEN-5: a path id that is not a uuid is 404 naming the resource before any binding (database, object, budget) is touched", async () => {
     const touched = new Set<string>();
