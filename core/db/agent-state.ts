@@ -65,7 +65,7 @@ function mcpOf(agentId: SQL, guildId: SQL, organisationId: SQL): SQL {
 function spendOf(organisationId: SQL, now: Date): SQL {
   return sql`(select json_build_object('limit', o.monthly_spend_limit_usd::text, 'ceiling', o.spend_ceiling_usd::text, 'spent', u.cost_usd::text,
       'reserved', ${heldSpend(sql`o.id`)}::text)
-    from organisations o left join org_monthly_usage u on u.organisation_id = o.id and u.month = ${usageMonth(now)}
+    from organisations o left join org_monthly_usage_totals u on u.organisation_id = o.id and u.month = ${usageMonth(now)}
     where o.id = ${organisationId})`;
 }
 

@@ -304,5 +304,5 @@ function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   });
   // The abandoned call still settles later (an error once its connection is ended): nobody awaits it.
   work.catch(() => {});
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+  return Promise.race([work, late]).finally(() => timer !== undefined && clearTimeout(timer));
 }

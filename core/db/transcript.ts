@@ -4,6 +4,9 @@ import type { ChatPayload, StoredRow } from "../projection/types";
 import type { Database } from "./client";
 import { messages, runs } from "./schema";
 import { heldSpend } from "./spend-holds";
+import { type UsageFigures, type UsageScope, usageCounterUpdates } from "./usage-counters";
+
+export type { UsageFigures, UsageScope } from "./usage-counters";
 
 /** The roles of transcript rows. */
 export type Role = "system" | "user" | "assistant" | "tool";
@@ -20,22 +23,6 @@ export interface NewRow {
   payload: Record<string, unknown>;
   metadata: Record<string, unknown>;
   tokenCount: number;
-}
-
-/** Who a priced assistant row is billed to: every scope of its counters. */
-export interface UsageScope {
-  agentId: string;
-  guildId: string;
-  organisationId: string;
-  month: string;
-}
-
-export interface UsageFigures {
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  reasoningTokens: number;
-  costUsd: number;
 }
 
 /** Rows of a run in seq order, after `afterSeq` when given. */
@@ -147,7 +134,7 @@ export async function appendRow(db: Database, row: NewRow): Promise<WireRow> {
 
 /**
  * Commits an assistant row with its cost and increments the five usage counters
- * (agent, guild, organisation, global, org month) in ONE statement: data-modifying
+ * (agent, guild, organisation, global, org month; `usageCounterUpdates`) in ONE statement: data-modifying
  * CTEs run atomically, so the row and the counters commit together in one round trip.
  * Returns the committed row, the organisation's spend this month and the holds of calls in
  * flight (read in the same statement), which the loop keeps for the spend-limit check before
@@ -183,41 +170,6 @@ export async function commitAssistantRow(
     monthCostUsd: Number(out.month_cost),
     reservedUsd: Number(out.reserved),
   };
-}
-
-/**
- * The five counter upserts of one priced model call (USAGE-003), as CTEs `a, g, o, w, mo` of
- * the caller's statement; `mo` returns the organisation's spend this month as `cost_usd`.
- */
-export function usageCounterUpdates(scope: UsageScope, usage: UsageFigures): SQL {
-  const cost = usage.costUsd.toFixed(6);
-  const figures = sql`${usage.inputTokens}, ${usage.outputTokens}, ${usage.cachedInputTokens}, ${usage.reasoningTokens}, ${cost}::numeric, 1`;
-  const increment = (table: string) =>
-    sql.raw(`
-    input_tokens = ${table}.input_tokens + excluded.input_tokens,
-    output_tokens = ${table}.output_tokens + excluded.output_tokens,
-    cached_input_tokens = ${table}.cached_input_tokens + excluded.cached_input_tokens,
-    reasoning_tokens = ${table}.reasoning_tokens + excluded.reasoning_tokens,
-    cost_usd = ${table}.cost_usd + excluded.cost_usd,
-    calls = ${table}.calls + 1,
-    updated_at = now()`);
-  const columns = sql.raw("input_tokens, output_tokens, cached_input_tokens, reasoning_tokens, cost_usd, calls");
-  return sql`a as (
-      insert into agent_usage (agent_id, ${columns}) values (${scope.agentId}, ${figures})
-      on conflict (agent_id) do update set ${increment("agent_usage")} returning 1
-    ), g as (
-      insert into guild_usage (guild_id, ${columns}) values (${scope.guildId}, ${figures})
-      on conflict (guild_id) do update set ${increment("guild_usage")} returning 1
-    ), o as (
-      insert into organisation_usage (organisation_id, ${columns}) values (${scope.organisationId}, ${figures})
-      on conflict (organisation_id) do update set ${increment("organisation_usage")} returning 1
-    ), w as (
-      insert into global_usage (scope, ${columns}) values ('global', ${figures})
-      on conflict (scope) do update set ${increment("global_usage")} returning 1
-    ), mo as (
-      insert into org_monthly_usage (organisation_id, month, ${columns}) values (${scope.organisationId}, ${scope.month}, ${figures})
-      on conflict (organisation_id, month) do update set ${increment("org_monthly_usage")} returning cost_usd
-    )`;
 }
 
 /** A run error entry: `{code, message, generation, operation, at, ...}` appended to runs.errors. */

@@ -142,7 +142,7 @@ export async function usageByAgent(db: Database, organisationId: string, range: 
       order by coalesce(u.cost, 0) desc, a.name, a.id`),
     db.execute(sql`
       select g.id, g.name, coalesce(gu.cost_usd, 0)::numeric(20, 6)::text as all_time_cost_usd
-      from guilds g left join guild_usage gu on gu.guild_id = g.id
+      from guilds g left join guild_usage_totals gu on gu.guild_id = g.id
       where g.organisation_id = ${organisationId}
       order by g.name, g.id`),
   ]);

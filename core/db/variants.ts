@@ -12,7 +12,7 @@ import type { VariantSettings } from "../variants/request";
 import type { Database } from "./client";
 import { organisations, promptVariants } from "./schema";
 import { heldSpend, staleHolds } from "./spend-holds";
-import { type UsageFigures, type UsageScope, usageCounterUpdates } from "./transcript";
+import { type UsageFigures, type UsageScope, usageCounterUpdates } from "./usage-counters";
 
 export type VariantRow = typeof promptVariants.$inferSelect;
 
@@ -82,7 +82,7 @@ export async function reserveVariants(
     const id = sql`${organisationId}::uuid`;
     const figures = await tx.execute<{ spent: string; reserved: string }>(sql`
       with ${staleHolds(id)}
-      select coalesce((select cost_usd from org_monthly_usage where organisation_id = ${id} and month = ${month}), 0)::text as spent,
+      select coalesce((select cost_usd from org_monthly_usage_totals where organisation_id = ${id} and month = ${month}), 0)::text as spent,
         ${heldSpend(id)}::text as reserved`);
     const room = figures.rows[0]!;
     const decided = reservation(

@@ -177,7 +177,7 @@ type FetchLike<I, R extends RequestInit | undefined> = (input: I, init?: R) => P
  * A fetch whose answers are held to the cap: what an SDK is given, so its own `json()`,
  * `text()` and event-stream parsing read within bounds too.
  *
- * @example new OpenAI({ fetch: cappedFetch(fetch, MODEL_ANSWER_CAP) })
+ * @example const fetch = cappedFetch(globalThis.fetch, MCP_ANSWER_CAP)
  */
 export function cappedFetch<I, R extends RequestInit | undefined>(
   base: FetchLike<I, R>,

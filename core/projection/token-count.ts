@@ -71,7 +71,7 @@ export async function prepareTokenCounter(load: RankLoader, waitMs = RANK_WAIT_M
     logEvent("warn", { operation: "tokens.ranks", fallback: "estimate", ...describeError(error) });
     return false;
   } finally {
-    clearTimeout(timer);
+    if (timer !== undefined) clearTimeout(timer);
   }
 }
 

@@ -386,7 +386,7 @@ export class GuestClient {
       if (!cancelled) throw new SandboxError("sandbox.unavailable", `the command's output stream broke: ${messageOf(error)}`);
     } finally {
       signal?.removeEventListener("abort", onAbort);
-      clearTimeout(grace);
+      if (grace !== undefined) clearTimeout(grace);
       if (!exit) await reader.cancel().catch(() => {});
     }
     if (overflowed) {

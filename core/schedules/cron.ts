@@ -1,4 +1,4 @@
-import { CronExpressionParser } from "cron-parser";
+import { CronExpression, CronExpressionParser, type CronFieldCollection } from "cron-parser";
 
 /**
  * Cron triggers (SCHED-002): a 5-field expression (minute hour day-of-month month
@@ -49,9 +49,16 @@ function unionOfList(field: string, index: number): string {
 
 /** cron-parser's expression object, anchored at `after`, always in UTC; overlapping lists read as their union. */
 function parse(expr: string, after: Date) {
-  const fields = fieldsOf(expr).map(unionOfList);
-  return CronExpressionParser.parse(fields.join(" "), { currentDate: after, tz: "UTC" });
+  let fields = parsedFields.get(expr);
+  if (!fields) {
+    fields = CronExpressionParser.parse(fieldsOf(expr).map(unionOfList).join(" "), { tz: "UTC" }).fields;
+    if (parsedFields.size < PROVEN_VALID_MAX) parsedFields.set(expr, fields);
+  }
+  return new CronExpression(fields, { currentDate: after, tz: "UTC" });
 }
+
+/** Each expression's fields as cron-parser read them, per isolate: every fire of a schedule plans its next run. */
+const parsedFields = new Map<string, CronFieldCollection>();
 
 /**
  * Checks a schedule's cron expression. Lists whose items overlap are taken, as Vixie cron

@@ -64,7 +64,7 @@ export class IdleConnection {
       this.arm();
       return;
     }
-    clearTimeout(this.timer);
+    if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     this.usedSinceArmed = false;
     const conns = [...this.retired, ...(this.conn ? [this.conn] : [])];

@@ -240,7 +240,7 @@ export class TaskControl {
     const late = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, WIND_DOWN_MS);
     });
-    await Promise.race([this.#driverDone, late]).finally(() => clearTimeout(timer));
+    await Promise.race([this.#driverDone, late]).finally(() => timer !== undefined && clearTimeout(timer));
     return held();
   }
 

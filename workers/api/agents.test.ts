@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
-import { agentUsage, guildUsage, messages, runs } from "../../core/db/schema";
+import { agentUsage, guildUsageShards, messages, runs } from "../../core/db/schema";
 import { call, seedOrganisation } from "../../test/workerd/seed";
 
 describe("agents API", () => {
@@ -73,12 +73,12 @@ describe("agents API", () => {
       const [run] = await db.insert(runs).values({ agentId: agent.id, kind: "direct" }).returning();
       await db.insert(messages).values({ runId: run!.id, seq: 0, role: "system", payload: { role: "system", content: "x" } });
       await db.insert(agentUsage).values({ agentId: agent.id, calls: 1, costUsd: "0.5" });
-      await db.insert(guildUsage).values({ guildId, calls: 1, costUsd: "0.5" }).onConflictDoNothing();
+      await db.insert(guildUsageShards).values({ guildId, shard: 0, calls: 1, costUsd: "0.5" }).onConflictDoNothing();
       expect((await call("DELETE", `/api/agents/${agent.id}`, { token })).status).toBe(204);
       expect(await db.select().from(runs).where(eq(runs.id, run!.id))).toHaveLength(0);
       expect(await db.select().from(messages).where(eq(messages.runId, run!.id))).toHaveLength(0);
       expect(await db.select().from(agentUsage).where(eq(agentUsage.agentId, agent.id))).toHaveLength(0);
-      expect(await db.select().from(guildUsage).where(eq(guildUsage.guildId, guildId))).toHaveLength(1);
+      expect(await db.select().from(guildUsageShards).where(eq(guildUsageShards.guildId, guildId))).toHaveLength(1);
       expect((await call("GET", `/api/agents/${agent.id}`, { token })).status).toBe(404);
     } finally {
       await close();

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../core/db/client";
-import { agentUsage, globalUsage, guildUsage, messages, runs } from "../../core/db/schema";
+import { agentUsage, globalUsageTotals, guildUsage, guildUsageShards, messages, runs } from "../../core/db/schema";
 import { newAgent, script, settled } from "../../test/workerd/agents";
 import { call, seedOrganisation } from "../../test/workerd/seed";
 
@@ -24,11 +24,12 @@ describe("deleting a guild", () => {
     expect(orgBefore.totals.calls).toBe(1);
     const { db, close } = openDatabase(env);
     try {
+      // A counter row of a release before the shards: the totals still count it.
       await db.insert(guildUsage).values({ guildId: kept, calls: 3, costUsd: "0.25" });
       const globalBefore = await globalCost(db);
       expect((await call("DELETE", `/api/guilds/${doomed}`, { token })).status).toBe(204);
 
-      expect(await db.select().from(guildUsage).where(eq(guildUsage.guildId, doomed))).toHaveLength(0);
+      expect(await db.select().from(guildUsageShards).where(eq(guildUsageShards.guildId, doomed))).toHaveLength(0);
       expect(await db.select().from(agentUsage).where(eq(agentUsage.agentId, agent.id))).toHaveLength(0);
       expect(await db.select().from(runs).where(eq(runs.id, run.id))).toHaveLength(0);
       expect(await db.select().from(messages).where(eq(messages.runId, run.id))).toHaveLength(0);
@@ -48,6 +49,6 @@ describe("deleting a guild", () => {
 });
 
 async function globalCost(db: ReturnType<typeof openDatabase>["db"]): Promise<number> {
-  const [row] = await db.select().from(globalUsage).where(eq(globalUsage.scope, "global"));
+  const [row] = await db.select().from(globalUsageTotals).where(eq(globalUsageTotals.scope, "global"));
   return Number(row?.costUsd ?? 0);
 }

@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { Hono } from "hono";
-import { globalUsage, orgMonthlyUsage } from "../../core/db/schema";
+import { globalUsageTotals, orgMonthlyUsageTotals } from "../../core/db/schema";
 import { isPlatformOperator } from "../../core/usage/platform-operator";
 import { usageMonth } from "../../core/usage/pricing";
 import type { AppEnv } from "../http/context";
@@ -32,9 +32,9 @@ export const platformRoutes = new Hono<AppEnv>().get(
     }
     const db = c.get("db");
     const month = usageMonth(new Date());
-    const m = orgMonthlyUsage;
+    const m = orgMonthlyUsageTotals;
     const [[global], [monthly]] = await Promise.all([
-      db.select().from(globalUsage).where(eq(globalUsage.scope, "global")),
+      db.select().from(globalUsageTotals).where(eq(globalUsageTotals.scope, "global")),
       db
         .select({
           organisations: sql<number>`count(*)::int`.mapWith(Number),

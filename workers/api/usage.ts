@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
-import { agentUsage, guildUsage, organisations, organisationUsage, orgMonthlyUsage } from "../../core/db/schema";
+import { agentUsage, guildUsageTotals, organisations, organisationUsageTotals, orgMonthlyUsageTotals } from "../../core/db/schema";
 import { usageMonth } from "../../core/usage/pricing";
 import { effectiveSpendLimit } from "../../core/usage/spend-limit";
 import type { AppEnv } from "../http/context";
@@ -51,17 +51,17 @@ export const usageRoutes = new Hono<AppEnv>().get(
     }
     if (scope === "guild") {
       const guild = await findGuild(db, org, id!);
-      const [row] = await db.select().from(guildUsage).where(eq(guildUsage.guildId, guild.id));
+      const [row] = await db.select().from(guildUsageTotals).where(eq(guildUsageTotals.guildId, guild.id));
       return c.json({ scope, id: guild.id, totals: counters(row) });
     }
     if (id && id !== org) throw validationFailed([{ field: "id", message: "not the caller's organisation" }]);
     const month = usageMonth(new Date());
     const [[totals], [monthly], [policy]] = await Promise.all([
-      db.select().from(organisationUsage).where(eq(organisationUsage.organisationId, org)),
+      db.select().from(organisationUsageTotals).where(eq(organisationUsageTotals.organisationId, org)),
       db
         .select()
-        .from(orgMonthlyUsage)
-        .where(and(eq(orgMonthlyUsage.organisationId, org), eq(orgMonthlyUsage.month, month))),
+        .from(orgMonthlyUsageTotals)
+        .where(and(eq(orgMonthlyUsageTotals.organisationId, org), eq(orgMonthlyUsageTotals.month, month))),
       db.select().from(organisations).where(eq(organisations.id, org)),
     ]);
     return c.json({ scope, id: org, totals: counters(totals), month: { month, ...counters(monthly), ...spendPolicy(policy!) } });

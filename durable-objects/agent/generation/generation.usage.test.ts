@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../../core/db/client";
-import { globalUsage } from "../../../core/db/schema";
+import { globalUsageTotals } from "../../../core/db/schema";
 import { modelRequests, newAgent, rows, script, settled, toolCall } from "../../../test/workerd/agents";
 import { call, seedGuild, seedOrganisation } from "../../../test/workerd/seed";
 
@@ -57,7 +57,7 @@ describe("usage and spend limit", () => {
 async function globalCalls(): Promise<number> {
   const { db, close } = openDatabase(env);
   try {
-    const [row] = await db.select().from(globalUsage).where(eq(globalUsage.scope, "global"));
+    const [row] = await db.select().from(globalUsageTotals).where(eq(globalUsageTotals.scope, "global"));
     return row?.calls ?? 0;
   } finally {
     await close();

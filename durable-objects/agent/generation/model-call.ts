@@ -1,9 +1,8 @@
-import OpenAI from "openai";
-import type { ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import { MODEL_ANSWER_CAP } from "../../../core/http/answer-caps";
-import { answerTooLargeIn, cappedFetch } from "../../../core/http/read-within";
+import { answerTooLargeIn } from "../../../core/http/read-within";
 import type { Redactor } from "../../../core/output/redaction";
 import { utf8ByteLength } from "../../../core/projection/projection";
+import { type ChatUsage, chatStream, ProviderAnswerError } from "../../../core/providers/chat-stream";
 import { providerErrorMessage, rateLimitResetAt } from "../../../core/providers/provider-error";
 import { addReasoningFragment, type ReasoningBlock, reasoningTextOf } from "../../../core/runs/reasoning-blocks";
 import type { Usage } from "../../../core/usage/pricing";
@@ -80,26 +79,17 @@ export class ProviderError extends Error {
 }
 
 /**
- * One streamed Chat Completions call with automatic retries off (EXACT-006): the SDK's
- * `maxRetries: 0`, so each model call is attempted exactly once. Deltas go to `onDelta`
- * as they arrive; the reply is assembled from the stream.
+ * One streamed Chat Completions call, attempted exactly once (EXACT-006: no automatic retry).
+ * Deltas go to `onDelta` as they arrive; the reply is assembled from the stream.
  */
 export async function callModel(request: ModelRequest): Promise<ModelReply> {
-  const client = new OpenAI({
-    baseURL: request.baseURL,
-    apiKey: request.apiKey || "none",
-    maxRetries: 0,
-    timeout: 10 * 60_000,
-    // The provider's answer, streamed or not, is read within MODEL_ANSWER_CAP.
-    fetch: cappedFetch(fetchWithoutRedirects, MODEL_ANSWER_CAP),
-  });
-  const params: ChatCompletionCreateParamsStreaming = {
+  const params = {
     model: request.model,
-    messages: request.messages as ChatCompletionMessageParam[],
+    messages: request.messages,
     stream: true,
     stream_options: { include_usage: true },
-    ...(request.tools.length ? { tools: request.tools as ChatCompletionTool[] } : {}),
-    ...(request.thinkingLevel !== "off" ? { reasoning_effort: request.thinkingLevel as "low" | "medium" | "high" } : {}),
+    ...(request.tools.length ? { tools: request.tools } : {}),
+    ...(request.thinkingLevel !== "off" ? { reasoning_effort: request.thinkingLevel } : {}),
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
   };
@@ -137,13 +127,20 @@ export async function callModel(request: ModelRequest): Promise<ModelReply> {
     }
   };
   try {
-    const stream = await client.chat.completions.create(params, { signal: request.signal });
+    const stream = chatStream({
+      baseURL: request.baseURL,
+      apiKey: request.apiKey || "none",
+      body: params,
+      signal: request.signal,
+      fetch: fetchWithoutRedirects,
+      cap: MODEL_ANSWER_CAP,
+    });
     for await (const chunk of stream) {
       providerModel ??= chunk.model ?? null;
       if (chunk.usage) usage = readUsage(chunk.usage);
       const choice = chunk.choices?.[0];
       if (!choice) continue;
-      const delta = choice.delta as typeof choice.delta & { reasoning_content?: string; reasoning?: string; reasoning_details?: unknown };
+      const delta = choice.delta ?? {};
       const details = Array.isArray(delta.reasoning_details) ? delta.reasoning_details : [];
       for (const fragment of details) addBlock(fragment);
       // Providers sending both a text field and details carry the same text twice: one is streamed.
@@ -182,8 +179,6 @@ export async function callModel(request: ModelRequest): Promise<ModelReply> {
     if (request.signal.aborted || error instanceof ProviderError) throw error;
     const tooLarge = answerTooLargeIn(error);
     if (tooLarge) throw new ProviderError(tooLarge.message, null, null, "provider.reply_too_large");
-    // The SDK wraps what its fetch throws as a connection error.
-    if (error instanceof Error && error.cause instanceof ProviderError) throw error.cause;
     throw toProviderError(error, request.redactor);
   }
   const toolCalls = calls.filter(Boolean).map((call, i) => ({ ...call, id: call.id || `call_${started}_${i}` }));
@@ -218,7 +213,7 @@ async function fetchWithoutRedirects(input: string | URL | Request, init?: Reque
   return response;
 }
 
-function readUsage(raw: OpenAI.CompletionUsage & { cost?: number }): Usage {
+function readUsage(raw: ChatUsage): Usage {
   return {
     prompt_tokens: raw.prompt_tokens ?? 0,
     completion_tokens: raw.completion_tokens ?? 0,
@@ -229,7 +224,7 @@ function readUsage(raw: OpenAI.CompletionUsage & { cost?: number }): Usage {
 }
 
 function toProviderError(error: unknown, redactor: Redactor): ProviderError {
-  if (error instanceof OpenAI.APIError) {
+  if (error instanceof ProviderAnswerError) {
     const code = typeof error.code === "string" ? error.code.slice(0, 100) : null;
     return new ProviderError(
       providerErrorMessage(`model provider answered ${error.status ?? "without a status"}: ${error.message}`, redactor),

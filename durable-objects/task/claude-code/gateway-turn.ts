@@ -79,7 +79,7 @@ export class GatewayTurn {
   async idle(boundMs = 10_000): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([this.#queue, new Promise<void>((resolve) => (timer = setTimeout(resolve, boundMs)))]);
-    clearTimeout(timer);
+    if (timer !== undefined) clearTimeout(timer);
   }
 
   /** Ends the turn for every later call (the harness was stopped, or the run is over). */
