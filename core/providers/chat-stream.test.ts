@@ -161,4 +161,21 @@ describe("a streamed chat completion", () => {
     const error = await failure(collect(chatStream(request(provider(() => new Response("e".repeat(10_000), { status: 500 })).fetch))));
     expect(error.message).toMatch(/^500 .*4 KiB/);
   });
+
+  it("HARDEN-3: a reader that stops early cancels the answer's body", async () => {
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(new TextEncoder().encode('data: {"choices":[{"delta":{"content":"more"}}]}\n\n'));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    for await (const chunk of chatStream(request(provider(() => new Response(body)).fetch))) {
+      expect(chunk.choices?.[0]?.delta.content).toBe("more");
+      break;
+    }
+    expect(cancelled).toBe(true);
+  });
 });

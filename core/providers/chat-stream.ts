@@ -141,6 +141,7 @@ export async function* serverSentEvents(body: ReadableStream<Uint8Array>): Async
   let event: string | null = null;
   let data: string[] = [];
   const reader = body.getReader();
+  let ended = false;
   try {
     for (;;) {
       const { value, done } = await reader.read();
@@ -169,8 +170,11 @@ export async function* serverSentEvents(body: ReadableStream<Uint8Array>): Async
       buffer = buffer.slice(start);
       if (done) break;
     }
+    ended = true;
     // An event the stream ended inside (no blank line after it) is dropped, as the standard and the SDK drop it.
   } finally {
+    // A reader that stops early (a reply past its bounds, an error event) lets the answer go.
+    if (!ended) await reader.cancel().catch(() => {});
     reader.releaseLock();
   }
 }
