@@ -3,7 +3,7 @@
  * read the way OpenAI's SDK reads it: the same request, the same server-sent events, the same
  * errors and their messages. A generation makes one such call per step, and the SDK spent more
  * of a schedule fire's CPU than anything else of ours (its client built per call, five layers of
- * async iterators per event; decision 0039). Free of Workers APIs: `fetch` is passed in.
+ * async iterators per event; decision 0040). Free of Workers APIs: `fetch` is passed in.
  *
  * @example
  * for await (const chunk of chatStream({ baseURL, apiKey, body, signal, fetch, cap: MODEL_ANSWER_CAP })) console.log(chunk.choices?.[0]?.delta);
@@ -76,8 +76,30 @@ function answerMessage(status: number | null, error: unknown, message: string | 
 /** The request's chunks, as the provider streams them; throws ProviderAnswerError for what is not a stream. */
 export async function* chatStream(request: ChatStreamRequest): AsyncGenerator<ChatChunk> {
   const base = request.baseURL.endsWith("/") ? request.baseURL.slice(0, -1) : request.baseURL;
-  const timeout = AbortSignal.timeout(request.timeoutMs ?? 10 * 60_000);
-  const signal = AbortSignal.any([request.signal, timeout]);
+  // One signal for the caller's abort and the time limit, its timer cleared when the call ends
+  // (a burst of calls must not leave thousands of ten-minute timers behind).
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(request.signal.reason);
+  if (request.signal.aborted) onAbort();
+  else request.signal.addEventListener("abort", onAbort, { once: true });
+  let timedOut = false;
+  const timer = setTimeout(
+    () => {
+      timedOut = true;
+      controller.abort(new Error("Request timed out."));
+    },
+    request.timeoutMs ?? 10 * 60_000,
+  );
+  try {
+    yield* answerOf(request, base, controller.signal, () => timedOut);
+  } finally {
+    clearTimeout(timer);
+    request.signal.removeEventListener("abort", onAbort);
+  }
+}
+
+/** The call itself, under `signal`: its answer's chunks, or the error it is. */
+async function* answerOf(request: ChatStreamRequest, base: string, signal: AbortSignal, timedOut: () => boolean): AsyncGenerator<ChatChunk> {
   let response: Response;
   try {
     const answer = await request.fetch(`${base}/chat/completions`, {
@@ -91,7 +113,7 @@ export async function* chatStream(request: ChatStreamRequest): AsyncGenerator<Ch
     if (request.signal.aborted) throw error;
     // The fetch's own refusals (a redirect, an answer too large) stay as they are.
     if (error instanceof Error && error.name === "ProviderError") throw error;
-    throw new ProviderAnswerError(null, undefined, timeout.aborted ? "Request timed out." : "Connection error.", null, { cause: error });
+    throw new ProviderAnswerError(null, undefined, timedOut() ? "Request timed out." : "Connection error.", null, { cause: error });
   }
   if (!response.ok) {
     const text = await readTextWithin(response, request.cap).catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
