@@ -13,8 +13,9 @@ import { docker, shell, taskSetting } from "./task-setting";
  * The git gateway as the Worker serves it on the local stack (GIT_GATEWAY_URL), pushed to as
  * a hostile box would with its run's credential: a commit with a parent git does not count,
  * a byte past the pack's end, packs built to cost. Every push is refused in git's words, the
- * forge's refs stay, `/api/health` answers within a second throughout, and workerd's memory
- * is sampled (docs/benchmarks.md).
+ * forge's refs stay, `/api/health` answers throughout, never a second slower than its slowest
+ * answer before the pushes (on a loaded machine that one is slow too), and workerd's memory is
+ * sampled (docs/benchmarks.md).
  */
 const boxes = containerStack({});
 const { forge, settings, codingSetup, fileTask, readTask } = taskSetting(boxes);
@@ -27,14 +28,24 @@ function rssMiB(pids: number[]): number {
 }
 
 /**
- * Until stopped: polls `/api/health` (the slowest answer), reads the Worker isolate's heap every
- * 20 ms (its live peak over the idle heap, collected first, per push) and workerd's memory.
+ * Until stopped: polls `/api/health` (the slowest answer before any push, and during them),
+ * reads the Worker isolate's heap every 20 ms (its live peak over the idle heap, collected
+ * first, per push) and workerd's memory.
  */
 async function watch(pids: number[]) {
   const heap = await isolateHeap(pids, "guilds-platform");
   await heap.collectGarbage();
   const idle = await heap.read();
-  const seen = { idleMiB: idle.usedMiB, slowestMs: 0, peakMiB: idle.usedMiB, peakRssMiB: 0, answers: 0, during: "idle", byPush: {} as Record<string, number> };
+  const seen = {
+    idleMiB: idle.usedMiB,
+    idleSlowestMs: 0,
+    slowestMs: 0,
+    peakMiB: idle.usedMiB,
+    peakRssMiB: 0,
+    answers: 0,
+    during: "idle",
+    byPush: {} as Record<string, number>,
+  };
   let before = idle.usedMiB;
   let stopped = false;
   const health = (async () => {
@@ -43,7 +54,9 @@ async function watch(pids: number[]) {
       const res = await fetch(`${boxes.stack.apiUrl}/api/health`);
       await res.text();
       expect(res.status).toBe(200);
-      seen.slowestMs = Math.max(seen.slowestMs, performance.now() - started);
+      const took = performance.now() - started;
+      if (seen.during === "idle") seen.idleSlowestMs = Math.max(seen.idleSlowestMs, took);
+      else seen.slowestMs = Math.max(seen.slowestMs, took);
       seen.peakRssMiB = Math.max(seen.peakRssMiB, rssMiB(pids));
       seen.answers++;
       await new Promise((r) => setTimeout(r, 100));
@@ -58,6 +71,10 @@ async function watch(pids: number[]) {
     }
   })();
   return {
+    /** Resolves once `/api/health` has answered 20 times before any push: the machine's own pace. */
+    async paced() {
+      await until("20 health answers before the pushes", async () => seen.answers >= 20, 60_000);
+    },
     /** Collects the isolate's garbage, then counts the next readings against what is left, for `what`. */
     async before(what: string) {
       await heap.collectGarbage();
@@ -135,6 +152,7 @@ describe("hostile pushes through the stack's gateway route", () => {
     );
     expect(pushed).toMatch(/\[remote rejected\] .* \(non-fast-forward: this task does not allow force pushes/);
 
+    await watching.paced();
     const headers = { authorization: `Basic ${btoa(`x:${credential}`)}`, "content-type": "application/x-git-receive-pack-request" };
     for (const push of hostilePushes({ ref, tip: reviewed, base, tree })) {
       await watching.before(push.name);
@@ -147,9 +165,9 @@ describe("hostile pushes through the stack's gateway route", () => {
     console.log(
       `hostile pushes on the stack: the Worker isolate's memory (JS heap and buffers) ${seen.idleMiB.toFixed(0)} MiB idle, at most ${seen.peakMiB.toFixed(0)} MiB ` +
         `(MiB over what each push found, collected: ${JSON.stringify(seen.byPush)}); workerd RSS idle ${idleMiB.toFixed(0)} MiB, peak ${seen.peakRssMiB.toFixed(0)} MiB; ` +
-        `slowest /api/health ${seen.slowestMs.toFixed(0)} ms of ${seen.answers}`,
+        `slowest /api/health ${seen.slowestMs.toFixed(0)} ms of ${seen.answers} (before the pushes ${seen.idleSlowestMs.toFixed(0)} ms)`,
     );
-    expect(seen.slowestMs).toBeLessThan(1000);
+    expect(seen.slowestMs).toBeLessThan(seen.idleSlowestMs + 1000);
     // What a push adds to the isolate, its garbage included: the caps' 16 MiB kept, a chunk, the reader.
     for (const [push, mib] of Object.entries(seen.byPush)) expect(mib, push).toBeLessThan(40);
     expect(seen.peakMiB).toBeLessThan(128);
