@@ -72,6 +72,11 @@ export async function startWranglerDev(options: WranglerOptions): Promise<Wrangl
         // of descriptors. wrangler has no flag to turn the proxy off; it stays off when this
         // variable is set. Logs still arrive (workerd's structured logs).
         VSCODE_INSPECTOR_OPTIONS: process.env.VSCODE_INSPECTOR_OPTIONS ?? "{}",
+        // wrangler dev records a trace of every invocation (each fetch, storage call and alarm)
+        // into a local store, through a tail worker on workerd's one JavaScript thread: about a
+        // sixth of that thread's CPU in a burst of schedule fires (decision 0041). Off unless
+        // the developer asks for it with X_LOCAL_OBSERVABILITY=true.
+        X_LOCAL_OBSERVABILITY: process.env.X_LOCAL_OBSERVABILITY ?? "false",
         ...options.env,
       },
     },

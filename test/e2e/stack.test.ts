@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
@@ -25,6 +25,14 @@ describe("local stack over HTTP", () => {
     const stack = JSON.parse(readFileSync(join(inject("stackStateDir"), "stack.json"), "utf8"));
     expect(stack).toMatchObject({ api_url: inject("apiUrl"), token: inject("token"), mock_model_url: inject("mockModelUrl") });
     expect(stack.api_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it("keeps no trace of every invocation: wrangler dev's local trace store stays off (decision 0041)", async () => {
+    // An invocation first, so a store that were on would have been written.
+    expect((await api("GET", "/api/guilds")).status).toBe(200);
+    const persisted = join(inject("stackStateDir"), "wrangler", "v3");
+    expect(existsSync(join(persisted, "do"))).toBe(true);
+    expect(existsSync(join(persisted, "observability"))).toBe(false);
   });
 
   it("runs guilds and agents end to end; a new agent uses the local default model", async () => {
