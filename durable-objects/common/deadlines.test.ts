@@ -111,6 +111,28 @@ describe("alarm multiplexer", () => {
     expect(await firedNames(agent)).toEqual(["slow:x"]);
   });
 
+  it("a firing arms the alarm once, when it ends: what its handlers set and clear is not armed one change at a time", async () => {
+    const agent = freshAgent();
+    let armedDuring: number | null = null;
+    await runInDurableObject(agent, (instance: AgentObject, state) => {
+      instance.rooms.deadlineHandlers.chain = async () => {
+        const { deadlines } = instance.rooms.context;
+        await deadlines.set("probe:b", T0 + 7_000);
+        await deadlines.set("probe:c", T0 + 5_000);
+        await deadlines.clear("probe:b");
+        armedDuring = await state.storage.getAlarm();
+      };
+    });
+    await agent.setDeadline("chain:x", T0 + 1_000);
+    await setClock(agent, T0 + 2_000);
+    expect(await runDurableObjectAlarm(agent)).toBe(true);
+    // Mid-firing nothing was armed again (it had been, at the entry under way: a wasted write).
+    expect(armedDuring).toBeNull();
+    expect(await firedNames(agent)).toEqual(["chain:x"]);
+    expect((await agent.deadlines()).map((d) => d.name)).toEqual(["probe:c"]);
+    expect(await armedAt(agent)).toBe(T0 + 5_000);
+  });
+
   it("an entry not yet due stays and the alarm re-arms at it", async () => {
     const agent = freshAgent();
     await agent.setDeadline("probe:now", T0 + 1_000);

@@ -91,6 +91,14 @@ export class DeadlineMultiplexer {
   private stored: Map<string, Row> | undefined;
   /** Where this object last armed its alarm (null: deleted), so an unchanged one is not armed again. */
   private armedAt: number | null | undefined;
+  /**
+   * A firing is under way: it arms the alarm once when it ends, so a change meanwhile (a
+   * handler's, or a call's that got in while one awaited) does not arm it on its own. Each
+   * arming is a write of the object's storage and of the runtime's alarm table (locally, each
+   * a flush to disk on the objects' one thread): a schedule fire made three, now two, and
+   * inside alarm() the runtime holds a new time until the handler returns anyway.
+   */
+  private firingNow = false;
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -148,7 +156,7 @@ export class DeadlineMultiplexer {
         .one();
     });
     rows.set(name, { ...row });
-    await this.rearm(false);
+    if (!this.firingNow) await this.rearm(false);
     return toDeadline(row);
   }
 
@@ -163,7 +171,7 @@ export class DeadlineMultiplexer {
     const rows = this.rows();
     const removed = this.sql.exec(`DELETE FROM deadlines WHERE name = ?`, name).rowsWritten > 0;
     rows.delete(name);
-    await this.rearm(false);
+    if (!this.firingNow) await this.rearm(false);
     return removed;
   }
 
@@ -225,6 +233,17 @@ export class DeadlineMultiplexer {
     const report: FireReport = { fired: [], failed: [], dropped: [] };
     // The alarm that called this is consumed when it returns: nothing may count on it.
     this.armedAt = undefined;
+    this.firingNow = true;
+    try {
+      await this.fireEach(now, handlers, report);
+    } finally {
+      this.firingNow = false;
+    }
+    await this.rearm();
+    return report;
+  }
+
+  private async fireEach(now: number, handlers: DeadlineHandlers, report: FireReport): Promise<void> {
     const due = this.ordered().filter((row) => row.due_at <= now);
     for (const { name } of due) {
       // Re-read: an earlier handler (or a call that ran while one awaited) may have
@@ -253,8 +272,6 @@ export class DeadlineMultiplexer {
       this.forgetIfUnchanged(entry);
       report.fired.push(name);
     }
-    await this.rearm();
-    return report;
   }
 
   /** Deletes the entry unless it was set again since it was read. */
