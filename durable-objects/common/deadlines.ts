@@ -4,8 +4,9 @@
  * An agent needs several timers at once (the next schedule wake-up, the sandbox idle
  * deadline, the heartbeat of a running generation), but a Durable Object has a single
  * alarm. Each deadline is a row in the object's SQLite storage; after every change the
- * alarm is armed at the earliest `due_at` (or deleted when nothing is left), and
- * `alarm()` calls `fire()` to run whatever is due.
+ * alarm is armed at the earliest `due_at` (or deleted when nothing is left), once per
+ * firing or settling for the changes made during one, and `alarm()` calls `fire()` to run
+ * whatever is due.
  *
  * Alarms are delivered at least once, so firing is idempotent by construction: an entry
  * is deleted after its handler succeeded, and only if its `version` is still the one that
