@@ -63,7 +63,6 @@ export function openRooms(ctx: DurableObjectState, env: Env, clock: { now(): num
     // The sandbox's idle timer (SBX-031) and its periodic home save.
     ...context.box.handlers(),
   };
-  context.deadlines.handleWith(deadlineHandlers);
   migrateStorage(sql);
   return { context, runs, direct: new DirectRuns(context, runs), schedules, groupDeliveries, firings, deadlineHandlers };
 }

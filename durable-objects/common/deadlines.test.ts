@@ -133,42 +133,6 @@ describe("alarm multiplexer", () => {
     expect(await armedAt(agent)).toBe(T0 + 5_000);
   });
 
-  it("a settling that leaves an entry due fires it there, leaving the armed alarm as its backstop", async () => {
-    const agent = freshAgent();
-    const armedWhenFired: (number | null)[] = [];
-    await runInDurableObject(agent, (instance: AgentObject, state) => {
-      instance.rooms.deadlineHandlers.seen = async () => {
-        armedWhenFired.push(await state.storage.getAlarm());
-      };
-    });
-    await agent.setDeadline("probe:near", T0 + 30_000);
-    await setClock(agent, T0 + 2_000);
-    await runInDurableObject(agent, async (instance: AgentObject) => {
-      const { deadlines } = instance.rooms.context;
-      await deadlines.settle(async () => {
-        await deadlines.set("seen:x", T0 + 1_000);
-      });
-      // The firing it started, then this one: fire() runs one at a time.
-      await deadlines.fire(T0 + 2_000, instance.rooms.deadlineHandlers);
-    });
-    expect(armedWhenFired).toEqual([T0 + 30_000]);
-    expect(await firedNames(agent)).toEqual(["seen:x"]);
-    expect(await armedAt(agent)).toBe(T0 + 30_000);
-  });
-
-  it("a settling with no alarm armed near arms it at the due entry rather than fire unguarded", async () => {
-    const agent = freshAgent();
-    await setClock(agent, T0 + 2_000);
-    await runInDurableObject(agent, async (instance: AgentObject) => {
-      const { deadlines } = instance.rooms.context;
-      await deadlines.settle(async () => {
-        await deadlines.set("probe:x", T0 + 1_000);
-      });
-    });
-    expect(await firedNames(agent)).toEqual([]);
-    expect(await armedAt(agent)).toBe(T0 + 1_000);
-  });
-
   it("an entry not yet due stays and the alarm re-arms at it", async () => {
     const agent = freshAgent();
     await agent.setDeadline("probe:now", T0 + 1_000);

@@ -5,8 +5,8 @@
  * deadline, the heartbeat of a running generation), but a Durable Object has a single
  * alarm. Each deadline is a row in the object's SQLite storage; after every change the
  * alarm is armed at the earliest `due_at` (or deleted when nothing is left), once per
- * firing or settling for the changes made during one, and `alarm()` calls `fire()` to run
- * whatever is due.
+ * firing for the changes made during one, and `alarm()` calls `fire()` to run whatever is
+ * due.
  *
  * Alarms are delivered at least once, so firing is idempotent by construction: an entry
  * is deleted after its handler succeeded, and only if its `version` is still the one that
@@ -65,8 +65,6 @@ type Row = {
 /** First retry after 1 s, doubling per failure, never more than 5 minutes apart. */
 export const RETRY_BASE_MS = 1_000;
 export const RETRY_MAX_MS = 5 * 60_000;
-/** How far off the armed alarm may be for `settle` to fire a due entry itself (its backstop). */
-export const SETTLE_BACKSTOP_MS = 60_000;
 
 /** Delay before the next try, after the `attempts`-th failure in a row (1, 2, ...). */
 export function retryDelay(attempts: number): number {
@@ -95,15 +93,13 @@ export class DeadlineMultiplexer {
   /** Where this object last armed its alarm (null: deleted), so an unchanged one is not armed again. */
   private armedAt: number | null | undefined;
   /**
-   * Firings and settlings under way: each arms the alarm once when it ends, so a change
-   * meanwhile (a handler's, or a call's that got in while one awaited) does not arm it on its
-   * own. Each arming is a write of the object's storage and of the runtime's alarm table
-   * (locally, each a flush to disk on the objects' one thread), and inside alarm() the runtime
-   * holds a new time until the handler returns anyway.
+   * A firing is under way: it arms the alarm once when it ends, so a change meanwhile (a
+   * handler's, or a call's that got in while one awaited) does not arm it on its own. Each
+   * arming is a write of the object's storage and of the runtime's alarm table (locally, each
+   * a flush to disk on the objects' one thread): a schedule fire made three, now two, and
+   * inside alarm() the runtime holds a new time until the handler returns anyway.
    */
-  private holds = 0;
-  /** The handlers a settling fires with, once the object has registered them. */
-  private handlers: DeadlineHandlers | undefined;
+  private firingNow = false;
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -161,7 +157,7 @@ export class DeadlineMultiplexer {
         .one();
     });
     rows.set(name, { ...row });
-    if (this.holds === 0) await this.rearm(false);
+    if (!this.firingNow) await this.rearm(false);
     return toDeadline(row);
   }
 
@@ -176,7 +172,7 @@ export class DeadlineMultiplexer {
     const rows = this.rows();
     const removed = this.sql.exec(`DELETE FROM deadlines WHERE name = ?`, name).rowsWritten > 0;
     rows.delete(name);
-    if (this.holds === 0) await this.rearm(false);
+    if (!this.firingNow) await this.rearm(false);
     return removed;
   }
 
@@ -225,7 +221,8 @@ export class DeadlineMultiplexer {
    * is left as it is.
    */
   async rearm(always = true): Promise<void> {
-    const earliest = this.earliest();
+    let earliest: number | null = null;
+    for (const row of this.rows().values()) if (earliest === null || row.due_at < earliest) earliest = row.due_at;
     if (!always && earliest === this.armedAt) return;
     this.armedAt = undefined;
     if (earliest === null) await this.storage.deleteAlarm();
@@ -233,56 +230,18 @@ export class DeadlineMultiplexer {
     this.armedAt = earliest;
   }
 
-  /** The earliest entry's due time, or null when there is none. */
-  private earliest(): number | null {
-    let earliest: number | null = null;
-    for (const row of this.rows().values()) if (earliest === null || row.due_at < earliest) earliest = row.due_at;
-    return earliest;
-  }
-
   private async fireDue(now: number, handlers: DeadlineHandlers): Promise<FireReport> {
     const report: FireReport = { fired: [], failed: [], dropped: [] };
     // The alarm that called this is consumed when it returns: nothing may count on it.
     this.armedAt = undefined;
-    this.holds += 1;
+    this.firingNow = true;
     try {
       await this.fireEach(now, handlers, report);
     } finally {
-      this.holds -= 1;
+      this.firingNow = false;
     }
     await this.rearm();
     return report;
-  }
-
-  /** The handlers `settle` fires with: the ones the object's alarm fires with. */
-  handleWith(handlers: DeadlineHandlers): void {
-    this.handlers = handlers;
-  }
-
-  /**
-   * Runs `change` (sets and clears that arm nothing on their own), then arms the alarm once,
-   * or, when an entry is due already and an alarm is armed within `SETTLE_BACKSTOP_MS`, fires
-   * it right here instead of through the alarm. A generation's end that frees the agent for a
-   * due wake-up is such a change: the alarm's write and its dispatch are saved, and should this
-   * instance die before the firing ends, the armed alarm still comes, at most that much later.
-   */
-  async settle(change: () => Promise<void>): Promise<void> {
-    this.holds += 1;
-    try {
-      await change();
-    } finally {
-      this.holds -= 1;
-    }
-    if (this.holds > 0) return;
-    const now = this.now();
-    const earliest = this.earliest();
-    const backstop = this.armedAt;
-    if (this.handlers && earliest !== null && earliest <= now && typeof backstop === "number" && backstop <= now + SETTLE_BACKSTOP_MS) {
-      // Not awaited: the caller (a generation's end) is done, and the firing opens the next run.
-      void this.fire(now, this.handlers).catch((error) => logLine("deadline.settle_failed", { error: errorSummary(error) }));
-      return;
-    }
-    await this.rearm(false);
   }
 
   private async fireEach(now: number, handlers: DeadlineHandlers, report: FireReport): Promise<void> {

@@ -202,13 +202,9 @@ export class RunLifecycle {
     // A delivery's cursor advances before the lock is free, so no other generation sees it behind.
     await runEnded(context, session).catch((error) => logEvent("error", { operation: "run.ended", run_id: runId, ...describeError(error) }));
     if (session.stale) context.sessions.forget(session);
-    // One settling: the lock's heartbeat and the triggers' deadlines change together, and a
-    // wake-up or delivery due already goes from here rather than through the alarm.
-    await context.deadlines.settle(async () => {
-      await context.lock.release(runId);
-      context.hub.publish(runId, "status", { run_id: runId, status, generating: false, generation });
-      await agentIdle(context, session.scope.agentId).catch(() => {});
-    });
+    await context.lock.release(runId);
+    context.hub.publish(runId, "status", { run_id: runId, status, generating: false, generation });
+    await agentIdle(context, session.scope.agentId).catch(() => {});
   }
 
   /** After a hand-off the continuation is written, then the lock passes to it without being released (CHAIN-010). */
