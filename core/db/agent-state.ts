@@ -77,35 +77,34 @@ const toSpend = (row: SpendRow): MonthSpend => ({
 });
 
 /**
- * Everything a run's opening reads, in one statement: the agent's row, its secrets, note
- * titles and Memory for the system row's State, the MCP tools it is offered, and this month's spend for the first
- * generation's limit check. Null when the agent is gone.
- *
- * @example const state = await readOpeningState(db, agentId, now); // state.agent.archivedAt, state.notes, …
+ * The columns of everything a run's opening reads beside its agent's row (selected as
+ * `agent`): its secrets, note titles and Memory for the system row's State, the MCP tools
+ * it is offered, and this month's spend for the first generation's limit check. A
+ * statement that reads `agents` selects them beside its own (a schedule's fire reads its
+ * due schedule with them), or alone (`readOpeningState`).
  */
-export async function readOpeningState(db: Database, agentId: string, now: Date): Promise<OpeningState | null> {
+export function openingStateColumns(now: Date) {
   const id = sql.raw(`"agents"."id"`);
   const org = sql.raw(`"agents"."organisation_id"`);
-  const [row] = await db
-    .select({
-      agent: agents,
-      secrets: sql<SecretRef[]>`${secretsOf(id, sql.raw(`"agents"."guild_id"`), org)}`,
-      notes: sql<
-        Array<{ title: string }>
-      >`coalesce((select json_agg(json_build_object('title', n.title) order by n.title) from notes n where n.agent_id = ${id}), '[]'::json)`,
-      memory: sql<string>`coalesce((select m.content from memories m where m.agent_id = ${id}), '')`,
-      scripts: sql<ScriptSnapshotEntry[]>`case when "agents"."scripting" then coalesce((select json_agg(json_build_object('id', a.id, 'name', a.key,
-        'description', a.description, 'parameters', a.parameters, 'source', a.source, 'source_hash', a.source_hash) order by a.key)
-        from artifacts a where a.agent_id = ${id} and a.kind = 'script'), '[]'::json) else '[]'::json end`,
-      repositories: sql<OpeningState["repositories"]>`case when "agents"."coding" then coalesce((select json_agg(json_build_object('full_name', g.full_name,
-        'default_branch', g.default_branch) order by g.created_at, g.id) from guild_repositories g where g.guild_id = "agents"."guild_id"), '[]'::json) else '[]'::json end`,
-      mcp: sql<McpReach[]>`${mcpOf(id, sql.raw(`"agents"."guild_id"`), org)}`,
-      spend: sql<SpendRow>`${spendOf(org, now)}`,
-    })
-    .from(agents)
-    .where(eq(agents.id, agentId))
-    .limit(1);
-  if (!row) return null;
+  return {
+    agent: agents,
+    secrets: sql<SecretRef[]>`${secretsOf(id, sql.raw(`"agents"."guild_id"`), org)}`,
+    notes: sql<
+      Array<{ title: string }>
+    >`coalesce((select json_agg(json_build_object('title', n.title) order by n.title) from notes n where n.agent_id = ${id}), '[]'::json)`,
+    memory: sql<string>`coalesce((select m.content from memories m where m.agent_id = ${id}), '')`,
+    scripts: sql<ScriptSnapshotEntry[]>`case when "agents"."scripting" then coalesce((select json_agg(json_build_object('id', a.id, 'name', a.key,
+      'description', a.description, 'parameters', a.parameters, 'source', a.source, 'source_hash', a.source_hash) order by a.key)
+      from artifacts a where a.agent_id = ${id} and a.kind = 'script'), '[]'::json) else '[]'::json end`,
+    repositories: sql<OpeningState["repositories"]>`case when "agents"."coding" then coalesce((select json_agg(json_build_object('full_name', g.full_name,
+      'default_branch', g.default_branch) order by g.created_at, g.id) from guild_repositories g where g.guild_id = "agents"."guild_id"), '[]'::json) else '[]'::json end`,
+    mcp: sql<McpReach[]>`${mcpOf(id, sql.raw(`"agents"."guild_id"`), org)}`,
+    spend: sql<SpendRow>`${spendOf(org, now)}`,
+  };
+}
+
+/** The opening state out of a row that selected `openingStateColumns`. */
+export function openingStateOf(row: Omit<OpeningState, "spend"> & { spend: SpendRow }): OpeningState {
   return {
     agent: row.agent,
     secrets: row.secrets,
@@ -116,6 +115,16 @@ export async function readOpeningState(db: Database, agentId: string, now: Date)
     mcp: row.mcp,
     spend: toSpend(row.spend),
   };
+}
+
+/**
+ * `openingStateColumns` with the agent's row, in one statement. Null when the agent is gone.
+ *
+ * @example const state = await readOpeningState(db, agentId, now); // state.agent.archivedAt, state.notes, …
+ */
+export async function readOpeningState(db: Database, agentId: string, now: Date): Promise<OpeningState | null> {
+  const [row] = await db.select(openingStateColumns(now)).from(agents).where(eq(agents.id, agentId)).limit(1);
+  return row ? openingStateOf(row) : null;
 }
 
 /** What each generation's start must know fresh. */

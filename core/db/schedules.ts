@@ -3,6 +3,7 @@ import type { ScheduleCreate, SchedulePatch } from "../schedules/input";
 import { DEFAULT_MAX_SCHEDULES_PER_AGENT, ScheduleLimitReached } from "../schedules/limits";
 import { freshPlan, planAfterFire } from "../schedules/plan";
 import type { WakePlan } from "../schedules/wake-window";
+import { openingStateColumns, openingStateOf } from "./agent-state";
 import type { Database } from "./client";
 import { agents, guilds, schedules } from "./schema";
 
@@ -121,6 +122,7 @@ export async function earliestWakeUp(db: Database, agentId: string): Promise<Dat
  * The agent's due schedule that should fire first, with its guild's routines switch and the
  * earliest wake-up of its other unpaused schedules (`othersAt`): with this one's next plan,
  * that is where the agent wakes next, known without a read of its own once the run ends.
+ * The run's opening state comes in the same statement (`opening`), so a fire reads once.
  */
 export async function firstDue(db: Database, agentId: string, now: Date) {
   const [row] = await db
@@ -129,6 +131,7 @@ export async function firstDue(db: Database, agentId: string, now: Date) {
       routinesEnabled: guilds.routinesEnabled,
       othersAt: sql<string | null>`(select min(o.next_run_at)::text from schedules o
         where o.agent_id = ${schedules.agentId} and o.paused = false and o.id <> ${schedules.id})`,
+      ...openingStateColumns(now),
     })
     .from(schedules)
     .innerJoin(agents, eq(agents.id, schedules.agentId))
@@ -136,7 +139,9 @@ export async function firstDue(db: Database, agentId: string, now: Date) {
     .where(and(eq(schedules.agentId, agentId), eq(schedules.paused, false), lte(schedules.nextRunAt, now)))
     .orderBy(asc(schedules.nextRunAt))
     .limit(1);
-  return row ? { ...row, othersAt: row.othersAt ? new Date(row.othersAt) : null } : null;
+  if (!row) return null;
+  const { schedule, routinesEnabled, othersAt, ...opening } = row;
+  return { schedule, routinesEnabled, othersAt: othersAt ? new Date(othersAt) : null, opening: openingStateOf(opening) };
 }
 
 /**

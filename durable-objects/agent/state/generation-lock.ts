@@ -36,6 +36,7 @@ export interface ActiveGeneration {
 export class GenerationLock {
   readonly stored: StoredLock;
   #active: (ActiveGeneration & { finish(): void }) | null = null;
+  #claims = 0;
 
   constructor(
     sql: SqlStorage,
@@ -52,6 +53,14 @@ export class GenerationLock {
   /** The generation this instance runs, if any. */
   get active(): ActiveGeneration | null {
     return this.#active;
+  }
+
+  /**
+   * How many generations this instance has marked active (claimed or handed over): a read
+   * made before a claim is still this agent's latest when only that claim came after it.
+   */
+  get claims(): number {
+    return this.#claims;
   }
 
   /** The held lock (this instance's or not), or null when the agent is not generating. */
@@ -127,6 +136,7 @@ export class GenerationLock {
     const done = new Promise<void>((resolve) => (finish = resolve));
     const active = { runId, generation, controller: new AbortController(), done };
     this.#active = { ...active, finish };
+    this.#claims++;
     return active;
   }
 }

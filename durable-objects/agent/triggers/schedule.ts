@@ -1,3 +1,4 @@
+import type { OpeningState } from "../../../core/db/agent-state";
 import { isDatabaseUnavailable } from "../../../core/db/client";
 import { advancePastFire, advancePastFireStatement, earliestWakeUp, firstDue, planFire, type ScheduleRow } from "../../../core/db/schedules";
 import { describeError, logEvent } from "../../../core/output/log";
@@ -75,12 +76,13 @@ export class ScheduleFiring implements RunListener {
       return;
     }
     const refreshes = this.#refreshes;
+    const claims = this.context.lock.claims;
     const firing = await this.context.database.use(async (db) => {
       const due = await firstDue(db, agentId, now);
       if (!due?.routinesEnabled) return "idle" as const;
       try {
         const plan = planFire(due.schedule, now, this.context.random);
-        const opened = await this.open(agentId, due.schedule, now, plan);
+        const opened = await this.open(agentId, due.schedule, now, plan, { state: due.opening, claims });
         if (opened === "started") this.#next = { at: earliest(due.othersAt, plan.nextRunAt), refreshes };
         return opened;
       } catch (error) {
@@ -118,23 +120,34 @@ export class ScheduleFiring implements RunListener {
    * past this fire (only if it still waits for it) and the run opens with its system row
    * and the wake-up message. "skipped" when a repeated alarm or a change got there first.
    */
-  private open(agentId: string, schedule: ScheduleRow, firedAt: Date, plan: WakePlan): Promise<"started" | "busy" | "skipped"> {
-    return this.runs.open(agentId, firedAt, async (db) => ({
-      kind: "schedule",
-      run: { scheduleId: schedule.id, title: schedule.description, metadata: { instruction_hash: await instructionHash(schedule.instruction) } },
-      wake: {
-        role: "user",
-        content: scheduleWakeUpMessage({
-          id: schedule.id,
-          cron: schedule.cron,
-          window: schedule.wakeWindow,
-          instruction: schedule.instruction,
-          previous_run_at: schedule.lastRunAt,
-        }),
-      },
-      wakeMetadata: { source: "schedule", schedule_id: schedule.id },
-      claim: advancePastFireStatement(db, schedule, firedAt, this.context.random, true, plan).getSQL(),
-    }));
+  private open(
+    agentId: string,
+    schedule: ScheduleRow,
+    firedAt: Date,
+    plan: WakePlan,
+    known: { state: OpeningState; claims: number },
+  ): Promise<"started" | "busy" | "skipped"> {
+    return this.runs.open(
+      agentId,
+      firedAt,
+      async (db) => ({
+        kind: "schedule",
+        run: { scheduleId: schedule.id, title: schedule.description, metadata: { instruction_hash: await instructionHash(schedule.instruction) } },
+        wake: {
+          role: "user",
+          content: scheduleWakeUpMessage({
+            id: schedule.id,
+            cron: schedule.cron,
+            window: schedule.wakeWindow,
+            instruction: schedule.instruction,
+            previous_run_at: schedule.lastRunAt,
+          }),
+        },
+        wakeMetadata: { source: "schedule", schedule_id: schedule.id },
+        claim: advancePastFireStatement(db, schedule, firedAt, this.context.random, true, plan).getSQL(),
+      }),
+      known,
+    );
   }
 }
 
