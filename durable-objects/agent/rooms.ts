@@ -57,7 +57,7 @@ export function openRooms(ctx: DurableObjectState, env: Env, clock: { now(): num
     // Renews a running generation's lease; recovers one the object lost (CANCEL-006).
     [HEARTBEAT]: () => runs.heartbeat(),
     // The agent's earliest schedule wake-up (SCHED-006..010).
-    [SCHEDULE]: (entry) => schedules.fire(entry),
+    [SCHEDULE]: (entry, _now, settle) => schedules.fire(entry, settle),
     // A queued group chat delivery (GROUP-009, GROUP-011).
     [GROUP_DELIVERY]: (entry) => groupDeliveries.fire(entry),
     // The sandbox's idle timer (SBX-031) and its periodic home save.

@@ -133,6 +133,52 @@ describe("alarm multiplexer", () => {
     expect(await armedAt(agent)).toBe(T0 + 5_000);
   });
 
+  it("SCHED-006: a handler that settles its entry is logged and armed at that moment; the entry waits at its guard, the alarm armed there after the firing", async () => {
+    const agent = freshAgent();
+    let armedAtSettle: number | null = null;
+    let loggedAtSettle: string[] = [];
+    await runInDurableObject(agent, (instance: AgentObject, state) => {
+      instance.rooms.deadlineHandlers.settling = async (_entry, _now, settle) => {
+        await settle(T0 + 30_000);
+        armedAtSettle = await state.storage.getAlarm();
+        loggedAtSettle = instance.rooms.firings.list().map((f) => f.name);
+        // What a schedule's fire does next: outside I/O, while the object serves others.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      };
+    });
+    await agent.setDeadline("settling:x", T0 + 1_000);
+    await setClock(agent, T0 + 2_000);
+    expect(await runDurableObjectAlarm(agent)).toBe(true);
+    expect(armedAtSettle).toBe(T0 + 30_000);
+    expect(loggedAtSettle).toEqual(["settling:x"]);
+    // Logged once, kept at its guard time, and the alarm set mid-firing outlived the firing.
+    expect(await firedNames(agent)).toEqual(["settling:x"]);
+    expect(await agent.deadlines()).toMatchObject([{ name: "settling:x", attempts: 0, due_at: iso(T0 + 30_000) }]);
+    expect(await armedAt(agent)).toBe(T0 + 30_000);
+    // A repeated alarm before the guard time runs nothing.
+    expect(await runDurableObjectAlarm(agent)).toBe(true);
+    expect(await firedNames(agent)).toEqual(["settling:x"]);
+  });
+
+  it("SCHED-009: a handler that fails after settling its entry is retried with the usual backoff", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const agent = freshAgent();
+    let failuresLeft = 1;
+    await registerKind(agent, "settling", () => async (_entry, _now, settle) => {
+      await settle(T0 + 30_000);
+      if (failuresLeft-- > 0) throw new Error("the database went away");
+    });
+    await agent.setDeadline("settling:x", T0 + 1_000);
+    await setClock(agent, T0 + 2_000);
+    await runDurableObjectAlarm(agent);
+    expect(await agent.deadlines()).toMatchObject([{ name: "settling:x", attempts: 1, due_at: iso(T0 + 3_000) }]);
+    expect(await armedAt(agent)).toBe(T0 + 3_000);
+    await setClock(agent, T0 + 3_000);
+    await runDurableObjectAlarm(agent);
+    expect(failuresLeft).toBe(-1);
+    expect(await agent.deadlines()).toMatchObject([{ name: "settling:x", attempts: 0, due_at: iso(T0 + 30_000) }]);
+  });
+
   it("an entry not yet due stays and the alarm re-arms at it", async () => {
     const agent = freshAgent();
     await agent.setDeadline("probe:now", T0 + 1_000);

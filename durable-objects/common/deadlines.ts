@@ -13,7 +13,9 @@
  * fired, so a repeated `alarm()` finds nothing left to run, while a handler that
  * re-set its own entry (a periodic timer) keeps the new one. The handler and the deletion
  * are not one transaction: a crash between them runs the handler again on the retried
- * alarm, so handlers that do outside I/O must tolerate that (check before acting).
+ * alarm, so handlers that do outside I/O must tolerate that (check before acting). Such a
+ * handler may settle its entry before that I/O: it counts as fired then, and waits at a
+ * guard time in case the handler never gets to set it again.
  *
  * A deadline's kind is its name up to the first ':' (`schedule:<id>` → `schedule`,
  * `sandbox.idle` → `sandbox.idle`); the handler registered for that kind runs it.
@@ -34,8 +36,12 @@ export interface Deadline {
   attempts: number;
 }
 
-/** Runs one due entry. Throwing keeps the entry and retries it later with backoff. */
-export type DeadlineHandler = (entry: Deadline, now: number) => void | Promise<void>;
+/**
+ * Runs one due entry. Throwing keeps the entry and retries it later with backoff.
+ * `settle(guardAt)` lets a handler that goes on to outside I/O count as fired at once (see
+ * `DeadlineMultiplexer.settle`).
+ */
+export type DeadlineHandler = (entry: Deadline, now: number, settle: (guardAt: number) => Promise<void>) => void | Promise<void>;
 
 export type DeadlineHandlers = Readonly<Record<string, DeadlineHandler>>; // by kind
 
@@ -100,6 +106,8 @@ export class DeadlineMultiplexer {
    * inside alarm() the runtime holds a new time until the handler returns anyway.
    */
   private firingNow = false;
+  /** The entries (name and version) a handler settled during the firing under way. */
+  private readonly settled = new Set<string>();
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -157,7 +165,7 @@ export class DeadlineMultiplexer {
         .one();
     });
     rows.set(name, { ...row });
-    if (!this.firingNow) await this.rearm(false);
+    if (!this.firingNow) await this.rearm();
     return toDeadline(row);
   }
 
@@ -172,7 +180,7 @@ export class DeadlineMultiplexer {
     const rows = this.rows();
     const removed = this.sql.exec(`DELETE FROM deadlines WHERE name = ?`, name).rowsWritten > 0;
     rows.delete(name);
-    if (!this.firingNow) await this.rearm(false);
+    if (!this.firingNow) await this.rearm();
     return removed;
   }
 
@@ -214,16 +222,15 @@ export class DeadlineMultiplexer {
   }
 
   /**
-   * Arms the alarm at the earliest deadline, or deletes it when there is none. `always`
-   * writes even an unchanged time: inside alarm() the running alarm is consumed when the
-   * handler returns, so the end of a firing sets it again rather than lean on what
-   * getAlarm() reports mid-handler. Elsewhere an alarm this object armed at that very time
-   * is left as it is.
+   * Arms the alarm at the earliest deadline, or deletes it when there is none, unless this
+   * object armed it at that very time already. Inside alarm() only a time armed during that
+   * firing counts (the running alarm is consumed when the handler returns, and a time set
+   * mid-handler is kept), never what getAlarm() reports mid-handler.
    */
-  async rearm(always = true): Promise<void> {
+  private async rearm(): Promise<void> {
     let earliest: number | null = null;
     for (const row of this.rows().values()) if (earliest === null || row.due_at < earliest) earliest = row.due_at;
-    if (!always && earliest === this.armedAt) return;
+    if (earliest === this.armedAt) return;
     this.armedAt = undefined;
     if (earliest === null) await this.storage.deleteAlarm();
     else await this.storage.setAlarm(earliest);
@@ -232,16 +239,40 @@ export class DeadlineMultiplexer {
 
   private async fireDue(now: number, handlers: DeadlineHandlers): Promise<FireReport> {
     const report: FireReport = { fired: [], failed: [], dropped: [] };
-    // The alarm that called this is consumed when it returns: nothing may count on it.
+    // The alarm that called this is consumed when it returns: nothing may count on it,
+    // only on a time a settling armed during this very firing (see settle).
     this.armedAt = undefined;
     this.firingNow = true;
     try {
       await this.fireEach(now, handlers, report);
     } finally {
       this.firingNow = false;
+      this.settled.clear();
     }
     await this.rearm();
     return report;
+  }
+
+  /**
+   * A handler's entry counts as fired now, before the handler's outside I/O: the firing is
+   * logged, the entry waits at `guardAt` (same version, attempts reset) in case nothing sets
+   * it again, and the alarm is armed at the earliest entry, all in the turn of the handler's
+   * own writes, so they reach storage in one commit rather than one before and one after
+   * that I/O. Should the handler still throw, the guard is its retry: the usual backoff, the
+   * attempts counted on. A schedule's fire settles once its lock is taken.
+   */
+  private async settle(entry: Deadline, guardAt: number): Promise<void> {
+    if (!this.firingNow) throw new Error("a deadline settles only while it fires");
+    const key = settledKey(entry);
+    if (this.settled.has(key) || this.rows().get(entry.name)?.version !== entry.version) return;
+    const dueAt = Math.floor(guardAt);
+    this.storage.transactionSync(() => {
+      this.sql.exec(`UPDATE deadlines SET due_at = ?, attempts = 0 WHERE name = ? AND version = ?`, dueAt, entry.name, entry.version);
+      this.options.onFired?.(entry, this.now());
+    });
+    Object.assign(this.rows().get(entry.name)!, { due_at: dueAt, attempts: 0 });
+    this.settled.add(key);
+    await this.rearm();
   }
 
   private async fireEach(now: number, handlers: DeadlineHandlers, report: FireReport): Promise<void> {
@@ -260,18 +291,20 @@ export class DeadlineMultiplexer {
         continue;
       }
       try {
-        await handler(entry, now);
+        await handler(entry, now, (guardAt) => this.settle(entry, guardAt));
       } catch (error) {
         this.scheduleRetry(entry, error);
         report.failed.push(name);
         continue;
       }
+      report.fired.push(name);
+      // Settled: logged already, and the guard stays until something sets the entry again.
+      if (this.settled.has(settledKey(entry))) continue;
       this.storage.transactionSync(() => {
         this.deleteIfUnchanged(entry);
         this.options.onFired?.(entry, this.now());
       });
       this.forgetIfUnchanged(entry);
-      report.fired.push(name);
     }
   }
 
@@ -304,6 +337,10 @@ export class DeadlineMultiplexer {
       error: errorSummary(error),
     });
   }
+}
+
+function settledKey(entry: Deadline): string {
+  return `${entry.version}:${entry.name}`;
 }
 
 function toDeadline(row: Row): Deadline {

@@ -29,7 +29,7 @@ async function openWithKnown(agentId: string, between: number): Promise<string> 
         wake: { role: "user", content: "wake up" },
         opened: async (id) => void (runId = id),
       }),
-      { state: known, claims: context.lock.claims - between },
+      { known: { state: known, claims: context.lock.claims - between } },
     );
     expect(opened).toBe("started");
     return runId;

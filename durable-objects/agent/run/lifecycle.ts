@@ -37,23 +37,28 @@ export class RunLifecycle {
   /**
    * Opens a one-shot run for a trigger: the lock is taken first, then the opening is
    * planned, then written in one transaction (guarded by its `claim`); then it generates.
-   * "skipped" when the plan has nothing to open or its claim lost. `known` is the opening
-   * state the trigger read beside its own rows before the claim (when `lock.claims` was
-   * `claims`): used when no other generation came between, read afresh otherwise.
+   * "skipped" when the plan has nothing to open or its claim lost. Options:
+   * - `known`: the opening state the trigger read beside its own rows before the claim (when
+   *   `lock.claims` was `claims`); used when no other generation came between, read afresh
+   *   otherwise.
+   * - `claimed`: runs in the turn the lock is taken, before any outside I/O, so its storage
+   *   writes reach the disk with the lock's.
    */
   async open(
     agentId: string,
     now: Date,
     plan: (db: Database, agent: OpeningState["agent"]) => Promise<Opening | null>,
-    known?: { state: OpeningState; claims: number },
+    options: { known?: { state: OpeningState; claims: number }; claimed?: () => Promise<void> } = {},
   ): Promise<"started" | "busy" | "skipped"> {
     const { lock, sessions } = this.context;
+    const { known } = options;
     const runId = crypto.randomUUID();
     const claimed = await lock.claim(runId, 1);
     if (!claimed.ok) return "busy";
     const fresh = known && lock.claims === known.claims + 1 ? known.state : undefined;
-    await tokenCounterReady(this.context.env);
     try {
+      await options.claimed?.();
+      await tokenCounterReady(this.context.env);
       const db = this.context.database.db();
       const state = fresh ?? (await readOpeningState(db, agentId, now));
       if (!state || state.agent.archivedAt) throw new AgentUnavailable();

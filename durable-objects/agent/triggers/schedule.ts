@@ -1,4 +1,3 @@
-import type { OpeningState } from "../../../core/db/agent-state";
 import { isDatabaseUnavailable } from "../../../core/db/client";
 import { advancePastFire, advancePastFireStatement, earliestWakeUp, firstDue, planFire, type ScheduleRow } from "../../../core/db/schedules";
 import { describeError, logEvent } from "../../../core/output/log";
@@ -64,8 +63,13 @@ export class ScheduleFiring implements RunListener {
     return at.toISOString();
   }
 
-  /** The deadline handler. */
-  async fire(entry: Deadline): Promise<void> {
+  /**
+   * The deadline handler. Once the lock is taken the deadline settles: the fire counts as
+   * made and the deadline waits BUSY_RETRY_MS on, in the lock's own storage commit. The
+   * generation's end re-arms it at the next wake-up (the `idle` hook); until then that
+   * keeps it alive without a read of its own.
+   */
+  async fire(entry: Deadline, settle: (guardAt: number) => Promise<void>): Promise<void> {
     const agentId = (entry.payload as { agent_id?: string } | undefined)?.agent_id;
     if (!agentId) return;
     await this.runs.recovery.run();
@@ -82,7 +86,10 @@ export class ScheduleFiring implements RunListener {
       if (!due?.routinesEnabled) return "idle" as const;
       try {
         const plan = planFire(due.schedule, now, this.context.random);
-        const opened = await this.open(agentId, due.schedule, now, plan, { state: due.opening, claims });
+        const opened = await this.open(agentId, due.schedule, now, plan, {
+          known: { state: due.opening, claims },
+          claimed: () => settle(now.getTime() + BUSY_RETRY_MS),
+        });
         if (opened === "started") this.#next = { at: earliest(due.othersAt, plan.nextRunAt), refreshes };
         return opened;
       } catch (error) {
@@ -102,15 +109,7 @@ export class ScheduleFiring implements RunListener {
       await this.context.deadlines.set(SCHEDULE, now.getTime() + BUSY_RETRY_MS, { agent_id: agentId });
       return;
     }
-    if (firing === "started") {
-      // The generation's end re-arms at the next wake-up (the `idle` hook reads it then);
-      // until then this keeps the deadline alive without a read of its own, unless that
-      // generation already ended and re-armed it.
-      if (this.context.deadlines.get(SCHEDULE)?.version === entry.version) {
-        await this.context.deadlines.set(SCHEDULE, now.getTime() + BUSY_RETRY_MS, { agent_id: agentId });
-      }
-      return;
-    }
+    if (firing === "started") return;
     // Routines off (SCHED-007) or nothing due: arm at whatever can fire next.
     await this.refresh(agentId);
   }
@@ -125,7 +124,7 @@ export class ScheduleFiring implements RunListener {
     schedule: ScheduleRow,
     firedAt: Date,
     plan: WakePlan,
-    known: { state: OpeningState; claims: number },
+    options: Parameters<RunLifecycle["open"]>[3],
   ): Promise<"started" | "busy" | "skipped"> {
     return this.runs.open(
       agentId,
@@ -146,7 +145,7 @@ export class ScheduleFiring implements RunListener {
         wakeMetadata: { source: "schedule", schedule_id: schedule.id },
         claim: advancePastFireStatement(db, schedule, firedAt, this.context.random, true, plan).getSQL(),
       }),
-      known,
+      options,
     );
   }
 }
