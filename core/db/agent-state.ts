@@ -1,4 +1,4 @@
-import { eq, type SQL, sql } from "drizzle-orm";
+import { eq, type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { McpReach } from "../runs/mcp-snapshot";
 import type { ScriptSnapshotEntry } from "../scripts/types";
 import { usageMonth } from "../usage/pricing";
@@ -62,10 +62,10 @@ function mcpOf(agentId: SQL, guildId: SQL, organisationId: SQL): SQL {
 }
 
 /** The organisation's limits, this month's spend and the holds in flight, as text so numerics keep their digits. */
-function spendOf(organisationId: SQL, now: Date): SQL {
+function spendOf(organisationId: SQL, month: string | Placeholder): SQL {
   return sql`(select json_build_object('limit', o.monthly_spend_limit_usd::text, 'ceiling', o.spend_ceiling_usd::text, 'spent', u.cost_usd::text,
       'reserved', ${heldSpend(sql`o.id`)}::text)
-    from organisations o left join org_monthly_usage_totals u on u.organisation_id = o.id and u.month = ${usageMonth(now)}
+    from organisations o left join org_monthly_usage_totals u on u.organisation_id = o.id and u.month = ${month}
     where o.id = ${organisationId})`;
 }
 
@@ -79,11 +79,11 @@ const toSpend = (row: SpendRow): MonthSpend => ({
 /**
  * The columns of everything a run's opening reads beside its agent's row (selected as
  * `agent`): its secrets, note titles and Memory for the system row's State, the MCP tools
- * it is offered, and this month's spend for the first generation's limit check. A
- * statement that reads `agents` selects them beside its own (a schedule's fire reads its
- * due schedule with them), or alone (`readOpeningState`).
+ * it is offered, and the spend of `month` (usageMonth) for the first generation's limit
+ * check. A statement that reads `agents` selects them beside its own (a schedule's fire
+ * reads its due schedule with them), or alone (`readOpeningState`).
  */
-export function openingStateColumns(now: Date) {
+export function openingStateColumns(month: string | Placeholder) {
   const id = sql.raw(`"agents"."id"`);
   const org = sql.raw(`"agents"."organisation_id"`);
   return {
@@ -99,7 +99,7 @@ export function openingStateColumns(now: Date) {
     repositories: sql<OpeningState["repositories"]>`case when "agents"."coding" then coalesce((select json_agg(json_build_object('full_name', g.full_name,
       'default_branch', g.default_branch) order by g.created_at, g.id) from guild_repositories g where g.guild_id = "agents"."guild_id"), '[]'::json) else '[]'::json end`,
     mcp: sql<McpReach[]>`${mcpOf(id, sql.raw(`"agents"."guild_id"`), org)}`,
-    spend: sql<SpendRow>`${spendOf(org, now)}`,
+    spend: sql<SpendRow>`${spendOf(org, month)}`,
   };
 }
 
@@ -123,7 +123,11 @@ export function openingStateOf(row: Omit<OpeningState, "spend"> & { spend: Spend
  * @example const state = await readOpeningState(db, agentId, now); // state.agent.archivedAt, state.notes, …
  */
 export async function readOpeningState(db: Database, agentId: string, now: Date): Promise<OpeningState | null> {
-  const [row] = await db.select(openingStateColumns(now)).from(agents).where(eq(agents.id, agentId)).limit(1);
+  const [row] = await db
+    .select(openingStateColumns(usageMonth(now)))
+    .from(agents)
+    .where(eq(agents.id, agentId))
+    .limit(1);
   return row ? openingStateOf(row) : null;
 }
 
@@ -140,7 +144,7 @@ export interface GenerationState {
  */
 export function generationStateColumns(scope: { agentId: string; guildId: string; organisationId: string }, now: Date): SQL {
   return sql`${secretsOf(sql`${scope.agentId}::uuid`, sql`${scope.guildId}::uuid`, sql`${scope.organisationId}::uuid`)} as secrets,
-    ${spendOf(sql`${scope.organisationId}::uuid`, now)} as spend`;
+    ${spendOf(sql`${scope.organisationId}::uuid`, usageMonth(now))} as spend`;
 }
 
 /** The generation state out of a row that selected `generationStateColumns`. */
