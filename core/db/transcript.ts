@@ -138,13 +138,15 @@ export async function appendRow(db: Database, row: NewRow): Promise<WireRow> {
  * CTEs run atomically, so the row and the counters commit together in one round trip.
  * Returns the committed row, the organisation's spend this month and the holds of calls in
  * flight (read in the same statement), which the loop keeps for the spend-limit check before
- * its next call.
+ * its next call. `ending`: the answer ends its generation, and the run's change (updateRun's)
+ * commits with it, one round trip and one transaction fewer.
  */
 export async function commitAssistantRow(
   db: Database,
   row: NewRow,
   scope: UsageScope,
   usage: UsageFigures,
+  ending?: RunChange,
 ): Promise<{ row: WireRow; monthCostUsd: number; reservedUsd: number }> {
   const cost = usage.costUsd.toFixed(6);
   const result = await db.execute<{ seq: number; created_at: string; month_cost: string; reserved: string }>(sql`
@@ -153,7 +155,7 @@ export async function commitAssistantRow(
       values (${row.runId}, ${row.seq}, ${row.generation}, ${row.role}, ${JSON.stringify(row.payload)}::jsonb,
               ${JSON.stringify(row.metadata)}::jsonb, ${cost}::numeric, ${row.tokenCount})
       returning seq, created_at
-    ), ${usageCounterUpdates(scope, usage)}
+    ), ${usageCounterUpdates(scope, usage)}${ending ? sql`, e as (${updateRunStatement(db, row.runId, ending).getSQL()})` : sql``}
     select m.seq, m.created_at::text as created_at, mo.cost_usd::text as month_cost, ${heldSpend(sql`${scope.organisationId}::uuid`)}::text as reserved
     from m, mo, a, g, o, w`);
   const out = result.rows[0]!;
@@ -182,16 +184,26 @@ export interface RunError {
   [key: string]: unknown;
 }
 
+/** What `updateRun` changes on a run; what is left out stays as it is. */
+export interface RunChange {
+  status?: "active" | "completed";
+  errors?: RunError[];
+  metadata?: Record<string, unknown>;
+  generation?: number;
+  archivedAt?: Date | null;
+}
+
 /**
  * Ends a generation's bookkeeping in one statement: appends errors (each at most once),
  * sets the status, and merges metadata.
  */
-export async function updateRun(
-  db: Database,
-  runId: string,
-  change: { status?: "active" | "completed"; errors?: RunError[]; metadata?: Record<string, unknown>; generation?: number; archivedAt?: Date | null },
-): Promise<void> {
-  await db
+export async function updateRun(db: Database, runId: string, change: RunChange): Promise<void> {
+  await updateRunStatement(db, runId, change);
+}
+
+/** updateRun's statement, not yet run: the answer that ends a generation carries it in its own statement. */
+function updateRunStatement(db: Pick<Database, "update">, runId: string, change: RunChange) {
+  return db
     .update(runs)
     .set({
       ...(change.archivedAt !== undefined ? { archivedAt: change.archivedAt } : {}),

@@ -1,7 +1,6 @@
 import { untilAborted } from "../../../core/async/until-aborted";
 import type { Database } from "../../../core/db/client";
-import { riding } from "../../../core/db/outage";
-import { commitAssistantRow, type RunError, updateRun } from "../../../core/db/transcript";
+import { commitAssistantRow, type RunError } from "../../../core/db/transcript";
 import { describeError, logEvent } from "../../../core/output/log";
 import type { Redactor } from "../../../core/output/redaction";
 import { redactedDeltas } from "../../../core/output/redaction-stream";
@@ -13,7 +12,6 @@ import { countRowTokens } from "../../../core/projection/token-count";
 import type { ChatPayload, StoredRow } from "../../../core/projection/types";
 import { providerErrorMessage } from "../../../core/providers/provider-error";
 import { chainFull, HANDOFF_TOOL_RESULT, handoffDue, handoffRequest, MAX_CHAIN_RUNS } from "../../../core/runs/chain";
-import { statusAfterGeneration } from "../../../core/runs/rules";
 import { addSpend, budgetReached, budgetReachedMessage, TASK_BUDGET, type TaskBudget } from "../../../core/tasks/budget";
 import { MEMORY_REMINDER, MEMORY_WRITE } from "../../../core/tools/memory";
 import { runTool } from "../../../core/tools/registry";
@@ -25,6 +23,7 @@ import { limitReachedMessage, spendReached } from "../../../core/usage/reservati
 import { storableText, storableValue } from "../../../core/validation/storable";
 import type { RunContext } from "../state/context";
 import type { RowDraft, RunSession } from "../state/run-session";
+import { endingWritten, type GenerationEnding, generationEnding, recordGenerationEnd } from "./ending";
 import { callModel, type ModelReply, type ModelRequest, ProviderError } from "./model-call";
 import type { ToolImageStore } from "./tools/images";
 
@@ -99,6 +98,8 @@ export async function runGeneration(context: RunContext, inputs: GenerationInput
   let reminded = false;
   // The model answered without tool calls: the only ending after which memory_skipped applies.
   let returned = false;
+  // The ending the answer that ended the generation committed with (then nothing else is written).
+  let ended: GenerationEnding | undefined;
   let stepsAllowed = settings.max_steps;
   // Set when the run handed off (CHAIN-003): its text goes to the continuation.
   let handoff: GenerationOutcome["handoff"];
@@ -189,11 +190,22 @@ export async function runGeneration(context: RunContext, inputs: GenerationInput
       // A secret the model echoes stays out of the row, and so out of the next call (ERR-011);
       // the calls still run with the model's own arguments.
       const committed = redactedReply({ ...reply, toolCalls: stored.calls }, inputs.redactor);
-      await commitAssistant(context, inputs, committed, plan, hash, {
-        projection_ms: planned - stepStarted,
-        hash_ms: hashed - planned,
-        model_ms: answered - hashed,
-      });
+      // An answer without tool calls that needs no memory reminder ends the generation: the
+      // run's ending is written in the answer's own statement.
+      const ending =
+        !handingOff && errors.length === 0 && reply.toolCalls.length === 0 && (!memoryRequired || wroteMemory || reminded)
+          ? generationEnding(session, [], memoryRequired && !wroteMemory ? { memory_skipped: true } : undefined)
+          : undefined;
+      await commitAssistant(
+        context,
+        inputs,
+        committed,
+        plan,
+        hash,
+        { projection_ms: planned - stepStarted, hash_ms: hashed - planned, model_ms: answered - hashed },
+        ending,
+      );
+      ended = ending;
       if (handingOff) {
         // The offered tools stay as snapshotted, so the reply may call one: none runs (CHAIN-004).
         for (const call of committed.toolCalls) {
@@ -283,25 +295,10 @@ export async function runGeneration(context: RunContext, inputs: GenerationInput
     await inputs.mcp?.close().catch(() => {});
   }
 
-  const memorySkipped = memoryRequired && !wroteMemory && returned;
-  const status = await recordGenerationEnd(inputs, errors, memorySkipped ? { memory_skipped: true } : undefined);
+  const status = ended
+    ? endingWritten(session, ended)
+    : await recordGenerationEnd(inputs.db, session, errors, memoryRequired && !wroteMemory && returned ? { memory_skipped: true } : undefined);
   return { errors, status, ...(handoff ? { handoff } : {}) };
-}
-
-/**
- * Writes how a generation ended, whichever harness ran it: the run's status after it as its
- * kind's rules say, its errors, and `metadata` laid over the run's; the session follows.
- */
-export async function recordGenerationEnd(inputs: GenerationInputs, errors: RunError[], metadata?: Record<string, unknown>): Promise<"active" | "completed"> {
-  const { session } = inputs;
-  const status = statusAfterGeneration(
-    session.facts,
-    errors.map((e) => e.code),
-  );
-  await riding(() => updateRun(inputs.db, session.runId, { status, errors, ...(metadata ? { metadata } : {}) }));
-  if (metadata) session.facts = { ...session.facts, metadata: { ...session.facts.metadata, ...metadata } };
-  session.facts = { ...session.facts, status, errors: [...session.facts.errors, ...errors] };
-  return status;
 }
 
 /** The request view of the run's rows before the next model call (PROJ-*). */
@@ -326,27 +323,41 @@ function commitAssistant(
   plan: { pressureStubbed: number[]; tokens: number },
   hash: string,
   timings: Record<string, number>,
+  ending?: GenerationEnding,
 ) {
   const settings = inputs.session.snapshot.model;
-  return commitReply(context, inputs, reply, {
-    timings,
-    projection: {
-      policy_version: settings.projection_policy_version,
-      keep: settings.keep_tool_result_generations,
-      pressure_stubbed: plan.pressureStubbed,
-      prompt_tokens_counted: plan.tokens,
-      hash,
+  return commitReply(
+    context,
+    inputs,
+    reply,
+    {
+      timings,
+      projection: {
+        policy_version: settings.projection_policy_version,
+        keep: settings.keep_tool_result_generations,
+        pressure_stubbed: plan.pressureStubbed,
+        prompt_tokens_counted: plan.tokens,
+        hash,
+      },
     },
-  });
+    ending,
+  );
 }
 
 /**
  * Commits a model reply as the run's assistant row, with its usage metered into the five
  * counters in the same statement (USAGE-001) and the spend figures the next call checks
  * brought up to date. `extra` is laid over the row's metadata: how the prompt was made (the
- * platform's projection, or the harness call the model gateway relayed).
+ * platform's projection, or the harness call the model gateway relayed). `ending`: the reply
+ * ends the generation, and the run's ending commits with it (the caller then tells the session).
  */
-export async function commitReply(context: RunContext, inputs: GenerationInputs, reply: ModelReply, extra: Record<string, unknown>): Promise<void> {
+export async function commitReply(
+  context: RunContext,
+  inputs: GenerationInputs,
+  reply: ModelReply,
+  extra: Record<string, unknown>,
+  ending?: GenerationEnding,
+): Promise<void> {
   const { session, generation } = inputs;
   // A harness's calls are made (and priced) with the harness's model, which the snapshot names.
   const harnessModel = session.snapshot.harness?.settings.model;
@@ -389,7 +400,7 @@ export async function commitReply(context: RunContext, inputs: GenerationInputs,
     costUsd: priced.cost,
   };
   await session.commit(inputs.db, draft, async (db, row) => {
-    const committed = await commitAssistantRow(db, row, scope, figures);
+    const committed = await commitAssistantRow(db, row, scope, figures, ending);
     inputs.spend.monthCostUsd = committed.monthCostUsd;
     inputs.spend.reservedUsd = committed.reservedUsd;
     if (inputs.budget) addSpend(inputs.budget, priced.cost);

@@ -1,6 +1,5 @@
-import { riding } from "../../../core/db/outage";
-import { type RunError, updateRun } from "../../../core/db/transcript";
-import { statusAfterGeneration } from "../../../core/runs/rules";
+import type { RunError } from "../../../core/db/transcript";
+import { recordGenerationEnd } from "../generation/ending";
 import type { RunContext } from "../state/context";
 import type { RunSession } from "../state/run-session";
 
@@ -10,12 +9,7 @@ import type { RunSession } from "../state/run-session";
  * publishes them.
  */
 export async function recordEnding(context: RunContext, session: RunSession, errors: RunError[]): Promise<"active" | "completed"> {
-  const status = statusAfterGeneration(
-    session.facts,
-    errors.map((e) => e.code),
-  );
-  await riding(() => updateRun(context.database.db(), session.runId, { status, errors }));
-  session.facts = { ...session.facts, status, errors: [...session.facts.errors, ...errors] };
+  const status = await recordGenerationEnd(context.database.db(), session, errors);
   for (const e of errors) context.hub.publish(session.runId, "error", { run_id: session.runId, ...e });
   return status;
 }

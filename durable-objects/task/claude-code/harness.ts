@@ -19,8 +19,9 @@ import { extraFlagArgv } from "../../../core/tasks/harness-flags";
 import { TASK_WORKSPACE } from "../../../core/tasks/prompt";
 import { SandboxError } from "../../../core/tools/sandbox-error";
 import type { SandboxAccess } from "../../../core/tools/types";
+import { recordGenerationEnd } from "../../agent/generation/ending";
 import type { GenerationInputs, GenerationOutcome } from "../../agent/generation/generation";
-import { interruptUnresolved, recordGenerationEnd } from "../../agent/generation/generation";
+import { interruptUnresolved } from "../../agent/generation/generation";
 import type { Harness } from "../../agent/run/turn";
 import type { RunContext } from "../../agent/state/context";
 import { GatewayTurn } from "./gateway-turn";
@@ -117,7 +118,7 @@ export function claudeCodeHarness(run: ClaudeCodeRun): Harness & { session(): Ha
       // The gateway's failure comes first: it is why the harness stopped.
       const all = [...turn.errors, ...errors];
       await interruptUnresolved(inputs.db, inputs.session, inputs.generation).catch(() => {});
-      return { errors: all, status: await recordGenerationEnd(inputs, all) };
+      return { errors: all, status: await recordGenerationEnd(inputs.db, inputs.session, all) };
     },
   };
 }
