@@ -146,7 +146,7 @@ export const messagePath: Path = {
     },
     {
       file: "core/db/transcript.ts",
-      what: "The INSERT into `messages`: `appendOpeningRow` (the user row, with the start reads), `commitAssistantRow` (the reply, with its usage), `appendRow` (a tool result).",
+      what: "The INSERT into `messages`: `appendOpeningRow` (the user row, with the start reads), `commitAssistantRow` (the reply, with its usage, and the run's ending when it ends the generation), `appendRow` (a tool result).",
       reached: { kind: "import", from: "durable-objects/agent/state/run-session.ts" },
     },
     {
