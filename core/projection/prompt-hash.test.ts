@@ -57,4 +57,16 @@ describe("promptHash cache", () => {
     expect(await promptHash(messages as never, tools, "m")).toBe(first);
     expect(await promptHash(structuredClone(messages) as never, structuredClone(tools), "m")).toBe(first);
   });
+
+  it("PROJ-010: each run's own copy of the same tools hashes as the first, and a copy that differs in one value does not", async () => {
+    const tools = [{ type: "function", function: { name: "shell", description: "Runs a command", parameters: { type: "object" } } }];
+    const first = await promptHash(messages, tools, "m");
+    expect(await promptHash(messages, structuredClone(tools), "m")).toBe(first);
+    const changed = structuredClone(tools);
+    changed[0]!.function.description = "Runs a command.";
+    const sha = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+    const expected = sha(["prompt-hash-v1", JSON.stringify("m"), sha(canonicalJson(changed)), ...messages.map((m) => sha(canonicalJson(m)))].join("\n"));
+    expect(await promptHash(messages, changed, "m")).toBe(expected);
+    expect(expected).not.toBe(first);
+  });
 });

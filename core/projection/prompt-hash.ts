@@ -48,6 +48,30 @@ function digestOf(value: object): Promise<string> {
   return digest;
 }
 
+/**
+ * The tools' digest, known again by their JSON: each run's snapshot holds a new array of the
+ * same tools, which the per-object cache cannot recognise, and canonicalising them (tens of
+ * kilobytes of schemas) cost every run's first call more than the rest of its hash. Equal
+ * JSON of plain data means equal canonical JSON, so the digest is the same.
+ */
+function toolsDigestOf(tools: readonly unknown[]): Promise<string> {
+  let digest = digestCache.get(tools);
+  if (digest !== undefined) return digest;
+  const json = JSON.stringify(tools);
+  digest = toolsDigests.get(json);
+  if (digest === undefined) {
+    digest = sha256Hex(canonicalJson(tools));
+    if (toolsDigests.size >= TOOLS_DIGESTS_MAX) toolsDigests.clear();
+    toolsDigests.set(json, digest);
+  }
+  digestCache.set(tools, digest);
+  return digest;
+}
+
+const toolsDigests = new Map<string, Promise<string>>();
+/** Distinct tool sets kept per isolate: an agent's flags make a handful. */
+const TOOLS_DIGESTS_MAX = 32;
+
 /** Names the hash construction, so a later change of it cannot collide with this one. */
 export const PROMPT_HASH_VERSION = "prompt-hash-v1";
 
@@ -60,6 +84,6 @@ export const PROMPT_HASH_VERSION = "prompt-hash-v1";
  * @example await promptHash(plan.messages, snapshot.tools, snapshot.model) // "3f5a…" (64 hex chars)
  */
 export async function promptHash(messages: readonly ChatPayload[], tools: readonly unknown[], model: string): Promise<string> {
-  const [toolsDigest, ...messageDigests] = await Promise.all([digestOf(tools), ...messages.map(digestOf)]);
+  const [toolsDigest, ...messageDigests] = await Promise.all([toolsDigestOf(tools), ...messages.map(digestOf)]);
   return sha256Hex([PROMPT_HASH_VERSION, JSON.stringify(model), toolsDigest, ...messageDigests].join("\n"));
 }

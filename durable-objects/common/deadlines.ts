@@ -99,11 +99,11 @@ export class DeadlineMultiplexer {
   /** Where this object last armed its alarm (null: deleted), so an unchanged one is not armed again. */
   private armedAt: number | null | undefined;
   /**
-   * A firing is under way: it arms the alarm once when it ends, so a change meanwhile (a
-   * handler's, or a call's that got in while one awaited) does not arm it on its own. Each
-   * arming is a write of the object's storage and of the runtime's alarm table (locally, each
-   * a flush to disk on the objects' one thread): a schedule fire made three, now two, and
-   * inside alarm() the runtime holds a new time until the handler returns anyway.
+   * A firing is under way: it arms the alarm when it ends (or when a handler settles), so a
+   * change meanwhile (a handler's, or a call's that got in while one awaited) does not arm it
+   * on its own. Each arming is a write of the object's storage and of the runtime's alarm
+   * table (locally, each a flush to disk on the objects' one thread), and inside alarm() the
+   * runtime holds a new time until the handler returns anyway.
    */
   private firingNow = false;
   /** The entries (name and version) a handler settled during the firing under way. */

@@ -101,7 +101,8 @@ export interface Opening {
  * the claim, the run, its system row, and with a first message that row at generation 1.
  * The run is inserted only when the claim returned a row, and its rows only with the run,
  * so nothing of a run is ever half-written. Returns the run's session and its row, built from
- * what the statement returned (no read-back), or null when the claim failed.
+ * what the statement sent and the run's few columns it returned (no read-back), or null when
+ * the claim failed.
  */
 export async function writeOpening(
   db: Database,
@@ -128,10 +129,8 @@ export async function writeOpening(
         ]
       : []),
   ];
-  const result = await db.execute<{
-    run: { status: string; created_at: string; updated_at: string } | null;
-    rows: Array<{ seq: number; generation: number | null; role: string; payload: unknown; metadata: unknown; token_count: number; created_at: string }>;
-  }>(sql`
+  const rowsJson = JSON.stringify(rows);
+  const result = await db.execute<{ run: { status: string; created_at: string; updated_at: string } | null }>(sql`
     with claim as (${opening.claim ?? sql`select 1`}),
     r as (
       insert into runs (id, agent_id, kind, title, schedule_id, snapshot, generation, metadata)
@@ -143,12 +142,9 @@ export async function writeOpening(
     m as (
       insert into messages (run_id, seq, generation, role, payload, metadata, token_count)
       select ${runId}::uuid, v.seq, v.generation, v.role, v.payload, v.metadata, v.token_count
-      from r, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(seq int, generation int, role text, payload jsonb, metadata jsonb, token_count int)
-      returning seq, generation, role, payload, metadata, token_count, created_at
+      from r, jsonb_to_recordset(${rowsJson}::jsonb) as v(seq int, generation int, role text, payload jsonb, metadata jsonb, token_count int)
     )${opening.writes ? sql`, ${opening.writes}` : sql``}
-    select (select to_jsonb(r) from r) as run,
-           coalesce((select jsonb_agg(jsonb_build_object('seq', m.seq, 'generation', m.generation, 'role', m.role, 'payload', m.payload,
-             'metadata', m.metadata, 'token_count', m.token_count, 'created_at', m.created_at::text) order by m.seq) from m), '[]'::jsonb) as rows`);
+    select (select to_jsonb(r) from r) as run`);
   const written = result.rows[0];
   if (!written?.run) return null;
   const session = new RunSession(
@@ -164,7 +160,8 @@ export async function writeOpening(
     snapshot,
     { agentId: agent.id, guildId: agent.guildId, organisationId: agent.organisationId },
   );
-  for (const row of written.rows) session.push(storedRow({ ...row, tokenCount: row.token_count }));
+  // The rows as written, through JSON as the statement sent them: the system prompt is not read back.
+  for (const row of JSON.parse(rowsJson) as typeof rows) session.push(storedRow({ ...row, tokenCount: row.token_count }));
   // With a first message it generates now, on what this opening read a moment ago.
   if (opening.wake) session.openedWith = { spend: state.spend };
   const run: RunRow = {
