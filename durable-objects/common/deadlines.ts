@@ -106,8 +106,6 @@ export class DeadlineMultiplexer {
    * runtime holds a new time until the handler returns anyway.
    */
   private firingNow = false;
-  /** The entries (name and version) a handler settled during the firing under way. */
-  private readonly settled = new Set<string>();
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -247,7 +245,6 @@ export class DeadlineMultiplexer {
       await this.fireEach(now, handlers, report);
     } finally {
       this.firingNow = false;
-      this.settled.clear();
     }
     await this.rearm();
     return report;
@@ -256,23 +253,22 @@ export class DeadlineMultiplexer {
   /**
    * A handler's entry counts as fired now, before the handler's outside I/O: the firing is
    * logged, the entry waits at `guardAt` (same version, attempts reset) in case nothing sets
-   * it again, and the alarm is armed at the earliest entry, all in the turn of the handler's
-   * own writes, so they reach storage in one commit rather than one before and one after
+   * it again, and the handler's `settle` then arms the alarm at the earliest entry, all in the
+   * turn of the handler's own writes, so they reach storage in one commit rather than one before and one after
    * that I/O. Should the handler still throw, the guard is its retry: the usual backoff, the
-   * attempts counted on. A schedule's fire settles once its lock is taken.
+   * attempts counted on. A schedule's fire settles once its lock is taken. False when the
+   * entry was set again meanwhile: then it is the new setting's, and nothing settled.
    */
-  private async settle(entry: Deadline, guardAt: number): Promise<void> {
+  private settle(entry: Deadline, guardAt: number): boolean {
     if (!this.firingNow) throw new Error("a deadline settles only while it fires");
-    const key = settledKey(entry);
-    if (this.settled.has(key) || this.rows().get(entry.name)?.version !== entry.version) return;
+    if (this.rows().get(entry.name)?.version !== entry.version) return false;
     const dueAt = Math.floor(guardAt);
     this.storage.transactionSync(() => {
       this.sql.exec(`UPDATE deadlines SET due_at = ?, attempts = 0 WHERE name = ? AND version = ?`, dueAt, entry.name, entry.version);
       this.options.onFired?.(entry, this.now());
     });
     Object.assign(this.rows().get(entry.name)!, { due_at: dueAt, attempts: 0 });
-    this.settled.add(key);
-    await this.rearm();
+    return true;
   }
 
   private async fireEach(now: number, handlers: DeadlineHandlers, report: FireReport): Promise<void> {
@@ -290,8 +286,13 @@ export class DeadlineMultiplexer {
         report.dropped.push(name);
         continue;
       }
+      let settled = false;
       try {
-        await handler(entry, now, (guardAt) => this.settle(entry, guardAt));
+        await handler(entry, now, async (guardAt) => {
+          if (settled) return;
+          settled = this.settle(entry, guardAt);
+          if (settled) await this.rearm();
+        });
       } catch (error) {
         this.scheduleRetry(entry, error);
         report.failed.push(name);
@@ -299,7 +300,7 @@ export class DeadlineMultiplexer {
       }
       report.fired.push(name);
       // Settled: logged already, and the guard stays until something sets the entry again.
-      if (this.settled.has(settledKey(entry))) continue;
+      if (settled) continue;
       this.storage.transactionSync(() => {
         this.deleteIfUnchanged(entry);
         this.options.onFired?.(entry, this.now());
@@ -337,10 +338,6 @@ export class DeadlineMultiplexer {
       error: errorSummary(error),
     });
   }
-}
-
-function settledKey(entry: Deadline): string {
-  return `${entry.version}:${entry.name}`;
 }
 
 function toDeadline(row: Row): Deadline {

@@ -1,3 +1,4 @@
+import type { Database } from "../../../core/db/client";
 import { riding } from "../../../core/db/outage";
 import { type RunError, updateRun } from "../../../core/db/transcript";
 import { statusAfterGeneration } from "../../../core/runs/rules";
@@ -40,7 +41,7 @@ export function endingWritten(session: RunSession, ending: GenerationEnding): "a
  * kind's rules say, its errors, and `metadata` laid over the run's; the session follows.
  */
 export async function recordGenerationEnd(
-  db: Parameters<typeof updateRun>[0],
+  db: Database,
   session: RunSession,
   errors: RunError[],
   metadata?: Record<string, unknown>,

@@ -96,9 +96,8 @@ export async function runGeneration(context: RunContext, inputs: GenerationInput
     session.facts.kind !== "direct" && session.facts.kind !== "task" && session.snapshot.flags.memory && !session.facts.metadata.resumed_at;
   let wroteMemory = false;
   let reminded = false;
-  // The model answered without tool calls: the only ending after which memory_skipped applies.
-  let returned = false;
-  // The ending the answer that ended the generation committed with (then nothing else is written).
+  // The ending the answer that ended the generation committed with (then nothing else is
+  // written): an answer without tool calls, the only ending after which memory_skipped applies.
   let ended: GenerationEnding | undefined;
   let stepsAllowed = settings.max_steps;
   // Set when the run handed off (CHAIN-003): its text goes to the continuation.
@@ -215,11 +214,9 @@ export async function runGeneration(context: RunContext, inputs: GenerationInput
         handoff = { text: committed.content?.trim() ? committed.content : null };
         break;
       }
+      if (ended) break;
       if (reply.toolCalls.length === 0) {
-        if (!memoryRequired || wroteMemory || reminded) {
-          returned = true;
-          break;
-        }
+        // Memory is required and was not written: one reminder and one more step.
         reminded = true;
         stepsAllowed += 1;
         await commitRow(inputs, "user", { role: "user", content: MEMORY_REMINDER }, { source: "memory_reminder" });
@@ -295,9 +292,7 @@ export async function runGeneration(context: RunContext, inputs: GenerationInput
     await inputs.mcp?.close().catch(() => {});
   }
 
-  const status = ended
-    ? endingWritten(session, ended)
-    : await recordGenerationEnd(inputs.db, session, errors, memoryRequired && !wroteMemory && returned ? { memory_skipped: true } : undefined);
+  const status = ended ? endingWritten(session, ended) : await recordGenerationEnd(inputs.db, session, errors);
   return { errors, status, ...(handoff ? { handoff } : {}) };
 }
 
